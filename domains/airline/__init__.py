@@ -1,0 +1,33 @@
+"""The airline domain, compatible with tau-bench / tau-Emotion-Bench airline (14 tools: 8 read, 6 write)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from domains.airline import tools
+from domains.airline.data_model import Flight, Reservation, User
+from domains.airline.generator import generate
+from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+DOMAIN = Domain(
+    name="airline",
+    title="Airline customer service",
+    tools=collect_tools(tools),
+    tables=[TableSpec("flights", "flight_number", Flight), TableSpec("reservations", "reservation_id", Reservation),
+            TableSpec("users", "user_id", User)],
+    package_dir=Path(__file__).parent,
+    generate=generate,
+    user_knows=frozenset({"user_id", "reservation_id", "origin", "destination", "date", "first_name", "last_name",
+                          "dob", "cabin", "flight_type", "insurance", "total_baggages", "nonfree_baggages",
+                          "summary", "expression", "thought"}),
+    rules=[
+        Requires("book_reservation", ("get_user_details",), "payment methods and passengers come from the profile"),
+        Requires("update_reservation_flights", ("get_reservation_details",), "check the reservation first"),
+        Requires("update_reservation_baggages", ("get_reservation_details",), "check the reservation first"),
+        Requires("update_reservation_passengers", ("get_reservation_details",), "check the reservation first"),
+        Requires("cancel_reservation", ("get_reservation_details",), "check the reservation and the reason first"),
+        Requires("send_certificate", ("get_user_details", "get_reservation_details"), "confirm the facts first"),
+    ],
+    task_sets={"starter": "starter.json"},
+)

@@ -1,0 +1,3 @@
+from tauplay.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,301 @@
+"""The database of a domain: a shared, read-only start state and cheap per-session copies.
+
+A `Database` holds the start state (tables of JSON-like records keyed by id). A `State` is one
+session's view of it: an overlay of the records it changed, copied on first write (record
+granularity), so a new session costs nothing and a step costs what it touches. Every write goes
+through `State.edit/insert/delete`; the state records what each step touched, which makes the
+step diff, the cumulative diff and the state hash incremental.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from hashlib import blake2b
+from typing import Any
+
+Record = dict[str, Any]
+Key = tuple[str, str]  # (table, record id)
+
+_MASK = (1 << 128) - 1
+_ABSENT: Any = object()  # "no record at this key" (never stored in a table)
+
+
+def copy_json(value: Any) -> Any:
+    """Deep copy of JSON-like data; much faster than copy.deepcopy for dicts/lists of scalars."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value
+
+
+def canonical(value: Any) -> str:
+    """One text for one value: sorted keys, no spaces; the basis of every hash."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def record_hash(table: str, key: str, record: Any) -> int:
+    """Hash of one record at its place; 0 for an absent record, so absence adds nothing."""
+    if record is _ABSENT:
+        return 0
+    digest = blake2b(f"{table}\x00{key}\x00{canonical(record)}".encode(), digest_size=16).digest()
+    return int.from_bytes(digest, "big")
+
+
+class Database:
+    """An immutable start state. Tables map record id -> record. Never mutate what it returns."""
+
+    def __init__(self, tables: dict[str, dict[str, Record]], *, source: str = "") -> None:
+        self.tables = tables
+        self.source = source
+        self._hash: int | None = None
+        self._record_hashes: dict[Key, int] = {}
+
+    def record_hash(self, table: str, key: str) -> int:
+        cached = self._record_hashes.get((table, key))
+        if cached is None:
+            cached = record_hash(table, key, self.tables.get(table, {}).get(key, _ABSENT))
+            self._record_hashes[(table, key)] = cached
+        return cached
+
+    @property
+    def hash_value(self) -> int:
+        """Order-independent sum of the record hashes: one full pass, once per database."""
+        if self._hash is None:
+            total = 0
+            for table, rows in self.tables.items():
+                for key, record in rows.items():
+                    total += record_hash(table, key, record)
+            self._hash = total & _MASK
+        return self._hash
+
+    def size(self) -> dict[str, int]:
+        return {name: len(rows) for name, rows in self.tables.items()}
+
+    def new_state(self) -> State:
+        return State(self)
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    path: str
+    before: Any
+    after: Any
+
+
+@dataclass(frozen=True)
+class RecordChange:
+    table: str
+    key: str
+    kind: str  # "added" | "removed" | "changed"
+    before: Any  # None when added
+    after: Any  # None when removed
+    fields: tuple[FieldChange, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "key": self.key,
+            "kind": self.kind,
+            "fields": [{"path": f.path, "before": f.before, "after": f.after} for f in self.fields],
+        }
+
+
+@dataclass(frozen=True)
+class StepDiff:
+    """What one tool call changed."""
+
+    step: int
+    tool: str
+    changes: tuple[RecordChange, ...] = field(default_factory=tuple)
+
+    def __bool__(self) -> bool:
+        return bool(self.changes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"step": self.step, "tool": self.tool, "changes": [c.to_json() for c in self.changes]}
+
+
+def field_changes(before: Any, after: Any, path: str = "") -> list[FieldChange]:
+    """Leaf-level differences between two JSON values, with dotted/indexed paths."""
+    if before == after and type(before) is type(after):
+        return []
+    if isinstance(before, dict) and isinstance(after, dict):
+        out: list[FieldChange] = []
+        for k in sorted(before.keys() | after.keys(), key=str):
+            sub = f"{path}.{k}" if path else str(k)
+            out.extend(field_changes(before.get(k, _ABSENT), after.get(k, _ABSENT), sub))
+        return out
+    if isinstance(before, list) and isinstance(after, list):
+        out = []
+        for i in range(max(len(before), len(after))):
+            b = before[i] if i < len(before) else _ABSENT
+            a = after[i] if i < len(after) else _ABSENT
+            out.extend(field_changes(b, a, f"{path}[{i}]"))
+        return out
+    return [FieldChange(path, None if before is _ABSENT else before, None if after is _ABSENT else after)]
+
+
+def record_change(table: str, key: str, before: Any, after: Any) -> RecordChange | None:
+    if before is _ABSENT and after is _ABSENT:
+        return None
+    if before is _ABSENT:
+        return RecordChange(table, key, "added", None, after)
+    if after is _ABSENT:
+        return RecordChange(table, key, "removed", before, None)
+    fields = field_changes(before, after)
+    if not fields:
+        return None
+    return RecordChange(table, key, "changed", before, after, tuple(fields))
+
+
+class State:
+    """One session's copy-on-write view of a `Database`.
+
+    Reads return stored objects: callers must treat them as read-only. Writes go through
+    `edit` (a private copy of the record, made once per step), `insert` and `delete`.
+    """
+
+    def __init__(self, base: Database) -> None:
+        self.base = base
+        self._overlay: dict[str, dict[str, Any]] = {}  # table -> key -> record or _ABSENT
+        self._hashes: dict[Key, int] = {}  # hash of the current version of overlay keys
+        self._hash = base.hash_value
+        self._step_before: dict[Key, Any] | None = None  # values at the start of the open step
+        self._step_hash = self._hash
+        self.step_count = 0
+
+    # -- reads ---------------------------------------------------------------------------------
+    def get(self, table: str, key: str) -> Record | None:
+        over = self._overlay.get(table)
+        if over is not None and key in over:
+            value = over[key]
+            return None if value is _ABSENT else value
+        return self.base.tables.get(table, {}).get(key)
+
+    def __contains__(self, item: Key) -> bool:
+        return self.get(*item) is not None
+
+    def rows(self, table: str) -> Iterator[tuple[str, Record]]:
+        """Every (id, record) of a table as this session sees it, start order then additions."""
+        over = self._overlay.get(table, {})
+        for key, record in self.base.tables.get(table, {}).items():
+            if key in over:
+                if over[key] is not _ABSENT:
+                    yield key, over[key]
+            else:
+                yield key, record
+        base_rows = self.base.tables.get(table, {})
+        for key, record in over.items():
+            if key not in base_rows and record is not _ABSENT:
+                yield key, record
+
+    def values(self, table: str) -> Iterator[Record]:
+        for _, record in self.rows(table):
+            yield record
+
+    def table_names(self) -> list[str]:
+        return list(self.base.tables)
+
+    # -- writes --------------------------------------------------------------------------------
+    def _current(self, table: str, key: str) -> Any:
+        over = self._overlay.get(table)
+        if over is not None and key in over:
+            return over[key]
+        return self.base.tables.get(table, {}).get(key, _ABSENT)
+
+    def _touch(self, table: str, key: str) -> bool:
+        """Remember the value at step start; True when this is the first touch in the step."""
+        if self._step_before is None:
+            raise RuntimeError("writes happen inside a step (State.begin_step)")
+        if (table, key) in self._step_before:
+            return False
+        self._step_before[(table, key)] = self._current(table, key)
+        return True
+
+    def edit(self, table: str, key: str) -> Record:
+        """A mutable copy of an existing record; the copy is what this session sees from now on."""
+        first = self._touch(table, key)
+        current = self._current(table, key)
+        if current is _ABSENT:
+            raise KeyError(f"{table}/{key} does not exist")
+        if not first:
+            return current  # already this step's private copy
+        mine = copy_json(current)
+        self._overlay.setdefault(table, {})[key] = mine
+        return mine
+
+    def insert(self, table: str, key: str, record: Record) -> Record:
+        self._touch(table, key)
+        if self._current(table, key) is not _ABSENT:
+            raise KeyError(f"{table}/{key} exists already")
+        mine = copy_json(record)
+        self._overlay.setdefault(table, {})[key] = mine
+        return mine
+
+    def delete(self, table: str, key: str) -> None:
+        self._touch(table, key)
+        self._overlay.setdefault(table, {})[key] = _ABSENT
+
+    # -- steps ---------------------------------------------------------------------------------
+    def begin_step(self) -> None:
+        self._step_before = {}
+
+    def end_step(self, tool: str = "") -> StepDiff:
+        """Close the step: update the hash for what it touched and return its diff."""
+        touched = self._step_before or {}
+        self._step_before = None
+        self.step_count += 1
+        changes = []
+        for (table, key), before in touched.items():
+            after = self._current(table, key)
+            old_h = self._hashes.get((table, key))
+            if old_h is None:
+                old_h = self.base.record_hash(table, key)
+            new_h = record_hash(table, key, after)
+            self._hashes[(table, key)] = new_h
+            self._hash = (self._hash - old_h + new_h) & _MASK
+            change = record_change(table, key, before, after)
+            if change is not None:
+                changes.append(change)
+        return StepDiff(self.step_count, tool, tuple(changes))
+
+    def rollback_step(self) -> None:
+        """Undo the open step's writes (a tool that failed leaves the database as it was)."""
+        touched = self._step_before or {}
+        self._step_before = None
+        for (table, key), before in touched.items():
+            over = self._overlay[table]
+            base_value = self.base.tables.get(table, {}).get(key, _ABSENT)
+            if before is base_value and (table, key) not in self._hashes:
+                del over[key]
+            else:
+                over[key] = before
+
+    # -- summaries -----------------------------------------------------------------------------
+    @property
+    def hash(self) -> str:
+        return f"{self._hash:032x}"
+
+    def changes_since_start(self) -> list[RecordChange]:
+        """Records whose value differs from the start state; cost grows with the overlay only."""
+        out = []
+        for table, over in self._overlay.items():
+            base_rows = self.base.tables.get(table, {})
+            for key, value in over.items():
+                change = record_change(table, key, base_rows.get(key, _ABSENT), value)
+                if change is not None:
+                    out.append(change)
+        return out
+
+    def fork(self) -> State:
+        """An independent copy of this session's state (for branching or a gold replay)."""
+        twin = State(self.base)
+        twin._overlay = {t: dict(over) for t, over in self._overlay.items()}
+        twin._hashes = dict(self._hashes)
+        twin._hash = self._hash
+        twin.step_count = self.step_count
+        # Records are shared until either side edits them: edit() copies on the first touch.
+        return twin

@@ -1,0 +1,153 @@
+"""The domain contract and the registry that finds domains by name.
+
+A domain package (see `domains/airline`) builds a `Domain` and exposes it as `DOMAIN`. Built-in
+domains and third-party ones register the same way, through the `tauplay.domains` entry point
+group; when tauplay runs from a source tree without being installed, the built-in packages are
+found directly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from tauplay.core.db import Database
+from tauplay.core.tools import ToolSpec
+
+BUILTIN_DOMAINS = ("airline",)
+ENTRY_POINT_GROUP = "tauplay.domains"
+
+
+class DomainError(Exception):
+    """A domain or its data could not be found or loaded; the message is for the user."""
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    name: str
+    key: str  # the record field that holds its id (records are stored keyed by it)
+    record_type: Any = None  # a TypedDict describing one record
+
+
+@dataclass(frozen=True)
+class Requires:
+    """Policy rule for the dependency graph: `tool` may run only after one of `after`."""
+
+    tool: str
+    after: tuple[str, ...]
+    reason: str = ""
+
+
+@dataclass
+class Domain:
+    name: str
+    title: str
+    tools: list[ToolSpec]
+    tables: list[TableSpec]
+    package_dir: Path
+    generate: Callable[[int], dict[str, dict[str, Any]]]  # seed -> tables
+    user_knows: frozenset[str] = frozenset()  # argument names a user can state (root eligibility)
+    rules: list[Requires] = field(default_factory=list)
+    task_sets: dict[str, str] = field(default_factory=dict)  # name -> file under package_dir/tasks
+    default_task_set: str = "starter"
+    default_seed: int = 7
+
+    @cached_property
+    def tool_map(self) -> dict[str, ToolSpec]:
+        return {t.name: t for t in self.tools}
+
+    @property
+    def read_tools(self) -> list[ToolSpec]:
+        return [t for t in self.tools if not t.is_write]
+
+    @property
+    def write_tools(self) -> list[ToolSpec]:
+        return [t for t in self.tools if t.is_write]
+
+    @property
+    def policy(self) -> str:
+        return (self.package_dir / "policy.md").read_text(encoding="utf-8")
+
+    def task_set_path(self, name: str | None = None) -> Path:
+        name = name or self.default_task_set
+        if name not in self.task_sets:
+            raise DomainError(f"domain '{self.name}' has no task set '{name}' (has: {', '.join(self.task_sets)})")
+        return self.package_dir / "tasks" / self.task_sets[name]
+
+    def load_data_dir(self, directory: Path) -> dict[str, dict[str, Any]]:
+        """Read a tau-bench style data folder: one `<table>.json` per table (a dict by id, or a list)."""
+        directory = Path(directory)
+        if not directory.is_dir():
+            raise DomainError(f"{directory}: not a data folder")
+        tables: dict[str, dict[str, Any]] = {}
+        for spec in self.tables:
+            path = directory / f"{spec.name}.json"
+            if not path.exists():
+                raise DomainError(f"{path}: missing (a {self.name} data folder needs {spec.name}.json)")
+            try:
+                raw = json.loads(path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as e:
+                raise DomainError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+            if isinstance(raw, list):
+                try:
+                    raw = {str(r[spec.key]): r for r in raw}
+                except (KeyError, TypeError):
+                    raise DomainError(f"{path}: every record needs a '{spec.key}' field") from None
+            if not isinstance(raw, dict):
+                raise DomainError(f"{path}: expected an object of records keyed by {spec.key}")
+            tables[spec.name] = raw
+        return tables
+
+    def database(self, data_dir: Path | str | None = None, seed: int | None = None) -> Database:
+        """The start state: a data folder when given, else the seeded generator. Cached per process."""
+        key = (self.name, str(Path(data_dir).resolve()) if data_dir else None, seed)
+        cached = _DB_CACHE.get(key)
+        if cached is None:
+            if data_dir:
+                cached = Database(self.load_data_dir(Path(data_dir)), source=str(data_dir))
+            else:
+                s = self.default_seed if seed is None else seed
+                cached = Database(self.generate(s), source=f"generated:{self.name}:seed={s}")
+            _DB_CACHE[key] = cached
+        return cached
+
+
+_DB_CACHE: dict[tuple[str, str | None, int | None], Database] = {}
+
+
+def available_domains() -> list[str]:
+    names = set(BUILTIN_DOMAINS)
+    names.update(ep.name for ep in _entry_points())
+    return sorted(names)
+
+
+def _entry_points() -> list[Any]:
+    from importlib.metadata import entry_points
+
+    return list(entry_points(group=ENTRY_POINT_GROUP))
+
+
+_LOADED: dict[str, Domain] = {}
+
+
+def get_domain(name: str) -> Domain:
+    """The domain called `name`; DomainError listing the choices when there is none."""
+    if name in _LOADED:
+        return _LOADED[name]
+    domain: Domain | None = None
+    for ep in _entry_points():
+        if ep.name == name:
+            domain = ep.load()
+            break
+    if domain is None and name in BUILTIN_DOMAINS:
+        import importlib
+
+        domain = importlib.import_module(f"domains.{name}").DOMAIN
+    if domain is None:
+        raise DomainError(f"unknown domain '{name}' (available: {', '.join(available_domains())})")
+    _LOADED[name] = domain
+    return domain

@@ -1,0 +1,181 @@
+"""Gold replay, rewards, pass^k and the alignment that suggests fault labels."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from math import comb
+from typing import Any
+
+from tauplay.core.db import Database, canonical
+from tauplay.core.domain import Domain
+from tauplay.core.environment import Environment, ToolCall
+from tauplay.core.tasks import Action, Task
+
+FAULT_CATEGORIES = ("Missed Action", "Wrong Order", "Extra Action", "Repeated Action", "Misread Intent", "Early Stop")
+AUTOMATIC_FAULTS = FAULT_CATEGORIES[:4]
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What replaying a task's gold actions on a fresh start state did."""
+
+    task_id: str
+    executed: bool
+    hash: str
+    records_changed: int
+    first_error: str | None = None
+    error_step: int | None = None  # index into the gold actions
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task_id": self.task_id, "executed": self.executed, "first_error": self.first_error,
+                "error_step": self.error_step, "hash": self.hash, "records_changed": self.records_changed}
+
+
+def replay_gold(domain: Domain, database: Database, task: Task) -> Replay:
+    env = Environment(domain, database)
+    first_error: str | None = None
+    error_step: int | None = None
+    for i, action in enumerate(task.actions):
+        result = env.call(action.name, action.kwargs)
+        if result.error and first_error is None:
+            first_error, error_step = f"{action.name}: {result.output}", i
+    return Replay(task.id, first_error is None, env.hash, len(env.changes_since_start()), first_error, error_step)
+
+
+class GoldCache:
+    """Expected end-state hashes, computed once per (database, gold actions)."""
+
+    def __init__(self) -> None:
+        self._hashes: dict[tuple[int, str, str], Replay] = {}
+
+    def replay(self, domain: Domain, database: Database, task: Task) -> Replay:
+        key = (id(database), domain.name, canonical([a.to_json() for a in task.actions]))
+        hit = self._hashes.get(key)
+        if hit is None:
+            hit = replay_gold(domain, database, task)
+            self._hashes[key] = hit
+        return hit
+
+
+GOLD = GoldCache()
+
+
+@dataclass(frozen=True)
+class RewardBreakdown:
+    reward: float  # 1, 0, or -1 when the user abandoned
+    db_match: bool
+    outputs: dict[str, bool] = field(default_factory=dict)
+    abandoned: bool = False
+    expected_hash: str = ""
+    final_hash: str = ""
+
+    @property
+    def outputs_ok(self) -> bool:
+        return all(self.outputs.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reward": self.reward, "db_match": self.db_match, "outputs": self.outputs,
+                "abandoned": self.abandoned, "expected_hash": self.expected_hash, "final_hash": self.final_hash}
+
+
+def outputs_found(required: Iterable[str], agent_messages: Iterable[str]) -> dict[str, bool]:
+    """tau-bench's rule: each required string appears in some agent message (case and commas ignored)."""
+    texts = [m.lower().replace(",", "") for m in agent_messages]
+    return {o: any(o.lower() in t for t in texts) for o in required}
+
+
+def reward_of(final_hash: str, expected_hash: str, required_outputs: Sequence[str],
+              agent_messages: Iterable[str], abandoned: bool = False) -> RewardBreakdown:
+    db_match = final_hash == expected_hash
+    outputs = outputs_found(required_outputs, agent_messages)
+    if abandoned:
+        value = -1.0
+    else:
+        value = 1.0 if db_match and all(outputs.values()) else 0.0
+    return RewardBreakdown(value, db_match, outputs, abandoned, expected_hash, final_hash)
+
+
+def evaluate_session(env: Environment, task: Task, agent_messages: Iterable[str], abandoned: bool = False,
+                     gold: GoldCache = GOLD) -> RewardBreakdown:
+    expected = gold.replay(env.domain, env.database, task).hash
+    return reward_of(env.hash, expected, task.outputs, agent_messages, abandoned)
+
+
+def pass_hat_k(trials: Mapping[str, Sequence[float]], k: int) -> float:
+    """Mean over tasks of C(c, k) / C(n, k): the chance that k trials drawn from n all succeed."""
+    scores = []
+    for rewards in trials.values():
+        n = len(rewards)
+        if n < k:
+            raise ValueError(f"pass^{k} needs at least {k} trials per task, a task has {n}")
+        c = sum(1 for r in rewards if r == 1)
+        scores.append(comb(c, k) / comb(n, k))
+    return sum(scores) / len(scores) if scores else 0.0
+
+
+# -- alignment ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FaultSuggestion:
+    category: str
+    tool: str
+    call_index: int | None  # index into the session's tool calls (None for a missed gold action)
+    gold_index: int | None
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"category": self.category, "tool": self.tool, "call_index": self.call_index,
+                "gold_index": self.gold_index, "detail": self.detail}
+
+
+def _same(call: ToolCall | Action, action: Action) -> bool:
+    args = call.arguments if isinstance(call, ToolCall) else call.kwargs
+    return call.name == action.name and canonical(args) == canonical(action.kwargs)
+
+
+def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
+          succeeded: Sequence[bool] | None = None) -> list[FaultSuggestion]:
+    """Suggest Missed / Extra / Repeated / Wrong-Order actions by matching calls to gold actions.
+
+    Writes are judged strictly (an extra write is a fault); reads only count as missed, since looking
+    things up beyond the gold path is normal. Failed calls are ignored: they changed nothing.
+    """
+    ok = list(succeeded) if succeeded is not None else [True] * len(calls)
+    is_write = {t.name: t.is_write for t in domain.tools}
+    suggestions: list[FaultSuggestion] = []
+    matched_gold: dict[int, int] = {}  # call index -> gold index
+    used: set[int] = set()
+    seen_calls: list[int] = []
+    for ci, call in enumerate(calls):
+        if not ok[ci]:
+            continue
+        gi = next((g for g, a in enumerate(gold) if g not in used and _same(call, a)), None)
+        if gi is not None:
+            used.add(gi)
+            matched_gold[ci] = gi
+        elif is_write.get(call.name, False):
+            repeat = next((p for p in seen_calls if calls[p].name == call.name
+                           and canonical(calls[p].arguments) == canonical(call.arguments)), None)
+            if repeat is not None:
+                suggestions.append(FaultSuggestion("Repeated Action", call.name, ci, None,
+                                                   f"same call as step {repeat + 1}"))
+            else:
+                suggestions.append(FaultSuggestion("Extra Action", call.name, ci, None,
+                                                   "write not among the gold actions"))
+        seen_calls.append(ci)
+    for gi, action in enumerate(gold):
+        if gi not in used:
+            kind = "write" if is_write.get(action.name, False) else "read"
+            suggestions.append(FaultSuggestion("Missed Action", action.name, None, gi,
+                                               f"gold {kind} action {gi + 1} was never carried out"))
+    # Wrong order: matched writes whose gold order is inverted.
+    writes = [(ci, gi) for ci, gi in sorted(matched_gold.items()) if is_write.get(gold[gi].name, False)]
+    best = -1
+    for ci, gi in writes:
+        if gi < best:
+            suggestions.append(FaultSuggestion("Wrong Order", gold[gi].name, ci, gi,
+                                               f"gold action {gi + 1} was done after a later one"))
+        best = max(best, gi)
+    suggestions.sort(key=lambda s: (s.call_index if s.call_index is not None else 10**9, s.gold_index or 0))
+    return suggestions

@@ -1,0 +1,28 @@
+"""Verify a task set: replay each task's gold actions on a fresh copy of the start state."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tauplay.core.db import Database
+from tauplay.core.domain import Domain
+from tauplay.core.evaluation import Replay, replay_gold
+from tauplay.core.tasks import Task
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    replays: list[Replay]
+
+    @property
+    def total(self) -> int:
+        return len(self.replays)
+
+    @property
+    def executed(self) -> int:
+        return sum(1 for r in self.replays if r.executed)
+
+
+def verify_tasks(domain: Domain, database: Database, tasks: Sequence[Task]) -> VerifyReport:
+    return VerifyReport([replay_gold(domain, database, t) for t in tasks])
