@@ -11,7 +11,16 @@ from tauplay import __version__
 
 # name -> (module under tauplay.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "play": ("play", "open the app (the default): play as the user or the agent"),
     "verify": ("verify", "replay every task's gold actions and report which execute"),
+    "run": ("run", "run agents against simulated users in batch; rewards and pass^k"),
+    "generate": ("generate", "generate tasks with the Tracer pipeline"),
+    "validate": ("validate", "review a queue of tasks: approve, reject or send back for edits"),
+    "review": ("review", "browse saved sessions and label failures"),
+    "agreement": ("agreement", "inter-annotator agreement (Cohen's and Fleiss' kappa)"),
+    "import": ("import_", "import tau-bench / tau2-bench results or task files"),
+    "export": ("export", "export tasks, labelled sessions, training data, tau2-bench results"),
+    "domains": ("domains", "list the domains and their tools"),
 }
 
 

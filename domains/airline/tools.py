@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any, Literal
 
 from domains.airline.data_model import Cabin, FlightSegment, Passenger, Payment
+from domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from tauplay.core.db import State, copy_json
 from tauplay.core.tools import ToolError, tool
 
@@ -154,28 +155,6 @@ def search_onestop_flight(db: State, origin: str, destination: str, date: str) -
                 continue
             pairs.append([first, second])
     return pairs
-
-
-@tool("read", utility=True, produces=("amount",))
-def calculate(db: State, expression: str) -> str:
-    """Evaluate an arithmetic expression with numbers, + - * /, parentheses and spaces.
-
-    Args:
-        expression: The expression, e.g. '2 * (120 + 30)'.
-    """
-    from tauplay.core.arith import evaluate
-
-    return evaluate(expression)
-
-
-@tool("read", utility=True)
-def think(db: State, thought: str) -> str:
-    """Write down a line of reasoning. Reads and changes nothing.
-
-    Args:
-        thought: The reasoning to note.
-    """
-    return ""
 
 
 @tool("read", terminal=True)

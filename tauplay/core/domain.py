@@ -1,9 +1,8 @@
 """The domain contract and the registry that finds domains by name.
 
 A domain package (see `domains/airline`) builds a `Domain` and exposes it as `DOMAIN`. Built-in
-domains and third-party ones register the same way, through the `tauplay.domains` entry point
-group; when tauplay runs from a source tree without being installed, the built-in packages are
-found directly.
+domains are the packages under `domains/`; a third party adds one through the `tauplay.domains`
+entry point group (`myname = "my_package:DOMAIN"`).
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from typing import Any
 from tauplay.core.db import Database
 from tauplay.core.tools import ToolSpec
 
-BUILTIN_DOMAINS = ("airline",)
 ENTRY_POINT_GROUP = "tauplay.domains"
 
 
@@ -119,8 +117,16 @@ class Domain:
 _DB_CACHE: dict[tuple[str, str | None, int | None], Database] = {}
 
 
+def builtin_domains() -> list[str]:
+    import pkgutil
+
+    import domains
+
+    return sorted(m.name for m in pkgutil.iter_modules(domains.__path__) if m.ispkg)
+
+
 def available_domains() -> list[str]:
-    names = set(BUILTIN_DOMAINS)
+    names = set(builtin_domains())
     names.update(ep.name for ep in _entry_points())
     return sorted(names)
 
@@ -143,7 +149,7 @@ def get_domain(name: str) -> Domain:
         if ep.name == name:
             domain = ep.load()
             break
-    if domain is None and name in BUILTIN_DOMAINS:
+    if domain is None and name in builtin_domains():
         import importlib
 
         domain = importlib.import_module(f"domains.{name}").DOMAIN
