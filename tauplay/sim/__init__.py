@@ -1,0 +1,1 @@
+"""Participants (LLM, oracle, scripted, human) and the orchestrator. litellm is imported lazily."""

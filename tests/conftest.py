@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.llm_server import FakeLLMServer
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_TAUBENCH = REPO.parent / "shared" / "taubench"
+
+
+def taubench_dir(domain: str) -> Path:
+    """The published data folder of a domain, or skip the test when ../shared is absent."""
+    path = SHARED_TAUBENCH / domain
+    if not path.is_dir():
+        pytest.skip(f"published tau-Emotion-Bench data not found at {path} (a fresh clone has no ../shared)")
+    return path
+
+
+@pytest.fixture
+def llm_server() -> Iterator[FakeLLMServer]:
+    server = FakeLLMServer().start()
+    yield server
+    server.stop()

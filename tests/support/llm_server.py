@@ -1,0 +1,149 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1 for tests that take the real litellm path.
+
+Replies are queued per model name, so an agent model and a user model can share one server:
+
+    server = FakeLLMServer().start()
+    server.queue("agent").tool_call("get_user_details", {"user_id": "mia_li_3668"})
+    server.queue("agent").text("Done.")
+    server.queue("user").text("###STOP###")
+    # litellm model string "openai/agent", api_base server.url
+
+A queue can also hold an HTTP error, a delay (to provoke a timeout), raw (malformed) tool-call
+arguments, or a function that builds the reply from the request. Every request is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    content: str | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    status: int = 200
+    delay: float = 0.0
+    builder: Callable[[dict[str, Any]], Reply] | None = None
+
+
+class ReplyQueue:
+    def __init__(self) -> None:
+        self._items: deque[Reply] = deque()
+        self.fallback: Reply | None = None  # used when the queue is empty
+        self._lock = threading.Lock()
+
+    def text(self, content: str, delay: float = 0.0) -> ReplyQueue:
+        return self._push(Reply(content=content, delay=delay))
+
+    def tool_call(self, name: str, arguments: dict[str, Any] | str, call_id: str | None = None) -> ReplyQueue:
+        raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        call = {"id": call_id or f"call_{id(raw) % 10**8}_{len(self._items)}", "type": "function",
+                "function": {"name": name, "arguments": raw}}
+        return self._push(Reply(tool_calls=[call]))
+
+    def error(self, status: int = 500, message: str = "internal error") -> ReplyQueue:
+        return self._push(Reply(content=message, status=status))
+
+    def hang(self, seconds: float) -> ReplyQueue:
+        return self._push(Reply(content="(too late)", delay=seconds))
+
+    def build(self, builder: Callable[[dict[str, Any]], Reply]) -> ReplyQueue:
+        return self._push(Reply(builder=builder))
+
+    def _push(self, reply: Reply) -> ReplyQueue:
+        with self._lock:
+            self._items.append(reply)
+        return self
+
+    def pop(self) -> Reply | None:
+        with self._lock:
+            if self._items:
+                return self._items.popleft()
+        return self.fallback
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class FakeLLMServer:
+    def __init__(self) -> None:
+        self.queues: dict[str, ReplyQueue] = {}
+        self.requests: list[dict[str, Any]] = []
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def queue(self, model: str) -> ReplyQueue:
+        return self.queues.setdefault(model, ReplyQueue())
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def requests_for(self, model: str) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r.get("model") == model]
+
+    def start(self) -> FakeLLMServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output quiet
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                server.requests.append(body)
+                model = str(body.get("model", ""))
+                reply = server.queue(model).pop()
+                if reply is None:
+                    return self._send(500, {"error": {"message": f"no scripted reply left for model '{model}'"}})
+                if reply.builder is not None:
+                    reply = reply.builder(body)
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.status != 200:
+                    return self._send(reply.status, {"error": {"message": reply.content, "type": "server_error"}})
+                message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+                if reply.tool_calls:
+                    message["tool_calls"] = reply.tool_calls
+                self._send(200, {
+                    "id": f"chatcmpl-{len(server.requests)}", "object": "chat.completion", "created": int(time.time()),
+                    "model": model,
+                    "choices": [{"index": 0, "message": message,
+                                 "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                })
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
