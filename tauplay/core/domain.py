@@ -27,8 +27,13 @@ class DomainError(Exception):
 @dataclass(frozen=True)
 class TableSpec:
     name: str
-    key: str  # the record field that holds its id (records are stored keyed by it)
+    key: str  # the record field that holds its id (records are stored keyed by it), or ROW_NUMBER
     record_type: Any = None  # a TypedDict describing one record
+
+
+# Key of a table stored as a JSON list whose records have no unique field: each record is keyed by its
+# position in the list ("0", "1", ...), so duplicates survive and the list order is kept.
+ROW_NUMBER = "#"
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,9 @@ class Domain:
                 raw = json.loads(path.read_text(encoding="utf-8"))
             except json.JSONDecodeError as e:
                 raise DomainError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
-            if isinstance(raw, list):
+            if isinstance(raw, list) and spec.key == ROW_NUMBER:
+                raw = {str(i): r for i, r in enumerate(raw)}
+            elif isinstance(raw, list):
                 try:
                     raw = {str(r[spec.key]): r for r in raw}
                 except (KeyError, TypeError):
