@@ -82,12 +82,20 @@ def _classify(exc: Exception) -> LLMError:
     return LLMError("http", f"model call failed ({name}): {text}")
 
 
+def load_litellm() -> Any:
+    """Import litellm (lazily: it costs seconds). Its price table is read from the copy it ships
+    instead of being fetched from the network at import, which stalls offline machines."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
 async def complete(config: LLMConfig, messages: list[dict[str, Any]],
                    tools: list[dict[str, Any]] | None = None) -> LLMReply:
     """One chat completion with retries for transient failures; raises LLMError otherwise."""
-    import litellm  # lazy: only the worker that talks to a model pays for it
-
-    litellm.suppress_debug_info = True
+    litellm = load_litellm()
     kwargs: dict[str, Any] = {"model": config.model, "messages": messages, "temperature": config.temperature,
                               "timeout": config.timeout, "num_retries": 0, **config.extra}
     if config.api_base:
