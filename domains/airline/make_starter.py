@@ -56,7 +56,8 @@ def build() -> TaskSet:
         f"You are {name_of(uid)} (user id {uid}). You want a one-way economy ticket from {f['origin']} to "
         f"{f['destination']} on 2024-05-20, just for yourself, on flight {f['flight_number']}. No checked bags, "
         f"no insurance. Pay with your credit card ending in {card_of(user)['last_four']}.",
-        [Action("book_reservation", {
+        [Action("get_user_details", {"user_id": uid}),
+         Action("book_reservation", {
             "user_id": uid, "origin": f["origin"], "destination": f["destination"], "flight_type": "one_way",
             "cabin": "economy", "flights": [{"flight_number": f["flight_number"], "date": "2024-05-20"}],
             "passengers": [me], "payment_methods": [{"payment_id": card_of(user)["id"], "amount": price}],
