@@ -152,14 +152,17 @@ def get_domain(name: str) -> Domain:
     if name in _LOADED:
         return _LOADED[name]
     domain: Domain | None = None
-    for ep in _entry_points():
-        if ep.name == name:
-            domain = ep.load()
-            break
-    if domain is None and name in builtin_domains():
-        import importlib
+    try:
+        for ep in _entry_points():
+            if ep.name == name:
+                domain = ep.load()
+                break
+        if domain is None and name in builtin_domains():
+            import importlib
 
-        domain = importlib.import_module(f"domains.{name}").DOMAIN
+            domain = importlib.import_module(f"domains.{name}").DOMAIN
+    except Exception as e:  # a broken plug-in must not take the app down with a traceback
+        raise DomainError(f"domain '{name}' failed to load: {type(e).__name__}: {e}") from None
     if domain is None:
         raise DomainError(f"unknown domain '{name}' (available: {', '.join(available_domains())})")
     _LOADED[name] = domain

@@ -1,0 +1,56 @@
+"""Domains are found by name; a third party adds one through the `tauplay.domains` entry point."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tauplay.core.domain import DomainError, available_domains, get_domain
+from tests.conftest import REPO
+
+PLUGIN = '''
+from pathlib import Path
+from tauplay.core.domain import Domain, TableSpec
+from tauplay.core.tools import tool, collect_tools
+import sys
+
+
+@tool("read")
+def ping(db, name: str) -> str:
+    """Say hello.
+
+    Args:
+        name: Who to greet.
+    """
+    return f"pong {name}"
+
+
+DOMAIN = Domain(name="toy", title="Toy", tools=collect_tools(sys.modules[__name__]), tables=[TableSpec("things", "id")],
+                package_dir=Path(__file__).parent, generate=lambda seed: {"things": {"a": {"id": "a"}}})
+'''
+
+
+def test_builtin_domain_by_name_and_unknown_name():
+    assert "airline" in available_domains()
+    assert get_domain("airline").name == "airline"
+    with pytest.raises(DomainError, match="unknown domain 'nope'"):
+        get_domain("nope")
+
+
+def test_third_party_domain_through_an_entry_point(tmp_path: Path):
+    (tmp_path / "toy_domain.py").write_text(PLUGIN)
+    dist = tmp_path / "toy_domain-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-domain\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[tauplay.domains]\ntoy = toy_domain:DOMAIN\n")
+    code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
+            "from tauplay.core.domain import get_domain, available_domains\n"
+            "from tauplay.core.environment import Environment\n"
+            "d = get_domain('toy'); print('toy' in available_domains(), Environment.for_domain(d).call('ping', {'name': 'x'}).output)")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, cwd=REPO,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True pong x"

@@ -1,0 +1,98 @@
+"""Task files: tauplay JSON, the tau-bench JSON list, and published Python modules read as data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tauplay.core.tasks import TaskFileError, load_tasks
+from tests.conftest import taubench_dir
+
+PY_MODULE = '''from tau_bench.types import Task, Action
+
+TASKS = [
+    Task(
+        user_id="mia_li_3668",
+        instruction="You want to cancel.\\nEmotion Instruction: You are annoyed.",
+        actions=[Action(name="cancel_reservation", kwargs={"reservation_id": "ABC123"})],
+        outputs=["ABC123"],
+        emotion_family="anger",
+        emotion_leaf="annoyance",
+        dimension_politeness="cold",
+        dimension_urgency="high",
+        dimension_trust_in_agent="skeptical",
+    ),
+]
+'''
+
+
+def test_python_task_module_is_parsed_not_executed(tmp_path: Path):
+    path = tmp_path / "tasks_test.py"
+    path.write_text(PY_MODULE)
+    ts = load_tasks(path, "airline")
+    (task,) = ts.tasks
+    assert task.actions[0].name == "cancel_reservation" and task.actions[0].kwargs == {"reservation_id": "ABC123"}
+    assert task.emotion and task.emotion.label == "anger/annoyance" and task.emotion.trust == "skeptical"
+    assert task.goal == "You want to cancel." and task.emotion_text == "You are annoyed."
+    marker = tmp_path / "pwned"
+    evil = tmp_path / "evil.py"
+    evil.write_text(f"TASKS = [Task(user_id=open({str(marker)!r}, 'w').write('x'), instruction='i', actions=[])]\n")
+    with pytest.raises(TaskFileError) as err:
+        load_tasks(evil)
+    assert "evil.py:1" in str(err.value) and "read as data only" in str(err.value)
+    assert not marker.exists()
+
+
+def test_own_format_round_trip(tmp_path: Path):
+    src = tmp_path / "a.py"
+    src.write_text(PY_MODULE)
+    ts = load_tasks(src, "airline")
+    out = tmp_path / "set.json"
+    ts.save(out)
+    again = load_tasks(out)
+    assert again.domain == "airline"
+    assert [t.to_json() for t in again.tasks] == [t.to_json() for t in ts.tasks]
+    assert again.tasks[0].to_taubench()["emotion_leaf"] == "annoyance"
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("{not json", "bad.json:1:2: invalid JSON"),
+        ('{"hello": 1}', "bad.json: not a task set"),
+        ('[{"instruction": 3}]', "bad.json: task 0, field 'instruction': missing or not a string"),
+        ('[{"instruction": "x", "actions": [{"kwargs": {}}]}]', "bad.json: task 0, field 'actions'[0]: each action needs a 'name'"),
+        ('[{"instruction": "x", "actions": "nope"}]', "field 'actions': expected a list"),
+        ('{"tasks": [{"id": "a", "instruction": "x"}, {"id": "a", "instruction": "y"}]}', "task 1, field 'id': duplicate task id 'a'"),
+        ('{"tasks": [{"id": "a", "instruction": "x", "emotion": {"family": "anger", "leaf": "relief"}}]}',
+         "'relief' is not in the anger family"),
+    ],
+)
+def test_malformed_files_name_the_file_and_the_place(tmp_path: Path, content: str, expected: str):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(TaskFileError) as err:
+        load_tasks(path)
+    assert expected in str(err.value)
+
+
+def test_missing_file_and_folder(tmp_path: Path):
+    with pytest.raises(TaskFileError, match="no such file"):
+        load_tasks(tmp_path / "nope.json")
+    with pytest.raises(TaskFileError, match="is a folder"):
+        load_tasks(tmp_path)
+
+
+def test_published_airline_tasks_import_with_emotions_and_flag_mismatched_leaves():
+    folder = taubench_dir("airline")
+    ts = load_tasks(folder / "tasks_test.json", "airline")
+    assert len(ts.tasks) == 70
+    flagged = [t for t in ts.tasks if "emotion_error" in t.provenance]
+    assert flagged and all(t.emotion is None for t in flagged)  # e.g. fear/excitement: a leaf outside its family
+    assert all(t.emotion is not None for t in ts.tasks if t not in flagged)
+    raw = json.loads((folder / "tasks_test.json").read_text())
+    assert [t.to_taubench() for t in ts.tasks] == raw  # nothing lost on the way back out
+    plain = load_tasks(folder / "tasks_test_no_emotion.json", "airline")
+    assert all(t.emotion is None and not t.emotion_text for t in plain.tasks)

@@ -1,0 +1,80 @@
+"""`tauplay verify` end to end, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, taubench_dir
+
+
+def tauplay(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tauplay", *args], capture_output=True, text=True, cwd=REPO,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("name", ["tasks_test.json", "tasks_test_no_emotion.json"])
+def test_published_airline_tasks_reach_the_published_verdicts(name: str):
+    folder = taubench_dir("airline")
+    run = tauplay("verify", str(folder / name), "--domain", "airline", "--data", str(folder), "--json")
+    assert run.returncode == 1, run.stderr  # not all executable
+    report = json.loads(run.stdout)
+    assert report["summary"] == "verified: 68/70 executable"
+    failing = {t["task_id"]: t for t in report["tasks"] if not t["executed"]}
+    assert sorted(failing) == ["27", "65"]
+    for t in failing.values():
+        assert "book_reservation" in t["first_error"] and "payment does not add up" in t["first_error"]
+        assert "total price is" in t["first_error"] and "payments sum to" in t["first_error"]
+    # records changed, as the published domain stores them: a booking touches the user and adds a reservation
+    first = report["tasks"][0]
+    assert first["records_changed"] == 3  # user, new reservation, updated reservation L1QGWV
+    again = json.loads(tauplay("verify", str(folder / name), "--domain", "airline", "--data", str(folder),
+                               "--json").stdout)
+    assert [t["hash"] for t in again["tasks"]] == [t["hash"] for t in report["tasks"]]
+
+
+def test_summary_line_and_exit_codes():
+    ok = tauplay("verify", "domains/airline/tasks/starter.json", "--domain", "airline")
+    assert ok.returncode == 0 and ok.stdout.strip() == "verified: 12/12 executable"
+
+
+def test_unknown_tool_is_a_failing_task_not_a_crash(tmp_path: Path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps([{"user_id": "x", "instruction": "i", "actions": [{"name": "teleport", "kwargs": {}}],
+                                 "outputs": []}]))
+    run = tauplay("verify", str(path), "--domain", "airline")
+    assert run.returncode == 1
+    assert run.stdout.strip() == "verified: 0/1 executable"
+    assert "unknown tool 'teleport'" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "message"),
+    [
+        (None, ["missing.json", "--domain", "airline"], "missing.json: no such file"),
+        ("{oops", ["bad.json", "--domain", "airline"], "bad.json:1:2: invalid JSON"),
+        ('{"a": 1}', ["bad.json", "--domain", "airline"], "bad.json: not a task set"),
+        ("[]", ["bad.json", "--domain", "pirates"], "unknown domain 'pirates' (available: "),
+        ("[]", ["bad.json", "--domain", "airline", "--data", "nowhere"], "nowhere: not a data folder"),
+    ],
+)
+def test_malformed_input_gets_one_line_and_exit_2(tmp_path: Path, setup, args, message):
+    if setup is not None:
+        (tmp_path / "bad.json").write_text(setup)
+    run = subprocess.run([sys.executable, "-m", "tauplay", "verify", *args], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=120)
+    assert run.returncode == 2
+    assert message in run.stderr
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+
+
+def test_broken_data_folder_names_the_file(tmp_path: Path):
+    (tmp_path / "flights.json").write_text("{}")
+    (tmp_path / "users.json").write_text("{}")
+    (tmp_path / "reservations.json").write_text("[1, 2")
+    run = tauplay("verify", "domains/airline/tasks/starter.json", "--domain", "airline", "--data", str(tmp_path))
+    assert run.returncode == 2 and "reservations.json:1:6: invalid JSON" in run.stderr
