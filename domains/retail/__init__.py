@@ -1,0 +1,40 @@
+"""The retail domain, compatible with tau-bench / tau-Emotion-Bench retail (16 tools: 9 read, 7 write)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from domains.retail import tools
+from domains.retail.data_model import Order, Product, User
+from domains.retail.generator import generate
+from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+AUTHENTICATE = ("find_user_id_by_email", "find_user_id_by_name_zip")
+_CHECK_ORDER = "check the order and its status first"
+
+DOMAIN = Domain(
+    name="retail",
+    title="Retail customer service",
+    tools=collect_tools(tools),
+    tables=[TableSpec("orders", "order_id", Order), TableSpec("products", "product_id", Product),
+            TableSpec("users", "user_id", User)],
+    package_dir=Path(__file__).parent,
+    generate=generate,
+    # What a customer can say: contact details, an order id, an address, a reason. Not the user id:
+    # the policy wants the user found by email or name + zip even when they give it.
+    user_knows=frozenset({"email", "first_name", "last_name", "zip", "order_id", "address1", "address2", "city",
+                          "state", "country", "reason", "summary", "expression", "thought"}),
+    rules=[
+        Requires("get_user_details", AUTHENTICATE, "authenticate the user first"),
+        Requires("get_order_details", AUTHENTICATE, "authenticate the user first"),
+        Requires("modify_user_address", AUTHENTICATE, "authenticate the user first"),
+        Requires("cancel_pending_order", ("get_order_details",), _CHECK_ORDER),
+        Requires("modify_pending_order_address", ("get_order_details",), _CHECK_ORDER),
+        Requires("modify_pending_order_items", ("get_order_details",), _CHECK_ORDER),
+        Requires("modify_pending_order_payment", ("get_order_details",), _CHECK_ORDER),
+        Requires("return_delivered_order_items", ("get_order_details",), _CHECK_ORDER),
+        Requires("exchange_delivered_order_items", ("get_order_details",), _CHECK_ORDER),
+    ],
+    task_sets={"starter": "starter.json"},
+)
