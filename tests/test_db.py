@@ -132,3 +132,15 @@ def test_writes_outside_a_step_and_bad_keys_are_refused():
 def test_field_changes_of_equal_values_is_empty_but_type_changes_count():
     assert field_changes({"a": [1, {"b": 2}]}, {"a": [1, {"b": 2}]}) == []
     assert [f.path for f in field_changes({"a": 1}, {"a": 1.5})] == ["a"]
+
+
+def test_find_uses_the_start_index_and_sees_this_sessions_changes():
+    s = make_db().new_state()
+    assert [r["total"] for r in s.find("orders", "user", "u1")] == [5]
+    s.begin_step()
+    s.edit("orders", "o1")["user"] = "u2"
+    s.insert("orders", "o3", {"user": "u1", "total": 9})
+    s.end_step()
+    assert [r["total"] for r in s.find("orders", "user", "u1")] == [9]
+    assert [r["total"] for r in s.find("orders", "user", "u2")] == [5]
+    assert make_db().new_state().find("orders", "user", "nobody") == []

@@ -107,7 +107,9 @@ def list_all_airports(db: State) -> dict[str, str]:
 
 def _flights_on(db: State, origin: str | None, destination: str | None, day: str) -> list[dict[str, Any]]:
     out = []
-    for flight in db.values("flights"):
+    candidates = db.find("flights", "origin", origin) if origin is not None else \
+        db.find("flights", "destination", destination) if destination is not None else db.values("flights")
+    for flight in candidates:
         if origin is not None and flight["origin"] != origin:
             continue
         if destination is not None and flight["destination"] != destination:

@@ -52,6 +52,7 @@ class Database:
         self.source = source
         self._hash: int | None = None
         self._record_hashes: dict[Key, int] = {}
+        self._indexes: dict[tuple[str, str], dict[Any, list[str]]] = {}
 
     def record_hash(self, table: str, key: str) -> int:
         cached = self._record_hashes.get((table, key))
@@ -70,6 +71,17 @@ class Database:
                     total += record_hash(table, key, record)
             self._hash = total & _MASK
         return self._hash
+
+    def index(self, table: str, field: str) -> dict[Any, list[str]]:
+        """Record ids by the value of a top-level field, built once per (table, field)."""
+        key = (table, field)
+        built = self._indexes.get(key)
+        if built is None:
+            built = {}
+            for rid, record in self.tables.get(table, {}).items():
+                built.setdefault(record.get(field), []).append(rid)
+            self._indexes[key] = built
+        return built
 
     def size(self) -> dict[str, int]:
         return {name: len(rows) for name, rows in self.tables.items()}
@@ -195,6 +207,15 @@ class State:
     def values(self, table: str) -> Iterator[Record]:
         for _, record in self.rows(table):
             yield record
+
+    def find(self, table: str, field: str, value: Any) -> list[Record]:
+        """Records whose top-level `field` equals `value`: an index on the start state plus this
+        session's own changes, so lookups cost the matches, not the table."""
+        over = self._overlay.get(table, {})
+        rows = self.base.tables.get(table, {})
+        out = [rows[k] for k in self.base.index(table, field).get(value, ()) if k not in over]
+        out.extend(r for r in over.values() if r is not _ABSENT and r.get(field) == value)
+        return out
 
     def table_names(self) -> list[str]:
         return list(self.base.tables)
