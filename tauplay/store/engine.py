@@ -1,0 +1,128 @@
+"""Opening a database: URL resolution, the SQLite settings (WAL, busy timeout, foreign keys) and the
+translation of driver errors into one-line StoreErrors that name the database."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.pool import StaticPool
+
+from tauplay.store.errors import StoreError
+
+DEFAULT_PATH = Path("sessions") / "tauplay.db"
+ENV_VAR = "TAUPLAY_DB"
+WRITE_OPTION = "tauplay_write"  # execution option: this transaction will write (SQLite: BEGIN IMMEDIATE)
+
+
+def resolve_url(url: str | None) -> URL:
+    """The URL to open: the argument, else $TAUPLAY_DB, else sqlite:///sessions/tauplay.db (current directory).
+    A plain file path is taken as a SQLite file."""
+    raw = url or os.environ.get(ENV_VAR) or str(DEFAULT_PATH)
+    if "://" not in raw:
+        return URL.create("sqlite", database=str(Path(raw).expanduser()))
+    try:
+        return make_url(raw)
+    except sa_exc.ArgumentError as exc:
+        raise StoreError(f"{raw}: not a database URL ({exc})") from None
+
+
+def describe(url: URL) -> str:
+    """How a database is named in messages: the file for SQLite, the URL without its password otherwise."""
+    if is_sqlite_file(url):
+        return str(url.database)
+    return url.render_as_string(hide_password=True)
+
+
+def is_sqlite(url: URL) -> bool:
+    return url.get_backend_name() == "sqlite"
+
+
+def is_sqlite_file(url: URL) -> bool:
+    return is_sqlite(url) and url.database not in (None, "", ":memory:") and not str(url.database).startswith(
+        "file::memory:")
+
+
+def make_engine(url: URL, busy_timeout: float) -> Engine:
+    name = describe(url)
+    if is_sqlite_file(url):
+        folder = Path(str(url.database)).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{name}: cannot create the folder {folder} ({exc.strerror or exc})") from None
+    kwargs: dict[str, Any] = {}
+    if is_sqlite(url):
+        # Threads (asyncio.to_thread, Textual workers) share the engine; each takes its own pooled connection.
+        kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout}
+        if not is_sqlite_file(url):
+            kwargs["poolclass"] = StaticPool  # one in-memory database shared by every call
+    try:
+        engine = create_engine(url, **kwargs)
+    except (sa_exc.NoSuchModuleError, ModuleNotFoundError, ImportError) as exc:
+        raise StoreError(f"{name}: cannot open this kind of database ({exc})") from None
+    except sa_exc.ArgumentError as exc:
+        raise StoreError(f"{name}: bad database URL ({exc})") from None
+    if is_sqlite(url):
+        _configure_sqlite(engine, busy_timeout)
+    return engine
+
+
+def _configure_sqlite(engine: Engine, busy_timeout: float) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
+        # We issue BEGIN ourselves (below), so that DDL in migrations is transactional and writers can take
+        # the write lock up front instead of failing on a read-to-write upgrade.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        try:
+            cur.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            cur.execute("PRAGMA foreign_keys = ON")
+            cur.execute("PRAGMA journal_mode = WAL")
+            # In WAL mode NORMAL survives any process crash (SIGKILL included); only an OS crash or power
+            # loss can drop the last commits. FULL would fsync every event.
+            cur.execute("PRAGMA synchronous = NORMAL")
+        finally:
+            cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "BEGIN")
+
+
+def explain(exc: BaseException, name: str, busy_timeout: float) -> str:
+    """One line for a person from a driver error."""
+    orig = getattr(exc, "orig", None) or exc
+    lines = str(orig).strip().splitlines()
+    text = lines[0] if lines else type(orig).__name__
+    low = text.lower()
+    if "locked" in low or "busy" in low:
+        return (f"{name}: the database is locked by another process (waited {busy_timeout:g} s); "
+                "try again when it has finished")
+    if "not a database" in low or "malformed" in low or "corrupt" in low:
+        return f"{name}: the file is not a tauplay database or it is corrupted ({text})"
+    if "unable to open" in low:
+        return f"{name}: cannot open the database file (check the folder and its permissions)"
+    if "readonly" in low or "read-only" in low:
+        return f"{name}: the database is read-only ({text})"
+    if "disk" in low and "full" in low:
+        return f"{name}: the disk is full ({text})"
+    return f"{name}: {text}"
+
+
+@contextmanager
+def translated(name: str, busy_timeout: float) -> Iterator[None]:
+    """Turn driver and OS errors inside the block into StoreError; StoreErrors pass through."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except (sa_exc.SQLAlchemyError, sqlite3.Error, OSError) as exc:
+        raise StoreError(explain(exc, name, busy_timeout)) from exc

@@ -1,0 +1,11 @@
+"""The one error the store raises: a single line that names the database."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """The store cannot do what was asked (locked, corrupted, unreachable, unknown id, bad value).
+
+    The message is one line meant for a person and always names the database file or URL.
+    Nothing committed before the error is lost: a failed write only rolls back its own transaction.
+    """

@@ -1,0 +1,99 @@
+"""Schema versions. A `meta` row holds the version; `migrate` creates a fresh database, upgrades an older one
+step by step (each step and its version bump in one transaction) and refuses one newer than this code."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import Connection, Engine, inspect, select, text
+
+from tauplay.store.engine import WRITE_OPTION, describe, is_sqlite_file
+from tauplay.store.errors import StoreError
+from tauplay.store.tables import SCHEMA_VERSION, MetaRow, StoreModel
+
+VERSION_KEY = "schema_version"
+
+
+def _v1_to_v2(conn: Connection) -> None:
+    """v2 records where a session's data came from and whether an annotation was suggested automatically."""
+    conn.execute(text("ALTER TABLE sessions ADD COLUMN data_source VARCHAR NOT NULL DEFAULT ''"))
+    conn.execute(text("ALTER TABLE annotations ADD COLUMN source VARCHAR NOT NULL DEFAULT 'human'"))
+
+
+# from-version -> the step that upgrades it to from-version + 1
+STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2}
+
+
+def read_version(conn: Connection, name: str) -> int | None:
+    """The stored schema version; None for a database with none of our tables yet."""
+    inspector = inspect(conn)
+    if not inspector.has_table(MetaRow.__tablename__):
+        if inspector.has_table("sessions"):
+            raise StoreError(f"{name}: has a sessions table but no schema version; not a tauplay store")
+        return None
+    raw = conn.execute(select(MetaRow.value).where(MetaRow.key == VERSION_KEY)).scalar()
+    if raw is None:
+        raise StoreError(f"{name}: the meta table has no schema version; not a tauplay store")
+    try:
+        return int(raw)
+    except ValueError:
+        raise StoreError(f"{name}: unreadable schema version {raw!r}") from None
+
+
+def _check_not_newer(version: int, name: str) -> None:
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"{name}: the database has schema version {version}, newer than this tauplay "
+                         f"understands ({SCHEMA_VERSION}); upgrade tauplay to open it")
+
+
+def _set_version(conn: Connection, version: int) -> None:
+    table = MetaRow.__table__  # type: ignore[attr-defined]
+    updated = conn.execute(table.update().where(table.c.key == VERSION_KEY).values(value=str(version)))
+    if updated.rowcount == 0:
+        conn.execute(table.insert().values(key=VERSION_KEY, value=str(version)))
+
+
+def _backup(path: Path, version: int) -> Path:
+    """A consistent copy of a SQLite file before upgrading it (sqlite's online backup, WAL included)."""
+    target = path.with_name(f"{path.name}.v{version}.bak")
+    src = sqlite3.connect(path)
+    dst = sqlite3.connect(target)
+    try:
+        src.backup(dst)
+    finally:
+        dst.close()
+        src.close()
+    return target
+
+
+def migrate(engine: Engine) -> int:
+    """Bring the database to SCHEMA_VERSION and return that version. Raises StoreError (not wrapped: call it
+    inside tauplay.store.engine.translated) for a newer or foreign database."""
+    name = describe(engine.url)
+    with engine.connect() as conn, conn.begin():  # read only: the common case takes no write lock
+        version = read_version(conn, name)
+    if version == SCHEMA_VERSION:
+        return version
+    if version is not None:
+        _check_not_newer(version, name)
+        if is_sqlite_file(engine.url):
+            _backup(Path(str(engine.url.database)), version)
+    with engine.connect() as conn:
+        conn.execution_options(**{WRITE_OPTION: True})
+        while True:
+            with conn.begin():  # each step under the write lock, re-reading the version another process may move
+                version = read_version(conn, name)
+                if version is None:
+                    StoreModel.metadata.create_all(conn)
+                    _set_version(conn, SCHEMA_VERSION)
+                    return SCHEMA_VERSION
+                _check_not_newer(version, name)
+                if version == SCHEMA_VERSION:
+                    return version
+                step = STEPS.get(version)
+                if step is None:
+                    raise StoreError(f"{name}: no upgrade from schema version {version}")
+                step(conn)
+                _set_version(conn, version + 1)

@@ -1,0 +1,117 @@
+"""What callers of the store see: plain dataclasses, converted to and from table rows in one place each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tauplay.sim.events import Event
+from tauplay.store.tables import AnnotationRow, EventRow, SessionRow, TaskReviewRow
+
+SESSION_ROLES = ("user", "agent", "batch")
+STATUSES = ("running", "finished", "abandoned", "failed", "interrupted")
+WHO_ERRED = ("agent", "user", "environment")
+SEVERITIES = ("minor", "major", "critical")
+ANNOTATION_SOURCES = ("human", "auto")
+VERDICTS = ("approve", "reject", "needs_edit")
+REVIEW_REASONS = ("ambiguous_instruction", "unreachable_goal", "wrong_gold_action", "policy_conflict",
+                  "emotion_mismatch", "other")
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    id: str
+    created_at: float
+    updated_at: float
+    domain: str
+    task_id: str
+    task: dict[str, Any]
+    role: str
+    agent: dict[str, Any]
+    user: dict[str, Any]
+    emotion: dict[str, Any] | None
+    data_source: str
+    seed: int | None
+    status: str
+    termination_reason: str | None
+    reward: float | None
+    reward_info: dict[str, Any] | None
+    batch_id: str | None
+    trial: int | None
+    annotator: str | None
+    event_count: int = 0
+    annotation_count: int = 0
+
+    @property
+    def emotion_family(self) -> str | None:
+        return (self.emotion or {}).get("family")
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "running"
+
+
+@dataclass(frozen=True)
+class AnnotationRecord:
+    id: int
+    session_id: str
+    turn: int | None
+    seq: int | None
+    category: str
+    who_erred: str
+    severity: str
+    note: str
+    annotator: str
+    source: str
+    created_at: float
+
+    @property
+    def whole_session(self) -> bool:
+        return self.turn is None and self.seq is None
+
+
+@dataclass(frozen=True)
+class TaskReviewRecord:
+    id: int
+    domain: str
+    task_id: str
+    task: dict[str, Any]
+    verdict: str
+    reasons: list[str] = field(default_factory=list)
+    note: str = ""
+    edited_task: dict[str, Any] | None = None
+    annotator: str = ""
+    created_at: float = 0.0
+
+
+def session_record(row: SessionRow, event_count: int = 0, annotation_count: int = 0) -> SessionRecord:
+    return SessionRecord(
+        id=row.id, created_at=row.created_at, updated_at=row.updated_at, domain=row.domain, task_id=row.task_id,
+        task=row.task or {}, role=row.role, agent=row.agent or {}, user=row.user or {}, emotion=row.emotion,
+        data_source=row.data_source, seed=row.seed, status=row.status, termination_reason=row.termination_reason,
+        reward=row.reward, reward_info=row.reward_info, batch_id=row.batch_id, trial=row.trial,
+        annotator=row.annotator, event_count=event_count or 0, annotation_count=annotation_count or 0)
+
+
+def event_of(row: EventRow) -> Event:
+    return Event(seq=row.seq, kind=row.kind, role=row.role, data=row.data or {}, turn=row.turn,  # type: ignore[arg-type]
+                 at=row.at)
+
+
+def event_row(session_id: str, event: Event, data: dict[str, Any]) -> EventRow:
+    return EventRow(session_id=session_id, seq=event.seq, kind=event.kind, role=event.role, turn=event.turn,
+                    at=event.at, data=data)
+
+
+def annotation_record(row: AnnotationRow) -> AnnotationRecord:
+    assert row.id is not None
+    return AnnotationRecord(id=row.id, session_id=row.session_id, turn=row.turn, seq=row.seq,
+                            category=row.category, who_erred=row.who_erred, severity=row.severity, note=row.note,
+                            annotator=row.annotator, source=row.source, created_at=row.created_at)
+
+
+def task_review_record(row: TaskReviewRow) -> TaskReviewRecord:
+    assert row.id is not None
+    return TaskReviewRecord(id=row.id, domain=row.domain, task_id=row.task_id, task=row.task or {},
+                            verdict=row.verdict, reasons=list(row.reasons or []), note=row.note,
+                            edited_task=row.edited_task, annotator=row.annotator, created_at=row.created_at)

@@ -1,0 +1,302 @@
+"""SessionStore: sessions, their event streams, annotations and task reviews, one commit per write.
+
+Every public method takes and returns plain records (tauplay.store.records), never table rows, and raises only
+StoreError. Everything saved passes through `scrub`, so no key or token reaches the database."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import exc as sa_exc
+from sqlalchemy import func, update
+from sqlmodel import Session, col, select
+
+from tauplay.core.evaluation import FAULT_CATEGORIES
+from tauplay.sim.events import Event
+from tauplay.store import records as rec
+from tauplay.store.engine import WRITE_OPTION, describe, make_engine, resolve_url, translated
+from tauplay.store.errors import StoreError
+from tauplay.store.migrate import migrate
+from tauplay.store.scrub import mask_string, scrub
+from tauplay.store.tables import AnnotationRow, EventRow, SessionRow, TaskReviewRow
+
+
+def _check(value: Any, allowed: Sequence[Any], what: str) -> None:
+    if value not in allowed:
+        raise StoreError(f"unknown {what} {value!r}; expected one of: {', '.join(map(str, allowed))}")
+
+
+class SessionStore:
+    """The session database. SQLite file by default (sessions/tauplay.db, or $TAUPLAY_DB); any SQLAlchemy URL.
+
+    Safe to share between threads: each call takes its own pooled connection and transaction.
+    """
+
+    def __init__(self, url: str | None = None, *, busy_timeout: float = 5.0) -> None:
+        self.url = resolve_url(url)
+        self.name = describe(self.url)
+        self.busy_timeout = busy_timeout
+        self._engine = make_engine(self.url, busy_timeout)
+        # Writers ask for the write lock when they begin (SQLite: BEGIN IMMEDIATE), so a busy database makes
+        # them wait up to busy_timeout instead of failing half-way through on a read-to-write upgrade.
+        self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
+        try:
+            with self._translated():
+                self.schema_version = migrate(self._engine)
+        except BaseException:
+            self._engine.dispose()
+            raise
+
+    # -- plumbing ---------------------------------------------------------------------------------------------
+
+    def _translated(self) -> Any:
+        return translated(self.name, self.busy_timeout)
+
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        with self._translated(), Session(self._engine) as session:
+            yield session
+
+    @contextmanager
+    def _write(self) -> Iterator[Session]:
+        """One transaction, committed when the block ends, rolled back (and nothing else touched) on error."""
+        with self._translated(), Session(self._write_engine, expire_on_commit=False) as session:
+            yield session
+            session.commit()
+
+    def _unknown_session(self, session_id: str) -> StoreError:
+        return StoreError(f"{self.name}: no session {session_id!r}")
+
+    def _require_session(self, session: Session, session_id: str) -> None:
+        if session.get(SessionRow, session_id) is None:
+            raise self._unknown_session(session_id)
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- sessions ---------------------------------------------------------------------------------------------
+
+    def create_session(self, *, domain: str, task_id: str, role: str, agent: dict[str, Any], user: dict[str, Any],
+                       task: dict[str, Any], emotion: dict[str, Any] | None = None, data_source: str = "",
+                       seed: int | None = None, annotator: str | None = None, batch_id: str | None = None,
+                       trial: int | None = None, session_id: str | None = None) -> str:
+        """Save a new running session and return its id (a uuid hex unless one is given)."""
+        _check(role, rec.SESSION_ROLES, "session role")
+        sid = session_id or uuid.uuid4().hex
+        now = time.time()
+        row = SessionRow(id=sid, created_at=now, updated_at=now, domain=domain, task_id=str(task_id),
+                         task=scrub(task), role=role, agent=scrub(agent), user=scrub(user),
+                         emotion=scrub(emotion) if emotion is not None else None,
+                         data_source=mask_string(data_source), seed=seed, status="running", batch_id=batch_id,
+                         trial=trial, annotator=annotator)
+        try:
+            with self._write() as session:
+                session.add(row)
+        except StoreError as exc:
+            if isinstance(exc.__cause__, sa_exc.IntegrityError):
+                raise StoreError(f"{self.name}: a session with id {sid!r} already exists") from None
+            raise
+        return sid
+
+    def finish_session(self, session_id: str, *, status: str, reason: str | None, reward: float | None,
+                       reward_info: dict[str, Any] | None) -> None:
+        _check(status, rec.STATUSES, "session status")
+        with self._write() as session:
+            done = session.execute(update(SessionRow).where(col(SessionRow.id) == session_id).values(
+                status=status, termination_reason=reason, reward=reward,
+                reward_info=scrub(reward_info) if reward_info is not None else None, updated_at=time.time()))
+            if done.rowcount == 0:  # type: ignore[attr-defined]
+                raise self._unknown_session(session_id)
+
+    def set_status(self, session_id: str, status: str) -> None:
+        """Change only the status (e.g. back to running when a session is resumed)."""
+        _check(status, rec.STATUSES, "session status")
+        with self._write() as session:
+            done = session.execute(update(SessionRow).where(col(SessionRow.id) == session_id).values(
+                status=status, updated_at=time.time()))
+            if done.rowcount == 0:  # type: ignore[attr-defined]
+                raise self._unknown_session(session_id)
+
+    def _session_query(self) -> Any:
+        events = (select(func.count()).select_from(EventRow).where(col(EventRow.session_id) == SessionRow.id)
+                  .correlate(SessionRow).scalar_subquery())
+        notes = (select(func.count()).select_from(AnnotationRow)
+                 .where(col(AnnotationRow.session_id) == SessionRow.id).correlate(SessionRow).scalar_subquery())
+        return select(SessionRow, events, notes)
+
+    def get_session(self, session_id: str) -> rec.SessionRecord:
+        with self._read() as session:
+            found = session.execute(self._session_query().where(col(SessionRow.id) == session_id)).first()
+        if found is None:
+            raise self._unknown_session(session_id)
+        return rec.session_record(*found)
+
+    def list_sessions(self, *, domain: str | None = None, task_id: str | None = None, status: str | None = None,
+                      reason: str | None = None, reward: float | None = None, emotion_family: str | None = None,
+                      model: str | None = None, annotator: str | None = None, labelled: bool | None = None,
+                      labelled_by: str | None = None, batch_id: str | None = None, limit: int | None = None,
+                      offset: int = 0) -> list[rec.SessionRecord]:
+        """Sessions, newest first, matching every filter given.
+
+        reason: termination reason; model: the agent's or the user's model; annotator: who played/recorded the
+        session; labelled: has (True) or has no (False) annotations -- by `labelled_by` when that is given
+        (labelled_by alone means labelled=True), so `labelled=False, labelled_by="ann"` is ann's work queue.
+        """
+        query = self._session_query()
+        equal = {SessionRow.domain: domain, SessionRow.task_id: task_id, SessionRow.status: status,
+                 SessionRow.termination_reason: reason, SessionRow.reward: reward,
+                 SessionRow.batch_id: batch_id, SessionRow.annotator: annotator}
+        for column, value in equal.items():
+            if value is not None:
+                query = query.where(col(column) == value)
+        if emotion_family is not None:
+            query = query.where(col(SessionRow.emotion)["family"].as_string() == emotion_family)
+        if model is not None:
+            query = query.where((col(SessionRow.agent)["model"].as_string() == model)
+                                | (col(SessionRow.user)["model"].as_string() == model))
+        if labelled_by is not None and labelled is None:
+            labelled = True
+        if labelled is not None:
+            has = select(AnnotationRow.id).where(col(AnnotationRow.session_id) == SessionRow.id)
+            if labelled_by is not None:
+                has = has.where(col(AnnotationRow.annotator) == labelled_by)
+            exists = has.correlate(SessionRow).exists()
+            query = query.where(exists if labelled else ~exists)
+        query = query.order_by(col(SessionRow.created_at).desc(), col(SessionRow.id)).offset(offset)
+        if limit is not None:
+            query = query.limit(limit)
+        with self._read() as session:
+            return [rec.session_record(*found) for found in session.execute(query).all()]
+
+    def unfinished_sessions(self, *, domain: str | None = None, batch_id: str | None = None
+                            ) -> list[rec.SessionRecord]:
+        """Sessions still marked running (a process died or was stopped mid-session): candidates to resume."""
+        return self.list_sessions(status="running", domain=domain, batch_id=batch_id)
+
+    # -- events -----------------------------------------------------------------------------------------------
+
+    def append_event(self, session_id: str, event: Event) -> None:
+        """Save one event, committed before returning: a process killed afterwards loses nothing."""
+        row = rec.event_row(session_id, event, scrub(event.data))
+        try:
+            with self._write() as session:
+                # Touch the session first: a write that also proves the session exists, under the write lock.
+                done = session.execute(update(SessionRow).where(col(SessionRow.id) == session_id)
+                                       .values(updated_at=time.time()))
+                if done.rowcount == 0:  # type: ignore[attr-defined]
+                    raise self._unknown_session(session_id)
+                session.add(row)
+        except StoreError as exc:
+            if isinstance(exc.__cause__, sa_exc.IntegrityError):
+                raise StoreError(f"{self.name}: session {session_id!r} already has an event with seq {event.seq}"
+                                 ) from None
+            raise
+
+    def events(self, session_id: str) -> list[Event]:
+        """A session's events in seq order (what the orchestrator replays to resume it)."""
+        with self._read() as session:
+            self._require_session(session, session_id)
+            rows = session.exec(select(EventRow).where(col(EventRow.session_id) == session_id)
+                                .order_by(col(EventRow.seq))).all()
+            return [rec.event_of(r) for r in rows]
+
+    def next_seq(self, session_id: str) -> int:
+        """The seq the next event should carry: one past the highest saved, 0 for a session with none."""
+        with self._read() as session:
+            self._require_session(session, session_id)
+            top = session.exec(select(func.max(EventRow.seq)).where(col(EventRow.session_id) == session_id)).one()
+        return 0 if top is None else int(top) + 1
+
+    # -- annotations ------------------------------------------------------------------------------------------
+
+    def add_annotation(self, session_id: str, *, category: str, who_erred: str, severity: str, annotator: str,
+                       note: str = "", turn: int | None = None, seq: int | None = None,
+                       source: str = "human") -> int:
+        """Label a fault in a session (turn/seq None: the whole session). Returns the annotation id."""
+        _check(category, FAULT_CATEGORIES, "fault category")
+        _check(who_erred, rec.WHO_ERRED, "who_erred")
+        _check(severity, rec.SEVERITIES, "severity")
+        _check(source, rec.ANNOTATION_SOURCES, "annotation source")
+        if not annotator:
+            raise StoreError("an annotation needs an annotator name")
+        row = AnnotationRow(session_id=session_id, turn=turn, seq=seq, category=category, who_erred=who_erred,
+                            severity=severity, note=mask_string(note), annotator=annotator, source=source,
+                            created_at=time.time())
+        with self._write() as session:
+            self._require_session(session, session_id)
+            session.add(row)
+            session.flush()
+            assert row.id is not None
+            return row.id
+
+    def annotations(self, session_id: str | None = None, annotator: str | None = None
+                    ) -> list[rec.AnnotationRecord]:
+        query = select(AnnotationRow)
+        if session_id is not None:
+            query = query.where(col(AnnotationRow.session_id) == session_id)
+        if annotator is not None:
+            query = query.where(col(AnnotationRow.annotator) == annotator)
+        with self._read() as session:
+            rows = session.exec(query.order_by(col(AnnotationRow.session_id), col(AnnotationRow.id))).all()
+            return [rec.annotation_record(r) for r in rows]
+
+    def delete_annotation(self, annotation_id: int) -> None:
+        with self._write() as session:
+            row = session.get(AnnotationRow, annotation_id)
+            if row is None:
+                raise StoreError(f"{self.name}: no annotation {annotation_id}")
+            session.delete(row)
+
+    # -- task reviews -----------------------------------------------------------------------------------------
+
+    def add_task_review(self, *, domain: str, task_id: str, task: dict[str, Any], verdict: str, annotator: str,
+                        reasons: Sequence[str] = (), note: str = "",
+                        edited_task: dict[str, Any] | None = None) -> int:
+        """Record a verdict on a task. Returns the review id (a later review supersedes an earlier one)."""
+        _check(verdict, rec.VERDICTS, "verdict")
+        for reason in reasons:
+            _check(reason, rec.REVIEW_REASONS, "review reason")
+        if not annotator:
+            raise StoreError("a task review needs an annotator name")
+        row = TaskReviewRow(domain=domain, task_id=str(task_id), task=scrub(task), verdict=verdict,
+                            reasons=list(reasons), note=mask_string(note),
+                            edited_task=scrub(edited_task) if edited_task is not None else None,
+                            annotator=annotator, created_at=time.time())
+        with self._write() as session:
+            session.add(row)
+            session.flush()
+            assert row.id is not None
+            return row.id
+
+    def task_reviews(self, domain: str | None = None, task_id: str | None = None, annotator: str | None = None
+                     ) -> list[rec.TaskReviewRecord]:
+        """Reviews in the order they were made."""
+        query = select(TaskReviewRow)
+        for column, value in ((TaskReviewRow.domain, domain), (TaskReviewRow.task_id, task_id),
+                              (TaskReviewRow.annotator, annotator)):
+            if value is not None:
+                query = query.where(col(column) == value)
+        with self._read() as session:
+            return [rec.task_review_record(r) for r in session.exec(query.order_by(col(TaskReviewRow.id))).all()]
+
+    def latest_reviews(self, domain: str, annotator: str) -> dict[str, rec.TaskReviewRecord]:
+        """Each task's most recent review by this annotator."""
+        return {r.task_id: r for r in self.task_reviews(domain=domain, annotator=annotator)}
+
+    def delete_task_review(self, review_id: int) -> None:
+        """Remove a review (undo)."""
+        with self._write() as session:
+            row = session.get(TaskReviewRow, review_id)
+            if row is None:
+                raise StoreError(f"{self.name}: no task review {review_id}")
+            session.delete(row)

@@ -1,0 +1,104 @@
+"""The store's tables (SQLModel). They live in their own registry so that no other module's tables mix in,
+and they are kept apart from the in-memory records (tauplay.store.records) that callers see."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy.orm import registry
+from sqlmodel import Field, SQLModel
+
+SCHEMA_VERSION = 2  # bump together with a new step in tauplay.store.migrate
+
+
+class StoreModel(SQLModel, registry=registry()):
+    """Base of the store's tables; `StoreModel.metadata` holds only them."""
+
+
+def _json(nullable: bool) -> Any:
+    return Field(default=None, sa_column=Column(JSON, nullable=nullable))
+
+
+def _session_fk() -> Any:
+    return Field(sa_column=Column(String(32), ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False,
+                                  index=True))
+
+
+class MetaRow(StoreModel, table=True):
+    __tablename__ = "meta"
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: str
+
+
+class SessionRow(StoreModel, table=True):
+    __tablename__ = "sessions"
+    __table_args__ = (Index("ix_sessions_domain_task", "domain", "task_id"),)
+
+    id: str = Field(primary_key=True, max_length=32)
+    created_at: float = Field(index=True)
+    updated_at: float
+    domain: str
+    task_id: str
+    task: dict[str, Any] = _json(nullable=False)
+    role: str  # which side a person played: user | agent | batch (nobody)
+    agent: dict[str, Any] = _json(nullable=False)
+    user: dict[str, Any] = _json(nullable=False)
+    emotion: dict[str, Any] | None = _json(nullable=True)
+    data_source: str = Field(default="", sa_column_kwargs={"server_default": ""})  # added in schema v2
+    seed: int | None = None
+    status: str = Field(index=True)
+    termination_reason: str | None = None
+    reward: float | None = None
+    reward_info: dict[str, Any] | None = _json(nullable=True)
+    batch_id: str | None = Field(default=None, index=True)
+    trial: int | None = None
+    annotator: str | None = None
+
+
+class EventRow(StoreModel, table=True):
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("session_id", "seq", name="uq_events_session_seq"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(sa_column=Column(String(32), ForeignKey("sessions.id", ondelete="CASCADE"),
+                                             nullable=False))
+    seq: int
+    kind: str
+    role: str
+    turn: int
+    at: float
+    data: dict[str, Any] = _json(nullable=False)
+
+
+class AnnotationRow(StoreModel, table=True):
+    __tablename__ = "annotations"
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = _session_fk()
+    turn: int | None = None  # None (with seq None) = about the whole session
+    seq: int | None = None
+    category: str
+    who_erred: str
+    severity: str
+    note: str = ""
+    annotator: str = Field(index=True)
+    source: str = Field(default="human", sa_column_kwargs={"server_default": "human"})  # human | auto; v2
+    created_at: float
+
+
+class TaskReviewRow(StoreModel, table=True):
+    __tablename__ = "task_reviews"
+    __table_args__ = (Index("ix_task_reviews_domain_task", "domain", "task_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    domain: str
+    task_id: str
+    task: dict[str, Any] = _json(nullable=False)
+    verdict: str
+    reasons: list[str] = _json(nullable=False)
+    note: str = ""
+    edited_task: dict[str, Any] | None = _json(nullable=True)
+    annotator: str = Field(index=True)
+    created_at: float
