@@ -1,0 +1,299 @@
+"""The retail domain: tools and schemas, generator, starter tasks, published-task compatibility,
+refused calls, and the dependency graph."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domains.retail import DOMAIN
+from domains.retail.generator import CATALOG, generate
+from domains.retail.make_starter import build
+from tauplay.core.db import Database, canonical
+from tauplay.core.environment import Environment
+from tauplay.core.evaluation import replay_gold
+from tauplay.core.graph import ToolGraph
+from tauplay.core.tasks import load_tasks
+from tauplay.core.verify import verify_tasks
+from tests.conftest import taubench_dir
+
+READS = {"calculate", "think", "transfer_to_human_agents", "find_user_id_by_email", "find_user_id_by_name_zip",
+         "get_order_details", "get_product_details", "get_user_details", "list_all_product_types"}
+WRITES = {"cancel_pending_order", "exchange_delivered_order_items", "modify_pending_order_address",
+          "modify_pending_order_items", "modify_pending_order_payment", "modify_user_address",
+          "return_delivered_order_items"}
+ADDRESS = ["address1", "address2", "city", "state", "country", "zip"]
+
+# Records (table, key) that differ from the start state after each published test task's gold actions,
+# measured by replaying them with the published tau-Emotion-Bench retail tools on the published data.
+PUBLISHED_CHANGED = [2, 2, 2, 2, 2, 3, 3, 3, 2, 2, 2, 3, 2, 3, 2, 3, 3, 3, 3, 2, 3, 3, 4, 3, 2, 3, 3, 2, 2, 1,
+                     3, 2, 2, 1, 1, 2, 2, 2, 1, 2, 1, 2, 3, 3, 3, 2, 2, 1, 2, 2, 2, 1, 1, 3, 3, 4, 4, 2, 3, 1,
+                     1, 1, 2, 1, 3, 3, 2, 3, 2, 2]
+# sha256 of the canonical JSON of, per task, the sorted [table, key, record] of every changed record, from
+# the same published replay: our end states must equal the published ones value for value.
+PUBLISHED_END_STATES = "a56450dade53ef61234f30c85ab8d07a9c983a62f7f7c041d5aa6e118ba39e47"
+# The two published test tasks whose gold actions fail with the published tools too: (gold step, tool).
+PUBLISHED_FAILURES = {"21": (2, "return_delivered_order_items"), "65": (7, "exchange_delivered_order_items")}
+
+
+@pytest.fixture(scope="module")
+def db() -> Database:
+    return DOMAIN.database()
+
+
+def fresh(db: Database) -> Environment:
+    return Environment(DOMAIN, db)
+
+
+# -- tools and schemas ---------------------------------------------------------------------------------
+
+def test_tool_names_and_kinds() -> None:
+    assert {t.name for t in DOMAIN.read_tools} == READS
+    assert {t.name for t in DOMAIN.write_tools} == WRITES
+    assert len(DOMAIN.tools) == 16
+    assert DOMAIN.tool_map["transfer_to_human_agents"].terminal
+    assert {t.name for t in DOMAIN.tools if t.utility} == {"calculate", "think"}
+
+
+def test_schema_spot_checks() -> None:
+    cancel = DOMAIN.tool_map["cancel_pending_order"].parameters
+    assert cancel["required"] == ["order_id", "reason"]
+    assert cancel["properties"]["reason"] == {**cancel["properties"]["reason"], "type": "string",
+                                              "enum": ["no longer needed", "ordered by mistake"]}
+    exchange = DOMAIN.tool_map["exchange_delivered_order_items"].parameters
+    assert exchange["required"] == ["order_id", "item_ids", "new_item_ids", "payment_method_id"]
+    for name in ("item_ids", "new_item_ids"):
+        assert exchange["properties"][name]["type"] == "array"
+        assert exchange["properties"][name]["items"] == {"type": "string"}
+    assert DOMAIN.tool_map["modify_user_address"].required == ["user_id", *ADDRESS]
+    assert DOMAIN.tool_map["modify_pending_order_address"].required == ["order_id", *ADDRESS]
+    assert DOMAIN.tool_map["find_user_id_by_name_zip"].required == ["first_name", "last_name", "zip"]
+    assert DOMAIN.tool_map["list_all_product_types"].parameters["properties"] == {}
+    for spec in DOMAIN.tools:
+        assert spec.description, spec.name
+        for name, prop in spec.parameters["properties"].items():
+            assert prop.get("description"), f"{spec.name}.{name} has no description"
+
+
+def test_policy_is_present() -> None:
+    text = DOMAIN.policy
+    assert "no longer needed" in text and "ordered by mistake" in text
+    assert "gift card" in text
+
+
+# -- generator -----------------------------------------------------------------------------------------
+
+def test_generator_sizes_and_determinism(db: Database) -> None:
+    assert db.size() == {"orders": 1075, "products": 50, "users": 527}
+    assert len(CATALOG) == 50
+    again = Database(generate(DOMAIN.default_seed))
+    assert again.new_state().hash == db.new_state().hash
+    assert Database(generate(DOMAIN.default_seed + 1)).new_state().hash != db.new_state().hash
+
+
+def test_generated_records_have_published_shape(db: Database) -> None:
+    users, products, orders = db.tables["users"], db.tables["products"], db.tables["orders"]
+    assert all(set(u) == {"name", "address", "email", "payment_methods", "orders"} for u in users.values())
+    assert all(set(o) == {"order_id", "user_id", "address", "items", "fulfillments", "status", "payment_history"}
+               for o in orders.values())
+    assert {o["status"] for o in orders.values()} == {"pending", "processed", "delivered", "cancelled"}
+    for user_id, user in users.items():
+        for method_id, method in user["payment_methods"].items():
+            assert method["id"] == method_id and method_id.startswith(method["source"])
+            assert ("balance" in method) == (method["source"] == "gift_card")
+        assert all(orders[o]["user_id"] == user_id for o in user["orders"])
+    for order_id, order in orders.items():
+        assert order_id.startswith("#W") and order["order_id"] == order_id
+        assert order["payment_history"][0]["payment_method_id"] in users[order["user_id"]]["payment_methods"]
+        assert order["payment_history"][0]["amount"] == round(sum(i["price"] for i in order["items"]), 2)
+        assert (order["fulfillments"] == []) == (order["status"] == "pending")
+        for item in order["items"]:
+            variant = products[item["product_id"]]["variants"][item["item_id"]]
+            assert variant["price"] == item["price"] and variant["options"] == item["options"]
+    emails = [u["email"] for u in users.values()]
+    assert len(set(emails)) == len(emails)  # lookups by email find one user
+
+
+# -- starter tasks -------------------------------------------------------------------------------------
+
+def test_starter_tasks_verify_on_generated_db(db: Database) -> None:
+    tasks = load_tasks(DOMAIN.task_set_path(), "retail").tasks
+    assert len(tasks) >= 10
+    report = verify_tasks(DOMAIN, db, tasks)
+    assert report.executed == report.total, [r.first_error for r in report.replays if not r.executed]
+    assert all(t.emotion is not None for t in tasks)
+    writes = [t for t in tasks if any(DOMAIN.tool_map[a.name].is_write for a in t.actions)]
+    reads_only = [t for t in tasks if t not in writes]
+    assert len(writes) >= 6 and len(reads_only) >= 2
+    changed = {t.id: r.records_changed for t, r in zip(tasks, report.replays, strict=True)}
+    assert all(changed[t.id] >= 1 for t in writes) and all(changed[t.id] == 0 for t in reads_only)
+    assert all(t.outputs for t in reads_only)  # a read-only task is judged by what the agent says
+
+
+def test_starter_file_matches_its_script() -> None:
+    on_disk = json.loads(DOMAIN.task_set_path().read_text(encoding="utf-8"))
+    assert on_disk == json.loads(json.dumps(build().to_json()))
+
+
+def test_starter_gold_paths_obey_the_graph() -> None:
+    graph = ToolGraph(DOMAIN)
+    for task in load_tasks(DOMAIN.task_set_path(), "retail").tasks:
+        bad = [s.reason for s in graph.gold_path(task) if not s.valid]
+        assert not bad, (task.id, bad)
+
+
+# -- published tasks on published data -----------------------------------------------------------------
+
+def end_states_digest(database: Database, tasks: list[Any]) -> str:
+    per_task = []
+    for task in tasks:
+        env = Environment(DOMAIN, database)
+        for action in task.actions:
+            env.call(action.name, action.kwargs)
+        per_task.append(sorted([c.table, c.key, c.after] for c in env.changes_since_start()))
+    return hashlib.sha256(canonical(per_task).encode()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def published() -> tuple[Path, Database]:
+    folder = taubench_dir("retail")
+    return folder, DOMAIN.database(folder)
+
+
+@pytest.mark.parametrize("name", ["tasks_test.json", "tasks_test_no_emotion.json"])
+def test_published_tasks_replay_as_published(published: tuple[Path, Database], name: str) -> None:
+    folder, database = published
+    tasks = load_tasks(folder / name, "retail").tasks
+    assert len(tasks) == 70
+    report = verify_tasks(DOMAIN, database, tasks)
+    assert report.executed == 68
+    failed = {r.task_id: (r.error_step, r.first_error) for r in report.replays if not r.executed}
+    assert set(failed) == set(PUBLISHED_FAILURES)
+    for task_id, (step, tool) in PUBLISHED_FAILURES.items():
+        assert failed[task_id][0] == step and failed[task_id][1].startswith(f"{tool}: Error:")
+    assert "not in order" in failed["21"][1]  # the returned item is not in that order
+    assert "not an available item" in failed["65"][1]  # the new item is sold out
+    assert [r.records_changed for r in report.replays] == PUBLISHED_CHANGED
+    assert end_states_digest(database, tasks) == PUBLISHED_END_STATES
+    # Same gold actions, same end states: a second run gives the same hashes.
+    again = verify_tasks(DOMAIN, database, tasks)
+    assert [r.hash for r in again.replays] == [r.hash for r in report.replays]
+
+
+def test_both_published_files_end_in_the_same_states(published: tuple[Path, Database]) -> None:
+    folder, database = published
+    with_emotion = load_tasks(folder / "tasks_test.json", "retail").tasks
+    without = load_tasks(folder / "tasks_test_no_emotion.json", "retail").tasks
+    hashes = [[replay_gold(DOMAIN, database, t).hash for t in tasks] for tasks in (with_emotion, without)]
+    assert hashes[0] == hashes[1]
+    assert len(set(hashes[0])) > 60  # different tasks mostly end in different states
+
+
+# -- effects and refused calls on generated data -------------------------------------------------------
+
+def _find_order(db: Database, status: str, method: str) -> dict[str, Any]:
+    return next(o for o in db.tables["orders"].values()
+                if o["status"] == status and method in o["payment_history"][0]["payment_method_id"])
+
+
+def test_cancel_refunds_gift_card_at_once(db: Database) -> None:
+    order = _find_order(db, "pending", "gift_card")
+    card = order["payment_history"][0]["payment_method_id"]
+    before = db.tables["users"][order["user_id"]]["payment_methods"][card]["balance"]
+    env = fresh(db)
+    result = env.call("cancel_pending_order", {"order_id": order["order_id"], "reason": "ordered by mistake"})
+    assert not result.error
+    after = env.state.get("orders", order["order_id"])
+    assert after["status"] == "cancelled" and after["cancel_reason"] == "ordered by mistake"
+    assert after["payment_history"][-1] == {"transaction_type": "refund", "amount": order["payment_history"][0]["amount"],
+                                            "payment_method_id": card}
+    balance = env.state.get("users", order["user_id"])["payment_methods"][card]["balance"]
+    assert balance == round(before + order["payment_history"][0]["amount"], 2)
+    assert {(c.table, c.key) for c in env.changes_since_start()} == {("orders", order["order_id"]),
+                                                                    ("users", order["user_id"])}
+
+
+def test_modify_items_swaps_and_records_difference(db: Database) -> None:
+    products = db.tables["products"]
+    order, item, new = next(
+        (o, i, v) for o in db.tables["orders"].values() if o["status"] == "pending" for i in o["items"]
+        for v in products[i["product_id"]]["variants"].values() if v["available"] and v["item_id"] != i["item_id"])
+    method = order["payment_history"][0]["payment_method_id"]
+    env = fresh(db)
+    result = env.call("modify_pending_order_items", {"order_id": order["order_id"], "item_ids": [item["item_id"]],
+                                                     "new_item_ids": [new["item_id"]], "payment_method_id": method})
+    assert not result.error, result.output
+    after = env.state.get("orders", order["order_id"])
+    assert after["status"] == "pending"
+    assert any(i["item_id"] == new["item_id"] and i["options"] == new["options"] for i in after["items"])
+    line = after["payment_history"][-1]
+    assert line["amount"] == abs(new["price"] - item["price"])
+    assert line["transaction_type"] == ("payment" if new["price"] > item["price"] else "refund")
+
+
+@pytest.mark.parametrize(("tool", "args", "words"), [
+    ("get_order_details", {"order_id": "W0000000"}, "start with '#'"),
+    ("find_user_id_by_email", {"email": "nobody@example.com"}, "no user"),
+    ("cancel_pending_order", {"order_id": "DELIVERED", "reason": "no longer needed"}, "only a pending order"),
+    ("cancel_pending_order", {"order_id": "PENDING", "reason": "changed my mind"}, "must be one of"),
+    ("modify_pending_order_payment", {"order_id": "PENDING", "payment_method_id": "SAME"}, "different method"),
+    ("return_delivered_order_items", {"order_id": "DELIVERED", "item_ids": ["0"], "payment_method_id": "ORIGINAL"},
+     "not in order"),
+    ("exchange_delivered_order_items", {"order_id": "DELIVERED", "item_ids": ["FIRST"], "new_item_ids": [],
+                                        "payment_method_id": "ORIGINAL"}, "same length"),
+    ("modify_user_address", {"user_id": "nobody_1", "address1": "1 A St", "address2": "", "city": "X", "state": "CA",
+                             "country": "USA", "zip": "12345"}, "not found"),
+    ("get_product_details", {"product_id": 123}, "must be a string"),
+])
+def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, tool: str, args: dict[str, Any],
+                                                       words: str) -> None:
+    pending = _find_order(db, "pending", "")
+    delivered = _find_order(db, "delivered", "")
+    fill = {"PENDING": pending["order_id"], "DELIVERED": delivered["order_id"],
+            "SAME": pending["payment_history"][0]["payment_method_id"],
+            "ORIGINAL": delivered["payment_history"][0]["payment_method_id"],
+            "FIRST": delivered["items"][0]["item_id"]}
+    args = {k: fill.get(v, v) if isinstance(v, str) else [fill.get(x, x) for x in v] if isinstance(v, list) else v
+            for k, v in args.items()}
+    env = fresh(db)
+    start = env.hash
+    result = env.call(tool, args)
+    assert result.error and result.output.startswith("Error:")
+    assert words in result.output, result.output
+    assert env.hash == start and env.changes_since_start() == []
+
+
+def test_refund_to_another_card_is_refused(db: Database) -> None:
+    users = db.tables["users"]
+    order = next(o for o in db.tables["orders"].values() if o["status"] == "delivered" and any(
+        m["source"] != "gift_card" and pid != o["payment_history"][0]["payment_method_id"]
+        for pid, m in users[o["user_id"]]["payment_methods"].items()))
+    other = next(pid for pid, m in users[order["user_id"]]["payment_methods"].items()
+                 if m["source"] != "gift_card" and pid != order["payment_history"][0]["payment_method_id"])
+    env = fresh(db)
+    result = env.call("return_delivered_order_items", {"order_id": order["order_id"],
+                                                       "item_ids": [order["items"][0]["item_id"]],
+                                                       "payment_method_id": other})
+    assert result.error and "original payment method" in result.output
+    assert env.changes_since_start() == []
+
+
+# -- dependency graph ----------------------------------------------------------------------------------
+
+def test_graph_roots_and_valid_next() -> None:
+    graph = ToolGraph(DOMAIN)
+    assert set(graph.roots()) == {"find_user_id_by_email", "find_user_id_by_name_zip", "list_all_product_types",
+                                  "transfer_to_human_agents"}
+    start = set(graph.valid_next([]))
+    assert not start & WRITES and "get_order_details" not in start
+    after_login = set(graph.valid_next(["find_user_id_by_email"]))
+    assert {"get_order_details", "get_user_details", "modify_user_address"} <= after_login
+    assert "cancel_pending_order" not in after_login
+    assert "needs get_order_details" in graph.why_not("cancel_pending_order", ["find_user_id_by_email"])
+    after_order = set(graph.valid_next(["find_user_id_by_email", "get_order_details"]))
+    assert WRITES <= after_order and "get_product_details" in after_order
+    assert graph.valid_next(["find_user_id_by_email", "transfer_to_human_agents"]) == []
