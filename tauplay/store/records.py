@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tauplay.sim.events import Event
-from tauplay.store.tables import AnnotationRow, EventRow, SessionRow, TaskReviewRow
+from tauplay.store.tables import AnnotationRow, SessionRow, TaskReviewRow
 
 SESSION_ROLES = ("user", "agent", "batch")
 STATUSES = ("running", "finished", "abandoned", "failed", "interrupted")
@@ -91,16 +90,6 @@ def session_record(row: SessionRow, event_count: int = 0, annotation_count: int 
         data_source=row.data_source, seed=row.seed, status=row.status, termination_reason=row.termination_reason,
         reward=row.reward, reward_info=row.reward_info, batch_id=row.batch_id, trial=row.trial,
         annotator=row.annotator, event_count=event_count or 0, annotation_count=annotation_count or 0)
-
-
-def event_of(row: EventRow) -> Event:
-    return Event(seq=row.seq, kind=row.kind, role=row.role, data=row.data or {}, turn=row.turn,  # type: ignore[arg-type]
-                 at=row.at)
-
-
-def event_row(session_id: str, event: Event, data: dict[str, Any]) -> EventRow:
-    return EventRow(session_id=session_id, seq=event.seq, kind=event.kind, role=event.role, turn=event.turn,
-                    at=event.at, data=data)
 
 
 def annotation_record(row: AnnotationRow) -> AnnotationRecord:

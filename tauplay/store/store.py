@@ -11,8 +11,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from sqlalchemy import bindparam, func, update
 from sqlalchemy import exc as sa_exc
-from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
 from tauplay.core.evaluation import FAULT_CATEGORIES
@@ -23,6 +23,13 @@ from tauplay.store.errors import StoreError
 from tauplay.store.migrate import migrate
 from tauplay.store.scrub import mask_string, scrub
 from tauplay.store.tables import AnnotationRow, EventRow, SessionRow, TaskReviewRow
+
+_EVENTS = EventRow.__table__  # type: ignore[attr-defined]
+_SESSIONS = SessionRow.__table__  # type: ignore[attr-defined]
+_TOUCH_SESSION = _SESSIONS.update().where(_SESSIONS.c.id == bindparam("sid")).values(updated_at=bindparam("now"))
+_INSERT_EVENT = _EVENTS.insert()
+_SELECT_EVENTS = (select(_EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.role, _EVENTS.c.turn, _EVENTS.c.at, _EVENTS.c.data)
+                  .where(_EVENTS.c.session_id == bindparam("sid")).order_by(_EVENTS.c.seq))
 
 
 def _check(value: Any, allowed: Sequence[Any], what: str) -> None:
@@ -187,28 +194,25 @@ class SessionStore:
 
     def append_event(self, session_id: str, event: Event) -> None:
         """Save one event, committed before returning: a process killed afterwards loses nothing."""
-        row = rec.event_row(session_id, event, scrub(event.data))
-        try:
-            with self._write() as session:
-                # Touch the session first: a write that also proves the session exists, under the write lock.
-                done = session.execute(update(SessionRow).where(col(SessionRow.id) == session_id)
-                                       .values(updated_at=time.time()))
-                if done.rowcount == 0:  # type: ignore[attr-defined]
-                    raise self._unknown_session(session_id)
-                session.add(row)
-        except StoreError as exc:
-            if isinstance(exc.__cause__, sa_exc.IntegrityError):
+        values = {"session_id": session_id, "seq": event.seq, "kind": event.kind, "role": event.role,
+                  "turn": event.turn, "at": event.at, "data": scrub(event.data)}
+        # Core statements, not the ORM unit of work: this is the hot path (several events per turn).
+        with self._translated(), self._write_engine.begin() as conn:
+            # Touch the session first: a write that also proves the session exists, under the write lock.
+            if conn.execute(_TOUCH_SESSION, {"sid": session_id, "now": time.time()}).rowcount == 0:
+                raise self._unknown_session(session_id)
+            try:
+                conn.execute(_INSERT_EVENT, values)
+            except sa_exc.IntegrityError:
                 raise StoreError(f"{self.name}: session {session_id!r} already has an event with seq {event.seq}"
                                  ) from None
-            raise
 
     def events(self, session_id: str) -> list[Event]:
         """A session's events in seq order (what the orchestrator replays to resume it)."""
         with self._read() as session:
             self._require_session(session, session_id)
-            rows = session.exec(select(EventRow).where(col(EventRow.session_id) == session_id)
-                                .order_by(col(EventRow.seq))).all()
-            return [rec.event_of(r) for r in rows]
+            rows = session.execute(_SELECT_EVENTS, {"sid": session_id}).all()  # Core rows: no model per event
+        return [Event(seq=r.seq, kind=r.kind, role=r.role, data=r.data or {}, turn=r.turn, at=r.at) for r in rows]
 
     def next_seq(self, session_id: str) -> int:
         """The seq the next event should carry: one past the highest saved, 0 for a session with none."""
