@@ -1,0 +1,42 @@
+"""The telecom domain, compatible with τ-Emotion-Bench telecom (18 tools: 12 read, 6 write).
+
+The published domain offers no transfer tool (its environment names `transfer_to_human_support` as the
+ending tool, but that tool is not among the tools it gives the agent), so neither does this one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from domains.telecom import tools
+from domains.telecom.data_model import Billing, Customer, Device, Service, SupportTicket
+from domains.telecom.generator import generate
+from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+_AUTHENTICATE = ("find_customer_by_email", "find_customer_by_phone")
+
+DOMAIN = Domain(
+    name="telecom",
+    title="Telecom customer service",
+    tools=collect_tools(tools),
+    tables=[TableSpec("customers", "customer_id", Customer), TableSpec("services", "service_id", Service),
+            # Devices are keyed by market name, which the record itself does not repeat.
+            TableSpec("devices", "name", Device), TableSpec("billing", "customer_id", Billing),
+            TableSpec("support_tickets", "ticket_id", SupportTicket)],
+    package_dir=Path(__file__).parent,
+    generate=generate,
+    # Customers authenticate with an email or a phone number; the agent finds their id from it.
+    user_knows=frozenset({"email", "phone", "device_name", "issue", "ticket_id", "category", "priority",
+                          "status", "amount", "method", "date", "paperless", "auto_pay", "billing_cycle",
+                          "action", "expression", "thought"}),
+    rules=[
+        Requires("manage_service", ("get_customer_details",), "see the customer's services and device ids first"),
+        Requires("add_device", _AUTHENTICATE, "authenticate the customer first"),
+        Requires("create_support_ticket", _AUTHENTICATE, "authenticate the customer first"),
+        Requires("manage_billing", ("get_billing_details",), "all three settings are set at once: read them first"),
+        Requires("record_payment", ("get_billing_details",), "confirm the balance owed before taking a payment"),
+        Requires("modify_support_ticket", ("get_support_ticket_details",), "read the ticket before changing it"),
+    ],
+    task_sets={"starter": "starter.json"},
+)
