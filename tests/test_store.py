@@ -422,11 +422,14 @@ def test_damaged_pages(db: Path) -> None:
         for offset in range(page, size, page):
             f.seek(offset + 8)
             f.write(b"\xff" * 64)
-    with pytest.raises(StoreError) as err:
+    smashed = db.read_bytes()
+    with pytest.raises(StoreError) as err:  # at open or at the first read, depending on which page broke
         damaged = SessionStore(f"sqlite:///{db}")
         damaged.list_sessions()
         damaged.events(sid)
     assert str(err.value).startswith(f"{db}: the file is not a tauplay database or it is corrupted")
+    assert "\n" not in str(err.value)
+    assert db.read_bytes() == smashed  # nothing was rewritten over what is left
 
 
 # -- concurrency and kills --------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ translation of driver errors into one-line StoreErrors that name the database.""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -126,3 +127,6 @@ def translated(name: str, busy_timeout: float) -> Iterator[None]:
         raise
     except (sa_exc.SQLAlchemyError, sqlite3.Error, OSError) as exc:
         raise StoreError(explain(exc, name, busy_timeout)) from exc
+    except json.JSONDecodeError as exc:  # a damaged page that still parses as a row
+        raise StoreError(f"{name}: the file is not a tauplay database or it is corrupted "
+                         f"(unreadable JSON in a row: {exc})") from exc

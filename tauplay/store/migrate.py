@@ -26,16 +26,32 @@ def _v1_to_v2(conn: Connection) -> None:
 STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2}
 
 
+def _damage(conn: Connection) -> str | None:
+    """SQLite's own verdict on a file that looks wrong: the first problem quick_check finds, or None."""
+    if conn.dialect.name != "sqlite":
+        return None
+    verdict = conn.exec_driver_sql("PRAGMA quick_check(1)").scalar()
+    return None if verdict == "ok" else str(verdict).splitlines()[0]
+
+
+def _not_ours(conn: Connection, name: str, what: str) -> StoreError:
+    # A damaged page can read as an empty table, so tell corruption from a foreign database first.
+    damage = _damage(conn)
+    if damage:
+        return StoreError(f"{name}: the file is not a tauplay database or it is corrupted ({damage})")
+    return StoreError(f"{name}: {what}; not a tauplay store")
+
+
 def read_version(conn: Connection, name: str) -> int | None:
     """The stored schema version; None for a database with none of our tables yet."""
     inspector = inspect(conn)
     if not inspector.has_table(MetaRow.__tablename__):
         if inspector.has_table("sessions"):
-            raise StoreError(f"{name}: has a sessions table but no schema version; not a tauplay store")
+            raise _not_ours(conn, name, "has a sessions table but no schema version")
         return None
     raw = conn.execute(select(MetaRow.value).where(MetaRow.key == VERSION_KEY)).scalar()
     if raw is None:
-        raise StoreError(f"{name}: the meta table has no schema version; not a tauplay store")
+        raise _not_ours(conn, name, "the meta table has no schema version")
     try:
         return int(raw)
     except ValueError:
