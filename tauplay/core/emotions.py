@@ -70,3 +70,193 @@ class EmotionCondition:
     @property
     def label(self) -> str:
         return f"{self.family}/{self.leaf}"
+
+
+# -- words a person types -------------------------------------------------------------------------
+
+# Adjective (or noun) -> leaf. Leaf and family names are accepted too (a family picks its default leaf).
+ADJECTIVES: dict[str, str] = {
+    # anger
+    "annoyed": "annoyance", "irritated": "annoyance", "irked": "annoyance",
+    "frustrated": "frustration", "angry": "frustration", "mad": "frustration", "cross": "frustration",
+    "exasperated": "exasperation", "fed up": "exasperation", "fed-up": "exasperation",
+    "argumentative": "argumentativeness", "combative": "argumentativeness",
+    "bitter": "bitterness", "resentful": "bitterness",
+    "vengeful": "vengefulness", "furious": "fury", "enraged": "fury", "livid": "fury", "outraged": "fury",
+    # fear
+    "nervous": "nervousness", "uneasy": "nervousness", "jittery": "nervousness",
+    "anxious": "anxiety", "worried": "anxiety", "afraid": "anxiety", "stressed": "anxiety",
+    "scared": "dread", "dreading": "dread", "fearful": "dread",
+    "desperate": "desperation", "apprehensive": "trepidation", "wary": "trepidation",
+    "panicked": "panic", "panicky": "panic", "panicking": "panic",
+    "horrified": "horror", "terrified": "terror",
+    # disgust
+    "disgusted": "dislike", "displeased": "dislike", "put off": "dislike",
+    "averse": "aversion", "repelled": "aversion", "distasteful": "distaste",
+    "repulsed": "repugnance", "revolted": "revulsion", "sickened": "revulsion", "appalled": "abhorrence",
+    "loathing": "loathing",
+    # sadness
+    "disappointed": "disappointment", "let down": "disappointment", "let-down": "disappointment",
+    "sad": "disappointment", "unhappy": "disappointment", "down": "disappointment",
+    "discouraged": "discouragement", "disheartened": "discouragement",
+    "helpless": "helplessness", "powerless": "helplessness",
+    "hopeless": "hopelessness", "sorrowful": "sorrow", "heartbroken": "sorrow",
+    "resigned": "resignation", "miserable": "misery", "despairing": "despair", "grieving": "grief",
+    "anguished": "anguish",
+    # enjoyment
+    "excited": "excitement", "eager": "excitement", "happy": "excitement", "thrilled": "excitement",
+    "calm": "peace", "peaceful": "peace", "content": "peace", "relaxed": "peace", "serene": "peace",
+    "proud": "pride", "relieved": "relief", "amused": "amusement", "compassionate": "compassion",
+    "kind": "compassion", "amazed": "wonder", "awed": "wonder", "ecstatic": "ecstasy", "elated": "ecstasy",
+    "joyful": "rejoicing", "delighted": "rejoicing", "triumphant": "fiero",
+}
+
+# How strongly a leaf shows by default (an explicit intensity wins). Others are moderate.
+_MILD_LEAVES = frozenset({"annoyance", "nervousness", "dislike", "disappointment", "peace", "amusement"})
+_INTENSE_LEAVES = frozenset({"vengefulness", "fury", "desperation", "panic", "horror", "terror", "revulsion",
+                             "abhorrence", "loathing", "hopelessness", "despair", "grief", "anguish", "ecstasy"})
+
+
+def default_intensity(leaf: str) -> str:
+    if leaf in _MILD_LEAVES:
+        return "mild"
+    if leaf in _INTENSE_LEAVES:
+        return "intense"
+    return "moderate"
+
+
+def emotion_words() -> list[str]:
+    """Every word `resolve_emotion` accepts: adjectives, leaves and families."""
+    return sorted(set(ADJECTIVES) | set(LEAF_FAMILY) | set(FAMILIES))
+
+
+def resolve_emotion(word: str) -> tuple[str, str]:
+    """(family, leaf) for a typed word: an adjective (`frustrated`), a leaf (`frustration`), a family
+    (`anger`, its default leaf) or `family/leaf`. EmotionError listing the choices for anything else."""
+    text = " ".join(word.strip().lower().replace("_", " ").split())
+    if "/" in text:
+        family, _, leaf = (p.strip() for p in text.partition("/"))
+        EmotionCondition(family, leaf)  # raises with the family's leaves when they do not fit
+        return family, leaf
+    if text in FAMILIES:
+        return text, DEFAULT_LEAF[text]
+    leaf = ADJECTIVES.get(text, text)
+    if leaf in LEAF_FAMILY:
+        return LEAF_FAMILY[leaf], leaf
+    adjectives = ", ".join(sorted(a for a in ADJECTIVES if " " not in a and "-" not in a))
+    raise EmotionError(f"unknown emotion '{word}': use an adjective ({adjectives}), a family "
+                       f"({', '.join(FAMILIES)}) or a leaf such as frustration or family/leaf")
+
+
+# Broad words that name a whole family: they mean a plain, moderate feeling whatever their leaf.
+_BROAD_WORDS = frozenset({"angry", "mad", "afraid", "disgusted", "sad", "unhappy", "happy", *FAMILIES})
+
+
+def condition_from_word(word: str, *, intensity: str | None = None, politeness: str = "neutral",
+                        urgency: str = "moderate", trust: str = "cautious", trigger: str = "") -> EmotionCondition:
+    """The condition a person means by `--emotion frustrated` (plus optional dimensions)."""
+    family, leaf = resolve_emotion(word)
+    if intensity is None:
+        intensity = "moderate" if word.strip().lower() in _BROAD_WORDS else default_intensity(leaf)
+    return EmotionCondition(family, leaf, intensity, politeness, urgency, trust, trigger)
+
+
+# -- rendering --------------------------------------------------------------------------------------
+
+# The adjective used when speaking about a leaf (first ADJECTIVES entry that maps to it, else the leaf).
+_LEAF_ADJECTIVE: dict[str, str] = {}
+for _word, _leaf in ADJECTIVES.items():
+    _LEAF_ADJECTIVE.setdefault(_leaf, _word)
+
+
+def leaf_adjective(leaf: str) -> str:
+    return _LEAF_ADJECTIVE.get(leaf, leaf)
+
+
+# How each family comes through in what a customer writes (our wording).
+_FAMILY_VOICE = {
+    "anger": "You blame the airline or the company for the trouble, you are short with delays, and you push "
+             "back when something sounds like an excuse. Stay civil: no insults or threats.",
+    "fear": "You worry about what could still go wrong, ask for reassurance, and want each step confirmed "
+            "before you relax.",
+    "disgust": "You find the service and its rules distasteful and you say so; you make disapproving remarks "
+               "about how things are run.",
+    "sadness": "You sound low and tired; you mention how things have let you down and expect little from the "
+               "conversation.",
+    "enjoyment": "You are upbeat and open; you share your good mood and appreciate help when you get it.",
+}
+_INTENSITY_TEXT = {
+    "mild": "The feeling is mild: it shows in a word or two now and then.",
+    "moderate": "The feeling is clear: it colours most of your messages.",
+    "intense": "The feeling is strong: it shapes every message you write.",
+}
+_POLITENESS_TEXT = {
+    "cold": "Wording: curt and cold. Skip greetings and thanks; use short, blunt sentences.",
+    "neutral": "Wording: plain and matter-of-fact. Polite enough, without warmth or small talk.",
+    "warm": "Wording: warm and courteous. Greet the agent and thank them, even while you feel this way.",
+}
+_URGENCY_TEXT = {
+    "low": "Patience: you are in no hurry and tolerate questions and small detours.",
+    "moderate": "Patience: ordinary. Repeated or needless questions wear on you.",
+    "high": "Patience: very little. You want it done now and press the agent when it asks for things it "
+            "could look up, repeats itself or stalls.",
+}
+_TRUST_TEXT = {
+    "skeptical": "Sharing: you doubt the agent. Give only what is asked, one item at a time, ask why it is "
+                 "needed, and question claims before you accept them.",
+    "cautious": "Sharing: answer what is asked; volunteer little beyond it.",
+    "trusting": "Sharing: you trust the agent. Offer helpful details readily and accept its explanations.",
+}
+
+
+def patience(condition: EmotionCondition | None) -> int:
+    """How many fruitless agent replies the simulated user puts up with before giving up."""
+    if condition is None:
+        return 4
+    turns = {"low": 6, "moderate": 4, "high": 2}[condition.urgency]
+    if condition.intensity == "intense" and condition.family in ("anger", "disgust", "fear"):
+        turns -= 1
+    if condition.trust == "trusting":
+        turns += 1
+    return max(1, turns)
+
+
+def user_instructions(condition: EmotionCondition) -> str:
+    """The emotion part of a simulated user's instructions: how it words, how patient it is, how much it
+    shares, and what it feels. Plain text in tauplay's own words."""
+    feeling = f"You feel {leaf_adjective(condition.leaf)} ({condition.leaf}, in the {condition.family} family)."
+    if condition.trigger:
+        feeling += f" What set it off: {condition.trigger}."
+    return "\n".join([
+        feeling,
+        _INTENSITY_TEXT[condition.intensity],
+        _FAMILY_VOICE[condition.family],
+        _POLITENESS_TEXT[condition.politeness],
+        _URGENCY_TEXT[condition.urgency],
+        _TRUST_TEXT[condition.trust],
+        f"If the agent keeps you going in circles for about {patience(condition)} replies in a row, you give up.",
+    ])
+
+
+def card(condition: EmotionCondition) -> str:
+    """A short card for a person who plays this user (a few plain lines, no markup)."""
+    lines = [
+        f"Feeling: {leaf_adjective(condition.leaf)} ({condition.family} / {condition.leaf}), {condition.intensity}",
+        f"Tone: {condition.politeness} · urgency: {condition.urgency} · trust: {condition.trust}",
+    ]
+    if condition.trigger:
+        lines.append(f"Why: {condition.trigger}")
+    lines.append("Play it: " + {
+        "cold": "short and blunt",
+        "neutral": "plain and factual",
+        "warm": "courteous, with thanks",
+    }[condition.politeness] + "; " + {
+        "low": "no hurry",
+        "moderate": "ordinary patience",
+        "high": "press for speed",
+    }[condition.urgency] + "; " + {
+        "skeptical": "share only what is asked, question claims",
+        "cautious": "answer what is asked",
+        "trusting": "offer details readily",
+    }[condition.trust] + ".")
+    return "\n".join(lines)

@@ -1,0 +1,80 @@
+"""Human participants: the orchestrator awaits what a person enters (the TUI feeds it).
+
+Both keep an asyncio queue; the UI calls the submit methods from the same event loop the orchestrator
+runs on. `waiting` is set while the orchestrator waits for this person, so a UI can enable its inputs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tauplay.sim.events import STOP_TOKEN, UNSATISFIED_TOKEN
+from tauplay.sim.participants import (
+    AgentAction,
+    CallTools,
+    Conversation,
+    EndSession,
+    PlannedCall,
+    Say,
+    UserReply,
+)
+
+
+class HumanAgent:
+    kind = "human"
+
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+        self._inbox: asyncio.Queue[AgentAction] = asyncio.Queue()
+        self.waiting = asyncio.Event()
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name} if self.name else {"kind": self.kind}
+
+    # what the UI calls
+    def say(self, text: str) -> None:
+        self._inbox.put_nowait(Say(text))
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> None:
+        self._inbox.put_nowait(CallTools([PlannedCall(name, dict(arguments))]))
+
+    def end(self, note: str = "") -> None:
+        self._inbox.put_nowait(EndSession(note))
+
+    async def act(self, conversation: Conversation) -> AgentAction:
+        self.waiting.set()
+        try:
+            return await self._inbox.get()
+        finally:
+            self.waiting.clear()
+
+
+class HumanUser:
+    kind = "human"
+
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+        self._inbox: asyncio.Queue[str] = asyncio.Queue()
+        self.waiting = asyncio.Event()
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name} if self.name else {"kind": self.kind}
+
+    def say(self, text: str) -> None:
+        self._inbox.put_nowait(text)
+
+    def stop(self, text: str = "") -> None:
+        """Satisfied: end the conversation."""
+        self._inbox.put_nowait(f"{text} {STOP_TOKEN}".strip())
+
+    def abandon(self, text: str = "") -> None:
+        """Give up on the agent (reward -1)."""
+        self._inbox.put_nowait(f"{text} {UNSATISFIED_TOKEN}".strip())
+
+    async def respond(self, conversation: Conversation) -> UserReply:
+        self.waiting.set()
+        try:
+            return UserReply(await self._inbox.get())
+        finally:
+            self.waiting.clear()

@@ -1,0 +1,211 @@
+"""The two roles of a conversation and what each may do.
+
+An agent, on its move, returns one `AgentAction`: say something to the user, call tools, or end the
+session. A user returns the text of its next message (which may hold ###STOP### or ###UNSATISFIED###).
+Both read the conversation so far through a `Conversation`; they keep no state that the event stream does
+not also hold, so that a session rebuilt from its stored events continues exactly where it stopped.
+
+Implementations: `tauplay.sim.llm_participants` (LLMAgent, LLMUser), `tauplay.sim.oracle` (OracleAgent),
+`tauplay.sim.scripted_user` (ScriptedUser), `tauplay.sim.human` (HumanAgent, HumanUser).
+`make_agent` / `make_user` build one from the description that the store saves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from tauplay.core.db import canonical
+from tauplay.core.domain import Domain
+from tauplay.core.emotions import EmotionCondition
+from tauplay.core.environment import Environment, ToolCall
+from tauplay.core.evaluation import GOLD, outputs_found
+from tauplay.core.tasks import Task
+from tauplay.sim.events import Event
+
+
+class ParticipantError(ValueError):
+    """A participant description that cannot be turned into a participant."""
+
+
+# -- what an agent does on its move ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """One tool call an agent wants to make. `problem` is set when the call cannot even be attempted
+    (malformed JSON arguments): the orchestrator then records it with that error as its result."""
+
+    name: str
+    arguments: dict[str, Any]
+    call_id: str = ""
+    raw_arguments: str | None = None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class Say:
+    text: str
+    intent: str | None = None  # what an offline participant meant (confirm, done, ...); saved with the message
+
+
+@dataclass(frozen=True)
+class CallTools:
+    calls: list[PlannedCall]
+    content: str | None = None  # text a model sent alongside its tool calls (kept, not shown to the user)
+
+
+@dataclass(frozen=True)
+class EndSession:
+    note: str = ""
+
+
+AgentAction = Say | CallTools | EndSession
+
+
+@dataclass(frozen=True)
+class UserReply:
+    text: str
+    intent: str | None = None
+
+
+# -- what participants read -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GoalStatus:
+    db_match: bool
+    outputs_ok: bool
+    gold_calls_done: bool  # every gold action was carried out successfully (name and arguments)
+
+    @property
+    def met(self) -> bool:
+        """What the user asked for is done: the database is as gold leaves it and every required
+        answer was given; for a task without writes or outputs, the gold look-ups were made."""
+        return self.db_match and self.outputs_ok and self.gold_calls_done
+
+
+@dataclass
+class Conversation:
+    """The session so far, as participants see it. The orchestrator owns and appends to it."""
+
+    domain: Domain
+    task: Task
+    env: Environment
+    emotion: EmotionCondition | None = None
+    events: list[Event] = field(default_factory=list)
+
+    def messages(self, role: str | None = None) -> Iterator[Event]:
+        return (e for e in self.events if e.kind == "message" and (role is None or e.role == role))
+
+    def agent_texts(self) -> list[str]:
+        return [str(e.data.get("content") or "") for e in self.messages("agent")]
+
+    def last_message(self, role: str) -> Event | None:
+        for e in reversed(self.events):
+            if e.kind == "message" and e.role == role:
+                return e
+        return None
+
+    def tool_calls(self) -> list[tuple[ToolCall, bool]]:
+        """Every tool call with whether it succeeded (False while its result is pending)."""
+        results = {e.data.get("call_id"): not e.data.get("error") for e in self.events if e.kind == "tool_result"}
+        return [(ToolCall(e.data.get("name", ""), dict(e.data.get("arguments") or {})),
+                 results.get(e.data.get("call_id"), False))
+                for e in self.events if e.kind == "tool_call"]
+
+    @property
+    def expected_hash(self) -> str:
+        return GOLD.replay(self.domain, self.env.database, self.task).hash
+
+    def goal_status(self) -> GoalStatus:
+        done = [(c.name, canonical(c.arguments)) for c, ok in self.tool_calls() if ok]
+        remaining = list(done)
+        gold_done = True
+        for action in self.task.actions:
+            key = (action.name, canonical(action.kwargs))
+            if key in remaining:
+                remaining.remove(key)
+            else:
+                gold_done = False
+        has_writes = any(self.domain.tool_map[a.name].is_write for a in self.task.actions
+                         if a.name in self.domain.tool_map)
+        outputs_ok = all(outputs_found(self.task.outputs, self.agent_texts()).values())
+        # With writes or required outputs those decide; a pure look-up task needs its look-ups made.
+        needs_calls = not has_writes and not self.task.outputs
+        return GoalStatus(self.env.hash == self.expected_hash, outputs_ok, gold_done or not needs_calls)
+
+
+# -- the two interfaces ---------------------------------------------------------------------------
+
+@runtime_checkable
+class AgentParticipant(Protocol):
+    kind: str
+
+    def describe(self) -> dict[str, Any]:
+        """What may be saved about this participant (never a key)."""
+        ...
+
+    async def act(self, conversation: Conversation) -> AgentAction:
+        ...
+
+
+@runtime_checkable
+class UserParticipant(Protocol):
+    kind: str
+
+    def describe(self) -> dict[str, Any]:
+        ...
+
+    async def respond(self, conversation: Conversation) -> UserReply:
+        ...
+
+
+# -- building participants from saved descriptions -------------------------------------------------
+
+AGENT_KINDS = ("oracle", "llm", "human")
+USER_KINDS = ("scripted", "llm", "human")
+
+
+def _llm_config(desc: dict[str, Any], role: str) -> Any:
+    from tauplay.llm import LLMConfig
+
+    model = desc.get("model")
+    if not model:
+        raise ParticipantError(f"an llm {role} needs a model")
+    return LLMConfig(model=str(model), api_base=desc.get("api_base") or None,
+                     temperature=float(desc.get("temperature") or 0.0),
+                     timeout=float(desc.get("timeout") or 60.0), retries=int(desc.get("retries", 2)))
+
+
+def make_agent(desc: dict[str, Any]) -> AgentParticipant:
+    kind = desc.get("kind")
+    if kind == "oracle":
+        from tauplay.sim.oracle import OracleAgent
+
+        return OracleAgent()
+    if kind == "llm":
+        from tauplay.sim.llm_participants import LLMAgent
+
+        return LLMAgent(_llm_config(desc, "agent"))
+    if kind == "human":
+        from tauplay.sim.human import HumanAgent
+
+        return HumanAgent(name=str(desc.get("name") or ""))
+    raise ParticipantError(f"unknown agent kind '{kind}' (kinds: {', '.join(AGENT_KINDS)})")
+
+
+def make_user(desc: dict[str, Any]) -> UserParticipant:
+    kind = desc.get("kind")
+    if kind == "scripted":
+        from tauplay.sim.scripted_user import ScriptedUser
+
+        return ScriptedUser()
+    if kind == "llm":
+        from tauplay.sim.llm_participants import LLMUser
+
+        return LLMUser(_llm_config(desc, "user"))
+    if kind == "human":
+        from tauplay.sim.human import HumanUser
+
+        return HumanUser(name=str(desc.get("name") or ""))
+    raise ParticipantError(f"unknown user kind '{kind}' (kinds: {', '.join(USER_KINDS)})")
