@@ -1,0 +1,70 @@
+"""The telehealth domain, compatible with τ-Emotion-Bench telehealth (23 tools: 18 read, 5 write)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from domains.telehealth import tools
+from domains.telehealth.data_model import (
+    Appointment,
+    MedicalRecord,
+    Patient,
+    Provider,
+    RegimenPlan,
+    TelemetryDevice,
+    TelemetryUpload,
+)
+from domains.telehealth.generator import generate
+from tauplay.core.domain import ROW_NUMBER, Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+# Patient-specific tools wait for the patient to be authenticated (policy: email, or name + birth date).
+AUTHENTICATED = ("find_patient_by_email", "find_patient_by_name_dob")
+_AUTH_REASON = "authenticate the patient first"
+
+DOMAIN = Domain(
+    name="telehealth",
+    title="Telehealth patient support",
+    tools=collect_tools(tools),
+    tables=[
+        TableSpec("appointments", "appointment_id", Appointment),
+        TableSpec("drug_interactions", "medication"),  # keyed by medication name; values hold no id
+        TableSpec("medical_records", "record_id", MedicalRecord),
+        TableSpec("medication_suppliers", "medication"),  # keyed by medication name; values are lists
+        TableSpec("patients", "patient_id", Patient),
+        TableSpec("providers", "provider_id", Provider),
+        TableSpec("regimen_plans", "patient_id", RegimenPlan),
+        TableSpec("telemetry_inventory", "device_id", TelemetryDevice),
+        TableSpec("telemetry_uploads", ROW_NUMBER, TelemetryUpload),  # a list with duplicate rows
+    ],
+    package_dir=Path(__file__).parent,
+    generate=generate,
+    user_knows=frozenset({
+        "email", "first_name", "last_name", "date_of_birth", "appointment_id", "record_id", "device_id",
+        "specialty", "medication", "primary_medication", "current_medications", "country_filter",
+        "status_filter", "limit", "start_date", "end_date", "date", "time", "new_date", "new_time",
+        "appointment_type", "bill_insurance", "voucher_id", "payment_notes", "note", "reason",
+        "expression", "thought",
+    }),
+    rules=[
+        Requires("get_patient_details", AUTHENTICATED, _AUTH_REASON),
+        Requires("list_patient_appointments", AUTHENTICATED, _AUTH_REASON),
+        Requires("get_appointment_details", AUTHENTICATED, _AUTH_REASON),
+        Requires("list_patient_medical_records", AUTHENTICATED, _AUTH_REASON),
+        Requires("get_medical_record", AUTHENTICATED, _AUTH_REASON),
+        Requires("get_regimen_options", AUTHENTICATED, _AUTH_REASON),
+        Requires("list_telemetry_uploads", AUTHENTICATED, _AUTH_REASON),
+        Requires("get_telemetry_upload", AUTHENTICATED, _AUTH_REASON),
+        Requires("schedule_appointment", ("get_provider_details",), "check the provider's weekly slots first"),
+        Requires("cancel_appointment", ("get_appointment_details", "list_patient_appointments"),
+                 "check the appointment and its status first"),
+        Requires("reschedule_appointment", ("get_appointment_details", "list_patient_appointments",
+                                            "get_provider_details"),
+                 "check the appointment's status or the provider's free slots first"),
+        Requires("update_prescription_supplier", ("list_medication_suppliers", "get_regimen_options"),
+                 "take company, brand and price from the supplier catalogue"),
+        Requires("update_medical_record_note", ("get_medical_record", "list_patient_medical_records"),
+                 "find the record first"),
+    ],
+    task_sets={"starter": "starter.json"},
+)

@@ -1,0 +1,597 @@
+"""Telehealth tools. Names, arguments and database effects match τ-Emotion-Bench's telehealth domain
+(18 read tools with calculate, think and the transfer; 5 write tools), so that its published tasks
+replay unchanged; the code and wording are tauplay's own.
+
+Lookups by an id that does not exist are errors. Questions whose honest answer is "nothing" (no upload
+on that day, no supplier in that country, no regimen data for a known patient) are answers, not errors:
+published tasks ask exactly those questions ("confirm the monitor did not upload on June 1").
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from domains.telehealth.data_model import ACTIVE_STATUSES
+from tauplay.core.db import State
+from tauplay.core.tools import ToolError, tool
+
+# The domain's "today". The published tool stamps a cancellation with the wall-clock date; gold replay
+# and agent run then share that date, so any fixed day keeps rewards the same. A fixed day makes end
+# states (and their hashes) reproducible: 2025-12-17 is the day most upcoming appointments fall on.
+TODAY = "2025-12-17"
+MEETING_ROOM = "https://telehealth.healthcenter.com/room/"
+DEFAULT_DURATION = 30
+SEVERITY_RANK = {"low": 1, "moderate": 2, "high": 3}
+_APPOINTMENT_NUMBER = re.compile(r"APPT(?:_tracer_)?(\d+)")
+
+
+# -- lookups -------------------------------------------------------------------------------------------
+
+def _patient(db: State, patient_id: str) -> dict[str, Any]:
+    patient = db.get("patients", patient_id)
+    if patient is None:
+        raise ToolError(f"patient '{patient_id}' not found")
+    return patient
+
+
+def _provider(db: State, provider_id: str) -> dict[str, Any]:
+    provider = db.get("providers", provider_id)
+    if provider is None:
+        raise ToolError(f"provider '{provider_id}' not found")
+    return provider
+
+
+def _appointment(db: State, appointment_id: str) -> dict[str, Any]:
+    appointment = db.get("appointments", appointment_id)
+    if appointment is None:
+        raise ToolError(f"appointment '{appointment_id}' not found")
+    return appointment
+
+
+def _record(db: State, record_id: str) -> dict[str, Any]:
+    record = db.get("medical_records", record_id)
+    if not record:
+        raise ToolError(f"medical record '{record_id}' not found")
+    return record
+
+
+def _full_name(name: dict[str, Any]) -> str:
+    return " ".join(p for p in (name.get("title"), name.get("first_name"), name.get("last_name")) if p)
+
+
+def _names(db: State, patient_id: str, provider_id: str) -> dict[str, str]:
+    """Readable names next to the ids an appointment or a record carries."""
+    patient = db.get("patients", patient_id) or {}
+    provider = db.get("providers", provider_id) or {}
+    return {"patient_name": _full_name(patient.get("name", {})) or "unknown patient",
+            "provider_name": _full_name(provider.get("name", {})) or "unknown provider",
+            "provider_specialty": provider.get("specialty", "unknown")}
+
+
+def _check_slot(db: State, provider_id: str, day: str, time: str, moving: str | None = None) -> None:
+    """The provider works at `time` on `day` and no active appointment (other than `moving`) holds it."""
+    provider = _provider(db, provider_id)
+    try:
+        weekday = datetime.strptime(day, "%Y-%m-%d").strftime("%A").lower()
+    except ValueError:
+        raise ToolError(f"'{day}' is not a date; use YYYY-MM-DD") from None
+    if weekday not in provider["schedule"]:
+        raise ToolError(f"provider {provider_id} does not work on {weekday.title()}s")
+    slots = provider["schedule"][weekday]
+    if time not in slots:
+        raise ToolError(f"provider {provider_id} has no {time} slot on {weekday.title()}s "
+                        f"(slots: {', '.join(slots) or 'none'})")
+    for key, other in db.rows("appointments"):
+        if (key != moving and other["provider_id"] == provider_id and other["date"] == day
+                and other["time"] == time and other["status"] in ACTIVE_STATUSES):
+            raise ToolError(f"provider {provider_id} is already booked at {time} on {day} (appointment {key})")
+
+
+def _next_appointment_number(db: State) -> int:
+    """One more than the highest APPT<n> / APPT_tracer_<n> number, skipping numbers either form uses."""
+    keys = [key for key, _ in db.rows("appointments")]
+    numbers = [int(m.group(1)) for key in keys if (m := _APPOINTMENT_NUMBER.fullmatch(key))]
+    n = max(numbers) + 1 if numbers else 1
+    taken = set(keys)
+    while f"APPT{n:03d}" in taken or f"APPT_tracer_{n:03d}" in taken:
+        n += 1
+    return n
+
+
+# -- read tools: patients --------------------------------------------------------------------------------
+
+@tool("read", produces=("patient_id",))
+def find_patient_by_email(db: State, email: str) -> str:
+    """Authenticate a patient by the email address in their profile; returns the patient id.
+
+    Args:
+        email: The patient's email address, exactly as on file, e.g. 'sarah.johnson@email.com'.
+    """
+    for patient_id, patient in db.rows("patients"):
+        if patient["demographics"]["email"] == email:
+            return patient_id
+    raise ToolError(f"no patient has the email {email}")
+
+
+@tool("read", produces=("patient_id",))
+def find_patient_by_name_dob(db: State, first_name: str, last_name: str, date_of_birth: str) -> str:
+    """Authenticate a patient by full name and date of birth; returns the patient id.
+
+    Args:
+        first_name: The patient's first name (any letter case).
+        last_name: The patient's last name (any letter case).
+        date_of_birth: Date of birth as YYYY-MM-DD, e.g. '1985-03-15'.
+    """
+    first, last = first_name.lower(), last_name.lower()
+    for patient_id, patient in db.rows("patients"):
+        name = patient["name"]
+        if (name["first_name"].lower() == first and name["last_name"].lower() == last
+                and patient["demographics"]["date_of_birth"] == date_of_birth):
+            return patient_id
+    raise ToolError(f"no patient named {first_name} {last_name} was born on {date_of_birth}")
+
+
+@tool("read", produces=("email", "first_name", "last_name", "date_of_birth", "primary_medication",
+                        "current_medications", "medication"))
+def get_patient_details(db: State, patient_id: str) -> dict[str, Any]:
+    """Show a patient's profile: demographics, address, insurance copays, conditions, allergies,
+    current medications and emergency contact.
+
+    Args:
+        patient_id: The patient's id, e.g. 'sarah_johnson_1234'.
+    """
+    return _patient(db, patient_id)
+
+
+@tool("read", produces=("medication", "primary_medication", "current_medications", "supplier_company",
+                        "brand_name", "price_usd"))
+def get_regimen_options(db: State, patient_id: str) -> dict[str, Any] | str:
+    """Show a patient's current medication regimen (components, unit costs, pill burden) and the
+    optimised alternative regimens on file for them.
+
+    Args:
+        patient_id: The patient's id, e.g. 'sarah_johnson_1234'.
+    """
+    plan = db.get("regimen_plans", patient_id)
+    if plan:
+        return plan
+    _patient(db, patient_id)
+    return f"There is no regimen optimisation data on file for patient {patient_id}."
+
+
+# -- read tools: appointments and records --------------------------------------------------------------
+
+@tool("read", produces=("appointment_id", "provider_id", "date", "time"))
+def list_patient_appointments(db: State, patient_id: str, status_filter: str | None = None) -> list[Any] | str:
+    """List a patient's appointments, earliest first, optionally only those with one status.
+
+    Args:
+        patient_id: The patient's id, e.g. 'sarah_johnson_1234'.
+        status_filter: Only appointments with this status, e.g. 'scheduled', 'pending_approval',
+            'completed' or 'cancelled' (any letter case).
+    """
+    _patient(db, patient_id)
+    wanted = status_filter.lower() if status_filter else None
+    found = [(key, a) for key, a in db.rows("appointments") if a.get("patient_id") == patient_id
+             and (wanted is None or a.get("status", "").lower() == wanted)]
+    if not found:
+        which = f" with status {status_filter}" if wanted else ""
+        return f"Patient {patient_id} has no appointments{which}."
+
+    def when(item: tuple[str, dict[str, Any]]) -> tuple[datetime, str]:
+        key, a = item
+        try:
+            moment = datetime.strptime(f"{a.get('date', '')} {a.get('time', '')}", "%Y-%m-%d %H:%M")
+        except ValueError:
+            moment = datetime.min
+        return moment, key
+
+    out = []
+    for key, a in sorted(found, key=when):
+        names = _names(db, patient_id, a.get("provider_id", ""))
+        out.append({"appointment_id": key, "date": a.get("date"), "time": a.get("time"),
+                    "provider_id": a.get("provider_id"), "provider_name": names["provider_name"],
+                    "provider_specialty": names["provider_specialty"], "status": a.get("status"),
+                    "type": a.get("type")})
+    return out
+
+
+@tool("read", produces=("patient_id", "provider_id", "appointment_id", "date", "time", "appointment_type"))
+def get_appointment_details(db: State, appointment_id: str) -> dict[str, Any]:
+    """Show one appointment: patient, provider, date and time, type, status, complaint, notes,
+    insurance authorisation, copay and meeting link.
+
+    Args:
+        appointment_id: The appointment id, e.g. 'APPT001'.
+    """
+    appointment = _appointment(db, appointment_id)
+    return {**appointment, **_names(db, appointment["patient_id"], appointment["provider_id"])}
+
+
+@tool("read", produces=("record_id", "appointment_id", "medication", "primary_medication", "current_medications"))
+def list_patient_medical_records(db: State, patient_id: str, limit: int | None = None) -> list[Any] | str:
+    """List a patient's medical records, newest first, with the medications each prescribes.
+
+    Args:
+        patient_id: The patient's id, e.g. 'sarah_johnson_1234'.
+        limit: Show at most this many records (newest first).
+    """
+    _patient(db, patient_id)
+    found = [r for r in db.values("medical_records") if r.get("patient_id") == patient_id]
+    if not found:
+        return f"Patient {patient_id} has no medical records."
+    found.sort(key=lambda r: r.get("date", "1900-01-01"), reverse=True)  # stable: ties keep table order
+    if limit is not None and limit > 0:
+        found = found[:limit]
+    return [{"record_id": r["record_id"], "date": r["date"], "appointment_id": r["appointment_id"],
+             "medications": [p.get("medication") for p in r.get("prescriptions") or []]} for r in found]
+
+
+@tool("read", produces=("record_id", "appointment_id", "patient_id", "provider_id", "medication",
+                        "primary_medication", "current_medications"))
+def get_medical_record(db: State, record_id: str | None = None, appointment_id: str | None = None) -> Any:
+    """Show one medical record (visit note, prescriptions, appended notes), found by its id or by the
+    appointment it belongs to. Give one of the two; the record id wins when both are given.
+
+    Args:
+        record_id: The record id, e.g. 'REC001'.
+        appointment_id: The id of the appointment the record was written for, e.g. 'APPT002'.
+    """
+    if not record_id and not appointment_id:
+        raise ToolError("give a record_id or an appointment_id")
+    if record_id:
+        record = _record(db, record_id)
+    else:
+        record = next((r for r in db.values("medical_records") if r.get("appointment_id") == appointment_id), None)
+        if record is None:
+            _appointment(db, appointment_id or "")
+            return f"Appointment {appointment_id} has no medical record."
+    return {**record, **_names(db, record.get("patient_id", ""), record.get("provider_id", ""))}
+
+
+# -- read tools: providers -------------------------------------------------------------------------------
+
+@tool("read", produces=("provider_id", "specialty"))
+def list_available_providers(db: State, specialty: str | None = None) -> list[Any] | str:
+    """List healthcare providers, optionally only one specialty: id, name, experience, languages, fee, phone.
+
+    Args:
+        specialty: Only providers of this specialty (any letter case), e.g. 'Primary Care', 'Cardiology',
+            'Dermatology', 'Psychiatry'.
+    """
+    out = []
+    for provider_id, p in db.rows("providers"):
+        if specialty and p["specialty"].lower() != specialty.lower():
+            continue
+        out.append({"provider_id": provider_id, "name": _full_name(p["name"]), "specialty": p["specialty"],
+                    "years_experience": p["years_experience"], "languages": p["languages"],
+                    "consultation_fee": p["consultation_fee"], "phone": p["contact"]["phone"]})
+    if not out:
+        return f"No providers have the specialty {specialty}." if specialty else "There are no providers."
+    return out
+
+
+@tool("read", produces=("specialty", "date", "time", "new_date", "new_time"))
+def get_provider_details(db: State, provider_id: str) -> dict[str, Any]:
+    """Show a provider's profile: specialty, credentials, licence, experience, contact, languages,
+    consultation fee and weekly schedule (weekday -> bookable times).
+
+    Args:
+        provider_id: The provider's id, e.g. 'dr_smith_cardiology'.
+    """
+    return _provider(db, provider_id)
+
+
+# -- read tools: medications -----------------------------------------------------------------------------
+
+@tool("read", produces=("supplier_company", "brand_name", "price_usd", "country_filter"))
+def list_medication_suppliers(
+    db: State, medication: str, country_filter: str | None = None, limit: int | None = None
+) -> dict[str, Any] | str:
+    """List the catalogue's suppliers of a medication, cheapest first, optionally from one country.
+
+    Args:
+        medication: The medication's catalogue name (any letter case), e.g. 'Atorvastatin'.
+        country_filter: Only suppliers based in this country (any letter case), e.g. 'India'.
+        limit: Show at most this many suppliers (cheapest first).
+    """
+    by_lower = {name.lower(): name for name, _ in db.rows("medication_suppliers")}
+    name = by_lower.get(medication.lower())
+    offers = db.get("medication_suppliers", name) if name else None
+    if not offers:
+        return f"The supplier catalogue has no entry for {medication}."
+    if country_filter:
+        offers = [o for o in offers if o.get("country", "").lower() == country_filter.lower()]
+        if not offers:
+            return f"No supplier in {country_filter} offers {medication}."
+    offers = sorted(offers, key=lambda o: o.get("price_usd", float("inf")))
+    if limit is not None and limit > 0:
+        offers = offers[:limit]
+    return {"medication": name, "suppliers": offers}
+
+
+def _interaction_between(db: State, canonical: dict[str, str], a: str, b: str) -> dict[str, Any] | None:
+    """The documented interaction of two medications, looked up in both directions."""
+    key_a, key_b = canonical.get(a.lower(), a), canonical.get(b.lower(), b)
+    for first, second in ((key_a, key_b), (key_b, key_a)):
+        for other, details in (db.get("drug_interactions", first) or {}).items():
+            if other.lower() == second.lower():
+                return details
+    return None
+
+
+@tool("read")
+def check_drug_interactions(db: State, primary_medication: str, current_medications: list[str]) -> Any:
+    """Check a medication (e.g. one taken by mistake, or about to start) against a patient's current
+    medications, and the current medications against each other: severity, risk, overlap window, what to
+    hold today and whether to escalate as an emergency.
+
+    Args:
+        primary_medication: The medication to review, e.g. 'Sertraline'.
+        current_medications: The patient's active medications, e.g. ['Warfarin', 'Aspirin'].
+    """
+    canonical: dict[str, str] = {}
+    for name, partners in db.rows("drug_interactions"):
+        canonical.setdefault(name.lower(), name)
+        for other in partners:
+            canonical.setdefault(other.lower(), other)
+    pairs = [(primary_medication, m) for m in current_medications]
+    pairs += [(a, b) for i, a in enumerate(current_medications) for b in current_medications[i + 1:]]
+    found, hold = [], set()
+    emergency, peak, worst, worst_pair = False, 0, "none", None
+    for a, b in pairs:
+        details = _interaction_between(db, canonical, a, b)
+        if not details:
+            continue
+        names = [canonical.get(a.lower(), a), canonical.get(b.lower(), b)]
+        severity = details.get("severity", "unknown")
+        found.append({"medications": names, "severity": severity, "risk_score": details.get("risk_score"),
+                      "overlap_hours": details.get("time_overlap_hours", 0),
+                      "action": details.get("action", "Monitor.")})
+        hold.update(details.get("skip", []))
+        emergency = emergency or bool(details.get("emergency", False))
+        peak = max(peak, details.get("time_overlap_hours", 0))
+        if SEVERITY_RANK.get(severity, 0) > SEVERITY_RANK.get(worst, 0):
+            worst, worst_pair = severity, names
+    if not found:
+        return "No documented interactions among these medications. Keep monitoring as the care plan says."
+    return {"interactions": found, "hold_today": sorted(hold), "emergency_escalation": emergency,
+            "peak_overlap_hours": peak,
+            "highest_severity": {"medications": worst_pair, "severity": worst} if worst_pair else None}
+
+
+# -- read tools: remote monitoring -----------------------------------------------------------------------
+
+@tool("read", produces=("device_id", "status_filter"))
+def list_telemetry_devices(db: State, status_filter: str | None = None, limit: int | None = None) -> Any:
+    """List remote-monitoring devices in the inventory, by device id, optionally only one status.
+
+    Args:
+        status_filter: Only devices with this status (any letter case), e.g. 'available', 'deployed',
+            'shipped', 'inspection', 'missing_overdue'.
+        limit: Show at most this many devices.
+    """
+    devices = list(db.values("telemetry_inventory"))
+    if not devices:
+        return "The telemetry inventory is empty."
+    if status_filter:
+        devices = [d for d in devices if d.get("status", "").lower() == status_filter.lower()]
+        if not devices:
+            return f"No telemetry device has the status {status_filter}."
+    devices.sort(key=lambda d: d.get("device_id", ""))
+    if limit is not None and limit > 0:
+        devices = devices[:limit]
+    return [{"device_id": d.get("device_id"), "status": d.get("status"), "last_audit": d.get("last_audit"),
+             "notes": d.get("notes")} for d in devices]
+
+
+@tool("read", produces=("date",))
+def list_telemetry_uploads(
+    db: State, device_id: str, start_date: str | None = None, end_date: str | None = None, limit: int | None = None
+) -> list[Any] | str:
+    """List a device's daily data uploads, oldest first, optionally within a date window.
+
+    Args:
+        device_id: The device id, e.g. 'VC-449'.
+        start_date: First day of the window, YYYY-MM-DD (inclusive).
+        end_date: Last day of the window, YYYY-MM-DD (inclusive).
+        limit: Show at most this many uploads (oldest first).
+    """
+    found = [u for u in db.values("telemetry_uploads") if u.get("device_id") == device_id
+             and not (start_date and u.get("date", "") < start_date)
+             and not (end_date and u.get("date", "") > end_date)]
+    found.sort(key=lambda u: u.get("date", ""))
+    if limit is not None and limit > 0:
+        found = found[:limit]
+    if not found:
+        return f"Device {device_id} has no uploads in that window."
+    return found
+
+
+@tool("read")
+def get_telemetry_upload(db: State, device_id: str, date: str) -> dict[str, Any] | str:
+    """Show a device's data upload for one day (usage hours, sync time, event, alerts).
+
+    Args:
+        device_id: The device id, e.g. 'VC-449'.
+        date: The day, YYYY-MM-DD.
+    """
+    for upload in db.values("telemetry_uploads"):
+        if upload.get("device_id") == device_id and upload.get("date") == date:
+            return upload
+    return f"Device {device_id} has no upload for {date}."
+
+
+@tool("read", terminal=True)
+def transfer_to_human_support(db: State, reason: str) -> str:
+    """Hand the patient over to a human support agent. Only for requests the tools cannot handle
+    (or a patient who asks for a person); this ends the conversation.
+
+    Args:
+        reason: Why the patient is being transferred, in a sentence.
+    """
+    return f"Transfer successful: a human support agent will take over. Reason given: {reason}"
+
+
+# -- write tools -----------------------------------------------------------------------------------------
+
+@tool("write", produces=("appointment_id",))
+def schedule_appointment(
+    db: State,
+    patient_id: str,
+    provider_id: str,
+    date: str,
+    time: str,
+    appointment_type: str,
+    bill_insurance: bool = True,
+    voucher_id: str | None = None,
+    payment_notes: str | None = None,
+) -> dict[str, Any]:
+    """Book a new telehealth appointment in a free slot of the provider's weekly schedule. Billed to
+    the patient's insurance (primary-care or specialist copay) unless bill_insurance is false; then
+    it is self-pay, or covered by a voucher when one is given.
+
+    Args:
+        patient_id: The patient's id, e.g. 'sarah_johnson_1234'.
+        provider_id: The provider's id, e.g. 'dr_garcia_primary'.
+        date: Day of the appointment, YYYY-MM-DD.
+        time: Start time, HH:MM on a 24-hour clock; must be one of the provider's slots that weekday.
+        appointment_type: routine_checkup, follow_up, consultation, specialist_consultation or sick_visit.
+        bill_insurance: False to skip insurance billing (default true).
+        voucher_id: A telehealth voucher that pays for the visit (only when insurance is not billed).
+        payment_notes: Notes on how the visit is paid; stored as the appointment's notes.
+    """
+    patient = _patient(db, patient_id)
+    provider = _provider(db, provider_id)
+    _check_slot(db, provider_id, date, time)
+    plan = patient.get("insurance", {}).get("primary")
+    if not plan:
+        raise ToolError(f"patient {patient_id} has no primary insurance plan on file")
+    number = _next_appointment_number(db)
+    appointment_id = f"APPT{number:03d}"
+    copay_key = "copay_primary" if provider["specialty"] == "Primary Care" else "copay_specialist"
+    if bill_insurance:
+        billing = {"insurance_authorization": f"AUTH{number:06d}", "copay_amount": plan[copay_key],
+                   "payment_method": "insurance", "voucher_id": None, "insurance_billed": True}
+    else:
+        billing = {"insurance_authorization": None, "copay_amount": 0.0,
+                   "payment_method": "telehealth_voucher" if voucher_id else "self_pay",
+                   "voucher_id": voucher_id, "insurance_billed": False}
+    appointment = {
+        "appointment_id": appointment_id, "patient_id": patient_id, "provider_id": provider_id, "date": date,
+        "time": time, "duration_minutes": DEFAULT_DURATION, "type": appointment_type, "status": "scheduled",
+        "notes": payment_notes or "", "meeting_link": f"{MEETING_ROOM}{appointment_id}", **billing,
+    }
+    return db.insert("appointments", appointment_id, appointment)
+
+
+def _changeable(db: State, appointment_id: str, verb: str) -> dict[str, Any]:
+    appointment = _appointment(db, appointment_id)
+    if appointment["status"] == "completed":
+        raise ToolError(f"cannot {verb} appointment {appointment_id}: it has already taken place")
+    return appointment
+
+
+@tool("write")
+def cancel_appointment(db: State, appointment_id: str) -> dict[str, Any]:
+    """Cancel an appointment at the patient's request; its slot becomes free. Completed or already
+    cancelled appointments cannot be cancelled.
+
+    Args:
+        appointment_id: The appointment id, e.g. 'APPT001'.
+    """
+    if _appointment(db, appointment_id)["status"] == "cancelled":
+        raise ToolError(f"appointment {appointment_id} is already cancelled")
+    _changeable(db, appointment_id, "cancel")
+    appointment = db.edit("appointments", appointment_id)
+    appointment["status"] = "cancelled"
+    appointment["cancellation_reason"] = "patient_cancelled"
+    appointment["cancellation_date"] = TODAY
+    return appointment
+
+
+@tool("write")
+def reschedule_appointment(db: State, appointment_id: str, new_date: str, new_time: str) -> dict[str, Any]:
+    """Move an appointment to another free slot of the same provider. Completed or cancelled
+    appointments cannot be moved.
+
+    Args:
+        appointment_id: The appointment id, e.g. 'APPT001'.
+        new_date: The new day, YYYY-MM-DD.
+        new_time: The new start time, HH:MM on a 24-hour clock; must be one of the provider's slots.
+    """
+    if _appointment(db, appointment_id)["status"] == "cancelled":
+        raise ToolError(f"cannot reschedule appointment {appointment_id}: it has been cancelled")
+    current = _changeable(db, appointment_id, "reschedule")
+    _check_slot(db, current["provider_id"], new_date, new_time, moving=appointment_id)
+    appointment = db.edit("appointments", appointment_id)
+    appointment["date"] = new_date
+    appointment["time"] = new_time
+    return appointment
+
+
+def _prescription_index(prescriptions: list[dict[str, Any]], medication: str) -> int | None:
+    """Which prescription a medication name means: the same name in any case, else the first whose name
+    starts the other ("lamotrigine 100mg BID" means Lamotrigine). With repeated names the last counts."""
+    by_name: dict[str, int] = {}
+    for i, p in enumerate(prescriptions):
+        by_name[p.get("medication", "").strip().lower()] = i
+    wanted = medication.strip().lower()
+    if wanted in by_name:
+        return by_name[wanted]
+    return next((i for name, i in by_name.items() if wanted.startswith(name) or name.startswith(wanted)), None)
+
+
+@tool("write")
+def update_prescription_supplier(
+    db: State,
+    record_id: str,
+    medication: str,
+    supplier_company: str,
+    brand_name: str,
+    price_usd: float,
+    currency: str = "USD",
+) -> dict[str, Any]:
+    """Switch one prescription of a medical record to a supplier from the catalogue (company, brand,
+    price); the prescription's pharmacy becomes "<company> (<brand>)".
+
+    Args:
+        record_id: The medical record id, e.g. 'REC001'.
+        medication: The prescribed medication to switch, e.g. 'Sertraline'.
+        supplier_company: The supplier company, as the catalogue lists it.
+        brand_name: The supplier's brand name for the medication, as the catalogue lists it.
+        price_usd: The catalogue price in US dollars.
+        currency: Currency code of the quoted price (default 'USD').
+    """
+    record = _record(db, record_id)
+    if not medication.strip():
+        raise ToolError("name the medication whose supplier should change")
+    prescriptions = record.get("prescriptions") or []
+    if not prescriptions:
+        raise ToolError(f"medical record {record_id} has no prescriptions")
+    index = _prescription_index(prescriptions, medication)
+    if index is None:
+        raise ToolError(f"medical record {record_id} prescribes no {medication}")
+    prescription = db.edit("medical_records", record_id)["prescriptions"][index]
+    prescription["pharmacy"] = f"{supplier_company} ({brand_name})"
+    prescription["supplier"] = {"company": supplier_company, "brand_name": brand_name,
+                                "price_usd": float(price_usd), "currency": currency}
+    return db.get("medical_records", record_id) or {}
+
+
+@tool("write")
+def update_medical_record_note(db: State, record_id: str, note: str) -> dict[str, Any]:
+    """Append an audit or compliance note to a medical record (existing notes stay).
+
+    Args:
+        record_id: The medical record id, e.g. 'REC001'.
+        note: The text of the note.
+    """
+    if not isinstance(_record(db, record_id).get("notes", []), list):
+        raise ToolError(f"medical record {record_id} keeps its notes in a form that cannot be appended to")
+    record = db.edit("medical_records", record_id)
+    record.setdefault("notes", []).append({"note": note})
+    return record

@@ -1,0 +1,336 @@
+"""The telehealth domain: tools and schemas as published, generator, starter tasks, published tasks on
+published data, error handling, and the dependency graph."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domains.telehealth import DOMAIN, make_starter
+from domains.telehealth.tools import TODAY
+from tauplay.core.db import Database
+from tauplay.core.environment import Environment
+from tauplay.core.evaluation import replay_gold
+from tauplay.core.graph import ToolGraph
+from tauplay.core.tasks import Task, load_tasks
+from tauplay.core.verify import verify_tasks
+
+REPO = Path(__file__).resolve().parents[1]
+PUBLISHED = Path(__file__).resolve().parents[2] / "shared" / "taubench" / "telehealth"
+PUBLISHED_FILES = ("tasks_test.json", "tasks_test_no_emotion.json")
+
+READ_TOOLS = {"find_patient_by_email", "find_patient_by_name_dob", "get_patient_details", "get_appointment_details",
+              "get_provider_details", "get_medical_record", "get_regimen_options", "list_patient_medical_records",
+              "list_available_providers", "list_patient_appointments", "list_medication_suppliers",
+              "list_telemetry_uploads", "check_drug_interactions", "calculate", "think", "transfer_to_human_support",
+              "list_telemetry_devices", "get_telemetry_upload"}
+WRITE_TOOLS = {"schedule_appointment", "cancel_appointment", "reschedule_appointment", "update_prescription_supplier",
+               "update_medical_record_note"}
+TABLES = {"appointments", "drug_interactions", "medical_records", "medication_suppliers", "patients", "providers",
+          "regimen_plans", "telemetry_inventory", "telemetry_uploads"}
+
+
+def needs_published() -> Path:
+    if not PUBLISHED.is_dir():
+        pytest.skip(f"published telehealth data not found at {PUBLISHED} (it lives outside the repo, in ../shared)")
+    return PUBLISHED
+
+
+@pytest.fixture()
+def env() -> Environment:
+    return Environment.for_domain(DOMAIN)
+
+
+def first(env: Environment, table: str, **match: Any) -> tuple[str, dict[str, Any]]:
+    return next((k, r) for k, r in env.state.rows(table) if all(r.get(f) == v for f, v in match.items()))
+
+
+# -- tools and schemas -----------------------------------------------------------------------------------
+
+def test_tool_counts_and_kinds() -> None:
+    assert {t.name for t in DOMAIN.read_tools} == READ_TOOLS
+    assert {t.name for t in DOMAIN.write_tools} == WRITE_TOOLS
+    assert (len(DOMAIN.read_tools), len(DOMAIN.write_tools)) == (18, 5)
+    assert [t.name for t in DOMAIN.tools if t.terminal] == ["transfer_to_human_support"]
+    assert {t.name for t in DOMAIN.tools if t.utility} == {"calculate", "think"}
+    assert all(t.description for t in DOMAIN.tools)
+
+
+def props(name: str) -> tuple[dict[str, Any], list[str]]:
+    params = DOMAIN.tool_map[name].parameters
+    return params["properties"], params["required"]
+
+
+def test_schemas_match_the_published_ones() -> None:
+    p, req = props("schedule_appointment")
+    assert req == ["patient_id", "provider_id", "date", "time", "appointment_type"]
+    assert {k: v["type"] for k, v in p.items()} == {
+        "patient_id": "string", "provider_id": "string", "date": "string", "time": "string",
+        "appointment_type": "string", "bill_insurance": "boolean", "voucher_id": "string", "payment_notes": "string"}
+    p, req = props("update_prescription_supplier")
+    assert req == ["record_id", "medication", "supplier_company", "brand_name", "price_usd"]
+    assert p["price_usd"]["type"] == "number" and p["currency"]["type"] == "string"
+    p, req = props("check_drug_interactions")
+    assert req == ["primary_medication", "current_medications"]
+    assert p["current_medications"] == {**p["current_medications"], "type": "array", "items": {"type": "string"}}
+    assert props("get_medical_record")[1] == [] and set(props("get_medical_record")[0]) == {"record_id",
+                                                                                          "appointment_id"}
+    p, req = props("list_telemetry_uploads")
+    assert req == ["device_id"] and p["limit"]["type"] == "integer" and set(p) == {"device_id", "start_date",
+                                                                                     "end_date", "limit"}
+    assert props("reschedule_appointment")[1] == ["appointment_id", "new_date", "new_time"]
+    assert props("find_patient_by_name_dob")[1] == ["first_name", "last_name", "date_of_birth"]
+    assert props("list_telemetry_devices")[1] == [] and props("transfer_to_human_support")[1] == ["reason"]
+    assert props("list_medication_suppliers")[1] == ["medication"]
+    # The published schemas carry no enums: a status or a type is free text there, and here.
+    assert not any("enum" in s for t in DOMAIN.tools for s in t.parameters["properties"].values())
+
+
+def test_tables_are_the_published_ones() -> None:
+    assert {s.name for s in DOMAIN.tables} == TABLES
+
+
+# -- generator -------------------------------------------------------------------------------------------
+
+def test_generator_scale_and_shape() -> None:
+    db = DOMAIN.database()
+    assert db.size() == {"appointments": 214, "drug_interactions": 5, "medical_records": 149,
+                         "medication_suppliers": 24, "patients": 239, "providers": 114, "regimen_plans": 18,
+                         "telemetry_inventory": 130, "telemetry_uploads": 189}
+    t = db.tables
+    for appointment in t["appointments"].values():
+        assert appointment["patient_id"] in t["patients"] and appointment["provider_id"] in t["providers"]
+        weekday = make_starter.WEEKDAYS[date.fromisoformat(appointment["date"]).weekday()]
+        assert appointment["time"] in t["providers"][appointment["provider_id"]]["schedule"][weekday]
+    active = [(a["provider_id"], a["date"], a["time"]) for a in t["appointments"].values()
+              if a["status"] in ("scheduled", "pending_approval")]
+    assert len(active) == len(set(active)), "two active appointments hold one provider slot"
+    assert all(r["appointment_id"] in t["appointments"] for r in t["medical_records"].values())
+    assert {a["status"] for a in t["appointments"].values()} == {"scheduled", "pending_approval", "completed",
+                                                                 "cancelled"}
+    assert all(d["assigned_to"] in t["patients"] for d in t["telemetry_inventory"].values() if d["assigned_to"])
+
+
+def test_generator_is_deterministic() -> None:
+    assert Database(DOMAIN.generate(7)).hash_value == Database(DOMAIN.generate(7)).hash_value
+    assert Database(DOMAIN.generate(7)).hash_value != Database(DOMAIN.generate(8)).hash_value
+    # Another process with another string-hash seed builds the same database (no set-order leaks).
+    code = "from domains.telehealth import DOMAIN; print(DOMAIN.database().new_state().hash)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
+                         env={"PYTHONHASHSEED": "12345", "PATH": ""}).stdout.strip()
+    assert out == DOMAIN.database().new_state().hash
+
+
+# -- starter tasks ---------------------------------------------------------------------------------------
+
+def test_starter_set_executes_on_generated_database() -> None:
+    tasks = load_tasks(DOMAIN.task_set_path(), "telehealth")
+    assert len(tasks.tasks) >= 10
+    assert all(t.emotion is not None for t in tasks.tasks)
+    report = verify_tasks(DOMAIN, DOMAIN.database(), tasks.tasks)
+    assert report.executed == report.total, [r.first_error for r in report.replays if not r.executed]
+    writers = [r for r in report.replays if r.records_changed]
+    assert 0 < len(writers) < report.total  # some tasks write, some only read
+    used = {a.name for t in tasks.tasks for a in t.actions}
+    assert WRITE_TOOLS <= used
+
+
+def test_starter_file_matches_its_builder() -> None:
+    saved = json.loads(DOMAIN.task_set_path().read_text(encoding="utf-8"))
+    assert saved == json.loads(json.dumps(make_starter.build().to_json())), \
+        "run python -m domains.telehealth.make_starter"
+
+
+def test_starter_gold_paths_follow_the_policy_graph() -> None:
+    graph = ToolGraph(DOMAIN)
+    for task in load_tasks(DOMAIN.task_set_path(), "telehealth").tasks:
+        bad = [s for s in graph.gold_path(task) if not s.valid]
+        assert not bad, f"{task.id}: {[(s.tool, s.reason) for s in bad]}"
+
+
+# -- published tasks on published data -------------------------------------------------------------------
+
+def expected_changes(task: Task, start: Database) -> int:
+    """Records the gold actions should change, worked out from the actions alone (an oracle that does not
+    use the tools): cancelled or actually moved appointments, new appointments, updated records."""
+    appointments = {k: dict(v) for k, v in start.tables["appointments"].items()}
+    changed: set[tuple[str, str]] = set()
+    new = 0
+    for action in task.actions:
+        kw = action.kwargs
+        if action.name == "cancel_appointment":
+            changed.add(("appointments", kw["appointment_id"]))
+        elif action.name == "reschedule_appointment":
+            a = appointments[kw["appointment_id"]]
+            if (a["date"], a["time"]) != (kw["new_date"], kw["new_time"]):
+                changed.add(("appointments", kw["appointment_id"]))
+                a["date"], a["time"] = kw["new_date"], kw["new_time"]
+        elif action.name == "schedule_appointment":
+            new += 1
+        elif action.name in ("update_prescription_supplier", "update_medical_record_note"):
+            changed.add(("medical_records", kw["record_id"]))
+    return len(changed) + new
+
+
+@pytest.mark.parametrize("filename", PUBLISHED_FILES)
+def test_published_tasks_replay_on_published_data(filename: str) -> None:
+    folder = needs_published()
+    database = DOMAIN.database(folder)
+    tasks = load_tasks(folder / filename, "telehealth").tasks
+    assert len(tasks) == 70
+    report = verify_tasks(DOMAIN, database, tasks)
+    assert report.executed == 70, [(r.task_id, r.first_error) for r in report.replays if not r.executed]
+    for task, replay in zip(tasks, report.replays, strict=True):
+        assert replay.records_changed == expected_changes(task, database), task.id
+    # A fresh load of the same folder gives the same start state and the same end states.
+    again = Database(DOMAIN.load_data_dir(folder))
+    assert again.hash_value == database.hash_value
+    assert [replay_gold(DOMAIN, again, t).hash for t in tasks] == [r.hash for r in report.replays]
+
+
+def test_published_list_tables_keep_every_row() -> None:
+    folder = needs_published()
+    raw = json.loads((folder / "telemetry_uploads.json").read_text(encoding="utf-8"))
+    uploads = DOMAIN.database(folder).tables["telemetry_uploads"]
+    assert list(uploads.values()) == raw  # duplicates and order survive (keyed by position)
+
+
+def test_a_missing_upload_is_an_answer_not_an_error() -> None:
+    env = Environment.for_domain(DOMAIN, needs_published())
+    result = env.call("get_telemetry_upload", {"device_id": "CARDIA_tracer_485", "date": "2025-12-15"})
+    assert not result.error and "no upload" in result.output
+
+
+# -- write semantics -------------------------------------------------------------------------------------
+
+def test_schedule_numbers_bills_and_links(env: Environment) -> None:
+    patient_id = next(iter(dict(env.state.rows("patients"))))
+    provider_id, provider = first(env, "providers", specialty="Primary Care")
+    slots = make_starter._free_slots(env.database.tables, provider_id)
+    out = env.call("schedule_appointment", {"patient_id": patient_id, "provider_id": provider_id,
+                                            "date": slots[0][0], "time": slots[0][1], "appointment_type": "follow_up"})
+    assert not out.error, out.output
+    made = json.loads(out.output)
+    plan = env.state.get("patients", patient_id)["insurance"]["primary"]  # type: ignore[index]
+    assert made["appointment_id"] == "APPT215" and made["insurance_authorization"] == "AUTH000215"
+    assert made["copay_amount"] == plan["copay_primary"] and made["payment_method"] == "insurance"
+    assert made["meeting_link"].endswith("/APPT215") and made["status"] == "scheduled"
+    voucher = env.call("schedule_appointment", {"patient_id": patient_id, "provider_id": provider_id,
+                                                "date": slots[1][0], "time": slots[1][1],
+                                                "appointment_type": "consultation", "bill_insurance": False,
+                                                "voucher_id": "V-1"})
+    made = json.loads(voucher.output)
+    assert made["appointment_id"] == "APPT216" and made["insurance_authorization"] is None
+    assert (made["payment_method"], made["voucher_id"], made["copay_amount"]) == ("telehealth_voucher", "V-1", 0.0)
+    taken = env.call("schedule_appointment", {"patient_id": patient_id, "provider_id": provider_id,
+                                              "date": slots[0][0], "time": slots[0][1], "appointment_type": "x"})
+    assert taken.error and "already booked" in taken.output
+
+
+def test_cancel_and_reschedule(env: Environment) -> None:
+    appointment_id, appointment = first(env, "appointments", status="scheduled")
+    slots = make_starter._free_slots(env.database.tables, appointment["provider_id"], 2)
+    moved = env.call("reschedule_appointment", {"appointment_id": appointment_id, "new_date": slots[0][0],
+                                                "new_time": slots[0][1]})
+    assert not moved.error and {c.path for c in moved.diff.changes[0].fields} == {"date", "time"}  # type: ignore
+    cancelled = env.call("cancel_appointment", {"appointment_id": appointment_id})
+    record = json.loads(cancelled.output)
+    assert (record["status"], record["cancellation_reason"], record["cancellation_date"]) == (
+        "cancelled", "patient_cancelled", TODAY)
+    assert len(env.changes_since_start()) == 1
+
+
+def test_supplier_switch_matches_by_name_prefix(env: Environment) -> None:
+    record_id, record = next((k, r) for k, r in env.state.rows("medical_records")
+                             if len(r.get("prescriptions") or []) >= 2)
+    target = record["prescriptions"][1]["medication"]
+    out = env.call("update_prescription_supplier", {"record_id": record_id, "medication": f"{target.upper()} 10mg",
+                                                    "supplier_company": "Acme", "brand_name": "Acmex",
+                                                    "price_usd": 4})
+    assert not out.error, out.output
+    after = env.state.get("medical_records", record_id)["prescriptions"]  # type: ignore[index]
+    assert after[1]["pharmacy"] == "Acme (Acmex)"
+    assert after[1]["supplier"] == {"company": "Acme", "brand_name": "Acmex", "price_usd": 4.0, "currency": "USD"}
+    assert isinstance(after[1]["supplier"]["price_usd"], float)  # as published: float(price_usd)
+    assert after[0] == record["prescriptions"][0]
+    note = env.call("update_medical_record_note", {"record_id": record_id, "note": "checked"})
+    assert json.loads(note.output)["notes"][-1] == {"note": "checked"}
+
+
+# -- bad calls -------------------------------------------------------------------------------------------
+
+def bad_calls(env: Environment) -> list[tuple[str, dict[str, Any]]]:
+    completed, _ = first(env, "appointments", status="completed")
+    cancelled, _ = first(env, "appointments", status="cancelled")
+    scheduled, appointment = first(env, "appointments", status="scheduled")
+    provider = env.state.get("providers", appointment["provider_id"]) or {}
+    days = [date.fromisoformat(TODAY) + timedelta(days=i) for i in range(1, 8)]
+    off_day = next(d for d in days if make_starter.WEEKDAYS[d.weekday()] not in provider["schedule"]).isoformat()
+    record_id, _ = next((k, r) for k, r in env.state.rows("medical_records") if r.get("prescriptions"))
+    bare_id, _ = next((k, r) for k, r in env.state.rows("medical_records") if not r.get("prescriptions"))
+    return [
+        ("cancel_appointment", {"appointment_id": "APPT999"}),
+        ("cancel_appointment", {"appointment_id": completed}),
+        ("cancel_appointment", {"appointment_id": cancelled}),
+        ("reschedule_appointment", {"appointment_id": cancelled, "new_date": "2025-12-22", "new_time": "09:00"}),
+        ("reschedule_appointment", {"appointment_id": scheduled, "new_date": "22/12/2025", "new_time": "09:00"}),
+        ("reschedule_appointment", {"appointment_id": scheduled, "new_date": off_day, "new_time": "09:00"}),
+        ("reschedule_appointment", {"appointment_id": scheduled, "new_date": "2025-12-22", "new_time": "03:00"}),
+        ("schedule_appointment", {"patient_id": "nobody", "provider_id": appointment["provider_id"],
+                                  "date": "2025-12-22", "time": "09:00", "appointment_type": "follow_up"}),
+        ("schedule_appointment", {"patient_id": appointment["patient_id"]}),
+        ("schedule_appointment", {"patient_id": appointment["patient_id"], "provider_id": 7, "date": "2025-12-22",
+                                  "time": "09:00", "appointment_type": "follow_up"}),
+        ("update_prescription_supplier", {"record_id": record_id, "medication": "Unobtainium", "supplier_company": "A",
+                                          "brand_name": "B", "price_usd": 1.0}),
+        ("update_prescription_supplier", {"record_id": record_id, "medication": " ", "supplier_company": "A",
+                                          "brand_name": "B", "price_usd": 1.0}),
+        ("update_prescription_supplier", {"record_id": bare_id, "medication": "X", "supplier_company": "A",
+                                          "brand_name": "B", "price_usd": 1.0}),
+        ("update_medical_record_note", {"record_id": "REC999", "note": "x"}),
+        ("update_medical_record_note", {"record_id": record_id, "note": "x", "metadata": {}}),
+        ("get_medical_record", {}),
+        ("find_patient_by_email", {"email": "nobody@example.org"}),
+        ("get_appointment_details", {"appointment_id": "APPT999"}),
+        ("no_such_tool", {}),
+    ]
+
+
+def test_bad_calls_return_clear_errors_and_change_nothing(env: Environment) -> None:
+    start = env.hash
+    for name, args in bad_calls(env):
+        result = env.call(name, args)
+        assert result.error and result.output.startswith("Error: "), (name, args, result.output)
+        assert len(result.output) > len("Error: ") + 10
+        assert env.hash == start and not env.changes_since_start(), (name, args)
+
+
+def test_cancelling_twice_fails_the_second_time(env: Environment) -> None:
+    appointment_id, _ = first(env, "appointments", status="pending_approval")
+    assert not env.call("cancel_appointment", {"appointment_id": appointment_id}).error
+    after_first = env.hash
+    again = env.call("cancel_appointment", {"appointment_id": appointment_id})
+    assert again.error and "already cancelled" in again.output and env.hash == after_first
+
+
+# -- dependency graph ------------------------------------------------------------------------------------
+
+def test_graph_sanity() -> None:
+    graph = ToolGraph(DOMAIN)
+    roots = set(graph.roots())
+    assert {"find_patient_by_email", "find_patient_by_name_dob", "list_available_providers"} <= roots
+    assert not roots & (WRITE_TOOLS | {"get_patient_details", "get_appointment_details", "get_medical_record"})
+    assert "patient_id" in graph.g.edges["find_patient_by_email", "get_patient_details"]["fields"]
+    assert graph.why_not("get_appointment_details", [])  # not before authentication
+    assert not graph.why_not("get_appointment_details", ["find_patient_by_email"])
+    assert "get_provider_details" in graph.why_not("schedule_appointment", ["find_patient_by_email"])
+    assert not graph.why_not("schedule_appointment", ["find_patient_by_email", "list_available_providers",
+                                                      "get_provider_details"])
+    assert graph.why_not("cancel_appointment", ["find_patient_by_email", "transfer_to_human_support"])
+    assert set(graph.g.nodes) == READ_TOOLS | WRITE_TOOLS
