@@ -1,0 +1,77 @@
+"""`tauplay [--role user|agent] [...]`: open the app. Without --role it opens the home screen.
+
+Only core modules are imported before the first screen; the store and litellm load later, in workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from tauplay.cli import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--role", choices=("user", "agent"),
+                        help="play the user (an agent answers) or the agent (a simulated user talks to you); "
+                             "without it the home screen opens")
+    parser.add_argument("--emotion", metavar="WORD",
+                        help="how the user feels: an adjective (frustrated, anxious), a family (anger) or "
+                             "family/leaf; default: the task's own condition")
+    parser.add_argument("--domain", default="airline", help="domain name (default: airline)")
+    parser.add_argument("--task", metavar="ID", help="task id (default: a random task of the task set)")
+    parser.add_argument("--tasks", metavar="SET_OR_FILE",
+                        help="a task set name of the domain or a task file (default: the domain's default set)")
+    parser.add_argument("--agent-model", metavar="M", help="litellm model for the agent (default: offline oracle)")
+    parser.add_argument("--agent-api-base", metavar="URL", help="API base for the agent's model")
+    parser.add_argument("--user-model", metavar="M", help="litellm model for the user (default: offline scripted user)")
+    parser.add_argument("--user-api-base", metavar="URL", help="API base for the user's model")
+    parser.add_argument("--db", metavar="URL", help="session store: a SQLite file or SQLAlchemy URL "
+                                                    "(default: $TAUPLAY_DB or sessions/tauplay.db)")
+    parser.add_argument("--data", metavar="DIR", help="tau-bench data folder instead of the generated database")
+    parser.add_argument("--seed", type=int, default=None, help="seed for the random task choice")
+    parser.add_argument("--validate", action="store_true",
+                        help="validation mode: the gold path and the distance to gold may be shown while playing")
+    parser.add_argument("--annotator", metavar="NAME", help="your name in the saved sessions (default: login name)")
+    parser.add_argument("--keymap", metavar="FILE", type=Path,
+                        help="key remapping file (default: $TAUPLAY_KEYMAP or ~/.config/tauplay/keymap.toml)")
+
+
+def config_from(args: argparse.Namespace) -> object:
+    from tauplay.tui.session import PlayConfig
+
+    extra = {"annotator": args.annotator} if args.annotator else {}
+    return PlayConfig(role=args.role, domain=args.domain, task_id=args.task, tasks=args.tasks, emotion=args.emotion,
+                      agent_model=args.agent_model, agent_api_base=args.agent_api_base, user_model=args.user_model,
+                      user_api_base=args.user_api_base, db_url=args.db, data_dir=args.data, seed=args.seed,
+                      validate=args.validate, **extra)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tauplay.tui.session import PlayError, prepare
+
+    config = config_from(args)
+    if args.keymap is not None and not args.keymap.exists():
+        raise UsageError(f"{args.keymap}: no such keymap file")
+    prepared = None
+    if args.role is not None:
+        try:
+            prepared = prepare(config)  # type: ignore[arg-type]
+        except PlayError as e:
+            raise UsageError(str(e)) from None
+    else:
+        from tauplay.core.domain import DomainError, get_domain
+
+        try:
+            get_domain(args.domain)
+        except DomainError as e:
+            raise UsageError(str(e)) from None
+    if not sys.stdout.isatty() and not os.environ.get("TAUPLAY_FORCE_TUI"):
+        raise UsageError("the app needs a terminal (stdout is not a TTY); for batch work use 'tauplay run'")
+    from tauplay.tui.app import TauplayApp
+
+    app = TauplayApp(config, keymap_file=args.keymap, prepared=prepared)  # type: ignore[arg-type]
+    result = app.run()
+    return int(result or 0)

@@ -1,0 +1,108 @@
+"""The tauplay Textual app: home, play (as the user or the agent), end of session, help."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+
+from tauplay.tui import keys
+from tauplay.tui.session import PlayConfig, PlayError, Prepared, prepare
+
+
+class TauplayApp(App[int]):
+    CSS_PATH = "tauplay.tcss"
+    TITLE = "tauplay"
+    BINDINGS = keys.bindings("app")  # type: ignore[assignment]
+    ENABLE_COMMAND_PALETTE = True
+
+    def __init__(self, config: PlayConfig | None = None, *, keymap_file: Path | None = None,
+                 prepared: Prepared | None = None) -> None:
+        super().__init__()
+        self.config = config or PlayConfig()
+        self.keymap_file = keymap_file
+        self.user_keymap: dict[str, str] = {}
+        self._prepared = prepared
+        self.last_error: str | None = None
+
+    # -- start-up ---------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self._load_keymap()
+        if self.config.role is None and self._prepared is None:
+            from tauplay.tui.screens.home import HomeScreen
+
+            self.push_screen(HomeScreen(self.config))
+            return
+        try:
+            prepared = self._prepared or prepare(self.config)
+        except PlayError as e:
+            from tauplay.tui.screens.home import HomeScreen
+
+            self.push_screen(HomeScreen(self.config))
+            self.report(str(e))
+            return
+        self.push_screen(self.play_screen(prepared))
+
+    def _load_keymap(self) -> None:
+        try:
+            keymap, warnings = keys.load_keymap(self.keymap_file)
+        except keys.KeymapError as e:
+            self.report(f"keymap not used: {e}")
+            return
+        for warning in warnings:
+            self.notify(warning, severity="warning", markup=False)
+        if keymap:
+            self.user_keymap = keymap
+            self.set_keymap(keymap)
+
+    def play_screen(self, prepared: Prepared) -> Screen[Any]:
+        from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
+
+        return PlayUserScreen(prepared) if prepared.role == "user" else PlayAgentScreen(prepared)
+
+    def start_play(self, config: PlayConfig) -> None:
+        """From the home screen: prepare and open the play screen, or say why not."""
+        try:
+            prepared = prepare(config)
+        except PlayError as e:
+            self.report(str(e))
+            return
+        self.switch_screen(self.play_screen(prepared))
+
+    def go_home(self) -> None:
+        from tauplay.tui.screens.home import HomeScreen
+
+        self.switch_screen(HomeScreen(self.config.with_(role=None, task_id=None, resume=None)))
+
+    # -- shared behaviour -------------------------------------------------------------------------
+    def report(self, message: str, severity: str = "error") -> None:
+        """An error for the person: a notification (never a crash), remembered for tests."""
+        self.last_error = message
+        self.notify(message, severity=severity, markup=False, timeout=8)  # type: ignore[arg-type]
+
+    def key_for(self, binding_id: str) -> str:
+        """The key that triggers a binding now (the user's keymap wins)."""
+        return self.user_keymap.get(binding_id) or keys.by_id(binding_id).key
+
+    def action_help(self) -> None:
+        from tauplay.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The command palette: every binding that applies on this screen, then Textual's own."""
+        scopes = ("app", *getattr(screen, "SCOPES", ()))
+        seen: set[str] = set()
+        for k in keys.KEYS:
+            if k.scope not in scopes or k.id in seen or k.id == "app.palette":
+                continue
+            seen.add(k.id)
+            target: Any = self if k.action.startswith("app.") else screen
+            yield SystemCommand(k.description, f"{k.id} · {self.key_for(k.id)}",
+                                partial(self.run_action, k.action.removeprefix("app."), target))
+        yield from super().get_system_commands(screen)

@@ -1,0 +1,112 @@
+"""Every key binding of the app in one table: id, default key, action, description, where it applies.
+
+The screens build their `BINDINGS` from this table, the help screen and `docs/keys.md` list it, and a
+user keymap (TOML: binding id = key) overrides the keys by id through Textual's keymap support.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class Key:
+    id: str
+    key: str
+    action: str
+    description: str
+    scope: str  # app, home, play, play-user, play-agent, tools, end, help
+    show: bool = True
+    priority: bool = True  # most keys must work while a text box has focus
+
+
+KEYS: tuple[Key, ...] = (
+    Key("app.help", "f1", "app.help", "Help", "app"),
+    Key("app.palette", "ctrl+p", "app.command_palette", "Commands", "app", show=False),
+    Key("app.quit", "ctrl+q", "app.quit", "Quit", "app"),
+    Key("home.start", "ctrl+s", "start", "Start", "home"),
+    Key("home.resume", "ctrl+r", "resume", "Resume selected", "home"),
+    Key("home.refresh", "f5", "refresh_sessions", "Refresh sessions", "home", show=False),
+    Key("play.tab1", "f2", "side_tab(1)", "Task / Tools tab", "play"),
+    Key("play.tab2", "f3", "side_tab(2)", "Emotion / Policy tab", "play"),
+    Key("play.graph", "f4", "side_tab(3)", "Graph tab", "play"),
+    Key("play.diff", "f5", "side_tab(4)", "Diff tab", "play"),
+    Key("play.chat", "escape", "focus_chat", "Message box", "play", show=False, priority=False),
+    Key("play.zoom", "f7", "zoom_side", "Zoom panel", "play", show=False),
+    Key("play.gold", "ctrl+o", "toggle_gold", "Gold path", "play", show=False),
+    Key("play.satisfied", "ctrl+s", "satisfied", "Satisfied", "play-user"),
+    Key("play.give_up", "ctrl+g", "give_up", "Give up", "play-user"),
+    Key("play.end", "ctrl+s", "end_session", "End", "play-agent"),
+    Key("tools.line", "ctrl+l", "focus_call_line", "Call line", "play-agent"),
+    Key("tools.pick", "ctrl+t", "pick_tool", "Tools", "play-agent", show=False),
+    Key("tools.run", "ctrl+r", "run_form", "Run form", "play-agent"),
+    Key("end.save", "ctrl+s", "save", "Save annotation", "end"),
+    Key("end.reveal", "ctrl+d", "reveal", "Distance to gold", "end"),
+    Key("end.gold", "ctrl+o", "toggle_gold", "Gold path", "end"),
+    Key("end.home", "ctrl+n", "home", "New session", "end"),
+    Key("help.close", "escape", "dismiss", "Close help", "help", priority=False),
+)
+
+SCOPE_TITLES = {"app": "Everywhere", "home": "Home", "play": "Playing (both roles)", "play-user": "Playing the user",
+                "play-agent": "Playing the agent", "end": "End of session", "help": "Help"}
+
+
+def bindings(*scopes: str, labels: dict[str, str] | None = None) -> list[Binding]:
+    """Textual bindings for the given scopes, in that order, each with its id (so a keymap can move it).
+    `labels` gives a screen's own short description for a shared binding (the first side tab is "Task" for
+    the user and "Tools" for the agent)."""
+    labels = labels or {}
+    return [Binding(k.key, k.action, labels.get(k.id, k.description), show=k.show, priority=k.priority, id=k.id)
+            for scope in scopes for k in KEYS if k.scope == scope]
+
+
+def by_id(binding_id: str) -> Key:
+    for k in KEYS:
+        if k.id == binding_id:
+            return k
+    raise KeyError(binding_id)
+
+
+class KeymapError(ValueError):
+    """A keymap file that cannot be used; the message names the file."""
+
+
+def keymap_path() -> Path:
+    if os.environ.get("TAUPLAY_KEYMAP"):
+        return Path(os.environ["TAUPLAY_KEYMAP"]).expanduser()
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / "tauplay" / "keymap.toml"
+
+
+def load_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str]]:
+    """(binding id -> key, warnings) from a TOML file; ({}, []) when there is none.
+
+    The file holds `id = "key"` lines, at the top level or under a `[keys]` table, e.g.
+    `"play.satisfied" = "ctrl+y"`. Unknown ids are reported, not fatal.
+    """
+    path = path or keymap_path()
+    if not path.exists():
+        return {}, []
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise KeymapError(f"{path}: {e}") from None
+    table = data.get("keys", data)
+    if not isinstance(table, dict):
+        raise KeymapError(f"{path}: [keys] must be a table of binding id = \"key\"")
+    known = {k.id for k in KEYS}
+    keymap: dict[str, str] = {}
+    warnings: list[str] = []
+    for binding_id, key in table.items():
+        if not isinstance(key, str) or not key.strip():
+            warnings.append(f"{path}: {binding_id}: the key must be a non-empty string")
+        elif binding_id not in known:
+            warnings.append(f"{path}: unknown binding id '{binding_id}'")
+        else:
+            keymap[binding_id] = key.strip()
+    return keymap, warnings

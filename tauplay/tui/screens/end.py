@@ -1,0 +1,273 @@
+"""End of a session: the reward and its breakdown, fault suggestions, and the annotation form.
+
+Labels (per turn or for the whole session) and a verdict on the task are saved to the store. The gold
+path and the distance to gold may be revealed here, now that playing is over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, Input, Select, Static, TabbedContent, TabPane
+
+from tauplay.core.evaluation import FAULT_CATEGORIES
+from tauplay.sim.events import Event
+from tauplay.sim.orchestrator import Outcome
+from tauplay.tui import keys
+from tauplay.tui.runner import SessionRunner
+from tauplay.tui.session import Prepared
+from tauplay.tui.widgets.diff_panel import DiffPanel
+from tauplay.tui.widgets.graph_panel import GraphPanel
+from tauplay.tui.widgets.transcript import Transcript
+
+WHOLE_SESSION = -1
+# Kept in step with tauplay.store.records (not imported here: the screen must not depend on SQLAlchemy).
+WHO_ERRED = ("agent", "user", "environment")
+SEVERITIES = ("minor", "major", "critical")
+VERDICTS = ("approve", "reject", "needs_edit")
+
+
+@dataclass
+class Label:
+    seq: int | None
+    turn: int | None
+    category: str
+    who_erred: str
+    severity: str
+    note: str
+    source: str  # "auto" (a suggestion kept by the person) or "human"
+    saved: bool = False
+
+
+def reward_view(outcome: Outcome, distance: int | None) -> Group:
+    r = outcome.reward
+    title = Text("Reward ", style="bold")
+    title.append(f"{r.reward:g}", style="bold green" if r.reward == 1 else "bold red")
+    title.append(f"   (ended: {outcome.reason})", style="dim")
+    lines: list[Text] = [title]
+    db = Text("  database matches gold: ")
+    db.append("yes" if r.db_match else "no", style="green" if r.db_match else "red")
+    lines.append(db)
+    out = Text("  outputs communicated: ")
+    if not r.outputs:
+        out.append("none required", style="dim")
+    for i, (value, ok) in enumerate(r.outputs.items()):
+        out.append(("" if i == 0 else ", ") + f"{value} ")
+        out.append("✓" if ok else "✗", style="green" if ok else "red")
+    lines.append(out)
+    ab = Text("  user abandoned: ")
+    ab.append("yes (reward −1)" if r.abandoned else "no", style="red" if r.abandoned else "green")
+    lines.append(ab)
+    dist = Text("  distance to gold: ")
+    if distance is None:
+        dist.append("hidden (ctrl+d reveals)", style="dim")
+    else:
+        dist.append(f"{distance} record(s)", style="green" if distance == 0 else "red")
+    lines.append(dist)
+    if outcome.error:
+        lines.append(Text(f"  error: {outcome.error}", style="red"))
+    return Group(*lines)
+
+
+def turn_options(events: list[Event]) -> list[tuple[Text, int]]:
+    options: list[tuple[Text, int]] = [(Text("whole session"), WHOLE_SESSION)]
+    for e in events:
+        if e.kind == "message":
+            body = str(e.data.get("content") or "").replace("\n", " ")
+        elif e.kind == "tool_call":
+            body = f"→ {e.data.get('name', '')}"
+        else:
+            continue
+        options.append((Text(f"#{e.seq} t{e.turn} {e.role}: {body}"[:70], no_wrap=True, overflow="ellipsis"), e.seq))
+    return options
+
+
+class EndScreen(Screen[None]):
+    SCOPES = ("end",)
+    BINDINGS = keys.bindings("end")  # type: ignore[assignment]
+
+    def __init__(self, prepared: Prepared, runner: SessionRunner, outcome: Outcome, events: list[Event]) -> None:
+        super().__init__()
+        self.prepared = prepared
+        self.runner = runner
+        self.outcome = outcome
+        self.events = list(events)
+        self.distance: int | None = None
+        self.show_gold = False
+        self.labels: list[Label] = self._suggested()
+        self.saved_verdict = False
+        self.saves = 0  # completed saves (tests wait on it)
+
+    def _suggested(self) -> list[Label]:
+        calls = [e for e in self.events if e.kind == "tool_call"]
+        out = []
+        for f in self.outcome.faults:
+            index = f.get("call_index")
+            event = calls[index] if isinstance(index, int) and index < len(calls) else None
+            out.append(Label(event.seq if event else None, event.turn if event else None, f["category"], "agent",
+                             "major", f"{f.get('tool', '')}: {f.get('detail', '')}", "auto"))
+        return out
+
+    # -- layout -----------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        p = self.prepared
+        status = Text(no_wrap=True, overflow="ellipsis")
+        status.append(f" {p.domain.name}", style="bold")
+        status.append(f" · task {p.task.id} · you played the {p.role} · session over")
+        yield Static(status, id="status")
+        with Horizontal(id="main"):
+            with VerticalScroll(id="end-left"):
+                yield Static(reward_view(self.outcome, None), id="reward")
+                yield Static(Text("Labels (suggestions from aligning the calls with gold are pre-filled; "
+                                  "Delete removes the selected one)", style="bold"), classes="section")
+                table: DataTable[Any] = DataTable(id="labels", cursor_type="row", zebra_stripes=True)
+                table.add_columns("turn", "category", "who", "severity", "source", "note")
+                yield table
+                with Vertical(id="label-form"):
+                    yield Select(turn_options(self.events), value=WHOLE_SESSION, allow_blank=False, id="label-turn",
+                                 compact=True)
+                    with Horizontal(classes="row"):
+                        yield Select([(c, c) for c in FAULT_CATEGORIES], prompt="category", id="label-category",
+                                     compact=True)
+                        yield Select([(w, w) for w in WHO_ERRED], value="agent", allow_blank=False,
+                                     id="label-who", compact=True)
+                        yield Select([(s, s) for s in SEVERITIES], value="minor", allow_blank=False,
+                                     id="label-severity", compact=True)
+                    yield Input(placeholder="note (Enter adds the label)", id="label-note", compact=True)
+                    yield Button("Add label", id="add-label", compact=True)
+                yield Static(Text("Verdict on the task", style="bold"), classes="section")
+                with Horizontal(classes="row"):
+                    yield Select([(v.replace("_", " "), v) for v in VERDICTS], prompt="verdict", id="verdict",
+                                 compact=True)
+                    yield Input(placeholder="why (optional)", id="verdict-note", compact=True)
+                yield Button("Save", id="save", variant="primary", compact=True)
+                yield Static("", id="save-status")
+            with TabbedContent(id="end-side", initial="end-transcript"):
+                with TabPane("Transcript", id="end-transcript"):
+                    yield Transcript(me=p.role, id="transcript")
+                with TabPane("Graph", id="end-graph"):
+                    yield GraphPanel(p.domain.name, self.graph_state, id="graph")
+                with TabPane("Diff", id="end-diff"):
+                    yield DiffPanel(id="diff")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        transcript = self.query_one("#transcript", Transcript)
+        for e in self.events:
+            transcript.add_event(e)
+        last = next((e.data["diff"] for e in reversed(self.events)
+                     if e.kind == "tool_result" and e.data.get("diff") is not None), None)
+        self.query_one("#diff", DiffPanel).show(last, self.runner.env.changes_since_start(), None,
+                                                "hidden (ctrl+d reveals)")
+        self._fill_labels()
+        self.query_one("#labels", DataTable).focus()
+
+    def _fill_labels(self) -> None:
+        table = self.query_one("#labels", DataTable)
+        table.clear()
+        for label in self.labels:
+            turn = "session" if label.seq is None else f"#{label.seq} t{label.turn}"
+            table.add_row(turn, label.category, label.who_erred, label.severity,
+                          label.source + (" ✓" if label.saved else ""), Text(label.note, no_wrap=True,
+                                                                               overflow="ellipsis"))
+
+    def graph_state(self) -> tuple[list[str], list[str] | None]:
+        history = [str(e.data.get("name", "")) for e in self.events if e.kind == "tool_call"]
+        gold = [a.name for a in self.prepared.task.actions] if self.show_gold else None
+        return history, gold
+
+    # -- labels -----------------------------------------------------------------------------------
+    def add_label(self) -> bool:
+        category = self.query_one("#label-category", Select).value
+        if category is Select.NULL:
+            self.app.report("choose a fault category first", severity="warning")  # type: ignore[attr-defined]
+            return False
+        seq = self.query_one("#label-turn", Select).value
+        event = next((e for e in self.events if e.seq == seq), None)
+        note_box = self.query_one("#label-note", Input)
+        self.labels.append(Label(None if event is None else event.seq, None if event is None else event.turn,
+                                 str(category), str(self.query_one("#label-who", Select).value),
+                                 str(self.query_one("#label-severity", Select).value), note_box.value.strip(),
+                                 "human"))
+        note_box.value = ""
+        self._fill_labels()
+        return True
+
+    @on(Button.Pressed, "#add-label")
+    def _add_pressed(self) -> None:
+        self.add_label()
+
+    @on(Input.Submitted, "#label-note")
+    def _note_submitted(self) -> None:
+        self.add_label()
+
+    def on_key(self, event: Any) -> None:
+        table = self.query_one("#labels", DataTable)
+        if event.key == "delete" and self.focused is table and self.labels:
+            row = table.cursor_row
+            if 0 <= row < len(self.labels) and not self.labels[row].saved:
+                del self.labels[row]
+                self._fill_labels()
+            event.stop()
+
+    # -- saving -----------------------------------------------------------------------------------
+    def action_save(self) -> None:
+        self._save()
+
+    @on(Button.Pressed, "#save")
+    def _save_pressed(self) -> None:
+        self._save()
+
+    @work(thread=True, exclusive=True, group="save", exit_on_error=False)
+    def _save(self) -> None:
+        store, sid, p = self.runner.store, self.runner.session_id, self.prepared
+        verdict = self.app.call_from_thread(lambda: self.query_one("#verdict", Select).value)
+        verdict_note = self.app.call_from_thread(lambda: self.query_one("#verdict-note", Input).value.strip())
+        pending = [label for label in self.labels if not label.saved]
+        try:
+            for label in pending:
+                store.add_annotation(sid, category=label.category, who_erred=label.who_erred,
+                                     severity=label.severity, annotator=p.config.annotator, note=label.note,
+                                     turn=label.turn, seq=label.seq, source=label.source)
+                label.saved = True
+            saved_verdict = False
+            if verdict is not Select.NULL:
+                store.add_task_review(domain=p.domain.name, task_id=p.task.id, task=p.task.to_json(),
+                                      verdict=str(verdict), annotator=p.config.annotator, note=verdict_note)
+                saved_verdict = True
+        except Exception as e:  # noqa: BLE001 - StoreError: say it, keep the form as it is
+            self.app.call_from_thread(self.app.report, f"not saved: {e}")  # type: ignore[attr-defined]
+            self.app.call_from_thread(self._fill_labels)
+            return
+        self.app.call_from_thread(self._saved, len(pending), saved_verdict)
+
+    def _saved(self, count: int, verdict: bool) -> None:
+        self.saved_verdict = self.saved_verdict or verdict
+        self.saves += 1
+        self._fill_labels()
+        message = f"saved {count} label(s)" + (" and the verdict" if verdict else "")
+        self.query_one("#save-status", Static).update(Text(message, style="green"))
+        self.app.notify(message, markup=False)
+
+    # -- reveal -----------------------------------------------------------------------------------
+    def action_reveal(self) -> None:
+        from tauplay.core.gold_distance import distance_to_gold
+
+        self.distance = distance_to_gold(self.runner.env, self.prepared.task).count
+        self.query_one("#reward", Static).update(reward_view(self.outcome, self.distance))
+        self.query_one("#diff", DiffPanel).reveal(self.distance)
+
+    def action_toggle_gold(self) -> None:
+        self.show_gold = not self.show_gold
+        self.query_one("#graph", GraphPanel).redraw()
+        self.query_one("#end-side", TabbedContent).active = "end-graph"
+
+    def action_home(self) -> None:
+        self.app.go_home()  # type: ignore[attr-defined]

@@ -1,0 +1,330 @@
+"""Playing a session: the transcript and message box on the left, panels on the right.
+
+As the user: task card, emotion card, graph, diff (never the policy or the gold actions while playing).
+As the agent: tools (forms and a call line), the policy, graph, diff. Everything shown comes from the
+session's event stream, the same stream the store saves.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.lazy import Lazy
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
+
+from tauplay.sim.events import Event
+from tauplay.tui import keys
+from tauplay.tui.runner import AgentSeat, SessionRunner, UserSeat
+from tauplay.tui.session import Prepared
+from tauplay.tui.widgets.call_line import CallLine
+from tauplay.tui.widgets.cards import Card, emotion_card, task_card
+from tauplay.tui.widgets.diff_panel import DiffPanel
+from tauplay.tui.widgets.graph_panel import GraphPanel
+from tauplay.tui.widgets.tool_form import ToolForm
+from tauplay.tui.widgets.transcript import USER_VIEW_OUTPUT, Transcript
+
+
+class SidePanel(TabbedContent):
+    ALLOW_MAXIMIZE = True
+
+
+def describe_side(desc: dict[str, Any]) -> str:
+    if desc.get("kind") == "llm":
+        return f"llm {desc.get('model')}"
+    return str(desc.get("kind", "?"))
+
+
+class PlayScreen(Screen[None]):
+    SCOPES: tuple[str, ...] = ("play",)
+    ROLE = "user"
+    TAB_TITLES: tuple[str, str] = ("Task", "Emotion")
+
+    def __init__(self, prepared: Prepared) -> None:
+        super().__init__()
+        self.prepared = prepared
+        self.history: list[str] = []  # tool names called so far (the graph's path)
+        self.show_gold = False
+        self.ended = False
+        self.your_turn = False
+        self.events: list[Event] = []
+        self.last_diff: dict[str, Any] | None = None
+        self.diff_shown_at: float = 0.0  # perf_counter when the diff panel last showed a write
+        self.runner = SessionRunner(prepared, self.on_session_event, self.on_turn)
+        self.session_worker: Worker[Any] | None = None
+
+    # -- layout -----------------------------------------------------------------------------------
+    def status_text(self) -> Text:
+        p = self.prepared
+        other = describe_side(p.agent if self.ROLE == "user" else p.user)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(f" {p.domain.name}", style="bold")
+        text.append(f" · task {p.task.id}")
+        text.append(f" · you play the {self.ROLE}", style="bold")
+        text.append(f" · {'agent' if self.ROLE == 'user' else 'user'}: {other}")
+        if p.config.validate:
+            text.append(" · validation mode", style="yellow")
+        return text
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.status_text(), id="status")
+        with Horizontal(id="main"):
+            with Vertical(id="chat"):
+                yield Transcript(me=self.ROLE, max_output=USER_VIEW_OUTPUT if self.ROLE == "user" else None,
+                                 id="transcript")
+                yield Static(Text("starting the session…", style="dim"), id="turn")
+                yield Input(placeholder=self.message_placeholder(), id="message", select_on_focus=False)
+                yield from self.compose_chat_extra()
+            with SidePanel(id="side", initial="tab-1"):
+                with TabPane(self.TAB_TITLES[0], id="tab-1"):
+                    yield from self.compose_tab1()
+                with TabPane(self.TAB_TITLES[1], id="tab-2"):
+                    yield from self.compose_tab2()
+                with TabPane("Graph", id="tab-3"):
+                    yield Lazy(GraphPanel(self.prepared.domain.name, self.graph_state, id="graph"))
+                with TabPane("Diff", id="tab-4"):
+                    yield DiffPanel(id="diff")
+        yield Footer()
+
+    def message_placeholder(self) -> str:
+        return "message (Enter sends)"
+
+    def compose_chat_extra(self) -> ComposeResult:
+        return iter(())
+
+    def compose_tab1(self) -> ComposeResult:
+        return iter(())
+
+    def compose_tab2(self) -> ComposeResult:
+        return iter(())
+
+    # -- the session ------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self.query_one("#message", Input).focus()
+        self.session_worker = self.run_worker(self._run_session(), group="session", exit_on_error=False)
+
+    async def _run_session(self) -> None:
+        outcome = await self.runner.run()
+        self.ended = True
+        from tauplay.tui.screens.end import EndScreen
+
+        self.app.switch_screen(EndScreen(self.prepared, self.runner, outcome, self.events))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is self.session_worker and event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.app.report(f"the session stopped: {type(error).__name__}: {error}")  # type: ignore[attr-defined]
+            self.query_one("#turn", Static).update(Text("the session stopped (see the message); the events saved "
+                                                        "so far can be resumed from the home screen", style="red"))
+
+    def on_turn(self, mine: bool) -> None:
+        self.your_turn = mine
+        other = "agent" if self.ROLE == "user" else "user"
+        line = Text("your turn" if mine else f"the {other} is answering…",
+                    style="bold green" if mine else "dim italic")
+        if mine:
+            line.append(self.turn_hint(), style="dim")
+        self.query_one("#turn", Static).update(line)
+
+    def turn_hint(self) -> str:
+        return " · Enter sends"
+
+    def on_session_event(self, event: Event) -> None:
+        self.events.append(event)
+        self.query_one("#transcript", Transcript).add_event(event)
+        if event.kind == "tool_call":
+            self.history.append(str(event.data.get("name", "")))
+            self.redraw_graph()
+        elif event.kind == "tool_result" and event.data.get("diff") is not None:
+            self.last_diff = event.data["diff"]
+            self.redraw_diff()
+        elif event.kind == "notice" and event.data.get("level") == "error":
+            self.app.report(str(event.data.get("text", "")))  # type: ignore[attr-defined]
+
+    # -- panels -----------------------------------------------------------------------------------
+    def gold_names(self) -> list[str]:
+        return [a.name for a in self.prepared.task.actions]
+
+    def graph_state(self) -> tuple[list[str], list[str] | None]:
+        return self.history, self.gold_names() if self.show_gold else None
+
+    def redraw_graph(self) -> None:
+        for panel in self.query(GraphPanel):
+            panel.redraw()
+
+    def redraw_diff(self) -> None:
+        env = self.runner.env
+        distance = None
+        if self.prepared.config.validate:
+            from tauplay.core.gold_distance import distance_to_gold
+
+            distance = distance_to_gold(env, self.prepared.task).count
+        note = None if self.prepared.config.validate else "hidden until the end of the session"
+        self.query_one("#diff", DiffPanel).show(self.last_diff, env.changes_since_start(), distance, note)
+        self.diff_shown_at = time.perf_counter()
+
+    # -- actions ----------------------------------------------------------------------------------
+    def action_side_tab(self, n: int) -> None:
+        self.query_one("#side", SidePanel).active = f"tab-{n}"
+
+    def action_focus_chat(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+        self.query_one("#message", Input).focus()
+
+    def action_zoom_side(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+        else:
+            self.maximize(self.query_one("#side", SidePanel), container=False)
+
+    def action_toggle_gold(self) -> None:
+        if not self.prepared.config.validate:
+            self.app.report("the gold path is shown after the session (or when validating a task), "  # type: ignore[attr-defined]
+                            "not while playing for a baseline", severity="warning")
+            return
+        self.show_gold = not self.show_gold
+        self.redraw_graph()
+
+    def refuse_not_your_turn(self) -> None:
+        other = "agent" if self.ROLE == "user" else "user"
+        self.app.report(f"wait for the {other} to answer; your text stays in the box",  # type: ignore[attr-defined]
+                        severity="warning")
+
+
+class PlayUserScreen(PlayScreen):
+    SCOPES = ("play", "play-user")
+    BINDINGS = keys.bindings("play-user", "play", labels={"play.tab1": "Task", "play.tab2": "Emotion",  # type: ignore[assignment]
+                                                          "play.graph": "Graph", "play.diff": "Diff"})
+    ROLE = "user"
+    TAB_TITLES = ("Task", "Emotion")
+
+    @property
+    def seat(self) -> UserSeat:
+        assert isinstance(self.runner.seat, UserSeat)
+        return self.runner.seat
+
+    def compose_tab1(self) -> ComposeResult:
+        yield Card(task_card(self.prepared.task), id="task-card")
+
+    def compose_tab2(self) -> ComposeResult:
+        yield Card(emotion_card(self.prepared.emotion, self.prepared.task.emotion_text), id="emotion-card")
+
+
+    @on(Input.Submitted, "#message")
+    def _send(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text or self.ended:
+            return
+        if not self.your_turn:
+            self.refuse_not_your_turn()
+            return
+        self.seat.say(text)
+        event.input.value = ""
+
+    def _finish(self, satisfied: bool) -> None:
+        if self.ended:
+            return
+        box = self.query_one("#message", Input)
+        text = box.value.strip()
+        box.value = ""
+        (self.seat.stop if satisfied else self.seat.abandon)(text)
+        if not self.your_turn:
+            self.app.notify("sent as soon as the agent has answered", markup=False)
+
+    def action_satisfied(self) -> None:
+        self._finish(True)
+
+    def action_give_up(self) -> None:
+        self._finish(False)
+
+
+class PlayAgentScreen(PlayScreen):
+    SCOPES = ("play", "play-agent")
+    BINDINGS = keys.bindings("play-agent", "play", labels={"play.tab1": "Tools", "play.tab2": "Policy",  # type: ignore[assignment]
+                                                           "play.graph": "Graph", "play.diff": "Diff"})
+    ROLE = "agent"
+    TAB_TITLES = ("Tools", "Policy")
+
+    @property
+    def seat(self) -> AgentSeat:
+        assert isinstance(self.runner.seat, AgentSeat)
+        return self.runner.seat
+
+    def message_placeholder(self) -> str:
+        return "message to the user (Enter sends)"
+
+    def compose_chat_extra(self) -> ComposeResult:
+        yield CallLine(self.prepared.domain, id="call-line")
+
+    def compose_tab1(self) -> ComposeResult:
+        from tauplay.tui.widgets.tools_panel import ToolsPanel
+
+        yield ToolsPanel(self.prepared.domain, id="tools")
+
+    def compose_tab2(self) -> ComposeResult:
+        from tauplay.tui.widgets.policy_pane import PolicyPane
+
+        yield Lazy(PolicyPane(self.prepared.domain.policy, id="policy"))
+
+    def turn_hint(self) -> str:
+        return " · message the user, or call a tool"
+
+    @on(Input.Submitted, "#message")
+    def _send(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text or self.ended:
+            return
+        if not self.your_turn:
+            self.refuse_not_your_turn()
+            return
+        self.seat.say(text)
+        event.input.value = ""
+
+    def _call(self, name: str, arguments: dict[str, Any]) -> bool:
+        if self.ended:
+            return False
+        if not self.your_turn:
+            self.refuse_not_your_turn()
+            return False
+        self.seat.call_tool(name, arguments)
+        return True
+
+    @on(CallLine.Run)
+    def _call_line(self, event: CallLine.Run) -> None:
+        if not self._call(event.name, event.arguments):
+            self.query_one(CallLine).input.value = event.line  # keep what was typed
+
+    @on(ToolForm.Run)
+    def _form_run(self, event: ToolForm.Run) -> None:
+        self._call(event.name, event.arguments)
+
+    def action_end_session(self) -> None:
+        if self.ended:
+            return
+        if not self.your_turn:
+            self.refuse_not_your_turn()
+            return
+        self.seat.end("the agent ended the session")
+
+    def action_focus_call_line(self) -> None:
+        self.query_one(CallLine).input.focus()
+
+    def action_pick_tool(self) -> None:
+        self.action_side_tab(1)
+        self.query_one("#tool-list").focus()
+
+    def action_run_form(self) -> None:
+        from tauplay.tui.widgets.tools_panel import ToolsPanel
+
+        form = self.query_one(ToolsPanel).form
+        if form is None:
+            self.app.report("pick a tool first", severity="warning")  # type: ignore[attr-defined]
+            return
+        form.submit()

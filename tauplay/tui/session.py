@@ -1,0 +1,152 @@
+"""What a play session needs, chosen from flags or the home screen, and prepared without Textual.
+
+`PlayConfig` holds the choices; `prepare` turns them into a `Prepared` session (domain, task, emotion,
+environment, participant descriptions) or raises `PlayError` with one line for the person. Nothing here
+imports the store or litellm: those are loaded inside workers, after the first screen is up.
+"""
+
+from __future__ import annotations
+
+import getpass
+import random
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from tauplay.core.domain import Domain, DomainError, get_domain
+from tauplay.core.emotions import EmotionCondition, EmotionError
+from tauplay.core.environment import Environment
+from tauplay.core.tasks import Task, TaskFileError, TaskSet, load_tasks, task_from_json
+
+ROLES = ("user", "agent")
+
+
+class PlayError(Exception):
+    """A choice that cannot be played; the message is one line for the person."""
+
+
+@dataclass(frozen=True)
+class PlayConfig:
+    role: str | None = None  # None: open the home screen
+    domain: str = "airline"
+    task_id: str | None = None  # None: a random task of the task set
+    tasks: str | None = None  # a task set name of the domain, or a task file; None: the default set
+    emotion: str | None = None  # a word: frustrated, anxious, anger, fear/panic...
+    agent_model: str | None = None  # None: the offline oracle agent
+    agent_api_base: str | None = None
+    user_model: str | None = None  # None: the offline scripted user
+    user_api_base: str | None = None
+    db_url: str | None = None  # the session store; None: $TAUPLAY_DB or sessions/tauplay.db
+    data_dir: str | None = None  # a tau-bench data folder; None: the seeded generator
+    seed: int | None = None  # picks the random task (and is saved with the session)
+    validate: bool = False  # validation mode: gold path and distance may be shown while playing
+    annotator: str = field(default_factory=lambda: _whoami())
+    resume: str | None = None  # a session id to continue
+    saved_task: dict[str, Any] | None = None  # the task as a resumed session saved it
+    saved_emotion: dict[str, Any] | None = None
+
+    def with_(self, **changes: Any) -> PlayConfig:
+        return replace(self, **changes)
+
+
+def _whoami() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name in some containers
+        return "annotator"
+
+
+@dataclass
+class Prepared:
+    config: PlayConfig
+    domain: Domain
+    task: Task
+    emotion: EmotionCondition | None
+    env: Environment
+    agent: dict[str, Any]  # participant descriptions (as the store saves them)
+    user: dict[str, Any]
+
+    @property
+    def role(self) -> str:
+        return self.config.role or "user"
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.agent.get("kind") == "llm" or self.user.get("kind") == "llm"
+
+
+def load_task_set(domain: Domain, tasks: str | None) -> TaskSet:
+    try:
+        if tasks and (Path(tasks).suffix in (".json", ".py") or Path(tasks).exists()):
+            return load_tasks(Path(tasks), domain.name)
+        return load_tasks(domain.task_set_path(tasks), domain.name)
+    except (TaskFileError, DomainError) as e:
+        raise PlayError(str(e)) from None
+
+
+def pick_task(task_set: TaskSet, task_id: str | None, seed: int | None) -> Task:
+    if not task_set.tasks:
+        raise PlayError(f"{task_set.source}: the task set is empty")
+    if task_id is None:
+        return random.Random(seed).choice(task_set.tasks)
+    try:
+        return task_set.by_id(task_id)
+    except KeyError:
+        known = ", ".join(t.id for t in task_set.tasks[:8]) + (" …" if len(task_set.tasks) > 8 else "")
+        raise PlayError(f"no task '{task_id}' in {task_set.source} (tasks: {known})") from None
+
+
+def emotion_for(task: Task, word: str | None) -> EmotionCondition | None:
+    """The task's own condition, or the one a typed word means (keeping the task's trigger)."""
+    if not word:
+        return task.emotion
+    from tauplay.core import emotions
+
+    try:
+        make = getattr(emotions, "condition_from_word", None)
+        trigger = task.emotion.trigger if task.emotion else ""
+        if make is not None:
+            return make(word, trigger=trigger)
+        family = word if word in emotions.FAMILIES else emotions.LEAF_FAMILY.get(word)
+        if family is None:
+            raise EmotionError(f"unknown emotion '{word}'")
+        leaf = emotions.DEFAULT_LEAF[family] if word == family else word
+        return EmotionCondition(family, leaf, trigger=trigger)
+    except EmotionError as e:
+        raise PlayError(str(e)) from None
+
+
+def participants(config: PlayConfig) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(agent, user) descriptions: the person's side is human, the other side offline unless a model is given."""
+    if config.role not in ROLES:
+        raise PlayError(f"--role must be one of {', '.join(ROLES)}, got '{config.role}'")
+    name = config.annotator
+    if config.role == "user":
+        agent = {"kind": "llm", "model": config.agent_model, "api_base": config.agent_api_base} \
+            if config.agent_model else {"kind": "oracle"}
+        return agent, {"kind": "human", "name": name}
+    user = {"kind": "llm", "model": config.user_model, "api_base": config.user_api_base} \
+        if config.user_model else {"kind": "scripted"}
+    return {"kind": "human", "name": name}, user
+
+
+def prepare(config: PlayConfig) -> Prepared:
+    try:
+        domain = get_domain(config.domain)
+    except DomainError as e:
+        raise PlayError(str(e)) from None
+    if config.saved_task is not None:
+        try:
+            task = task_from_json(config.saved_task, Path(f"session {config.resume}"), 0, domain.name)
+            emotion = EmotionCondition.from_json(config.saved_emotion) if config.saved_emotion else task.emotion
+        except (TaskFileError, EmotionError, TypeError) as e:
+            raise PlayError(f"session {config.resume}: the saved task cannot be read ({e})") from None
+    else:
+        task = pick_task(load_task_set(domain, config.tasks), config.task_id, config.seed)
+        emotion = emotion_for(task, config.emotion)
+    agent, user = participants(config)
+    try:
+        env = Environment.for_domain(domain, config.data_dir)
+    except DomainError as e:
+        raise PlayError(str(e)) from None
+    return Prepared(config, domain, task, emotion, env, agent, user)

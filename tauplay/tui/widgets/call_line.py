@@ -1,0 +1,75 @@
+"""A one-line tool call box: `get_user_details(user_id="mia_li_3668")` or JSON, read as data only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from tauplay.core.callsyntax import CallSyntaxError, parse_call
+from tauplay.core.domain import Domain
+from tauplay.core.schema import validate
+
+
+def check_line(line: str, domain: Domain) -> tuple[str, dict[str, Any], list[str]]:
+    """(tool name, arguments, problems) of a call line; problems are empty when it may run."""
+    try:
+        first = line.strip().split("(", 1)[0].strip()
+        spec = domain.tool_map.get(first)
+        order = list(spec.parameters.get("properties", {})) if spec else None
+        call = parse_call(line, order)
+    except CallSyntaxError as e:
+        return "", {}, [str(e)]
+    spec = domain.tool_map.get(call.name)
+    if spec is None:
+        return call.name, call.arguments, [f"unknown tool '{call.name}' (tools: {', '.join(domain.tool_map)})"]
+    return call.name, call.arguments, validate(call.arguments, spec.parameters)
+
+
+class CallLine(Vertical):
+    DEFAULT_CSS = """
+    CallLine { height: auto; }
+    CallLine > .error { color: $error; height: auto; display: none; }
+    CallLine.-invalid > .error { display: block; }
+    """
+
+    class Run(Message):
+        def __init__(self, name: str, arguments: dict[str, Any], line: str) -> None:
+            super().__init__()
+            self.name = name
+            self.arguments = arguments
+            self.line = line
+
+    def __init__(self, domain: Domain, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.domain = domain
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder='call: get_user_details(user_id="...")  or JSON', id="call-input",
+                    select_on_focus=False)
+        yield Static("", classes="error", markup=False)
+
+    @property
+    def input(self) -> Input:
+        return self.query_one("#call-input", Input)
+
+    def show_problems(self, problems: list[str]) -> None:
+        self.query_one(".error", Static).update(Text("\n".join(problems)))
+        self.set_class(bool(problems), "-invalid")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if not event.value.strip():
+            self.show_problems([])
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        line = event.value
+        name, args, problems = check_line(line, self.domain)
+        self.show_problems(problems)
+        if not problems:
+            self.post_message(self.Run(name, args, line))
+            self.input.value = ""

@@ -1,0 +1,91 @@
+"""What the person playing the user sees about the task and the feeling: never the gold actions."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual.widgets import Static
+
+from tauplay.core.emotions import EmotionCondition
+from tauplay.core.tasks import Task
+
+# Sentences of a goal that say how, not what: conditions, limits and likes.
+_PREFERENCE = re.compile(r"\b(prefer|rather|if |unless|only|not |don't|do not|never|insist|want(s)? to keep|"
+                         r"cheapest|must|at most|at least|refuse)", re.IGNORECASE)
+
+
+def split_goal(goal: str) -> tuple[list[str], list[str]]:
+    """(what you want, your preferences and limits): the goal's sentences, sorted by what they say."""
+    sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", goal.strip()) if s.strip()]
+    wants, prefs = [], []
+    for s in sentences:
+        (prefs if _PREFERENCE.search(s) and wants else wants).append(s)
+    return wants, prefs
+
+
+def task_card(task: Task) -> Group:
+    wants, prefs = split_goal(task.goal)
+    parts: list[Text] = [Text("What you want", style="bold underline")]
+    parts.append(Text(" ".join(wants) or "(the task gives no goal)"))
+    parts.append(Text("\nWhat you know", style="bold underline"))
+    if task.known_info:
+        for key, value in task.known_info.items():
+            line = Text("• ")
+            line.append(str(key), style="cyan")
+            line.append(f": {value}")
+            parts.append(line)
+    else:
+        parts.append(Text("only what the goal says", style="dim"))
+    parts.append(Text("\nPreferences and limits", style="bold underline"))
+    if prefs:
+        parts.extend(Text(f"• {p}") for p in prefs)
+    else:
+        parts.append(Text("none stated", style="dim"))
+    parts.append(Text(f"\ntask {task.id}", style="dim"))
+    return Group(*parts)
+
+
+def emotion_card(condition: EmotionCondition | None, published_text: str = "") -> Group:
+    if condition is None:
+        parts = [Text("No emotion condition: play a neutral customer.", style="dim")]
+        if published_text:
+            parts += [Text("\nPublished emotion instruction", style="bold underline"), Text(published_text)]
+        return Group(*parts)
+    from tauplay.core import emotions
+
+    title = Text()
+    title.append(condition.family, style="bold magenta")
+    title.append(" / ")
+    title.append(condition.leaf, style="bold")
+    title.append(f"   {condition.intensity}", style="italic")
+    dims = Text()
+    for name, value in (("politeness", condition.politeness), ("urgency", condition.urgency),
+                        ("trust", condition.trust)):
+        dims.append(f"{name}: ", style="dim")
+        dims.append(f"{value}   ", style="bold")
+    parts: list[Text] = [title, dims]
+    parts.append(Text("\nTrigger", style="bold underline"))
+    parts.append(Text(condition.trigger or "none given", style="" if condition.trigger else "dim"))
+    parts.append(Text("\nHow to express it", style="bold underline"))
+    render = getattr(emotions, "card", None)
+    if render is not None:
+        # The shared card's last line says how to play it; the lines before repeat what is shown above.
+        lines = render(condition).splitlines()
+        parts.append(Text(lines[-1].removeprefix("Play it: ").strip()))
+    else:
+        parts.append(Text(f"Let your {condition.leaf} show in how you write ({condition.intensity})."))
+    if published_text:
+        parts += [Text("\nPublished emotion instruction", style="bold underline"), Text(published_text)]
+    return Group(*parts)
+
+
+class Card(Static):
+    DEFAULT_CSS = """
+    Card { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, renderable: Any, **kwargs: Any) -> None:
+        super().__init__(renderable, **kwargs)

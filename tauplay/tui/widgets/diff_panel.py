@@ -1,0 +1,122 @@
+"""The live database diff: what the last write changed, what changed since the start, and the
+distance to the gold end state (hidden until it may be revealed)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from tauplay.core.db import RecordChange
+
+MAX_FIELDS = 12  # per record; the rest is summarised
+
+
+def short(value: Any, limit: int = 48) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _change_lines(change: dict[str, Any]) -> list[Text]:
+    kind = change["kind"]
+    sign, style = {"added": ("+", "green"), "removed": ("-", "red"), "changed": ("~", "yellow")}[kind]
+    head = Text()
+    head.append(f" {sign} ", style=f"bold {style}")
+    head.append(f"{change['table']}/{change['key']}", style="bold")
+    head.append(f"  {kind}", style="dim")
+    lines = [head]
+    fields = change.get("fields") or []
+    for f in fields[:MAX_FIELDS]:
+        line = Text("     ")
+        line.append(f["path"], style="cyan")
+        line.append(": ")
+        line.append("—" if f["before"] is None else short(f["before"]), style="red")
+        line.append(" → ")
+        line.append("—" if f["after"] is None else short(f["after"]), style="green")
+        lines.append(line)
+    if len(fields) > MAX_FIELDS:
+        lines.append(Text(f"     … {len(fields) - MAX_FIELDS} more fields", style="dim"))
+    return lines
+
+
+def render_diff(last: dict[str, Any] | None, since_start: Sequence[RecordChange], distance: int | None,
+                distance_note: str) -> Group:
+    """`last` is a StepDiff as JSON (as events carry it); `distance` None means hidden."""
+    parts: list[Text] = []
+    title = Text("Last write", style="bold underline")
+    if last is not None:
+        title.append(f"  step {last['step']}: {last['tool']}", style="bold")
+    parts.append(title)
+    if last is None:
+        parts.append(Text("   no write yet", style="dim"))
+    elif not last["changes"]:
+        parts.append(Text("   changed nothing", style="dim"))
+    else:
+        for change in last["changes"]:
+            parts.extend(_change_lines(change))
+    counts = {"added": 0, "removed": 0, "changed": 0}
+    for c in since_start:
+        counts[c.kind] += 1
+    summary = Text("\nSince the start", style="bold underline")
+    summary.append(f"  {len(since_start)} record(s): {counts['changed']} changed, {counts['added']} added, "
+                   f"{counts['removed']} removed", style="bold")
+    parts.append(summary)
+    if not since_start:
+        parts.append(Text("   the database is as it started", style="dim"))
+    for change in sorted(since_start, key=lambda c: (c.table, c.key)):
+        parts.extend(_change_lines(change.to_json()))
+    gold = Text("\nDistance to gold: ", style="bold")
+    if distance is None:
+        gold.append(distance_note or "hidden", style="dim")
+    else:
+        gold.append(f"{distance} record(s) differ from the gold end state",
+                    style="bold green" if distance == 0 else "bold red")
+    parts.append(gold)
+    return Group(*parts)
+
+
+class DiffPanel(VerticalScroll):
+    DEFAULT_CSS = """
+    DiffPanel { height: 1fr; }
+    DiffPanel > #diff-body { width: 1fr; height: auto; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.last: dict[str, Any] | None = None
+        self.since_start: list[RecordChange] = []
+        self.distance: int | None = None
+        self.distance_note = "hidden until the end of the session"
+        self.updates = 0  # how many times the panel was redrawn with a write (benchmarks wait on it)
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(id="diff-body")
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    def show(self, last: dict[str, Any] | None, since_start: Sequence[RecordChange],
+             distance: int | None = None, note: str | None = None) -> None:
+        self.last = last
+        self.since_start = list(since_start)
+        self.distance = distance
+        if note is not None:
+            self.distance_note = note
+        self.updates += 1
+        self.redraw()
+
+    def reveal(self, distance: int) -> None:
+        self.distance = distance
+        self.redraw()
+
+    def redraw(self) -> None:
+        if self.is_mounted:
+            self.query_one("#diff-body", Static).update(
+                render_diff(self.last, self.since_start, self.distance, self.distance_note))

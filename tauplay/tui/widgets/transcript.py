@@ -1,0 +1,84 @@
+"""The conversation as it happens, drawn from the session's events. Every text from a model, a person
+or a tool is shown literally (rich Text, never markup)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual.events import Resize
+from textual.widgets import RichLog
+
+from tauplay.sim.events import Event
+
+USER_VIEW_OUTPUT = 160  # characters of a tool result shown to the person playing the user
+
+
+def _args(arguments: Any) -> str:
+    if not isinstance(arguments, dict):
+        return str(arguments)
+    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+
+
+def event_lines(event: Event, me: str | None, max_output: int | None = None) -> list[Text]:
+    """The lines an event adds to the transcript (none for events that are not part of the conversation)."""
+    data = event.data
+    if event.kind == "message":
+        who = event.role + (" (you)" if event.role == me else "")
+        line = Text()
+        line.append(f"{who}: ", style="bold cyan" if event.role == "agent" else "bold magenta")
+        line.append(str(data.get("content") or ""))
+        return [line]
+    if event.kind == "tool_call":
+        line = Text("  → ", style="dim")
+        line.append(str(data.get("name", "")), style="bold yellow")
+        line.append(f"({_args(data.get('arguments'))})", style="yellow")
+        return [line]
+    if event.kind == "tool_result":
+        output = str(data.get("output", ""))
+        if max_output is not None and len(output) > max_output:
+            output = output[:max_output] + f"… ({len(data.get('output', ''))} characters)"
+        line = Text("  ← ", style="dim")
+        line.append(output, style="red" if data.get("error") else "dim")
+        if data.get("diff") and data["diff"].get("changes"):
+            n = len(data["diff"]["changes"])
+            line.append(f"  [{n} record(s) changed]", style="bold green")
+        return [line]
+    if event.kind == "notice":
+        level = data.get("level", "info")
+        return [Text(f"! {data.get('text', '')}", style="bold red" if level == "error" else "yellow")]
+    if event.kind == "terminated":
+        return [Text(f"— session ended: {data.get('reason', '')} —", style="bold")]
+    return []
+
+
+class Transcript(RichLog):
+    DEFAULT_CSS = """
+    Transcript { height: 1fr; border: none; padding: 0 1; }
+    """
+
+    def __init__(self, me: str | None = None, max_output: int | None = None, **kwargs: Any) -> None:
+        """`max_output`: cut tool results to this many characters (the agent sees them whole)."""
+        super().__init__(wrap=True, markup=False, highlight=False, auto_scroll=True, min_width=1, **kwargs)
+        self.me = me
+        self.max_output = max_output
+        self.shown = 0  # events drawn (tests wait on it)
+        self._texts: list[Text] = []
+        self._wrapped_at = 0
+
+    def add_event(self, event: Event) -> None:
+        for line in event_lines(event, self.me, self.max_output):
+            self._texts.append(line)
+            self.write(line)
+        self.shown += 1
+
+    def on_resize(self, event: Resize) -> None:
+        super().on_resize(event)
+        width = self.scrollable_content_region.width
+        if self._wrapped_at and width != self._wrapped_at:
+            # Lines are wrapped when written: wrap them again for the new width.
+            self.clear()
+            for line in self._texts:
+                self.write(line)
+        self._wrapped_at = width
