@@ -1,0 +1,177 @@
+"""`tauplay run`: headless batch runs of an agent against a simulated user, with pass^k.
+
+    tauplay run --domain airline                                   # oracle agent + scripted user, offline
+    tauplay run --domain airline --tasks T.json --trials 3 --concurrency 8 \\
+        --agent-model openai/m --agent-api-base URL --user-model openai/u --user-api-base URL --db URL
+
+Every session is saved to the store as it happens; the table at the end gives reward counts and
+pass^1..k per domain and per emotion family.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import uuid
+from typing import Any
+
+from tauplay.cli import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--domain", required=True, help="domain name, e.g. airline")
+    parser.add_argument("--data", metavar="DIR", help="tau-bench data folder instead of the generated database")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the generated database")
+    parser.add_argument("--tasks", metavar="FILE", help="task file (default: the domain's default task set)")
+    parser.add_argument("--task-ids", nargs="+", metavar="ID", help="run only these task ids")
+    parser.add_argument("--agent", choices=("oracle", "llm"), help="agent kind (default: oracle; llm when a model is given)")
+    parser.add_argument("--agent-model", metavar="M", help="litellm model string of the agent, e.g. openai/gpt-4o")
+    parser.add_argument("--agent-api-base", metavar="URL", help="api base of the agent model (OpenAI-compatible server)")
+    parser.add_argument("--user", choices=("scripted", "llm"), help="user kind (default: scripted; llm when a model is given)")
+    parser.add_argument("--user-model", metavar="M", help="litellm model string of the simulated user")
+    parser.add_argument("--user-api-base", metavar="URL", help="api base of the user model")
+    parser.add_argument("--emotion", metavar="WORD", help="give every task this emotion (e.g. frustrated, anxious)")
+    parser.add_argument("--trials", type=int, default=1, help="sessions per task (pass^k up to this k; default 1)")
+    parser.add_argument("--concurrency", type=int, default=4, help="sessions at a time (default 4)")
+    parser.add_argument("--max-steps", type=int, default=100, help="messages and tool calls per session (default 100)")
+    parser.add_argument("--max-errors", type=int, default=10, help="failed tool calls before a session ends (default 10)")
+    parser.add_argument("--llm-timeout", type=float, default=60.0, help="seconds per model call (default 60)")
+    parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
+    parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
+
+
+def _participant(kind: str | None, model: str | None, api_base: str | None, *, role: str, offline: str,
+                 timeout: float) -> dict[str, Any]:
+    if kind is None:
+        kind = "llm" if model else offline
+    if kind == "llm":
+        if not model:
+            raise UsageError(f"--{role} llm needs --{role}-model")
+        return {"kind": "llm", "model": model, "api_base": api_base, "timeout": timeout}
+    if model or api_base:
+        raise UsageError(f"--{role}-model / --{role}-api-base only apply to --{role} llm, not {kind}")
+    return {"kind": kind}
+
+
+def _check_numbers(args: argparse.Namespace) -> None:
+    for flag, value, least in (("--trials", args.trials, 1), ("--concurrency", args.concurrency, 1),
+                               ("--max-steps", args.max_steps, 2), ("--max-errors", args.max_errors, 1)):
+        if value < least:
+            raise UsageError(f"{flag} must be at least {least}, got {value}")
+    if args.llm_timeout <= 0:
+        raise UsageError(f"--llm-timeout must be positive, got {args.llm_timeout:g}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from tauplay.core.domain import DomainError, get_domain
+    from tauplay.core.emotions import EmotionError, condition_from_word
+    from tauplay.core.tasks import TaskFileError, load_tasks
+
+    _check_numbers(args)
+    agent_desc = _participant(args.agent, args.agent_model, args.agent_api_base, role="agent", offline="oracle",
+                              timeout=args.llm_timeout)
+    user_desc = _participant(args.user, args.user_model, args.user_api_base, role="user", offline="scripted",
+                             timeout=args.llm_timeout)
+    try:
+        emotion = condition_from_word(args.emotion) if args.emotion else None
+        domain = get_domain(args.domain)
+        task_set = load_tasks(args.tasks or domain.task_set_path(), domain.name)
+        database = domain.database(args.data, args.seed)
+    except (DomainError, TaskFileError, EmotionError) as e:
+        raise UsageError(str(e)) from None
+    tasks = task_set.tasks
+    if args.task_ids:
+        known = {t.id for t in tasks}
+        missing = [i for i in args.task_ids if i not in known]
+        if missing:
+            raise UsageError(f"no task with id {', '.join(missing)} in {task_set.source} "
+                             f"(ids: {', '.join(sorted(known)[:12])}{', ...' if len(known) > 12 else ''})")
+        tasks = [t for t in tasks if t.id in set(args.task_ids)]
+    if not tasks:
+        raise UsageError(f"{task_set.source}: no tasks to run")
+
+    from tauplay.store import SessionStore, StoreError
+
+    try:
+        store = SessionStore(args.db)
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    try:
+        return _run_batch(args, store, domain, database, tasks, emotion, agent_desc, user_desc)
+    finally:
+        store.close()
+
+
+def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any, tasks: list[Any], emotion: Any,
+               agent_desc: dict[str, Any], user_desc: dict[str, Any]) -> int:
+    import asyncio
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from tauplay.sim.batch import Job, run_batch, summarize
+    from tauplay.sim.orchestrator import Limits
+    from tauplay.sim.participants import make_agent, make_user
+    from tauplay.sim.session import SessionSetup
+
+    jobs = [Job(SessionSetup(domain, task, database, emotion, args.data or "", args.seed), trial)
+            for task in tasks for trial in range(args.trials)]
+    batch_id = uuid.uuid4().hex[:12]
+    err = Console(stderr=True, highlight=False)
+    rewards = {"1": 0, "0": 0, "-1": 0, "failed": 0}
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        TextColumn("{task.fields[tally]}", markup=False), console=err, transient=False)
+
+    def tally() -> str:
+        return f"reward 1: {rewards['1']}  0: {rewards['0']}  -1: {rewards['-1']}  failed: {rewards['failed']}"
+
+    with progress:
+        bar = progress.add_task(f"{domain.name} batch {batch_id}", total=len(jobs), tally=tally())
+
+        def done(result: Any) -> None:
+            r = result.reward
+            rewards["failed" if r is None else "1" if r == 1 else "-1" if r == -1 else "0"] += 1
+            progress.update(bar, advance=1, tally=tally())
+
+        results = asyncio.run(run_batch(
+            store, jobs, agent=lambda: make_agent(agent_desc), user=lambda: make_user(user_desc),
+            concurrency=args.concurrency, limits=Limits(args.max_steps, args.max_errors), batch_id=batch_id,
+            on_done=done))
+    rows = summarize(results, args.trials)
+    failures = [r for r in results if r.failure]
+    if args.json:
+        print(json.dumps({"batch_id": batch_id, "store": store.name, "domain": domain.name, "agent": agent_desc,
+                          "user": user_desc, "trials": args.trials, "summary": [r.to_json() for r in rows],
+                          "sessions": [r.to_json() for r in results]}, indent=1))
+    else:
+        _print_table(rows, args.trials, batch_id, store.name)
+    for f in failures:
+        print(f"task {f.task_id} trial {f.job.trial}: session did not run: {f.failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"batch {batch_id}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("domain / emotion", justify="left")
+    for name in ("tasks", "sessions", "r=1", "r=0", "r=-1", "failed", "mean"):
+        table.add_column(name, justify="right")
+    for k in range(1, trials + 1):
+        table.add_column(f"pass^{k}", justify="right")
+    group = None
+    for row in rows:
+        if group is not None and row.group != group:
+            table.add_section()
+        group = row.group
+        cells = [row.name, str(row.tasks), str(row.sessions), str(row.counts["1"]), str(row.counts["0"]),
+                 str(row.counts["-1"]), str(row.counts["failed"]), f"{row.mean:.3f}"]
+        cells += [f"{row.pass_k[k]:.3f}" if k in row.pass_k else "-" for k in range(1, trials + 1)]
+        table.add_row(*cells)
+    # A pipe or a file gets the whole table rather than rich's 80-column default.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    console.print(table)
+    console.print(f"sessions saved in {store_name} (batch {batch_id})", markup=False)
