@@ -334,3 +334,11 @@ def test_graph_sanity() -> None:
                                                       "get_provider_details"])
     assert graph.why_not("cancel_appointment", ["find_patient_by_email", "transfer_to_human_support"])
     assert set(graph.g.nodes) == READ_TOOLS | WRITE_TOOLS
+
+
+def test_null_for_an_optional_argument_means_not_given(env: Environment) -> None:
+    # Published training tasks call e.g. list_telemetry_devices(status_filter=None, limit=None).
+    given = env.call("list_telemetry_devices", {"status_filter": None, "limit": None})
+    assert not given.error and given.output == env.call("list_telemetry_devices", {}).output
+    missing = env.call("find_patient_by_email", {"email": None})
+    assert missing.error and "email" in missing.output  # null is no stand-in for a required argument

@@ -168,6 +168,8 @@ def validate(value: Any, schema: dict[str, Any], path: str = "") -> list[str]:
                 if name not in props:
                     allowed = ", ".join(props) or "none"
                     errors.append(f"unknown argument '{sub}' (expected: {allowed})")
+                elif item is None and name not in schema.get("required", []):
+                    continue  # null for an optional argument means "not given" (published tasks send it)
                 else:
                     errors.extend(validate(item, props[name], sub))
         elif isinstance(schema.get("additionalProperties"), dict):
@@ -177,7 +179,8 @@ def validate(value: Any, schema: dict[str, Any], path: str = "") -> list[str]:
 
 
 def coerce(value: Any, schema: dict[str, Any]) -> Any:
-    """Integral floats where integers are expected (JSON from LLMs often says 2.0)."""
+    """Integral floats where integers are expected (JSON from LLMs often says 2.0); an optional argument
+    given as null is dropped, so the tool's default applies."""
     kind = schema.get("type")
     if kind == "integer" and isinstance(value, float) and value.is_integer():
         return int(value)
@@ -185,5 +188,7 @@ def coerce(value: Any, schema: dict[str, Any]) -> Any:
         return [coerce(v, schema["items"]) for v in value]
     if kind == "object" and isinstance(value, dict) and "properties" in schema:
         props = schema["properties"]
-        return {k: coerce(v, props[k]) if k in props else v for k, v in value.items()}
+        required = schema.get("required", [])
+        return {k: coerce(v, props[k]) if k in props else v for k, v in value.items()
+                if v is not None or k in required or k not in props}
     return value
