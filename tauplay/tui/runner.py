@@ -15,13 +15,12 @@ from typing import Any
 from tauplay.core.environment import Environment
 from tauplay.sim.events import Event
 from tauplay.sim.human import HumanAgent, HumanUser
-from tauplay.sim.orchestrator import Orchestrator, Outcome, make_conversation
+from tauplay.sim.orchestrator import Outcome
 from tauplay.sim.participants import AgentParticipant, UserParticipant, make_agent, make_user
+from tauplay.sim.session import ResumeError, SessionSetup, finish, new_orchestrator, replay_into
 from tauplay.tui.session import Prepared
 
 TurnCallback = Callable[[bool], None]
-
-STATUS_OF_REASON = {"user_abandoned": "abandoned", "llm_error": "failed", "too_many_errors": "finished"}
 
 
 class UserSeat(HumanUser):
@@ -54,18 +53,6 @@ class AgentSeat(HumanAgent):
             self.on_turn(False)
 
 
-def rebuild_env(prepared: Prepared, history: list[Event]) -> Environment:
-    """The environment as the stored events left it: each successful call replayed in order."""
-    env = Environment(prepared.domain, prepared.env.database)
-    calls = {e.data.get("call_id"): e for e in history if e.kind == "tool_call"}
-    for e in history:
-        if e.kind == "tool_result" and not e.data.get("error"):
-            call = calls.get(e.data.get("call_id"))
-            if call is not None:
-                env.call(call.data.get("name", ""), dict(call.data.get("arguments") or {}))
-    return env
-
-
 def open_store(url: str | None) -> Any:
     from tauplay.store import SessionStore  # heavy (SQLAlchemy): only ever called in a thread
 
@@ -81,9 +68,8 @@ class SessionRunner:
             else AgentSeat(name, on_turn)
         self.store: Any = None
         self.session_id: str | None = prepared.config.resume
-        self.env = prepared.env
+        self.env: Environment = prepared.env
         self.outcome: Outcome | None = None
-        self.history: list[Event] = []
 
     def _participants(self) -> tuple[AgentParticipant, UserParticipant]:
         p = self.prepared
@@ -93,42 +79,43 @@ class SessionRunner:
         assert isinstance(self.seat, AgentSeat)
         return self.seat, make_user(p.user)
 
-    async def open(self) -> None:
-        """Open the store and create (or reopen) the session record."""
+    def _setup(self) -> SessionSetup:
+        p = self.prepared
+        return SessionSetup(p.domain, p.task, p.env.database, p.emotion, p.config.data_dir or "", None)
+
+    async def _save(self, event: Event) -> None:
+        # Saved before it is shown (sinks run in order); the commit happens off the UI thread.
+        await asyncio.to_thread(self.store.append_event, self.session_id, event)
+
+    async def run(self) -> Outcome:
         p = self.prepared
         self.store = await asyncio.to_thread(open_store, p.config.db_url)
+        history: list[Event] = []
         if self.session_id:
-            self.history = await asyncio.to_thread(self.store.events, self.session_id)
-            self.env = rebuild_env(p, self.history)
-            p.env = self.env
-            await asyncio.to_thread(self.store.set_status, self.session_id, "running")
+            history = await asyncio.to_thread(self.store.events, self.session_id)
+            if any(e.kind == "terminated" for e in history):
+                raise ResumeError(f"session {self.session_id} has already ended")
         else:
             self.session_id = await asyncio.to_thread(
                 self.store.create_session, domain=p.domain.name, task_id=p.task.id, role=p.role, agent=p.agent,
                 user=p.user, task=p.task.to_json(), emotion=p.emotion.to_json() if p.emotion else None,
-                data_source=p.env.database.source, seed=p.config.seed, annotator=p.config.annotator)
-
-    async def _save(self, event: Event) -> None:
-        await asyncio.to_thread(self.store.append_event, self.session_id, event)
-
-    def _show(self, event: Event) -> None:
-        self.on_event(event)
-
-    async def run(self) -> Outcome:
-        if self.store is None:
-            await self.open()
-        for event in self.history:  # a resumed session: draw what was already said
-            self.on_event(event)
-        if self.prepared.uses_llm:
+                data_source=p.config.data_dir or "", seed=None, annotator=p.config.annotator)
+        if p.uses_llm:
             await asyncio.to_thread(importlib.import_module, "litellm")
         agent, user = self._participants()
-        conversation = make_conversation(self.prepared.domain, self.prepared.task, self.env, self.prepared.emotion,
-                                         self.history)
-        orchestrator = Orchestrator(agent, user, conversation, sinks=[self._save, self._show],
-                                    started_data={"role": self.prepared.role})
+        orchestrator = new_orchestrator(self._setup(), agent, user, sinks=[self._save, self.on_event],
+                                        history=history)
+        orchestrator.started_data = {"session_id": self.session_id, "role": p.role,
+                                     "data_source": p.config.data_dir or ""}
+        self.env = orchestrator.env
+        if history:
+            replay_into(self.env, history)  # checks each saved state hash
+            await asyncio.to_thread(self.store.set_status, self.session_id, "running")
+            for event in history:  # draw what was said before
+                self.on_event(event)
+            await orchestrator.emit("notice", "system", {"level": "info",
+                                                         "text": f"resumed after event {history[-1].seq}"})
         outcome = await orchestrator.run()
         self.outcome = outcome
-        status = STATUS_OF_REASON.get(outcome.reason, "finished")
-        await asyncio.to_thread(self.store.finish_session, self.session_id, status=status, reason=outcome.reason,
-                                reward=outcome.value, reward_info=outcome.reward.to_json())
+        await asyncio.to_thread(finish, self.store, self.session_id, outcome)
         return outcome

@@ -1,0 +1,185 @@
+"""Whole sessions played through the real app (headless Pilot), checked in the SQLite store."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable, Input, Select
+
+from tauplay.tui.screens.end import EndScreen
+from tauplay.tui.screens.home import HomeScreen
+from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
+from tauplay.tui.widgets.diff_panel import DiffPanel
+from tauplay.tui.widgets.tools_panel import ToolsPanel
+from tests.tui.conftest import TASK, make_app, open_store, send, wait_until, your_turn
+
+
+def _kinds(events):
+    return [(e.kind, e.role) for e in events]
+
+
+async def test_play_the_user_with_the_oracle_agent_and_annotate(db_path):
+    app = make_app(db_path, role="user")
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        assert isinstance(play, PlayUserScreen)
+        await send(pilot, play, "Hi, I want to add a checked bag to reservation 842X51, user james_smith_5583.")
+        await send(pilot, play, "yes, go ahead")  # the oracle asks before its write
+        await your_turn(pilot, play)
+        assert play.query_one("#diff", DiffPanel).last["tool"] == "update_reservation_baggages"
+        await pilot.press("ctrl+s")  # satisfied: ###STOP###
+        await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
+        end = app.screen
+        assert end.outcome.reason == "user_stop" and end.outcome.value == 1.0
+        # one label by hand, on the agent's write, and a verdict
+        write = next(e for e in end.events if e.kind == "tool_call" and e.data["name"] == "update_reservation_baggages")
+        end.query_one("#label-turn", Select).value = write.seq
+        end.query_one("#label-category", Select).value = "Misread Intent"
+        end.query_one("#label-severity", Select).value = "critical"
+        end.query_one("#label-note", Input).value = "checked: a [red]literal[/red] note"
+        end.query_one("#label-note", Input).focus()
+        await pilot.press("enter")
+        end.query_one("#verdict", Select).value = "approve"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: end.saves == 1, what="the annotation to be saved")
+        assert app.last_error is None
+
+    store = open_store(db_path)
+    (session,) = store.list_sessions()
+    assert (session.status, session.termination_reason, session.reward, session.role) == \
+        ("finished", "user_stop", 1.0, "user")
+    assert session.task_id == TASK and session.agent == {"kind": "oracle"}
+    assert session.user["kind"] == "human"
+    events = store.events(session.id)
+    user_texts = [e.data["content"] for e in events if e.kind == "message" and e.role == "user"]
+    assert user_texts[0].startswith("Hi, I want to add a checked bag")
+    assert user_texts[-1] == "###STOP###"
+    assert [e.data["name"] for e in events if e.kind == "tool_call"] == ["get_reservation_details",
+                                                                          "update_reservation_baggages"]
+    assert events[-1].kind == "terminated" and events[-1].data["reward"]["db_match"] is True
+    (label,) = store.annotations(session.id)
+    assert (label.category, label.severity, label.who_erred, label.seq, label.turn, label.source) == \
+        ("Misread Intent", "critical", "agent", write.seq, write.turn, "human")
+    assert label.note == "checked: a [red]literal[/red] note"
+    (review,) = store.task_reviews(task_id=TASK)
+    assert review.verdict == "approve" and review.annotator == "tester"
+
+
+async def test_play_the_agent_with_the_scripted_user(db_path):
+    app = make_app(db_path, role="agent")
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        assert isinstance(play, PlayAgentScreen)
+        await your_turn(pilot, play)
+        # a bad call line is refused inline and runs nothing
+        await send_line_error(pilot, play, 'get_reservation_details(reservation_id=842X51)')
+        await send(pilot, play, 'get_reservation_details(reservation_id="842X51")', box="#call-input")
+        await send(pilot, play, "I will add one paid bag (50 dollars) to 842X51 on your card. Shall I go ahead?")
+        # the write goes through the form this time: filled, then run with the key
+        await your_turn(pilot, play)
+        await pilot.press("f2")
+        panel = play.query_one(ToolsPanel)
+        await panel.show_tool("update_reservation_baggages",
+                              {"reservation_id": "842X51", "total_baggages": 2, "nonfree_baggages": 1,
+                               "payment_id": "credit_card_2727081"})
+        before = len(play.events)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: len(play.events) > before + 1, what="the form's call")
+        diff = play.query_one("#diff", DiffPanel)
+        assert diff.last["tool"] == "update_reservation_baggages"
+        assert [c.key for c in diff.since_start] == ["842X51"]
+        await send(pilot, play, "Done: your reservation now has 2 bags.")
+        await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
+        end = app.screen
+        assert end.outcome.reason == "user_stop" and end.outcome.value == 1.0
+        await pilot.press("ctrl+d")  # reveal the distance to gold
+        assert end.distance == 0
+        assert app.last_error is None
+
+    store = open_store(db_path)
+    (session,) = store.list_sessions()
+    assert (session.status, session.role, session.reward) == ("finished", "agent", 1.0)
+    assert session.user == {"kind": "scripted"}
+    events = store.events(session.id)
+    calls = [e for e in events if e.kind == "tool_call"]
+    assert [c.data["name"] for c in calls] == ["get_reservation_details", "update_reservation_baggages"]
+    assert calls[1].data["arguments"] == {"reservation_id": "842X51", "total_baggages": 2, "nonfree_baggages": 1,
+                                          "payment_id": "credit_card_2727081"}
+    agent_texts = [e.data["content"] for e in events if e.kind == "message" and e.role == "agent"]
+    assert agent_texts[-1] == "Done: your reservation now has 2 bags."
+    assert "###STOP###" in [e.data["content"] for e in events if e.kind == "message" and e.role == "user"][-1]
+
+
+async def send_line_error(pilot, play, line):
+    box = play.query_one("#call-input", Input)
+    box.focus()
+    box.value = line
+    before = len(play.events)
+    await pilot.press("enter")
+    await pilot.pause()
+    assert len(play.events) == before
+    assert play.query_one("#call-line").has_class("-invalid")
+    assert box.value == line  # kept for correction
+
+
+async def test_giving_up_saves_an_abandoned_session(db_path):
+    app = make_app(db_path, role="user", emotion="furious")
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await your_turn(pilot, play)
+        play.query_one("#message", Input).value = "This is useless."
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
+        assert app.screen.outcome.value == -1.0
+    store = open_store(db_path)
+    (session,) = store.list_sessions()
+    assert (session.status, session.termination_reason, session.reward) == ("abandoned", "user_abandoned", -1.0)
+    assert session.emotion["family"] == "anger" and session.emotion["leaf"] == "fury"
+    last_user = [e for e in store.events(session.id) if e.kind == "message" and e.role == "user"][-1]
+    assert last_user.data["content"] == "This is useless. ###UNSATISFIED###"
+
+
+async def test_leave_mid_session_then_resume_from_home(db_path):
+    app = make_app(db_path, role="user")
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await send(pilot, play, "Please add a paid bag to reservation 842X51; user james_smith_5583.")
+        await your_turn(pilot, play)
+    store = open_store(db_path)
+    (left,) = store.unfinished_sessions()
+    seen = len(store.events(left.id))
+
+    app = make_app(db_path)  # no role: the home screen
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        await wait_until(pilot, lambda: home.sessions_loaded, what="the unfinished sessions")
+        assert home.query_one("#sessions", DataTable).row_count == 1
+        home.query_one("#sessions", DataTable).focus()
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlayUserScreen), what="the resumed play screen")
+        play = app.screen
+        await your_turn(pilot, play)
+        # what was said before is drawn again, and the session goes on from there
+        assert sum(1 for e in play.events if e.kind == "message" and e.role == "user") == 1
+        await send(pilot, play, "yes")
+        await your_turn(pilot, play)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
+        assert app.screen.outcome.value == 1.0
+    (session,) = store.list_sessions()
+    assert session.id == left.id and session.status == "finished"
+    events = store.events(session.id)
+    assert [e.seq for e in events] == list(range(len(events)))  # one stream, no gap, no repeat
+    assert len(events) > seen
+
+
+async def test_typing_out_of_turn_is_refused_and_kept(db_path):
+    app = make_app(db_path, role="agent")
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await your_turn(pilot, play)
+        play.your_turn = False  # as while the simulated user is answering
+        box = play.query_one("#message", Input)
+        box.focus()
+        box.value = "early"
+        await pilot.press("enter")
+        assert box.value == "early" and "wait for the user" in (app.last_error or "")
