@@ -97,6 +97,13 @@ def fault_suggestions(events: Sequence[Event], task: dict[str, Any], domain_name
     ended = next((e for e in reversed(events) if e.kind == "terminated"), None)
     if ended is not None and isinstance(ended.data.get("faults"), list):
         return place_faults(ended.data["faults"], events)
+    faults = alignment_faults(events, task, domain_name)
+    return None if faults is None else place_faults(faults, events)
+
+
+def alignment_faults(events: Sequence[Event], task: dict[str, Any], domain_name: str) -> list[dict[str, Any]] | None:
+    """Alignment of the session's calls with the task's gold actions, as the terminated event carries it;
+    None when the domain is unknown here or the task has no gold actions."""
     from tauplay.core.domain import DomainError, get_domain
     from tauplay.core.evaluation import align
     from tauplay.core.tasks import Action
@@ -110,5 +117,14 @@ def fault_suggestions(events: Sequence[Event], task: dict[str, Any], domain_name
         return None
     gold = [Action(str(a.get("name")), dict(a.get("kwargs") or {})) for a in raw_actions if isinstance(a, dict)]
     pairs = tool_calls(events)
-    faults = align([c for c, _ in pairs], gold, domain, [ok for _, ok in pairs])
-    return place_faults([f.to_json() for f in faults], events)
+    return [f.to_json() for f in align([c for c, _ in pairs], gold, domain, [ok for _, ok in pairs])]
+
+
+def terminated_data(events: Sequence[Event], task: dict[str, Any], domain_name: str, reason: str | None,
+                    reward: float | None, **extra: Any) -> dict[str, Any]:
+    """The payload of an imported session's `terminated` event (faults only when alignment was possible)."""
+    data: dict[str, Any] = {"reason": reason, "reward": {"reward": reward, "imported": True}, **extra}
+    faults = alignment_faults(events, task, domain_name)
+    if faults is not None:
+        data["faults"] = faults
+    return data

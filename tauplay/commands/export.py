@@ -1,0 +1,134 @@
+"""`tauplay export KIND --out FILE ...`: write tasks, sessions or training data out of the store.
+
+KIND:
+  tasks             approved tasks (latest verdicts of `tauplay validate`) as a task set: --form tauplay|taubench
+  sessions          labelled sessions as JSON Lines: messages, tool calls, per-step diffs, labels (--all: unlabelled too)
+  training          successful trajectories as chat-format training data (OpenAI messages + tools), JSON Lines
+  tau2-results      sessions in tau2-bench's results form
+  taubench-results  sessions in tau-bench's results form (a JSON list with `traj`)
+
+Everything written passes through the store's scrubber: no key or token leaves in an export.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+from tauplay.cli import UsageError
+
+KINDS = ("tasks", "sessions", "training", "tau2-results", "taubench-results")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=KINDS, help="what to export")
+    parser.add_argument("--out", metavar="FILE", required=True, help="file to write ('-' for standard output)")
+    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    parser.add_argument("--domain", help="only this domain (required for tasks)")
+    parser.add_argument("--task", metavar="ID", help="only sessions of this task")
+    parser.add_argument("--batch", metavar="ID", help="only sessions of this batch")
+    parser.add_argument("--annotator", help="tasks: only this annotator's verdicts")
+    parser.add_argument("--form", choices=("tauplay", "taubench"), default="tauplay",
+                        help="tasks: tauplay task set JSON, or the tau-Emotion-Bench task form (default: tauplay)")
+    parser.add_argument("--all", action="store_true", help="sessions: include sessions without labels")
+    parser.add_argument("--min-reward", type=float, default=1.0, help="training: lowest reward kept (default 1)")
+    parser.add_argument("--emotion-family", help="training: only sessions with this emotion family")
+    parser.add_argument("--min-ratio", type=float, help="training: least tool calls per follow-up question")
+    parser.add_argument("--max-ratio", type=float, help="training: most tool calls per follow-up question")
+
+
+def _write(out: str, text: str) -> None:
+    if out == "-":
+        print(text, end="")
+        return
+    try:
+        Path(out).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"{out}: cannot write: {e.strerror or e}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from tauplay.interop.errors import InteropError
+    from tauplay.store import SessionStore, StoreError
+
+    try:
+        with SessionStore(args.db) as store:
+            text, summary = _export(args, store)
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    except InteropError as e:
+        raise UsageError(str(e)) from None
+    _write(args.out, text)
+    if args.out != "-":
+        print(f"{args.out}: {summary}")
+    return 0
+
+
+def _export(args: argparse.Namespace, store: Any) -> tuple[str, str]:
+    from tauplay.interop import benchmark, jsonl, tau2, taubench, training
+    from tauplay.interop.store_io import bundle_of
+    from tauplay.store.scrub import scrub
+
+    if args.kind == "tasks":
+        if not args.domain:
+            raise UsageError("tasks: --domain is needed (a task set belongs to one domain)")
+        tasks = benchmark.approved_tasks(store.task_reviews(domain=args.domain), args.domain, args.annotator)
+        data = scrub(benchmark.task_set_json(tasks, args.domain, args.form))
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n", f"{len(tasks)} approved task(s)"
+    labelled = None if args.all or args.kind != "sessions" else True
+    records = store.list_sessions(domain=args.domain, task_id=args.task, batch_id=args.batch, labelled=labelled)
+    records = [r for r in records if r.finished]
+    records.sort(key=lambda r: (r.created_at, r.id))  # oldest first: the order they were run
+    if args.kind == "training":
+        rule = training.TrainingFilter(args.min_reward, args.emotion_family, args.min_ratio, args.max_ratio)
+        lines = []
+        for record in records:
+            bundle = bundle_of(store, record, labels=False)
+            if training.keep(bundle, rule):
+                lines.append(_training_line(bundle))
+        return "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), f"{len(lines)} training example(s)"
+    bundles = [_scrubbed(bundle_of(store, r)) for r in records]
+    if args.kind == "sessions":
+        return jsonl.dumps_sessions(bundles), jsonl.summary(bundles)
+    domains = sorted({b.domain for b in bundles})
+    if len(domains) > 1:
+        raise UsageError(f"{args.kind}: sessions of several domains ({', '.join(domains)}); pick one with --domain")
+    if args.kind == "tau2-results":
+        data: Any = tau2.tau2_results(bundles)
+    else:
+        data = taubench.taubench_results(bundles)
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n", jsonl.summary(bundles)
+
+
+def _scrubbed(bundle: Any) -> Any:
+    from dataclasses import replace
+
+    from tauplay.interop.sessions import LabelRecord
+    from tauplay.sim.events import Event
+    from tauplay.store.scrub import mask_string, scrub
+
+    return replace(bundle, task=scrub(bundle.task), agent=scrub(bundle.agent), user=scrub(bundle.user),
+                   reward_info=scrub(bundle.reward_info), data_source=mask_string(bundle.data_source),
+                   events=[Event.from_json(scrub(e.to_json())) for e in bundle.events],
+                   labels=[LabelRecord(**scrub(lb.to_json())) for lb in bundle.labels])
+
+
+@functools.cache
+def _domain_parts(name: str) -> tuple[str | None, list[dict[str, Any]]]:
+    from tauplay.core.domain import DomainError, get_domain
+
+    try:
+        domain = get_domain(name)
+    except DomainError:
+        return None, []
+    return domain.policy, [t.openai_schema() for t in domain.tools]
+
+
+def _training_line(bundle: Any) -> dict[str, Any]:
+    from tauplay.interop import training
+
+    policy, tools = _domain_parts(bundle.domain)
+    return training.training_example(_scrubbed(bundle), policy, tools)

@@ -1,0 +1,164 @@
+"""`tauplay import KIND FILE ...`: bring results or task files into tauplay.
+
+KIND:
+  taubench-results  a tau-bench / tau-Emotion-Bench results file (JSON list with `traj`) -> sessions to label
+  tau2-results      a tau2-bench results file (`simulations`) -> sessions to label
+  sessions          a tauplay sessions file (JSON Lines, from `tauplay export sessions`) -> sessions with labels
+  tasks             a tau-bench / tau-Emotion-Bench task file (.json or .py) -> a tauplay task set file
+
+The whole file is checked before anything is written; a bad file fails with one line naming the place, and
+the sessions are then written in one transaction, so an import never stops half-way.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from tauplay.cli import UsageError
+
+KINDS = ("taubench-results", "tau2-results", "sessions", "tasks")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=KINDS, help="what the file holds")
+    parser.add_argument("file", help="the file to import")
+    parser.add_argument("--domain", help="the domain of the results or tasks (e.g. airline)")
+    parser.add_argument("--tasks", metavar="FILE", help="task file to take each session's task from (by task id)")
+    parser.add_argument("--data", metavar="DIR",
+                        help="data folder to replay the tool calls on, to record per-step database diffs")
+    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    parser.add_argument("--batch", metavar="ID", help="batch id for the imported sessions (default: from the file)")
+    parser.add_argument("--agent-model", help="the agent's model, when the results file does not say")
+    parser.add_argument("--user-model", help="the user simulator's model, when the results file does not say")
+    parser.add_argument("--out", metavar="FILE", help="tasks: where to write the task set (default: <name>.tauplay.json)")
+    parser.add_argument("--force", action="store_true", help="tasks: overwrite --out if it exists")
+    parser.add_argument("--dry-run", action="store_true", help="check the file and report, write nothing")
+
+
+def run(args: argparse.Namespace) -> int:
+    from tauplay.interop.errors import InteropError
+
+    try:
+        if args.kind == "tasks":
+            return _import_tasks(args)
+        return _import_sessions(args)
+    except InteropError as e:
+        raise UsageError(str(e)) from None
+
+
+def _import_tasks(args: argparse.Namespace) -> int:
+    from tauplay.core.tasks import TaskFileError, load_tasks
+
+    try:
+        task_set = load_tasks(args.file, args.domain)
+    except TaskFileError as e:
+        raise UsageError(str(e)) from None
+    flagged = [t.id for t in task_set.tasks if "emotion_error" in t.provenance]
+    out = Path(args.out) if args.out else Path(Path(args.file).stem + ".tauplay.json")
+    note = f"; {len(flagged)} with a published emotion outside its family (tasks {', '.join(flagged)})" if flagged \
+        else ""
+    if args.dry_run:
+        print(f"{args.file}: {len(task_set.tasks)} task(s) read{note}; nothing written (dry run)")
+        return 0
+    if out.exists() and not args.force:
+        raise UsageError(f"{out} exists; choose another --out or pass --force")
+    task_set.provenance = {**task_set.provenance, "imported_from": Path(args.file).name}
+    try:
+        task_set.save(out)
+    except OSError as e:
+        raise UsageError(f"{out}: cannot write: {e.strerror or e}") from None
+    print(f"{args.file}: {len(task_set.tasks)} task(s) written to {out}{note}")
+    return 0
+
+
+def _participants(args: argparse.Namespace, source: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    agent: dict[str, Any] = {"kind": "imported", "source": source}
+    user: dict[str, Any] = {"kind": "imported", "source": source}
+    if args.agent_model:
+        agent["model"] = args.agent_model
+    if args.user_model:
+        user["model"] = args.user_model
+    return agent, user
+
+
+def _import_sessions(args: argparse.Namespace) -> int:
+    from tauplay.core.tasks import TaskFileError, load_tasks
+    from tauplay.interop import jsonl, tau2, taubench
+    from tauplay.interop.errors import read_json
+    from tauplay.interop.store_io import already_there, import_ids, write_bundles
+
+    path = Path(args.file)
+    if args.kind != "sessions" and not args.domain:
+        raise UsageError(f"{args.kind}: --domain is needed (the results file does not name its domain)")
+    tasks = None
+    if args.tasks:
+        try:
+            tasks = load_tasks(args.tasks, args.domain)
+        except TaskFileError as e:
+            raise UsageError(str(e)) from None
+    env_factory = _env_factory(args)
+    source = str(path)
+    if args.kind == "sessions":
+        if not path.is_file():
+            raise UsageError(f"{path}: no such file")
+        try:
+            bundles = jsonl.sessions_from_jsonl(path.read_text(encoding="utf-8"), source)
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageError(f"{path}: cannot read: {e}") from None
+    elif args.kind == "taubench-results":
+        agent, user = _participants(args, "tau-bench")
+        bundles = taubench.sessions_from_taubench(read_json(path), source, args.domain, tasks, env_factory,
+                                                  agent, user)
+    else:
+        bundles = tau2.sessions_from_tau2(read_json(path), source, args.domain, tasks, env_factory)
+        if args.agent_model or args.user_model:
+            for b in bundles:
+                if args.agent_model:
+                    b.agent["model"] = args.agent_model
+                if args.user_model:
+                    b.user["model"] = args.user_model
+    calls = sum(1 for b in bundles for e in b.events if e.kind == "tool_call")
+    mismatches = sum(1 for b in bundles for e in b.events if e.kind == "tool_result" and "replay_error" in e.data)
+    labels = sum(len(b.labels) for b in bundles)
+    summary = f"{len(bundles)} session(s), {calls} tool call(s), {labels} label(s)"
+    if env_factory is not None:
+        summary += f"; replayed on {args.data}: {mismatches} call(s) failed on replay (no diff recorded)"
+    if args.dry_run:
+        print(f"{path}: {summary}; nothing written (dry run)")
+        return 0
+    from tauplay.store import SessionStore, StoreError
+
+    ids = import_ids(args.kind, path.read_bytes(), len(bundles))
+    batch = args.batch or (f"import-{ids[0][:8]}" if ids else None)
+    try:
+        with SessionStore(args.db) as store:
+            present = already_there(store, ids)
+            if present:
+                raise UsageError(f"{path}: already imported into {store.name} ({len(present)} of its sessions are "
+                                 "there); nothing written")
+            write_bundles(store, bundles, ids, batch)
+            where = store.name
+    except StoreError as e:
+        raise UsageError(f"{path}: nothing imported: {e}") from None
+    print(f"{path}: imported {summary} into {where} (batch {batch})")
+    return 0
+
+
+def _env_factory(args: argparse.Namespace) -> Any:
+    if not args.data:
+        return None
+    from tauplay.core.domain import DomainError, get_domain
+    from tauplay.core.environment import Environment
+
+    domain_name = args.domain
+    if not domain_name:
+        raise UsageError("--data needs --domain")
+    try:
+        domain = get_domain(domain_name)
+        database = domain.database(args.data)
+    except DomainError as e:
+        raise UsageError(str(e)) from None
+    return lambda: Environment(domain, database)
+

@@ -1,0 +1,214 @@
+"""tau-bench / tau-Emotion-Bench results: a JSON list of `{task_id, reward, info, traj, trial}`, where `traj`
+holds OpenAI-style messages (assistant `tool_calls`, `tool` role results) and `info.task` the task.
+
+`sessions_from_taubench` checks the whole file before returning anything, so a bad item stops the import
+before a single session is written; `taubench_results` writes sessions back in the same form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from tauplay.core.environment import Environment
+from tauplay.core.evaluation import FAULT_CATEGORIES
+from tauplay.core.tasks import Task, TaskFileError, TaskSet, task_from_json, task_from_taubench
+from tauplay.interop.errors import fail, kind_of
+from tauplay.interop.messages import EventBuilder, is_error_output, openai_messages
+from tauplay.interop.sessions import LabelRecord, SessionBundle, terminated_data
+from tauplay.sim.events import STOP_TOKEN, UNSATISFIED_TOKEN
+from tauplay.store.records import ANNOTATION_SOURCES, SEVERITIES, WHO_ERRED
+
+SPEAKERS = ("system", "user", "assistant", "tool")
+EnvFactory = Callable[[], Environment | None]
+
+
+def _text(value: Any, where: str, source: str, *, optional: bool = True) -> str:
+    if value is None and optional:
+        return ""
+    if not isinstance(value, str):
+        raise fail(source, where, f"expected a string, got {kind_of(value)}")
+    return value
+
+
+def _reason(traj: Sequence[dict[str, Any]], reward: float) -> str:
+    """tau-bench results carry no ending reason: read it from the last messages."""
+    if reward == -1:
+        return "user_abandoned"
+    last_user = next((m for m in reversed(traj) if m.get("role") == "user"), None)
+    text = str(last_user.get("content") or "") if last_user else ""
+    if UNSATISFIED_TOKEN in text:
+        return "user_abandoned"
+    if STOP_TOKEN in text:
+        return "user_stop"
+    last_call = next((m for m in reversed(traj) if m.get("role") == "assistant" and m.get("tool_calls")), None)
+    if last_call and "transfer" in str(last_call["tool_calls"][0].get("function", {}).get("name", "")):
+        return "transfer"
+    return "max_steps"
+
+
+def traj_events(traj: Any, source: str, place: str, env: Environment | None) -> EventBuilder:
+    """Events from an OpenAI-style message list; InteropError names the message that is wrong."""
+    if not isinstance(traj, list):
+        raise fail(source, f"{place}, field 'traj'", f"expected a list of messages, got {kind_of(traj)}")
+    builder = EventBuilder(env)
+    for j, msg in enumerate(traj):
+        where = f"{place}, field 'traj'[{j}]"
+        if not isinstance(msg, dict):
+            raise fail(source, where, f"expected a message object, got {kind_of(msg)}")
+        role = msg.get("role")
+        if role not in SPEAKERS:
+            raise fail(source, where, f"unknown role {role!r} (expected one of: {', '.join(SPEAKERS)})")
+        content = _text(msg.get("content"), f"{where}.content", source)
+        if role == "assistant" and msg.get("tool_calls"):
+            calls = msg["tool_calls"]
+            if not isinstance(calls, list):
+                raise fail(source, f"{where}.tool_calls", f"expected a list, got {kind_of(calls)}")
+            group = builder.next_group()
+            for k, call in enumerate(calls):
+                cwhere = f"{where}.tool_calls[{k}]"
+                fn = call.get("function") if isinstance(call, dict) else None
+                if not isinstance(fn, dict) or not isinstance(fn.get("name"), str) or not fn["name"]:
+                    raise fail(source, cwhere, "expected {id, function: {name, arguments}}")
+                if not isinstance(fn.get("arguments"), str | dict | None):
+                    raise fail(source, f"{cwhere}.function.arguments",
+                               f"expected JSON text or an object, got {kind_of(fn.get('arguments'))}")
+                call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else f"call_{j}_{k}"
+                builder.tool_call(call_id, fn["name"], fn.get("arguments"), group=group,
+                                  content=content if k == 0 else None)
+        elif role == "tool":
+            pending = list(builder._pending)
+            call_id = msg.get("tool_call_id")
+            if not isinstance(call_id, str) or call_id not in builder._pending:
+                if call_id is not None and not isinstance(call_id, str):
+                    raise fail(source, f"{where}.tool_call_id", f"expected a string, got {kind_of(call_id)}")
+                if not pending:
+                    raise fail(source, where, "a tool result that answers no tool call")
+                call_id = pending[0]
+            name = msg.get("name") if isinstance(msg.get("name"), str) else builder._pending[call_id]["name"]
+            builder.tool_result(call_id, name, content, is_error_output(content))
+        else:
+            builder.message(role, content)
+    return builder
+
+
+def _task_of(item: dict[str, Any], task_id: Any, source: str, place: str, domain: str,
+             tasks: TaskSet | None) -> Task:
+    if tasks is not None:
+        try:
+            return tasks.by_id(str(task_id))
+        except KeyError:
+            raise fail(source, f"{place}, field 'task_id'",
+                       f"task {task_id} is not in {tasks.source or 'the task file'}") from None
+    info = item.get("info")
+    ours = info.get("tauplay") if isinstance(info, dict) and isinstance(info.get("tauplay"), dict) else {}
+    if isinstance(ours.get("task"), dict):  # written by tauplay: its own snapshot, kept whole
+        try:
+            return task_from_json(ours["task"], Path(source), 0, domain)
+        except TaskFileError as e:
+            raise fail(source, f"{place}, field 'info'.'tauplay'.'task'", str(e).split(": ", 2)[-1]) from None
+    raw = info.get("task") if isinstance(info, dict) else None
+    if raw is None:
+        raise fail(source, place, "no task: the result has no info.task; give the task file with --tasks")
+    try:
+        task = task_from_taubench(raw, Path(source), int(task_id) if str(task_id).isdigit() else 0, domain)
+    except TaskFileError as e:
+        raise fail(source, f"{place}, field 'info'.'task'", str(e).split(": ", 2)[-1]) from None
+    task.id = str(task_id)
+    return task
+
+
+def labels_from_json(raw: Any, source: str, where: str) -> list[LabelRecord]:
+    """Labels that tauplay wrote into info.tauplay.labels (absent in files from other tools)."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise fail(source, where, f"expected a list of labels, got {kind_of(raw)}")
+    out = []
+    for k, lb in enumerate(raw):
+        if not isinstance(lb, dict) or not all(isinstance(lb.get(f), str) for f in
+                                               ("category", "who_erred", "severity", "annotator")):
+            raise fail(source, f"{where}[{k}]", "expected {category, who_erred, severity, annotator, ...}")
+        for key, allowed in (("category", FAULT_CATEGORIES), ("who_erred", WHO_ERRED), ("severity", SEVERITIES),
+                             ("source", ANNOTATION_SOURCES)):
+            if lb.get(key, "human") not in allowed:
+                raise fail(source, f"{where}[{k}].{key}", f"{lb.get(key)!r} is not one of: {', '.join(allowed)}")
+        out.append(LabelRecord(lb["category"], lb["who_erred"], lb["severity"], lb["annotator"],
+                               str(lb.get("note") or ""), lb.get("turn"), lb.get("seq"),
+                               str(lb.get("source") or "human")))
+    return out
+
+
+def sessions_from_taubench(data: Any, source: str, domain: str, tasks: TaskSet | None = None,
+                           env_factory: EnvFactory | None = None, agent: dict[str, Any] | None = None,
+                           user: dict[str, Any] | None = None) -> list[SessionBundle]:
+    """Every result of a tau-bench results file as a session; InteropError at the first problem."""
+    if not isinstance(data, list):
+        raise fail(source, "", f"expected a JSON list of results {{task_id, reward, info, traj, trial}}, "
+                               f"got {kind_of(data)}")
+    bundles = []
+    for i, item in enumerate(data):
+        place = f"item {i}"
+        if not isinstance(item, dict):
+            raise fail(source, place, f"expected a result object, got {kind_of(item)}")
+        task_id = item.get("task_id")
+        if not isinstance(task_id, int | str) or isinstance(task_id, bool) or task_id == "":
+            raise fail(source, f"{place}, field 'task_id'", "missing, or not a number or string")
+        reward = item.get("reward")
+        if not isinstance(reward, int | float) or isinstance(reward, bool):
+            raise fail(source, f"{place}, field 'reward'", f"expected a number, got {kind_of(reward)}")
+        trial = item.get("trial", 0)
+        if not isinstance(trial, int) or isinstance(trial, bool):
+            raise fail(source, f"{place}, field 'trial'", f"expected a whole number, got {kind_of(trial)}")
+        info = item.get("info", {})
+        if not isinstance(info, dict):
+            raise fail(source, f"{place}, field 'info'", f"expected an object, got {kind_of(info)}")
+        task = _task_of(item, task_id, source, place, domain, tasks)
+        ours = info.get("tauplay") if isinstance(info.get("tauplay"), dict) else {}
+        labels = labels_from_json(ours.get("labels"), source, f"{place}, field 'info'.'tauplay'.'labels'")
+        builder = traj_events(item.get("traj"), source, place, env_factory() if env_factory else None)
+        task_json = task.to_json()
+        reason = ours.get("termination_reason") or _reason(item["traj"], float(reward))
+        builder.add("terminated", "system", terminated_data(builder.events, task_json, domain, reason, float(reward)))
+        rest = {k: v for k, v in info.items() if k not in ("task", "tauplay")}
+        bundles.append(SessionBundle(
+            domain=domain, task_id=task.id, task=task_json, events=builder.events,
+            agent=dict(ours.get("agent") or agent or {"kind": "imported", "source": "tau-bench"}),
+            user=dict(ours.get("user") or user or {"kind": "imported", "source": "tau-bench"}),
+            emotion=task.emotion.to_json() if task.emotion else None,
+            status="abandoned" if reason == "user_abandoned" else "finished", termination_reason=reason,
+            reward=float(reward), reward_info={"reward": float(reward), "source": "tau-bench", **rest},
+            trial=trial, labels=labels, annotator=ours.get("annotator")))
+    return bundles
+
+
+# -- export ------------------------------------------------------------------------------------------
+
+def _task_id(task_id: str) -> int | str:
+    return int(task_id) if task_id.isdigit() else task_id
+
+
+def taubench_task(task: dict[str, Any], domain: str) -> dict[str, Any]:
+    """A saved task snapshot (tauplay JSON) in the tau-Emotion-Bench task form."""
+    try:
+        return task_from_json(task, Path("session"), 0, domain).to_taubench()
+    except TaskFileError:
+        return {"user_id": task.get("user_id"), "instruction": task.get("instruction", ""),
+                "actions": task.get("actions") or [], "outputs": task.get("outputs") or []}
+
+
+def taubench_result(bundle: SessionBundle) -> dict[str, Any]:
+    messages = openai_messages(bundle.events)
+    info = {k: v for k, v in (bundle.reward_info or {}).items() if k not in ("reward", "source")}
+    info["task"] = taubench_task(bundle.task, bundle.domain)
+    info["tauplay"] = {"session_id": bundle.session_id, "domain": bundle.domain, "task": bundle.task,
+                       "termination_reason": bundle.termination_reason, "agent": bundle.agent, "user": bundle.user,
+                       "annotator": bundle.annotator, "labels": [lb.to_json() for lb in bundle.labels]}
+    return {"task_id": _task_id(bundle.task_id), "reward": bundle.reward if bundle.reward is not None else 0.0,
+            "info": info, "traj": messages, "trial": bundle.trial or 0}
+
+
+def taubench_results(bundles: Sequence[SessionBundle]) -> list[dict[str, Any]]:
+    return [taubench_result(b) for b in bundles]
+
