@@ -59,7 +59,12 @@ def _record(db: State, record_id: str) -> dict[str, Any]:
 
 
 def _full_name(name: dict[str, Any]) -> str:
-    return " ".join(p for p in (name.get("title"), name.get("first_name"), name.get("last_name")) if p)
+    """'Dr. Ana Ruiz' or 'Ana Ruiz, MD': a title is a prefix only when it is 'Dr.'."""
+    full = " ".join(p for p in (name.get("first_name"), name.get("last_name")) if p)
+    title = name.get("title")
+    if not title or not full:
+        return full
+    return f"Dr. {full}" if title.rstrip(".") == "Dr" else f"{full}, {title}"
 
 
 def _names(db: State, patient_id: str, provider_id: str) -> dict[str, str]:
