@@ -1,0 +1,638 @@
+"""Tracer hints for the airline domain: the parts of the policy the tools do not enforce.
+
+The generic Tracer plans on the dependency graph and grounds arguments from the database, but it
+cannot know that an economy ticket without insurance may not be cancelled for a change of plans, that
+a booking's payments must add up to its price, or how many bags ride free. Those rules live here (and
+in policy.md, in words), with the phrasing a traveller would use.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from domains.airline.generator import TODAY
+from domains.airline.tools import AIRPORTS, BAG_FEE, BOOKING_TIME, INSURANCE_FEE
+from tauplay.core.db import Database, State
+from tauplay.core.domain import Domain
+from tauplay.tracer.facts import Fact, fact, words
+from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+# Free checked bags per passenger, by membership and cabin (policy.md, "Booking").
+FREE_BAGS = {
+    "regular": {"basic_economy": 0, "economy": 1, "business": 2},
+    "silver": {"basic_economy": 1, "economy": 2, "business": 3},
+    "gold": {"basic_economy": 2, "economy": 3, "business": 3},
+}
+CABINS = ("basic_economy", "economy", "business")
+DAY_BEFORE = "2024-05-14T15:00:00"  # bookings made after this are less than 24 hours old
+CERTIFICATE_PER_PASSENGER = 100  # compensation for a cancelled flight
+CANCEL_REASONS = {
+    "change of plans": ("change of plans", "plans have changed", "plans changed", "change in plans"),
+    "health": ("health", "sick", "ill", "illness", "medical"),
+    "weather": ("weather", "storm"),
+}
+COVERED_REASONS = ("health", "weather")
+WRITES = ("book_reservation", "cancel_reservation", "update_reservation_flights", "update_reservation_baggages",
+          "update_reservation_passengers", "send_certificate")
+
+
+def _status(state: State, number: str, day: str) -> str:
+    flight = state.get("flights", number)
+    on_day = flight["dates"].get(day) if flight else None
+    return on_day["status"] if on_day else "unknown"
+
+
+def _not_flown(state: State, reservation: dict[str, Any]) -> bool:
+    """Every segment still ahead (bookable status): the whole trip can be changed or cancelled."""
+    return reservation.get("status") != "cancelled" and all(
+        s["date"] > TODAY and _status(state, s["flight_number"], s["date"]) == "available"
+        for s in reservation["flights"])
+
+
+def _airline_cancelled(state: State, reservation: dict[str, Any]) -> bool:
+    return any(_status(state, s["flight_number"], s["date"]) == "cancelled" for s in reservation["flights"])
+
+
+def cancel_allowed(state: State, reservation: dict[str, Any], reason: str | None) -> str:
+    """'' when the policy lets this reservation be cancelled for this reason, else why not."""
+    if reservation.get("status") == "cancelled":
+        return "already cancelled"
+    if not _not_flown(state, reservation) and not _airline_cancelled(state, reservation):
+        return "a segment has already been flown or is under way"
+    if not reason:
+        return "no cancellation reason given"
+    if DAY_BEFORE <= reservation["created_at"] <= BOOKING_TIME or _airline_cancelled(state, reservation):
+        return ""
+    if reservation["cabin"] == "business":
+        return ""
+    if reservation["insurance"] == "yes" and reason in COVERED_REASONS:
+        return ""
+    return f"{reservation['cabin']} booked over 24 hours ago, reason '{reason}' not covered"
+
+
+def compensation_allowed(state: State, user: dict[str, Any], reservation: dict[str, Any]) -> str:
+    if not _airline_cancelled(state, reservation):
+        return "no flight of the reservation was cancelled"
+    if user["membership"] in ("silver", "gold") or reservation["insurance"] == "yes" \
+            or reservation["cabin"] == "business":
+        return ""
+    return "regular member without insurance in (basic) economy"
+
+
+def bag_allowance(membership: str, cabin: str, passengers: int) -> int:
+    return FREE_BAGS[membership][cabin] * passengers
+
+
+def _time(hhmmss: str) -> str:
+    return hhmmss[:5]
+
+
+def _city(code: str) -> str:
+    return AIRPORTS.get(code, code)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+class AirlineHints(TracerHints):
+    persona_table = "users"
+    derived_fields = frozenset({"amount", "nonfree_baggages"})  # the agent prices and applies the allowance
+    goal_weights = {"book_reservation": 3, "cancel_reservation": 2, "update_reservation_flights": 3,
+                    "update_reservation_baggages": 2, "update_reservation_passengers": 1, "send_certificate": 1}
+    feeders = {("book_reservation", "flight_number"): ("search_direct_flight", "search_onestop_flight")}
+    optional_feeders = {
+        "get_reservation_details": ("get_user_details",),
+        "search_direct_flight": ("list_all_airports",),
+        "search_onestop_flight": ("list_all_airports",),
+    }
+    triggers = {
+        "book": {
+            "enjoyment": ["excited about the trip to {city} on {date}", "thrilled to finally visit {city}"],
+            "fear": ["worried the last seats to {city} on {date} will be gone", "nervous about making it to "
+                     "{city} in time for an important event"],
+            "anger": ["annoyed that booking online kept failing for the flight to {city}"],
+            "sadness": ["flying to {city} for a funeral and finding it hard to cope"],
+            "disgust": ["put off by how hard the website made it to book the trip to {city}"],
+        },
+        "cancel": {
+            "sadness": ["disappointed that the trip to {city} is no longer happening"],
+            "fear": ["anxious about losing the money paid for the trip to {city}"],
+            "anger": ["irritated at having to call off the trip to {city} at all"],
+            "disgust": ["fed up with the airline after everything around the trip to {city}"],
+            "enjoyment": ["relieved that the trip to {city} can still be called off"],
+        },
+        "change": {
+            "fear": ["worried about getting to {city} on the right day"],
+            "anger": ["frustrated that the original flight to {city} no longer works"],
+            "enjoyment": ["pleased to have found a better way to get to {city}"],
+            "sadness": ["let down that the original plan for {city} fell through"],
+            "disgust": ["unhappy with how the original itinerary to {city} turned out"],
+        },
+        "complain": {
+            "anger": ["angry that the airline cancelled the flight on {date}"],
+            "sadness": ["upset that the cancelled flight on {date} ruined the trip"],
+            "disgust": ["disgusted by how the cancellation on {date} was handled"],
+            "fear": ["worried about never being compensated for the cancelled flight on {date}"],
+            "enjoyment": ["hopeful and upbeat that the airline will make up for the cancelled flight"],
+        },
+    }
+
+    def prepare(self, domain: Domain, database: Database) -> None:
+        key = id(database)
+        if getattr(self, "_prepared", None) == key:
+            return
+        self._prepared = key
+        state = database.new_state()
+        flights = database.tables["flights"]
+        self.direct: list[tuple[str, str, str]] = []
+        by_origin_day: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for f in flights.values():
+            for day, info in f["dates"].items():
+                if info["status"] == "available":
+                    self.direct.append((f["origin"], f["destination"], day))
+                    by_origin_day.setdefault((f["origin"], day), []).append(f)
+        self.direct = sorted(set(self.direct))
+        onestop: set[tuple[str, str, str]] = set()
+        for (origin, day), firsts in by_origin_day.items():
+            for first in firsts:
+                if first["scheduled_arrival_time_est"].endswith("+1"):
+                    continue  # keep one-stop trips within a day: simpler to describe
+                for second in by_origin_day.get((first["destination"], day), []):
+                    if second["destination"] != origin \
+                            and second["scheduled_departure_time_est"] >= first["scheduled_arrival_time_est"]:
+                        onestop.add((origin, second["destination"], day))
+        self.onestop = sorted(onestop)
+        self.suitable: dict[str, list[str]] = {w: [] for w in WRITES}
+        users = database.tables["users"]
+        for rid, r in database.tables["reservations"].items():
+            if _not_flown(state, r):
+                for w in ("update_reservation_flights", "update_reservation_baggages",
+                          "update_reservation_passengers"):
+                    self.suitable[w].append(rid)
+                if any(not cancel_allowed(state, r, reason) for reason in CANCEL_REASONS):
+                    self.suitable["cancel_reservation"].append(rid)
+            if not compensation_allowed(state, users[r["user_id"]], r):
+                self.suitable["send_certificate"].append(rid)
+
+    # -- who and what --------------------------------------------------------------------------------
+    def persona(self, write: str, ctx: TraceContext) -> str | None:
+        if write == "book_reservation":
+            return None
+        rid = ctx.rng.choice(self.suitable[write])
+        return ctx.database.tables["reservations"][rid]["user_id"]
+
+    def _mine(self, ctx: TraceContext) -> list[dict[str, Any]]:
+        """The persona's reservations not already the subject of an earlier goal."""
+        used = {g.target.get("reservation_id") for g in ctx.goals[:-1]}
+        user = ctx.persona or {}
+        out = []
+        start = ctx.database.tables["reservations"]
+        for rid in user.get("reservations", []):
+            r = ctx.state.get("reservations", rid)
+            if r is not None and rid not in used and rid in start:  # not one booked in this trace
+                out.append(r)
+        return out
+
+    def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
+        rng, state = ctx.rng, ctx.state
+        if write == "book_reservation":
+            return self._book_target(ctx)
+        mine = self._mine(ctx)
+        if write == "send_certificate":
+            options = [r for r in mine if not compensation_allowed(state, ctx.persona, r)]
+            if not options:
+                raise Skip("no reservation eligible for compensation", write)
+            r = rng.choice(options)
+            # Eligibility depends on the membership and the reservation: the agent checks both.
+            return {"reservation_id": r["reservation_id"], "user_id": ctx.persona_id,
+                    "_needs": ("get_user_details", "get_reservation_details")}
+        mine = [r for r in mine if _not_flown(state, r)]
+        if write == "cancel_reservation":
+            options = [(r, reason) for r in mine for reason in CANCEL_REASONS
+                       if not cancel_allowed(state, r, reason)]
+            if not options:
+                raise Skip("no reservation the policy lets this user cancel", write)
+            r, reason = rng.choice(options)
+            return {"reservation_id": r["reservation_id"], "reason": reason}
+        if not mine:
+            raise Skip("no reservation left to change", write)
+        r = rng.choice(mine)
+        target: dict[str, Any] = {"reservation_id": r["reservation_id"]}
+        if write == "update_reservation_flights":
+            target.update(self._flight_change(ctx, r))
+        elif write == "update_reservation_passengers":
+            target["_needs"] = ("get_user_details", "get_reservation_details")
+        return target
+
+    def _book_target(self, ctx: TraceContext) -> dict[str, Any]:
+        rng = ctx.rng
+        onestop = rng.random() < 0.3
+        origin, destination, day = rng.choice(self.onestop if onestop else self.direct)
+        search = "search_onestop_flight" if onestop else "search_direct_flight"
+        return {"user_id": ctx.persona_id, "origin": origin, "destination": destination, "date": day,
+                "_needs": ("get_user_details", search)}
+
+    def _flight_change(self, ctx: TraceContext, r: dict[str, Any]) -> dict[str, Any]:
+        """Either a cabin change on the same flights, or one segment moved to another day."""
+        rng, state = ctx.rng, ctx.state
+        travellers = len(r["passengers"])
+        if r["cabin"] != "basic_economy" and rng.random() < 0.6:
+            i = rng.randrange(len(r["flights"]))
+            seg = r["flights"][i]
+            lo = r["flights"][i - 1]["date"] if i > 0 else "2024-05-16"
+            hi = r["flights"][i + 1]["date"] if i + 1 < len(r["flights"]) else "2024-05-30"
+            days = [f"2024-05-{d:02d}" for d in range(16, 31)]
+            days = [d for d in days if lo <= d <= hi and d != seg["date"]
+                    and (seg["origin"], seg["destination"], d) in self._direct_set()]
+            if days:
+                day = rng.choice(days)
+                return {"variant": "date", "segment": i, "origin": seg["origin"],
+                        "destination": seg["destination"], "date": day,
+                        "_needs": ("get_reservation_details", "search_direct_flight")}
+        cabins = [c for c in CABINS if c != r["cabin"] and all(
+            state.get("flights", s["flight_number"])["dates"][s["date"]]["available_seats"][c] >= travellers
+            for s in r["flights"])]
+        if not cabins:
+            raise Skip("no other cabin has seats for every passenger", "update_reservation_flights")
+        return {"variant": "cabin", "cabin": rng.choice(cabins), "_needs": ("get_reservation_details",)}
+
+    def _direct_set(self) -> set[tuple[str, str, str]]:
+        cached = getattr(self, "_direct_cache", None)
+        if cached is None or cached[0] is not self.direct:
+            self._direct_cache = (self.direct, set(self.direct))
+        return self._direct_cache[1]
+
+    # -- arguments -----------------------------------------------------------------------------------
+    def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+        build = getattr(self, f"_args_{tool}", None)
+        if build is None:
+            return None
+        # The profile as it was before this write (a certificate used to pay disappears from it).
+        ctx.goal.target["methods"] = dict(ctx.persona["payment_methods"])
+        return build(ctx)
+
+    def _payment(self, ctx: TraceContext, amount: float, *, change: bool) -> list[dict[str, Any]]:
+        """One or two payment methods from the profile that the policy accepts for `amount`."""
+        rng = ctx.rng
+        methods = list(ctx.persona["payment_methods"].values())
+        cards = [m for m in methods if m["source"] == "credit_card"]
+        gifts = [m for m in methods if m["source"] == "gift_card" and m["amount"] >= max(amount, 0)]
+        certs = [m for m in methods if m["source"] == "certificate" and m["amount"] >= amount and not change]
+        whole = cards + gifts + certs
+        if whole and (rng.random() < 0.85 or change):
+            m = rng.choice(whole)
+            return [{"payment_id": m["id"], "amount": amount}]
+        partial = [m for m in methods if m["source"] == "gift_card" and 0 < m["amount"] < amount]
+        if cards and partial and not change:  # a gift card's balance first, the rest on a card
+            g, c = rng.choice(partial), rng.choice(cards)
+            return [{"payment_id": g["id"], "amount": g["amount"]}, {"payment_id": c["id"],
+                                                                      "amount": amount - g["amount"]}]
+        if whole:
+            m = rng.choice(whole)
+            return [{"payment_id": m["id"], "amount": amount}]
+        raise Skip("no payment method the policy accepts covers the amount", "payment")
+
+    def _args_book_reservation(self, ctx: TraceContext) -> dict[str, Any]:
+        rng, target, user = ctx.rng, ctx.goal.target, ctx.persona
+        search = ctx.last("search_direct_flight", "search_onestop_flight")
+        if search is None or not search.output:
+            raise Skip("flight search found nothing", "book_reservation")
+        options = [o if isinstance(o, list) else [o] for o in search.output]
+        saved = [p for p in user["saved_passengers"]
+                 if (p["first_name"], p["last_name"]) != (user["name"]["first_name"], user["name"]["last_name"])]
+        travellers = min(1 + rng.choice((0, 0, 0, 1, 1, 2)), 1 + len(saved))
+        feasible = [(o, c) for o in options for c in CABINS
+                    if all(seg["available_seats"][c] >= travellers for seg in o)]
+        if not feasible:
+            raise Skip("no flight has seats for every passenger", "book_reservation")
+        chosen, cabin = rng.choice(feasible)
+        me = {"first_name": user["name"]["first_name"], "last_name": user["name"]["last_name"], "dob": user["dob"]}
+        passengers = [me] + [dict(p) for p in rng.sample(saved, travellers - 1)]
+        if travellers > 1 and rng.random() < 0.2:
+            passengers = passengers[1:] + [passengers[0]] if len(passengers) > 1 else passengers
+        bags = rng.choice((0, 0, 1, 1, 2, 3)) * (1 if travellers == 1 else rng.choice((1, 2)))
+        nonfree = max(0, bags - bag_allowance(user["membership"], cabin, travellers))
+        insurance = rng.choice(("yes", "no"))
+        total = sum(seg["prices"][cabin] for seg in chosen) * travellers + BAG_FEE * nonfree
+        total += INSURANCE_FEE * travellers if insurance == "yes" else 0
+        target["choice"] = chosen
+        target["options"] = options
+        return {"user_id": ctx.persona_id, "origin": target["origin"], "destination": target["destination"],
+                "flight_type": "one_way", "cabin": cabin,
+                "flights": [{"flight_number": s["flight_number"], "date": s["date"]} for s in chosen],
+                "passengers": passengers, "payment_methods": self._payment(ctx, total, change=False),
+                "total_baggages": bags, "nonfree_baggages": nonfree, "insurance": insurance}
+
+    def _args_cancel_reservation(self, ctx: TraceContext) -> dict[str, Any]:
+        return {"reservation_id": ctx.goal.target["reservation_id"]}
+
+    def _args_send_certificate(self, ctx: TraceContext) -> dict[str, Any]:
+        r = ctx.state.get("reservations", ctx.goal.target["reservation_id"])
+        return {"user_id": ctx.persona_id, "amount": CERTIFICATE_PER_PASSENGER * len(r["passengers"])}
+
+    def _args_update_reservation_baggages(self, ctx: TraceContext) -> dict[str, Any]:
+        rng, user = ctx.rng, ctx.persona
+        r = ctx.state.get("reservations", ctx.goal.target["reservation_id"])
+        added = rng.choice((1, 1, 2))
+        total = r["total_baggages"] + added
+        free = bag_allowance(user["membership"], r["cabin"], len(r["passengers"]))
+        nonfree = max(r["nonfree_baggages"], total - free)
+        charge = BAG_FEE * (nonfree - r["nonfree_baggages"])
+        ctx.goal.target["added"] = added
+        pay = self._payment(ctx, charge, change=True)[0]["payment_id"]
+        return {"reservation_id": r["reservation_id"], "total_baggages": total, "nonfree_baggages": nonfree,
+                "payment_id": pay}
+
+    def _args_update_reservation_flights(self, ctx: TraceContext) -> dict[str, Any]:
+        target, state = ctx.goal.target, ctx.state
+        r = state.get("reservations", target["reservation_id"])
+        travellers = len(r["passengers"])
+        flights = [{"flight_number": s["flight_number"], "date": s["date"]} for s in r["flights"]]
+        if target["variant"] == "cabin":
+            cabin = target["cabin"]
+            new_prices = [state.get("flights", s["flight_number"])["dates"][s["date"]]["prices"][cabin]
+                          for s in r["flights"]]
+        else:
+            cabin = r["cabin"]
+            search = ctx.last("search_direct_flight")
+            options = [f for f in (search.output if search else []) if f["available_seats"][cabin] >= travellers]
+            if not options:
+                raise Skip("no flight on the new day has seats in the cabin", "update_reservation_flights")
+            new = ctx.rng.choice(options)
+            target["choice"], target["options"] = [new], [[o] for o in search.output]
+            flights[target["segment"]] = {"flight_number": new["flight_number"], "date": new["date"]}
+            new_prices = [s["price"] for s in r["flights"]]
+            new_prices[target["segment"]] = new["prices"][cabin]
+        difference = (sum(new_prices) - sum(s["price"] for s in r["flights"])) * travellers
+        pay = self._payment(ctx, difference, change=True)[0]["payment_id"]
+        return {"reservation_id": r["reservation_id"], "cabin": cabin, "flights": flights, "payment_id": pay}
+
+    def _args_update_reservation_passengers(self, ctx: TraceContext) -> dict[str, Any]:
+        rng, user, target = ctx.rng, ctx.persona, ctx.goal.target
+        r = ctx.state.get("reservations", target["reservation_id"])
+        passengers = [dict(p) for p in r["passengers"]]
+        on_board = {(p["first_name"], p["last_name"]) for p in passengers}
+        saved = [p for p in user["saved_passengers"] if (p["first_name"], p["last_name"]) not in on_board]
+        me = (user["name"]["first_name"], user["name"]["last_name"])
+        companions = [i for i, p in enumerate(passengers) if (p["first_name"], p["last_name"]) != me]
+        if saved and (not companions or rng.random() < 0.6):
+            i = rng.randrange(len(passengers))
+            target["old"] = dict(passengers[i])
+            passengers[i] = dict(rng.choice(saved))
+            target["variant"] = "swap"
+        elif companions:  # a typo in a companion's date of birth (the holder's is in the profile)
+            i = rng.choice(companions)
+            target["old"] = dict(passengers[i])
+            year, month, day = passengers[i]["dob"].split("-")
+            passengers[i]["dob"] = f"{year}-{month}-{int(day) % 28 + 1:02d}"
+            target["variant"] = "dob"
+        else:
+            raise Skip("no passenger change that makes sense", "update_reservation_passengers")
+        target["index"] = i
+        return {"reservation_id": r["reservation_id"], "passengers": passengers}
+
+    # -- phrasing ------------------------------------------------------------------------------------
+    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
+        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
+        return rng.choice((f"You are {name}, and your user id is {persona_id}.",
+                           f"Your name is {name} (user id {persona_id}).",
+                           f"You are {name}. If asked to identify yourself, your user id is {persona_id}."))
+
+    def _payment_fact(self, methods: dict[str, Any], pid: str) -> tuple[Fact, str]:
+        """The fact for a chosen payment method, and how the user refers to it."""
+        method = methods[pid]
+        same = [m for m in methods.values() if m["source"] == method["source"]]
+        if method["source"] == "credit_card":
+            phrase = f"your {method['brand'].title()} card ending in {method['last_four']}"
+            return fact("payment_id", pid, f"ending in {method['last_four']}"), phrase
+        kind = words(method["source"])
+        if len(same) == 1:
+            return fact("payment_id", pid, f"{kind}"), f"your {kind} ({pid})"
+        return fact("payment_id", pid), f"your {kind} {pid}"
+
+    def _flight_phrase(self, target: dict[str, Any], rng: random.Random) -> tuple[list[Fact], str]:
+        """How the user names the flight(s) they chose: by number, or by time when that is unique."""
+        chosen, options = target["choice"], target["options"]
+        numbers = " and ".join(s["flight_number"] for s in chosen)
+        first = chosen[0]
+        departure = _time(first["scheduled_departure_time_est"])
+        same_time = [o for o in options if _time(o[0]["scheduled_departure_time_est"]) == departure]
+        if len(same_time) == 1 and rng.random() < 0.4:
+            if len(chosen) == 1:
+                forms = (f"leaving at {departure}", f"departing at {departure}", f"departs at {departure}",
+                         f"leaves at {departure}", f"{departure} departure")
+                facts = [fact("flight_number", first["flight_number"], *forms)]
+                return facts, f"the direct flight leaving at {departure}"
+            via = _city(first["destination"])
+            forms = (f"leaving at {departure}", f"departing at {departure}", f"departs at {departure}")
+            facts = [fact("flight_number", s["flight_number"], *forms) for s in chosen]
+            return facts, f"the connection through {via} leaving at {departure}"
+        facts = [fact("flight_number", s["flight_number"]) for s in chosen]
+        if len(chosen) == 1:
+            return facts, f"flight {numbers} (leaving at {departure})"
+        return facts, f"flights {numbers}, connecting in {_city(first['destination'])}"
+
+    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
+        build = getattr(self, f"_say_{tool}", None)
+        return build(args, ctx) if build else None
+
+    def _route(self, origin: str, destination: str) -> tuple[list[Fact], str]:
+        facts = [fact("origin", origin, _city(origin)), fact("destination", destination, _city(destination))]
+        return facts, f"from {_city(origin)} ({origin}) to {_city(destination)} ({destination})"
+
+    def _say_book_reservation(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        rng, user, target = ctx.rng, ctx.persona, ctx.goal.target
+        facts, route = self._route(args["origin"], args["destination"])
+        day = args["flights"][0]["date"]
+        facts.append(fact("date", day))
+        facts.append(fact("cabin", args["cabin"]))
+        flight_facts, flight_phrase = self._flight_phrase(target, rng)
+        facts += flight_facts
+        me = (user["name"]["first_name"], user["name"]["last_name"])
+        who = []
+        for p in args["passengers"]:
+            facts += [fact("first_name", p["first_name"]), fact("last_name", p["last_name"]), fact("dob", p["dob"])]
+            if (p["first_name"], p["last_name"]) == me:
+                who.append(f"yourself (born {p['dob']})")
+            else:
+                who.append(f"{p['first_name']} {p['last_name']} (born {p['dob']})")
+        payment_phrases = []
+        for pay in args["payment_methods"]:
+            f, phrase = self._payment_fact(target["methods"], pay["payment_id"])
+            facts.append(f)
+            payment_phrases.append(phrase)
+        facts.append(fact("total_baggages", args["total_baggages"]))
+        facts.append(fact("insurance", args["insurance"]))
+        travellers = " and ".join(who) if len(who) <= 2 else ", ".join(who[:-1]) + " and " + who[-1]
+        kind = "a one-stop" if len(args["flights"]) > 1 else "a direct"
+        details = [
+            f"You want {kind} trip on {day} in {words(args['cabin'])} class, for {travellers}.",
+            rng.choice((f"You would like {flight_phrase}.", f"Your pick is {flight_phrase}.")),
+            (f"You will have {_plural(args['total_baggages'], 'checked bag')} in total"
+             if args["total_baggages"] else "You will have no checked bags")
+            + (" and want travel insurance." if args["insurance"] == "yes" else " and do not want travel insurance."),
+        ]
+        if len(payment_phrases) == 1:
+            details.append(f"Pay with {payment_phrases[0]}.")
+        else:
+            details.append(f"Use up {payment_phrases[0]} first and put the rest on {payment_phrases[1]}.")
+        return Intent("book_reservation", f"book a one-way flight {route}", details, facts=facts, situation="book",
+                      subject=f"the trip to {_city(args['destination'])} on {day}",
+                      slots={"city": _city(args["destination"]), "date": day})
+
+    def _reservation_subject(self, r: dict[str, Any]) -> tuple[str, str, str]:
+        city = _city(r["destination"])
+        day = r["flights"][0]["date"]
+        return city, day, f"reservation {r['reservation_id']} ({_city(r['origin'])} to {city}, {day})"
+
+    def _say_cancel_reservation(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        rng, target = ctx.rng, ctx.goal.target
+        r = ctx.database.tables["reservations"][args["reservation_id"]]
+        city, day, what = self._reservation_subject(r)
+        reason = target["reason"]
+        facts = [fact("reservation_id", args["reservation_id"]),
+                 fact("cancel_reason", reason, *CANCEL_REASONS[reason])]
+        because = {"change of plans": "your plans have changed", "health": "you have fallen ill",
+                   "weather": "a storm is forecast at your destination"}[reason]
+        said = {"change of plans": "a change of plans", "health": "health reasons", "weather": "the weather"}[reason]
+        details = [rng.choice((f"If the agent asks for the reason, it is {said}.",
+                               f"The reason for cancelling is {said}."))]
+        return Intent("cancel_reservation", f"cancel {what}", details, reason=f"because {because}", facts=facts,
+                      situation="cancel", subject=f"the trip to {city}",
+                      known={"cancel_reason": reason}, slots={"city": city, "date": day})
+
+    def _say_send_certificate(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        r = ctx.state.get("reservations", ctx.goal.target["reservation_id"])
+        state = ctx.state
+        bad = next(s for s in r["flights"] if _status(state, s["flight_number"], s["date"]) == "cancelled")
+        city, _, what = self._reservation_subject(r)
+        facts = [fact("reservation_id", r["reservation_id"]),
+                 fact("complaint", "cancelled flight", "cancelled", "canceled", "cancellation")]
+        details = [f"Flight {bad['flight_number']} on {bad['date']} was cancelled by the airline, and you want "
+                   "to be compensated for the trouble.", "You do not want to change or cancel anything."]
+        return Intent("send_certificate", f"complain about a cancelled flight on {what}", details, facts=facts,
+                      situation="complain", subject=f"the cancelled flight on {bad['date']}",
+                      known={"compensation_for": r["reservation_id"]}, slots={"city": city, "date": bad["date"]})
+
+    def _say_update_reservation_baggages(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        added = ctx.goal.target["added"]
+        r = ctx.database.tables["reservations"].get(args["reservation_id"]) or ctx.state.get(
+            "reservations", args["reservation_id"])
+        city, day, what = self._reservation_subject(r)
+        pay_fact, pay_phrase = self._payment_fact(ctx.goal.target["methods"], args["payment_id"])
+        more = (f"{added} more", f"{added} extra", f"{added} additional") + (("another", "one more") if added == 1 else ())
+        facts = [fact("reservation_id", args["reservation_id"]),
+                 fact("total_baggages", args["total_baggages"], *more), pay_fact]
+        details = [f"That makes {_plural(args['total_baggages'], 'checked bag')} in total.",
+                   f"Any fee goes on {pay_phrase}."]
+        return Intent("update_reservation_baggages", f"add {_plural(added, 'checked bag')} to {what}", details, facts=facts,
+                      situation="change", subject=f"the trip to {city}",
+                      slots={"city": city, "date": day})
+
+    def _say_update_reservation_flights(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        target, rng = ctx.goal.target, ctx.rng
+        r = ctx.database.tables["reservations"].get(args["reservation_id"]) or ctx.state.get(
+            "reservations", args["reservation_id"])
+        city, day, what = self._reservation_subject(r)
+        pay_fact, pay_phrase = self._payment_fact(ctx.goal.target["methods"], args["payment_id"])
+        facts = [fact("reservation_id", args["reservation_id"]), pay_fact]
+        if target["variant"] == "cabin":
+            facts.append(fact("cabin", args["cabin"]))
+            action = f"move {what} to {words(args['cabin'])} on every flight"
+            details = [f"Keep the same flights. Any fare difference goes on {pay_phrase}."]
+        else:
+            seg = r["flights"][target["segment"]]
+            facts.append(fact("date", target["date"]))
+            flight_facts, flight_phrase = self._flight_phrase(target, rng)
+            facts += flight_facts
+            if len(r["flights"]) == 1:
+                action = f"move {what} to {target['date']}"
+            else:
+                leg = "outbound" if target["segment"] == 0 else "return"
+                action = (f"move the {leg} flight ({_city(seg['origin'])} to {_city(seg['destination'])}) of "
+                          f"reservation {r['reservation_id']} from {seg['date']} to {target['date']}")
+            details = [rng.choice((f"On {target['date']} you want {flight_phrase}.",
+                                   f"For the new day, you want {flight_phrase}.")),
+                       f"Keep everything else as it is, same cabin. Any fare difference goes on {pay_phrase}."]
+        return Intent("update_reservation_flights", action, details, facts=facts, situation="change", subject=f"the trip to {city}",
+                      slots={"city": city, "date": day})
+
+    def _say_update_reservation_passengers(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        target = ctx.goal.target
+        r = ctx.database.tables["reservations"].get(args["reservation_id"]) or ctx.state.get(
+            "reservations", args["reservation_id"])
+        city, day, what = self._reservation_subject(r)
+        old, new = target["old"], args["passengers"][target["index"]]
+        old_name = f"{old['first_name']} {old['last_name']}"
+        facts = [fact("reservation_id", args["reservation_id"]), fact("first_name", new["first_name"]),
+                 fact("last_name", new["last_name"]), fact("dob", new["dob"])]
+        if target["variant"] == "swap":
+            facts.append(fact("replaced", old_name))
+            action = f"replace {old_name} with {new['first_name']} {new['last_name']} on {what}"
+            details = [f"{new['first_name']} {new['last_name']} was born on {new['dob']}; everything else stays "
+                       "the same."]
+        else:
+            action = f"correct the date of birth of {old_name} on {what}"
+            details = [f"It was entered as {old['dob']} but the right date is {new['dob']}."]
+        return Intent("update_reservation_passengers", action, details, facts=facts, situation="change", subject=f"the trip to {city}",
+                      slots={"city": city, "date": day})
+
+    # -- policy (stage 5) ----------------------------------------------------------------------------
+    def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
+        if tool == "cancel_reservation":
+            r = state.get("reservations", args["reservation_id"])
+            return cancel_allowed(state, r, known.get("cancel_reason")) if r else "no such reservation"
+        if tool == "send_certificate":
+            user = state.get("users", args["user_id"])
+            r = state.get("reservations", known.get("compensation_for", ""))
+            if user is None or r is None or r["user_id"] != args["user_id"]:
+                return "compensation is not tied to one of the user's reservations"
+            why = compensation_allowed(state, user, r)
+            if why:
+                return why
+            due = CERTIFICATE_PER_PASSENGER * len(r["passengers"])
+            return "" if args["amount"] == due else f"certificate of {args['amount']}, policy says {due}"
+        if tool == "book_reservation":
+            return self._booking_allowed(args, state)
+        if tool.startswith("update_reservation_"):
+            r = state.get("reservations", args["reservation_id"])
+            if r is None or not _not_flown(state, r):
+                return "the reservation is cancelled or partly flown"
+            if tool == "update_reservation_baggages":
+                user = state.get("users", r["user_id"])
+                free = bag_allowance(user["membership"], r["cabin"], len(r["passengers"]))
+                due = max(r["nonfree_baggages"], args["total_baggages"] - free)
+                if args["total_baggages"] < r["total_baggages"]:
+                    return "bags cannot be removed"
+                return "" if args["nonfree_baggages"] == due else f"{args['nonfree_baggages']} paid bags, policy says {due}"
+            if tool == "update_reservation_flights":
+                old = [(s["flight_number"], s["date"]) for s in r["flights"]]
+                new = [(s["flight_number"], s["date"]) for s in args["flights"]]
+                if old != new and r["cabin"] == "basic_economy":
+                    return "basic economy flights cannot be changed"
+                if old != new and len(old) != len(new):
+                    return "the trip type would change"
+                for (n_old, _), (n_new, _) in zip(old, new, strict=False):
+                    a, b = state.get("flights", n_old), state.get("flights", n_new)
+                    if a is None or b is None or (a["origin"], a["destination"]) != (b["origin"], b["destination"]):
+                        return "origin or destination would change"
+        return ""
+
+    def _booking_allowed(self, args: dict[str, Any], state: State) -> str:
+        user = state.get("users", args["user_id"])
+        if user is None:
+            return "unknown user"
+        if len(args["passengers"]) > 5:
+            return "more than five passengers"
+        sources = [user["payment_methods"].get(p["payment_id"], {}).get("source") for p in args["payment_methods"]]
+        if sources.count("certificate") > 1 or sources.count("credit_card") > 1 or sources.count("gift_card") > 3:
+            return "too many payment methods of one kind"
+        free = bag_allowance(user["membership"], args["cabin"], len(args["passengers"]))
+        due = max(0, args["total_baggages"] - free)
+        return "" if args["nonfree_baggages"] == due else f"{args['nonfree_baggages']} paid bags, policy says {due}"
+
+
+HINTS = AirlineHints()

@@ -1,0 +1,134 @@
+"""`tauplay generate --domain NAME --n N --seed S ...`: the Tracer pipeline, stages 2 to 5.
+
+Writes a tauplay task set (with provenance: seed, stage settings, model, per-stage drop report) that
+`tauplay verify` and `tauplay validate` read. Offline templates write the instructions unless --model
+names a litellm model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from tauplay.cli import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--domain", required=True, help="domain name, e.g. airline")
+    parser.add_argument("--n", type=int, required=True, help="number of tasks to generate")
+    parser.add_argument("--seed", type=int, default=0, help="generation seed: the same seed gives the same set")
+    parser.add_argument("--model", help="litellm model that writes the instructions (default: offline templates)")
+    parser.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server for --model")
+    parser.add_argument("--depth", default="1-4", metavar="MIN-MAX",
+                        help="dependent steps per task, drawn in equal tiers (default 1-4; one number for one tier)")
+    parser.add_argument("--emotions", default="balanced", metavar="DIST",
+                        help="'balanced', 'none', or weights per family, e.g. anger=2,fear=1,sadness=1")
+    parser.add_argument("--out", metavar="FILE", help="task set to write (default: <domain>-tasks-seed<S>.json)")
+    parser.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    parser.add_argument("--data", metavar="DIR", help="tau-bench data folder instead of the generated database")
+    parser.add_argument("--concurrency", type=int, default=8, help="model calls in flight at once (default 8)")
+    parser.add_argument("--attempts", type=int, default=60, help="candidates per task before giving up (default 60)")
+    parser.add_argument("--json", action="store_true", help="print a JSON summary instead of text (no progress bar)")
+
+
+def parse_depth(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+    if not m:
+        raise UsageError(f"--depth must be MIN-MAX or a number, e.g. 1-4 (got '{text}')")
+    lo = int(m.group(1))
+    hi = int(m.group(2)) if m.group(2) else lo
+    if hi < lo:
+        raise UsageError(f"--depth {text}: MIN is larger than MAX")
+    return lo, hi
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from tauplay.tracer.emotion import DistributionError, parse_distribution
+    from tauplay.tracer.pipeline import Settings
+
+    if args.n < 1:
+        raise UsageError(f"--n must be at least 1 (got {args.n})")
+    if args.concurrency < 1 or args.attempts < 1:
+        raise UsageError("--concurrency and --attempts must be at least 1")
+    if args.api_base and not args.model:
+        raise UsageError("--api-base needs --model (the model to call there)")
+    try:
+        emotions = parse_distribution(args.emotions)
+    except DistributionError as e:
+        raise UsageError(f"--emotions: {e}") from None
+    model = None
+    if args.model:
+        from tauplay.llm import LLMConfig
+
+        model = LLMConfig(args.model, api_base=args.api_base)
+    return Settings(n=args.n, seed=args.seed, depth=parse_depth(args.depth), emotions=emotions, model=model,
+                    concurrency=args.concurrency, attempts=args.attempts)
+
+
+def _out_path(args: argparse.Namespace) -> Path:
+    out = Path(args.out) if args.out else Path(f"{args.domain}-tasks-seed{args.seed}.json")
+    if out.is_dir():
+        raise UsageError(f"--out {out}: is a folder, expected a file name")
+    if not out.parent.exists():
+        raise UsageError(f"--out {out}: folder {out.parent} does not exist")
+    if out.exists() and not args.force:
+        raise UsageError(f"{out} exists; pass --force to overwrite it or choose another --out")
+    return out
+
+
+def distributions(tasks: list[Any]) -> dict[str, dict[str, int]]:
+    depth = Counter(t.difficulty for t in tasks)
+    family = Counter(t.emotion.family if t.emotion else "none" for t in tasks)
+    return {"depth": {str(k): depth[k] for k in sorted(depth)}, "family": dict(sorted(family.items()))}
+
+
+def run(args: argparse.Namespace) -> int:
+    from tauplay.core.domain import DomainError, get_domain
+    from tauplay.tracer.pipeline import Tracer
+
+    settings = _settings(args)
+    out = _out_path(args)
+    try:
+        domain = get_domain(args.domain)
+        database = domain.database(args.data)
+    except DomainError as e:
+        raise UsageError(str(e)) from None
+    try:
+        tracer = Tracer(domain, database, settings)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+    show_bar = not args.json and sys.stderr.isatty()
+    if show_bar:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("generating {task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+            job = bar.add_task(domain.name, total=settings.n)
+            result = tracer.run(lambda done, total: bar.update(job, completed=done))
+    else:
+        result = tracer.run()
+
+    tmp = out.with_name(out.name + ".part")
+    result.tasks.save(tmp)
+    os.replace(tmp, out)  # a crash mid-write never leaves a half-written task set
+    dist = distributions(result.tasks.tasks)
+    summary = (f"generated {result.report.accepted}/{settings.n} {domain.name} tasks -> {out}"
+               + ("" if result.complete else " (filters left too few; see the report)"))
+    if args.json:
+        print(json.dumps({"summary": summary, "out": str(out), "requested": settings.n,
+                          "accepted": result.report.accepted, "distribution": dist,
+                          "report": result.report.to_json()}, indent=1))
+    else:
+        print(result.report.render())
+        print("depth:  " + "  ".join(f"{k}:{v}" for k, v in dist["depth"].items()))
+        print("family: " + "  ".join(f"{k}:{v}" for k, v in dist["family"].items()))
+        print(summary)
+    return 0 if result.complete else 1

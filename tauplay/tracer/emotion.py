@@ -1,0 +1,121 @@
+"""Stage 4: a task-specific feeling, mapped to a structured emotion condition.
+
+Each task slot gets a family from the requested distribution (balanced, or weights per family, fixed
+in advance so the set holds exactly the proportions asked). The trigger comes from what the task is
+about (the domain's triggers for that kind of goal, else generic ones); the leaf is drawn from the
+family's own leaves, mild to intense, and sets the intensity; politeness, urgency and trust lean the
+way the family does.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from tauplay.core.emotions import FAMILIES, EmotionCondition
+from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.trace import Trace
+
+MAIN_LEAVES = 5  # the first leaves of a family run mild to intense; later ones are rarer states
+LEAF_WEIGHTS = (3, 3, 2, 2, 1)
+
+GENERIC_TRIGGERS: dict[str, list[str]] = {
+    "anger": ["annoyed that {subject} still is not sorted out", "frustrated at having to chase {subject} again"],
+    "fear": ["worried that {subject} will not be sorted out in time", "anxious that something will go wrong "
+             "with {subject}"],
+    "disgust": ["put off by how {subject} was handled so far", "fed up with the hassle around {subject}"],
+    "sadness": ["disappointed that {subject} did not go as planned", "discouraged after earlier trouble "
+                "with {subject}"],
+    "enjoyment": ["excited to get {subject} done", "relieved to finally deal with {subject}"],
+}
+# Per family: weights of (cold, neutral, warm), (low, moderate, high), (skeptical, cautious, trusting).
+LEANINGS: dict[str, tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]] = {
+    "anger": ((5, 4, 1), (2, 4, 4), (5, 4, 1)),
+    "disgust": ((5, 4, 1), (3, 4, 3), (5, 4, 1)),
+    "fear": ((2, 5, 3), (1, 4, 5), (3, 5, 2)),
+    "sadness": ((2, 5, 3), (3, 5, 2), (2, 5, 3)),
+    "enjoyment": ((1, 4, 5), (3, 4, 3), (1, 4, 5)),
+}
+
+
+class DistributionError(ValueError):
+    """An --emotions value that cannot be read; the message lists the choices."""
+
+
+def parse_distribution(text: str) -> dict[str, float] | None:
+    """`balanced`, `none`, or `FAMILY=W,...` (weights >= 0, at least one > 0) -> weights per family."""
+    text = text.strip().lower()
+    if text == "balanced":
+        return {f: 1.0 for f in FAMILIES}
+    if text == "none":
+        return None
+    weights: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, eq, value = part.partition("=")
+        name = name.strip()
+        if name not in FAMILIES:
+            raise DistributionError(f"unknown emotion family '{name}' (families: {', '.join(FAMILIES)})")
+        try:
+            weight = float(value) if eq else 1.0
+        except ValueError:
+            raise DistributionError(f"weight of '{name}' must be a number, got '{value}'") from None
+        if weight < 0:
+            raise DistributionError(f"weight of '{name}' must not be negative")
+        weights[name] = weight
+    if not weights or sum(weights.values()) <= 0:
+        raise DistributionError("give at least one family a positive weight, e.g. anger=2,fear=1 (or 'balanced')")
+    return weights
+
+
+def quotas(weights: dict[str, float] | None, n: int, rng: random.Random) -> list[str | None]:
+    """A family per slot: counts by largest remainder, order shuffled (so tiers mix families)."""
+    if weights is None:
+        return [None] * n
+    total = sum(weights.values())
+    exact = {f: n * w / total for f, w in weights.items() if w > 0}
+    counts = {f: int(v) for f, v in exact.items()}
+    rest = sorted(exact, key=lambda f: (-(exact[f] - counts[f]), list(FAMILIES).index(f)))
+    for f in rest[: n - sum(counts.values())]:
+        counts[f] += 1
+    slots: list[str | None] = [f for f in FAMILIES if f in counts for _ in range(counts[f])]
+    rng.shuffle(slots)
+    return slots
+
+
+def _weighted(rng: random.Random, options: tuple[str, ...], weights: tuple[int, ...]) -> str:
+    return rng.choices(options, weights=weights, k=1)[0]
+
+
+def _fill(template: str, slots: dict[str, Any]) -> str | None:
+    try:
+        return template.format(**slots)
+    except (KeyError, IndexError):
+        return None
+
+
+def trigger_for(family: str, trace: Trace, hints: TracerHints, rng: random.Random) -> str:
+    intent = rng.choice(trace.intents)
+    slots = {"subject": intent.subject or "this request", **intent.slots}
+    slots = {k: v for k, v in slots.items() if v}
+    domain_options = [t for t in hints.triggers.get(intent.situation, {}).get(family, []) if _fill(t, slots)]
+    options = domain_options or GENERIC_TRIGGERS[family]
+    return _fill(rng.choice(options), slots) or GENERIC_TRIGGERS[family][0].format(subject="this request")
+
+
+def condition_for(family: str, trace: Trace, hints: TracerHints, rng: random.Random) -> EmotionCondition:
+    leaves = FAMILIES[family][:MAIN_LEAVES]
+    index = rng.choices(range(len(leaves)), weights=LEAF_WEIGHTS[: len(leaves)], k=1)[0]
+    intensity = ("mild", "moderate", "intense")[min(2, index * 3 // len(leaves))]
+    politeness_w, urgency_w, trust_w = LEANINGS[family]
+    urgency = _weighted(rng, ("low", "moderate", "high"), urgency_w)
+    if intensity == "intense" and urgency == "low":
+        urgency = "moderate"
+    return EmotionCondition(
+        family=family,
+        leaf=leaves[index],
+        intensity=intensity,
+        politeness=_weighted(rng, ("cold", "neutral", "warm"), politeness_w),
+        urgency=urgency,
+        trust=_weighted(rng, ("skeptical", "cautious", "trusting"), trust_w),
+        trigger=trigger_for(family, trace, hints, rng),
+    )

@@ -1,0 +1,99 @@
+"""Facts a simulated user must be able to say, and the words that count as saying them.
+
+A `Fact` is one value from the gold write arguments (or the persona) that the agent cannot find out
+on its own: an id, a name, a choice. The instruction carries it when any of its surface forms appears
+as a whole word or phrase, ignoring case. Forms are generic (the literal value, the value with `_` read
+as spaces, "May 22" for 2024-05-22, number words); a domain adds its own (a card "ending in 1234").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+from typing import Any
+
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+YES_NO = ("yes", "no")
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+@dataclass(frozen=True)
+class Fact:
+    field: str
+    value: Any
+    forms: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        return f"{self.field}={self.value}"
+
+    def found_in(self, text: str) -> bool:
+        return any(_pattern(form).search(text) for form in self.forms)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"field": self.field, "value": self.value, "forms": list(self.forms)}
+
+
+@lru_cache(maxsize=4096)
+def _pattern(form: str) -> re.Pattern[str]:
+    # A form is a whole token: "2" must not match inside "2024-05-22", "HAT01" not inside "HAT012".
+    return re.compile(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])", re.IGNORECASE)
+
+
+def words(name: str) -> str:
+    """A field or enum name read aloud: `basic_economy` -> `basic economy`."""
+    return name.replace("_", " ").strip()
+
+
+def date_forms(value: str) -> tuple[str, ...]:
+    try:
+        d = date.fromisoformat(value)
+    except ValueError:
+        return (value,)
+    month = d.strftime("%B")
+    return (value, f"{month} {d.day}", f"{d.day} {month}", f"{month[:3]} {d.day}")
+
+
+def surface_forms(field: str, value: Any, extra: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Every way of saying `value` that the informed-instruction check accepts."""
+    forms: list[str] = list(extra)
+    if isinstance(value, bool) or (isinstance(value, str) and value.lower() in YES_NO):
+        forms.append(words(field))  # "no insurance" / "with insurance": the field is what must come up
+    elif isinstance(value, int | float):
+        number = int(value) if float(value).is_integer() else value
+        forms.append(str(number))
+        if isinstance(number, int) and 0 <= number < len(NUMBER_WORDS):
+            forms.append(NUMBER_WORDS[number])
+        if number == 0:
+            forms.append("no")
+    elif isinstance(value, str):
+        if _ISO_DATE.match(value):
+            forms.extend(date_forms(value))
+        else:
+            forms.append(value)
+            if "_" in value:
+                forms.append(words(value))
+    else:
+        forms.append(str(value))
+    return tuple(dict.fromkeys(f for f in forms if f))
+
+
+def fact(field: str, value: Any, *extra: str) -> Fact:
+    return Fact(field, value, surface_forms(field, value, tuple(extra)))
+
+
+def missing(text: str, facts: list[Fact]) -> list[Fact]:
+    return [f for f in facts if not f.found_in(text)]
+
+
+def tool_names_in(text: str, tool_names: list[str]) -> list[str]:
+    """Tool names an instruction gives away: the identifier itself, or read aloud when it has 3+ words."""
+    found = []
+    for name in tool_names:
+        if _pattern(name).search(text):
+            found.append(name)
+        elif name.count("_") >= 2 and _pattern(words(name)).search(text):
+            found.append(name)
+    return found

@@ -1,0 +1,99 @@
+"""Per-domain hints for the Tracer, and where they are found.
+
+The pipeline is domain-generic: it plans on the dependency graph and grounds arguments from the
+database and the outputs of earlier calls. A domain may add a little knowledge where the generic path
+cannot know enough, as a `TracerHints` subclass in `domains/<name>/tracer.py` (exposed as `HINTS`) or
+as a `tracer` attribute on its `Domain`. Typical reasons: a policy rule the tools do not enforce (who
+may cancel), arithmetic the arguments must satisfy (a payment that equals the price), and phrasing a
+user would use. Every method may return None (or the class default) to mean "use the generic path".
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tauplay.core.db import Database, State
+from tauplay.core.domain import Domain
+
+if TYPE_CHECKING:
+    from tauplay.tracer.trace import Intent, TraceContext
+
+
+class TracerHints:
+    # The table whose records are the users of the service (None: the generic guess).
+    persona_table: str | None = None
+    # Write-argument fields the agent works out itself (prices, computed counts): not said by the user.
+    derived_fields: frozenset[str] = frozenset()
+    # Relative weight of each write tool as a goal (a tool left out gets weight 1; 0 excludes it).
+    goal_weights: dict[str, float] = {}
+    # (tool, field) -> the tools that should supply that field, when the graph offers several.
+    feeders: dict[tuple[str, str], tuple[str, ...]] = {}
+    # tool -> reads that may precede it only to make a trace deeper (None: any graph predecessor).
+    optional_feeders: dict[str, tuple[str, ...]] | None = None
+    # tool -> reads each goal with that tool includes (e.g. look the record up before changing it).
+    requires_before: dict[str, tuple[str, ...]] = {}
+    # situation -> family -> trigger templates with {subject}; added to the generic ones.
+    triggers: dict[str, dict[str, list[str]]] = {}
+
+    def prepare(self, domain: Domain, database: Database) -> None:
+        """Called once per run before sampling; build indices here."""
+
+    def persona(self, write: str, ctx: TraceContext) -> str | None:
+        """The persona (a record id of `persona_table`) for a trace whose first goal is `write`."""
+        return None
+
+    def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
+        """What this goal acts on, chosen before its reads run; raise Skip when nothing fits."""
+        return None
+
+    def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+        return None
+
+    def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+        return None
+
+    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
+        return None
+
+    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
+        """The instruction's first sentence, e.g. who the user is."""
+        return None
+
+    def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
+        """'' when the domain's policy allows this write on this state, else why not (stage 5)."""
+        return ""
+
+
+GENERIC = TracerHints()
+
+
+def hints_for(domain: Domain) -> TracerHints:
+    """The domain's hints: its `tracer` attribute, else `<domain package>.tracer.HINTS`, else generic."""
+    attached = getattr(domain, "tracer", None)
+    if isinstance(attached, TracerHints):
+        return attached
+    package = _package_of(domain)
+    if package:
+        try:
+            module = importlib.import_module(f"{package}.tracer")
+        except ModuleNotFoundError as e:
+            if e.name != f"{package}.tracer":
+                raise
+            return GENERIC
+        hints = getattr(module, "HINTS", None)
+        if isinstance(hints, TracerHints):
+            return hints
+    return GENERIC
+
+
+def _package_of(domain: Domain) -> str | None:
+    target = Path(domain.package_dir).resolve()
+    for name, module in list(sys.modules.items()):
+        paths = getattr(module, "__path__", None)
+        if paths and any(Path(p).resolve() == target for p in paths):
+            return name
+    return None

@@ -1,0 +1,227 @@
+"""The Tracer pipeline: stages 2 to 5 over a domain's dependency graph (stage 1, `ToolGraph`).
+
+Each of the `n` task slots has a depth tier and an emotion family fixed up front (so the set holds
+the tiers and the distribution asked for). A slot draws candidates, each from its own seeded random
+generator (`seed`, slot, attempt), until one passes every filter or its attempts run out; so the same
+seed gives the same task set. Slots are judged in order, which keeps the duplicate check deterministic.
+With a model, stage 3 asks it to rewrite each round's drafts concurrently before the filters run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tauplay.core.db import Database
+from tauplay.core.domain import Domain
+from tauplay.core.emotions import FAMILIES, EmotionError
+from tauplay.core.graph import ToolGraph
+from tauplay.core.tasks import Action, Task, TaskSet
+from tauplay.tracer.emotion import condition_for, quotas
+from tauplay.tracer.hints import TracerHints, hints_for
+from tauplay.tracer.instruct import clean_reply, compose, facts_of, known_info, problems, prompt
+from tauplay.tracer.report import Report
+from tauplay.tracer.sample import Sampler
+from tauplay.tracer.trace import Skip, Trace
+from tauplay.tracer.verify import Candidate, Filters
+
+GENERATOR = "tauplay.tracer/1"
+Progress = Callable[[int, int], None]  # (accepted so far, requested)
+
+
+def balanced() -> dict[str, float]:
+    return {f: 1.0 for f in FAMILIES}
+
+
+@dataclass(frozen=True)
+class Settings:
+    n: int
+    seed: int
+    depth: tuple[int, int] = (1, 4)
+    emotions: dict[str, float] | None = field(default_factory=balanced)  # None: tasks without emotion
+    model: Any = None  # tauplay.llm.LLMConfig for stage 3 through a model; None: offline templates
+    concurrency: int = 8
+    attempts: int = 60  # candidates per slot before the slot is given up
+    id_prefix: str = ""
+
+    def __post_init__(self) -> None:
+        lo, hi = self.depth
+        if self.n < 1:
+            raise ValueError("n must be at least 1")
+        if lo < 0 or hi < lo:
+            raise ValueError(f"depth range {lo}-{hi} is not MIN-MAX with 0 <= MIN <= MAX")
+
+    def depth_of(self, slot: int) -> int:
+        """Tiers of (nearly) equal size, easiest first."""
+        lo, hi = self.depth
+        return lo + slot * (hi - lo + 1) // self.n
+
+
+@dataclass
+class Result:
+    tasks: TaskSet
+    report: Report
+    candidates: list[Candidate]
+
+    @property
+    def complete(self) -> bool:
+        return self.report.accepted == self.report.requested
+
+
+class Tracer:
+    def __init__(self, domain: Domain, database: Database, settings: Settings,
+                 hints: TracerHints | None = None) -> None:
+        self.domain = domain
+        self.database = database
+        self.settings = settings
+        self.hints = hints or hints_for(domain)
+        self.graph = ToolGraph(domain)
+        self.sampler = Sampler(domain, database, self.hints, self.graph)
+        self.filters = Filters(domain, database, self.graph, self.hints)
+        self.report = Report(requested=settings.n)
+        self.families = quotas(settings.emotions, settings.n, random.Random(f"tracer:{settings.seed}:families"))
+        self.tool_names = [t.name for t in domain.tools]
+        width = max(3, len(str(settings.n)))
+        prefix = settings.id_prefix or f"{domain.name}-{settings.seed}-"
+        self.ids = [f"{prefix}{i + 1:0{width}d}" for i in range(settings.n)]
+
+    # -- stages 2 to 4 for one candidate -------------------------------------------------------------
+    def build(self, slot: int, attempt: int) -> Candidate | None:
+        stages = self.report.stages
+        rng = random.Random(f"tracer:{self.settings.seed}:{slot}:{attempt}")
+        depth = self.settings.depth_of(slot)
+        stages["sample"].seen += 1
+        try:
+            trace = self.sampler.sample(rng, depth)
+        except Skip as e:
+            stages["sample"].drop(e.reason, e.detail)
+            return None
+        stages["sample"].passed += 1
+
+        stages["instruct"].seen += 1
+        facts = facts_of(trace)
+        instruction = compose(trace, rng)
+        stages["instruct"].passed += 1
+
+        stages["emotion"].seen += 1
+        family = self.families[slot]
+        try:
+            emotion = condition_for(family, trace, self.hints, rng) if family else None
+        except EmotionError as e:
+            stages["emotion"].drop("condition outside the taxonomy", str(e))
+            return None
+        stages["emotion"].passed += 1
+        return Candidate(self._task(slot, attempt, trace, instruction, emotion), facts,
+                         [trace.goals[s.goal].intent.known if trace.goals[s.goal].intent else {} for s in trace.steps],
+                         trace.end_hash, slot, attempt, trace)
+
+    def _task(self, slot: int, attempt: int, trace: Trace, instruction: str, emotion: Any) -> Task:
+        return Task(
+            id=self.ids[slot],
+            domain=self.domain.name,
+            instruction=instruction,
+            actions=[Action(s.tool, s.args) for s in trace.steps],
+            user_id=trace.persona_id,
+            outputs=[],
+            known_info=known_info(trace),
+            emotion=emotion,
+            provenance={"generator": GENERATOR, "seed": self.settings.seed, "slot": slot, "attempt": attempt,
+                        "depth_tier": self.settings.depth_of(slot), "instruction_by": "template",
+                        "goals": [g.tool for g in trace.goals]},
+            difficulty=trace.depth,
+        )
+
+    # -- stage 3 through a model ---------------------------------------------------------------------
+    async def refine(self, batch: list[Candidate]) -> None:
+        from tauplay.llm import LLMError, complete
+
+        config = self.settings.model
+        gate = asyncio.Semaphore(max(1, self.settings.concurrency))
+
+        async def one(c: Candidate) -> None:
+            draft = c.task.instruction
+            messages = prompt(c.trace, draft, c.facts, self.domain.title) if c.trace else []
+            async with gate:
+                try:
+                    reply = await complete(config, messages)
+                except LLMError as e:
+                    self._fallback(c, f"model call failed ({e.kind})", str(e))
+                    return
+            text = clean_reply(reply.content)
+            if not text:
+                self._fallback(c, "reply is empty", "")
+                return
+            reason, detail = problems(text, c.facts, self.tool_names)
+            if reason:
+                self._fallback(c, f"reply {reason}", detail)
+                return
+            c.task.instruction = text
+            c.task.provenance["instruction_by"] = "model"
+
+        await asyncio.gather(*(one(c) for c in batch))
+
+    def _fallback(self, c: Candidate, reason: str, detail: str) -> None:
+        self.report.fallback(reason, detail)
+        c.task.provenance["model_fallback"] = f"{reason}: {detail}" if detail else reason
+
+    # -- the loop ------------------------------------------------------------------------------------
+    async def run_async(self, progress: Progress | None = None) -> Result:
+        n, verify = self.settings.n, self.report.stages["verify"]
+        accepted: dict[int, Candidate] = {}
+        attempts = [0] * n
+        pending = list(range(n))
+        while pending:
+            batch = []
+            for slot in pending:
+                candidate = None
+                while candidate is None and attempts[slot] < self.settings.attempts:
+                    candidate = self.build(slot, attempts[slot])
+                    attempts[slot] += 1
+                if candidate is not None:
+                    batch.append(candidate)
+            if not batch:
+                break
+            if self.settings.model is not None:
+                await self.refine(batch)
+            for c in batch:
+                verify.seen += 1
+                verdict = self.filters.judge(c)
+                if verdict.ok:
+                    verify.passed += 1
+                    accepted[c.slot] = c
+                    self.report.accepted += 1
+                    if progress:
+                        progress(len(accepted), n)
+                else:
+                    verify.drop(f"{verdict.filter}: {verdict.reason}", verdict.detail)
+            pending = [s for s in pending if s not in accepted and attempts[s] < self.settings.attempts]
+        chosen = [accepted[s] for s in sorted(accepted)]
+        return Result(TaskSet(self.domain.name, [c.task for c in chosen], "", self.provenance()), self.report,
+                      chosen)
+
+    def run(self, progress: Progress | None = None) -> Result:
+        return asyncio.run(self.run_async(progress))
+
+    def provenance(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "generator": GENERATOR,
+            "seed": s.seed,
+            "n": s.n,
+            "depth": f"{s.depth[0]}-{s.depth[1]}",
+            "emotions": dict(s.emotions) if s.emotions is not None else "none",
+            "instruction": s.model.describe() if s.model is not None else "offline templates",
+            "hints": type(self.hints).__name__,
+            "database": self.database.source,
+            "start_hash": self.database.new_state().hash,
+            "attempts_per_slot": s.attempts,
+            "report": self.report.to_json(),
+        }
+
+
+def generate(domain: Domain, database: Database, settings: Settings, progress: Progress | None = None,
+             hints: TracerHints | None = None) -> Result:
+    return Tracer(domain, database, settings, hints).run(progress)

@@ -1,0 +1,71 @@
+"""How many candidates each stage saw, passed and dropped, and why."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+STAGES = (("sample", "2 sample traces"), ("instruct", "3 write instructions"), ("emotion", "4 attach emotions"),
+          ("verify", "5 verify and filter"))
+_NOISE = re.compile(r"'[^']*'|\b[A-Z0-9]{6}\b|\b\w*\d\w*\b")
+
+
+def reason_key(reason: str) -> str:
+    """A reason without ids and numbers, so that like drops group together."""
+    return re.sub(r"\s+", " ", _NOISE.sub("…", reason)).strip()
+
+
+@dataclass
+class StageCount:
+    title: str
+    seen: int = 0
+    passed: int = 0
+    drops: Counter[str] = field(default_factory=Counter)
+    examples: dict[str, str] = field(default_factory=dict)
+
+    def drop(self, reason: str, detail: str = "") -> None:
+        key = reason_key(reason)
+        self.drops[key] += 1
+        self.examples.setdefault(key, detail or reason)
+
+    @property
+    def dropped(self) -> int:
+        return sum(self.drops.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"title": self.title, "seen": self.seen, "passed": self.passed, "dropped": self.dropped,
+                "drops": [{"reason": k, "count": n, "example": self.examples[k]}
+                          for k, n in sorted(self.drops.items(), key=lambda kv: (-kv[1], kv[0]))]}
+
+
+@dataclass
+class Report:
+    stages: dict[str, StageCount] = field(default_factory=lambda: {k: StageCount(t) for k, t in STAGES})
+    fallbacks: Counter[str] = field(default_factory=Counter)  # model replies refused: the draft was kept
+    fallback_examples: dict[str, str] = field(default_factory=dict)
+    accepted: int = 0
+    requested: int = 0
+
+    def fallback(self, reason: str, detail: str = "") -> None:
+        self.fallbacks[reason] += 1
+        self.fallback_examples.setdefault(reason, detail)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"requested": self.requested, "accepted": self.accepted,
+                "stages": {k: s.to_json() for k, s in self.stages.items()},
+                "model_fallbacks": [{"reason": k, "count": n, "example": self.fallback_examples.get(k, "")}
+                                    for k, n in sorted(self.fallbacks.items(), key=lambda kv: (-kv[1], kv[0]))]}
+
+    def render(self) -> str:
+        lines = [f"accepted {self.accepted}/{self.requested} tasks"]
+        for s in self.stages.values():
+            lines.append(f"  stage {s.title}: {s.seen} in, {s.passed} passed, {s.dropped} dropped")
+            for reason, n in sorted(s.drops.items(), key=lambda kv: (-kv[1], kv[0])):
+                lines.append(f"      {n:>6}  {reason}   (e.g. {s.examples[reason][:90]})")
+        if self.fallbacks:
+            lines.append("  model replies refused (offline draft kept):")
+            for reason, n in self.fallbacks.most_common():
+                lines.append(f"      {n:>6}  {reason}")
+        return "\n".join(lines)
