@@ -96,3 +96,13 @@ def test_published_airline_tasks_import_with_emotions_and_flag_mismatched_leaves
     assert [t.to_taubench() for t in ts.tasks] == raw  # nothing lost on the way back out
     plain = load_tasks(folder / "tasks_test_no_emotion.json", "airline")
     assert all(t.emotion is None and not t.emotion_text for t in plain.tasks)
+
+
+def test_string_joins_and_concatenation_in_task_modules_are_read_as_data(tmp_path: Path):
+    path = tmp_path / "joined.py"
+    path.write_text("TASKS = [Task(user_id='u', instruction=' '.join(['You', 'want', 'a' + ' refund.']), actions=[])]\n")
+    assert load_tasks(path).tasks[0].instruction == "You want a refund."
+    bad = tmp_path / "bad.py"
+    bad.write_text("TASKS = [Task(user_id='u', instruction=' '.join(names), actions=[])]\n")
+    with pytest.raises(TaskFileError, match="bad.py:1: not a literal value"):
+        load_tasks(bad)

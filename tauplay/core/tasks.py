@@ -217,7 +217,17 @@ def _py_literal(node: ast.AST, path: Path) -> Any:
     """A literal from a published task module; `Task(...)`/`Action(...)` calls become dicts."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("Task", "Action"):
         return {kw.arg: _py_literal(kw.value, path) for kw in node.keywords if kw.arg}
-    if isinstance(node, ast.List):
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join"
+            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)
+            and len(node.args) == 1 and not node.keywords):
+        parts = _py_literal(node.args[0], path)  # "sep".join([...literal strings...]) is still data
+        if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
+            return node.func.value.value.join(parts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _py_literal(node.left, path), _py_literal(node.right, path)
+        if isinstance(left, str) and isinstance(right, str):
+            return left + right
+    if isinstance(node, (ast.List, ast.Tuple)):
         return [_py_literal(e, path) for e in node.elts]
     if isinstance(node, ast.Dict):
         return {_py_literal(k, path): _py_literal(v, path) for k, v in zip(node.keys, node.values, strict=True)
