@@ -1,0 +1,52 @@
+"""`tauplay validate [TASKS] [--domain NAME] [--data DIR] [--db URL] [--annotator NAME]`: review a queue of
+tasks one at a time -- approve, reject or send back for edits -- with the automatic checks beside each."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+
+from tauplay.cli import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tasks", nargs="?", help="task file (tauplay JSON, tau-bench JSON list or .py module); "
+                                                 "default: the domain's own task set")
+    parser.add_argument("--domain", help="domain name (default: the task set's, else airline)")
+    parser.add_argument("--data", metavar="DIR", help="tau-bench data folder to replay the gold actions on "
+                                                      "(default: the domain's generated database)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the generated database")
+    parser.add_argument("--db", metavar="URL", help="session database for the verdicts "
+                                                    "(default: $TAUPLAY_DB or sessions/tauplay.db)")
+    parser.add_argument("--annotator", help="your name, saved with every verdict (default: your login)")
+
+
+def _whoami() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name in some containers
+        return "annotator"
+
+
+def run(args: argparse.Namespace) -> int:
+    from tauplay.core.domain import DomainError, get_domain
+    from tauplay.core.tasks import TaskFileError, load_tasks
+
+    try:
+        if args.tasks:
+            task_set = load_tasks(args.tasks, args.domain)
+            domain = get_domain(args.domain or task_set.domain or "airline")
+        else:
+            domain = get_domain(args.domain or "airline")
+            task_set = load_tasks(domain.task_set_path(), domain.name)
+        database = domain.database(args.data, args.seed)
+    except (DomainError, TaskFileError) as e:
+        raise UsageError(str(e)) from None
+    if not task_set.tasks:
+        raise UsageError(f"{task_set.source}: the task set is empty")
+    from tauplay.tui.validate import ValidateApp
+
+    app = ValidateApp({"domain": domain, "database": database, "task_set": task_set, "db_url": args.db,
+                       "annotator": args.annotator or _whoami(), "data_dir": args.data})
+    app.run()
+    return 0

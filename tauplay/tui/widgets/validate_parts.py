@@ -1,0 +1,116 @@
+"""Pieces shared by the validate and review screens: their key tables (each binding with an id and a
+description), a small modal editor, and renderers that show every model/tool/person text literally."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static, TextArea
+
+from tauplay.tui.keys import Key
+
+MAX_FIELDS = 12
+
+
+def bindings_of(table: Sequence[Key], *scopes: str) -> list[Binding]:
+    return [Binding(k.key, k.action, k.description, show=k.show, priority=k.priority, id=k.id)
+            for k in table if k.scope in scopes]
+
+
+EDIT_KEYS: tuple[Key, ...] = (
+    Key("edit.save", "ctrl+s", "save", "Save", "edit"),
+    Key("edit.cancel", "escape", "cancel", "Cancel", "edit"),
+)
+
+
+class EditScreen(ModalScreen[str | None]):
+    """Edit one text: a single line (Enter saves) or several (ctrl+s saves); Escape cancels."""
+
+    BINDINGS = bindings_of(EDIT_KEYS, "edit")  # type: ignore[assignment]
+    DEFAULT_CSS = """
+    EditScreen { align: center middle; }
+    EditScreen > Vertical { width: 90%; height: auto; max-height: 90%; border: thick $accent; padding: 0 1;
+                            background: $surface; }
+    EditScreen TextArea { height: 12; }
+    EditScreen #edit-help { height: auto; color: $text-muted; }
+    """
+
+    def __init__(self, title: str, value: str, *, multiline: bool = False, help_text: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.value = value
+        self.multiline = multiline
+        self.help_text = help_text
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(self.title_text, style="bold"))
+            if self.multiline:
+                yield TextArea(self.value, id="edit-area", soft_wrap=True)
+            else:
+                yield Input(self.value, id="edit-input")
+            hint = "ctrl+s saves" if self.multiline else "Enter saves"
+            yield Static(Text(f"{self.help_text}  ({hint}, Escape cancels)".strip()), id="edit-help")
+
+    def on_mount(self) -> None:
+        self.query_one("#edit-area" if self.multiline else "#edit-input").focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def action_save(self) -> None:
+        if self.multiline:
+            self.dismiss(self.query_one("#edit-area", TextArea).text)
+        else:
+            self.dismiss(self.query_one("#edit-input", Input).value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def change_lines(change: dict[str, Any], indent: str = " ") -> list[Text]:
+    """One record change (RecordChange.to_json()) as lines; tolerant of fields the store may have dropped."""
+    kind = str(change.get("kind", "changed"))
+    sign, style = {"added": ("+", "green"), "removed": ("-", "red")}.get(kind, ("~", "yellow"))
+    head = Text(indent)
+    head.append(f"{sign} ", style=f"bold {style}")
+    head.append(str(change.get("table", "?")), style="bold")
+    if change.get("key") is not None:
+        head.append(f"/{change['key']}", style="bold")
+    head.append(f"  {kind}", style="dim")
+    lines = [head]
+    fields = change.get("fields") or []
+    for f in fields[:MAX_FIELDS]:
+        line = Text(indent + "    ")
+        line.append(str(f.get("path", "")), style="cyan")
+        line.append(": ")
+        line.append("—" if f.get("before") is None else short(f.get("before")), style="red")
+        line.append(" → ")
+        line.append("—" if f.get("after") is None else short(f.get("after")), style="green")
+        lines.append(line)
+    if len(fields) > MAX_FIELDS:
+        lines.append(Text(f"{indent}    … {len(fields) - MAX_FIELDS} more fields", style="dim"))
+    return lines
+
+
+def changes_group(changes: Sequence[dict[str, Any]], empty: str = "no record changed") -> Group:
+    if not changes:
+        return Group(Text(f" {empty}", style="dim"))
+    lines: list[Text] = []
+    for c in changes:
+        lines.extend(change_lines(c))
+    return Group(*lines)
