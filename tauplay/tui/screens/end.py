@@ -133,9 +133,9 @@ class EndScreen(Screen[None]):
                 with Vertical(id="label-form"):
                     yield Select(turn_options(self.events), value=WHOLE_SESSION, allow_blank=False, id="label-turn",
                                  compact=True)
+                    yield Select([(c, c) for c in FAULT_CATEGORIES], prompt="fault category", id="label-category",
+                                 compact=True)
                     with Horizontal(classes="row"):
-                        yield Select([(c, c) for c in FAULT_CATEGORIES], prompt="category", id="label-category",
-                                     compact=True)
                         yield Select([(w, w) for w in WHO_ERRED], value="agent", allow_blank=False,
                                      id="label-who", compact=True)
                         yield Select([(s, s) for s in SEVERITIES], value="minor", allow_blank=False,

@@ -107,6 +107,10 @@ class PlayScreen(Screen[None]):
     # -- the session ------------------------------------------------------------------------------
     def on_mount(self) -> None:
         self.query_one("#message", Input).focus()
+        # The session (store, participants) starts after the first paint: the screen is usable at once.
+        self.call_after_refresh(self._start_session)
+
+    def _start_session(self) -> None:
         self.session_worker = self.run_worker(self._run_session(), group="session", exit_on_error=False)
 
     async def _run_session(self) -> None:

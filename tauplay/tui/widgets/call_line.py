@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
@@ -33,7 +33,10 @@ def check_line(line: str, domain: Domain) -> tuple[str, dict[str, Any], list[str
 class CallLine(Vertical):
     DEFAULT_CSS = """
     CallLine { height: auto; }
-    CallLine > .error { color: $error; height: auto; display: none; }
+    CallLine > Horizontal { height: 1; margin: 0 1; }
+    CallLine .prompt { width: 6; color: $accent; text-style: bold; }
+    CallLine Input { width: 1fr; }
+    CallLine > .error { color: $error; height: auto; display: none; padding: 0 1; }
     CallLine.-invalid > .error { display: block; }
     """
 
@@ -49,8 +52,10 @@ class CallLine(Vertical):
         self.domain = domain
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder='call: get_user_details(user_id="...")  or JSON', id="call-input",
-                    select_on_focus=False)
+        with Horizontal():
+            yield Static("call ›", classes="prompt")
+            yield Input(placeholder='get_user_details(user_id="...") or JSON; Enter runs', id="call-input",
+                        select_on_focus=False, compact=True)
         yield Static("", classes="error", markup=False)
 
     @property

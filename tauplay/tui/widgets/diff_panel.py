@@ -85,7 +85,7 @@ def render_diff(last: dict[str, Any] | None, since_start: Sequence[RecordChange]
 class DiffPanel(VerticalScroll):
     DEFAULT_CSS = """
     DiffPanel { height: 1fr; }
-    DiffPanel > #diff-body { width: 1fr; height: auto; }
+    DiffPanel > #diff-body { width: 1fr; height: auto; padding: 0 1; }
     """
 
     def __init__(self, **kwargs: Any) -> None:

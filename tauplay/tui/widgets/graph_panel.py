@@ -86,7 +86,7 @@ class GraphPanel(VerticalScroll):
 
     DEFAULT_CSS = """
     GraphPanel { height: 1fr; }
-    GraphPanel > #graph-body { width: 1fr; height: auto; }
+    GraphPanel > #graph-body { width: 1fr; height: auto; padding: 0 1; }
     """
 
     def __init__(self, domain_name: str, state: Callable[[], tuple[list[str], list[str] | None]],
