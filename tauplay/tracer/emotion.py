@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tauplay.core.emotions import FAMILIES, EmotionCondition
+from tauplay.core.emotions import FAMILIES, EmotionCondition, default_intensity
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Trace
 
@@ -105,7 +105,9 @@ def trigger_for(family: str, trace: Trace, hints: TracerHints, rng: random.Rando
 def condition_for(family: str, trace: Trace, hints: TracerHints, rng: random.Random) -> EmotionCondition:
     leaves = FAMILIES[family][:MAIN_LEAVES]
     index = rng.choices(range(len(leaves)), weights=LEAF_WEIGHTS[: len(leaves)], k=1)[0]
-    intensity = ("mild", "moderate", "intense")[min(2, index * 3 // len(leaves))]
+    intensity = default_intensity(leaves[index])
+    if intensity == "moderate":  # the leaf's usual strength, sometimes felt more or less keenly
+        intensity = _weighted(rng, ("mild", "moderate", "intense"), (2, 6, 2))
     politeness_w, urgency_w, trust_w = LEANINGS[family]
     urgency = _weighted(rng, ("low", "moderate", "high"), urgency_w)
     if intensity == "intense" and urgency == "low":

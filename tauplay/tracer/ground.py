@@ -8,6 +8,7 @@ trip), and from the enum of the schema.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tauplay.core.db import Database
@@ -83,16 +84,17 @@ class DatabaseIndex:
 
 
 def guess_persona_table(domain: Domain, database: Database) -> str | None:
-    """The table of users: its key is something a user can say, and other tables point at it most."""
-    best, best_score = None, -1
+    """The table of users: other tables point at its key most, and its records carry a name."""
+    best, best_score = None, -1.0
+    samples = {t.name: next(iter(database.tables.get(t.name, {}).values()), None) for t in domain.tables}
     for spec in domain.tables:
-        if spec.key not in domain.user_knows:
+        sample = samples[spec.name]
+        if not isinstance(sample, dict):
             continue
-        score = 0
-        for other in domain.tables:
-            sample = next(iter(database.tables.get(other.name, {}).values()), None)
-            if other.name != spec.name and isinstance(sample, dict) and spec.key in sample:
-                score += 1
+        score = sum(1.0 for other in domain.tables if other.name != spec.name
+                    and isinstance(samples[other.name], dict) and spec.key in samples[other.name])
+        score += 0.5 if "name" in sample else 0.0
+        score += 0.25 if spec.key in domain.user_knows else 0.0
         if score > best_score:
             best, best_score = spec.name, score
     return best
@@ -144,12 +146,28 @@ class GenericGrounder:
         self.hints = hints
         self.index = DatabaseIndex(domain, database)
         self.persona_table = hints.persona_table or guess_persona_table(domain, database)
+        spec = next((t for t in domain.tables if t.name == self.persona_table), None)
+        self.persona_key = spec.key if spec else None
+        if spec is not None:  # tables sharing the persona's key (a billing record per customer) refer to it
+            self.index.key_table[spec.key] = spec.name
         self._key_sets: dict[str, set[str]] = {}
+        self._owned: dict[str, dict[str, list[str]]] = {}
 
     def key_set(self, table: str) -> set[str]:
         if table not in self._key_sets:
             self._key_sets[table] = set(self.database.tables.get(table, {}))
         return self._key_sets[table]
+
+    def owned(self, table: str, persona_id: str) -> list[str]:
+        """Records of `table` that point at the persona (e.g. tickets whose customer_id is theirs)."""
+        if table not in self._owned:
+            by_owner: dict[str, list[str]] = {}
+            for key, record in self.database.tables.get(table, {}).items():
+                owner = record.get(self.persona_key) if isinstance(record, dict) and self.persona_key else None
+                if isinstance(owner, str):
+                    by_owner.setdefault(owner, []).append(key)
+            self._owned[table] = by_owner
+        return self._owned[table].get(persona_id, [])
 
     # -- persona and target --------------------------------------------------------------------------
     def persona(self, ctx: TraceContext) -> str | None:
@@ -159,8 +177,10 @@ class GenericGrounder:
         return ctx.rng.choice(keys) if keys else None
 
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any]:
-        """For each required id argument of the write: an entity related to the persona when possible."""
+        """For each required id argument of the write: the persona's own entity when there is one, and
+        never one an earlier goal of the trace already acts on."""
         spec = self.domain.tool_map[write]
+        used = {v for g in ctx.goals[:-1] for v in g.target.values() if isinstance(v, str)}
         target: dict[str, Any] = {}
         for name in spec.required:
             table = self.index.key_table.get(name)
@@ -169,29 +189,55 @@ class GenericGrounder:
             if table == ctx.persona_table and ctx.persona_id:
                 target[name] = ctx.persona_id
                 continue
-            mine = related_ids(ctx.persona, self.key_set(table)) if ctx.persona else []
-            pool = mine or self.index.keys(table)
+            mine: list[str] = []
+            if ctx.persona_id:
+                mine = related_ids(ctx.persona, self.key_set(table)) + self.owned(table, ctx.persona_id)
+            pool = [k for k in dict.fromkeys(mine) if k not in used and ctx.state.get(table, k) is not None]
+            if not pool and not mine:
+                pool = [k for k in self.index.keys(table) if k not in used]
             if not pool:
-                raise Skip(f"{write}: no {table} record to act on")
+                raise Skip(f"{write}: no {table} record left to act on")
             target[name] = ctx.rng.choice(pool)
         return target
 
     # -- arguments -----------------------------------------------------------------------------------
-    def args(self, tool: str, ctx: TraceContext) -> dict[str, Any]:
+    def persona_value(self, ctx: TraceContext, name: str) -> Any:
+        """The persona's own value of a field (its email, its zip), when it has exactly one."""
+        record = ctx.persona
+        if record is None:
+            return None
+        found: list[Any] = []
+        _collect_values(record, name, found)
+        values = list(dict.fromkeys(v for v in found if isinstance(v, str | int | float)))
+        return values[0] if len(values) == 1 else None
+
+    def args(self, tool: str, ctx: TraceContext, fresh: bool = False) -> dict[str, Any]:
+        """Arguments for `tool`. `fresh`: new values for the plain fields (a write that should change
+        something must not be handed back what the record already holds)."""
         spec = self.domain.tool_map[tool]
         props = spec.parameters.get("properties", {})
         target = ctx.goal.target if ctx.goals else {}
+        out: dict[str, Any] = {}
+        rest: list[str] = []
+        for name in spec.required:
+            schema = props.get(name, {})
+            if name in target:
+                out[name] = target[name]
+            elif not fresh and _plain(schema) and name not in self.index.key_table \
+                    and (mine := self.persona_value(ctx, name)) is not None:
+                out[name] = mine
+            else:
+                rest.append(name)
+        scalars = frozenset(n for n in rest if _plain(props.get(n, {})) and "enum" not in props.get(n, {})
+                            and n not in self.index.key_table)
         pre: dict[str, Any] = {}
-        scalars = frozenset(n for n in spec.required if n not in target and props.get(n, {}).get("type")
-                            not in ("array", "object") and "enum" not in props.get(n, {}))
         if len(scalars) >= 2:  # correlated values: take them from one real record
-            objects = self._pool_objects(ctx, scalars) or self.index.objects_with(scalars)
+            objects = ([] if fresh else self._pool_objects(ctx, scalars)) or self.index.objects_with(scalars)
             if objects:
                 chosen = ctx.rng.choice(objects)
                 pre = {n: chosen[n] for n in scalars}
-        out: dict[str, Any] = {}
-        for name in spec.required:
-            out[name] = pre[name] if name in pre else self.value(tool, name, props.get(name, {}), ctx, target)
+        for name in rest:
+            out[name] = pre[name] if name in pre else self.value(tool, name, props.get(name, {}), ctx, target, fresh)
         return out
 
     def _pool_objects(self, ctx: TraceContext, fields: frozenset[str]) -> list[dict[str, Any]]:
@@ -212,7 +258,7 @@ class GenericGrounder:
         return found
 
     def value(self, tool: str, name: str, schema: dict[str, Any], ctx: TraceContext,
-              target: dict[str, Any]) -> Any:
+              target: dict[str, Any], fresh: bool = False) -> Any:
         rng = ctx.rng
         if name in target:
             return target[name]
@@ -223,15 +269,15 @@ class GenericGrounder:
             items = schema.get("items", {})
             if items.get("type") == "object":
                 fields = frozenset(items.get("required", []))
-                objects = self._pool_objects(ctx, fields) if fields else []
+                objects = self._pool_objects(ctx, fields) if fields and not fresh else []
                 if objects:
                     chosen = rng.choice(objects)
                     return [{f: chosen[f] for f in items.get("properties", {}) if f in chosen}]
-                return [{f: self.value(tool, f, items.get("properties", {}).get(f, {}), ctx, target)
+                return [{f: self.value(tool, f, items.get("properties", {}).get(f, {}), ctx, target, fresh)
                          for f in items.get("required", [])}]
-            return [self.value(tool, name, items, ctx, target)]
+            return [self.value(tool, _singular(name), items, ctx, target, fresh)]
         if kind == "object" and schema.get("properties"):
-            return {f: self.value(tool, f, schema["properties"][f], ctx, target)
+            return {f: self.value(tool, f, schema["properties"][f], ctx, target, fresh)
                     for f in schema.get("required", [])}
         table = self.index.key_table.get(name)
         if table is not None:
@@ -244,11 +290,15 @@ class GenericGrounder:
             if keys:
                 return rng.choice(keys)
         seen = ctx.seen(name)
-        if seen:
+        if seen and not fresh:
             return rng.choice(seen[:5])
         known = self.index.values(name)
+        if fresh and seen:
+            known = [v for v in known if v not in seen] or known
         if known:
             return rng.choice(known)
+        if seen:
+            return rng.choice(seen[:5])
         if kind == "integer":
             return rng.randint(1, 3)
         if kind == "number":
@@ -281,14 +331,62 @@ class GenericGrounder:
             walk(k, v)
         return list({f.label: f for f in facts}.values())
 
-    def intent(self, tool: str, args: dict[str, Any]) -> Intent:
+    def said_in_reads(self, ctx: TraceContext) -> list[Fact]:
+        """What the user supplied to this goal's reads: arguments a user can state that no earlier
+        step returned (an email to look the account up by, a reservation id)."""
+        facts = []
+        goal = len(ctx.goals) - 1
+        for i, step in enumerate(ctx.steps):
+            if step.goal != goal or self.domain.tool_map[step.tool].is_write:
+                continue
+            for name, value in step.args.items():
+                if name not in self.domain.user_knows or isinstance(value, dict | list):
+                    continue
+                earlier: list[Any] = []
+                for prior in ctx.steps[:i]:
+                    _collect_values(prior.output, name, earlier)
+                if value not in earlier:
+                    facts.append(fact(name, value))
+        return facts
+
+    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext | None = None) -> Intent:
         spec = self.domain.tool_map[tool]
-        clause = spec.description.split("\n", 1)[0].split(".")[0].split(";")[0].split(",")[0].strip()
+        summary = " ".join(spec.description.split("\n\n", 1)[0].split())
+        first = re.split(r"(?<=[\w)])[.;](?:\s|$)", summary, maxsplit=1)[0]
+        clause = re.sub(r"\s*\([^)]*\)", "", first).strip()
         action = (clause[:1].lower() + clause[1:]) if clause else f"get something done ({words(tool)})"
-        facts = self.must_say(tool, args)
+        facts = (self.said_in_reads(ctx) if ctx is not None else []) + self.must_say(tool, args)
+        facts = list({f.label: f for f in facts}.values())
         details = []
         if facts:
-            details.append("The details you can give: " + ", ".join(f"{words(f.field)} {f.forms[0]}" for f in facts)
-                           + ".")
+            details.append("The details you can give: " + "; ".join(f"{words(f.field)}: {_spoken(f.value)}"
+                                                                     for f in facts) + ".")
         verb = action.split(" ", 1)[0]
         return Intent(tool, action, details, facts=facts, situation=verb, subject=f"your request to {action}")
+
+
+def _spoken(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _plain(schema: dict[str, Any]) -> bool:
+    return schema.get("type") not in ("array", "object")
+
+
+def _singular(name: str) -> str:
+    """`item_ids` -> `item_id`: a list argument's items are named like one of them."""
+    return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
+
+
+def _collect_values(value: Any, name: str, out: list[Any]) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == name and not isinstance(v, dict | list):
+                out.append(v)
+            else:
+                _collect_values(v, name, out)
+    elif isinstance(value, list):
+        for v in value:
+            _collect_values(v, name, out)

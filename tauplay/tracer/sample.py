@@ -24,6 +24,7 @@ from tauplay.tracer.trace import Goal, Skip, Trace, TraceContext
 
 MAX_GOALS = 4
 MAX_BACKTRACKS = 3
+WRITE_TRIES = 6  # argument sets tried for a write the hints leave to the generic grounder
 MAX_SAME_GOAL = 2  # a caller with three bookings in one call reads as a script, not a person
 PAD = 0.7  # chance of each optional deepening step while the tier allows it
 
@@ -187,10 +188,30 @@ class Sampler:
             if not ctx.already(tool, args):
                 ctx.call(tool, args)
         args = self.hints.write_args(write, ctx)
-        args = args if args is not None else self.grounder.args(write, ctx)
-        ctx.call(write, args)
+        if args is not None:
+            ctx.call(write, args)
+        else:
+            args = self._ground_write(write, ctx)
         intent = self.hints.intent(write, args, ctx)
-        ctx.goal.intent = intent if intent is not None else self.grounder.intent(write, args)
+        ctx.goal.intent = intent if intent is not None else self.grounder.intent(write, args, ctx)
+
+    def _ground_write(self, write: str, ctx: TraceContext) -> dict[str, Any]:
+        """Generic grounding, checked by running it: the first arguments that execute and change the
+        database win (values from the records first, then fresh values from the rest of the data)."""
+        last: Skip | None = None
+        for attempt in range(WRITE_TRIES):
+            args = self.grounder.args(write, ctx, fresh=attempt > 0)
+            snap = ctx.snapshot()
+            try:
+                ctx.call(write, args)
+            except Skip as e:
+                last = e
+                continue
+            if ctx.steps[-1].changed:
+                return args
+            ctx.restore(snap)
+            last = Skip(f"{write} grounded to a call that changes nothing", write)
+        raise last or Skip(f"{write}: no grounding found", write)
 
     def _trace(self, ctx: TraceContext, depth: int) -> Trace:
         persona_facts = []

@@ -35,6 +35,7 @@ class Step:
     args: dict[str, Any]
     output: Any  # parsed JSON when the tool returned JSON, else its text
     goal: int
+    changed: bool = False  # a write that changed the database
 
 
 @dataclass
@@ -133,7 +134,7 @@ class TraceContext:
         if result.error:
             raise Skip(f"{tool} failed on grounded arguments", result.output[:160])
         output = parse_output(result.output)
-        self.steps.append(Step(tool, args, output, len(self.goals) - 1))
+        self.steps.append(Step(tool, args, output, len(self.goals) - 1, result.changed))
         return output
 
     def already(self, tool: str, args: dict[str, Any]) -> bool:
