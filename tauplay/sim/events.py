@@ -21,13 +21,21 @@ TERMINATION_REASONS = ("user_stop", "user_abandoned", "transfer", "agent_stop", 
 class Event:
     """One thing that happened.
 
-    Payload (`data`) by kind:
-    - session_started: domain, task_id, agent, user (participant descriptions, never keys), emotion, start_hash
-    - message: content (shown literally, never as markup)
-    - tool_call: call_id, name, arguments
-    - tool_result: call_id, name, output, error (bool), diff (StepDiff.to_json() or None), hash
+    Payload (`data`) by kind (keys after "optional:" may be absent; readers must not require them):
+    - session_started: domain, task_id, agent, user (participant descriptions, never keys), emotion, start_hash;
+      optional: session_id, data_source, seed
+    - message: content (shown literally, never as markup); optional: intent (what an offline participant
+      meant: greeting, confirm, skip, done, more, disclose, answer, escalate, nudge, stop, abandon)
+    - tool_call: call_id, name, arguments; optional: group (calls from one model reply share it), content
+      (text the model sent with its calls), raw_arguments + problem (arguments that were not valid JSON)
+    - tool_result: call_id, name, output, error (bool), diff (StepDiff.to_json() or None), hash;
+      optional: terminal (True when the tool ends the episode, e.g. a transfer)
     - notice: level ("info" | "warning" | "error"), text
-    - terminated: reason (one of TERMINATION_REASONS), reward (RewardBreakdown.to_json()), faults (list)
+    - terminated: reason (one of TERMINATION_REASONS), reward (RewardBreakdown.to_json()), faults (list);
+      optional: steps, errors, error (the model failure behind llm_error)
+
+    `turn` counts user messages: 0 for the start and the greeting, n for the n-th user message and
+    everything the agent does in answer to it.
     """
 
     seq: int
