@@ -5,15 +5,18 @@ Rich markup) end or continue the session with the right reason and lose no event
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from tauplay.core.domain import get_domain
+from tauplay.core.environment import Environment
 from tauplay.core.tasks import load_tasks
 from tauplay.llm import LLMConfig
 from tauplay.sim.events import STOP_TOKEN, TERMINATION_REASONS, UNSATISFIED_TOKEN
 from tauplay.sim.llm_participants import LLMAgent, LLMUser
 from tauplay.sim.orchestrator import Limits
+from tauplay.sim.participants import Conversation
 from tauplay.sim.session import SessionSetup, run_session
 from tauplay.store import SessionStore
 
@@ -204,3 +207,12 @@ async def test_tool_calls_in_one_reply_are_grouped_back_for_the_model(llm_server
     assistant = replay[-3]
     assert assistant["content"] == "Looking both up." and [c["id"] for c in assistant["tool_calls"]] == ["c0", "c1"]
     assert [m["tool_call_id"] for m in replay[-2:]] == ["c0", "c1"]
+
+
+def test_user_prompt_uses_the_published_emotion_text_without_a_condition(setup):
+    task = replace(setup.task, instruction="You want a refund.\nEmotion Instruction: You are livid and curt.",
+                   emotion=None)
+    conv = Conversation(setup.domain, task, Environment(setup.domain, setup.database))
+    prompt = LLMUser.system_prompt(conv)
+    assert "You want a refund." in prompt and "You are livid and curt." in prompt
+    assert prompt.count("Emotion Instruction") == 0

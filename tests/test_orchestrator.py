@@ -207,3 +207,22 @@ async def test_resume_refuses_a_history_that_does_not_replay(store):
         store.append_event(copy, event)
     with pytest.raises(ResumeError, match="differs from the recorded one"):
         await resume_session(store, copy)
+
+
+async def test_oracle_and_scripted_user_on_the_published_airline_tasks(store):
+    from tests.conftest import taubench_dir
+
+    folder = taubench_dir("airline")
+    tasks = load_tasks(folder / "tasks_test.json", "airline").tasks
+    database = DOMAIN.database(folder)
+    reasons = set()
+    for task in tasks:
+        _, out = await run_session(store, SessionSetup(DOMAIN, task, database, data_source=str(folder)),
+                                   OracleAgent(), ScriptedUser())
+        # Two published tasks carry a gold booking that fails; the oracle's call fails the same way, so the
+        # end state still equals gold's, as in the published evaluation.
+        assert out.value == 1.0, (task.id, out.reason)
+        reasons.add(out.reason)
+    assert reasons <= {"user_stop", "transfer"}
+    first_user = next(e for e in out.events if e.kind == "message" and e.role == "user")
+    assert "Emotion Instruction" not in first_user.data["content"]
