@@ -1,0 +1,47 @@
+"""`tauplay review [--db URL] [filters]`: browse saved sessions and label their faults turn by turn, with the
+automatic suggestions pre-filled; --blind hides other annotators' labels."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+
+from tauplay.cli import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    parser.add_argument("--annotator", help="your name, saved with every label (default: your login)")
+    parser.add_argument("--blind", action="store_true", help="hide other annotators' labels")
+    parser.add_argument("--domain", help="only sessions of this domain")
+    parser.add_argument("--task", metavar="ID", help="only sessions of this task")
+    parser.add_argument("--reward", type=float, help="only sessions with this reward (1, 0 or -1)")
+    parser.add_argument("--reason", help="only sessions that ended this way (user_stop, transfer, max_steps, ...)")
+    parser.add_argument("--emotion", metavar="FAMILY", help="only sessions with this emotion family")
+    parser.add_argument("--model", help="only sessions where the agent or the user was this model")
+    parser.add_argument("--played-by", metavar="NAME", help="only sessions this person played or recorded")
+    parser.add_argument("--labelled-by", metavar="NAME", help="only sessions this annotator labelled")
+    parser.add_argument("--label", metavar="CATEGORY", help="only sessions with a label of this fault category")
+    parser.add_argument("--unlabelled", action="store_true", help="only sessions you have not labelled yet")
+
+
+def _whoami() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no user name in some containers
+        return "annotator"
+
+
+def run(args: argparse.Namespace) -> int:
+    from tauplay.tui.review import FilterError, ReviewApp, filter_text, parse_filters
+
+    raw = {"domain": args.domain, "task": args.task, "reward": args.reward, "reason": args.reason,
+           "emotion": args.emotion, "model": args.model, "played_by": args.played_by,
+           "labelled_by": args.labelled_by, "label": args.label, "unlabelled": args.unlabelled}
+    try:
+        filters = parse_filters(filter_text({k: v for k, v in raw.items() if v is not None}))
+    except FilterError as e:
+        raise UsageError(str(e)) from None
+    app = ReviewApp(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db)
+    app.run()
+    return 0

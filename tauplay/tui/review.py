@@ -1,0 +1,546 @@
+"""`tauplay review`: browse saved sessions and label their faults, turn by turn.
+
+The list screen filters the store's sessions; the session screen shows the transcript (tool calls, results and
+per-step database diffs) beside the fault labels: the automatic suggestions (alignment with the gold actions)
+come pre-filled for the person to confirm, change or dismiss. In blind mode other annotators' labels are never
+loaded. Every store call runs in a worker thread; every text from a model, a person or a tool is shown literally.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rich.text import Text
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, RichLog, Static
+
+from tauplay.core.evaluation import FAULT_CATEGORIES
+from tauplay.tui.app import TauplayApp
+from tauplay.tui.keys import Key
+from tauplay.tui.widgets.validate_parts import EditScreen, bindings_of, change_lines
+
+WHO = ("agent", "user", "environment")
+SEVERITY = ("minor", "major", "critical")
+MAX_OUTPUT = 400
+
+LIST_KEYS: tuple[Key, ...] = (
+    Key("review.filter", "f", "focus_filter", "Filter", "review-list", priority=False),
+    Key("review.refresh", "f5", "refresh", "Refresh", "review-list"),
+)
+SESSION_KEYS: tuple[Key, ...] = (
+    Key("review.confirm", "c", "confirm", "Confirm label", "review-session", priority=False),
+    Key("review.who", "w", "cycle('who')", "Who erred", "review-session", priority=False),
+    Key("review.severity", "v", "cycle('severity')", "Severity", "review-session", priority=False),
+    Key("review.add", "a", "add", "New label", "review-session", priority=False),
+    Key("review.turn_down", "[", "shift_turn(-1)", "Turn -1", "review-session", priority=False),
+    Key("review.turn_up", "]", "shift_turn(1)", "Turn +1", "review-session", priority=False),
+    Key("review.whole", "s", "whole_session", "Whole session", "review-session", show=False, priority=False),
+    Key("review.note", "o", "note", "Note", "review-session", priority=False),
+    Key("review.delete", "x", "delete", "Delete / dismiss", "review-session", priority=False),
+    Key("review.back", "escape", "back", "Back to the list", "review-session", priority=False),
+    *(Key(f"review.category.{i}", str(i), f"category({i})", f"Category: {c}", "review-session", show=False,
+          priority=False) for i, c in enumerate(FAULT_CATEGORIES, start=1)),
+)
+
+FILTER_KEYS = ("domain", "task", "reward", "reason", "emotion", "model", "played_by", "labelled_by", "label",
+               "unlabelled")
+
+
+class FilterError(ValueError):
+    pass
+
+
+def parse_filters(text: str) -> dict[str, Any]:
+    """`key=value` words (e.g. `domain=airline reward=0 unlabelled`) as a filter dict."""
+    out: dict[str, Any] = {}
+    for word in text.split():
+        key, _, value = word.partition("=")
+        key = key.strip().replace("-", "_")
+        if key not in FILTER_KEYS:
+            raise FilterError(f"unknown filter '{key}' (filters: {', '.join(FILTER_KEYS)})")
+        if key == "unlabelled":
+            out[key] = value.lower() not in ("0", "no", "false")
+        elif key == "reward":
+            try:
+                out[key] = float(value)
+            except ValueError:
+                raise FilterError(f"reward must be a number, got '{value}'") from None
+        elif key == "label" and value not in FAULT_CATEGORIES:
+            matches = [c for c in FAULT_CATEGORIES if c.lower().replace(" ", "") == value.lower().replace("_", "")]
+            if not matches:
+                raise FilterError(f"unknown label '{value}' (labels: {', '.join(FAULT_CATEGORIES)})")
+            out[key] = matches[0]
+        else:
+            out[key] = value
+    return out
+
+
+def filter_text(filters: dict[str, Any]) -> str:
+    words = []
+    for key, value in filters.items():
+        if value is None or value is False:
+            continue
+        words.append(key if value is True else f"{key}={str(value).replace(' ', '')}")
+    return " ".join(words)
+
+
+def find_sessions(store: Any, filters: dict[str, Any], me: str, blind: bool) -> list[tuple[Any, int]]:
+    """(session, labels counted) for the filters; counts are mine alone in blind mode."""
+    unlabelled = bool(filters.get("unlabelled"))
+    records = store.list_sessions(domain=filters.get("domain"), task_id=filters.get("task"),
+                                  reward=filters.get("reward"), reason=filters.get("reason"),
+                                  emotion_family=filters.get("emotion"), model=filters.get("model"),
+                                  annotator=filters.get("played_by"),
+                                  labelled=False if unlabelled else None,
+                                  labelled_by=(me if unlabelled else None) or filters.get("labelled_by"))
+    notes = store.annotations(annotator=me if blind else None)
+    by_session: dict[str, list[Any]] = {}
+    for a in notes:
+        by_session.setdefault(a.session_id, []).append(a)
+    if filters.get("label"):
+        wanted = filters["label"]
+        records = [r for r in records if any(a.category == wanted for a in by_session.get(r.id, ()))]
+    return [(r, len(by_session.get(r.id, ()))) for r in records]
+
+
+class ReviewListScreen(Screen[None]):
+    SCOPES = ("review-list",)
+    BINDINGS = bindings_of(LIST_KEYS, "review-list")  # type: ignore[assignment]
+    DEFAULT_CSS = """
+    ReviewListScreen #r-status { height: 1; background: $boost; }
+    ReviewListScreen #r-filter { height: 3; }
+    ReviewListScreen #r-sessions { height: 1fr; }
+    """
+
+    def __init__(self, filters: dict[str, Any], *, annotator: str, blind: bool, db_url: str | None) -> None:
+        super().__init__()
+        self.filters = dict(filters)
+        self.annotator = annotator
+        self.blind = blind
+        self.db_url = db_url
+        self.rows: list[tuple[Any, int]] = []
+        self.loaded = False
+        self.loads = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.status_text(), id="r-status")
+        yield Input(filter_text(self.filters), placeholder="filters: domain=airline reward=0 reason=user_stop "
+                    "emotion=anger model=… played_by=… labelled_by=… label=ExtraAction unlabelled", id="r-filter")
+        table: DataTable[Any] = DataTable(id="r-sessions", cursor_type="row", zebra_stripes=True)
+        table.add_columns("session", "domain", "task", "reward", "ended", "emotion", "model", "labels", "when")
+        yield table
+        yield Footer()
+
+    def status_text(self) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(" review", style="bold")
+        text.append(f" · {len(self.rows)} session(s)" if self.loaded else " · loading…")
+        text.append(f" · annotator {self.annotator}")
+        if self.blind:
+            text.append(" · blind mode: only your labels", style="yellow")
+        return text
+
+    def on_mount(self) -> None:
+        self.query_one("#r-sessions", DataTable).focus()
+        self.load()
+
+    def on_screen_resume(self) -> None:
+        if self.loaded:
+            self.load()  # label counts may have changed
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#r-filter", Input).focus()
+
+    def action_refresh(self) -> None:
+        self.load()
+
+    @on(Input.Submitted, "#r-filter")
+    def apply_filter(self, event: Input.Submitted) -> None:
+        try:
+            self.filters = parse_filters(event.value)
+        except FilterError as e:
+            self.app.report(str(e))  # type: ignore[attr-defined]
+            return
+        self.query_one("#r-sessions", DataTable).focus()
+        self.load()
+
+    @work(thread=True, exclusive=True, group="review-list", exit_on_error=False)
+    def load(self) -> None:
+        from tauplay.store import StoreError
+
+        try:
+            rows = find_sessions(self.app.open_store(), self.filters, self.annotator, self.blind)  # type: ignore[attr-defined]
+        except StoreError as e:
+            self.app.call_from_thread(self.app.report, str(e))  # type: ignore[attr-defined]
+            return
+        self.app.call_from_thread(self._show, rows)
+
+    def _show(self, rows: list[tuple[Any, int]]) -> None:
+        self.rows = rows
+        table = self.query_one("#r-sessions", DataTable)
+        table.clear()
+        for record, count in rows:
+            model = record.agent.get("model") or record.agent.get("kind") or ""
+            table.add_row(Text(record.id[:10]), Text(record.domain), Text(record.task_id),
+                          Text("—" if record.reward is None else f"{record.reward:g}"),
+                          Text(record.termination_reason or record.status), Text(record.emotion_family or "—"),
+                          Text(str(model)), Text(str(count)),
+                          Text(time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created_at))),
+                          key=record.id)
+        self.loaded = True
+        self.loads += 1
+        self.query_one("#r-status", Static).update(self.status_text())
+
+    @on(DataTable.RowSelected, "#r-sessions")
+    def open_session(self, event: DataTable.RowSelected) -> None:
+        record = next(r for r, _ in self.rows if r.id == event.row_key.value)
+        self.app.push_screen(SessionReviewScreen(record, annotator=self.annotator, blind=self.blind))
+
+
+@dataclass
+class LabelRow:
+    """A line of the labels table: a suggestion or new label not yet saved, or a saved label."""
+
+    state: str  # suggested | new | mine | other
+    category: str
+    who_erred: str = "agent"
+    severity: str = "major"
+    turn: int | None = None
+    seq: int | None = None
+    note: str = ""
+    annotator: str = ""
+    annotation_id: int | None = None
+
+    @property
+    def draft(self) -> bool:
+        return self.state in ("suggested", "new")
+
+
+def transcript_lines(events_: list[Any]) -> list[Text]:
+    """The session for the reviewer: every event with its turn and seq, tool calls, results and diffs."""
+    lines: list[Text] = []
+    for e in events_:
+        data = e.data
+        tag = Text(f"t{e.turn:<2} #{e.seq:<3} ", style="dim")
+        if e.kind == "message":
+            content = str(data.get("content") or "")
+            line = tag.copy()
+            if e.role == "system":
+                line.append(f"system prompt ({len(content)} characters)", style="dim italic")
+            else:
+                line.append(f"{e.role}: ", style="bold cyan" if e.role == "agent" else "bold magenta")
+                line.append(content)
+            lines.append(line)
+        elif e.kind == "tool_call":
+            line = tag.copy()
+            line.append("→ ", style="dim")
+            line.append(str(data.get("name", "")), style="bold yellow")
+            args = data.get("raw_arguments") or json.dumps(data.get("arguments") or {}, ensure_ascii=False)
+            line.append(f"({args})", style="yellow")
+            if data.get("content"):
+                line.append(f"  [{data['content']}]", style="dim")
+            lines.append(line)
+        elif e.kind == "tool_result":
+            output = str(data.get("output", ""))
+            if len(output) > MAX_OUTPUT:
+                output = output[:MAX_OUTPUT] + f"… ({len(str(data.get('output', '')))} characters)"
+            line = tag.copy()
+            line.append("← ", style="dim")
+            line.append(output, style="red" if data.get("error") else "")
+            lines.append(line)
+            diff = data.get("diff")
+            if isinstance(diff, dict):
+                for change in diff.get("changes") or []:
+                    lines.extend(change_lines(change, indent="          "))
+        elif e.kind == "notice":
+            lines.append(tag + Text(f"! {data.get('text', '')}", style="yellow"))
+        elif e.kind == "terminated":
+            reward = data.get("reward")
+            value = reward.get("reward") if isinstance(reward, dict) else reward
+            lines.append(tag + Text(f"— ended: {data.get('reason')} · reward {value} —", style="bold"))
+    return lines
+
+
+class SessionReviewScreen(Screen[None]):
+    SCOPES = ("review-session",)
+    BINDINGS = bindings_of(SESSION_KEYS, "review-session")  # type: ignore[assignment]
+    DEFAULT_CSS = """
+    SessionReviewScreen #s-status { height: 1; background: $boost; }
+    SessionReviewScreen #s-main { height: 1fr; }
+    SessionReviewScreen #s-transcript { width: 3fr; min-width: 40; }
+    SessionReviewScreen #s-side { width: 2fr; min-width: 40; border-left: tall $panel; }
+    SessionReviewScreen #s-labels { height: 1fr; }
+    SessionReviewScreen #s-detail { height: auto; max-height: 8; padding: 0 1; }
+    """
+
+    def __init__(self, record: Any, *, annotator: str, blind: bool) -> None:
+        super().__init__()
+        self.record = record
+        self.annotator = annotator
+        self.blind = blind
+        self.events: list[Any] = []
+        self.rows: list[LabelRow] = []
+        self.turns: list[int] = []
+        self.loaded = False
+        self.busy = False
+        self.writes = 0  # label rows saved or deleted (tests wait on it)
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.status_text(), id="s-status")
+        with Horizontal(id="s-main"):
+            yield RichLog(wrap=True, markup=False, highlight=False, auto_scroll=False, id="s-transcript")
+            with Vertical(id="s-side"):
+                table: DataTable[Any] = DataTable(id="s-labels", cursor_type="row")
+                table.add_columns("state", "turn", "seq", "category", "who", "severity", "by")
+                yield table
+                yield Static(id="s-detail")
+        yield Footer()
+
+    def status_text(self) -> Text:
+        r = self.record
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(f" session {r.id[:10]}", style="bold")
+        text.append(f" · {r.domain} · task {r.task_id} · reward {'—' if r.reward is None else f'{r.reward:g}'}")
+        text.append(f" · {r.termination_reason or r.status} · emotion {r.emotion_family or '—'}")
+        text.append(f" · labelling as {self.annotator}")
+        if self.blind:
+            text.append(" · blind", style="yellow")
+        return text
+
+    def on_mount(self) -> None:
+        self.query_one("#s-labels", DataTable).focus()
+        self.load()
+
+    @work(thread=True, exclusive=True, group="review-session", exit_on_error=False)
+    def load(self) -> None:
+        from tauplay.interop.sessions import fault_suggestions
+        from tauplay.store import StoreError
+
+        store = self.app.open_store()  # type: ignore[attr-defined]
+        try:
+            evts = store.events(self.record.id)
+            notes = store.annotations(self.record.id, annotator=self.annotator if self.blind else None)
+        except StoreError as e:
+            self.app.call_from_thread(self.app.report, str(e))  # type: ignore[attr-defined]
+            return
+        suggestions = fault_suggestions(evts, self.record.task, self.record.domain) or []
+        self.app.call_from_thread(self._loaded, evts, notes, suggestions)
+
+    def _loaded(self, evts: list[Any], notes: list[Any], suggestions: list[Any]) -> None:
+        self.events = evts
+        self.turns = sorted({e.turn for e in evts})
+        log = self.query_one("#s-transcript", RichLog)
+        for line in transcript_lines(evts):
+            log.write(line)
+        rows: list[LabelRow] = []
+        mine = [a for a in notes if a.annotator == self.annotator]
+        for a in notes:
+            rows.append(LabelRow("mine" if a.annotator == self.annotator else "other", a.category, a.who_erred,
+                                 a.severity, a.turn, a.seq, a.note, a.annotator, a.id))
+        # A suggestion the person already saved (same category and place) is not offered again.
+        for s in suggestions:
+            if not any(a.category == s.category and a.turn == s.turn and a.seq == s.seq for a in mine):
+                rows.append(LabelRow("suggested", s.category, "agent", "major", s.turn, s.seq,
+                                     f"{s.tool}: {s.detail}" if s.tool else s.detail))
+        self.rows = sorted(rows, key=lambda r: (-1 if r.turn is None else r.turn, r.seq or 0))
+        self.loaded = True
+        self.redraw()
+
+    # -- the labels table -------------------------------------------------------------------------------
+    @property
+    def current(self) -> LabelRow | None:
+        table = self.query_one("#s-labels", DataTable)
+        if not self.rows or table.cursor_row < 0 or table.cursor_row >= len(self.rows):
+            return None
+        return self.rows[table.cursor_row]
+
+    def redraw(self, select: int | None = None) -> None:
+        table = self.query_one("#s-labels", DataTable)
+        keep = table.cursor_row if select is None else select
+        table.clear()
+        for row in self.rows:
+            style = {"suggested": "yellow", "new": "cyan", "mine": "bold green", "other": "dim"}[row.state]
+            table.add_row(Text(row.state, style=style), Text("all" if row.turn is None else str(row.turn)),
+                          Text("—" if row.seq is None else str(row.seq)), Text(row.category), Text(row.who_erred),
+                          Text(row.severity), Text(row.annotator or "—"))
+        if self.rows:
+            table.move_cursor(row=max(0, min(keep, len(self.rows) - 1)))
+        self.show_detail()
+
+    def show_detail(self) -> None:
+        row = self.current
+        detail = Text()
+        if row is None:
+            detail.append("no labels yet: press a to add one", style="dim")
+        else:
+            detail.append(f"{row.state}: ", style="bold")
+            detail.append(f"{row.category} · {row.who_erred} · {row.severity} · "
+                          f"{'whole session' if row.turn is None else f'turn {row.turn}'}")
+            if row.note:
+                detail.append("\nnote: ", style="bold")
+                detail.append(row.note)
+        detail.append("\nc confirm · 1-6 category · w who · v severity · [ ] turn · s whole session · x delete",
+                      style="dim")
+        self.query_one("#s-detail", Static).update(detail)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail()
+
+    def _editable(self) -> LabelRow | None:
+        if not self.loaded or self.busy:
+            return None
+        row = self.current
+        if row is None:
+            self.app.notify("no label selected", markup=False)
+            return None
+        if row.state == "other":
+            self.app.notify(f"that label is {row.annotator}'s: add your own instead", markup=False)
+            return None
+        return row
+
+    def _change(self, row: LabelRow, **changes: Any) -> None:
+        new = replace(row, **changes)
+        index = self.rows.index(row)
+        if row.draft:
+            self.rows[index] = new
+            self.redraw()
+        else:  # a saved label: replaced by the changed one (the store keeps labels immutable)
+            self.busy = True
+            self._replace(index, row, replace(new, state="mine"))
+
+    def action_category(self, number: int) -> None:
+        if (row := self._editable()) is not None:
+            self._change(row, category=FAULT_CATEGORIES[number - 1])
+
+    def action_cycle(self, what: str) -> None:
+        if (row := self._editable()) is None:
+            return
+        if what == "who":
+            self._change(row, who_erred=WHO[(WHO.index(row.who_erred) + 1) % len(WHO)])
+        else:
+            self._change(row, severity=SEVERITY[(SEVERITY.index(row.severity) + 1) % len(SEVERITY)])
+
+    def action_shift_turn(self, step: int) -> None:
+        if (row := self._editable()) is None or not self.turns:
+            return
+        turn = self.turns[0] if row.turn is None else max(self.turns[0], min(self.turns[-1], row.turn + step))
+        seq = next((e.seq for e in self.events if e.turn == turn), None)
+        self._change(row, turn=turn, seq=seq)
+
+    def action_whole_session(self) -> None:
+        if (row := self._editable()) is not None:
+            self._change(row, turn=None, seq=None)
+
+    def action_add(self) -> None:
+        if not self.loaded or self.busy:
+            return
+        base = self.current
+        turn = base.turn if base is not None else (self.turns[-1] if self.turns else None)
+        seq = base.seq if base is not None else None
+        self.rows.append(LabelRow("new", FAULT_CATEGORIES[0], turn=turn, seq=seq))
+        self.redraw(select=len(self.rows) - 1)
+
+    def action_note(self) -> None:
+        if (row := self._editable()) is None:
+            return
+
+        def done(value: str | None) -> None:
+            if value is not None and row in self.rows:
+                self._change(row, note=value.strip())
+
+        self.app.push_screen(EditScreen("Note for this label", row.note), done)
+
+    def action_confirm(self) -> None:
+        if (row := self._editable()) is None:
+            return
+        if not row.draft:
+            self.app.notify("already saved", markup=False)
+            return
+        self.busy = True
+        self._replace(self.rows.index(row), None, replace(row, state="mine", annotator=self.annotator))
+
+    def action_delete(self) -> None:
+        if (row := self._editable()) is None:
+            return
+        index = self.rows.index(row)
+        if row.draft:
+            self.rows.pop(index)
+            self.redraw()
+            return
+        self.busy = True
+        self._replace(index, row, None)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    @work(thread=True, group="review-db", exit_on_error=False)
+    def _replace(self, index: int, old: LabelRow | None, new: LabelRow | None) -> None:
+        """Delete `old` (a saved label) and/or save `new`, then put the result at `index`."""
+        from tauplay.store import StoreError
+
+        store = self.app.open_store()  # type: ignore[attr-defined]
+        try:
+            if old is not None and old.annotation_id is not None:
+                store.delete_annotation(old.annotation_id)
+            if new is not None:
+                aid = store.add_annotation(self.record.id, category=new.category, who_erred=new.who_erred,
+                                           severity=new.severity, annotator=self.annotator, note=new.note,
+                                           turn=new.turn, seq=new.seq, source="human")
+                new = replace(new, annotation_id=aid)
+        except StoreError as e:
+            self.app.call_from_thread(self._failed, str(e))
+            return
+        self.app.call_from_thread(self._replaced, index, new)
+
+    def _failed(self, message: str) -> None:
+        self.busy = False
+        self.app.report(f"label not saved: {message}")  # type: ignore[attr-defined]
+
+    def _replaced(self, index: int, new: LabelRow | None) -> None:
+        if new is None:
+            self.rows.pop(index)
+        else:
+            self.rows[index] = new
+        self.busy = False
+        self.writes += 1
+        self.redraw()
+
+
+class ReviewApp(TauplayApp):
+    """The tauplay app opened on the session browser; one store for all its screens."""
+
+    def __init__(self, filters: dict[str, Any], *, annotator: str, blind: bool, db_url: str | None) -> None:
+        from tauplay.tui.session import PlayConfig
+
+        super().__init__(PlayConfig(db_url=db_url, annotator=annotator))
+        self.filters = filters
+        self.blind = blind
+        self.db_url = db_url
+        self.store: Any = None
+        self._store_lock = threading.Lock()
+
+    def on_mount(self, event: events.Mount) -> None:
+        event.prevent_default()  # the base app would open its home screen
+        self._load_keymap()
+        self.push_screen(ReviewListScreen(self.filters, annotator=self.config.annotator, blind=self.blind,
+                                          db_url=self.db_url))
+
+    def open_store(self) -> Any:
+        """The store, opened on first use; called from worker threads (opening may migrate the file)."""
+        with self._store_lock:
+            if self.store is None:
+                from tauplay.store import SessionStore
+
+                self.store = SessionStore(self.db_url)
+            return self.store
+
+    def on_unmount(self) -> None:
+        if self.store is not None:
+            self.store.close()
