@@ -162,3 +162,39 @@ def test_agreement_command_reads_the_store(tmp_path: Path, capsys: pytest.Captur
     assert "Cohen" in text and "0.143" in text
     assert main(["agreement", "--db", str(db), "--annotators", "ann"]) == 2
     assert "two annotators" in capsys.readouterr().err
+
+
+def test_agreement_command_against_automatic_suggestions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Imported sessions carry alignment suggestions; a person who labels exactly them agrees fully."""
+    from tauplay.cli import main
+    from tauplay.core.tasks import load_tasks
+    from tauplay.interop.store_io import write_bundles
+    from tauplay.interop.taubench import sessions_from_taubench
+    from tauplay.store import SessionStore
+    from tests.test_interop import REPO, results_fixture
+
+    db = tmp_path / "a.db"
+    bundles = sessions_from_taubench(results_fixture(load_tasks(REPO / "domains/airline/tasks/starter.json")),
+                                     "r.json", "airline")
+    with SessionStore(str(db)) as store:
+        write_bundles(store, bundles, ["a" * 32, "b" * 32])
+        wrong = "b" * 32
+        call = next(e for e in store.events(wrong) if e.kind == "tool_call"
+                    and e.data["name"] == "update_reservation_baggages")
+        store.add_annotation(wrong, category="Extra Action", who_erred="agent", severity="major", annotator="ann",
+                             turn=call.turn, seq=call.seq)
+        store.add_annotation(wrong, category="Missed Action", who_erred="agent", severity="major", annotator="ann")
+        # bob put the extra write on the wrong turn and saw no missed action
+        store.add_annotation(wrong, category="Extra Action", who_erred="agent", severity="major", annotator="bob",
+                             turn=2)
+    assert main(["agreement", "--db", str(db), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ann, bob = out["auto"]
+    # ann vs auto: units (b,None) MA/MA and (b,1) EA/EA -> p_o = 1, p_e = 1/2 -> kappa = 1
+    assert ann["raters"] == ["ann", AUTO] and ann["labels"][0]["cohen"][0]["kappa"] == pytest.approx(1.0)
+    # bob vs auto: units (b,None) none/MA, (b,1) none/EA, (b,2) EA/none -> p_o = 0;
+    # bob: none 2, EA 1; auto: MA 1, EA 1, none 1 -> p_e = (none 2*1 + EA 1*1)/9 = 1/3 -> kappa = -1/2
+    assert bob["labels"][0]["cohen"][0]["kappa"] == pytest.approx(-0.5)
+    # between the two people: units (b,None) MA/none, (b,1) EA/none, (b,2) none/EA -> p_o = 0,
+    # ann: MA 1, EA 1, none 1; bob: none 2, EA 1 -> p_e = (EA 1*1 + none 1*2)/9 = 1/3 -> kappa = -1/2
+    assert out["people"]["labels"][0]["cohen"][0]["kappa"] == pytest.approx(-0.5)
