@@ -29,5 +29,5 @@ DOMAIN = Domain(
         Requires("cancel_reservation", ("get_reservation_details",), "check the reservation and the reason first"),
         Requires("send_certificate", ("get_user_details", "get_reservation_details"), "confirm the facts first"),
     ],
-    task_sets={"starter": "starter.json"},
+    task_sets={"starter": "starter.json", "test": "test.json"},
 )

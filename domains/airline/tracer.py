@@ -110,26 +110,48 @@ class AirlineHints(TracerHints):
     }
     triggers = {
         "book": {
-            "enjoyment": ["excited about the trip to {city} on {date}", "thrilled to finally visit {city}"],
-            "fear": ["worried the last seats to {city} on {date} will be gone", "nervous about making it to "
-                     "{city} in time for an important event"],
-            "anger": ["annoyed that booking online kept failing for the flight to {city}"],
-            "sadness": ["flying to {city} for a funeral and finding it hard to cope"],
-            "disgust": ["put off by how hard the website made it to book the trip to {city}"],
+            "enjoyment": ["excited about the trip to {city} on {date}", "thrilled to finally visit {city}",
+                          "proud to be taking the family to {city} for the first time"],
+            "fear": ["worried the last seats to {city} on {date} will be gone",
+                     "nervous about getting to {city} in time for a job interview"],
+            "anger": ["annoyed that booking online kept failing for the flight to {city}",
+                      "irritated that the fares to {city} keep changing while trying to book"],
+            "sadness": ["flying to {city} for a funeral and finding it hard to cope",
+                        "sad that the trip to {city} is a goodbye visit"],
+            "disgust": ["put off by how hard the website made it to book the trip to {city}",
+                        "fed up with hidden fees on earlier bookings"],
         },
         "cancel": {
-            "sadness": ["disappointed that the trip to {city} is no longer happening"],
-            "fear": ["anxious about losing the money paid for the trip to {city}"],
+            "sadness": ["disappointed that the trip to {city} is no longer happening",
+                        "downhearted about missing a friend's wedding in {city}"],
+            "fear": ["anxious about losing the money paid for the trip to {city}",
+                     "afraid the refund for the trip to {city} will never arrive"],
             "anger": ["irritated at having to call off the trip to {city} at all"],
             "disgust": ["fed up with the airline after everything around the trip to {city}"],
             "enjoyment": ["relieved that the trip to {city} can still be called off"],
         },
         "change": {
-            "fear": ["worried about getting to {city} on the right day"],
+            "fear": ["worried about getting to {city} on the right day",
+                     "nervous that the new plan for {city} will fall apart again"],
             "anger": ["frustrated that the original flight to {city} no longer works"],
-            "enjoyment": ["pleased to have found a better way to get to {city}"],
+            "enjoyment": ["pleased to have found a better way to get to {city}",
+                          "looking forward to a more comfortable trip to {city}"],
             "sadness": ["let down that the original plan for {city} fell through"],
             "disgust": ["unhappy with how the original itinerary to {city} turned out"],
+        },
+        "bags": {
+            "fear": ["worried the luggage for {city} will not be allowed on board"],
+            "anger": ["annoyed at paying again for bags on the trip to {city}"],
+            "enjoyment": ["excited to bring gifts along on the trip to {city}"],
+            "sadness": ["weary of sorting out luggage for the trip to {city} yet again"],
+            "disgust": ["fed up with the baggage fees on the trip to {city}"],
+        },
+        "passengers": {
+            "fear": ["worried the wrong name on the ticket to {city} will stop someone at the gate"],
+            "anger": ["annoyed that a traveller's details for {city} are wrong"],
+            "enjoyment": ["happy that a friend can join the trip to {city} after all"],
+            "sadness": ["sad that the original companion can no longer come to {city}"],
+            "disgust": ["put off by the mix-up in the passenger list for {city}"],
         },
         "complain": {
             "anger": ["angry that the airline cancelled the flight on {date}"],
@@ -512,7 +534,7 @@ class AirlineHints(TracerHints):
         facts = [fact("reservation_id", r["reservation_id"]),
                  fact("complaint", "cancelled flight", "cancelled", "canceled", "cancellation")]
         details = [f"Flight {bad['flight_number']} on {bad['date']} was cancelled by the airline, and you want "
-                   "to be compensated for the trouble.", "You do not want to change or cancel anything."]
+                   "to be compensated for the trouble.", "You do not want to change or cancel that reservation."]
         return Intent("send_certificate", f"complain about a cancelled flight on {what}", details, facts=facts,
                       situation="complain", subject=f"the cancelled flight on {bad['date']}",
                       known={"compensation_for": r["reservation_id"]}, slots={"city": city, "date": bad["date"]})
@@ -529,7 +551,7 @@ class AirlineHints(TracerHints):
         details = [f"That makes {_plural(args['total_baggages'], 'checked bag')} in total.",
                    f"Any fee goes on {pay_phrase}."]
         return Intent("update_reservation_baggages", f"add {_plural(added, 'checked bag')} to {what}", details, facts=facts,
-                      situation="change", subject=f"the trip to {city}",
+                      situation="bags", subject=f"the trip to {city}",
                       slots={"city": city, "date": day})
 
     def _say_update_reservation_flights(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
@@ -577,7 +599,7 @@ class AirlineHints(TracerHints):
         else:
             action = f"correct the date of birth of {old_name} on {what}"
             details = [f"It was entered as {old['dob']} but the right date is {new['dob']}."]
-        return Intent("update_reservation_passengers", action, details, facts=facts, situation="change", subject=f"the trip to {city}",
+        return Intent("update_reservation_passengers", action, details, facts=facts, situation="passengers", subject=f"the trip to {city}",
                       slots={"city": city, "date": day})
 
     # -- policy (stage 5) ----------------------------------------------------------------------------
