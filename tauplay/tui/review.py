@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
@@ -24,7 +25,7 @@ from textual.widgets import DataTable, Footer, Input, RichLog, Static
 from tauplay.core.evaluation import FAULT_CATEGORIES
 from tauplay.tui.app import TauplayApp
 from tauplay.tui.keys import Key
-from tauplay.tui.widgets.validate_parts import EditScreen, bindings_of, change_lines
+from tauplay.tui.widgets.validate_parts import EditScreen, bindings_of, change_lines, palette_commands
 
 WHO = ("agent", "user", "environment")
 SEVERITY = ("minor", "major", "critical")
@@ -544,3 +545,7 @@ class ReviewApp(TauplayApp):
     def on_unmount(self) -> None:
         if self.store is not None:
             self.store.close()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from palette_commands(self, screen, (*LIST_KEYS, *SESSION_KEYS))
+        yield from super().get_system_commands(screen)

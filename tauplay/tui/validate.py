@@ -9,6 +9,7 @@ one; the queue resumes at the first task this annotator has not judged.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 from textual import events, work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -27,7 +28,7 @@ from tauplay.core.emotions import EmotionCondition, EmotionError
 from tauplay.core.tasks import Task, TaskSet, task_from_json
 from tauplay.tui.app import TauplayApp
 from tauplay.tui.keys import Key
-from tauplay.tui.widgets.validate_parts import EditScreen, bindings_of, changes_group
+from tauplay.tui.widgets.validate_parts import EditScreen, bindings_of, changes_group, palette_commands
 
 REASONS: tuple[tuple[str, str], ...] = (
     ("ambiguous_instruction", "ambiguous instruction"), ("unreachable_goal", "unreachable goal"),
@@ -491,3 +492,7 @@ class ValidateApp(TauplayApp):
     def go_home(self) -> None:
         while len(self.screen_stack) > 1 and not isinstance(self.screen, ValidateScreen):
             self.pop_screen()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from palette_commands(self, screen, VALIDATE_KEYS)
+        yield from super().get_system_commands(screen)

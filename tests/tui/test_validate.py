@@ -40,6 +40,8 @@ async def test_validate_several_undo_quit_and_resume(db_path: Path) -> None:
     async with app.run_test(size=(150, 45)) as pilot:
         screen = await ready(pilot)
         assert screen.index == 0 and screen.progress == (0, 12)
+        palette = {c.title for c in app.get_system_commands(screen)}
+        assert {"Approve", "Reject", "Needs edit", "Undo", "Play this task"} <= palette
         # the automatic checks of a starter task pass, and its gold change is drawn
         assert all(c.ok is not False for c in screen.facts[0].checks)
         await press_and_save(pilot, screen, "a")  # approve task 1

@@ -4,20 +4,29 @@ description), a small modal editor, and renderers that show every model/tool/per
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from rich.console import Group
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static, TextArea
 
 from tauplay.tui.keys import Key
 
 MAX_FIELDS = 12
+
+
+def palette_commands(app: App[Any], screen: Screen[Any], table: Sequence[Key]) -> Iterable[SystemCommand]:
+    """Command-palette entries for the screen's own keys (the app's shared table does not list them)."""
+    scopes = getattr(screen, "SCOPES", ())
+    for k in table:
+        if k.scope in scopes:
+            yield SystemCommand(k.description, f"{k.id} · {k.key}", partial(app.run_action, k.action, screen))
 
 
 def bindings_of(table: Sequence[Key], *scopes: str) -> list[Binding]:
