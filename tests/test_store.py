@@ -270,7 +270,7 @@ def test_no_secret_reaches_the_file(store: SessionStore, db: Path) -> None:
     store.add_annotation(sid, category="Extra Action", who_erred="agent", severity="minor", annotator="a",
                          note=f"leaked {FAKE_KEY}")
     store.add_task_review(domain="airline", task_id="1", task={"id": "1", "api_key": FAKE_KEY}, verdict="approve",
-                          annotator="a", edited_task={"token": "tok-0123456789abcdef"}, note=FAKE_KEY)
+                          annotator="a", edited_task={"instruction": f"use {FAKE_KEY}"}, note=FAKE_KEY)
 
     got = store.get_session(sid)
     assert got.agent == {"kind": "llm", "model": "openai/m",
@@ -279,6 +279,12 @@ def test_no_secret_reaches_the_file(store: SessionStore, db: Path) -> None:
     assert got.emotion == {"family": "anger"} and got.reward_info == {"note": "[redacted]"}
     assert store.events(sid)[1].data["content"] == "here is my key [redacted] and Bearer [redacted]"
     assert store.events(sid)[0].data == {"agent": {"model": "m"}}
+    # domain data keeps its field names (a diff's record `key`, a tool argument called `token`)
+    store.append_event(sid, Event(seq=2, kind="tool_result", role="env",
+                                  data={"diff": {"changes": [{"table": "cards", "key": "c1"}]},
+                                        "arguments": {"token": "card-tok-1"}}))
+    assert store.events(sid)[2].data == {"diff": {"changes": [{"table": "cards", "key": "c1"}]},
+                                         "arguments": {"token": "card-tok-1"}}
     store.close()
     files = [p for p in db.parent.iterdir() if p.name.startswith(db.name)]
     assert files

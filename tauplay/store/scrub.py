@@ -52,8 +52,21 @@ def mask_string(text: str) -> str:
     return _QUERY_SECRET.sub(lambda m: f"{m.group(1)}{MASK}", text)
 
 
+def mask_all(value: Any) -> Any:
+    """A copy of domain data (tool arguments and results, diffs, task snapshots) with key-looking strings
+    masked. Field names are kept: a record may well have a field called `key` or `token`."""
+    if isinstance(value, str):
+        return mask_string(value)
+    if isinstance(value, dict):
+        return {k: mask_all(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [mask_all(v) for v in value]
+    return value
+
+
 def scrub(value: Any) -> Any:
-    """A copy of a JSON-able value with secret-looking keys dropped and key-looking strings masked."""
+    """A copy of configuration-like data (participant descriptions, reward info) with secret-looking keys
+    dropped and key-looking strings masked."""
     if isinstance(value, str):
         return mask_string(value)
     if isinstance(value, dict):

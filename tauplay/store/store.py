@@ -21,7 +21,7 @@ from tauplay.store import records as rec
 from tauplay.store.engine import WRITE_OPTION, describe, make_engine, resolve_url, translated
 from tauplay.store.errors import StoreError
 from tauplay.store.migrate import migrate
-from tauplay.store.scrub import mask_string, scrub
+from tauplay.store.scrub import mask_all, mask_string, scrub
 from tauplay.store.tables import AnnotationRow, EventRow, SessionRow, TaskReviewRow
 
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
@@ -102,7 +102,7 @@ class SessionStore:
         sid = session_id or uuid.uuid4().hex
         now = time.time()
         row = SessionRow(id=sid, created_at=now, updated_at=now, domain=domain, task_id=str(task_id),
-                         task=scrub(task), role=role, agent=scrub(agent), user=scrub(user),
+                         task=mask_all(task), role=role, agent=scrub(agent), user=scrub(user),
                          emotion=scrub(emotion) if emotion is not None else None,
                          data_source=mask_string(data_source), seed=seed, status="running", batch_id=batch_id,
                          trial=trial, annotator=annotator)
@@ -195,7 +195,7 @@ class SessionStore:
     def append_event(self, session_id: str, event: Event) -> None:
         """Save one event, committed before returning: a process killed afterwards loses nothing."""
         values = {"session_id": session_id, "seq": event.seq, "kind": event.kind, "role": event.role,
-                  "turn": event.turn, "at": event.at, "data": scrub(event.data)}
+                  "turn": event.turn, "at": event.at, "data": _clean_event_data(event)}
         # Core statements, not the ORM unit of work: this is the hot path (several events per turn).
         with self._translated(), self._write_engine.begin() as conn:
             # Touch the session first: a write that also proves the session exists, under the write lock.
@@ -272,9 +272,9 @@ class SessionStore:
             _check(reason, rec.REVIEW_REASONS, "review reason")
         if not annotator:
             raise StoreError("a task review needs an annotator name")
-        row = TaskReviewRow(domain=domain, task_id=str(task_id), task=scrub(task), verdict=verdict,
+        row = TaskReviewRow(domain=domain, task_id=str(task_id), task=mask_all(task), verdict=verdict,
                             reasons=list(reasons), note=mask_string(note),
-                            edited_task=scrub(edited_task) if edited_task is not None else None,
+                            edited_task=mask_all(edited_task) if edited_task is not None else None,
                             annotator=annotator, created_at=time.time())
         with self._write() as session:
             session.add(row)
@@ -304,3 +304,11 @@ class SessionStore:
             if row is None:
                 raise StoreError(f"{self.name}: no task review {review_id}")
             session.delete(row)
+
+
+def _clean_event_data(event: Event) -> dict[str, Any]:
+    """Participant descriptions lose secret-looking keys; conversation and tool data only have key-like
+    strings masked, so a record's `key` field or a tool argument named `token` survives (resume needs it)."""
+    if event.kind == "session_started":
+        return scrub(event.data)
+    return mask_all(event.data)
