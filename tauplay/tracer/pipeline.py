@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,6 +84,7 @@ class Tracer:
         self.sampler = Sampler(domain, database, self.hints, self.graph)
         self.filters = Filters(domain, database, self.graph, self.hints)
         self.report = Report(requested=settings.n)
+        self.seconds: Counter[str] = Counter()  # wall time per stage (benchmarks; never saved: not reproducible)
         self.families = quotas(settings.emotions, settings.n, random.Random(f"tracer:{settings.seed}:families"))
         self.tool_names = [t.name for t in domain.tools]
         width = max(3, len(str(settings.n)))
@@ -93,14 +96,18 @@ class Tracer:
         stages = self.report.stages
         rng = random.Random(f"tracer:{self.settings.seed}:{slot}:{attempt}")
         depth = self.settings.depth_of(slot)
+        clock = time.perf_counter()
         stages["sample"].seen += 1
         try:
             trace = self.sampler.sample(rng, depth)
         except Skip as e:
             stages["sample"].drop(e.reason, e.detail)
             return None
+        finally:
+            self.seconds["sample"] += time.perf_counter() - clock
         stages["sample"].passed += 1
 
+        clock = time.perf_counter()
         stages["instruct"].seen += 1
         facts = facts_of(trace)
         instruction = compose(trace, rng)
@@ -113,6 +120,8 @@ class Tracer:
         except EmotionError as e:
             stages["emotion"].drop("condition outside the taxonomy", str(e))
             return None
+        finally:
+            self.seconds["instruct+emotion"] += time.perf_counter() - clock
         stages["emotion"].passed += 1
         return Candidate(self._task(slot, attempt, trace, instruction, emotion), facts,
                          [trace.goals[s.goal].intent.known if trace.goals[s.goal].intent else {} for s in trace.steps],
@@ -185,10 +194,14 @@ class Tracer:
             if not batch:
                 break
             if self.settings.model is not None:
+                clock = time.perf_counter()
                 await self.refine(batch)
+                self.seconds["model"] += time.perf_counter() - clock
             for c in batch:
                 verify.seen += 1
+                clock = time.perf_counter()
                 verdict = self.filters.judge(c)
+                self.seconds["verify"] += time.perf_counter() - clock
                 if verdict.ok:
                     verify.passed += 1
                     accepted[c.slot] = c
