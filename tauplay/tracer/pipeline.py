@@ -178,10 +178,11 @@ class Tracer:
 
     # -- the loop ------------------------------------------------------------------------------------
     async def run_async(self, progress: Progress | None = None) -> Result:
-        n, verify = self.settings.n, self.report.stages["verify"]
+        n = self.settings.n
         accepted: dict[int, Candidate] = {}
         attempts = [0] * n
         pending = list(range(n))
+        offline = self.settings.model is None
         while pending:
             batch = []
             for slot in pending:
@@ -190,30 +191,35 @@ class Tracer:
                     candidate = self.build(slot, attempts[slot])
                     attempts[slot] += 1
                 if candidate is not None:
-                    batch.append(candidate)
-            if not batch:
-                break
-            if self.settings.model is not None:
+                    if offline:  # judged at once (same order as a batch, so the same result), bar moves
+                        self._judge(candidate, accepted, progress)
+                    else:
+                        batch.append(candidate)
+            if batch:
                 clock = time.perf_counter()
                 await self.refine(batch)
                 self.seconds["model"] += time.perf_counter() - clock
-            for c in batch:
-                verify.seen += 1
-                clock = time.perf_counter()
-                verdict = self.filters.judge(c)
-                self.seconds["verify"] += time.perf_counter() - clock
-                if verdict.ok:
-                    verify.passed += 1
-                    accepted[c.slot] = c
-                    self.report.accepted += 1
-                    if progress:
-                        progress(len(accepted), n)
-                else:
-                    verify.drop(f"{verdict.filter}: {verdict.reason}", verdict.detail)
+                for candidate in batch:
+                    self._judge(candidate, accepted, progress)
             pending = [s for s in pending if s not in accepted and attempts[s] < self.settings.attempts]
         chosen = [accepted[s] for s in sorted(accepted)]
         return Result(TaskSet(self.domain.name, [c.task for c in chosen], "", self.provenance()), self.report,
                       chosen)
+
+    def _judge(self, c: Candidate, accepted: dict[int, Candidate], progress: Progress | None) -> None:
+        verify = self.report.stages["verify"]
+        verify.seen += 1
+        clock = time.perf_counter()
+        verdict = self.filters.judge(c)
+        self.seconds["verify"] += time.perf_counter() - clock
+        if not verdict.ok:
+            verify.drop(f"{verdict.filter}: {verdict.reason}", verdict.detail)
+            return
+        verify.passed += 1
+        accepted[c.slot] = c
+        self.report.accepted += 1
+        if progress:
+            progress(len(accepted), self.settings.n)
 
     def run(self, progress: Progress | None = None) -> Result:
         return asyncio.run(self.run_async(progress))
