@@ -7,7 +7,7 @@ KIND:
   tau2-results      sessions in tau2-bench's results form
   taubench-results  sessions in tau-bench's results form (a JSON list with `traj`)
 
-Everything written passes through the store's scrubber: no key or token leaves in an export.
+Everything written is cleaned as the store cleans what it saves: no key or token leaves in an export.
 """
 
 from __future__ import annotations
@@ -70,13 +70,13 @@ def run(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace, store: Any) -> tuple[str, str]:
     from tauplay.interop import benchmark, jsonl, tau2, taubench, training
     from tauplay.interop.store_io import bundle_of
-    from tauplay.store.scrub import scrub
+    from tauplay.store.scrub import mask_all
 
     if args.kind == "tasks":
         if not args.domain:
             raise UsageError("tasks: --domain is needed (a task set belongs to one domain)")
         tasks = benchmark.approved_tasks(store.task_reviews(domain=args.domain), args.domain, args.annotator)
-        data = scrub(benchmark.task_set_json(tasks, args.domain, args.form))
+        data = mask_all(benchmark.task_set_json(tasks, args.domain, args.form))
         return json.dumps(data, indent=1, ensure_ascii=False) + "\n", f"{len(tasks)} approved task(s)"
     labelled = None if args.all or args.kind != "sessions" else True
     records = store.list_sessions(domain=args.domain, task_id=args.task, batch_id=args.batch, labelled=labelled)
@@ -107,13 +107,13 @@ def _scrubbed(bundle: Any) -> Any:
     from dataclasses import replace
 
     from tauplay.interop.sessions import LabelRecord
-    from tauplay.sim.events import Event
-    from tauplay.store.scrub import mask_string, scrub
+    from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
 
-    return replace(bundle, task=scrub(bundle.task), agent=scrub(bundle.agent), user=scrub(bundle.user),
+    # The same cleaning as the store applies on the way in: nothing secret leaves, domain data stays whole.
+    return replace(bundle, task=mask_all(bundle.task), agent=scrub(bundle.agent), user=scrub(bundle.user),
                    reward_info=scrub(bundle.reward_info), data_source=mask_string(bundle.data_source),
-                   events=[Event.from_json(scrub(e.to_json())) for e in bundle.events],
-                   labels=[LabelRecord(**scrub(lb.to_json())) for lb in bundle.labels])
+                   events=[replace(e, data=clean_event_data(e.kind, e.data)) for e in bundle.events],
+                   labels=[LabelRecord(**mask_all(lb.to_json())) for lb in bundle.labels])
 
 
 @functools.cache

@@ -104,3 +104,43 @@ def task_review_record(row: TaskReviewRow) -> TaskReviewRecord:
     return TaskReviewRecord(id=row.id, domain=row.domain, task_id=row.task_id, task=row.task or {},
                             verdict=row.verdict, reasons=list(row.reasons or []), note=row.note,
                             edited_task=row.edited_task, annotator=row.annotator, created_at=row.created_at)
+
+
+@dataclass(frozen=True)
+class LabelInput:
+    """One label of an imported session."""
+
+    category: str
+    who_erred: str
+    severity: str
+    annotator: str
+    note: str = ""
+    turn: int | None = None
+    seq: int | None = None
+    source: str = "human"
+
+
+@dataclass(frozen=True)
+class ImportedSession:
+    """A whole session to save at once (an importer's unit): the session row, its events, its labels."""
+
+    id: str
+    domain: str
+    task_id: str
+    task: dict[str, Any]
+    role: str
+    agent: dict[str, Any]
+    user: dict[str, Any]
+    events: list[Any]  # tauplay.sim.events.Event
+    emotion: dict[str, Any] | None = None
+    data_source: str = ""
+    seed: int | None = None
+    status: str = "finished"
+    termination_reason: str | None = None
+    reward: float | None = None
+    reward_info: dict[str, Any] | None = None
+    batch_id: str | None = None
+    trial: int | None = None
+    annotator: str | None = None
+    created_at: float | None = None
+    labels: list[LabelInput] = field(default_factory=list)

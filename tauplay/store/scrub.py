@@ -74,3 +74,10 @@ def scrub(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [scrub(v) for v in value]
     return value
+
+
+def clean_event_data(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """An event's payload as it may be saved or exported: participant descriptions (session_started) lose
+    secret-looking keys; conversation and tool data only have key-like strings masked, so a record's `key`
+    field or a tool argument named `token` survives (resume and round trips need them)."""
+    return scrub(data) if kind == "session_started" else mask_all(data)

@@ -21,7 +21,7 @@ from tauplay.store import records as rec
 from tauplay.store.engine import WRITE_OPTION, describe, make_engine, resolve_url, translated
 from tauplay.store.errors import StoreError
 from tauplay.store.migrate import migrate
-from tauplay.store.scrub import mask_all, mask_string, scrub
+from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
 from tauplay.store.tables import AnnotationRow, EventRow, SessionRow, TaskReviewRow
 
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
@@ -190,12 +190,51 @@ class SessionStore:
         """Sessions still marked running (a process died or was stopped mid-session): candidates to resume."""
         return self.list_sessions(status="running", domain=domain, batch_id=batch_id)
 
+    def import_sessions(self, sessions: Sequence[rec.ImportedSession]) -> None:
+        """Save whole sessions (row, events, labels) in ONE transaction: all of them or none (for importers).
+        Values are checked and cleaned exactly as the one-at-a-time methods do."""
+        now = time.time()
+        rows: list[Any] = []
+        for s in sessions:
+            _check(s.role, rec.SESSION_ROLES, "session role")
+            _check(s.status, rec.STATUSES, "session status")
+            rows.append(SessionRow(
+                id=s.id, created_at=s.created_at or now, updated_at=now, domain=s.domain, task_id=str(s.task_id),
+                task=mask_all(s.task), role=s.role, agent=scrub(s.agent), user=scrub(s.user),
+                emotion=scrub(s.emotion) if s.emotion is not None else None,
+                data_source=mask_string(s.data_source), seed=s.seed, status=s.status,
+                termination_reason=s.termination_reason, reward=s.reward,
+                reward_info=scrub(s.reward_info) if s.reward_info is not None else None,
+                batch_id=s.batch_id, trial=s.trial, annotator=s.annotator))
+            for e in s.events:
+                rows.append(EventRow(session_id=s.id, seq=e.seq, kind=e.kind, role=e.role, turn=e.turn, at=e.at,
+                                     data=clean_event_data(e.kind, e.data)))
+            for lb in s.labels:
+                _check(lb.category, FAULT_CATEGORIES, "fault category")
+                _check(lb.who_erred, rec.WHO_ERRED, "who_erred")
+                _check(lb.severity, rec.SEVERITIES, "severity")
+                _check(lb.source, rec.ANNOTATION_SOURCES, "annotation source")
+                rows.append(AnnotationRow(session_id=s.id, turn=lb.turn, seq=lb.seq, category=lb.category,
+                                          who_erred=lb.who_erred, severity=lb.severity, note=mask_string(lb.note),
+                                          annotator=lb.annotator, source=lb.source, created_at=now))
+        try:
+            with self._write() as session:  # committed at the end of the block, rolled back on any error
+                for row in rows:
+                    session.add(row)
+                    if isinstance(row, SessionRow):
+                        session.flush()  # the session before its events and labels (foreign keys)
+        except StoreError as exc:
+            if isinstance(exc.__cause__, sa_exc.IntegrityError):
+                raise StoreError(f"{self.name}: import refused, a session or event already exists "
+                                 f"({str(exc.__cause__.orig).splitlines()[0]})") from None
+            raise
+
     # -- events -----------------------------------------------------------------------------------------------
 
     def append_event(self, session_id: str, event: Event) -> None:
         """Save one event, committed before returning: a process killed afterwards loses nothing."""
         values = {"session_id": session_id, "seq": event.seq, "kind": event.kind, "role": event.role,
-                  "turn": event.turn, "at": event.at, "data": _clean_event_data(event)}
+                  "turn": event.turn, "at": event.at, "data": clean_event_data(event.kind, event.data)}
         # Core statements, not the ORM unit of work: this is the hot path (several events per turn).
         with self._translated(), self._write_engine.begin() as conn:
             # Touch the session first: a write that also proves the session exists, under the write lock.
@@ -305,10 +344,3 @@ class SessionStore:
                 raise StoreError(f"{self.name}: no task review {review_id}")
             session.delete(row)
 
-
-def _clean_event_data(event: Event) -> dict[str, Any]:
-    """Participant descriptions lose secret-looking keys; conversation and tool data only have key-like
-    strings masked, so a record's `key` field or a tool argument named `token` survives (resume needs it)."""
-    if event.kind == "session_started":
-        return scrub(event.data)
-    return mask_all(event.data)
