@@ -9,6 +9,8 @@ in policy.md, in words), with the phrasing a traveller would use.
 from __future__ import annotations
 
 import random
+import weakref
+from dataclasses import dataclass, field
 from typing import Any
 
 from domains.airline.generator import TODAY
@@ -97,6 +99,49 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+@dataclass
+class Options:
+    """What a database offers, computed once per database: bookable routes and the reservations
+    each kind of goal can act on at the start."""
+
+    direct: list[tuple[str, str, str]]  # (origin, destination, day) with a bookable nonstop flight
+    onestop: list[tuple[str, str, str]]  # ... with a same-day one-stop connection
+    suitable: dict[str, list[str]]  # write tool -> reservation ids it can act on
+    direct_set: set[tuple[str, str, str]] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, database: Database) -> Options:
+        state = database.new_state()
+        direct: set[tuple[str, str, str]] = set()
+        by_origin_day: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for f in database.tables["flights"].values():
+            for day, info in f["dates"].items():
+                if info["status"] == "available":
+                    direct.add((f["origin"], f["destination"], day))
+                    by_origin_day.setdefault((f["origin"], day), []).append(f)
+        onestop: set[tuple[str, str, str]] = set()
+        for (origin, day), firsts in by_origin_day.items():
+            for first in firsts:
+                if first["scheduled_arrival_time_est"].endswith("+1"):
+                    continue  # keep one-stop trips within a day: simpler to describe
+                for second in by_origin_day.get((first["destination"], day), []):
+                    if second["destination"] != origin \
+                            and second["scheduled_departure_time_est"] >= first["scheduled_arrival_time_est"]:
+                        onestop.add((origin, second["destination"], day))
+        suitable: dict[str, list[str]] = {w: [] for w in WRITES}
+        users = database.tables["users"]
+        for rid, r in database.tables["reservations"].items():
+            if _not_flown(state, r):
+                for w in ("update_reservation_flights", "update_reservation_baggages",
+                          "update_reservation_passengers"):
+                    suitable[w].append(rid)
+                if any(not cancel_allowed(state, r, reason) for reason in CANCEL_REASONS):
+                    suitable["cancel_reservation"].append(rid)
+            if not compensation_allowed(state, users[r["user_id"]], r):
+                suitable["send_certificate"].append(rid)
+        return cls(sorted(direct), sorted(onestop), suitable, direct)
+
+
 class AirlineHints(TracerHints):
     persona_table = "users"
     derived_fields = frozenset({"amount", "nonfree_baggages"})  # the agent prices and applies the allowance
@@ -162,48 +207,22 @@ class AirlineHints(TracerHints):
         },
     }
 
+    def __init__(self) -> None:
+        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()  # per database
+
     def prepare(self, domain: Domain, database: Database) -> None:
-        key = id(database)
-        if getattr(self, "_prepared", None) == key:
-            return
-        self._prepared = key
-        state = database.new_state()
-        flights = database.tables["flights"]
-        self.direct: list[tuple[str, str, str]] = []
-        by_origin_day: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        for f in flights.values():
-            for day, info in f["dates"].items():
-                if info["status"] == "available":
-                    self.direct.append((f["origin"], f["destination"], day))
-                    by_origin_day.setdefault((f["origin"], day), []).append(f)
-        self.direct = sorted(set(self.direct))
-        onestop: set[tuple[str, str, str]] = set()
-        for (origin, day), firsts in by_origin_day.items():
-            for first in firsts:
-                if first["scheduled_arrival_time_est"].endswith("+1"):
-                    continue  # keep one-stop trips within a day: simpler to describe
-                for second in by_origin_day.get((first["destination"], day), []):
-                    if second["destination"] != origin \
-                            and second["scheduled_departure_time_est"] >= first["scheduled_arrival_time_est"]:
-                        onestop.add((origin, second["destination"], day))
-        self.onestop = sorted(onestop)
-        self.suitable: dict[str, list[str]] = {w: [] for w in WRITES}
-        users = database.tables["users"]
-        for rid, r in database.tables["reservations"].items():
-            if _not_flown(state, r):
-                for w in ("update_reservation_flights", "update_reservation_baggages",
-                          "update_reservation_passengers"):
-                    self.suitable[w].append(rid)
-                if any(not cancel_allowed(state, r, reason) for reason in CANCEL_REASONS):
-                    self.suitable["cancel_reservation"].append(rid)
-            if not compensation_allowed(state, users[r["user_id"]], r):
-                self.suitable["send_certificate"].append(rid)
+        if database not in self._data:
+            self._data[database] = Options.of(database)
+
+    def _options(self, ctx: TraceContext) -> Options:
+        return self._data[ctx.database]
 
     # -- who and what --------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
-        if write == "book_reservation":
+        suitable = self._options(ctx).suitable[write] if write != "book_reservation" else []
+        if not suitable:
             return None
-        rid = ctx.rng.choice(self.suitable[write])
+        rid = ctx.rng.choice(suitable)
         return ctx.database.tables["reservations"][rid]["user_id"]
 
     def _mine(self, ctx: TraceContext) -> list[dict[str, Any]]:
@@ -252,7 +271,8 @@ class AirlineHints(TracerHints):
     def _book_target(self, ctx: TraceContext) -> dict[str, Any]:
         rng = ctx.rng
         onestop = rng.random() < 0.3
-        origin, destination, day = rng.choice(self.onestop if onestop else self.direct)
+        options = self._options(ctx)
+        origin, destination, day = rng.choice(options.onestop if onestop else options.direct)
         search = "search_onestop_flight" if onestop else "search_direct_flight"
         return {"user_id": ctx.persona_id, "origin": origin, "destination": destination, "date": day,
                 "_needs": ("get_user_details", search)}
@@ -268,7 +288,7 @@ class AirlineHints(TracerHints):
             hi = r["flights"][i + 1]["date"] if i + 1 < len(r["flights"]) else "2024-05-30"
             days = [f"2024-05-{d:02d}" for d in range(16, 31)]
             days = [d for d in days if lo <= d <= hi and d != seg["date"]
-                    and (seg["origin"], seg["destination"], d) in self._direct_set()]
+                    and (seg["origin"], seg["destination"], d) in self._options(ctx).direct_set]
             if days:
                 day = rng.choice(days)
                 return {"variant": "date", "segment": i, "origin": seg["origin"],
@@ -280,12 +300,6 @@ class AirlineHints(TracerHints):
         if not cabins:
             raise Skip("no other cabin has seats for every passenger", "update_reservation_flights")
         return {"variant": "cabin", "cabin": rng.choice(cabins), "_needs": ("get_reservation_details",)}
-
-    def _direct_set(self) -> set[tuple[str, str, str]]:
-        cached = getattr(self, "_direct_cache", None)
-        if cached is None or cached[0] is not self.direct:
-            self._direct_cache = (self.direct, set(self.direct))
-        return self._direct_cache[1]
 
     # -- arguments -----------------------------------------------------------------------------------
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:

@@ -47,7 +47,11 @@ class TracerHints:
         return None
 
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
-        """What this goal acts on, chosen before its reads run; raise Skip when nothing fits."""
+        """What this goal acts on, chosen before its reads run; raise Skip when nothing fits.
+
+        Values under argument names ground those arguments of the goal's reads and write. A `_needs`
+        entry (tuple of read tools) makes the goal's plan include them, e.g. a flight search.
+        """
         return None
 
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:

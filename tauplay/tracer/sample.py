@@ -46,7 +46,6 @@ class Sampler:
         self.rules = {r.tool: r for r in domain.rules}
         self.needed = {name: required_fields(spec) for name, spec in tools.items()}
         self.key_fields = {spec.key for spec in domain.tables}
-        self.is_write = {t.name: t.is_write for t in domain.tools}
         if not self.writes:
             raise ValueError(f"domain '{domain.name}' has no write tool to build a goal around")
 
@@ -223,7 +222,7 @@ class Sampler:
             opening = self.hints.opening(ctx.persona, ctx.persona_id, ctx.rng) or generic_opening(
                 ctx.persona, spec.key, ctx.persona_id)
         return Trace(ctx.persona_table, ctx.persona_id, list(ctx.steps), list(ctx.goals), depth, ctx.env.hash,
-                     persona_facts, opening, dict(self.is_write))
+                     persona_facts, opening)
 
 
 def person_name(record: dict[str, Any]) -> str:

@@ -70,15 +70,6 @@ class Trace:
     end_hash: str
     persona_facts: list[Fact] = field(default_factory=list)
     opening: str = ""  # "You are Mia Li (user id mia_li_3668)."
-    is_write: dict[str, bool] = field(default_factory=dict)
-
-    @property
-    def tools(self) -> list[str]:
-        return [s.tool for s in self.steps]
-
-    @property
-    def writes(self) -> list[Step]:
-        return [s for s in self.steps if self.is_write.get(s.tool, False)]
 
     @property
     def intents(self) -> list[Intent]:
@@ -139,10 +130,6 @@ class TraceContext:
 
     def already(self, tool: str, args: dict[str, Any]) -> bool:
         return any(s.tool == tool and s.args == args for s in self.steps)
-
-    def outputs(self, tool: str, goal_only: bool = False) -> list[Step]:
-        g = len(self.goals) - 1
-        return [s for s in self.steps if s.tool == tool and (not goal_only or s.goal == g)]
 
     def last(self, *tools: str) -> Step | None:
         for s in reversed(self.steps):
