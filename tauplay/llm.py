@@ -34,7 +34,8 @@ class LLMConfig:
 
     def describe(self) -> dict[str, Any]:
         """What may be saved about this model: never a key."""
-        return {"model": self.model, "api_base": self.api_base, "temperature": self.temperature}
+        return {"model": self.model, "api_base": self.api_base, "temperature": self.temperature,
+                "timeout": self.timeout, "retries": self.retries}
 
 
 @dataclass(frozen=True)

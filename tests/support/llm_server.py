@@ -15,6 +15,7 @@ arguments, or a function that builds the reply from the request. Every request i
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -99,6 +100,11 @@ class FakeLLMServer:
 
             def log_message(self, *args: Any) -> None:  # keep test output quiet
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                # Headers and body go out in separate writes; without this, Nagle + delayed ACK add ~40 ms a reply.
+                self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length") or 0)
