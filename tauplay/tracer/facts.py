@@ -74,7 +74,7 @@ def surface_forms(field: str, value: Any, extra: tuple[str, ...] = ()) -> tuple[
         else:
             forms.append(value)
             if "_" in value:
-                forms.append(words(value))
+                forms += [words(value), value.replace("_", "-")]
     else:
         forms.append(str(value))
     return tuple(dict.fromkeys(f for f in forms if f))

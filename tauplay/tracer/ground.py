@@ -331,6 +331,24 @@ class GenericGrounder:
             walk(k, v)
         return list({f.label: f for f in facts}.values())
 
+    def unstated(self, tool: str, args: dict[str, Any], ctx: TraceContext, covered: list[Fact]) -> list[Fact]:
+        """Safety net under a domain's own phrasing: write-argument values the user must provide that
+        its facts leave out. A value an earlier step returned under the same field (the cabin the
+        reservation already has, a flight it keeps) is one the agent can read, not one to be told."""
+        known = {(f.field, f.value) for f in covered}
+        readable: dict[str, list[Any]] = {}
+        out = []
+        for f in self.must_say(tool, args):
+            if (f.field, f.value) in known:
+                continue
+            if f.field not in readable:
+                readable[f.field] = []
+                for step in ctx.steps[:-1]:
+                    _collect_values(step.output, f.field, readable[f.field])
+            if f.value not in readable[f.field]:
+                out.append(f)
+        return out
+
     def said_in_reads(self, ctx: TraceContext) -> list[Fact]:
         """What the user supplied to this goal's reads: arguments a user can state that no earlier
         step returned (an email to look the account up by, a reservation id)."""

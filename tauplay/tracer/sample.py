@@ -192,7 +192,11 @@ class Sampler:
         else:
             args = self._ground_write(write, ctx)
         intent = self.hints.intent(write, args, ctx)
-        ctx.goal.intent = intent if intent is not None else self.grounder.intent(write, args, ctx)
+        if intent is None:
+            intent = self.grounder.intent(write, args, ctx)
+        else:
+            intent.facts += self.grounder.unstated(write, args, ctx, intent.facts)
+        ctx.goal.intent = intent
 
     def _ground_write(self, write: str, ctx: TraceContext) -> dict[str, Any]:
         """Generic grounding, checked by running it: the first arguments that execute and change the
