@@ -21,7 +21,8 @@ COUNT_WORDS = {2: "two", 3: "three", 4: "four"}
 OPENERS_MANY = ("You have {n} things to sort out in this conversation.", "You are contacting support about {n} "
                 "requests, and you want all of them handled.")
 DISCLOSURE = ("Give details only when the agent asks for them.", "Start with your overall request and answer "
-              "the agent's questions as they come.", "Mention one request at a time.")
+              "the agent's questions as they come.")
+DISCLOSURE_MANY = DISCLOSURE + ("Mention one request at a time.",)
 CLOSINGS = ("You do not want anything else changed.", "If the agent suggests something different, keep to "
             "these choices.", "Do not agree to extra purchases or changes you did not ask for.")
 
@@ -78,7 +79,7 @@ def compose(trace: Trace, rng: random.Random) -> str:
             reason = f" {intent.reason}" if intent.reason else ""
             parts.append(f"{connector} you want to {intent.action}{reason}.")
             parts.extend(sentence(d) for d in intent.details)
-    parts.append(rng.choice(DISCLOSURE))
+    parts.append(rng.choice(DISCLOSURE if len(intents) == 1 else DISCLOSURE_MANY))
     parts.append(rng.choice(CLOSINGS))
     return " ".join(p for p in parts if p)
 
