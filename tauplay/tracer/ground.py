@@ -211,6 +211,21 @@ class GenericGrounder:
         values = list(dict.fromkeys(v for v in found if isinstance(v, str | int | float)))
         return values[0] if len(values) == 1 else None
 
+    def persona_choices(self, ctx: TraceContext, name: str) -> list[Any]:
+        """Ids among the persona's own things for an `X_id` argument: the keys of its `X`s (e.g. the
+        payment methods in a profile), so a choice is one the user could really make."""
+        record = ctx.persona
+        if record is None or not name.endswith("_id"):
+            return []
+        base = name[:-3]
+        for key in (base + "s", base, base.rsplit("_", 1)[-1] + "s"):
+            held = record.get(key)
+            if isinstance(held, dict):
+                return list(held)
+            if isinstance(held, list):
+                return [h.get("id") if isinstance(h, dict) else h for h in held if h]
+        return []
+
     def args(self, tool: str, ctx: TraceContext, fresh: bool = False) -> dict[str, Any]:
         """Arguments for `tool`. `fresh`: new values for the plain fields (a write that should change
         something must not be handed back what the record already holds)."""
@@ -290,8 +305,13 @@ class GenericGrounder:
             if keys:
                 return rng.choice(keys)
         seen = ctx.seen(name)
+        choices = self.persona_choices(ctx, name)
+        if fresh and choices:
+            return rng.choice([c for c in choices if c not in seen] or choices)
         if seen and not fresh:
             return rng.choice(seen[:5])
+        if choices:
+            return rng.choice(choices)
         known = self.index.values(name)
         if fresh and seen:
             known = [v for v in known if v not in seen] or known
