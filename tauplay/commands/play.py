@@ -74,4 +74,6 @@ def run(args: argparse.Namespace) -> int:
 
     app = TauplayApp(config, keymap_file=args.keymap, prepared=prepared)  # type: ignore[arg-type]
     result = app.run()
+    if app.return_code:  # Textual has printed what went wrong
+        return app.return_code
     return int(result or 0)

@@ -12,6 +12,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.sim.events import Event
 from tauplay.sim.human import HumanAgent, HumanUser
@@ -68,7 +69,7 @@ class SessionRunner:
             else AgentSeat(name, on_turn)
         self.store: Any = None
         self.session_id: str | None = prepared.config.resume
-        self.env: Environment = prepared.env
+        self.env: Environment | None = None  # set when the session starts (the database is built then)
         self.outcome: Outcome | None = None
 
     def _participants(self) -> tuple[AgentParticipant, UserParticipant]:
@@ -79,9 +80,9 @@ class SessionRunner:
         assert isinstance(self.seat, AgentSeat)
         return self.seat, make_user(p.user)
 
-    def _setup(self) -> SessionSetup:
+    def _setup(self, database: Database) -> SessionSetup:
         p = self.prepared
-        return SessionSetup(p.domain, p.task, p.env.database, p.emotion, p.config.data_dir or "", None)
+        return SessionSetup(p.domain, p.task, database, p.emotion, p.config.data_dir or "", None)
 
     async def _save(self, event: Event) -> None:
         # Saved before it is shown (sinks run in order); the commit happens off the UI thread.
@@ -89,6 +90,7 @@ class SessionRunner:
 
     async def run(self) -> Outcome:
         p = self.prepared
+        database = await asyncio.to_thread(p.database)
         self.store = await asyncio.to_thread(open_store, p.config.db_url)
         history: list[Event] = []
         if self.session_id:
@@ -100,10 +102,11 @@ class SessionRunner:
                 self.store.create_session, domain=p.domain.name, task_id=p.task.id, role=p.role, agent=p.agent,
                 user=p.user, task=p.task.to_json(), emotion=p.emotion.to_json() if p.emotion else None,
                 data_source=p.config.data_dir or "", seed=None, annotator=p.config.annotator)
+
         if p.uses_llm:
             await asyncio.to_thread(importlib.import_module, "litellm")
         agent, user = self._participants()
-        orchestrator = new_orchestrator(self._setup(), agent, user, sinks=[self._save, self.on_event],
+        orchestrator = new_orchestrator(self._setup(database), agent, user, sinks=[self._save, self.on_event],
                                         history=history)
         orchestrator.started_data = {"session_id": self.session_id, "role": p.role,
                                      "data_source": p.config.data_dir or ""}

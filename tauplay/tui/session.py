@@ -1,8 +1,8 @@
 """What a play session needs, chosen from flags or the home screen, and prepared without Textual.
 
 `PlayConfig` holds the choices; `prepare` turns them into a `Prepared` session (domain, task, emotion,
-environment, participant descriptions) or raises `PlayError` with one line for the person. Nothing here
-imports the store or litellm: those are loaded inside workers, after the first screen is up.
+participant descriptions) or raises `PlayError` with one line for the person. Nothing here imports the
+store or litellm, and the database is built later: those happen in workers, after the first screen is up.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from tauplay.core.db import Database
 from tauplay.core.domain import Domain, DomainError, get_domain
 from tauplay.core.emotions import EmotionCondition, EmotionError
-from tauplay.core.environment import Environment
 from tauplay.core.tasks import Task, TaskFileError, TaskSet, load_tasks, task_from_json
 
 ROLES = ("user", "agent")
@@ -62,9 +62,15 @@ class Prepared:
     domain: Domain
     task: Task
     emotion: EmotionCondition | None
-    env: Environment
     agent: dict[str, Any]  # participant descriptions (as the store saves them)
     user: dict[str, Any]
+
+    def database(self) -> Database:
+        """The start state (generated or read from --data; ~60 ms, cached): called in a worker."""
+        try:
+            return self.domain.database(self.config.data_dir)
+        except DomainError as e:
+            raise PlayError(str(e)) from None
 
     @property
     def role(self) -> str:
@@ -145,8 +151,6 @@ def prepare(config: PlayConfig) -> Prepared:
         task = pick_task(load_task_set(domain, config.tasks), config.task_id, config.seed)
         emotion = emotion_for(task, config.emotion)
     agent, user = participants(config)
-    try:
-        env = Environment.for_domain(domain, config.data_dir)
-    except DomainError as e:
-        raise PlayError(str(e)) from None
-    return Prepared(config, domain, task, emotion, env, agent, user)
+    if config.data_dir and not Path(config.data_dir).is_dir():
+        raise PlayError(f"{config.data_dir}: not a data folder")
+    return Prepared(config, domain, task, emotion, agent, user)

@@ -183,3 +183,33 @@ async def test_typing_out_of_turn_is_refused_and_kept(db_path):
         box.value = "early"
         await pilot.press("enter")
         assert box.value == "early" and "wait for the user" in (app.last_error or "")
+
+
+async def test_start_from_home_with_role_emotion_and_task(db_path):
+    app = make_app(db_path, task_id=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        await wait_until(pilot, lambda: len(home.query_one("#task", Select)._options) > 2, what="the task list")
+        home.query_one("#task", Select).value = TASK
+        home.query_one("#role", Select).value = "agent"
+        home.query_one("#emotion", Input).value = "anxious"
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlayAgentScreen), what="the play screen")
+        play = app.screen
+        await your_turn(pilot, play)
+        assert play.prepared.emotion.family == "fear" and play.prepared.emotion.leaf == "anxiety"
+        assert play.prepared.user == {"kind": "scripted"}
+    store = open_store(db_path)
+    (session,) = store.list_sessions()
+    assert (session.task_id, session.role, session.emotion["leaf"]) == (TASK, "agent", "anxiety")
+
+
+async def test_a_bad_emotion_on_home_is_reported_and_home_stays(db_path):
+    app = make_app(db_path, task_id=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        home = app.screen
+        home.query_one("#emotion", Input).value = "sparkly"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is home and "unknown emotion 'sparkly'" in (app.last_error or "")

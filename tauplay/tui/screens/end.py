@@ -7,7 +7,7 @@ path and the distance to gold may be revealed here, now that playing is over.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
 from rich.text import Text
@@ -21,11 +21,13 @@ from tauplay.core.evaluation import FAULT_CATEGORIES
 from tauplay.sim.events import Event
 from tauplay.sim.orchestrator import Outcome
 from tauplay.tui import keys
-from tauplay.tui.runner import SessionRunner
 from tauplay.tui.session import Prepared
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from tauplay.tui.runner import SessionRunner
 
 WHOLE_SESSION = -1
 # Kept in step with tauplay.store.records (not imported here: the screen must not depend on SQLAlchemy).

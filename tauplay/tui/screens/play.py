@@ -21,7 +21,6 @@ from textual.worker import Worker, WorkerState
 
 from tauplay.sim.events import Event
 from tauplay.tui import keys
-from tauplay.tui.runner import AgentSeat, SessionRunner, UserSeat
 from tauplay.tui.session import Prepared
 from tauplay.tui.widgets.call_line import CallLine
 from tauplay.tui.widgets.cards import Card, emotion_card, task_card
@@ -56,7 +55,8 @@ class PlayScreen(Screen[None]):
         self.events: list[Event] = []
         self.last_diff: dict[str, Any] | None = None
         self.diff_shown_at: float = 0.0  # perf_counter when the diff panel last showed a write
-        self.runner = SessionRunner(prepared, self.on_session_event, self.on_turn)
+        self.diff_painted_at: float = 0.0  # ... and when the screen was next refreshed
+        self.runner: Any = None  # the SessionRunner, made when the session starts (after the first paint)
         self.session_worker: Worker[Any] | None = None
 
     # -- layout -----------------------------------------------------------------------------------
@@ -111,6 +111,9 @@ class PlayScreen(Screen[None]):
         self.call_after_refresh(self._start_session)
 
     def _start_session(self) -> None:
+        from tauplay.tui.runner import SessionRunner  # the sim layer loads after the first paint
+
+        self.runner = SessionRunner(self.prepared, self.on_session_event, self.on_turn)
         self.session_worker = self.run_worker(self._run_session(), group="session", exit_on_error=False)
 
     async def _run_session(self) -> None:
@@ -172,6 +175,10 @@ class PlayScreen(Screen[None]):
         note = None if self.prepared.config.validate else "hidden until the end of the session"
         self.query_one("#diff", DiffPanel).show(self.last_diff, env.changes_since_start(), distance, note)
         self.diff_shown_at = time.perf_counter()
+        self.call_after_refresh(self._diff_painted)
+
+    def _diff_painted(self) -> None:
+        self.diff_painted_at = time.perf_counter()  # the benchmark reads it: write -> diff on screen
 
     # -- actions ----------------------------------------------------------------------------------
     def action_side_tab(self, n: int) -> None:
@@ -210,8 +217,8 @@ class PlayUserScreen(PlayScreen):
     TAB_TITLES = ("Task", "Emotion")
 
     @property
-    def seat(self) -> UserSeat:
-        assert isinstance(self.runner.seat, UserSeat)
+    def seat(self) -> Any:
+        """The person's seat at the session (a UserSeat)."""
         return self.runner.seat
 
     def compose_tab1(self) -> ComposeResult:
@@ -235,6 +242,9 @@ class PlayUserScreen(PlayScreen):
     def _finish(self, satisfied: bool) -> None:
         if self.ended:
             return
+        if self.runner is None:
+            self.app.report("the session is still starting", severity="warning")  # type: ignore[attr-defined]
+            return
         box = self.query_one("#message", Input)
         text = box.value.strip()
         box.value = ""
@@ -257,8 +267,8 @@ class PlayAgentScreen(PlayScreen):
     TAB_TITLES = ("Tools", "Policy")
 
     @property
-    def seat(self) -> AgentSeat:
-        assert isinstance(self.runner.seat, AgentSeat)
+    def seat(self) -> Any:
+        """The person's seat at the session (an AgentSeat)."""
         return self.runner.seat
 
     def message_placeholder(self) -> str:

@@ -1,0 +1,197 @@
+"""TUI speed: start-up to the first interactive play screen, peak memory, and write-to-diff latency.
+
+    .venv/bin/python benchmarks/tui_startup.py [--runs 5] [--writes 20]
+
+1. Start-up: `python -m tauplay --role user --task ...` in a real pseudo-terminal (80x24), from just before
+   the process is spawned to the moment the play screen has been painted once with the message box focused
+   (a hook on the screen's first refresh writes the time and quits). Compared with a bare Textual app that
+   shows a Header and a Footer, measured the same way. Target: under 0.5 s (anchor: `tau2 play` ~5 s).
+2. Peak memory (max RSS) of that process at the first screen, and of a process that plays a whole session
+   (agent side, offline scripted user, SQLite store) through the app headless. Target: under 200 MB
+   (anchor: `tau2 play` 259 MB).
+3. Write -> diff on screen: playing the agent, a write typed in the call line; from the Enter key being sent
+   to the screen's first refresh after the diff panel was redrawn with that write (on the way: the call
+   parsed and checked, the tool_call and tool_result events committed to SQLite, the transcript and graph
+   updated). Median and 95th percentile over --writes calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import pty
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TASK = "airline-starter-03-add-bag"
+
+# Run inside the measured process: quit once the first screen has been painted, reporting when and how big.
+HOOK = textwrap.dedent("""
+    import os, resource, sys, time
+    def _report():
+        with open(os.environ["BENCH_OUT"], "w") as f:
+            f.write(f"{time.time()} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}")
+    def hook(cls):
+        original = getattr(cls, "on_mount", None)
+        def on_mount(self):
+            result = original(self) if original else None
+            def ready():
+                _report()
+                self.app.exit()
+            self.call_after_refresh(ready)
+            return result
+        cls.on_mount = on_mount
+""")
+
+TAUPLAY = HOOK + textwrap.dedent("""
+    import tauplay.tui.screens.play as play
+    hook(play.PlayScreen)
+    from tauplay.cli import main
+    sys.exit(main(sys.argv[1:]))
+""")
+
+BARE = HOOK + textwrap.dedent("""
+    from textual.app import App
+    from textual.widgets import Footer, Header
+    class Bare(App):
+        def compose(self):
+            yield Header()
+            yield Footer()
+    hook(Bare)
+    Bare().run()
+""")
+
+
+def run_in_pty(code: str, args: list[str], env_extra: dict[str, str]) -> tuple[float, int]:
+    """(seconds from spawn to the first painted screen, max RSS in KB at that moment)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "ready"
+        env = {**os.environ, "BENCH_OUT": str(out), "TERM": "xterm-256color", **env_extra}
+        stop = threading.Event()
+
+        def drain() -> None:  # the app's output must be read or it blocks
+            while not stop.is_set():
+                try:
+                    if not os.read(master, 65536):
+                        break
+                except OSError:
+                    break
+
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+        start = time.time()
+        proc = subprocess.Popen([sys.executable, "-c", code, *args], stdin=slave, stdout=slave, stderr=slave,
+                                cwd=tmp, env=env, close_fds=True)
+        try:
+            proc.wait(timeout=60)
+        finally:
+            stop.set()
+            os.close(slave)
+            os.close(master)
+        if not out.exists():
+            raise RuntimeError(f"the app did not reach its first screen (exit code {proc.returncode})")
+        ready, rss = out.read_text().split()
+        return float(ready) - start, int(rss)
+
+
+def startup(runs: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        keymap = os.devnull
+        args = ["--role", "user", "--task", TASK, "--db", str(Path(tmp) / "s.db")]
+        env = {"TAUPLAY_FORCE_TUI": "1", "TAUPLAY_KEYMAP": keymap, "PYTHONPATH": str(REPO)}
+        run_in_pty(TAUPLAY, args, env)  # warm the file cache and .pyc files
+        tau = [run_in_pty(TAUPLAY, args, env) for _ in range(runs)]
+        run_in_pty(BARE, [], env)
+        bare = [run_in_pty(BARE, [], env) for _ in range(runs)]
+    t_tau = statistics.median(t for t, _ in tau)
+    t_bare = statistics.median(t for t, _ in bare)
+    print(f"start-up to the first play screen (median of {runs}, pty 80x24):")
+    print(f"  tauplay --role user:        {t_tau * 1000:6.0f} ms   (target < 500 ms; tau2 play ~5000 ms)")
+    print(f"  bare Textual header+footer: {t_bare * 1000:6.0f} ms   (tauplay adds {(t_tau - t_bare) * 1000:.0f} ms)")
+    print(f"  max RSS at the first screen: tauplay {max(r for _, r in tau) / 1024:.0f} MB, "
+          f"bare Textual {max(r for _, r in bare) / 1024:.0f} MB")
+
+
+SESSION = textwrap.dedent("""
+    import asyncio, json, resource, sys, statistics, time
+    sys.path.insert(0, sys.argv[1])
+    from textual.widgets import Input
+    from tauplay.tui.app import TauplayApp
+    from tauplay.tui.session import PlayConfig
+    from tauplay.tui.widgets.diff_panel import DiffPanel
+    from tauplay.tui.screens.end import EndScreen
+
+    async def until(pilot, cond):
+        deadline = time.monotonic() + 30
+        while not cond():
+            if time.monotonic() > deadline:
+                raise TimeoutError
+            await pilot.pause()
+            await asyncio.sleep(0.001)
+
+    async def main(db, writes):
+        app = TauplayApp(PlayConfig(role="agent", task_id=sys.argv[2], db_url=db, annotator="bench"))
+        latencies = []
+        async with app.run_test(size=(80, 24)) as pilot:
+            play = app.screen
+            await until(pilot, lambda: play.your_turn)
+            box = play.query_one("#call-input", Input)
+            diff = play.query_one(DiffPanel)
+            for i in range(writes):
+                box.focus()
+                box.value = (f'update_reservation_baggages("842X51", {2 + i % 2}, {1 + i % 2}, '
+                             f'"credit_card_2727081")')
+                seen = diff.updates
+                t0 = time.perf_counter()
+                await pilot.press("enter")
+                await until(pilot, lambda: diff.updates > seen and play.diff_painted_at > play.diff_shown_at)
+                latencies.append(play.diff_painted_at - t0)
+                await until(pilot, lambda: play.your_turn)
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: isinstance(app.screen, EndScreen))
+        return latencies
+
+    latencies = asyncio.run(main(sys.argv[3], int(sys.argv[4])))
+    print(json.dumps({"latencies": latencies, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+""")
+
+
+def write_to_diff(writes: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "TAUPLAY_KEYMAP": os.devnull}
+        done = subprocess.run([sys.executable, "-c", SESSION, str(REPO), TASK, str(Path(tmp) / "s.db"), str(writes)],
+                              capture_output=True, text=True, env=env, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-2000:])
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    lat = sorted(result["latencies"])
+    p95 = lat[min(len(lat) - 1, int(round(0.95 * (len(lat) - 1))))]
+    print(f"write -> diff on screen ({writes} writes, each saved to SQLite before it is shown):")
+    print(f"  median {statistics.median(lat) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, max {lat[-1] * 1000:.1f} ms")
+    print(f"  max RSS of a process that played a whole session: {result['rss_kb'] / 1024:.0f} MB (target < 200 MB)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--writes", type=int, default=20)
+    args = parser.parse_args()
+    startup(args.runs)
+    write_to_diff(args.writes)
+
+
+if __name__ == "__main__":
+    main()
