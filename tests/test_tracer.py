@@ -111,6 +111,11 @@ def test_cli_json_summary_and_refusals(tmp_path: Path, capsys: Any) -> None:
         err = capsys.readouterr().err.strip()
         assert err.startswith("tauplay generate: ") and "\n" not in err and "Traceback" not in err, err
     assert out.read_bytes() == before
+    for args in (["--domain", "airline"], ["--domain", "airline", "--n", "many"]):  # caught by argparse
+        with pytest.raises(SystemExit) as exit_:
+            main(["generate", *args])
+        err = capsys.readouterr().err.strip()
+        assert exit_.value.code == 2 and err.startswith("tauplay generate: ") and "\n" not in err, err
 
 
 # -- stage 5: each filter rejects a crafted bad candidate --------------------------------------------
