@@ -81,7 +81,7 @@ class Sampler:
             planned.append(tool)
 
         def satisfy(tool: str, stack: frozenset[str]) -> None:
-            for need in self.hints_needs(tool, target) if tool == write else ():
+            for need in self._needs_of(tool, target) if tool == write else ():
                 if need not in planned and not self._done(need, ctx, target):
                     add(need, stack)
             rule = self.rules.get(tool)
@@ -118,7 +118,7 @@ class Sampler:
             depth = self.graph.depth(history + planned + [write])
         return planned
 
-    def hints_needs(self, write: str, target: dict[str, Any]) -> tuple[str, ...]:
+    def _needs_of(self, write: str, target: dict[str, Any]) -> tuple[str, ...]:
         needs = target.get("_needs")
         return tuple(needs) if needs else self.hints.requires_before.get(write, ())
 
