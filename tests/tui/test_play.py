@@ -213,3 +213,43 @@ async def test_a_bad_emotion_on_home_is_reported_and_home_stays(db_path):
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert app.screen is home and "unknown emotion 'sparkly'" in (app.last_error or "")
+
+
+async def test_a_store_that_cannot_open_is_a_notification(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    app = make_app(blocker / "sessions.db", role="user")  # its folder is a file
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await wait_until(pilot, lambda: app.last_error is not None, what="the error")
+        assert "the session stopped" in app.last_error and isinstance(app.screen, PlayUserScreen)
+        assert not play.ended
+
+
+async def test_fault_suggestions_are_prefilled_and_kept_ones_saved(db_path):
+    app = make_app(db_path, role="agent")
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await send(pilot, play, 'update_reservation_baggages("842X51", 2, 2, "credit_card_2727081")',
+                   box="#call-input")  # the wrong write: two paid bags
+        await your_turn(pilot, play)
+        await pilot.press("ctrl+s")  # the agent ends the session
+        await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
+        end = app.screen
+        assert end.outcome.reason == "agent_stop" and end.outcome.value == 0.0
+        assert [lab.category for lab in end.labels] == ["Extra Action", "Missed Action", "Missed Action"]
+        table = end.query_one("#labels", DataTable)
+        table.focus()
+        table.move_cursor(row=2)
+        await pilot.press("delete")  # the person drops one suggestion
+        assert [lab.category for lab in end.labels] == ["Extra Action", "Missed Action"]
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: end.saves == 1, what="the save")
+    store = open_store(db_path)
+    (session,) = store.list_sessions()
+    labels = store.annotations(session.id)
+    assert [(a.category, a.source) for a in labels] == [("Extra Action", "auto"), ("Missed Action", "auto")]
+    extra = labels[0]
+    write = next(e for e in store.events(session.id) if e.kind == "tool_call")
+    assert (extra.seq, extra.turn) == (write.seq, write.turn)
+    assert store.task_reviews(task_id=TASK) == []  # no verdict was chosen

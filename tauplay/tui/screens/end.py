@@ -176,9 +176,8 @@ class EndScreen(Screen[None]):
         table.clear()
         for label in self.labels:
             turn = "session" if label.seq is None else f"#{label.seq} t{label.turn}"
-            table.add_row(turn, label.category, label.who_erred, label.severity,
-                          label.source + (" ✓" if label.saved else ""), Text(label.note, no_wrap=True,
-                                                                               overflow="ellipsis"))
+            cells = (turn, label.category, label.who_erred, label.severity, label.source + (" ✓" if label.saved else ""))
+            table.add_row(*(Text(c) for c in cells), Text(label.note, no_wrap=True, overflow="ellipsis"))
 
     def graph_state(self) -> tuple[list[str], list[str] | None]:
         history = [str(e.data.get("name", "")) for e in self.events if e.kind == "tool_call"]

@@ -131,7 +131,8 @@ class HomeScreen(Screen[None]):
         table.clear()
         for s in found:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated_at))
-            table.add_row(s.id[:8], s.domain, s.task_id, s.role, str(s.event_count), when, key=s.id)
+            cells = (s.id[:8], s.domain, s.task_id, s.role, str(s.event_count), when)
+            table.add_row(*(Text(c) for c in cells), key=s.id)  # literal: ids may hold brackets
         status = self.query_one("#sessions-status", Static)
         if error:
             status.update(Text(error, style="red"))
