@@ -1,0 +1,45 @@
+"""The bank domain: retail-bank customer service (15 tools: 10 read, 5 write). Designed for tauplay; no
+published counterpart, so names, schemas and data are this project's own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from domains.bank import tools
+from domains.bank.data_model import Account, Card, Customer, Transaction
+from domains.bank.generator import generate
+from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+FIND = ("find_customer_by_phone", "find_customer_by_name_dob")
+_VERIFIED = ("verify_identity",)
+_VERIFY_FIRST = "verify the customer's identity first (last four digits of the SSN)"
+
+DOMAIN = Domain(
+    name="bank",
+    title="Retail bank customer service",
+    tools=collect_tools(tools),
+    tables=[TableSpec("accounts", "account_id", Account), TableSpec("cards", "card_id", Card),
+            TableSpec("customers", "customer_id", Customer),
+            TableSpec("transactions", "transaction_id", Transaction)],
+    package_dir=Path(__file__).parent,
+    generate=generate,
+    # What a caller can say: how to find them, the SSN digits that verify them, and their choices. Not
+    # ids: accounts, cards, payees and transactions are found through the tools.
+    user_knows=frozenset({"phone", "first_name", "last_name", "date_of_birth", "ssn_last4", "action", "reason",
+                          "shipping", "amount", "start_date", "end_date", "category", "summary", "expression",
+                          "thought"}),
+    rules=[
+        Requires("verify_identity", FIND, "find the customer first"),
+        Requires("get_customer_details", _VERIFIED, _VERIFY_FIRST),
+        Requires("get_account_details", _VERIFIED, _VERIFY_FIRST),
+        Requires("list_account_transactions", _VERIFIED, _VERIFY_FIRST),
+        Requires("get_card_details", _VERIFIED, _VERIFY_FIRST),
+        Requires("update_card_lock", ("get_card_details",), "check the card's status and who locked it first"),
+        Requires("replace_card", ("get_card_details",), "check the card's status and expiry first"),
+        Requires("file_dispute", ("list_account_transactions",), "check the transaction's date and status first"),
+        Requires("transfer_funds", ("get_account_details",), "check the balance, status and limits first"),
+        Requires("waive_fee", ("list_account_transactions",), "check the fee's type, date and waiver first"),
+    ],
+    task_sets={"starter": "starter.json"},
+)

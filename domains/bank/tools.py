@@ -1,0 +1,427 @@
+"""Bank tools: 10 read (calculate, think and the transfer included) and 5 write.
+
+Writes check every hard rule before touching anything, so a refused call changes nothing. Policy rules
+that depend on judgement or on counting (courtesy-waiver allowances, dispute and waiver deadlines, the
+savings transfer count, new-payee caps, fraud-team locks) are the agent's to check: see `rules.py` and
+policy.md. New ids are derived from the table sizes, never from clocks or randomness.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import date
+from typing import Any
+
+from domains.bank.data_model import Category, DisputeReason, LockAction, ReplaceReason, Shipping, WaiverReason
+from domains.bank.rules import EXPEDITE_FEE, TODAY
+from domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from tauplay.core.db import State
+from tauplay.core.tools import ToolError, tool
+
+OUTGOING = ("transfer_out", "payee_payment")
+FIRST_TRANSACTION = 30_000_001  # transaction ids count up from here, in date order
+FIRST_NEW_CARD = 9_000_000  # generated card ids stay below this; new cards count up from it
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+# What each kind of id looks like, for the hint when a lookup gets something else.
+ID_SHAPES = {"customer": (r"CU\d{6}", "customer ids look like 'CU123456'"),
+             "account": (r"(CHK|SAV)\d{7}", "account ids look like 'CHK1234567' or 'SAV1234567'"),
+             "card": (r"CRD\d{7}", "card ids look like 'CRD1234567'; not the card number"),
+             "transaction": (r"TX\d{8}", "transaction ids look like 'TX30001234'")}
+
+
+def _shape(value: str, kind: str) -> str:
+    pattern, hint = ID_SHAPES[kind]
+    return "" if re.fullmatch(pattern, value) else f" ({hint})"
+
+
+# -- lookups -----------------------------------------------------------------------------------------
+
+def _customer(db: State, customer_id: str) -> dict[str, Any]:
+    customer = db.get("customers", customer_id)
+    if customer is None:
+        raise ToolError(f"customer '{customer_id}' not found{_shape(customer_id, 'customer')}")
+    return customer
+
+
+def _account(db: State, account_id: str) -> dict[str, Any]:
+    account = db.get("accounts", account_id)
+    if account is None:
+        raise ToolError(f"account '{account_id}' not found{_shape(account_id, 'account')}")
+    return account
+
+
+def _card(db: State, card_id: str) -> dict[str, Any]:
+    card = db.get("cards", card_id)
+    if card is None:
+        raise ToolError(f"card '{card_id}' not found{_shape(card_id, 'card')}")
+    return card
+
+
+def _transaction(db: State, transaction_id: str) -> dict[str, Any]:
+    transaction = db.get("transactions", transaction_id)
+    if transaction is None:
+        raise ToolError(f"transaction '{transaction_id}' not found{_shape(transaction_id, 'transaction')}")
+    return transaction
+
+
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
+
+
+def _date(value: str, what: str) -> str:
+    if not _DATE.fullmatch(value):
+        raise ToolError(f"{what} must be a date written YYYY-MM-DD, got '{value}'")
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        raise ToolError(f"{what} '{value}' is not a real date") from None
+    return value
+
+
+def _outgoing_today(db: State, account_id: str) -> float:
+    return round(sum(t["amount"] for t in db.find("transactions", "account_id", account_id)
+                     if t["category"] in OUTGOING and t["date"] == TODAY), 2)
+
+
+def _outgoing_this_month(db: State, account_id: str) -> int:
+    return sum(1 for t in db.find("transactions", "account_id", account_id)
+               if t["category"] in OUTGOING and t["date"][:7] == TODAY[:7])
+
+
+# -- new records -------------------------------------------------------------------------------------
+
+def _new_transaction_id(db: State) -> str:
+    number = FIRST_TRANSACTION + sum(1 for _ in db.rows("transactions"))
+    while db.get("transactions", f"TX{number}") is not None:
+        number += 1
+    return f"TX{number}"
+
+
+def _post(db: State, account_id: str, description: str, amount: float, direction: str, category: str, *,
+          fee_type: str | None = None, reference_id: str | None = None) -> dict[str, Any]:
+    """Add a posted transaction dated today and move the account's balance by it."""
+    transaction_id = _new_transaction_id(db)
+    record = {"transaction_id": transaction_id, "account_id": account_id, "date": TODAY,
+              "description": description, "amount": amount, "direction": direction, "category": category,
+              "status": "posted", "card_id": None, "fee_type": fee_type, "waived": False,
+              "reference_id": reference_id, "dispute": None}
+    db.insert("transactions", transaction_id, record)
+    account = db.edit("accounts", account_id)
+    account["balance"] = round(account["balance"] + (amount if direction == "credit" else -amount), 2)
+    return record
+
+
+def _new_card_id(db: State) -> str:
+    number = FIRST_NEW_CARD + sum(1 for _ in db.rows("cards"))
+    while db.get("cards", f"CRD{number}") is not None:
+        number += 1
+    return f"CRD{number}"
+
+
+def _new_last_four(card_id: str, old: str) -> str:
+    """A new card number's last four digits, derived from the new card's id (never the old ones)."""
+    value = int(hashlib.blake2b(card_id.encode(), digest_size=4).hexdigest(), 16) % 10000
+    last_four = f"{value:04d}"
+    return last_four if last_four != old else f"{(value + 1) % 10000:04d}"
+
+
+# -- read tools --------------------------------------------------------------------------------------
+
+@tool("read", produces=("customer_id",))
+def find_customer_by_phone(db: State, phone: str) -> str:
+    """Find a customer's id from the phone number on their profile (spaces, dashes, brackets and a
+    leading +1 are ignored). This only finds the customer: verify their identity next.
+
+    Args:
+        phone: The customer's phone number, e.g. '512-555-0147'.
+    """
+    wanted = _digits(phone)
+    if len(wanted) == 11 and wanted.startswith("1"):
+        wanted = wanted[1:]
+    if len(wanted) != 10:
+        raise ToolError(f"'{phone}' is not a 10-digit US phone number")
+    for customer in db.values("customers"):
+        if _digits(customer["phone"]) == wanted:
+            return customer["customer_id"]
+    raise ToolError(f"no customer with phone number {phone}")
+
+
+@tool("read", produces=("customer_id",))
+def find_customer_by_name_dob(db: State, first_name: str, last_name: str, date_of_birth: str) -> str:
+    """Find a customer's id from their full name and date of birth, when they cannot give the phone number
+    on file. This only finds the customer: verify their identity next.
+
+    Args:
+        first_name: The customer's first name, e.g. 'Maya'.
+        last_name: The customer's last name, e.g. 'Okafor'.
+        date_of_birth: Date of birth, YYYY-MM-DD, e.g. '1986-04-23'.
+    """
+    _date(date_of_birth, "date_of_birth")
+    first, last = first_name.strip().lower(), last_name.strip().lower()
+    for customer in db.values("customers"):
+        if (customer["first_name"].lower() == first and customer["last_name"].lower() == last
+                and customer["date_of_birth"] == date_of_birth):
+            return customer["customer_id"]
+    raise ToolError(f"no customer named {first_name} {last_name} born on {date_of_birth}")
+
+
+@tool("read", produces=("customer_id",))
+def verify_identity(db: State, customer_id: str, ssn_last4: str) -> str:
+    """Verify that the caller is the customer: compare the last four digits of their Social Security
+    number with the ones on file. Required before any account information is shared or changed.
+
+    Args:
+        customer_id: The customer's id, e.g. 'CU123456' (from a find tool).
+        ssn_last4: The last four digits of the customer's SSN, as the customer says them, e.g. '4821'.
+    """
+    customer = _customer(db, customer_id)
+    if not re.fullmatch(r"\d{4}", ssn_last4.strip()):
+        raise ToolError(f"ssn_last4 must be exactly four digits, got '{ssn_last4}'")
+    if ssn_last4.strip() != customer["ssn_last4"]:
+        raise ToolError(f"identity not verified: the digits do not match the ones on file for {customer_id}")
+    return f"Identity verified for customer {customer_id} ({customer['first_name']} {customer['last_name']})."
+
+
+@tool("read", produces=("account_id", "from_account_id", "destination_id", "card_id", "first_name",
+                        "last_name"))
+def get_customer_details(db: State, customer_id: str) -> dict[str, Any]:
+    """Look up a verified customer's profile: name, contact details, tier, account ids, card ids, saved
+    payees (with the date each was added) and the fee waivers granted so far. The SSN is never shown.
+
+    Args:
+        customer_id: The customer's id, e.g. 'CU123456'.
+    """
+    customer = _customer(db, customer_id)
+    return {k: v for k, v in customer.items() if k != "ssn_last4"}
+
+
+@tool("read", produces=("account_id", "from_account_id", "destination_id", "amount"))
+def get_account_details(db: State, account_id: str) -> dict[str, Any]:
+    """Look up one account: type, status, balance, daily transfer limit, interest rate and monthly fee,
+    plus what has gone out today (transfers and payee payments) and how many outgoing transfers the
+    account has made this calendar month.
+
+    Args:
+        account_id: The account id, e.g. 'CHK1234567' or 'SAV1234567'.
+    """
+    account = _account(db, account_id)
+    return {**account, "transferred_today": _outgoing_today(db, account_id),
+            "outgoing_transfers_this_month": _outgoing_this_month(db, account_id)}
+
+
+@tool("read", produces=("transaction_id", "card_id", "amount"))
+def list_account_transactions(db: State, account_id: str, start_date: str | None = None,
+                              end_date: str | None = None, category: Category | None = None
+                              ) -> list[dict[str, Any]]:
+    """List an account's transactions, newest first, optionally only those between two dates (both
+    included) or of one category. Fees show their fee type and whether they were waived; disputed
+    purchases show their dispute.
+
+    Args:
+        account_id: The account id, e.g. 'CHK1234567'.
+        start_date: Earliest date to include, YYYY-MM-DD.
+        end_date: Latest date to include, YYYY-MM-DD.
+        category: Only this category, e.g. 'fee' or 'purchase'.
+    """
+    _account(db, account_id)
+    low = _date(start_date, "start_date") if start_date else "0000-00-00"
+    high = _date(end_date, "end_date") if end_date else "9999-99-99"
+    found = [t for t in db.find("transactions", "account_id", account_id)
+             if low <= t["date"] <= high and (category is None or t["category"] == category)]
+    return sorted(found, key=lambda t: (t["date"], t["transaction_id"]), reverse=True)
+
+
+@tool("read", produces=("card_id", "account_id"))
+def get_card_details(db: State, card_id: str) -> dict[str, Any]:
+    """Look up a debit card: status (active, locked or closed), who locked it, expiry, linked checking
+    account, daily limits, and the card it replaced or was replaced by.
+
+    Args:
+        card_id: The card id, e.g. 'CRD1234567' (from the customer's details; not the card number).
+    """
+    return _card(db, card_id)
+
+
+@tool("read", terminal=True)
+def transfer_to_human_agents(db: State, summary: str) -> str:
+    """Hand the conversation to a human banker, with a summary of the customer's issue. Only when the
+    customer explicitly asks for a human, or the policy says the request needs one.
+
+    Args:
+        summary: A short summary of the customer's issue and what was done so far.
+    """
+    return "Transfer successful"
+
+
+# -- write tools -------------------------------------------------------------------------------------
+
+@tool("write")
+def update_card_lock(db: State, card_id: str, action: LockAction) -> dict[str, Any]:
+    """Lock a card (no purchases or withdrawals go through) or unlock it again. A closed card cannot be
+    locked or unlocked. Explain what will happen and get an explicit yes from the customer first. Returns
+    the updated card.
+
+    Args:
+        card_id: The card id, e.g. 'CRD1234567'.
+        action: 'lock' or 'unlock'.
+    """
+    card = _card(db, card_id)
+    if card["status"] == "closed":
+        raise ToolError(f"card {card_id} is closed ({card['closed_reason']}); it cannot be locked or unlocked")
+    if action == "lock" and card["status"] == "locked":
+        raise ToolError(f"card {card_id} is already locked")
+    if action == "unlock" and card["status"] == "active":
+        raise ToolError(f"card {card_id} is not locked")
+    card = db.edit("cards", card_id)
+    if action == "lock":
+        card.update(status="locked", locked_by="customer", locked_on=TODAY)
+    else:
+        card.update(status="active", locked_by=None, locked_on=None)
+    return card
+
+
+@tool("write")
+def replace_card(db: State, card_id: str, reason: ReplaceReason, shipping: Shipping) -> dict[str, Any]:
+    """Close a card and issue its replacement on the same checking account. A lost or stolen card gets a
+    new number; a damaged or expiring one keeps its last four digits. Standard shipping is free (7-10
+    business days); expedited shipping (2 business days) costs $25.00, charged to the linked account,
+    except for premier customers. Explain the replacement and any fee and get an explicit yes first.
+    Returns the new card.
+
+    Args:
+        card_id: The card to replace, e.g. 'CRD1234567'.
+        reason: 'lost', 'stolen', 'damaged' or 'expiring'.
+        shipping: 'standard' (free) or 'expedited'.
+    """
+    old = _card(db, card_id)
+    if old["status"] == "closed":
+        raise ToolError(f"card {card_id} is already closed ({old['closed_reason']})"
+                        + (f"; its replacement is {old['replaced_by']}" if old["replaced_by"] else ""))
+    account = _account(db, old["account_id"])
+    if account["status"] == "closed":
+        raise ToolError(f"the card's account {account['account_id']} is closed; no replacement can be issued")
+    customer = _customer(db, old["customer_id"])
+    new_id = _new_card_id(db)
+    year, month = TODAY[:4], TODAY[5:7]
+    keeps_number = reason in ("damaged", "expiring")
+    new = {"card_id": new_id, "customer_id": old["customer_id"], "account_id": old["account_id"],
+           "network": old["network"],
+           "last_four": old["last_four"] if keeps_number else _new_last_four(new_id, old["last_four"]),
+           "status": "active", "locked_by": None, "locked_on": None, "closed_reason": None, "closed_on": None,
+           "expires": f"{int(year) + 4}-{month}", "issued_on": TODAY, "shipping": shipping, "replaces": card_id,
+           "replaced_by": None, "daily_purchase_limit": old["daily_purchase_limit"],
+           "daily_atm_limit": old["daily_atm_limit"]}
+    db.insert("cards", new_id, new)
+    db.edit("cards", card_id).update(status="closed", locked_by=None, locked_on=None, closed_reason=reason,
+                                     closed_on=TODAY, replaced_by=new_id)
+    db.edit("customers", customer["customer_id"])["card_ids"].append(new_id)
+    if shipping == "expedited" and customer["tier"] != "premier":
+        _post(db, old["account_id"], f"Expedited card delivery fee (card {new_id})", EXPEDITE_FEE, "debit", "fee",
+              fee_type="card_expedite", reference_id=new_id)
+    return new
+
+
+@tool("write")
+def file_dispute(db: State, transaction_id: str, reason: DisputeReason) -> dict[str, Any]:
+    """Open a dispute on a posted card purchase (not a pending one, an ATM withdrawal, a transfer or a
+    fee). A transaction can be disputed once. Explain what happens next and get an explicit yes first.
+    Returns the updated transaction with its dispute.
+
+    Args:
+        transaction_id: The purchase to dispute, e.g. 'TX30001234'.
+        reason: 'unauthorized' (the customer did not make it), 'duplicate_charge', 'not_received'
+            (paid for goods or services never received) or 'wrong_amount'.
+    """
+    transaction = _transaction(db, transaction_id)
+    if transaction["category"] != "purchase":
+        raise ToolError(f"transaction {transaction_id} is a {transaction['category']}, not a card purchase; "
+                        "only card purchases can be disputed")
+    if transaction["status"] != "posted":
+        raise ToolError(f"transaction {transaction_id} is still pending; it can be disputed once it posts")
+    if transaction["dispute"] is not None:
+        dispute = transaction["dispute"]
+        raise ToolError(f"transaction {transaction_id} already has dispute {dispute['dispute_id']} "
+                        f"({dispute['status']})")
+    transaction = db.edit("transactions", transaction_id)
+    transaction["dispute"] = {"dispute_id": f"DP{transaction_id[2:]}", "reason": reason, "filed_on": TODAY,
+                              "status": "open"}
+    return transaction
+
+
+@tool("write")
+def transfer_funds(db: State, from_account_id: str, destination_id: str, amount: float) -> dict[str, Any]:
+    """Move money today from one of the customer's open accounts to another of their own open accounts, or
+    to one of their saved payees. The amount must be covered by the balance and fit in the source
+    account's daily transfer limit. Explain the transfer and get an explicit yes first. Returns the
+    transactions posted.
+
+    Args:
+        from_account_id: The account the money leaves, e.g. 'CHK1234567'.
+        destination_id: Another account of the same customer (e.g. 'SAV1234567') or a saved payee id of
+            the customer (e.g. 'PY123456').
+        amount: Dollars to send, positive, at most two decimals, e.g. 250.0.
+    """
+    source = _account(db, from_account_id)
+    if source["status"] != "open":
+        raise ToolError(f"account {from_account_id} is {source['status']}; money can only leave an open account")
+    if amount <= 0 or round(amount, 2) != amount:
+        raise ToolError(f"amount must be a positive number of dollars with at most two decimals, got {amount}")
+    customer = _customer(db, source["customer_id"])
+    payee = next((p for p in customer["payees"] if p["payee_id"] == destination_id), None)
+    target = None
+    if payee is None:
+        if destination_id == from_account_id:
+            raise ToolError("the destination is the source account; choose another account or a payee")
+        target = db.get("accounts", destination_id)
+        if target is None or target["customer_id"] != customer["customer_id"]:
+            raise ToolError(f"'{destination_id}' is neither an account of {customer['customer_id']} nor one of "
+                            "their saved payees")
+        if target["status"] != "open":
+            raise ToolError(f"account {destination_id} is {target['status']}; money can only go to an open account")
+    if amount > source["balance"]:
+        raise ToolError(f"account {from_account_id} holds {source['balance']:.2f}, less than {amount:.2f}")
+    sent_today = _outgoing_today(db, from_account_id)
+    if sent_today + amount > source["daily_transfer_limit"]:
+        raise ToolError(f"the daily transfer limit of account {from_account_id} is "
+                        f"{source['daily_transfer_limit']:.2f}; {sent_today:.2f} has gone out today, so at most "
+                        f"{source['daily_transfer_limit'] - sent_today:.2f} more can be sent")
+    if payee is not None:
+        out = _post(db, from_account_id, f"Payment to {payee['name']}", amount, "debit", "payee_payment",
+                    reference_id=destination_id)
+        return {"debit": out}
+    assert target is not None
+    out = _post(db, from_account_id, f"Transfer to {target['nickname']} ({destination_id})", amount, "debit",
+                "transfer_out", reference_id=destination_id)
+    into = _post(db, destination_id, f"Transfer from {source['nickname']} ({from_account_id})", amount, "credit",
+                 "transfer_in", reference_id=from_account_id)
+    return {"debit": out, "credit": into}
+
+
+@tool("write")
+def waive_fee(db: State, transaction_id: str, reason: WaiverReason) -> dict[str, Any]:
+    """Refund a fee: the fee is marked waived, a refund of the same amount is posted to the account today
+    and the waiver is added to the customer's record. 'courtesy' waivers count against the customer's
+    yearly allowance; 'charged_in_error' is for fees the fee schedule says should not have been charged.
+    Check the policy's conditions, then explain and get an explicit yes first. Returns the refund.
+
+    Args:
+        transaction_id: The fee transaction, e.g. 'TX30001234'.
+        reason: 'courtesy' or 'charged_in_error'.
+    """
+    fee = _transaction(db, transaction_id)
+    if fee["category"] != "fee":
+        raise ToolError(f"transaction {transaction_id} is a {fee['category']}, not a fee")
+    if fee["waived"]:
+        raise ToolError(f"fee {transaction_id} was already waived")
+    account = _account(db, fee["account_id"])
+    if account["status"] == "closed":
+        raise ToolError(f"account {account['account_id']} is closed; a refund cannot be posted to it")
+    db.edit("transactions", transaction_id)["waived"] = True
+    refund = _post(db, fee["account_id"], f"Refund: {fee['description']}", fee["amount"], "credit", "fee_refund",
+                   reference_id=transaction_id)
+    db.edit("customers", account["customer_id"])["fee_waivers"].append(
+        {"transaction_id": transaction_id, "date": TODAY, "reason": reason})
+    return refund
