@@ -1,0 +1,43 @@
+"""The school domain: a university registrar help desk (13 tools: 9 read, 4 write).
+
+Students ask about and change their course registrations: enrolling in sections, waitlists, drops and
+withdrawals with refunds by deadline, holds, grades and account payments. Not a published domain:
+tauplay's own design at the scale of the tau-Emotion-Bench paper (1,000 students, 120 courses,
+1,345 registrations).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from domains.school import tools
+from domains.school.data_model import Course, Registration, Student
+from domains.school.generator import generate
+from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+AUTHENTICATE = ("find_student_id_by_email", "find_student_id_by_name_dob")
+
+DOMAIN = Domain(
+    name="school",
+    title="University registrar help desk",
+    tools=collect_tools(tools),
+    tables=[TableSpec("courses", "course_id", Course), TableSpec("registrations", "registration_id", Registration),
+            TableSpec("students", "student_id", Student)],
+    package_dir=Path(__file__).parent,
+    generate=generate,
+    # What a student can say: contact details, date of birth, course codes, a department, a term. Not the
+    # student id: the policy wants the student found by email or name + date of birth even when they give it.
+    user_knows=frozenset({"email", "first_name", "last_name", "dob", "course_id", "department", "term", "keyword",
+                          "summary", "expression", "thought"}),
+    rules=[
+        Requires("get_student_details", AUTHENTICATE, "identify the student first"),
+        Requires("get_registration_details", AUTHENTICATE, "identify the student first"),
+        Requires("enroll_in_section", ("get_student_details",), "check holds, transcript, load and schedule first"),
+        Requires("join_waitlist", ("get_student_details",), "check holds, transcript, load and waitlists first"),
+        Requires("drop_registration", ("get_registration_details",),
+                 "check the registration's term and status, and state the refund first"),
+        Requires("pay_balance", ("get_student_details",), "check the balance and payment methods first"),
+    ],
+    task_sets={"starter": "starter.json"},
+)
