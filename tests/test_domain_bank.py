@@ -426,6 +426,18 @@ def test_pay_a_saved_payee(db: Database) -> None:
     assert {c.table for c in env.changes_since_start()} == {"accounts", "transactions"}
 
 
+def test_whole_dollar_amounts_leave_the_same_state(db: Database) -> None:
+    customer, accounts = _customer_with(db, lambda c, a: c["payees"] and a[0]["status"] == "open"
+                                        and a[0]["balance"] > 200)
+    hashes = []
+    for amount in (200, 200.0):
+        env = fresh(db)
+        call(env, "transfer_funds", from_account_id=accounts[0]["account_id"],
+             destination_id=customer["payees"][0]["payee_id"], amount=amount)
+        hashes.append(env.hash)
+    assert hashes[0] == hashes[1]
+
+
 def test_waive_fee(db: Database) -> None:
     fee = next(t for t in rows(db, "transactions") if t["category"] == "fee" and not t["waived"]
                and db.tables["accounts"][t["account_id"]]["status"] == "open")
@@ -598,3 +610,59 @@ def test_graph_roots_and_order() -> None:
     assert {"file_dispute", "waive_fee"} <= set(graph.valid_next([*verified, "list_account_transactions"]))
     assert "transfer_funds" in graph.valid_next([*verified, "get_account_details"])
     assert graph.valid_next([*verified, "transfer_to_human_agents"]) == []
+
+
+# -- Tracer hints --------------------------------------------------------------------------------------
+
+def test_tracer_policy_checks(db: Database) -> None:
+    from domains.bank.tracer import policy_problem
+
+    state = db.new_state()
+    cards, transactions = rows(db, "cards"), rows(db, "transactions")
+    fraud = next(c for c in cards if c["locked_by"] == "fraud_team")
+    assert "fraud-team" in policy_problem("update_card_lock", {"card_id": fraud["card_id"], "action": "unlock"}, state)
+    mine = next(c for c in cards if c["locked_by"] == "customer")
+    assert policy_problem("update_card_lock", {"card_id": mine["card_id"], "action": "unlock"}, state) == ""
+    fresh_card = next(c for c in cards if c["status"] == "active" and not expiring_soon(c))
+    assert "60 days" in policy_problem("replace_card", {"card_id": fresh_card["card_id"], "reason": "expiring",
+                                                        "shipping": "standard"}, state)
+    old = next(t for t in transactions if t["category"] == "purchase" and not dispute_in_window(t))
+    assert "60 days" in policy_problem("file_dispute", {"transaction_id": old["transaction_id"],
+                                                        "reason": "wrong_amount"}, state)
+    recent = next(t for t in transactions if t["category"] == "purchase" and dispute_in_window(t)
+                  and t["card_id"] and db.tables["cards"][t["card_id"]]["status"] == "active")
+    assert "secure the card" in policy_problem("file_dispute", {"transaction_id": recent["transaction_id"],
+                                                                "reason": "unauthorized"}, state)
+    assert policy_problem("file_dispute", {"transaction_id": recent["transaction_id"],
+                                           "reason": "duplicate_charge"}, state) == ""
+    busy = Counter(t["account_id"] for t in transactions if t["category"] == "transfer_out"
+                   and t["date"][:7] == TODAY[:7] and t["account_id"].startswith("SAV")).most_common(1)[0][0]
+    assert "six" in policy_problem("transfer_funds", {"from_account_id": busy, "destination_id": "x", "amount": 1},
+                                   state)
+    customers = rows(db, "customers")
+    owner, payee = next((c, p) for c in customers for p in c["payees"] if new_payee(p))
+    source = owner["account_ids"][0]
+    args = {"from_account_id": source, "destination_id": payee["payee_id"]}
+    assert "$500.00" in policy_problem("transfer_funds", {**args, "amount": 500.01}, state)
+    assert policy_problem("transfer_funds", {**args, "amount": 500}, state) == ""
+    fees = [t for t in transactions if t["category"] == "fee"]
+    foreign = next(t for t in fees if t["fee_type"] == "foreign_transaction")
+    assert "never waived" in policy_problem("waive_fee", {"transaction_id": foreign["transaction_id"],
+                                                          "reason": "courtesy"}, state)
+    assert "charged correctly" in policy_problem("waive_fee", {"transaction_id": foreign["transaction_id"],
+                                                               "reason": "charged_in_error"}, state)
+
+
+def test_generic_tracer_makes_valid_bank_tasks(db: Database) -> None:
+    from tauplay.tracer import Settings, generate
+
+    result = generate(DOMAIN, db, Settings(n=12, seed=2, depth=(4, 7)))
+    assert result.complete, result.report.render()
+    tasks = result.tasks.tasks
+    assert verify_tasks(DOMAIN, db, tasks).executed == 12
+    graph = ToolGraph(DOMAIN)
+    for task in tasks:
+        assert all(s.valid for s in graph.gold_path(task)), task.id
+        assert task.actions[1].name == "verify_identity"  # found, then verified, before anything else
+    drops = result.report.to_json()["stages"]["verify"]["drops"]
+    assert any("policy" in d["reason"] for d in drops)  # the hints' policy checks are in force

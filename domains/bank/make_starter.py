@@ -416,7 +416,8 @@ def build() -> TaskSet:
     # 16. Read only: what fees an account paid in August, in total.
     def august_fees(c: Record) -> tuple[Record, list[Record]] | None:
         for account in pick.accounts(c, "checking"):
-            fees = pick.transactions(account, lambda t: t["category"] == "fee" and t["date"][:7] == "2024-08")
+            fees = pick.transactions(account, lambda t: t["category"] == "fee" and t["date"][:7] == "2024-08"
+                                     and not t["waived"])  # a refunded fee would make "charged" ambiguous
             if len(fees) >= 2:
                 return account, fees
         return None

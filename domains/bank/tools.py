@@ -364,6 +364,7 @@ def transfer_funds(db: State, from_account_id: str, destination_id: str, amount:
             the customer (e.g. 'PY123456').
         amount: Dollars to send, positive, at most two decimals, e.g. 250.0.
     """
+    amount = float(amount)  # 250 and 250.0 must leave the same database (and hash) behind
     source = _account(db, from_account_id)
     if source["status"] != "open":
         raise ToolError(f"account {from_account_id} is {source['status']}; money can only leave an open account")
