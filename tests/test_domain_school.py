@@ -284,6 +284,20 @@ def test_waitlist_positions_follow_the_order_of_joining(db: Database) -> None:
     assert after["waitlist_position"] == 1
 
 
+def test_a_freed_seat_goes_to_the_waitlist_first(db: Database) -> None:
+    c, section = next((c, s) for c, s in spring_sections(db) if seats(db, s["section_id"])[1])
+    leaving = next(r for r in db.tables["registrations"].values()
+                   if r["section_id"] == section["section_id"] and r["status"] == "enrolled")
+    newcomer = next(s for s in students(db) if not s["registrations"] and not s["holds"])
+    env = fresh(db)
+    ok(env, "drop_registration", {"registration_id": leaving["registration_id"]})
+    shown = ok(env, "get_course_details", {"course_id": c["course_id"]})["sections"][section["section_id"]]
+    assert shown["enrolled"] == section["capacity"] - 1 and shown["open_seats"] == 0
+    refused = env.call("enroll_in_section", {"student_id": newcomer["student_id"], "section_id": section["section_id"]})
+    assert refused.error and "has a waitlist" in refused.output
+    ok(env, "join_waitlist", {"student_id": newcomer["student_id"], "section_id": section["section_id"]})
+
+
 # -- write effects, field by field -------------------------------------------------------------------
 
 def _eligible_open(db: Database) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
@@ -402,7 +416,8 @@ def test_paying_in_full_lifts_a_financial_hold(db: Database) -> None:
 
 # -- refused and malformed calls -----------------------------------------------------------------------
 
-def _fill(db: Database) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def fill(db: Database) -> dict[str, str]:
     """Real ids for the placeholders of the bad-call cases below."""
     regs = db.tables["registrations"].values()
     state = db.new_state()
@@ -456,9 +471,8 @@ def _other_section(db: Database, reg: dict[str, Any]) -> str:
     ("get_student_details", {"student_id": 104382}, "must be a string"),
     ("enroll_in_section", {"student_id": "STUDENT"}, "section_id"),
 ])
-def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, tool: str, args: dict[str, Any],
-                                                       words: str) -> None:
-    fill = _fill(db)
+def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, fill: dict[str, str], tool: str,
+                                                       args: dict[str, Any], words: str) -> None:
     args = {k: fill.get(v, v) if isinstance(v, str) else v for k, v in args.items()}
     env = fresh(db)
     start = env.hash
@@ -468,8 +482,7 @@ def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, tool: str, 
     assert env.hash == start and env.changes_since_start() == []
 
 
-def test_a_refused_write_after_a_good_one_keeps_the_good_one(db: Database) -> None:
-    fill = _fill(db)
+def test_a_refused_write_after_a_good_one_keeps_the_good_one(db: Database, fill: dict[str, str]) -> None:
     env = fresh(db)
     ok(env, "enroll_in_section", {"student_id": fill["STUDENT"], "section_id": fill["OPEN"]})
     changed = env.hash
