@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App, SystemCommand
+from textual.binding import Binding
 from textual.screen import Screen
 
 from tauplay.tui import keys
@@ -97,12 +98,14 @@ class TauplayApp(App[int]):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """The command palette: every binding that applies on this screen, then Textual's own."""
         scopes = ("app", *getattr(screen, "SCOPES", ()))
+        # The screen's own wording of a shared binding ("Policy" rather than "Emotion / Policy tab").
+        labels = {b.id: b.description for b in getattr(screen, "BINDINGS", []) if isinstance(b, Binding) and b.id}
         seen: set[str] = set()
         for k in keys.KEYS:
             if k.scope not in scopes or k.id in seen or k.id == "app.palette":
                 continue
             seen.add(k.id)
             target: Any = self if k.action.startswith("app.") else screen
-            yield SystemCommand(k.description, f"{k.id} · {self.key_for(k.id)}",
+            yield SystemCommand(labels.get(k.id, k.description), f"{k.id} · {self.key_for(k.id)}",
                                 partial(self.run_action, k.action.removeprefix("app."), target))
         yield from super().get_system_commands(screen)

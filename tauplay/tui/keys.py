@@ -43,7 +43,7 @@ KEYS: tuple[Key, ...] = (
     Key("play.give_up", "ctrl+g", "give_up", "Give up", "play-user"),
     Key("play.end", "ctrl+s", "end_session", "End", "play-agent"),
     Key("tools.line", "ctrl+l", "focus_call_line", "Call line", "play-agent"),
-    Key("tools.pick", "ctrl+t", "pick_tool", "Tools", "play-agent", show=False),
+    Key("tools.pick", "ctrl+t", "pick_tool", "Pick a tool", "play-agent", show=False),
     Key("tools.run", "ctrl+r", "run_form", "Run form", "play-agent"),
     Key("end.save", "ctrl+s", "save", "Save annotation", "end"),
     Key("end.reveal", "ctrl+d", "reveal", "Distance to gold", "end"),

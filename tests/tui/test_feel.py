@@ -83,7 +83,7 @@ async def test_help_lists_every_binding_and_the_palette_offers_the_screen_action
         play = app.screen
         await your_turn(pilot, play)
         commands = [c.title for c in app.get_system_commands(play)]
-        for title in ("Satisfied", "Give up", "Help", "Graph tab", "Diff tab"):
+        for title in ("Satisfied", "Give up", "Help", "Task", "Emotion", "Graph", "Diff"):
             assert title in commands
         assert "Run form" not in commands  # an agent-only action
         await pilot.press("f1")
@@ -210,3 +210,33 @@ def test_tool_output_with_markup_is_shown_literally(db_path):
     event = Event(seq=1, kind="tool_result", role="env", data={"output": "[b]x[/b] [link=y]z[/link]", "error": False})
     (line,) = event_lines(event, "agent")
     assert "[b]x[/b] [link=y]z[/link]" in line.plain
+
+
+async def test_policy_search_zoom_and_palette_on_the_agent_screen(db_path):
+    from textual.command import CommandPalette
+
+    from tauplay.tui.widgets.policy_pane import PolicyPane
+
+    app = make_app(db_path, role="agent")
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await your_turn(pilot, play)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: bool(play.query(PolicyPane)), what="the policy pane")
+        box = play.query_one("#policy-search", Input)
+        box.focus()
+        box.value = "certificate"
+        await pilot.press("enter")
+        await pilot.pause()
+        status = str(play.query_one("#policy-status").render())
+        assert "section(s) mention 'certificate'" in status
+        await pilot.press("f7")
+        assert play.maximized is play.query_one("#side")
+        await pilot.press("escape")  # restores the layout...
+        assert play.maximized is None
+        await pilot.press("escape")  # ...and then goes back to the message box
+        assert play.focused is play.query_one("#message")
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the command palette")
+        commands = [c.title for c in app.get_system_commands(play)]
+        assert {"Run form", "Call line", "End", "Policy", "Tools"} <= set(commands)
