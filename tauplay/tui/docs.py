@@ -37,7 +37,7 @@ def keys_markdown() -> str:
         if k.scope != scope:
             scope = k.scope
             lines += ["", f"## {keys.SCOPE_TITLES.get(scope, scope)}", "", "| Key | Does | Id |", "|---|---|---|"]
-        lines.append(f"| `{k.key}` | {k.description} | `{k.id}` |")
+        lines.append(f"| `{k.key}` | {k.explained} | `{k.id}` |")
     lines += ["", "Text boxes keep Textual's editing keys (Enter sends, Tab moves between boxes, ctrl+a / ctrl+e "
               "start and end of line).", ""]
     return "\n".join(lines)

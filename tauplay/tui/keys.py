@@ -23,6 +23,11 @@ class Key:
     scope: str  # app, home, play, play-user, play-agent, tools, end, help
     show: bool = True
     priority: bool = True  # most keys must work while a text box has focus
+    detail: str = ""  # a longer explanation for the help screen and docs/keys.md
+
+    @property
+    def explained(self) -> str:
+        return f"{self.description}: {self.detail}" if self.detail else self.description
 
 
 KEYS: tuple[Key, ...] = (
@@ -30,25 +35,25 @@ KEYS: tuple[Key, ...] = (
     Key("app.palette", "ctrl+p", "app.command_palette", "Commands", "app", show=False),
     Key("app.quit", "ctrl+q", "app.quit", "Quit", "app"),
     Key("home.start", "ctrl+s", "start", "Start", "home"),
-    Key("home.resume", "ctrl+r", "resume", "Resume selected", "home"),
+    Key("home.resume", "ctrl+r", "resume", "Resume selected", "home", detail="continue the unfinished session selected in the list"),
     Key("home.refresh", "f5", "refresh_sessions", "Refresh sessions", "home", show=False),
-    Key("play.tab1", "f2", "side_tab(1)", "Task / Tools tab", "play"),
-    Key("play.tab2", "f3", "side_tab(2)", "Emotion / Policy tab", "play"),
-    Key("play.graph", "f4", "side_tab(3)", "Graph tab", "play"),
-    Key("play.diff", "f5", "side_tab(4)", "Diff tab", "play"),
-    Key("play.chat", "escape", "focus_chat", "Message box", "play", show=False, priority=False),
-    Key("play.zoom", "f7", "zoom_side", "Zoom panel", "play", show=False),
-    Key("play.gold", "ctrl+o", "toggle_gold", "Gold path", "play", show=False),
-    Key("play.satisfied", "ctrl+s", "satisfied", "Satisfied", "play-user"),
-    Key("play.give_up", "ctrl+g", "give_up", "Give up", "play-user"),
-    Key("play.end", "ctrl+s", "end_session", "End", "play-agent"),
-    Key("tools.line", "ctrl+l", "focus_call_line", "Call line", "play-agent"),
+    Key("play.tab1", "f2", "side_tab(1)", "Task / Tools tab", "play", detail="the task card (user) or the tools and their forms (agent)"),
+    Key("play.tab2", "f3", "side_tab(2)", "Emotion / Policy tab", "play", detail="the emotion card (user) or the searchable policy (agent)"),
+    Key("play.graph", "f4", "side_tab(3)", "Graph tab", "play", detail="the tool dependency graph"),
+    Key("play.diff", "f5", "side_tab(4)", "Diff tab", "play", detail="what the writes changed in the database"),
+    Key("play.chat", "escape", "focus_chat", "Message box", "play", show=False, priority=False, detail="back to the message box"),
+    Key("play.zoom", "f7", "zoom_side", "Zoom panel", "play", show=False, detail="the side panel fills the screen (again, or escape, to restore)"),
+    Key("play.gold", "ctrl+o", "toggle_gold", "Gold path", "play", show=False, detail="overlay the gold path on the graph (while playing: validation mode only)"),
+    Key("play.satisfied", "ctrl+s", "satisfied", "Satisfied", "play-user", detail="end the conversation satisfied (sends ###STOP###, after any text in the box)"),
+    Key("play.give_up", "ctrl+g", "give_up", "Give up", "play-user", detail="give up on the agent (sends ###UNSATISFIED###; reward -1)"),
+    Key("play.end", "ctrl+s", "end_session", "End", "play-agent", detail="end the session as the agent"),
+    Key("tools.line", "ctrl+l", "focus_call_line", "Call line", "play-agent", detail="type a call: name(arg=value, ...) or JSON"),
     Key("tools.pick", "ctrl+t", "pick_tool", "Pick a tool", "play-agent", show=False),
-    Key("tools.run", "ctrl+r", "run_form", "Run form", "play-agent"),
-    Key("end.save", "ctrl+s", "save", "Save annotation", "end"),
-    Key("end.reveal", "ctrl+d", "reveal", "Distance to gold", "end"),
+    Key("tools.run", "ctrl+r", "run_form", "Run form", "play-agent", detail="run the tool form shown in the Tools tab"),
+    Key("end.save", "ctrl+s", "save", "Save annotation", "end", detail="save the labels and the verdict to the store"),
+    Key("end.reveal", "ctrl+d", "reveal", "Distance to gold", "end", detail="records that differ from the gold end state"),
     Key("end.gold", "ctrl+o", "toggle_gold", "Gold path", "end"),
-    Key("end.home", "ctrl+n", "home", "New session", "end"),
+    Key("end.home", "ctrl+n", "home", "New session", "end", detail="back to the home screen"),
     Key("help.close", "escape", "dismiss", "Close help", "help", priority=False),
 )
 

@@ -24,7 +24,7 @@ def bindings_table(key_for: Any) -> Table:
         if k.scope != scope:
             scope = k.scope
             table.add_row(Text(keys.SCOPE_TITLES.get(scope, scope), style="bold underline"), "", "")
-        table.add_row(Text(key_for(k.id)), Text(k.description), Text(k.id))
+        table.add_row(Text(key_for(k.id)), Text(k.explained), Text(k.id))
     return table
 
 
