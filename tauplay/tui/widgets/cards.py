@@ -70,13 +70,13 @@ def emotion_card(condition: EmotionCondition | None, published_text: str = "") -
     parts.append(Text("\nTrigger", style="bold underline"))
     parts.append(Text(condition.trigger or "none given", style="" if condition.trigger else "dim"))
     parts.append(Text("\nHow to express it", style="bold underline"))
-    render = getattr(emotions, "card", None)
-    if render is not None:
-        # The shared card's last line says how to play it; the lines before repeat what is shown above.
-        lines = render(condition).splitlines()
-        parts.append(Text(lines[-1].removeprefix("Play it: ").strip()))
-    else:
-        parts.append(Text(f"Let your {condition.leaf} show in how you write ({condition.intensity})."))
+    feeling = Text("You feel ")
+    feeling.append(emotions.leaf_adjective(condition.leaf), style="bold")
+    feeling.append({"mild": ": let it show now and then.", "moderate": ": let it colour most messages.",
+                    "intense": ": let it shape every message."}.get(condition.intensity, "."))
+    parts.append(feeling)
+    # The shared card's last line says how to word it; the lines before repeat what is shown above.
+    parts.append(Text(emotions.card(condition).splitlines()[-1].removeprefix("Play it: ").strip().capitalize()))
     if published_text:
         parts += [Text("\nPublished emotion instruction", style="bold underline"), Text(published_text)]
     return Group(*parts)

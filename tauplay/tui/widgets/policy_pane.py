@@ -37,7 +37,7 @@ def matching(markdown: str, query: str) -> tuple[str, int]:
 class PolicyPane(Vertical):
     DEFAULT_CSS = """
     PolicyPane { height: 1fr; }
-    PolicyPane > #policy-search { height: 1; }
+    PolicyPane > #policy-search { height: 1; margin: 0 1; }
     PolicyPane > #policy-status { color: $text-muted; height: 1; }
     PolicyPane > VerticalScroll { height: 1fr; }
     """
