@@ -51,3 +51,15 @@ def test_gold_end_state_is_cached_and_left_alone():
     assert gold_end_state(domain, env.database, task) is first
     env.call(BAGS.name, BAGS.kwargs)
     assert first.hash == env.hash
+
+
+def test_the_new_core_modules_import_nothing_heavy():
+    import subprocess
+    import sys
+
+    code = ("import sys, tauplay.core.callsyntax, tauplay.core.gold_distance, tauplay.commands.play\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'litellm', 'sqlmodel', "
+            "'sqlalchemy') or m.startswith(('tauplay.store', 'tauplay.tui'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
