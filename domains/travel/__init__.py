@@ -1,0 +1,42 @@
+"""The travel domain: a travel agency's support desk for hotel stays and package trips (15 tools:
+10 read, 5 write). Designed for tauplay; there is no published version to stay compatible with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from domains.travel import tools
+from domains.travel.data_model import Booking, Hotel, Package, Traveller
+from domains.travel.generator import generate
+from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+IDENTIFY = ("find_traveller_by_email",)
+_CHECK_BOOKING = "read the booking (owner, status, dates, rate plan) first"
+
+DOMAIN = Domain(
+    name="travel",
+    title="Travel agency support desk",
+    tools=collect_tools(tools),
+    tables=[TableSpec("travellers", "traveller_id", Traveller), TableSpec("hotels", "hotel_id", Hotel),
+            TableSpec("packages", "package_id", Package), TableSpec("bookings", "booking_id", Booking)],
+    package_dir=Path(__file__).parent,
+    generate=generate,
+    # What a traveller can say: their email, a booking id, a destination and dates, names and birth
+    # dates and passport expiry dates of the people travelling, a room type, their choices. Not their
+    # traveller id (the policy finds it from the email) nor hotel or package ids (searches give those).
+    user_knows=frozenset({"email", "booking_id", "city", "check_in", "check_out", "room_type", "first_name",
+                          "last_name", "dob", "passport_expiry", "rate_plan", "protection", "reason", "refund_to",
+                          "summary", "expression", "thought"}),
+    rules=[
+        Requires("get_traveller_details", IDENTIFY, "identify the traveller by email first"),
+        Requires("get_booking_details", IDENTIFY, "identify the traveller by email first"),
+        Requires("create_booking", ("get_traveller_details",), "payment methods, passport and companions come "
+                                                               "from the profile"),
+        Requires("change_booking", ("get_booking_details",), _CHECK_BOOKING),
+        Requires("add_travellers", ("get_booking_details",), _CHECK_BOOKING),
+        Requires("cancel_booking", ("get_booking_details",), _CHECK_BOOKING),
+        Requires("issue_travel_credit", ("get_booking_details",), "confirm the recorded incident first"),
+    ],
+    task_sets={"starter": "starter.json"},
+)
