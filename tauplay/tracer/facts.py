@@ -29,8 +29,10 @@ class Fact:
     def label(self) -> str:
         return f"{self.field}={self.value}"
 
-    def found_in(self, text: str) -> bool:
-        return any(_pattern(form).search(text) for form in self.forms)
+    def found_in(self, text: str, lowered: str | None = None) -> bool:
+        low = text.lower() if lowered is None else lowered
+        # The substring test rules most forms out cheaply; the pattern then checks word boundaries.
+        return any(form.lower() in low and _pattern(form).search(text) for form in self.forms)
 
     def to_json(self) -> dict[str, Any]:
         return {"field": self.field, "value": self.value, "forms": list(self.forms)}
@@ -81,19 +83,29 @@ def surface_forms(field: str, value: Any, extra: tuple[str, ...] = ()) -> tuple[
 
 
 def fact(field: str, value: Any, *extra: str) -> Fact:
-    return Fact(field, value, surface_forms(field, value, tuple(extra)))
+    if isinstance(value, dict | list):
+        return Fact(field, value, surface_forms(field, value, tuple(extra)))
+    return _fact(field, value, type(value), tuple(extra))
+
+
+@lru_cache(maxsize=65536)
+def _fact(field: str, value: Any, kind: type, extra: tuple[str, ...]) -> Fact:
+    # `kind` keeps 1 and True (equal as keys) apart.
+    return Fact(field, value, surface_forms(field, value, extra))
 
 
 def missing(text: str, facts: list[Fact]) -> list[Fact]:
-    return [f for f in facts if not f.found_in(text)]
+    low = text.lower()
+    return [f for f in facts if not f.found_in(text, low)]
 
 
 def tool_names_in(text: str, tool_names: list[str]) -> list[str]:
     """Tool names an instruction gives away: the identifier itself, or read aloud when it has 3+ words."""
     found = []
+    low = text.lower()
     for name in tool_names:
-        if _pattern(name).search(text):
+        if name.lower() in low and _pattern(name).search(text):
             found.append(name)
-        elif name.count("_") >= 2 and _pattern(words(name)).search(text):
+        elif name.count("_") >= 2 and words(name) in low and _pattern(words(name)).search(text):
             found.append(name)
     return found

@@ -362,9 +362,7 @@ class GenericGrounder:
             if (f.field, f.value) in known:
                 continue
             if f.field not in readable:
-                readable[f.field] = []
-                for step in ctx.steps[:-1]:
-                    _collect_values(step.output, f.field, readable[f.field])
+                readable[f.field] = [v for step in ctx.steps[:-1] for v in step.values_of(f.field)]
             if f.value not in readable[f.field]:
                 out.append(f)
         return out
@@ -380,10 +378,7 @@ class GenericGrounder:
             for name, value in step.args.items():
                 if name not in self.domain.user_knows or isinstance(value, dict | list):
                     continue
-                earlier: list[Any] = []
-                for prior in ctx.steps[:i]:
-                    _collect_values(prior.output, name, earlier)
-                if value not in earlier:
+                if not any(value in prior.values_of(name) for prior in ctx.steps[:i]):
                     facts.append(fact(name, value))
         return facts
 

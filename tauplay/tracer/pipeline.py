@@ -222,7 +222,15 @@ class Tracer:
             progress(len(accepted), self.settings.n)
 
     def run(self, progress: Progress | None = None) -> Result:
-        return asyncio.run(self.run_async(progress))
+        done: list[Result] = []
+
+        async def main() -> None:
+            # The coroutine returns nothing: asyncio.run may repr its task on the way out (restoring
+            # the SIGINT handler), and the repr of a task holding a big Result costs seconds.
+            done.append(await self.run_async(progress))
+
+        asyncio.run(main())
+        return done[0]
 
     def provenance(self) -> dict[str, Any]:
         s = self.settings

@@ -73,12 +73,14 @@ class Sampler:
         """Reads to run before `write`, in order; Skip when the minimal plan is already too deep."""
         rng, history = ctx.rng, ctx.tools()
         planned: list[str] = []
+        available = self._available(history)  # fields the user can say or a planned step supplies
 
         def add(tool: str, stack: frozenset[str]) -> None:
             if tool in stack:
                 raise Skip("dependency cycle while planning", tool)
             satisfy(tool, stack | {tool})
             planned.append(tool)
+            available.update(self.domain.tool_map[tool].produces)
 
         def satisfy(tool: str, stack: frozenset[str]) -> None:
             for need in self._needs_of(tool, target) if tool == write else ():
@@ -91,7 +93,7 @@ class Sampler:
                     raise Skip("policy rule cannot be met", tool)
                 add(rng.choice(options), stack)
             for name in sorted(self.needed[tool]):
-                if name in self.hints.derived_fields or name in self._available(history + planned):
+                if name in self.hints.derived_fields or name in available:
                     continue
                 producers = self.hints.feeders.get((tool, name)) or tuple(sorted(
                     p for p in self.graph.g.predecessors(tool)

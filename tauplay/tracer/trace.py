@@ -36,6 +36,14 @@ class Step:
     output: Any  # parsed JSON when the tool returned JSON, else its text
     goal: int
     changed: bool = False  # a write that changed the database
+    _fields: dict[str, list[Any]] | None = field(default=None, repr=False, compare=False)
+
+    def values_of(self, name: str) -> list[Any]:
+        """Scalar values under field `name` anywhere in the output (indexed once per step)."""
+        if self._fields is None:
+            self._fields = {}
+            _index(self.output, self._fields)
+        return self._fields.get(name, [])
 
 
 @dataclass
@@ -153,17 +161,17 @@ class TraceContext:
         """Scalar values of field `name` in the outputs so far, newest step first, without repeats."""
         found: list[Any] = []
         for s in reversed(self.steps):
-            _collect(s.output, name, found)
+            found.extend(s.values_of(name))
         return list(dict.fromkeys(v for v in found if isinstance(v, str | int | float)))
 
 
-def _collect(value: Any, name: str, out: list[Any]) -> None:
+def _index(value: Any, fields: dict[str, list[Any]]) -> None:
     if isinstance(value, dict):
         for k, v in value.items():
-            if k == name and not isinstance(v, dict | list):
-                out.append(v)
+            if isinstance(v, dict | list):
+                _index(v, fields)
             else:
-                _collect(v, name, out)
+                fields.setdefault(k, []).append(v)
     elif isinstance(value, list):
         for v in value:
-            _collect(v, name, out)
+            _index(v, fields)
