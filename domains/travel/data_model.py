@@ -131,7 +131,6 @@ class Cancellation(TypedDict):
 class Compensation(TypedDict):
     credit_id: str
     amount: float
-    reason: str
     date: str
 
 

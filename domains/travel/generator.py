@@ -36,6 +36,7 @@ from domains.travel.terms import (
     credit_expiry,
     credit_value,
     day,
+    lead_guest,
     money,
     nights_of,
     passport_needed_until,
@@ -189,13 +190,6 @@ def _travellers(rng: random.Random) -> dict[str, dict[str, Any]]:
     return travellers
 
 
-def lead_guest(traveller: dict[str, Any]) -> dict[str, str]:
-    """The traveller as the first person on their own booking."""
-    passport = traveller["passport"]
-    return {"first_name": traveller["name"]["first_name"], "last_name": traveller["name"]["last_name"],
-            "dob": traveller["dob"], "passport_expiry": passport["expiry"] if passport else ""}
-
-
 # -- bookings --------------------------------------------------------------------------------------
 
 class _Booker:
@@ -319,8 +313,7 @@ class _Booker:
             amount = compensation_for(booking)
             issued = min(day(booking["check_out"]) + timedelta(days=rng.randrange(1, 10)), day(TODAY))
             credit_id = f"credit_comp_{booking['booking_id']}"
-            booking["compensation"] = {"credit_id": credit_id, "amount": amount,
-                                       "reason": booking["incidents"][0]["note"], "date": issued.isoformat()}
+            booking["compensation"] = {"credit_id": credit_id, "amount": amount, "date": issued.isoformat()}
             traveller["payment_methods"][credit_id] = {"source": "travel_credit", "id": credit_id,
                                                        "balance": amount, "expires": credit_expiry(issued.isoformat())}
 

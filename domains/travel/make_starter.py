@@ -395,7 +395,7 @@ def build() -> TaskSet:  # noqa: C901  (one block per task reads best)
         "Complain and ask for compensation; accept a travel credit.",
         [_find(t), _read(b),
          Action("issue_travel_credit", {"traveller_id": t["traveller_id"], "booking_id": b["booking_id"],
-                                        "amount": amount, "reason": b["incidents"][0]["note"]})],
+                                        "amount": amount})],
         EmotionCondition("anger", "bitterness", "moderate", "cold", "low", "skeptical",
                          "still resentful about paying for a taxi after a long flight"),
         {"booking_id": b["booking_id"]}, outputs=[say(amount)])

@@ -97,6 +97,13 @@ def passport_needed_until(check_out: str) -> str:
     raise AssertionError("unreachable")
 
 
+def lead_guest(traveller: dict[str, Any]) -> dict[str, str]:
+    """The traveller as the first person on their own booking (the lead always stays)."""
+    passport = traveller["passport"]
+    return {"first_name": traveller["name"]["first_name"], "last_name": traveller["name"]["last_name"],
+            "dob": traveller["dob"], "passport_expiry": passport["expiry"] if passport else ""}
+
+
 def compensation_for(booking: dict[str, Any]) -> float:
     """The credit the policy grants for a booking's recorded incidents, capped."""
     total = 0

@@ -14,7 +14,6 @@ from typing import Any
 
 from domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from domains.travel.data_model import CancelReason, Guest, RatePlan, RefundTo
-from domains.travel.generator import lead_guest
 from domains.travel.terms import (
     CALENDAR_END,
     CHANGE_FEE,
@@ -25,6 +24,7 @@ from domains.travel.terms import (
     TODAY,
     credit_expiry,
     credit_value,
+    lead_guest,
     money,
     night_cents,
     nights_of,
@@ -559,7 +559,7 @@ def cancel_booking(db: State, booking_id: str, reason: CancelReason, refund_to: 
 
 
 @tool("write", produces=("payment_method_id",))
-def issue_travel_credit(db: State, traveller_id: str, booking_id: str, amount: float, reason: str) -> dict[str, Any]:
+def issue_travel_credit(db: State, traveller_id: str, booking_id: str, amount: float) -> dict[str, Any]:
     """Give a traveller a travel credit as compensation for a problem during one of their stays, as the
     policy allows (at most one per booking, at most $300). The credit is valid for a year. Explain it and
     get an explicit yes first. Returns the new travel credit.
@@ -568,7 +568,6 @@ def issue_travel_credit(db: State, traveller_id: str, booking_id: str, amount: f
         traveller_id: The lead traveller of the booking, e.g. 'ana_silva_1234'.
         booking_id: The booking the compensation is for, e.g. 'BK123456'.
         amount: The credit in dollars, e.g. 80.
-        reason: A short note of the problem being compensated.
     """
     traveller = _traveller(db, traveller_id)
     booking = _booking(db, booking_id)
@@ -581,11 +580,9 @@ def issue_travel_credit(db: State, traveller_id: str, booking_id: str, amount: f
         raise ToolError(f"booking {booking_id} was already compensated with {booking['compensation']['credit_id']}")
     if not 0 < amount <= COMPENSATION_CAP:
         raise ToolError(f"amount must be more than 0 and at most {COMPENSATION_CAP}, got {amount}")
-    if not reason.strip():
-        raise ToolError("reason is empty: note the problem being compensated")
     credit_id = f"credit_comp_{booking_id}"
     credit = {"source": "travel_credit", "id": credit_id, "balance": money(amount), "expires": credit_expiry()}
     db.edit("travellers", traveller["traveller_id"])["payment_methods"][credit_id] = credit
     db.edit("bookings", booking_id)["compensation"] = {"credit_id": credit_id, "amount": money(amount),
-                                                       "reason": reason.strip(), "date": TODAY}
+                                                       "date": TODAY}
     return credit
