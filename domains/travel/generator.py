@@ -79,14 +79,19 @@ def _expiry(rng: random.Random) -> str:
 
 # -- hotels and packages ---------------------------------------------------------------------------
 
-def _left(rng: random.Random, rooms: int, night: str) -> int:
-    """Rooms still open to the agency on a night once other channels have sold theirs."""
+def _skew(night: str) -> float:
+    """How much of a night other channels sell (lower: more): summer and weekends sell more."""
     d = day(night)
-    skew = 1.2 if d.month in (7, 8) else 2.0  # summer sells more
-    if d.weekday() in (4, 5):
-        skew -= 0.3
-    sold = int(rooms * rng.random() ** skew + 0.5)
-    return rooms - sold
+    return (1.2 if d.month in (7, 8) else 2.0) - (0.3 if d.weekday() in (4, 5) else 0.0)
+
+
+SKEWS = [(night, _skew(night)) for night in CALENDAR]
+
+
+def _calendar(rng: random.Random, rooms: int) -> dict[str, int]:
+    """Rooms still open to the agency each night once other channels have sold theirs."""
+    random_ = rng.random
+    return {night: rooms - int(rooms * random_() ** skew + 0.5) for night, skew in SKEWS}
 
 
 def _hotels(rng: random.Random) -> dict[str, dict[str, Any]]:
@@ -111,8 +116,7 @@ def _hotels(rng: random.Random) -> dict[str, dict[str, Any]]:
                 "check_out_time": rng.choice(("10:00", "11:00", "11:00", "12:00")),
                 "amenities": sorted(rng.sample(AMENITIES, rng.randrange(3, 7))),
                 "room_types": room_types,
-                "availability": {code: {night: _left(rng, rt["rooms"], night) for night in CALENDAR}
-                                 for code, rt in room_types.items()},
+                "availability": {code: _calendar(rng, rt["rooms"]) for code, rt in room_types.items()},
             }
     return hotels
 
