@@ -1,0 +1,49 @@
+"""The restaurant domain: the reservations and orders desk of a restaurant group (14 tools: 10 read, 4 write).
+
+Guests (with loyalty tiers, allergies and house credit) book, change and cancel tables at the group's
+40 restaurants (opening hours, one-off closures, tables per seating), and ask about or get refunds on
+takeaway and delivery orders. Not a published domain: tauplay's own design (800 guests, 40 restaurants,
+1,200 reservations, 1,500 orders).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from domains.restaurant import tools
+from domains.restaurant.data_model import Guest, Order, Reservation, Restaurant
+from domains.restaurant.generator import generate
+from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+AUTHENTICATE = ("find_guest_id_by_email", "find_guest_id_by_phone")
+_IDENTIFY = "identify the guest first"
+
+DOMAIN = Domain(
+    name="restaurant",
+    title="Restaurant group reservations and orders desk",
+    tools=collect_tools(tools),
+    tables=[TableSpec("guests", "guest_id", Guest), TableSpec("orders", "order_id", Order),
+            TableSpec("reservations", "reservation_id", Reservation),
+            TableSpec("restaurants", "restaurant_id", Restaurant)],
+    package_dir=Path(__file__).parent,
+    generate=generate,
+    # What a guest can say: contact details, a city and cuisine, when and how many, a reservation code or
+    # an order id. Not the guest id: the policy wants the guest found by email or phone.
+    user_knows=frozenset({"email", "phone", "city", "cuisine", "date", "time", "party_size", "reservation_id",
+                          "order_id", "summary", "expression", "thought"}),
+    rules=[
+        Requires("get_guest_details", AUTHENTICATE, _IDENTIFY),
+        Requires("get_reservation_details", AUTHENTICATE, _IDENTIFY),
+        Requires("get_order_details", AUTHENTICATE, _IDENTIFY),
+        Requires("book_reservation", ("get_guest_details",),
+                 "the guaranteeing card and the tier's booking window come from the profile"),
+        Requires("modify_reservation", ("get_reservation_details",),
+                 "check the reservation, its owner and the two-hour cut-off first"),
+        Requires("cancel_reservation", ("get_reservation_details",),
+                 "check the reservation, its owner and whether a late fee applies first"),
+        Requires("refund_order", ("get_order_details",),
+                 "check the order, its owner, its times and what was refunded already first"),
+    ],
+    task_sets={"starter": "starter.json"},
+)
