@@ -1,0 +1,42 @@
+"""The movie domain: customer service of a cinema chain (14 tools: 10 read, 4 write).
+
+Members with tiers and points book seats on showtimes, add concessions, exchange to another showtime of
+the same film, change seats and cancel before a cutoff. Not a published tau-bench domain: tools, data and
+policy are tauplay's own design.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from domains.movie import tools
+from domains.movie.data_model import TABLE_TYPES
+from domains.movie.generator import generate
+from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+IDENTIFY = ("find_member_by_email", "find_member_by_phone")
+_IDENTIFY_REASON = "identify the member first (email or phone)"
+_CHECK_BOOKING = "check the booking, its showtime and the policy's limits first"
+
+DOMAIN = Domain(
+    name="movie",
+    title="Cinema chain customer service",
+    tools=collect_tools(tools),
+    tables=[TableSpec(name, key, record) for name, (key, record) in TABLE_TYPES.items()],
+    package_dir=Path(__file__).parent,
+    generate=generate,
+    # What a member can say: contact details, a booking id from the confirmation email, a date, a film,
+    # a city, seats and ticket types, a reason. Not the member id: the policy finds it by email or phone.
+    user_knows=frozenset({"email", "phone", "booking_id", "date", "film_title", "city", "seat", "seats",
+                          "ticket_type", "quantity", "reason", "summary", "expression", "thought"}),
+    rules=[
+        Requires("get_member_details", IDENTIFY, _IDENTIFY_REASON),
+        Requires("get_booking_details", IDENTIFY, _IDENTIFY_REASON),
+        Requires("book_tickets", ("get_member_details",), "tier, points and payment methods come from the profile"),
+        Requires("exchange_showtime", ("get_booking_details",), _CHECK_BOOKING),
+        Requires("change_seats", ("get_booking_details",), _CHECK_BOOKING),
+        Requires("cancel_booking", ("get_booking_details",), _CHECK_BOOKING),
+    ],
+    task_sets={"starter": "starter.json"},
+)
