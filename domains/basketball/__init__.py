@@ -1,0 +1,40 @@
+"""The basketball domain: a 3x3 league's operations desk serving clubs, players and fans
+(20 tools: 17 read, 3 write). tauplay's own design; the paper's basketball domain is not public."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from domains.basketball import tools
+from domains.basketball.data_model import Club, Game, Player, Transaction, Venue
+from domains.basketball.generator import generate
+from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+_OFFICIAL = ("find_club_official",)
+_CAP_SHEET = ("get_cap_sheet",)
+
+DOMAIN = Domain(
+    name="basketball",
+    title="Basketball league operations desk",
+    tools=collect_tools(tools),
+    tables=[TableSpec("clubs", "club_id", Club), TableSpec("games", "game_id", Game),
+            TableSpec("players", "player_id", Player), TableSpec("transactions", "transaction_id", Transaction),
+            TableSpec("venues", "venue_id", Venue)],
+    package_dir=Path(__file__).parent,
+    generate=generate,
+    # What a caller can say: an email on file, their name and birth date, a club or conference name, a
+    # game id (printed on tickets and schedules), dates and times, and the terms they want. Not club,
+    # player or venue ids: those come from lookups.
+    user_knows=frozenset({"email", "first_name", "last_name", "date_of_birth", "name", "position", "game_id",
+                          "date", "conference", "status", "annual_salary", "contract_years", "move", "new_date",
+                          "new_time", "summary", "expression", "thought"}),
+    rules=[
+        Requires("get_cap_sheet", _OFFICIAL, "cap sheets are for the club's own officials: identify them first"),
+        Requires("check_venue_availability", _OFFICIAL, "venue bookings are for club officials: identify them first"),
+        Requires("sign_player", _CAP_SHEET, "check roster spots, cap space and budget first"),
+        Requires("make_roster_move", _CAP_SHEET, "check the roster, injuries and budget first"),
+        Requires("reschedule_game", ("check_venue_availability",), "confirm the venue is free on the new date first"),
+    ],
+    task_sets={"starter": "starter.json"},
+)
