@@ -108,4 +108,5 @@ def test_card_is_short_plain_text():
     assert 3 <= len(lines) <= 5
     assert lines[0].startswith("Feeling: anxious (fear / anxiety), intense")
     assert "missing her daughter's wedding" in text and "press for speed" in text
+    assert lines[-1].startswith("Play it: sound very anxious")  # the family and intensity say how to write
     assert "[" not in text  # nothing a renderer could take for markup

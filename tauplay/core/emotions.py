@@ -238,6 +238,17 @@ def user_instructions(condition: EmotionCondition) -> str:
     ])
 
 
+# How a person shows each family in writing (the card's "Play it" line starts with this).
+_FAMILY_CUE = {
+    "anger": "let it show that you are {how}{feeling}: push back on excuses, repeat what you already said",
+    "fear": "sound {how}{feeling}: ask what could go wrong and want each step confirmed",
+    "disgust": "sound {how}{feeling} at how things are run; say so",
+    "sadness": "sound {how}{feeling} and tired; expect little",
+    "enjoyment": "sound {how}{feeling}; upbeat, keep things moving",
+}
+_INTENSITY_CUE = {"mild": "a little ", "moderate": "", "intense": "very "}
+
+
 def card(condition: EmotionCondition) -> str:
     """A short card for a person who plays this user (a few plain lines, no markup)."""
     lines = [
@@ -246,7 +257,8 @@ def card(condition: EmotionCondition) -> str:
     ]
     if condition.trigger:
         lines.append(f"Why: {condition.trigger}")
-    lines.append("Play it: " + {
+    lines.append("Play it: " + _FAMILY_CUE[condition.family].format(
+        feeling=leaf_adjective(condition.leaf), how=_INTENSITY_CUE[condition.intensity]) + "; " + {
         "cold": "short and blunt",
         "neutral": "plain and factual",
         "warm": "courteous, with thanks",
