@@ -133,13 +133,16 @@ def _clubs(rng: random.Random) -> tuple[dict[str, dict[str, Any]], dict[str, dic
     venues: dict[str, dict[str, Any]] = {}
     venue_names: set[str] = set()
     staff_names: set[str] = set()
+    club_names: set[str] = set()
     n = 0
     for conference in CONFERENCES:
         for city, state in CITIES[conference]:
-            for mascot in rng.sample(MASCOTS, 2):
+            # Two cities share a name (Portland, ME and OR): their clubs still get different names.
+            for mascot in rng.sample([m for m in MASCOTS if f"{city} {m}" not in club_names], 2):
                 n += 1
                 club_id, venue_id = f"C{n:03d}", f"V{n:03d}"
                 name = f"{city} {mascot}"
+                club_names.add(name)
                 slug = name.lower().replace(" ", "").replace(".", "")
                 officials = []
                 for role in ("general_manager", "head_coach"):
@@ -203,6 +206,12 @@ def _contract(rng: random.Random, salary: int) -> dict[str, Any]:
     return {"annual_salary": salary, "signed_on": signed, "end_season": season_name(end)}
 
 
+def _ir_since(rng: random.Random) -> str:
+    """Half placed in the last nine days (too soon to activate), half earlier."""
+    recent = rng.random() < 0.5
+    return add_days(TODAY, -rng.randint(1, 9) if recent else -rng.randint(10, 41))
+
+
 def _salary(rng: random.Random) -> int:
     return MIN_SALARY + int(rng.betavariate(2, 3) * 110) * 1000
 
@@ -214,7 +223,9 @@ def _players(rng: random.Random, clubs: dict[str, dict[str, Any]]) -> dict[str, 
     rng.shuffle(order)  # roster membership does not follow id order
     club_ids = list(clubs)
     three_active = set(rng.sample(club_ids, N_THREE_ACTIVE))
-    with_ir = set(rng.sample(club_ids, N_WITH_IR))
+    # A third of the clubs with a player on injured reserve have an open active spot to bring him back to.
+    with_ir = set(rng.sample(sorted(three_active), N_WITH_IR // 3))
+    with_ir |= set(rng.sample(sorted(set(club_ids) - three_active), N_WITH_IR - len(with_ir)))
     players: dict[str, dict[str, Any]] = {}
     nxt = 0
     for club_id in club_ids:
@@ -237,7 +248,7 @@ def _players(rng: random.Random, clubs: dict[str, dict[str, Any]]) -> dict[str, 
                 status = rng.choices(("healthy", "day_to_day", "out"), (85, 10, 5))[0]
             players[pid] = {"player_id": pid, **person, "club_id": club_id, "jersey_number": numbers[k],
                             "roster_status": "injured_reserve" if on_ir else "active",
-                            "ir_since": rng.choice(_dates("2025-01-10", add_days(TODAY, -1))) if on_ir else None,
+                            "ir_since": _ir_since(rng) if on_ir else None,
                             "injury": _injury(rng, status), "contract": _contract(rng, salaries[k]),
                             "asking_salary": None, "transfer_fee": None}
             clubs[club_id]["roster"].append(pid)

@@ -364,11 +364,14 @@ def build() -> TaskSet:
                          "taking a nephew to his first pro game for his birthday"),
         outputs=[str(found_tier[1])])
 
-    # 11. A fan: who leads a conference.
+    # 11. A fan: who leads a conference (the first one whose leader has more wins than anyone else).
     env = Environment(DOMAIN, DOMAIN.database())
-    conference = "Pacific"
-    standings = json.loads(env.call("get_conference_standings", {"conference": conference}).output)
-    leader = standings[0]
+
+    def standings(conference: str) -> list[Record]:
+        return json.loads(env.call("get_conference_standings", {"conference": conference}).output)
+
+    conference = next(c for c in league.CONFERENCES if standings(c)[0]["wins"] > standings(c)[1]["wins"])
+    leader = standings(conference)[0]
     add("fan-conference-leader",
         f"You are a fan of the {conference} conference. You want to know which club is top of the "
         f"{conference} standings right now and how many games it has won.",
@@ -376,7 +379,7 @@ def build() -> TaskSet:
         [Action("get_conference_standings", {"conference": conference})],
         EmotionCondition("sadness", "discouragement", "mild", "neutral", "low", "trusting",
                          "a fan of a club that has lost most of its games this season"),
-        outputs=[leader["name"]])
+        outputs=[leader["name"], str(leader["wins"])])
 
     # 12. A player asks about his own contract and injury.
     me = next(p for _, p in sorted(lg.players.items()) if p["roster_status"] == "injured_reserve"
@@ -392,7 +395,7 @@ def build() -> TaskSet:
                                 "date_of_birth": me["date_of_birth"]}),
          Action("get_player_details", {"player_id": me["player_id"]})],
         EmotionCondition("fear", "dread", "intense", "warm", "moderate", "cautious",
-                         "afraid the injury will cost him his next contract"),
+                         "afraid the injury will cost you your next contract"),
         outputs=[me["contract"]["end_season"], me["injury"]["expected_return"]])
 
     # 13. Refused: activation before the ten-day minimum on injured reserve (nothing changes).
@@ -401,18 +404,18 @@ def build() -> TaskSet:
                      and p["injury"]["status"] != "out"
                      and league.days_between(p["ir_since"], league.TODAY) < league.IR_MIN_DAYS), None)
 
-    c = lg.club(lambda c: too_soon(c) is not None)
+    c = lg.club(lambda c: lg.active(c) < league.MAX_ACTIVE and too_soon(c) is not None)
     gm, club = lg.official(c), lg.clubs[c]
     early = too_soon(c)
     assert early is not None
     add("activation-too-soon",
         f"You are {gm['name']}, general manager of the {club['name']} (email {gm['email']}). {name(early)} feels "
-        "fine again and you want him activated from injured reserve today for this weekend. If the agent refuses, "
+        "fine again and you want him activated from injured reserve today. If the agent refuses, "
         "ask for the first date it will be allowed and accept the answer.",
         gm["email"], {"email": gm["email"], "player": name(early), "move": "activate"},
         [login(gm), Action("get_cap_sheet", {"club_id": c})],
         EmotionCondition("disgust", "aversion", "moderate", "cold", "high", "skeptical",
-                         "thinks the league's paperwork rules are absurd"),
+                         "convinced the league's paperwork rules are absurd"),
         outputs=[league.add_days(early["ir_since"], league.IR_MIN_DAYS)])
 
     # 14. A fan: the opponent in a club's latest final game.
