@@ -1,9 +1,12 @@
 """Basketball league tools: 17 read (calculate, think and the transfer included) and 3 write.
 
-The write tools enforce the league's hard limits (roster spots, the salary cap, budgets, a free venue
-and free clubs on the new date) and check all of them before changing anything. Rules that depend
-on who is asking or on judgement (roles, notice periods, medicals, minimum stays) are the agent's to
-check, as `policy.md` says; the tools do not check them.
+The write tools enforce the league's hard limits and check all of them before changing anything:
+roster spots, the salary cap, the league minimum and contract length, transfer listing, budgets for
+fees and buyouts, injury status for injured reserve and activation, a free venue and free clubs on a
+new game date within the season. The rest of `policy.md` is the agent's to check, as in airline: who
+may ask for what, the asking or current salary a new contract must meet, no signing of a player
+ruled out, the transfer deadline, three active players at least, ten days on injured reserve, 72 hours'
+notice and one reschedule per game, the venue and tip-off window of a moved game.
 """
 
 from __future__ import annotations
