@@ -14,6 +14,10 @@ from tauplay.core.tasks import Action, Task
 
 FAULT_CATEGORIES = ("Missed Action", "Wrong Order", "Extra Action", "Repeated Action", "Misread Intent", "Early Stop")
 AUTOMATIC_FAULTS = FAULT_CATEGORIES[:4]
+# Why a task is rejected or sent back in validation: (code as saved, label as shown).
+REVIEW_REASONS = (("ambiguous_instruction", "ambiguous instruction"), ("unreachable_goal", "unreachable goal"),
+                  ("wrong_gold_action", "wrong gold action"), ("policy_conflict", "policy conflict"),
+                  ("emotion_mismatch", "emotion mismatch"), ("other", "other"))
 
 
 @dataclass(frozen=True)

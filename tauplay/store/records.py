@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tauplay.core import evaluation
 from tauplay.store.tables import AnnotationRow, SessionRow, TaskReviewRow
 
 SESSION_ROLES = ("user", "agent", "batch")
@@ -13,8 +14,7 @@ WHO_ERRED = ("agent", "user", "environment")
 SEVERITIES = ("minor", "major", "critical")
 ANNOTATION_SOURCES = ("human", "auto")
 VERDICTS = ("approve", "reject", "needs_edit")
-REVIEW_REASONS = ("ambiguous_instruction", "unreachable_goal", "wrong_gold_action", "policy_conflict",
-                  "emotion_mismatch", "other")
+REVIEW_REASONS = tuple(code for code, _ in evaluation.REVIEW_REASONS)
 
 
 @dataclass(frozen=True)

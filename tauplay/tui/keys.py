@@ -13,6 +13,8 @@ from pathlib import Path
 
 from textual.binding import Binding
 
+from tauplay.core.evaluation import FAULT_CATEGORIES, REVIEW_REASONS
+
 
 @dataclass(frozen=True)
 class Key:
@@ -55,10 +57,43 @@ KEYS: tuple[Key, ...] = (
     Key("end.gold", "ctrl+o", "toggle_gold", "Gold path", "end"),
     Key("end.home", "ctrl+n", "home", "New session", "end", detail="back to the home screen"),
     Key("help.close", "escape", "dismiss", "Close help", "help", priority=False),
+    # tauplay validate
+    Key("validate.approve", "a", "verdict('approve')", "Approve", "validate", priority=False),
+    Key("validate.reject", "x", "verdict('reject')", "Reject", "validate", priority=False, detail="needs a reason"),
+    Key("validate.needs_edit", "e", "verdict('needs_edit')", "Needs edit", "validate", priority=False, detail="needs a reason"),
+    Key("validate.next", "n", "move(1)", "Next", "validate", priority=False),
+    Key("validate.previous", "p", "move(-1)", "Previous", "validate", priority=False),
+    Key("validate.undo", "u", "undo", "Undo", "validate", priority=False, detail="take back the last verdict"),
+    Key("validate.note", "o", "edit_note", "Note", "validate", priority=False),
+    Key("validate.instruction", "i", "edit_instruction", "Edit instruction", "validate", priority=False),
+    Key("validate.emotion", "m", "edit_emotion", "Edit emotion", "validate", priority=False),
+    Key("validate.play", "g", "play", "Play this task", "validate", priority=False, detail="as the agent; back to the queue at the end"),
+    *(Key(f"validate.reason.{code}", str(i), f"toggle_reason({i})", f"Reason: {label}", "validate", show=False,
+          priority=False) for i, (code, label) in enumerate(REVIEW_REASONS, start=1)),
+    # tauplay review
+    Key("review.filter", "f", "focus_filter", "Filter", "review-list", priority=False, detail="key=value words, e.g. domain=airline reward=0"),
+    Key("review.refresh", "f5", "refresh", "Refresh", "review-list"),
+    Key("review.confirm", "c", "confirm", "Confirm label", "review-session", priority=False),
+    Key("review.who", "w", "cycle('who')", "Who erred", "review-session", priority=False),
+    Key("review.severity", "v", "cycle('severity')", "Severity", "review-session", priority=False),
+    Key("review.add", "a", "add", "New label", "review-session", priority=False),
+    Key("review.turn_down", "[", "shift_turn(-1)", "Turn -1", "review-session", priority=False),
+    Key("review.turn_up", "]", "shift_turn(1)", "Turn +1", "review-session", priority=False),
+    Key("review.whole", "s", "whole_session", "Whole session", "review-session", show=False, priority=False),
+    Key("review.note", "o", "note", "Note", "review-session", priority=False),
+    Key("review.delete", "x", "delete", "Delete / dismiss", "review-session", priority=False),
+    Key("review.back", "escape", "back", "Back to the list", "review-session", priority=False),
+    *(Key(f"review.category.{i}", str(i), f"category({i})", f"Category: {c}", "review-session", show=False,
+          priority=False) for i, c in enumerate(FAULT_CATEGORIES, start=1)),
+    # text editor pop-up (validate, review)
+    Key("edit.save", "ctrl+s", "save", "Save", "edit"),
+    Key("edit.cancel", "escape", "cancel", "Cancel", "edit"),
 )
 
 SCOPE_TITLES = {"app": "Everywhere", "home": "Home", "play": "Playing (both roles)", "play-user": "Playing the user",
-                "play-agent": "Playing the agent", "end": "End of session", "help": "Help"}
+                "play-agent": "Playing the agent", "end": "End of session", "help": "Help",
+                "validate": "Validating tasks (tauplay validate)", "review-list": "Reviewing: the session list",
+                "review-session": "Reviewing: one session", "edit": "Editing a text (validate, review)"}
 
 
 def bindings(*scopes: str, labels: dict[str, str] | None = None) -> list[Binding]:

@@ -24,31 +24,13 @@ from textual.widgets import DataTable, Footer, Input, RichLog, Static
 
 from tauplay.core.evaluation import FAULT_CATEGORIES
 from tauplay.tui.app import TauplayApp
-from tauplay.tui.keys import Key
-from tauplay.tui.widgets.validate_parts import EditScreen, bindings_of, change_lines, palette_commands
+from tauplay.tui.keys import KEYS, bindings
+from tauplay.tui.widgets.validate_parts import EditScreen, change_lines, palette_commands
 
 WHO = ("agent", "user", "environment")
 SEVERITY = ("minor", "major", "critical")
 MAX_OUTPUT = 400
 
-LIST_KEYS: tuple[Key, ...] = (
-    Key("review.filter", "f", "focus_filter", "Filter", "review-list", priority=False),
-    Key("review.refresh", "f5", "refresh", "Refresh", "review-list"),
-)
-SESSION_KEYS: tuple[Key, ...] = (
-    Key("review.confirm", "c", "confirm", "Confirm label", "review-session", priority=False),
-    Key("review.who", "w", "cycle('who')", "Who erred", "review-session", priority=False),
-    Key("review.severity", "v", "cycle('severity')", "Severity", "review-session", priority=False),
-    Key("review.add", "a", "add", "New label", "review-session", priority=False),
-    Key("review.turn_down", "[", "shift_turn(-1)", "Turn -1", "review-session", priority=False),
-    Key("review.turn_up", "]", "shift_turn(1)", "Turn +1", "review-session", priority=False),
-    Key("review.whole", "s", "whole_session", "Whole session", "review-session", show=False, priority=False),
-    Key("review.note", "o", "note", "Note", "review-session", priority=False),
-    Key("review.delete", "x", "delete", "Delete / dismiss", "review-session", priority=False),
-    Key("review.back", "escape", "back", "Back to the list", "review-session", priority=False),
-    *(Key(f"review.category.{i}", str(i), f"category({i})", f"Category: {c}", "review-session", show=False,
-          priority=False) for i, c in enumerate(FAULT_CATEGORIES, start=1)),
-)
 
 FILTER_KEYS = ("domain", "task", "reward", "reason", "emotion", "model", "played_by", "labelled_by", "label",
                "unlabelled")
@@ -113,7 +95,7 @@ def find_sessions(store: Any, filters: dict[str, Any], me: str, blind: bool) -> 
 
 class ReviewListScreen(Screen[None]):
     SCOPES = ("review-list",)
-    BINDINGS = bindings_of(LIST_KEYS, "review-list")  # type: ignore[assignment]
+    BINDINGS = bindings("review-list")  # type: ignore[assignment]
     DEFAULT_CSS = """
     ReviewListScreen #r-status { height: 1; background: $boost; }
     ReviewListScreen #r-filter { height: 3; }
@@ -271,7 +253,7 @@ def transcript_lines(events_: list[Any]) -> list[Text]:
 
 class SessionReviewScreen(Screen[None]):
     SCOPES = ("review-session",)
-    BINDINGS = bindings_of(SESSION_KEYS, "review-session")  # type: ignore[assignment]
+    BINDINGS = bindings("review-session")  # type: ignore[assignment]
     DEFAULT_CSS = """
     SessionReviewScreen #s-status { height: 1; background: $boost; }
     SessionReviewScreen #s-main { height: 1fr; }
@@ -547,5 +529,5 @@ class ReviewApp(TauplayApp):
             self.store.close()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from palette_commands(self, screen, (*LIST_KEYS, *SESSION_KEYS))
+        yield from palette_commands(self, screen, KEYS)
         yield from super().get_system_commands(screen)

@@ -25,30 +25,13 @@ from textual.widgets import Footer, Static
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition, EmotionError
+from tauplay.core.evaluation import REVIEW_REASONS
 from tauplay.core.tasks import Task, TaskSet, task_from_json
 from tauplay.tui.app import TauplayApp
-from tauplay.tui.keys import Key
-from tauplay.tui.widgets.validate_parts import EditScreen, bindings_of, changes_group, palette_commands
+from tauplay.tui.keys import KEYS, bindings
+from tauplay.tui.widgets.validate_parts import EditScreen, changes_group, palette_commands
 
-REASONS: tuple[tuple[str, str], ...] = (
-    ("ambiguous_instruction", "ambiguous instruction"), ("unreachable_goal", "unreachable goal"),
-    ("wrong_gold_action", "wrong gold action"), ("policy_conflict", "policy conflict"),
-    ("emotion_mismatch", "emotion mismatch"), ("other", "other"))
-
-VALIDATE_KEYS: tuple[Key, ...] = (
-    Key("validate.approve", "a", "verdict('approve')", "Approve", "validate", priority=False),
-    Key("validate.reject", "x", "verdict('reject')", "Reject", "validate", priority=False),
-    Key("validate.needs_edit", "e", "verdict('needs_edit')", "Needs edit", "validate", priority=False),
-    Key("validate.next", "n", "move(1)", "Next", "validate", priority=False),
-    Key("validate.previous", "p", "move(-1)", "Previous", "validate", priority=False),
-    Key("validate.undo", "u", "undo", "Undo", "validate", priority=False),
-    Key("validate.note", "o", "edit_note", "Note", "validate", priority=False),
-    Key("validate.instruction", "i", "edit_instruction", "Edit instruction", "validate", priority=False),
-    Key("validate.emotion", "m", "edit_emotion", "Edit emotion", "validate", priority=False),
-    Key("validate.play", "g", "play", "Play this task", "validate", priority=False),
-    *(Key(f"validate.reason.{code}", str(i), f"toggle_reason({i})", f"Reason: {label}", "validate", show=False,
-          priority=False) for i, (code, label) in enumerate(REASONS, start=1)),
-)
+REASONS = REVIEW_REASONS
 
 
 @dataclass
@@ -78,7 +61,7 @@ class Saved:
 
 class ValidateScreen(Screen[None]):
     SCOPES = ("validate",)
-    BINDINGS = bindings_of(VALIDATE_KEYS, "validate")  # type: ignore[assignment]
+    BINDINGS = bindings("validate")  # type: ignore[assignment]
     DEFAULT_CSS = """
     ValidateScreen #v-status { height: 1; background: $boost; }
     ValidateScreen #v-main { height: 1fr; }
@@ -494,5 +477,5 @@ class ValidateApp(TauplayApp):
             self.pop_screen()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from palette_commands(self, screen, VALIDATE_KEYS)
+        yield from palette_commands(self, screen, KEYS)
         yield from super().get_system_commands(screen)

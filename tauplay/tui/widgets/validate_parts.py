@@ -11,12 +11,11 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static, TextArea
 
-from tauplay.tui.keys import Key
+from tauplay.tui.keys import Key, bindings
 
 MAX_FIELDS = 12
 
@@ -29,21 +28,10 @@ def palette_commands(app: App[Any], screen: Screen[Any], table: Sequence[Key]) -
             yield SystemCommand(k.description, f"{k.id} · {k.key}", partial(app.run_action, k.action, screen))
 
 
-def bindings_of(table: Sequence[Key], *scopes: str) -> list[Binding]:
-    return [Binding(k.key, k.action, k.description, show=k.show, priority=k.priority, id=k.id)
-            for k in table if k.scope in scopes]
-
-
-EDIT_KEYS: tuple[Key, ...] = (
-    Key("edit.save", "ctrl+s", "save", "Save", "edit"),
-    Key("edit.cancel", "escape", "cancel", "Cancel", "edit"),
-)
-
-
 class EditScreen(ModalScreen[str | None]):
     """Edit one text: a single line (Enter saves) or several (ctrl+s saves); Escape cancels."""
 
-    BINDINGS = bindings_of(EDIT_KEYS, "edit")  # type: ignore[assignment]
+    BINDINGS = bindings("edit")  # type: ignore[assignment]
     DEFAULT_CSS = """
     EditScreen { align: center middle; }
     EditScreen > Vertical { width: 90%; height: auto; max-height: 90%; border: thick $accent; padding: 0 1;
