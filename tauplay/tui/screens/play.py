@@ -60,6 +60,11 @@ class PlayScreen(Screen[None]):
         self.session_worker: Worker[Any] | None = None
 
     # -- layout -----------------------------------------------------------------------------------
+    @property
+    def seat(self) -> Any:
+        """The person's seat at the session (a UserSeat or an AgentSeat, by role)."""
+        return self.runner.seat
+
     def status_text(self) -> Text:
         p = self.prepared
         other = describe_side(p.agent if self.ROLE == "user" else p.user)
@@ -216,17 +221,11 @@ class PlayUserScreen(PlayScreen):
     ROLE = "user"
     TAB_TITLES = ("Task", "Emotion")
 
-    @property
-    def seat(self) -> Any:
-        """The person's seat at the session (a UserSeat)."""
-        return self.runner.seat
-
     def compose_tab1(self) -> ComposeResult:
         yield Card(task_card(self.prepared.task), id="task-card")
 
     def compose_tab2(self) -> ComposeResult:
         yield Card(emotion_card(self.prepared.emotion, self.prepared.task.emotion_text), id="emotion-card")
-
 
     @on(Input.Submitted, "#message")
     def _send(self, event: Input.Submitted) -> None:
@@ -265,11 +264,6 @@ class PlayAgentScreen(PlayScreen):
                                                            "play.graph": "Graph", "play.diff": "Diff"})
     ROLE = "agent"
     TAB_TITLES = ("Tools", "Policy")
-
-    @property
-    def seat(self) -> Any:
-        """The person's seat at the session (an AgentSeat)."""
-        return self.runner.seat
 
     def message_placeholder(self) -> str:
         return "message to the user (Enter sends)"
