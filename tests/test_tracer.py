@@ -297,7 +297,11 @@ def test_cli_with_a_model(tmp_path: Path, llm_server: Any, capsys: Any) -> None:
     assert all(t.provenance["instruction_by"] == "model" and t.instruction.startswith("Hi. ") for t in tasks)
 
 
-# -- other domains: the generic path, no hints -------------------------------------------------------
+# -- other domains: the generic path, or the domain's own hints ---------------------------------------
+
+# What a user says to be found when a domain's policy has them identified by a look-up, not their id.
+IDENTIFIERS = ("email", "phone", "first_name")
+
 
 @pytest.mark.parametrize("name", ["retail", "telecom", "telehealth"])
 def test_generic_pipeline_on_other_domains(name: str) -> None:
@@ -311,7 +315,8 @@ def test_generic_pipeline_on_other_domains(name: str) -> None:
     graph = ToolGraph(domain)
     for task in result.tasks.tasks:
         assert all(s.valid for s in graph.gold_path(task))
-        assert task.user_id and task.user_id in task.instruction
+        handles = [task.user_id, *(str(v) for k, v in task.known_info.items() if k in IDENTIFIERS)]
+        assert task.user_id and any(h in task.instruction for h in handles), task.instruction
 
 
 # -- the shipped airline test set ---------------------------------------------------------------------
