@@ -608,3 +608,191 @@ def test_graph_roots_and_valid_next() -> None:
     after_venue = graph.valid_next(["find_club_official", "get_game_details", "check_venue_availability"])
     assert "reschedule_game" in after_venue
     assert graph.valid_next(["find_club_official", "transfer_to_human_agents"]) == []
+
+
+# -- Tracer hints and the shipped test set -------------------------------------------------------------
+
+TEST_SET_COMMAND = ["generate", "--domain", "basketball", "--n", "50", "--seed", "2024", "--depth", "2-5"]
+
+
+@pytest.fixture(scope="module")
+def test_set() -> Any:
+    return load_tasks(DOMAIN.task_set_path("test"), "basketball")
+
+
+def test_shipped_test_set_verifies_and_covers_every_write(db: Database, test_set: Any) -> None:
+    tasks = test_set.tasks
+    assert len(tasks) == 50 and test_set.provenance["seed"] == 2024 and test_set.provenance["depth"] == "2-5"
+    assert test_set.provenance["hints"] == "BasketballHints"
+    report = verify_tasks(DOMAIN, db, tasks)
+    assert report.executed == report.total == 50
+    assert len({r.hash for r in report.replays}) == 50  # no two tasks end in the same state
+    goals = Counter(g for t in tasks for g in t.provenance["goals"])
+    assert set(goals) == WRITES
+    moves = {a.kwargs["move"] for t in tasks for a in t.actions if a.name == "make_roster_move"}
+    assert moves == {"injured_reserve", "activate", "release"}
+    signings = [a.kwargs["player_id"] for t in tasks for a in t.actions if a.name == "sign_player"]
+    assert {db.tables["players"][p]["roster_status"] for p in signings} == {"free_agent", "active"}  # and transfers
+    games = [a.kwargs["game_id"] for t in tasks for a in t.actions if a.name == "reschedule_game"]
+    assert {db.tables["games"][g]["status"] for g in games} == {"scheduled", "postponed"}
+    assert Counter(t.difficulty for t in tasks) == {2: 13, 3: 12, 4: 13, 5: 12}
+    assert Counter(t.emotion.family for t in tasks) == {f: 10 for f in
+                                                       ("anger", "disgust", "enjoyment", "fear", "sadness")}
+
+
+def test_test_set_regenerates_byte_identical(tmp_path: Any) -> None:
+    from tauplay.cli import main
+
+    out = tmp_path / "test.json"
+    assert main([*TEST_SET_COMMAND, "--out", str(out), "--json"]) == 0
+    assert out.read_bytes() == DOMAIN.task_set_path("test").read_bytes()
+
+
+def test_test_set_gold_paths_obey_the_graph_and_the_callers(test_set: Any) -> None:
+    from tauplay.tracer.facts import tool_names_in
+
+    graph = ToolGraph(DOMAIN)
+    clubs = DOMAIN.database().tables["clubs"]
+    for task in test_set.tasks:
+        names = [a.name for a in task.actions]
+        assert all(s.valid for s in graph.path(names)), task.id
+        assert task.difficulty == graph.depth(names), task.id
+        assert names[0] == "find_club_official", task.id  # identified before any business
+        email = task.actions[0].kwargs["email"]
+        assert email in task.instruction and task.known_info["email"] == email
+        assert email in {o["email"] for o in clubs[task.user_id]["officials"]}  # the caller's own club
+        assert all(a.kwargs["club_id"] == task.user_id for a in task.actions if a.name in WRITES)
+        assert not tool_names_in(task.instruction, [t.name for t in DOMAIN.tools]), task.id
+
+
+def _staff(db: Database, club_id: str, role: str) -> str:
+    return next(o["email"] for o in db.tables["clubs"][club_id]["officials"] if o["role"] == role)
+
+
+def test_tracer_policy_rules_reject_crafted_bad_writes(db: Database, monkeypatch: Any) -> None:
+    """One crafted write per policy-only rule in the hints (each with an allowed twin where one exists)."""
+    from domains.basketball.tracer import HINTS, policy_problem
+
+    state = db.new_state()
+    players = db.tables["players"]
+
+    def check(tool: str, args: Record, email: str | None) -> str:
+        return policy_problem(tool, args, state, email)
+
+    # Who may ask: a head coach signs, releases or reschedules nothing; officials act for their own club only.
+    c = first_club(db, lambda c: active(db, c) < league.MAX_ACTIVE)
+    fa = free_agent(db, league.SALARY_CAP - payroll(db, c))
+    sign = {"club_id": c, "player_id": fa["player_id"], "annual_salary": fa["asking_salary"], "contract_years": 1}
+    gm, coach = _staff(db, c, "general_manager"), _staff(db, c, "head_coach")
+    assert check("sign_player", sign, gm) == ""
+    assert "head coach may not" in check("sign_player", sign, coach)
+    other = _staff(db, first_club(db, lambda x: x != c), "general_manager")
+    assert "works for" in check("sign_player", sign, other)
+    assert "not an identified" in check("sign_player", sign, "nobody@example.com")
+    # The same rule through the hints' stage-5 hook, with the caller from the goal's known info.
+    assert HINTS.policy("sign_player", sign, state, {"email": coach}) != ""
+    assert HINTS.policy("sign_player", sign, state, {"email": gm}) == ""
+
+    # A free agent signs for at least what he asks.
+    assert "below" in check("sign_player", {**sign, "annual_salary": fa["asking_salary"] - 1_000}, gm)
+    # No player ruled out by injury.
+    hurt = free_agent(db, league.SALARY_CAP, status="out")
+    assert "ruled out" in check("sign_player", {**sign, "player_id": hurt["player_id"],
+                                                "annual_salary": hurt["asking_salary"]}, gm)
+    # A listed player signs for no less than his current salary, before the deadline, and his club keeps
+    # three active players.
+    listed = next(p for _, p in sorted(players.items()) if p["transfer_fee"] and p["roster_status"] == "active"
+                  and p["injury"]["status"] != "out" and active(db, p["club_id"]) == league.MAX_ACTIVE)
+    buy = {**sign, "player_id": listed["player_id"], "annual_salary": listed["contract"]["annual_salary"]}
+    assert check("sign_player", buy, gm) == ""
+    assert "below" in check("sign_player", {**buy, "annual_salary": buy["annual_salary"] - 1_000}, gm)
+    thin = next(p for _, p in sorted(players.items()) if p["transfer_fee"] and p["roster_status"] == "active"
+                and active(db, p["club_id"]) == league.MIN_ACTIVE)
+    assert "fewer than 3 active" in check("sign_player", {**buy, "player_id": thin["player_id"],
+                                                          "annual_salary": thin["contract"]["annual_salary"]}, gm)
+    monkeypatch.setattr(league, "TODAY", league.add_days(league.TRANSFER_DEADLINE, 1))
+    assert "deadline" in check("sign_player", buy, gm)
+    monkeypatch.undo()
+
+    # Ten days on injured reserve before activation.
+    def on_reserve(days_ok: bool) -> Record:
+        return next(p for _, p in sorted(players.items()) if p["roster_status"] == "injured_reserve"
+                    and (league.days_between(p["ir_since"], league.TODAY) >= league.IR_MIN_DAYS) == days_ok)
+
+    early, due = on_reserve(False), on_reserve(True)
+    activate = {"club_id": early["club_id"], "player_id": early["player_id"], "move": "activate"}
+    assert "ten days" in check("make_roster_move", activate, _staff(db, early["club_id"], "head_coach"))
+    assert check("make_roster_move", {"club_id": due["club_id"], "player_id": due["player_id"], "move": "activate"},
+                 _staff(db, due["club_id"], "head_coach")) == ""
+    # Release is the general manager's; no move leaves fewer than three active players.
+    three = first_club(db, lambda c: active(db, c) == league.MIN_ACTIVE)
+    starter = next(p for p in roster(db, three) if p["roster_status"] == "active")
+    release = {"club_id": three, "player_id": starter["player_id"], "move": "release"}
+    assert "head coach may not" in check("make_roster_move", release, _staff(db, three, "head_coach"))
+    assert "fewer than 3 active" in check("make_roster_move", release, _staff(db, three, "general_manager"))
+    assert "fewer than 3 active" in check("make_roster_move", {**release, "move": "injured_reserve"},
+                                          _staff(db, three, "head_coach"))
+    four = first_club(db, lambda c: active(db, c) == league.MAX_ACTIVE)
+    keeper = next(p for p in roster(db, four) if p["roster_status"] == "active")
+    assert check("make_roster_move", {"club_id": four, "player_id": keeper["player_id"], "move": "release"},
+                 _staff(db, four, "general_manager")) == ""
+
+    # Rescheduling: 72 hours' notice, once per game, tip-off 12:00-21:00, at one of the clubs' venues.
+    games = db.tables["games"]
+
+    def game_where(ok: Any) -> Record:
+        return next(g for _, g in sorted(games.items()) if g["status"] == "scheduled" and ok(g))
+
+    open_game = game_where(lambda g: not g["rescheduled"] and league.hours_until(g["date"], g["time"]) >= 96)
+    move = {"game_id": open_game["game_id"], "club_id": open_game["home_club_id"], "new_date": "2025-04-22",
+            "new_time": "19:00", "venue_id": open_game["venue_id"]}
+    home_gm = _staff(db, open_game["home_club_id"], "general_manager")
+    assert check("reschedule_game", move, home_gm) == ""
+    assert "outside" in check("reschedule_game", {**move, "new_time": "21:30"}, home_gm)
+    assert "outside" in check("reschedule_game", {**move, "new_time": "11:00"}, home_gm)
+    stranger = next(v for v in sorted(db.tables["venues"]) if v not in {
+        db.tables["clubs"][open_game["home_club_id"]]["home_venue_id"],
+        db.tables["clubs"][open_game["away_club_id"]]["home_venue_id"], open_game["venue_id"]})
+    assert "venue" in check("reschedule_game", {**move, "venue_id": stranger}, home_gm)
+    soon = game_where(lambda g: not g["rescheduled"] and league.hours_until(g["date"], g["time"]) < 72)
+    assert "72 hours" in check("reschedule_game", {**move, "game_id": soon["game_id"], "club_id": soon["home_club_id"],
+                                                   "venue_id": soon["venue_id"]},
+                               _staff(db, soon["home_club_id"], "general_manager"))
+    moved = game_where(lambda g: g["rescheduled"] is not None)
+    assert "once" in check("reschedule_game", {**move, "game_id": moved["game_id"], "club_id": moved["home_club_id"],
+                                               "venue_id": moved["venue_id"]},
+                           _staff(db, moved["home_club_id"], "general_manager"))
+
+
+def test_tracer_drops_a_generated_write_the_policy_forbids(db: Database) -> None:
+    """Stage 5 runs the hints' policy on every write: a crafted task whose caller is a head coach asking
+    for a release executes fine but is filtered out."""
+    from tauplay.core.tasks import Action, Task
+    from tauplay.tracer.hints import hints_for
+    from tauplay.tracer.verify import Candidate, Filters
+
+    four = first_club(db, lambda c: active(db, c) == league.MAX_ACTIVE)
+    keeper = next(p for p in roster(db, four) if p["roster_status"] == "active")
+    coach = _staff(db, four, "head_coach")
+    actions = [Action("find_club_official", {"email": coach}), Action("get_cap_sheet", {"club_id": four}),
+               Action("make_roster_move", {"club_id": four, "player_id": keeper["player_id"], "move": "release"})]
+    task = Task(id="crafted", domain="basketball", instruction=f"Release {keeper['first_name']}.", actions=actions)
+    filters = Filters(DOMAIN, db, ToolGraph(DOMAIN), hints_for(DOMAIN))
+    verdict = filters.judge(Candidate(task, [], [{"email": coach}] * 3))
+    assert verdict.filter == "policy" and "head coach may not" in verdict.detail
+
+
+async def test_oracle_and_scripted_user_score_one_on_the_test_set(tmp_path: Any, db: Database,
+                                                                   test_set: Any) -> None:
+    from tauplay.sim.oracle import OracleAgent
+    from tauplay.sim.scripted_user import ScriptedUser
+    from tauplay.sim.session import SessionSetup, run_session
+    from tauplay.store import SessionStore
+
+    store = SessionStore(str(tmp_path / "sessions.db"))
+    try:
+        for task in test_set.tasks[::5]:  # ten tasks, every depth tier
+            _, out = await run_session(store, SessionSetup(DOMAIN, task, db), OracleAgent(), ScriptedUser())
+            assert (out.reason, out.value, out.faults) == ("user_stop", 1.0, []), task.id
+    finally:
+        store.close()

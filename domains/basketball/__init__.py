@@ -36,5 +36,5 @@ DOMAIN = Domain(
         Requires("make_roster_move", _CAP_SHEET, "check the roster, injuries and budget first"),
         Requires("reschedule_game", ("check_venue_availability",), "confirm the venue is free on the new date first"),
     ],
-    task_sets={"starter": "starter.json"},
+    task_sets={"starter": "starter.json", "test": "test.json"},
 )

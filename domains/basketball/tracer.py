@@ -1,0 +1,588 @@
+"""Tracer hints for the basketball domain: who calls the desk, what they act on, and the policy rules
+the tools leave to the agent.
+
+Every write is a club official's business, so the persona is a club (`clubs`) and the caller one of
+its two officials: the general manager, or for injured reserve and activation sometimes the head coach.
+The generic Tracer cannot know that a free agent signs for at least what he asks, that a player stays
+ten days on injured reserve, that no move may leave a club with fewer than three active players, or
+that a game needs 72 hours' notice and may be moved once, to a tip-off between 12:00 and 21:00 at one
+of its clubs' venues. Those rules live here (and in words in policy.md); `policy_problem` checks a
+generated write against them, and the targets only ever pick what they allow.
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from domains.basketball import league
+from tauplay.core.db import Database, State
+from tauplay.core.domain import Domain
+from tauplay.tracer.facts import Fact, fact, words
+from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+Record = dict[str, Any]
+
+GM, COACH = "general_manager", "head_coach"
+# Who may ask for what (policy.md, "Who may ask for what"): request -> roles.
+ALLOWED_ROLES = {
+    "sign": (GM,),
+    "injured_reserve": (GM, COACH),
+    "activate": (GM, COACH),
+    "release": (GM,),
+    "reschedule": (GM,),
+}
+COACH_CALLS = 0.35  # share of injured-reserve / activation goals a head coach phones in
+EARLIEST_TIP, LATEST_TIP = "12:00", "21:00"  # a moved game's tip-off window (policy)
+TIP_OFFS = ("13:00", "15:00", "17:00", "18:00", "19:00", "19:30", "20:00")
+POSTPONED_CLUB = 0.3  # share of reschedule callers drawn from the clubs with a postponed game
+POSTPONED_FIRST = 0.6  # chance that a club's postponed game, when it has one, is the one to move
+MIN_LEAD_DAYS = 3  # a new date a club would plan for: not tomorrow
+SALARY_STEP = 1_000
+HOME_REASONS = ("because your arena has a conflict that day", "because of a clash with a club event",
+                "because the city has a festival outside your arena that day")
+AWAY_REASONS = ("because two of your players are away on national team duty that week",
+                "because your travel to the game fell through", "because of a clash with a club event")
+# Injured reserve is the common call; few players are due for activation, so they would repeat.
+MOVE_WEIGHTS = {"activate": 1, "injured_reserve": 2, "release": 1}
+
+
+# -- the league's state, read the way the policy talks about it -------------------------------------------
+
+def roster(state: State, club: Record) -> list[Record]:
+    return [p for p in (state.get("players", pid) for pid in club["roster"]) if p is not None]
+
+
+def active_count(state: State, club: Record) -> int:
+    return sum(1 for p in roster(state, club) if p["roster_status"] == "active")
+
+
+def reserve_count(state: State, club: Record) -> int:
+    return sum(1 for p in roster(state, club) if p["roster_status"] == "injured_reserve")
+
+
+def cap_space(state: State, club: Record) -> int:
+    return league.SALARY_CAP - sum(p["contract"]["annual_salary"] for p in roster(state, club) if p["contract"])
+
+
+def official_by_email(state: State, email: str | None) -> tuple[Record, Record] | None:
+    """(club, official) for an email on file, ignoring case."""
+    wanted = (email or "").strip().lower()
+    for club in state.values("clubs"):
+        for o in club["officials"]:
+            if o["email"].lower() == wanted:
+                return club, o
+    return None
+
+
+def official(club: Record, role: str) -> Record:
+    return next(o for o in club["officials"] if o["role"] == role)
+
+
+def earliest_activation(player: Record) -> str:
+    return league.add_days(player["ir_since"], league.IR_MIN_DAYS)
+
+
+def minimum_salary(player: Record) -> int:
+    """What a signing must pay at least: the asking salary, or a listed player's current salary."""
+    if player["roster_status"] == "free_agent":
+        return max(player["asking_salary"] or 0, league.MIN_SALARY)
+    return max(player["contract"]["annual_salary"], league.MIN_SALARY)
+
+
+def name_of(person: Record) -> str:
+    return f"{person['first_name']} {person['last_name']}"
+
+
+# -- the policy-only rules: '' when a write is allowed, else why not ---------------------------------------
+
+def caller_problem(request: str, club_id: str, state: State, email: str | None) -> str:
+    found = official_by_email(state, email)
+    if found is None:
+        return "the caller is not an identified club official"
+    club, person = found
+    if club["club_id"] != club_id:
+        return f"the caller works for {club['club_id']}, not {club_id}"
+    if person["role"] not in ALLOWED_ROLES[request]:
+        return f"a {words(person['role'])} may not ask for a {words(request)}"
+    return ""
+
+
+def sign_problem(args: Record, state: State) -> str:
+    player = state.get("players", args["player_id"])
+    club = state.get("clubs", args["club_id"])
+    if player is None or club is None:
+        return "unknown player or club"
+    if player["injury"]["status"] == "out":
+        return "a player ruled out by injury cannot be signed before a medical"
+    if args["annual_salary"] < minimum_salary(player):
+        return f"salary {args['annual_salary']} is below the {minimum_salary(player)} the player must get"
+    if player["roster_status"] != "free_agent":
+        if league.TODAY > league.TRANSFER_DEADLINE:
+            return "the transfer deadline has passed"
+        seller = state.get("clubs", player["club_id"])
+        if seller and player["roster_status"] == "active" and active_count(state, seller) <= league.MIN_ACTIVE:
+            return f"the transfer would leave {seller['club_id']} with fewer than {league.MIN_ACTIVE} active players"
+    return ""
+
+
+def roster_move_problem(args: Record, state: State) -> str:
+    player = state.get("players", args["player_id"])
+    club = state.get("clubs", args["club_id"])
+    if player is None or club is None:
+        return "unknown player or club"
+    move = args["move"]
+    if move == "activate":
+        if player["ir_since"] and league.TODAY < earliest_activation(player):
+            return f"ten days on injured reserve end on {earliest_activation(player)}"
+        return ""
+    if player["roster_status"] == "active" and active_count(state, club) <= league.MIN_ACTIVE:
+        return f"the move would leave {club['club_id']} with fewer than {league.MIN_ACTIVE} active players"
+    return ""
+
+
+def reschedule_problem(args: Record, state: State) -> str:
+    game = state.get("games", args["game_id"])
+    if game is None:
+        return "unknown game"
+    if game["rescheduled"]:
+        return "the game has already been rescheduled once"
+    if game["status"] == "scheduled" and league.hours_until(game["date"], game["time"]) < league.NOTICE_HOURS:
+        return f"tip-off is less than {league.NOTICE_HOURS} hours away"
+    if not EARLIEST_TIP <= args["new_time"] <= LATEST_TIP:
+        return f"tip-off {args['new_time']} is outside {EARLIEST_TIP}-{LATEST_TIP}"
+    allowed = {game["venue_id"]} | {state.get("clubs", game[f"{side}_club_id"])["home_venue_id"]
+                                    for side in ("home", "away")}
+    if args["venue_id"] not in allowed:
+        return "the venue is neither the game's own nor a home venue of its clubs"
+    return ""
+
+
+def policy_problem(tool: str, args: Record, state: State, caller_email: str | None) -> str:
+    """'' when the policy allows this write, asked by the official with this email, on this state."""
+    request = {"sign_player": "sign", "reschedule_game": "reschedule"}.get(tool) or args.get("move", "")
+    if request not in ALLOWED_ROLES:
+        return ""
+    why = caller_problem(request, args["club_id"], state, caller_email)
+    if why:
+        return why
+    if tool == "sign_player":
+        return sign_problem(args, state)
+    if tool == "make_roster_move":
+        return roster_move_problem(args, state)
+    return reschedule_problem(args, state)
+
+
+# -- what a club can do now (targets) ---------------------------------------------------------------------
+
+def signable(state: State, club: Record, pool: list[str], skip: set[str]) -> list[Record]:
+    """Available players this club may sign now at their minimum salary, within every hard and policy limit."""
+    if active_count(state, club) >= league.MAX_ACTIVE:
+        return []
+    space = cap_space(state, club)
+    out = []
+    for pid in pool:
+        p = state.get("players", pid)
+        if p is None or pid in skip or p["injury"]["status"] == "out" or p["club_id"] == club["club_id"]:
+            continue
+        if p["roster_status"] != "free_agent" and p["transfer_fee"] is None:
+            continue
+        if minimum_salary(p) > space or (p["transfer_fee"] or 0) > club["budget"]:
+            continue
+        if sign_problem({"player_id": pid, "club_id": club["club_id"], "annual_salary": minimum_salary(p)}, state):
+            continue
+        out.append(p)
+    return out
+
+
+def roster_moves(state: State, club: Record, skip: set[str]) -> dict[str, list[Record]]:
+    """Players of this club for each roster move the tools and the policy both allow now."""
+    active, reserve = active_count(state, club), reserve_count(state, club)
+    moves: dict[str, list[Record]] = {"injured_reserve": [], "activate": [], "release": []}
+    for p in roster(state, club):
+        if p["player_id"] in skip:
+            continue
+        if p["roster_status"] == "active":
+            if p["injury"]["status"] == "out" and reserve < league.MAX_INJURED_RESERVE and active > league.MIN_ACTIVE:
+                moves["injured_reserve"].append(p)
+        elif p["injury"]["status"] != "out" and active < league.MAX_ACTIVE \
+                and earliest_activation(p) <= league.TODAY:
+            moves["activate"].append(p)
+        buyout = league.buyout(p["contract"]["annual_salary"], p["contract"]["end_season"])
+        if buyout <= club["budget"] and (p["roster_status"] != "active" or active > league.MIN_ACTIVE):
+            moves["release"].append(p)
+    return moves
+
+
+def busy(state: State, club_id: str, day: str) -> bool:
+    return any(g["status"] in ("scheduled", "final") and club_id in (g["home_club_id"], g["away_club_id"])
+               for g in state.find("games", "date", day))
+
+
+def venue_free(state: State, venue_id: str, day: str) -> bool:
+    venue = state.get("venues", venue_id)
+    return day not in venue["blocked_dates"] and not any(
+        g["venue_id"] == venue_id and g["status"] in ("scheduled", "final") for g in state.find("games", "date", day))
+
+
+def movable(state: State, game: Record) -> bool:
+    """A game its clubs may still ask to move (status, one reschedule, 72 hours' notice)."""
+    if game["status"] not in ("scheduled", "postponed") or game["rescheduled"]:
+        return False
+    return game["status"] == "postponed" or league.hours_until(game["date"], game["time"]) >= league.NOTICE_HOURS
+
+
+def club_games(state: State, club_id: str) -> list[Record]:
+    return state.find("games", "home_club_id", club_id) + state.find("games", "away_club_id", club_id)
+
+
+@dataclass
+class Options:
+    """What the start state offers, computed once per database: the clubs each kind of goal can start from."""
+
+    pool: list[str]  # free agents and transfer-listed players
+    clubs: dict[str, list[str]]  # goal kind -> clubs with something to act on
+
+    @classmethod
+    def of(cls, database: Database) -> Options:
+        state = database.new_state()
+        pool = sorted(pid for pid, p in database.tables["players"].items()
+                      if p["roster_status"] == "free_agent" or p["transfer_fee"] is not None)
+        clubs: dict[str, list[str]] = {"sign": [], "injured_reserve": [], "activate": [], "release": [],
+                                       "reschedule": [], "postponed": []}
+        for cid, club in sorted(database.tables["clubs"].items()):
+            if signable(state, club, pool, set()):
+                clubs["sign"].append(cid)
+            for move, players in roster_moves(state, club, set()).items():
+                if players:
+                    clubs[move].append(cid)
+            games = [g for g in club_games(state, cid) if movable(state, g)]
+            if games:
+                clubs["reschedule"].append(cid)
+            if any(g["status"] == "postponed" for g in games):
+                clubs["postponed"].append(cid)
+        return cls(pool, clubs)
+
+
+# -- the hints --------------------------------------------------------------------------------------------
+
+class BasketballHints(TracerHints):
+    persona_table = "clubs"
+    # The agent finds ids through lookups; the caller names people, games and terms.
+    derived_fields = frozenset({"club_id", "player_id", "venue_id"})
+    goal_weights = {"sign_player": 3, "make_roster_move": 3, "reschedule_game": 3}
+    optional_feeders = {
+        "sign_player": ("get_player_details",),  # a closer look at the player before the offer
+        "make_roster_move": ("get_player_details",),  # his injury or contract in full
+        "check_venue_availability": ("get_venue_details",),
+        "reschedule_game": ("get_club_details",),  # where the club's home venue is
+    }
+    triggers = {
+        "sign": {
+            "enjoyment": ["thrilled to finally land {player}", "excited to have {player} in the lineup for "
+                          "the next game"],
+            "fear": ["worried another club will sign {player} first", "nervous the club will not have a full "
+                     "lineup without {player}"],
+            "anger": ["annoyed that the signing of {player} has dragged on for days"],
+            "sadness": ["down after a losing run and hoping {player} turns it around"],
+            "disgust": ["put off by how much agents ask for players like {player}"],
+        },
+        "transfer": {
+            "enjoyment": ["delighted that the {seller} finally listed {player}"],
+            "fear": ["anxious the deal for {player} will fall through before the transfer deadline"],
+            "anger": ["irritated at the fee the {seller} want for {player}"],
+            "sadness": ["sad to be spending the budget on a transfer after losing two starters"],
+            "disgust": ["fed up with haggling with the {seller} over {player}"],
+        },
+        "reserve": {
+            "sadness": ["losing {player} for weeks in the middle of the season"],
+            "fear": ["worried the team will not have enough healthy players without {player}"],
+            "anger": ["angry that {player} got hurt in a practice that should never have gone ahead"],
+            "disgust": ["disgusted by the rough foul that injured {player}"],
+            "enjoyment": ["relieved that the doctors caught {player}'s injury early"],
+        },
+        "activate": {
+            "enjoyment": ["excited to have {player} back on court", "happy that {player} recovered ahead of "
+                          "schedule"],
+            "fear": ["anxious to get {player} back before the next game"],
+            "anger": ["frustrated that {player} has been sitting out longer than needed"],
+            "sadness": ["weary after weeks of losing while {player} was out"],
+            "disgust": ["fed up with the paperwork keeping {player} off the court"],
+        },
+        "release": {
+            "sadness": ["sad to let {player} go after years with the club"],
+            "anger": ["angry that {player} skipped practice again"],
+            "disgust": ["disgusted by {player}'s behaviour at the last game"],
+            "fear": ["worried about what the buyout for {player} will do to the budget"],
+            "enjoyment": ["relieved to finally make room on the roster"],
+        },
+        "reschedule": {
+            "anger": ["annoyed that the game against the {opponent} has to move at all"],
+            "fear": ["worried the game against the {opponent} will not find a new date"],
+            "sadness": ["disappointed for the fans who planned around the game against the {opponent}"],
+            "disgust": ["put off by how the league handled the game against the {opponent}"],
+            "enjoyment": ["pleased that a better date for the game against the {opponent} is free"],
+        },
+    }
+
+    def __init__(self) -> None:
+        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()
+        # The caller of each trace under construction. A trace has its own random generator, which is
+        # all `opening` receives with the club, so the caller is filed under it.
+        self._caller: weakref.WeakKeyDictionary[random.Random, Record] = weakref.WeakKeyDictionary()
+
+    def prepare(self, domain: Domain, database: Database) -> None:
+        if database not in self._data:
+            self._data[database] = Options.of(database)
+
+    def _options(self, ctx: TraceContext) -> Options:
+        return self._data[ctx.database]
+
+    # -- who calls ---------------------------------------------------------------------------------------
+    def persona(self, write: str, ctx: TraceContext) -> str | None:
+        rng, clubs = ctx.rng, self._options(ctx).clubs
+        if write == "make_roster_move":
+            kinds = [k for k in MOVE_WEIGHTS if clubs[k]]
+            kind = rng.choices(kinds, weights=[MOVE_WEIGHTS[k] for k in kinds], k=1)[0]
+        elif write == "reschedule_game":
+            kind = "postponed" if rng.random() < POSTPONED_CLUB and clubs["postponed"] else "reschedule"
+        else:
+            kind = "sign"
+        club_id = rng.choice(clubs[kind])
+        club = ctx.database.tables["clubs"][club_id]
+        coach = kind in ("injured_reserve", "activate") and rng.random() < COACH_CALLS
+        self._caller[rng] = official(club, COACH if coach else GM)
+        return club_id
+
+    def _me(self, ctx: TraceContext) -> Record:
+        return self._caller[ctx.rng]
+
+    def _used(self, ctx: TraceContext) -> set[str]:
+        """Players and games an earlier goal of this trace already acts on."""
+        return {v for g in ctx.goals[:-1] for k, v in g.target.items() if k in ("player_id", "game_id")}
+
+    # -- what each goal acts on --------------------------------------------------------------------------
+    def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
+        me, club = self._me(ctx), ctx.persona
+        request = {"sign_player": "sign", "reschedule_game": "reschedule"}.get(write)
+        if request and me["role"] not in ALLOWED_ROLES[request]:
+            raise Skip("a head coach may not ask for this", write)
+        base = {"email": me["email"], "club_id": ctx.persona_id}
+        if write == "sign_player":
+            return base | self._sign_target(ctx, club)
+        if write == "make_roster_move":
+            return base | self._move_target(ctx, club, me)
+        return base | self._reschedule_target(ctx, club)
+
+    def _sign_target(self, ctx: TraceContext, club: Record) -> dict[str, Any]:
+        rng, state = ctx.rng, ctx.state
+        options = signable(state, club, self._options(ctx).pool, self._used(ctx))
+        # The caller names the player: his name must pick out one player the desk can offer.
+        names = [name_of(p) for p in options]
+        options = [p for p in options if names.count(name_of(p)) == 1]
+        if not options:
+            raise Skip("no player this club can sign now", "sign_player")
+        player = rng.choice(options)
+        floor = minimum_salary(player)
+        room = (cap_space(state, club) - floor) // SALARY_STEP
+        raise_by = rng.choice((0, 0, 0, 2, 5, 10)) * SALARY_STEP if player["transfer_fee"] is None \
+            else rng.choice((0, 5, 10, 15)) * SALARY_STEP
+        salary = floor + min(raise_by, room * SALARY_STEP)
+        return {"player_id": player["player_id"], "annual_salary": salary, "contract_years": rng.choice((1, 2, 2, 3)),
+                "_needs": ("get_cap_sheet", "list_available_players")}
+
+    def _move_target(self, ctx: TraceContext, club: Record, me: Record) -> dict[str, Any]:
+        rng = ctx.rng
+        moves = roster_moves(ctx.state, club, self._used(ctx))
+        kinds = [k for k, players in moves.items() if players and me["role"] in ALLOWED_ROLES[k]]
+        if not kinds:
+            raise Skip("no roster move this caller may make now", "make_roster_move")
+        move = rng.choices(kinds, weights=[MOVE_WEIGHTS[k] for k in kinds], k=1)[0]
+        player = rng.choice(moves[move])
+        return {"player_id": player["player_id"], "move": move}
+
+    def _reschedule_target(self, ctx: TraceContext, club: Record) -> dict[str, Any]:
+        rng, state = ctx.rng, ctx.state
+        used = self._used(ctx)
+        games = sorted((g for g in club_games(state, ctx.persona_id) if movable(state, g) and g["game_id"] not in used),
+                       key=lambda g: g["game_id"])
+        rng.shuffle(games)
+        if rng.random() < POSTPONED_FIRST:  # the few postponed games would otherwise hardly ever come up
+            games.sort(key=lambda g: g["status"] != "postponed")
+        for game in games[:6]:
+            sides = (game["home_club_id"], game["away_club_id"])
+            homes = {state.get("clubs", c)["home_venue_id"] for c in sides}
+            venue = game["venue_id"]
+            others = sorted(homes - {venue})
+            if others and rng.random() < 0.3:
+                venue = rng.choice(others)  # played at the other club's arena instead
+            first = league.add_days(league.TODAY, MIN_LEAD_DAYS)
+            days = [d for d in _days(first, league.SEASON_END) if d != game["date"] and venue_free(state, venue, d)
+                    and not any(busy(state, c, d) for c in sides)]
+            if not days:
+                continue
+            day = rng.choice(days)
+            time = game["time"] if rng.random() < 0.5 else rng.choice(TIP_OFFS)
+            needs: tuple[str, ...] = ("find_club_official", "get_game_details")
+            by_id = rng.random() < 0.6  # else the caller describes the game and the agent looks it up
+            if not by_id:
+                needs = ("find_club_official", "list_club_games", "get_game_details")
+            # `date` is the day the venue check is for: a check of the same venue on another day does not count.
+            return {"game_id": game["game_id"], "new_date": day, "date": day, "new_time": time, "venue_id": venue,
+                    "by_id": by_id, "_needs": needs}
+        raise Skip("no game this club can move to a free date", "reschedule_game")
+
+    # -- arguments ---------------------------------------------------------------------------------------
+    def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+        target = ctx.goal.target
+        if tool == "check_venue_availability":
+            return {"venue_id": target["venue_id"], "date": target["new_date"]}
+        if tool == "get_venue_details":
+            return {"venue_id": target.get("venue_id") or ctx.state.get("clubs", ctx.persona_id)["home_venue_id"]}
+        if tool == "list_club_games":
+            return {"club_id": ctx.persona_id}
+        return None
+
+    def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+        t = ctx.goal.target
+        if tool == "sign_player":
+            return {"club_id": t["club_id"], "player_id": t["player_id"], "annual_salary": t["annual_salary"],
+                    "contract_years": t["contract_years"]}
+        if tool == "make_roster_move":
+            return {"club_id": t["club_id"], "player_id": t["player_id"], "move": t["move"]}
+        return {"game_id": t["game_id"], "club_id": t["club_id"], "new_date": t["new_date"], "new_time": t["new_time"],
+                "venue_id": t["venue_id"]}
+
+    # -- phrasing ----------------------------------------------------------------------------------------
+    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
+        me = self._caller.get(rng)
+        if me is None:
+            return None
+        role, club = words(me["role"]), persona["name"]
+        return rng.choice((
+            f"You are {me['name']}, {role} of the {club}; the league has your email as {me['email']}.",
+            f"You are {me['name']}, the {role} of the {club} (your email on file: {me['email']}).",
+            f"You are {me['name']} and you work as {role} of the {club}. If asked to identify yourself, give "
+            f"your email, {me['email']}.",
+        ))
+
+    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
+        me = self._me(ctx)
+        build = {"sign_player": self._say_sign, "make_roster_move": self._say_move,
+                 "reschedule_game": self._say_reschedule}[tool]
+        intent = build(args, ctx)
+        intent.facts.insert(0, fact("email", me["email"]))
+        intent.known.update(email=me["email"], role=me["role"])  # the policy check needs the caller
+        return intent
+
+    def _say_sign(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        rng = ctx.rng
+        player = ctx.database.tables["players"][args["player_id"]]
+        who, salary, years = name_of(player), args["annual_salary"], args["contract_years"]
+        facts: list[Fact] = [fact("player", who), _salary_fact(salary),
+                             fact("contract_years", years, f"{_count(years)} season" + ("s" if years > 1 else ""))]
+        term = f"for {_count(years)} season" + ("s" if years > 1 else "") + f" at ${salary:,} a year"
+        last = league.contract_end_season(years)
+        if player["roster_status"] == "free_agent":
+            action = f"sign the free-agent {player['position']} {who}"
+            at_ask = salary == minimum_salary(player)
+            details = [rng.choice((f"Offer him a contract {term}.", f"You want him on a contract {term}.")),
+                       "That is exactly what he is asking." if at_ask else "That is a little above his asking "
+                       "salary, to make sure he says yes."]
+            situation, slots = "sign", {"player": who}
+        else:
+            seller = ctx.database.tables["clubs"][player["club_id"]]["name"]
+            action = f"bring in {who}, the {player['position']} the {seller} have listed for transfer"
+            details = [f"Offer him a new contract {term}.",
+                       "Your club pays the listed transfer fee; ask how much it is before you agree."]
+            situation, slots = "transfer", {"player": who, "seller": seller}
+        details.append(rng.choice((f"The contract would run through the {last} season.",
+                                   "If the agent asks, you have an open spot on the active roster.")))
+        return Intent("sign_player", action, details, facts=facts, situation=situation,
+                      subject=f"the signing of {who}", slots=slots)
+
+    def _say_move(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        rng = ctx.rng
+        start = ctx.database.tables["players"][args["player_id"]]  # as the caller knew him before the call
+        who, move = name_of(start), args["move"]
+        injury = start["injury"]
+        if move == "injured_reserve":
+            facts = [fact("player", who), fact("move", move)]
+            action = f"put {who} on injured reserve"
+            reason = f"because he is ruled out ({injury['description']})"
+            details = [rng.choice(("He stays with the club; you only need his active spot freed for now.",
+                                   "You know his salary stays on the cap."))]
+            situation = "reserve"
+        elif move == "activate":
+            facts = [fact("player", who), fact("move", move, "activated", "active roster", "back from injured reserve")]
+            action = f"bring {who} back from injured reserve to the active roster"
+            reason = "because the doctors have cleared him" if injury["status"] == "healthy" else \
+                "because he is only day to day now and can play"
+            details = [f"He has been on injured reserve since {start['ir_since']}."]
+            situation = "activate"
+        else:
+            facts = [fact("player", who), fact("move", move, "released", "releasing")]
+            action = f"release {who}"
+            reason = rng.choice(("to free up his roster spot", "because he no longer fits the team's plans"))
+            details = ["You know the club owes him a buyout; ask how much before you agree, and accept it."]
+            situation = "release"
+        return Intent("make_roster_move", action, details, reason=reason, facts=facts, situation=situation,
+                      subject=f"{who}'s roster move", slots={"player": who})
+
+    def _say_reschedule(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        rng, target = ctx.rng, ctx.goal.target
+        game = ctx.database.tables["games"][args["game_id"]]
+        state = ctx.state
+        home = game["home_club_id"] == ctx.persona_id
+        opponent = state.get("clubs", game["away_club_id" if home else "home_club_id"])["name"]
+        where = "home" if home else "away"
+        facts: list[Fact] = [fact("opponent", opponent)]
+        if target["by_id"]:
+            facts.append(fact("game_id", args["game_id"]))
+            what = f"your {where} game {args['game_id']} against the {opponent}"
+        else:
+            facts.append(fact("date", game["date"]))
+            what = f"your {where} game against the {opponent} on {game['date']}"
+        facts += [fact("new_date", args["new_date"]), fact("new_time", args["new_time"])]
+        if game["status"] == "postponed":
+            reason = f"since it was postponed ({game['status_note']})"
+            action = f"give {what} a new date"
+        else:
+            reason = rng.choice(HOME_REASONS if home else AWAY_REASONS)
+            action = f"move {what}"
+        when = f"on {args['new_date']} at {args['new_time']}" + (" (its usual tip-off time)"
+                                                                 if args["new_time"] == game["time"] else "")
+        if args["venue_id"] == game["venue_id"]:
+            place = "at the same venue"
+        else:
+            venue = state.get("venues", args["venue_id"])["name"]
+            facts.append(fact("venue", venue))
+            mine = state.get("clubs", ctx.persona_id)["home_venue_id"] == args["venue_id"]
+            place = f"at your own home arena, {venue}" if mine else f"at their home arena, {venue}"
+        details = [f"You want it played {when}, {place}.",
+                   "If the agent mentions a fee, accept it." if game["status"] == "scheduled"
+                   else "You expect no fee, since the league postponed it."]
+        return Intent("reschedule_game", action, details, reason=reason, facts=facts, situation="reschedule",
+                      subject=f"the game against the {opponent}", slots={"opponent": opponent})
+
+    # -- policy (stage 5) --------------------------------------------------------------------------------
+    def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
+        return policy_problem(tool, args, state, known.get("email"))
+
+
+def _days(first: str, last: str) -> list[str]:
+    return [league.add_days(first, i) for i in range(league.days_between(first, last) + 1)]
+
+
+def _count(n: int) -> str:
+    return ("zero", "one", "two", "three")[n]
+
+
+def _salary_fact(amount: int) -> Fact:
+    return fact("annual_salary", amount, f"${amount:,}", f"{amount:,}")
+
+
+HINTS = BasketballHints()
