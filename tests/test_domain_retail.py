@@ -297,3 +297,172 @@ def test_graph_roots_and_valid_next() -> None:
     after_order = set(graph.valid_next(["find_user_id_by_email", "get_order_details"]))
     assert WRITES <= after_order and "get_product_details" in after_order
     assert graph.valid_next(["find_user_id_by_email", "transfer_to_human_agents"]) == []
+
+
+# -- Tracer hints and the shipped test set -------------------------------------------------------------
+
+def _policy() -> Any:
+    from domains.retail.tracer import policy_problem
+
+    return policy_problem
+
+
+@pytest.fixture(scope="module")
+def test_set() -> Any:
+    return load_tasks(DOMAIN.task_set_path("test"), "retail")
+
+
+def test_shipped_test_set_verifies_on_the_generated_db(db: Database, test_set: Any) -> None:
+    from tauplay.interop.task_checks import check_tasks
+
+    tasks = test_set.tasks
+    assert len(tasks) == 70 and len({t.id for t in tasks}) == 70
+    assert test_set.provenance["database"] == db.source and test_set.provenance["hints"] == "RetailHints"
+    report = verify_tasks(DOMAIN, db, tasks)
+    assert report.executed == report.total == 70, [r.first_error for r in report.replays if not r.executed]
+    for facts in check_tasks(DOMAIN, db, tasks):
+        assert facts.passed, (facts.task.id, [c for c in facts.checks if c.ok is False])
+    goals = {g for t in tasks for g in t.provenance["goals"]}
+    assert goals == WRITES  # every write tool is the goal of some task
+    assert all(t.emotion is not None and t.emotion.leaf for t in tasks)
+
+
+def test_shipped_test_set_regenerates_byte_identical(db: Database, test_set: Any, tmp_path: Path) -> None:
+    from tauplay.tracer import Settings, generate
+
+    p = test_set.provenance
+    lo, hi = (int(x) for x in p["depth"].split("-"))
+    again = generate(DOMAIN, db, Settings(n=p["n"], seed=p["seed"], depth=(lo, hi), emotions=p["emotions"],
+                                          attempts=p["attempts_per_slot"]))
+    fresh_file = tmp_path / "test.json"
+    again.tasks.save(fresh_file)
+    assert fresh_file.read_bytes() == DOMAIN.task_set_path("test").read_bytes()
+
+
+def test_shipped_gold_paths_are_valid_and_the_user_can_say_everything(test_set: Any) -> None:
+    from tauplay.tracer.facts import tool_names_in
+
+    graph = ToolGraph(DOMAIN)
+    names = [t.name for t in DOMAIN.tools]
+    for task in test_set.tasks:
+        path = graph.gold_path(task)
+        assert all(s.valid for s in path), (task.id, [s.reason for s in path if not s.valid])
+        assert task.actions[0].name in ("find_user_id_by_email", "find_user_id_by_name_zip")  # identified first
+        assert task.difficulty == graph.depth([a.name for a in task.actions]) == task.provenance["depth_tier"]
+        assert not tool_names_in(task.instruction, names), task.id
+        login = task.actions[0].kwargs
+        assert all(str(v) in task.instruction for v in login.values()), task.id  # email, or name and zip
+        assert task.user_id not in task.instruction  # the policy wants a look-up, not a stated user id
+
+
+def test_shipped_writes_obey_the_policy_only_rules(db: Database, test_set: Any) -> None:
+    """Checked on replay, independently of the generator: each write meets the rules on the state it finds."""
+    policy_problem = _policy()
+    for task in test_set.tasks:
+        env = fresh(db)
+        for action in task.actions:
+            if DOMAIN.tool_map[action.name].is_write:
+                why = policy_problem(action.name, action.kwargs, env.state, {"user_id": task.user_id})
+                assert why == "", (task.id, action.name, why)
+            assert not env.call(action.name, action.kwargs).error
+
+
+def _pending_with_swap(db: Database) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    products = db.tables["products"]
+    return next((o, i, v) for o in db.tables["orders"].values() if o["status"] == "pending"
+                for i in o["items"] for v in products[i["product_id"]]["variants"].values()
+                if v["available"] and v["item_id"] != i["item_id"] and v["price"] <= i["price"])
+
+
+def test_each_policy_rule_rejects_a_crafted_write_the_tool_accepts(db: Database) -> None:
+    policy_problem = _policy()
+    users = db.tables["users"]
+    pending = _find_order(db, "pending", "")
+    owner = pending["user_id"]
+    stranger = next(u for u in users if u != owner)
+    state = db.new_state()
+    cancel = {"order_id": pending["order_id"], "reason": "no longer needed"}
+    # Someone else's order, someone else's profile.
+    assert policy_problem("cancel_pending_order", cancel, state, {"user_id": owner}) == ""
+    assert "another customer" in policy_problem("cancel_pending_order", cancel, state, {"user_id": stranger})
+    address = {"user_id": stranger, "address1": "1 Main Street", "address2": "Apt 1", "city": "Austin",
+               "state": "TX", "country": "USA", "zip": "78701"}
+    assert "another customer" in policy_problem("modify_user_address", address, state, {"user_id": owner})
+    # The reason recorded is the one the customer gave.
+    assert "the customer said" in policy_problem("cancel_pending_order", cancel, state,
+                                                 {"user_id": owner, "reason": "ordered by mistake"})
+    # A delivered order is returned or exchanged once: the tools would take a second request.
+    delivered = _find_order(db, "delivered", "")
+    method = delivered["payment_history"][0]["payment_method_id"]
+    first = delivered["items"][0]
+    env = fresh(db)
+    ret = {"order_id": delivered["order_id"], "item_ids": [first["item_id"]], "payment_method_id": method}
+    assert policy_problem("return_delivered_order_items", ret, env.state, {}) == ""
+    assert not env.call("return_delivered_order_items", ret).error
+    again = {**ret, "item_ids": [i["item_id"] for i in delivered["items"]]}
+    assert "returned or exchanged once" in policy_problem("return_delivered_order_items", again, env.state, {})
+    assert not env.call("return_delivered_order_items", again).error  # the tool alone lets it through
+    # A pending order's items change once.
+    order, item, new = _pending_with_swap(db)
+    env = fresh(db)
+    swap = {"order_id": order["order_id"], "item_ids": [item["item_id"]], "new_item_ids": [new["item_id"]],
+            "payment_method_id": order["payment_history"][0]["payment_method_id"]}
+    assert policy_problem("modify_pending_order_items", swap, env.state, {}) == ""
+    assert not env.call("modify_pending_order_items", swap).error
+    back = {**swap, "item_ids": [new["item_id"]], "new_item_ids": [item["item_id"]]}
+    assert "already changed once" in policy_problem("modify_pending_order_items", back, env.state, {})
+    # An item swapped for itself.
+    products = db.tables["products"]
+    order2, item2 = next((o, i) for o in db.tables["orders"].values() if o["status"] == "pending"
+                         for i in o["items"] if products[i["product_id"]]["variants"][i["item_id"]]["available"])
+    same = {"order_id": order2["order_id"], "item_ids": [item2["item_id"]], "new_item_ids": [item2["item_id"]],
+            "payment_method_id": order2["payment_history"][0]["payment_method_id"]}
+    assert "swapped for itself" in policy_problem("modify_pending_order_items", same, db.new_state(), {})
+    assert not fresh(db).call("modify_pending_order_items", same).error  # the tool accepts the no-op swap
+
+
+def test_stage_five_drops_a_candidate_that_breaks_a_policy_rule(db: Database) -> None:
+    """The hints are wired into the Tracer's filters: a gold path that returns and then exchanges the same
+    delivered order executes, but is dropped for policy."""
+    from tauplay.core.tasks import Action, Task
+    from tauplay.tracer import Settings, Tracer
+    from tauplay.tracer.facts import fact
+    from tauplay.tracer.verify import Candidate
+
+    products = db.tables["products"]
+    order, item, new = next((o, i, v) for o in db.tables["orders"].values() if o["status"] == "delivered"
+                            for i in o["items"] for v in products[i["product_id"]]["variants"].values()
+                            if v["available"] and v["item_id"] != i["item_id"] and v["price"] <= i["price"])
+    user = db.tables["users"][order["user_id"]]
+    method = order["payment_history"][0]["payment_method_id"]
+    oid = order["order_id"]
+    actions = [Action("find_user_id_by_email", {"email": user["email"]}), Action("get_order_details", {"order_id": oid}),
+               Action("return_delivered_order_items", {"order_id": oid, "item_ids": [item["item_id"]],
+                                                       "payment_method_id": method}),
+               Action("get_product_details", {"product_id": item["product_id"]}),
+               Action("exchange_delivered_order_items", {"order_id": oid, "item_ids": [item["item_id"]],
+                                                         "new_item_ids": [new["item_id"]], "payment_method_id": method})]
+    known = {"user_id": order["user_id"]}
+    task = Task(id="crafted", domain="retail", instruction=f"Your email is {user['email']}; order {oid}.",
+                actions=actions, user_id=order["user_id"])
+    filters = Tracer(DOMAIN, db, Settings(n=1, seed=0)).filters
+    verdict = filters.judge(Candidate(task, [fact("email", user["email"]), fact("order_id", oid)], [known] * 5))
+    assert verdict.filter == "policy" and "returned or exchanged once" in verdict.detail
+    ok = Task(id="crafted-ok", domain="retail", instruction=task.instruction, actions=actions[:3],
+              user_id=order["user_id"])
+    assert filters.judge(Candidate(ok, [fact("email", user["email"]), fact("order_id", oid)], [known] * 3)).ok
+
+
+async def test_oracle_and_scripted_user_score_one_on_a_sample(db: Database, test_set: Any, tmp_path: Path) -> None:
+    from tauplay.sim.oracle import OracleAgent
+    from tauplay.sim.scripted_user import ScriptedUser
+    from tauplay.sim.session import SessionSetup, run_session
+    from tauplay.store import SessionStore
+
+    store = SessionStore(str(tmp_path / "sessions.db"))
+    try:
+        for task in test_set.tasks[::7]:  # ten tasks, every depth tier
+            _, out = await run_session(store, SessionSetup(DOMAIN, task, db), OracleAgent(), ScriptedUser())
+            assert (out.reason, out.value) == ("user_stop", 1.0), task.id
+    finally:
+        store.close()

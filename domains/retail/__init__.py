@@ -36,5 +36,5 @@ DOMAIN = Domain(
         Requires("return_delivered_order_items", ("get_order_details",), _CHECK_ORDER),
         Requires("exchange_delivered_order_items", ("get_order_details",), _CHECK_ORDER),
     ],
-    task_sets={"starter": "starter.json"},
+    task_sets={"starter": "starter.json", "test": "test.json"},
 )

@@ -1,0 +1,569 @@
+"""Tracer hints for the retail domain: who the customer is, what each write can act on, and the rules
+policy.md states that the tools leave to the agent.
+
+The generic Tracer would pick any order for any customer and phrase goals from tool docstrings. Here a
+goal acts on one of the persona's own orders in a status that allows the change (a pending order for a
+cancellation, a delivered one for a return), swaps an item only for another available item of the same
+product, and pays price differences with a method that can cover them. The customer identifies
+themselves by email, or by name and zip code, and names items by what they are (the product and its
+options), not by item ids they would never know.
+
+Policy-only rules (stage 5 drops a generated write that breaks one; the tools would let it through):
+- the order or profile belongs to the customer in the conversation;
+- a delivered order can be returned or exchanged once (the tools accept an order already marked
+  'delivered (return requested)' or '... (exchange requested)');
+- a pending order's items can be changed once;
+- a swap replaces an item with a different item (the tools accept an item swapped for itself);
+- a cancellation carries the reason the customer gave.
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from domains.retail.generator import ADDRESS2, CITIES, STREETS
+from domains.retail.tools import ADDRESS_FIELDS
+from tauplay.core.db import Database, State
+from tauplay.core.domain import Domain
+from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+AUTH_EMAIL, AUTH_ZIP = "find_user_id_by_email", "find_user_id_by_name_zip"
+CANCEL_REASONS = {  # the reason as the tool takes it -> why, as the customer would put it
+    "no longer needed": "you no longer need it",
+    "ordered by mistake": "you placed it by mistake",
+}
+ONCE = ("return_delivered_order_items", "exchange_delivered_order_items")  # one of the two, once per order
+SWAPS = ("modify_pending_order_items", "exchange_delivered_order_items")
+ORDER_WRITES = ("cancel_pending_order", "modify_pending_order_address", "modify_pending_order_payment",
+                "modify_pending_order_items", "return_delivered_order_items", "exchange_delivered_order_items")
+
+
+# -- the policy-only rules (stage 5) ---------------------------------------------------------------------------
+
+def items_changed(state: State, order: dict[str, Any]) -> bool:
+    """The order's items differ from what it held at the start: they were changed in this conversation."""
+    start = state.base.tables["orders"].get(order["order_id"])
+    return start is not None and [i["item_id"] for i in start["items"]] != [i["item_id"] for i in order["items"]]
+
+
+def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
+    """'' when policy.md allows this write on this state for this customer, else why not."""
+    customer = known.get("user_id")
+    if tool == "modify_user_address":
+        return "" if customer is None or args.get("user_id") == customer else "the profile is another customer's"
+    if tool not in ORDER_WRITES:
+        return ""
+    order = state.get("orders", args.get("order_id", ""))
+    if order is None:
+        return ""  # the tool itself refuses an unknown order
+    if customer is not None and order["user_id"] != customer:
+        return "the order belongs to another customer"
+    if tool == "cancel_pending_order":
+        said = known.get("reason")
+        return "" if said is None or said == args.get("reason") else \
+            f"cancelled for '{args.get('reason')}', the customer said '{said}'"
+    if tool in ONCE and order["status"] != "delivered":
+        return f"the order is already '{order['status']}': a delivered order is returned or exchanged once"
+    if tool == "modify_pending_order_items" and items_changed(state, order):
+        return "the order's items were already changed once"
+    if tool in SWAPS and any(old == new for old, new in zip(args.get("item_ids", []), args.get("new_item_ids", []),
+                                                           strict=False)):
+        return "an item is swapped for itself"
+    return ""
+
+
+# -- what the database offers --------------------------------------------------------------------------------
+
+def alternatives(products: dict[str, Any], item: dict[str, Any]) -> list[dict[str, Any]]:
+    """Available items of the same product with other options, in a stable order."""
+    product = products.get(item["product_id"])
+    if product is None:
+        return []
+    return [v for _, v in sorted(product["variants"].items()) if v["available"] and v["item_id"] != item["item_id"]]
+
+
+def current_method(order: dict[str, Any]) -> str:
+    """The payment method the order is paid with now (the last payment line)."""
+    return [t for t in order["payment_history"] if t["transaction_type"] == "payment"][-1]["payment_method_id"]
+
+
+@dataclass
+class Options:
+    """Per write tool, the orders (or users) it can act on at the start; a persona is drawn from their owners."""
+
+    owners: dict[str, list[str]]
+
+    @classmethod
+    def of(cls, database: Database) -> Options:
+        users, products = database.tables["users"], database.tables["products"]
+        owners: dict[str, list[str]] = {w: [] for w in ORDER_WRITES}
+        for order in database.tables["orders"].values():
+            status, owner = order["status"], order["user_id"]
+            swappable = any(alternatives(products, i) for i in order["items"])
+            if status == "pending":
+                owners["cancel_pending_order"].append(owner)
+                owners["modify_pending_order_address"].append(owner)
+                if len(users[owner]["payment_methods"]) > 1:
+                    owners["modify_pending_order_payment"].append(owner)
+                if swappable:
+                    owners["modify_pending_order_items"].append(owner)
+            elif status == "delivered":
+                owners["return_delivered_order_items"].append(owner)
+                if swappable:
+                    owners["exchange_delivered_order_items"].append(owner)
+        return cls({w: sorted(set(o)) for w, o in owners.items()})
+
+
+# -- how the customer says things ----------------------------------------------------------------------------
+
+def options_phrase(options: dict[str, str]) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in options.items())
+
+
+def item_phrase(item: dict[str, Any]) -> str:
+    """`Hiking Boots (size: 8, material: leather)`: how a customer names an item of an order."""
+    return f"{item['name']} ({options_phrase(item['options'])})"
+
+
+def address_phrase(a: dict[str, str]) -> str:
+    return f"{a['address1']}, {a['address2']}, {a['city']}, {a['state']} {a['zip']}, {a['country']}"
+
+
+def address_facts(a: dict[str, str]) -> list[Fact]:
+    return [fact(k, a[k]) for k in ADDRESS_FIELDS]
+
+
+def listing(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def auth_by_zip(user_id: str) -> bool:
+    """About one customer in four does not remember their email: a fixed trait of the persona, so the
+    opening (which sees only the persona) and the plan (which looks them up) agree."""
+    return zlib.crc32(user_id.encode()) % 4 == 0
+
+
+class RetailHints(TracerHints):
+    persona_table = "users"
+    # The agent takes the user id from the look-up by email or name + zip: the customer never says it.
+    derived_fields = frozenset({"user_id"})
+    # Changing the payment of an order needs a pending order with its one payment line and a second
+    # method: rarer in the data, so drawn more often; the profile address is open to everyone.
+    goal_weights = {"modify_pending_order_payment": 2.0, "modify_pending_order_items": 1.3,
+                    "exchange_delivered_order_items": 1.2, "modify_pending_order_address": 0.8,
+                    "modify_user_address": 0.3}
+    # Deepening reads an agent would plausibly make: the profile to find an order the customer describes,
+    # the catalogue before a product, the profile before changing the default address.
+    optional_feeders = {
+        "get_order_details": ("get_user_details",),
+        "get_product_details": ("list_all_product_types",),
+        "modify_user_address": ("get_user_details",),
+    }
+    triggers = {
+        "cancel": {
+            "anger": ["annoyed that order {order} has still not shipped", "irritated at having to cancel {order} at all"],
+            "fear": ["worried about being charged for {order} anyway", "anxious that the refund for {order} will "
+                     "never arrive"],
+            "disgust": ["fed up with the shop after the trouble around {order}"],
+            "sadness": ["disappointed that the {product} is no longer wanted", "let down that the plans behind "
+                        "{order} fell through"],
+            "enjoyment": ["relieved that {order} can still be called off", "cheerful after finding the "
+                          "{product} cheaper elsewhere"],
+        },
+        "reroute": {
+            "fear": ["worried that order {order} will go to the old address", "nervous that the {product} will "
+                     "be left at an empty house"],
+            "anger": ["annoyed that order {order} was set to ship to the wrong place"],
+            "enjoyment": ["excited about the move to {city}", "happy that the {product} can arrive in {city}"],
+            "sadness": ["sad about having to leave the old place", "weary of sorting out deliveries after a move"],
+            "disgust": ["put off by how hard it is to change where order {order} goes"],
+        },
+        "payment": {
+            "fear": ["worried that order {order} was charged to the wrong account", "anxious about money running "
+                     "short on the card used for {order}"],
+            "anger": ["irritated that the wrong payment method was picked for {order}"],
+            "disgust": ["fed up with surprise charges on the card used for {order}"],
+            "sadness": ["discouraged about a tight budget this month"],
+            "enjoyment": ["pleased to use a gift card received as a present", "upbeat about tidying up the "
+                          "household budget"],
+        },
+        "swap": {
+            "enjoyment": ["excited about getting the {product} in the right version", "looking forward to the "
+                          "{product} after all"],
+            "anger": ["annoyed at having picked the wrong {product} options", "frustrated that the {product} "
+                      "page was confusing"],
+            "fear": ["worried the right {product} will sell out before the order ships"],
+            "sadness": ["disappointed that the {product} as ordered will not fit"],
+            "disgust": ["put off by how the {product} options were shown when ordering"],
+        },
+        "return": {
+            "disgust": ["disgusted by the quality of the {product}", "put off by how the {product} looks in "
+                        "person"],
+            "anger": ["angry that the {product} is not what was advertised", "annoyed at wasting money on the "
+                      "{product}"],
+            "sadness": ["disappointed that the {product} was not as hoped", "sad that the {product} meant as a "
+                        "gift is no longer needed"],
+            "fear": ["worried the refund for the {product} will not come through"],
+            "enjoyment": ["relieved that the {product} can still be sent back"],
+        },
+        "exchange": {
+            "anger": ["frustrated that the {product} that arrived does not work out", "annoyed at having to "
+                      "deal with the {product} again"],
+            "fear": ["worried the exchange for the {product} will take too long"],
+            "sadness": ["disappointed that the {product} did not fit as hoped"],
+            "disgust": ["put off by the {product} that arrived"],
+            "enjoyment": ["excited to get the {product} in the version that was really wanted"],
+        },
+        "move": {
+            "enjoyment": ["excited about the new home in {city}", "thrilled to have finally moved to {city}"],
+            "fear": ["worried that future orders will go to the old address", "anxious about the move to {city}"],
+            "sadness": ["sad to have left the old neighbourhood", "tired after a hard move to {city}"],
+            "anger": ["annoyed that the profile still shows the old address"],
+            "disgust": ["fed up with updating the address everywhere after the move"],
+        },
+    }
+
+    def __init__(self) -> None:
+        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()  # per database
+
+    def prepare(self, domain: Domain, database: Database) -> None:
+        if database not in self._data:
+            self._data[database] = Options.of(database)
+
+    # -- who ----------------------------------------------------------------------------------------------
+    def persona(self, write: str, ctx: TraceContext) -> str | None:
+        owners = self._data[ctx.database].owners.get(write)
+        return ctx.rng.choice(owners) if owners else None  # the profile address: anyone (generic)
+
+    # -- what ---------------------------------------------------------------------------------------------
+    def _orders(self, ctx: TraceContext, status: str, write: str) -> list[dict[str, Any]]:
+        """The persona's orders in `status` now, that no earlier goal acted on with the same write (or
+        cancelled: a customer does not change an order and then cancel it)."""
+        same = {g.target.get("order_id") for g in ctx.goals[:-1] if g.tool == write or write == "cancel_pending_order"}
+        out = []
+        for oid in (ctx.persona or {}).get("orders", []):
+            order = ctx.state.get("orders", oid)
+            if order is not None and order["status"] == status and oid not in same:
+                out.append(order)
+        return out
+
+    def _auth(self, ctx: TraceContext) -> tuple[str, ...]:
+        """The look-up that identifies the customer, when no earlier goal did."""
+        if any(s.tool in (AUTH_EMAIL, AUTH_ZIP) for s in ctx.steps):
+            return ()
+        return (AUTH_ZIP if auth_by_zip(ctx.persona_id or "") else AUTH_EMAIL,)
+
+    def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
+        build = getattr(self, f"_target_{write}")
+        target: dict[str, Any] = build(ctx)
+        target["_needs"] = self._auth(ctx) + target.get("_needs", ())
+        return target
+
+    def _target_cancel_pending_order(self, ctx: TraceContext) -> dict[str, Any]:
+        orders = self._orders(ctx, "pending", "cancel_pending_order")
+        if not orders:
+            raise Skip("no pending order of this customer to cancel", "cancel_pending_order")
+        order = ctx.rng.choice(orders)
+        return {"order_id": order["order_id"], "reason": ctx.rng.choice(sorted(CANCEL_REASONS)),
+                "_needs": ("get_order_details",)}
+
+    def _target_modify_pending_order_address(self, ctx: TraceContext) -> dict[str, Any]:
+        orders = self._orders(ctx, "pending", "modify_pending_order_address")
+        if not orders:
+            raise Skip("no pending order of this customer to re-address", "modify_pending_order_address")
+        order = ctx.rng.choice(orders)
+        home = ctx.persona["address"]
+        if order["address"] != home and ctx.rng.random() < 0.5:
+            # Ship to the default address on the profile: the agent reads it there.
+            return {"order_id": order["order_id"], "address": dict(home), "variant": "home",
+                    "_needs": ("get_order_details", "get_user_details")}
+        return {"order_id": order["order_id"], "address": new_address(ctx.rng, order["address"]), "variant": "new",
+                "_needs": ("get_order_details",)}
+
+    def _target_modify_pending_order_payment(self, ctx: TraceContext) -> dict[str, Any]:
+        methods = ctx.persona["payment_methods"]
+        options = []
+        for order in self._orders(ctx, "pending", "modify_pending_order_payment"):
+            history = order["payment_history"]
+            if len(history) != 1:
+                continue  # the tool changes the method only while the order has its one payment
+            total = history[0]["amount"]
+            for mid, m in sorted(methods.items()):
+                if mid != history[0]["payment_method_id"] and (m["source"] != "gift_card" or m["balance"] >= total):
+                    options.append((order, mid))
+        if not options:
+            raise Skip("no pending order with another payment method that covers it", "modify_pending_order_payment")
+        order, mid = ctx.rng.choice(options)
+        return {"order_id": order["order_id"], "payment_method_id": mid,
+                "_needs": ("get_order_details", "get_user_details")}
+
+    def _swap(self, ctx: TraceContext, order: dict[str, Any]) -> dict[str, Any] | None:
+        """One item of the order (not repeated in it) and an available other item of its product."""
+        products = ctx.database.tables["products"]
+        ids = [i["item_id"] for i in order["items"]]
+        choices = [(i, alternatives(products, i)) for i in order["items"] if ids.count(i["item_id"]) == 1]
+        choices = [(i, alts) for i, alts in choices if alts]
+        if not choices:
+            return None
+        item, alts = ctx.rng.choice(choices)
+        return {"item": item, "new": ctx.rng.choice(alts)}
+
+    def _difference_method(self, ctx: TraceContext, order: dict[str, Any], difference: float) -> tuple[str, bool]:
+        """The method that pays or receives a price difference: usually the order's own, else another of
+        the profile; a gift card only when its balance covers the difference. (id, read from the profile)."""
+        methods = ctx.persona["payment_methods"]
+        own = current_method(order)
+        fits = [mid for mid, m in sorted(methods.items())
+                if m["source"] != "gift_card" or m["balance"] >= difference]
+        if own in fits and (ctx.rng.random() < 0.6 or len(fits) == 1):
+            return own, False
+        others = [mid for mid in fits if mid != own]
+        if not others:
+            raise Skip("no payment method covers the price difference", "payment")
+        return ctx.rng.choice(others), True
+
+    def _target_swap(self, ctx: TraceContext, write: str, status: str) -> dict[str, Any]:
+        orders = [o for o in self._orders(ctx, status, write)
+                  if not (write == "modify_pending_order_items" and items_changed(ctx.state, o))]
+        ctx.rng.shuffle(orders)
+        for order in orders:
+            swap = self._swap(ctx, order)
+            if swap is None:
+                continue
+            difference = swap["new"]["price"] - swap["item"]["price"]
+            mid, from_profile = self._difference_method(ctx, order, difference)
+            needs = ("get_order_details", "get_product_details") + (("get_user_details",) if from_profile else ())
+            return {"order_id": order["order_id"], "product_id": swap["item"]["product_id"], "item": swap["item"],
+                    "new": swap["new"], "payment_method_id": mid, "own_method": not from_profile, "_needs": needs}
+        raise Skip("no order with an item that can be swapped", write)
+
+    def _target_modify_pending_order_items(self, ctx: TraceContext) -> dict[str, Any]:
+        return self._target_swap(ctx, "modify_pending_order_items", "pending")
+
+    def _target_exchange_delivered_order_items(self, ctx: TraceContext) -> dict[str, Any]:
+        return self._target_swap(ctx, "exchange_delivered_order_items", "delivered")
+
+    def _target_return_delivered_order_items(self, ctx: TraceContext) -> dict[str, Any]:
+        rng = ctx.rng
+        orders = self._orders(ctx, "delivered", "return_delivered_order_items")
+        if not orders:
+            raise Skip("no delivered order of this customer to return", "return_delivered_order_items")
+        order = rng.choice(orders)
+        lines = order["items"]
+        count = len(lines) if rng.random() < 0.3 else rng.randint(1, min(2, len(lines)))
+        chosen = sorted(rng.sample(range(len(lines)), count))
+        original = order["payment_history"][0]["payment_method_id"]
+        gifts = [mid for mid, m in sorted(ctx.persona["payment_methods"].items())
+                 if m["source"] == "gift_card" and mid != original]
+        to_gift = bool(gifts) and rng.random() < 0.35
+        refund = rng.choice(gifts) if to_gift else original
+        needs = ("get_order_details",) + (("get_user_details",) if to_gift else ())
+        return {"order_id": order["order_id"], "lines": chosen, "payment_method_id": refund, "_needs": needs}
+
+    def _target_modify_user_address(self, ctx: TraceContext) -> dict[str, Any]:
+        if any(g.tool == "modify_user_address" for g in ctx.goals[:-1]):
+            raise Skip("the default address changes once per conversation", "modify_user_address")
+        return {"user_id": ctx.persona_id, "address": new_address(ctx.rng, ctx.persona["address"])}
+
+    # -- arguments ----------------------------------------------------------------------------------------
+    def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+        t = ctx.goal.target
+        if tool == "cancel_pending_order":
+            return {"order_id": t["order_id"], "reason": t["reason"]}
+        if tool in ("modify_pending_order_address", "modify_user_address"):
+            key = "order_id" if tool == "modify_pending_order_address" else "user_id"
+            return {key: t[key], **{k: t["address"][k] for k in ADDRESS_FIELDS}}
+        if tool == "modify_pending_order_payment":
+            return {"order_id": t["order_id"], "payment_method_id": t["payment_method_id"]}
+        if tool in SWAPS:
+            return {"order_id": t["order_id"], "item_ids": [t["item"]["item_id"]], "new_item_ids": [t["new"]["item_id"]],
+                    "payment_method_id": t["payment_method_id"]}
+        if tool == "return_delivered_order_items":
+            order = ctx.state.get("orders", t["order_id"])
+            return {"order_id": t["order_id"], "item_ids": [order["items"][i]["item_id"] for i in t["lines"]],
+                    "payment_method_id": t["payment_method_id"]}
+        return None
+
+    # -- phrasing -----------------------------------------------------------------------------------------
+    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
+        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
+        if auth_by_zip(persona_id):
+            return rng.choice((f"You are {name}, and you do not remember which email your account uses.",
+                               f"Your name is {name}; you cannot recall the email on your shop account."))
+        email = persona["email"]
+        return rng.choice((f"You are {name}, and your email is {email}.",
+                           f"Your name is {name} (email {email}).",
+                           f"You are {name}. Your shop account uses the email {email}."))
+
+    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
+        intent: Intent = getattr(self, f"_say_{tool}")(args, ctx)
+        intent.known["user_id"] = ctx.persona_id  # whose account this is (the ownership check reads it)
+        self._identify(intent, ctx)
+        return intent
+
+    def _identify(self, intent: Intent, ctx: TraceContext) -> None:
+        """The goal whose reads identified the customer carries what they say to be found."""
+        goal = len(ctx.goals) - 1
+        step = next((s for s in ctx.steps if s.goal == goal and s.tool in (AUTH_EMAIL, AUTH_ZIP)), None)
+        if step is None:
+            return
+        if step.tool == AUTH_EMAIL:
+            intent.facts.insert(0, fact("email", step.args["email"]))
+            return
+        zip_code = step.args["zip"]
+        intent.facts[:0] = [fact("first_name", step.args["first_name"]), fact("last_name", step.args["last_name"]),
+                            fact("zip", zip_code)]
+        intent.details.append(ctx.rng.choice((f"To identify yourself, give your name and your zip code, {zip_code}.",
+                                              f"If asked, your zip code is {zip_code}.")))
+
+    def _order_ref(self, order_id: str, ctx: TraceContext) -> tuple[Fact, str]:
+        """The order as the customer names it: by id, or by what is in it when the agent has looked up
+        the profile (its order list) first and no other order of theirs holds the same products."""
+        for goal in ctx.goals[:-1]:  # named in an earlier request: the same words again
+            earlier = next((f for f in goal.intent.facts if f.field == "order_id" and f.value == order_id), None) \
+                if goal.intent else None
+            if earlier is not None:
+                return earlier, "that same order"
+        start = ctx.database.tables["orders"]
+        order = start[order_id]
+        names = sorted(i["name"] for i in order["items"])
+        first_lookup = next((i for i, s in enumerate(ctx.steps) if s.tool == "get_order_details"
+                             and s.args.get("order_id") == order_id), None)
+        profile_first = first_lookup is not None and any(s.tool == "get_user_details" for s in ctx.steps[:first_lookup])
+        mine = [start[o] for o in ctx.database.tables["users"][order["user_id"]]["orders"] if o in start]
+        unique = sum(1 for o in mine if sorted(i["name"] for i in o["items"]) == names) == 1
+        if profile_first and unique and ctx.rng.random() < 0.6:
+            distinct = list(dict.fromkeys(names))
+            phrase = f"the order with the {listing(distinct)}"
+            return fact("order_id", order_id, phrase), f"{phrase} (you do not have the order id at hand)"
+        return fact("order_id", order_id), f"order {order_id}"
+
+    def _method_ref(self, ctx: TraceContext, mid: str, *, own: bool = False) -> tuple[Fact, str]:
+        """A payment method as the customer names it: the card's last digits, PayPal, a gift card."""
+        if own:
+            return fact("payment_method_id", mid, "original payment method", "same payment method"), \
+                "the same payment method the order was paid with"
+        methods = ctx.database.tables["users"][ctx.persona_id]["payment_methods"]
+        method = methods[mid]
+        same = [m for m in methods.values() if m["source"] == method["source"]]
+        if method["source"] == "credit_card":
+            brand = "Mastercard" if method["brand"] == "mastercard" else f"{method['brand'].title()} card"
+            return fact("payment_method_id", mid, f"ending in {method['last_four']}"), \
+                f"your {brand} ending in {method['last_four']}"
+        kind = {"paypal": "PayPal account", "gift_card": "gift card"}[method["source"]]
+        if len(same) == 1:
+            return fact("payment_method_id", mid, kind), f"your {kind}"
+        return fact("payment_method_id", mid), f"your {kind} {mid}"
+
+    def _say_cancel_pending_order(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        order = ctx.database.tables["orders"][args["order_id"]]
+        ref_fact, ref = self._order_ref(args["order_id"], ctx)
+        reason = args["reason"]
+        facts = [ref_fact, fact("reason", reason)]
+        details = [ctx.rng.choice((f'If the agent asks for the reason, it is "{reason}".',
+                                   f'The reason to give is "{reason}".'))]
+        return Intent("cancel_pending_order", f"cancel {ref}", details, reason=f"because {CANCEL_REASONS[reason]}",
+                      facts=facts, situation="cancel", subject=f"order {args['order_id']}",
+                      known={"reason": reason}, slots=self._slots(order))
+
+    def _say_modify_pending_order_address(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        target = ctx.goal.target
+        order = ctx.database.tables["orders"][args["order_id"]]
+        ref_fact, ref = self._order_ref(args["order_id"], ctx)
+        new = {k: args[k] for k in ADDRESS_FIELDS}
+        slots = {**self._slots(order), "city": new["city"]}
+        if target["variant"] == "home":
+            moved = any(g.tool == "modify_user_address" for g in ctx.goals[:-1])
+            where = "your new default address" if moved else "the default address on your profile"
+            details = ["You do not want to spell the address out again: it is the one on your account."]
+            return Intent("modify_pending_order_address", f"have {ref} shipped to {where}", details,
+                          reason=f"instead of {order['address']['city']}", facts=[ref_fact], situation="reroute",
+                          subject=f"order {args['order_id']}", slots=slots)
+        details = [f"The new shipping address is {address_phrase(new)}."]
+        return Intent("modify_pending_order_address", f"change where {ref} will be shipped", details,
+                      facts=[ref_fact, *address_facts(new)], situation="reroute",
+                      subject=f"order {args['order_id']}", slots=slots)
+
+    def _say_modify_pending_order_payment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        order = ctx.database.tables["orders"][args["order_id"]]
+        ref_fact, ref = self._order_ref(args["order_id"], ctx)
+        pay_fact, pay = self._method_ref(ctx, args["payment_method_id"])
+        return Intent("modify_pending_order_payment", f"pay for {ref} with {pay} instead",
+                      ["Nothing else about the order should change."], facts=[ref_fact, pay_fact],
+                      situation="payment", subject=f"order {args['order_id']}", slots=self._slots(order))
+
+    def _say_swap(self, tool: str, args: dict[str, Any], ctx: TraceContext, situation: str) -> Intent:
+        target, rng = ctx.goal.target, ctx.rng
+        order = ctx.database.tables["orders"][args["order_id"]]
+        ref_fact, ref = self._order_ref(args["order_id"], ctx)
+        old, new = target["item"], target["new"]
+        old_phrase, new_phrase = item_phrase(old), options_phrase(new["options"])
+        pay_fact, pay = self._method_ref(ctx, args["payment_method_id"], own=target["own_method"])
+        facts = [ref_fact, fact("item_ids", old["item_id"], old_phrase), fact("new_item_ids", new["item_id"], new_phrase),
+                 pay_fact]
+        verb = "swap" if situation == "swap" else "exchange"
+        details = [f"You want the version with {new_phrase}.",
+                   rng.choice((f"Any price difference goes on {pay}.", f"Settle any price difference with {pay}.")),
+                   "That is the only item you want changed."]
+        if situation == "exchange":
+            details.insert(1, "You do not want a refund instead.")
+        return Intent(tool, f"{verb} the {old_phrase} in {ref}", details, facts=facts, situation=situation,
+                      subject=f"the {old['name']}", slots={**self._slots(order), "product": old["name"]})
+
+    def _say_modify_pending_order_items(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        return self._say_swap("modify_pending_order_items", args, ctx, "swap")
+
+    def _say_exchange_delivered_order_items(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        return self._say_swap("exchange_delivered_order_items", args, ctx, "exchange")
+
+    def _say_return_delivered_order_items(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        target = ctx.goal.target
+        order = ctx.database.tables["orders"][args["order_id"]]
+        ref_fact, ref = self._order_ref(args["order_id"], ctx)
+        lines = [order["items"][i] for i in target["lines"]]
+        facts = [ref_fact] + [fact("item_ids", i["item_id"], item_phrase(i)) for i in lines]
+        original = order["payment_history"][0]["payment_method_id"]
+        own = args["payment_method_id"] == original
+        pay_fact, pay = self._method_ref(ctx, args["payment_method_id"])
+        if own:
+            pay_fact = fact("payment_method_id", original, "original payment method", *pay_fact.forms)
+            pay = "the original payment method"
+        facts.append(pay_fact)
+        what = "every item" if len(lines) == len(order["items"]) else listing([f"the {item_phrase(i)}" for i in lines])
+        details = [f"The items to return: {listing([item_phrase(i) for i in lines])}."] if what == "every item" else []
+        details += [f"You want the refund to go to {pay}.", "You want to keep everything else from that order."
+                    if what != "every item" else "You are sending all of it back."]
+        return Intent("return_delivered_order_items", f"return {what} from {ref}", details, facts=facts,
+                      situation="return", subject=f"the {lines[0]['name']}",
+                      slots={**self._slots(order), "product": lines[0]["name"]})
+
+    def _say_modify_user_address(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        new = {k: args[k] for k in ADDRESS_FIELDS}
+        return Intent("modify_user_address", "update the default address on your account",
+                      [f"You have moved; the new address is {address_phrase(new)}."], facts=address_facts(new),
+                      situation="move", subject="your move", slots={"city": new["city"]})
+
+    @staticmethod
+    def _slots(order: dict[str, Any]) -> dict[str, str]:
+        return {"order": order["order_id"], "product": order["items"][0]["name"], "city": order["address"]["city"]}
+
+    # -- policy (stage 5) ---------------------------------------------------------------------------------
+    def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
+        return policy_problem(tool, args, state, known)
+
+
+def new_address(rng: random.Random, old: dict[str, str]) -> dict[str, str]:
+    """A plausible address in another city than `old` (the shop's cities, their zip prefixes)."""
+    city, state, zip3 = rng.choice([c for c in CITIES if c[0] != old["city"]])
+    return {"address1": f"{rng.randrange(100, 9999)} {rng.choice(STREETS)}",
+            "address2": f"{rng.choice(ADDRESS2)} {rng.randrange(100, 999)}", "city": city, "state": state,
+            "country": "USA", "zip": f"{zip3}{rng.randrange(10, 100)}"}
+
+
+HINTS = RetailHints()
