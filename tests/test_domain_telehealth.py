@@ -342,3 +342,199 @@ def test_null_for_an_optional_argument_means_not_given(env: Environment) -> None
     assert not given.error and given.output == env.call("list_telemetry_devices", {}).output
     missing = env.call("find_patient_by_email", {"email": None})
     assert missing.error and "email" in missing.output  # null is no stand-in for a required argument
+
+
+# -- Tracer hints and the shipped test set ---------------------------------------------------------------
+
+def _test_set() -> Any:
+    return load_tasks(DOMAIN.task_set_path("test"), "telehealth")
+
+
+def _policy_known(task: Task) -> dict[str, Any]:
+    """Who the patient says they are, as the task's known info records it."""
+    return {k: task.known_info[k] for k in ("email", "first_name", "last_name", "date_of_birth")
+            if k in task.known_info}
+
+
+def test_shipped_test_set_verifies_and_obeys_the_policy() -> None:
+    from domains.telehealth.tracer import policy_problem
+    from tauplay.core.emotions import FAMILIES
+    from tauplay.interop.task_checks import check_tasks
+
+    database = DOMAIN.database()
+    tasks = _test_set().tasks
+    assert len(tasks) == 70
+    report = verify_tasks(DOMAIN, database, tasks)
+    assert report.executed == 70, [(r.task_id, r.first_error) for r in report.replays if not r.executed]
+    assert len({r.hash for r in report.replays}) == 70  # no two tasks end in the same state
+    graph = ToolGraph(DOMAIN)
+    for task in tasks:
+        assert all(s.valid for s in graph.gold_path(task)), task.id
+        assert task.difficulty == graph.depth([a.name for a in task.actions])
+        assert task.emotion is not None and task.emotion.leaf in FAMILIES[task.emotion.family]
+        env = Environment(DOMAIN, database)
+        for action in task.actions:  # every gold write is one the policy allows on the state it meets
+            if DOMAIN.tool_map[action.name].is_write:
+                assert policy_problem(action.name, action.kwargs, env.state, _policy_known(task)) == "", task.id
+            assert not env.call(action.name, action.kwargs).error
+    for facts in check_tasks(DOMAIN, database, tasks):
+        assert facts.passed, (facts.task.id, [c for c in facts.checks if c.ok is False])
+    goals = {a.name for t in tasks for a in t.actions if DOMAIN.tool_map[a.name].is_write}
+    assert goals == WRITE_TOOLS
+    assert {t.difficulty for t in tasks} == {2, 3, 4, 5, 6}
+    assert {t.emotion.family for t in tasks} == set(FAMILIES)  # type: ignore[union-attr]
+
+
+def test_regenerating_the_test_set_gives_the_same_file(tmp_path: Path) -> None:
+    from tauplay.cli import main
+
+    path = DOMAIN.task_set_path("test")
+    p = _test_set().provenance
+    assert p["instruction"] == "offline templates" and p["hints"] == "TelehealthHints"
+    out = tmp_path / "again.json"
+    # The command the shipped file came from (its provenance records the seed, size and tiers).
+    assert main(["generate", "--domain", "telehealth", "--n", str(p["n"]), "--seed", str(p["seed"]),
+                 "--depth", p["depth"], "--out", str(out), "--json"]) == 0
+    assert out.read_bytes() == path.read_bytes()
+
+
+def test_generated_instructions_identify_the_patient_and_name_no_tool() -> None:
+    from domains.telehealth.tracer import auth_method
+
+    database = DOMAIN.database()
+    names = [t.name for t in DOMAIN.tools]
+    for task in _test_set().tasks:
+        patient = database.tables["patients"][task.user_id]
+        first = task.actions[0].name
+        if auth_method(task.user_id) == "email":
+            assert first == "find_patient_by_email" and patient["demographics"]["email"] in task.instruction
+        else:
+            assert first == "find_patient_by_name_dob"
+            assert patient["demographics"]["date_of_birth"] in task.instruction
+        assert patient["name"]["last_name"] in task.instruction
+        assert patient["demographics"]["date_of_birth"] <= "2007-12-17"  # adults call for themselves
+        assert not any(n in task.instruction for n in names), task.id
+
+
+def _crafted(database: Database) -> dict[str, Any]:
+    """Real entities to build bad writes from: a patient with an active appointment and a prescription
+    record, and another patient's appointment and record."""
+    from domains.telehealth.tracer import free_slots
+
+    t = database.tables
+    state = database.new_state()
+    records = [r for r in t["medical_records"].values() if any(p.get("medication") in t["medication_suppliers"]
+                                                                 for p in r.get("prescriptions") or [])]
+    for record in records:
+        mine = [a for a in t["appointments"].values() if a["patient_id"] == record["patient_id"]
+                and a["status"] == "scheduled" and free_slots(state, a["provider_id"])]
+        if mine:
+            break
+    else:
+        raise AssertionError("the generated database has no patient with both")
+    patient = t["patients"][record["patient_id"]]
+    other_appointment = next(a for a in t["appointments"].values()
+                             if a["patient_id"] != patient["patient_id"] and a["status"] == "scheduled")
+    other_record = next(r for r in t["medical_records"].values() if r["patient_id"] != patient["patient_id"])
+    prescription = next(p for p in record["prescriptions"] if p.get("medication") in t["medication_suppliers"])
+    offer = t["medication_suppliers"][prescription["medication"]][0]
+    appointment = mine[0]
+    provider_id = appointment["provider_id"]
+    return {"state": state, "patient": patient, "appointment": appointment, "record": record,
+            "medication": prescription["medication"], "offer": offer, "slot": free_slots(state, provider_id)[0],
+            "other_appointment": other_appointment, "other_record": other_record,
+            "known": {"email": patient["demographics"]["email"]}}
+
+
+def test_each_hint_policy_rule_rejects_a_crafted_bad_write() -> None:
+    from domains.telehealth.tracer import policy_problem
+
+    c = _crafted(DOMAIN.database())
+    state, known, patient_id = c["state"], c["known"], c["patient"]["patient_id"]
+    day, time = c["slot"]
+    book = {"patient_id": patient_id, "provider_id": c["appointment"]["provider_id"], "date": day, "time": time,
+            "appointment_type": "follow_up"}
+    switch = {"record_id": c["record"]["record_id"], "medication": c["medication"],
+              "supplier_company": c["offer"]["company"], "brand_name": c["offer"]["brand_name"],
+              "price_usd": c["offer"]["price_usd"]}
+    move = {"appointment_id": c["appointment"]["appointment_id"], "new_date": day, "new_time": time}
+    good = [("schedule_appointment", book), ("schedule_appointment", {**book, "bill_insurance": False}),
+            ("schedule_appointment", {**book, "bill_insurance": False, "voucher_id": "THV-1"}),
+            ("cancel_appointment", {"appointment_id": c["appointment"]["appointment_id"]}),
+            ("reschedule_appointment", move), ("update_prescription_supplier", switch),
+            ("update_medical_record_note", {"record_id": c["record"]["record_id"], "note": "ok"})]
+    for tool, args in good:
+        assert policy_problem(tool, args, state, known) == "", (tool, args)
+    by_name = {"first_name": c["patient"]["name"]["first_name"].upper(), "last_name": c["patient"]["name"]["last_name"],
+               "date_of_birth": c["patient"]["demographics"]["date_of_birth"]}
+    assert policy_problem("schedule_appointment", book, state, by_name) == ""  # name + birth date identify too
+    bad = [
+        ("cancel_appointment", {"appointment_id": c["appointment"]["appointment_id"]}, {}, "not identified"),
+        ("cancel_appointment", {"appointment_id": c["appointment"]["appointment_id"]},
+         {**by_name, "date_of_birth": "1900-01-01"}, "not identified"),
+        ("schedule_appointment", {**book, "patient_id": c["other_appointment"]["patient_id"]}, known,
+         "someone other"),
+        ("schedule_appointment", {**book, "date": TODAY}, known, "not after today"),
+        ("schedule_appointment", {**book, "appointment_type": "medication_review"}, known, "not a type that can be booked"),
+        ("schedule_appointment", {**book, "voucher_id": "THV-1"}, known, "voucher"),
+        ("cancel_appointment", {"appointment_id": c["other_appointment"]["appointment_id"]}, known,
+         "another patient"),
+        ("reschedule_appointment", {**move, "appointment_id": c["other_appointment"]["appointment_id"]}, known,
+         "another patient"),
+        ("reschedule_appointment", {**move, "new_date": "2025-12-10"}, known, "not after today"),
+        ("update_prescription_supplier", {**switch, "price_usd": switch["price_usd"] + 1}, known,
+         "not a catalogue offer"),
+        ("update_prescription_supplier", {**switch, "brand_name": "Madeupix"}, known, "not a catalogue offer"),
+        ("update_prescription_supplier", {**switch, "record_id": c["other_record"]["record_id"]}, known,
+         "another patient"),
+        ("update_medical_record_note", {"record_id": c["other_record"]["record_id"], "note": "x"}, known,
+         "another patient"),
+    ]
+    for tool, args, who, expected in bad:
+        why = policy_problem(tool, args, state, who)
+        assert expected in why, (tool, args, why)
+
+
+def test_stage_5_drops_a_candidate_the_policy_forbids() -> None:
+    from tauplay.core.tasks import Action
+    from tauplay.tracer import Settings, Tracer
+    from tauplay.tracer.facts import fact
+    from tauplay.tracer.verify import Candidate
+
+    database = DOMAIN.database()
+    c = _crafted(database)
+    email = c["known"]["email"]
+    other = c["other_appointment"]["appointment_id"]
+
+    def candidate(appointment_id: str) -> Candidate:
+        task = Task(id=f"crafted-{appointment_id}", domain="telehealth",
+                    instruction=f"You are a patient ({email}); cancel appointment {appointment_id}.",
+                    actions=[Action("find_patient_by_email", {"email": email}),
+                             Action("get_appointment_details", {"appointment_id": appointment_id}),
+                             Action("cancel_appointment", {"appointment_id": appointment_id})],
+                    user_id=c["patient"]["patient_id"])
+        return Candidate(task, [fact("email", email), fact("appointment_id", appointment_id)], [c["known"]] * 3)
+
+    filters = Tracer(DOMAIN, database, Settings(n=1, seed=0)).filters
+    verdict = filters.judge(candidate(other))  # runs fine in the tools, but it is someone else's visit
+    assert (verdict.filter, verdict.reason) == ("policy", "the domain's policy forbids a write")
+    assert "another patient" in verdict.detail
+    assert filters.judge(candidate(c["appointment"]["appointment_id"])).ok
+
+
+async def test_oracle_and_scripted_user_score_one_on_the_test_set(tmp_path: Path) -> None:
+    from tauplay.sim.oracle import OracleAgent
+    from tauplay.sim.scripted_user import ScriptedUser
+    from tauplay.sim.session import SessionSetup, run_session
+    from tauplay.store import SessionStore
+
+    database = DOMAIN.database()
+    store = SessionStore(str(tmp_path / "sessions.db"))
+    try:
+        for task in _test_set().tasks[::3]:  # a sample across every tier
+            sid, out = await run_session(store, SessionSetup(DOMAIN, task, database), OracleAgent(), ScriptedUser())
+            assert (out.reason, out.value) == ("user_stop", 1.0), task.id
+            calls = [(e.data["name"], e.data["arguments"]) for e in store.events(sid) if e.kind == "tool_call"]
+            assert calls == [(a.name, a.kwargs) for a in task.actions], task.id
+    finally:
+        store.close()

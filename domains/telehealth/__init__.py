@@ -66,5 +66,5 @@ DOMAIN = Domain(
         Requires("update_medical_record_note", ("get_medical_record", "list_patient_medical_records"),
                  "find the record first"),
     ],
-    task_sets={"starter": "starter.json"},
+    task_sets={"starter": "starter.json", "test": "test.json"},
 )

@@ -1,0 +1,624 @@
+"""Tracer hints for the telehealth domain: who the patient is, what each change acts on, and the rules of
+policy.md that the tools leave to the agent.
+
+The tools check slots and statuses, but not whose appointment or record it is, whether a new visit lies in
+the past, which visit types may be booked, how a voucher goes with insurance, or whether a supplier really
+is in the catalogue. Those checks live here (`policy_problem`) and in policy.md in words. Each goal acts on
+the patient's own things in a state that allows the change, and is phrased the way a patient would ask.
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+import zlib
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from domains.telehealth.data_model import ACTIVE_STATUSES
+from domains.telehealth.generator import CONDITIONS
+from tauplay.core.db import Database, State
+from tauplay.core.domain import Domain
+from tauplay.tracer.facts import Fact, fact, words
+from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+TODAY = "2025-12-17"  # policy.md; the tools stamp cancellations with the same day
+HORIZON = 14  # new and moved visits go on one of the next two weeks' days
+ADULT_BORN_BY = "2007-12-17"  # patients who call for themselves: children's visits are their parents' calls
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+BOOKABLE_TYPES = ("routine_checkup", "follow_up", "consultation", "specialist_consultation", "sick_visit")
+# The visit types a patient would ask for, by the provider's specialty (all within BOOKABLE_TYPES).
+TYPES_FOR = {"Primary Care": ("routine_checkup", "follow_up", "sick_visit"),
+             "Psychiatry": ("consultation", "follow_up"), "Dermatology": ("consultation", "follow_up")}
+SPECIALIST_TYPES = ("specialist_consultation", "follow_up", "consultation")
+AUTHENTICATE = {"email": "find_patient_by_email", "name": "find_patient_by_name_dob"}
+WRITES = ("schedule_appointment", "cancel_appointment", "reschedule_appointment", "update_prescription_supplier",
+          "update_medical_record_note")
+
+CANCEL_REASONS = ("you will be travelling for work that week", "your symptoms have cleared up",
+                  "a family emergency came up", "you found a clinic closer to home",
+                  "it clashes with a job interview")
+MOVE_REASONS = ("it clashes with a school event", "your shift at work changed", "you will be away on the original day",
+                "a family commitment came up on the original day", "the new time fits your work schedule better")
+SUPPLIER_REASONS = ("your current one has become too expensive", "your pharmacy keeps running out of it",
+                    "your insurer asked you to compare prices", "you are trying to cut monthly costs")
+NOTES = ("Patient confirms the home blood-pressure cuff was replaced on {today}.",
+         "Patient reports no side effects since the last visit.",
+         "Patient prefers phone calls to email for follow-up.",
+         "Patient will bring a week of home readings to the next visit.",
+         "Patient asked for refill reminders through the patient portal.",
+         "Patient requested that test results be shared with the primary care provider.")
+SUPPLIER_NOTE = "Patient requested the {medication} supplier change after a price comparison."
+
+
+# -- who the patient is ---------------------------------------------------------------------------------
+
+def auth_method(patient_id: str) -> str:
+    """How this patient identifies themselves: most by email, some (who forgot which email they used) by
+    name and birth date. Fixed per patient (a stable hash), so the opening and the plan agree."""
+    return "name" if zlib.crc32(patient_id.encode()) % 10 < 3 else "email"
+
+
+def identity(patient: dict[str, Any], method: str) -> dict[str, Any]:
+    """What the patient says to be identified (the known info the policy check reads back)."""
+    if method == "email":
+        return {"email": patient["demographics"]["email"]}
+    return {"first_name": patient["name"]["first_name"], "last_name": patient["name"]["last_name"],
+            "date_of_birth": patient["demographics"]["date_of_birth"]}
+
+
+def identified(state: State, known: dict[str, Any]) -> str | None:
+    """The patient the conversation authenticated, from what the user said (email, or name and birth date)."""
+    email = known.get("email")
+    if isinstance(email, str):
+        found = [p for p in state.values("patients") if p["demographics"]["email"] == email]
+        return found[0]["patient_id"] if len(found) == 1 else None
+    first, last, born = known.get("first_name"), known.get("last_name"), known.get("date_of_birth")
+    if not all(isinstance(v, str) for v in (first, last, born)):
+        return None
+    found = [p for p in state.values("patients") if p["name"]["first_name"].lower() == first.lower()
+             and p["name"]["last_name"].lower() == last.lower() and p["demographics"]["date_of_birth"] == born]
+    return found[0]["patient_id"] if len(found) == 1 else None
+
+
+# -- the policy rules the tools do not enforce ----------------------------------------------------------
+
+def _catalogue(state: State, medication: str) -> list[dict[str, Any]]:
+    for name, offers in state.rows("medication_suppliers"):
+        if name.lower() == medication.strip().lower():
+            return list(offers)
+    return []
+
+
+def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
+    """'' when policy.md allows this write on this state for the patient the user identified as, else why not."""
+    if tool not in WRITES:
+        return ""
+    patient_id = identified(state, known)
+    if patient_id is None:
+        return "the patient was not identified by email or by name and date of birth"
+    if tool == "schedule_appointment":
+        if args.get("patient_id") != patient_id:
+            return "books a visit for someone other than the identified patient"
+        if str(args.get("date", "")) <= TODAY:
+            return f"a new visit on {args.get('date')} is not after today ({TODAY})"
+        if args.get("appointment_type") not in BOOKABLE_TYPES:
+            return f"'{args.get('appointment_type')}' is not a type that can be booked"
+        if args.get("voucher_id") and args.get("bill_insurance", True) is not False:
+            return "a voucher pays only for a visit that is not billed to insurance"
+        return ""
+    if tool in ("cancel_appointment", "reschedule_appointment"):
+        appointment = state.get("appointments", args.get("appointment_id", ""))
+        if appointment is None:
+            return ""  # the tool refuses it
+        if appointment["patient_id"] != patient_id:
+            return "the appointment belongs to another patient"
+        if tool == "reschedule_appointment" and str(args.get("new_date", "")) <= TODAY:
+            return f"moving a visit to {args.get('new_date')}, not after today ({TODAY})"
+        return ""
+    record = state.get("medical_records", args.get("record_id", ""))
+    if not record:
+        return ""
+    if record.get("patient_id") != patient_id:
+        return "the medical record belongs to another patient"
+    if tool == "update_prescription_supplier":
+        offer = (args.get("supplier_company"), args.get("brand_name"), float(args.get("price_usd", -1)))
+        listed = {(o["company"], o["brand_name"], float(o["price_usd"]))
+                  for o in _catalogue(state, str(args.get("medication", "")))}
+        if offer not in listed:
+            return f"{offer[0]} / {offer[1]} at {offer[2]} is not a catalogue offer for {args.get('medication')}"
+    return ""
+
+
+# -- slots ------------------------------------------------------------------------------------------------
+
+def free_slots(state: State, provider_id: str) -> list[tuple[str, str]]:
+    """(date, time) pairs of the provider's weekly schedule over the next HORIZON days that no active
+    appointment holds, in order."""
+    provider = state.get("providers", provider_id)
+    if provider is None:
+        return []
+    held = {(a["date"], a["time"]) for a in state.find("appointments", "provider_id", provider_id)
+            if a["status"] in ACTIVE_STATUSES}
+    out = []
+    start = date.fromisoformat(TODAY)
+    for offset in range(1, HORIZON + 1):
+        day = start + timedelta(days=offset)
+        for time in provider["schedule"].get(WEEKDAYS[day.weekday()], []):
+            if (day.isoformat(), time) not in held:
+                out.append((day.isoformat(), time))
+    return out
+
+
+def time_forms(hhmm: str) -> tuple[str, ...]:
+    """'14:30' and the ways a patient says it: '2:30 PM', '2:30pm' (and '2 PM' on the hour)."""
+    hour, minute = int(hhmm[:2]), hhmm[3:5]
+    twelve, half = (hour - 1) % 12 + 1, "AM" if hour < 12 else "PM"
+    forms = [hhmm, f"{twelve}:{minute} {half}", f"{twelve}:{minute}{half.lower()}", f"{twelve}:{minute} {half.lower()}"]
+    if minute == "00":
+        forms += [f"{twelve} {half}", f"{twelve}{half.lower()}", f"{twelve} {half.lower()}"]
+    return tuple(forms)
+
+
+def _clock(hhmm: str) -> str:
+    return time_forms(hhmm)[1]
+
+
+def _weekday(day: str) -> str:
+    return WEEKDAYS[date.fromisoformat(day).weekday()].title()
+
+
+def doctor(provider: dict[str, Any]) -> str:
+    # No "Dr." prefix: its period would read as the end of a sentence when the card is split up.
+    return f"{provider['name']['first_name']} {provider['name']['last_name']}"
+
+
+@dataclass
+class Options:
+    """Adult patients each kind of goal can start with, computed once per database."""
+
+    by_write: dict[str, list[str]]
+
+    @classmethod
+    def of(cls, database: Database) -> Options:
+        t = database.tables
+        adults = {k for k, p in t["patients"].items() if p["demographics"]["date_of_birth"] <= ADULT_BORN_BY}
+        active = sorted({a["patient_id"] for a in t["appointments"].values() if a["status"] in ACTIVE_STATUSES}
+                        & adults)
+        with_records = sorted({r["patient_id"] for r in t["medical_records"].values() if r} & adults)
+        switchable = sorted({r["patient_id"] for r in t["medical_records"].values()
+                             if any(p.get("medication") in t["medication_suppliers"]
+                                    for p in r.get("prescriptions") or [])} & adults)
+        return cls({"schedule_appointment": sorted(adults), "cancel_appointment": active,
+                    "reschedule_appointment": active, "update_prescription_supplier": switchable,
+                    "update_medical_record_note": with_records})
+
+
+class TelehealthHints(TracerHints):
+    persona_table = "patients"
+    # The agent has the patient id from authentication; the patient never has to say it.
+    derived_fields = frozenset({"patient_id"})
+    # Moves and supplier switches need more reads than the depth tiers leave room for; weigh them up so
+    # that the set still holds them about as often as bookings and cancellations.
+    goal_weights = {"schedule_appointment": 2, "cancel_appointment": 2, "reschedule_appointment": 4,
+                    "update_prescription_supplier": 3, "update_medical_record_note": 1.5}
+    # Reads that only make a trace deeper: browse the list before opening one entry.
+    optional_feeders = {"get_appointment_details": ("list_patient_appointments",),
+                        "get_medical_record": ("list_patient_medical_records",)}
+    triggers = {
+        "book": {
+            "fear": ["worried about {concern} and wanting to be seen by {specialty} soon",
+                     "nervous that no {specialty} slot will be left before the holidays"],
+            "anger": ["annoyed that booking a {specialty} visit online kept failing",
+                      "frustrated at waiting weeks to get in front of {specialty}"],
+            "sadness": ["discouraged that {concern} is not getting better",
+                        "feeling low after a rough month with {concern}"],
+            "disgust": ["put off by how hard it has been to reach anyone in {specialty}",
+                        "fed up with being bounced between clinics over {concern}"],
+            "enjoyment": ["relieved to have finally found a {specialty} provider with time",
+                          "upbeat about taking charge of {concern} at last"],
+        },
+        "cancel": {
+            "sadness": ["disappointed to give up the visit with {doctor} on {date}",
+                        "sad that the visit with {doctor} has to be dropped after waiting so long"],
+            "fear": ["worried about being charged for missing the visit on {date}",
+                     "anxious that cancelling will make the next visit with {doctor} hard to get"],
+            "anger": ["irritated that the visit on {date} was booked at a time that never worked",
+                      "annoyed at having to call in just to cancel the visit with {doctor}"],
+            "disgust": ["fed up with the clinic's scheduling after the mix-up around {date}"],
+            "enjoyment": ["relieved that the visit on {date} can still be called off in time"],
+        },
+        "move": {
+            "fear": ["worried about missing the visit with {doctor} altogether",
+                     "anxious that no other slot with {doctor} will be free in time"],
+            "anger": ["frustrated that the visit on {date} clashes with work again",
+                      "annoyed that the original time with {doctor} was never convenient"],
+            "sadness": ["discouraged at having to move the visit with {doctor} yet again"],
+            "disgust": ["put off by how rigid the clinic's calendar has been"],
+            "enjoyment": ["pleased to have found a better time for the visit with {doctor}"],
+        },
+        "supplier": {
+            "anger": ["annoyed that {medication} costs more every month",
+                      "frustrated that the pharmacy ran out of {medication} again"],
+            "fear": ["worried about running out of {medication}",
+                     "nervous that a new {medication} supplier will not be the same medicine"],
+            "sadness": ["discouraged by how much {medication} eats into the budget"],
+            "disgust": ["fed up with the markup on {medication}"],
+            "enjoyment": ["happy to have found a way to pay less for {medication}"],
+        },
+        "note": {
+            "fear": ["worried the care team will miss something important in the record"],
+            "anger": ["annoyed that the record still does not say what was agreed"],
+            "sadness": ["tired of repeating the same information at every visit"],
+            "disgust": ["put off by how often details get lost between visits"],
+            "enjoyment": ["glad to get the record up to date before the next visit"],
+        },
+    }
+
+    def __init__(self) -> None:
+        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()
+
+    def prepare(self, domain: Domain, database: Database) -> None:
+        if database not in self._data:
+            self._data[database] = Options.of(database)
+
+    # -- who and what --------------------------------------------------------------------------------
+    def persona(self, write: str, ctx: TraceContext) -> str | None:
+        options = self._data[ctx.database].by_write.get(write)
+        return ctx.rng.choice(options) if options else None
+
+    def _auth(self, ctx: TraceContext) -> str:
+        return AUTHENTICATE[auth_method(ctx.persona_id or "")]
+
+    def _used(self, ctx: TraceContext, key: str) -> set[Any]:
+        return {g.target.get(key) for g in ctx.goals[:-1]}
+
+    def _reason(self, ctx: TraceContext, reasons: tuple[str, ...]) -> str:
+        """A reason no earlier goal of the trace gave (two requests rarely share one)."""
+        used = self._used(ctx, "reason")
+        return ctx.rng.choice([r for r in reasons if r not in used] or list(reasons))
+
+    def _appointments(self, ctx: TraceContext) -> list[dict[str, Any]]:
+        """The patient's active appointments from the start data that no earlier goal acts on."""
+        used = self._used(ctx, "appointment_id")
+        start = ctx.database.tables["appointments"]
+        return sorted((a for a in ctx.state.find("appointments", "patient_id", ctx.persona_id)
+                       if a["status"] in ACTIVE_STATUSES and a["appointment_id"] in start
+                       and a["appointment_id"] not in used), key=lambda a: a["appointment_id"])
+
+    def _describable(self, ctx: TraceContext, appointment: dict[str, Any]) -> bool:
+        """The patient can point at it by day alone: no other appointment of theirs falls on that day."""
+        same_day = [a for a in ctx.state.find("appointments", "patient_id", ctx.persona_id)
+                    if a["date"] == appointment["date"]]
+        return len(same_day) == 1
+
+    def _which_appointment(self, ctx: TraceContext, appointment: dict[str, Any]) -> tuple[str, str]:
+        """('id', read) when the patient quotes the appointment id, ('described', read) when they describe it
+        and the agent looks it up in their list."""
+        if self._describable(ctx, appointment) and ctx.rng.random() < 0.4:
+            return "described", "list_patient_appointments"
+        return "id", "get_appointment_details"
+
+    def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
+        return getattr(self, f"_target_{write}")(ctx)
+
+    def _target_cancel_appointment(self, ctx: TraceContext) -> dict[str, Any]:
+        mine = self._appointments(ctx)
+        if not mine:
+            raise Skip("no active appointment of the patient left to cancel", "cancel_appointment")
+        appointment = ctx.rng.choice(mine)
+        variant, read = self._which_appointment(ctx, appointment)
+        return {"appointment_id": appointment["appointment_id"], "provider_id": appointment["provider_id"],
+                "variant": variant, "reason": self._reason(ctx, CANCEL_REASONS), "_needs": (self._auth(ctx), read)}
+
+    def _target_reschedule_appointment(self, ctx: TraceContext) -> dict[str, Any]:
+        rng = ctx.rng
+        options = [(a, slots) for a in self._appointments(ctx)
+                   if (slots := [s for s in free_slots(ctx.state, a["provider_id"]) if s != (a["date"], a["time"])])]
+        if not options:
+            raise Skip("no appointment of the patient has a free slot to move to", "reschedule_appointment")
+        appointment, slots = rng.choice(options)
+        new_date, new_time = rng.choice(slots)
+        earliest = min(t for d, t in slots if d == new_date) == new_time
+        variant, read = self._which_appointment(ctx, appointment)
+        return {"appointment_id": appointment["appointment_id"], "provider_id": appointment["provider_id"],
+                "new_date": new_date, "new_time": new_time, "variant": variant,
+                "earliest": earliest and rng.random() < 0.4, "reason": self._reason(ctx, MOVE_REASONS),
+                "_needs": (self._auth(ctx), read, "get_provider_details")}
+
+    def _target_schedule_appointment(self, ctx: TraceContext) -> dict[str, Any]:
+        rng, state, patient = ctx.rng, ctx.state, ctx.persona or {}
+        conditions = patient["medical_history"]["conditions"]
+        concern = rng.choice(conditions)
+        replaced = self._used(ctx, "replaces")
+        replaces = next((g.target for g in reversed(ctx.goals[:-1]) if g.tool == "cancel_appointment"
+                         and g.target["appointment_id"] not in replaced), None)
+        if replaces is not None and rng.random() < 0.6:
+            # "Moving a visit to another provider means booking a new one and cancelling the old one."
+            old = state.get("providers", replaces["provider_id"]) or {}
+            specialty, avoid = old.get("specialty", "Primary Care"), replaces["provider_id"]
+        else:
+            replaces, avoid = None, None
+            specialty = CONDITIONS[concern][1] if rng.random() < 0.6 else "Primary Care"
+        providers = sorted(p["provider_id"] for p in state.find("providers", "specialty", specialty)
+                           if p["provider_id"] != avoid)
+        rng.shuffle(providers)
+        for provider_id in providers:
+            slots = free_slots(state, provider_id)
+            if slots:
+                break
+        else:
+            raise Skip("no provider of the specialty has a free slot", specialty)
+        day, time = rng.choice(slots)
+        billing = rng.choices(("insurance", "self_pay", "voucher"), weights=(7, 2, 1))[0]
+        return {"patient_id": ctx.persona_id, "provider_id": provider_id, "specialty": specialty, "date": day,
+                "time": time, "appointment_type": rng.choice(TYPES_FOR.get(specialty, SPECIALIST_TYPES)),
+                "billing": billing, "voucher_id": f"THV-{rng.randrange(10000, 100000)}", "concern": concern,
+                "replaces": replaces["appointment_id"] if replaces else None,
+                "_needs": (self._auth(ctx), "list_available_providers", "get_provider_details")}
+
+    def _target_update_prescription_supplier(self, ctx: TraceContext) -> dict[str, Any]:
+        rng, state = ctx.rng, ctx.state
+        used = self._used(ctx, "record_id")
+        # One switch per medication in a trace: a second one would skip the catalogue read it needs.
+        switched = self._used(ctx, "medication")
+        records = [r for r in state.find("medical_records", "patient_id", ctx.persona_id) if r["record_id"] not in used]
+        choices = []
+        for record in records:
+            for p in record.get("prescriptions") or []:
+                if p.get("medication") in switched:
+                    continue
+                offers = _catalogue(state, p.get("medication", ""))
+                current = p.get("supplier") or {}
+                fresh = [o for o in offers if (o["company"], o["brand_name"], float(o["price_usd"])) != (
+                    current.get("company"), current.get("brand_name"), current.get("price_usd"))]
+                if fresh:
+                    choices.append((record, p["medication"], offers, fresh))
+        if not choices:
+            raise Skip("no prescription of the patient has another catalogue supplier", "update_prescription_supplier")
+        record, medication, offers, fresh = rng.choice(choices)
+        variant = rng.choices(("cheapest", "country", "named"), weights=(4, 3, 3))[0]
+        country = None
+        if variant == "cheapest":
+            offer = min(offers, key=lambda o: o["price_usd"])
+        elif variant == "country":
+            country = rng.choice(sorted({o["country"] for o in offers}))
+            offer = min((o for o in offers if o["country"] == country), key=lambda o: o["price_usd"])
+        else:
+            offer = rng.choice(fresh)
+        if offer not in fresh:
+            raise Skip("the cheapest supplier is the one already on the prescription", "update_prescription_supplier")
+        prices = [o["price_usd"] for o in offers if country is None or o["country"] == country]
+        if variant != "named" and prices.count(offer["price_usd"]) > 1:
+            raise Skip("two suppliers tie for the cheapest price", "update_prescription_supplier")
+        holders = [r for r in state.find("medical_records", "patient_id", ctx.persona_id)
+                   if any(p.get("medication") == medication for p in r.get("prescriptions") or [])]
+        quoted = len(holders) > 1 or rng.random() < 0.5  # the record id, unless the medication names it alone
+        reads = ("get_medical_record",) if quoted else ("list_patient_medical_records", "get_medical_record")
+        return {"record_id": record["record_id"], "medication": medication, "offer": offer, "variant": variant,
+                "country_filter": country, "quoted": quoted, "reason": self._reason(ctx, SUPPLIER_REASONS),
+                "_needs": (self._auth(ctx), *reads, "list_medication_suppliers")}
+
+    def _target_update_medical_record_note(self, ctx: TraceContext) -> dict[str, Any]:
+        rng, state = ctx.rng, ctx.state
+        switched = next((g.target for g in reversed(ctx.goals[:-1]) if g.tool == "update_prescription_supplier"), None)
+        used = self._used(ctx, "record_id")
+        noted = {g.target["record_id"] for g in ctx.goals[:-1] if g.tool == "update_medical_record_note"}
+        if switched is not None and switched["record_id"] not in noted and rng.random() < 0.6:
+            # Document the supplier change just made, on the same record.
+            return {"record_id": switched["record_id"], "variant": "same", "medication": switched["medication"],
+                    "quoted": switched["quoted"], "note": SUPPLIER_NOTE.format(medication=switched["medication"]),
+                    "_needs": (self._auth(ctx),)}
+        records = sorted((r for r in state.find("medical_records", "patient_id", ctx.persona_id)
+                          if r["record_id"] not in used and isinstance(r.get("notes", []), list)),
+                         key=lambda r: r["record_id"])
+        if not records:
+            raise Skip("no medical record of the patient left to annotate", "update_medical_record_note")
+        record = rng.choice(records)
+        same_day = [r for r in records if r["date"] == record["date"]]
+        # Finding the record by its appointment needs a fresh record read, which the planner skips once
+        # any record was read in this trace.
+        by_appointment = ("appointment",) if "get_medical_record" not in ctx.tools() else ()
+        variant = rng.choice(("id", "id") + by_appointment + (("listed",) if len(same_day) == 1 else ()))
+        reads = {"id": ("get_medical_record",), "appointment": ("get_medical_record",),
+                 "listed": ("list_patient_medical_records", "get_medical_record")}[variant]
+        return {"record_id": record["record_id"], "variant": variant, "note": rng.choice(NOTES).format(today=TODAY),
+                "record_appointment": record["appointment_id"], "_needs": (self._auth(ctx), *reads)}
+
+    # -- arguments -----------------------------------------------------------------------------------
+    def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+        target, patient = ctx.goal.target, ctx.persona or {}
+        if tool in AUTHENTICATE.values():
+            return identity(patient, "email" if tool == "find_patient_by_email" else "name")
+        if tool in ("get_patient_details", "list_patient_appointments", "list_patient_medical_records",
+                    "get_regimen_options"):
+            return {"patient_id": ctx.persona_id}
+        if tool == "get_appointment_details":
+            return {"appointment_id": target["appointment_id"]}
+        if tool == "get_provider_details":
+            return {"provider_id": target["provider_id"]}
+        if tool == "list_available_providers":
+            return {"specialty": target["specialty"]}
+        if tool == "get_medical_record":
+            if target.get("variant") == "appointment":
+                return {"appointment_id": target["record_appointment"]}
+            return {"record_id": target["record_id"]}
+        if tool == "list_medication_suppliers":
+            args = {"medication": target["medication"]}
+            if target.get("country_filter"):
+                args["country_filter"] = target["country_filter"]
+            return args
+        return None
+
+    def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+        target = ctx.goal.target
+        if tool == "cancel_appointment":
+            return {"appointment_id": target["appointment_id"]}
+        if tool == "reschedule_appointment":
+            return {k: target[k] for k in ("appointment_id", "new_date", "new_time")}
+        if tool == "schedule_appointment":
+            args = {k: target[k] for k in ("patient_id", "provider_id", "date", "time", "appointment_type")}
+            if target["billing"] != "insurance":
+                args["bill_insurance"] = False
+            if target["billing"] == "voucher":
+                args["voucher_id"] = target["voucher_id"]
+            return args
+        if tool == "update_prescription_supplier":
+            offer = target["offer"]
+            return {"record_id": target["record_id"], "medication": target["medication"],
+                    "supplier_company": offer["company"], "brand_name": offer["brand_name"],
+                    "price_usd": offer["price_usd"]}
+        if tool == "update_medical_record_note":
+            return {"record_id": target["record_id"], "note": target["note"]}
+        return None
+
+    # -- phrasing ------------------------------------------------------------------------------------
+    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
+        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
+        if auth_method(persona_id) == "email":
+            email = persona["demographics"]["email"]
+            return rng.choice((f"You are {name}, and the email on your patient account is {email}.",
+                               f"You are {name} ({email}); give that email when asked to identify yourself."))
+        born = persona["demographics"]["date_of_birth"]
+        return rng.choice((f"You are {name}, born {born}. You do not remember which email you signed up with, "
+                           "so you identify yourself by name and date of birth.",
+                           f"You are {name} (date of birth {born}); you identify yourself by name and birth date."))
+
+    def _identity_facts(self, ctx: TraceContext) -> tuple[list[Fact], dict[str, Any]]:
+        known = identity(ctx.persona or {}, auth_method(ctx.persona_id or ""))
+        return [fact(k, v) for k, v in known.items()], known
+
+    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
+        intent: Intent = getattr(self, f"_say_{tool}")(args, ctx)
+        facts, known = self._identity_facts(ctx)
+        intent.facts = facts + intent.facts
+        intent.known.update(known)  # the policy check reads back who the patient said they were
+        return intent
+
+    def _appointment_phrase(self, ctx: TraceContext, appointment: dict[str, Any]) -> tuple[list[Fact], str, dict[str, str]]:
+        provider = ctx.state.get("providers", appointment["provider_id"]) or {}
+        who, specialty = doctor(provider), provider.get("specialty", "")
+        when = f"{appointment['date']} at {_clock(appointment['time'])}"
+        slots = {"doctor": who, "date": appointment["date"], "specialty": specialty}
+        if ctx.goal.target["variant"] == "id":
+            facts = [fact("appointment_id", appointment["appointment_id"])]
+            return facts, f"your {specialty} appointment {appointment['appointment_id']} ({when} with {who})", slots
+        facts = [fact("appointment_date", appointment["date"]), fact("provider_name", who)]
+        return facts, f"your {specialty} appointment with {who} on {when}", slots
+
+    def _say_cancel_appointment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        appointment = ctx.database.tables["appointments"][args["appointment_id"]]
+        facts, what, slots = self._appointment_phrase(ctx, appointment)
+        details = [] if ctx.goal.target["variant"] == "id" else [
+            "You do not have the appointment id at hand; the day and the provider are what you remember."]
+        return Intent("cancel_appointment", f"cancel {what}", details,
+                      reason=f"because {ctx.goal.target['reason']}", facts=facts, situation="cancel",
+                      subject=f"the visit with {slots['doctor']} on {slots['date']}", slots=slots)
+
+    def _say_reschedule_appointment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        target = ctx.goal.target
+        appointment = ctx.database.tables["appointments"][args["appointment_id"]]
+        facts, what, slots = self._appointment_phrase(ctx, appointment)
+        new_date, new_time = args["new_date"], args["new_time"]
+        if target["earliest"]:
+            facts += [fact("new_date", new_date),
+                      fact("new_time", new_time, "earliest", "first free", "first open")]
+            where = f"the earliest free slot on {new_date} ({_weekday(new_date)})"
+            details = [f"You want the same provider, on {new_date}, at whatever is the earliest time still free "
+                       "that day."]
+        else:
+            facts += [fact("new_date", new_date), fact("new_time", new_time, *time_forms(new_time))]
+            where = f"{new_date} ({_weekday(new_date)}) at {_clock(new_time)}"
+            details = ["Keep the same provider; only the day and time change."]
+        return Intent("reschedule_appointment", f"move {what} to {where}", details,
+                      reason=f"because {target['reason']}", facts=facts, situation="move",
+                      subject=f"the visit with {slots['doctor']}", slots=slots)
+
+    def _say_schedule_appointment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        target, rng = ctx.goal.target, ctx.rng
+        provider = ctx.state.get("providers", args["provider_id"]) or {}
+        who, specialty, kind = doctor(provider), target["specialty"], args["appointment_type"]
+        facts = [fact("specialty", specialty), fact("provider_id", args["provider_id"], who),
+                 fact("date", args["date"]), fact("time", args["time"], *time_forms(args["time"])),
+                 fact("appointment_type", kind)]
+        visit = words(kind).replace("follow up", "follow-up")
+        article = "an" if visit[0] in "aeiou" else "a"
+        details = [f"You want {who} on {args['date']} ({_weekday(args['date'])}) at {_clock(args['time'])}."]
+        if target["billing"] == "self_pay":
+            facts.append(fact("bill_insurance", False, "self-pay", "pay for it yourself"))
+            details.append("Do not bill your insurance: you will pay for it yourself (self-pay).")
+        elif target["billing"] == "voucher":
+            facts += [fact("bill_insurance", False, "instead of insurance", "not through insurance"),
+                      fact("voucher_id", args["voucher_id"])]
+            details.append(f"Pay with your telehealth voucher {args['voucher_id']} instead of insurance.")
+        else:
+            details.append(rng.choice(("Bill it to your insurance as usual.", "It goes through your insurance.")))
+        details.append("Ask for the new appointment id.")
+        concern = target["concern"].lower()
+        if target["replaces"]:
+            action = f"book {article} {visit} with another {specialty} provider in place of the visit you cancelled"
+            reason = ""
+        else:
+            action = f"book {article} {visit} in {specialty}"
+            reason = f"about your {concern}" if specialty != "Primary Care" else ""
+        return Intent("schedule_appointment", action, details, reason=reason, facts=facts, situation="book",
+                      subject=f"the {specialty} visit", slots={"specialty": specialty, "concern": concern,
+                                                               "doctor": who, "date": args["date"]})
+
+    def _say_update_prescription_supplier(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        target = ctx.goal.target
+        medication, company = args["medication"], args["supplier_company"]
+        facts = [fact("medication", medication)]
+        where = f"your {medication} prescription"
+        if target["quoted"]:
+            facts.append(fact("record_id", args["record_id"]))
+            where += f" in medical record {args['record_id']}"
+        details = []
+        if target["variant"] == "named":
+            facts.append(fact("supplier_company", company))
+            choice = company
+            details.append(f"A friend recommended {company}; you want that supplier, whatever its price.")
+        elif target["variant"] == "country":
+            country = target["country_filter"]
+            facts += [fact("country_filter", country),
+                      fact("supplier_company", company, "cheapest", "lowest price", "least expensive")]
+            choice = f"the cheapest supplier based in {country}"
+            details.append(f"It has to be a supplier based in {country}; among those, the cheapest.")
+        else:
+            facts.append(fact("supplier_company", company, "cheapest", "lowest price", "least expensive"))
+            choice = "the cheapest supplier in the catalogue"
+            details.append("You want the lowest monthly price, whichever company that is.")
+        details.append("Change only that prescription.")
+        return Intent("update_prescription_supplier", f"switch {where} to {choice}", details,
+                      reason=f"because {target['reason']}", facts=facts, situation="supplier",
+                      subject=f"the {medication} prescription", slots={"medication": medication})
+
+    def _say_update_medical_record_note(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        target = ctx.goal.target
+        record = ctx.state.get("medical_records", args["record_id"]) or {}
+        note = args["note"]
+        facts = [fact("note", note)]
+        if target["variant"] == "same":
+            where = (f"record {args['record_id']} as well" if target["quoted"]
+                     else f"the record that holds your {target['medication']} prescription")
+        elif target["variant"] == "id":
+            facts.append(fact("record_id", args["record_id"]))
+            where = f"your medical record {args['record_id']}"
+        elif target["variant"] == "appointment":
+            facts.append(fact("appointment_id", target["record_appointment"]))
+            where = f"the medical record of your appointment {target['record_appointment']}"
+        else:
+            facts.append(fact("record_date", record["date"]))
+            where = f"your medical record dated {record['date']}"
+        details = [f'It should read, word for word, "{note}" and the existing notes stay as they are.']
+        return Intent("update_medical_record_note", f"have a note added to {where}", details, facts=facts,
+                      situation="note", subject="your medical record", slots={})
+
+    # -- policy (stage 5) ----------------------------------------------------------------------------
+    def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
+        return policy_problem(tool, args, state, known)
+
+
+HINTS = TelehealthHints()
