@@ -619,3 +619,237 @@ def test_graph_roots_and_valid_next() -> None:
             "get_hotel_details", "check_room_availability"} <= after_booking
     assert "check_room_availability" in graph.valid_next(["search_hotels"])
     assert graph.valid_next(["find_traveller_by_email", "transfer_to_human_agents"]) == []
+
+
+# -- Tracer hints and the shipped test set -------------------------------------------------------------
+
+def _test_set() -> Any:
+    return load_tasks(DOMAIN.task_set_path("test"), "travel")
+
+
+def test_shipped_test_set_verifies_and_covers_every_write(db: Database) -> None:
+    from tauplay.core.emotions import FAMILIES
+    from tauplay.interop.task_checks import check_tasks
+
+    shipped = _test_set()
+    tasks = shipped.tasks
+    assert len(tasks) == 50 and len({t.id for t in tasks}) == 50
+    assert shipped.provenance["database"] == db.source and shipped.provenance["hints"] == "TravelHints"
+    report = verify_tasks(DOMAIN, db, tasks)
+    assert report.executed == report.total == 50, [r.first_error for r in report.replays if not r.executed]
+    for facts in check_tasks(DOMAIN, db, tasks):  # executes, changes, graph, no duplicate, emotion
+        assert facts.passed, (facts.task.id, [c for c in facts.checks if c.ok is False])
+    goals = Counter(a.name for t in tasks for a in t.actions if a.name in WRITES)
+    assert set(goals) == WRITES, goals
+    assert Counter(t.difficulty for t in tasks) == {2: 13, 3: 12, 4: 13, 5: 12}
+    assert Counter(t.emotion.family for t in tasks if t.emotion) == {f: 10 for f in FAMILIES}
+    for task in tasks:
+        assert task.emotion is not None and task.emotion.leaf in FAMILIES[task.emotion.family]
+        traveller = db.tables["travellers"][task.user_id]
+        assert task.actions[0].name == "find_traveller_by_email"  # identified by email, as the policy asks
+        assert traveller["email"] in task.instruction and task.user_id not in task.instruction
+        assert not any(name in task.instruction for name in DOMAIN.tool_map)
+
+
+def test_shipped_test_set_regenerates_byte_identical(db: Database, tmp_path: Any) -> None:
+    from tauplay.tracer import Settings, generate
+
+    path = DOMAIN.task_set_path("test")
+    p = _test_set().provenance
+    assert (p["seed"], p["n"], p["depth"], p["instruction"]) == (2024, 50, "2-5", "offline templates")
+    lo, hi = (int(x) for x in p["depth"].split("-"))
+    again = generate(DOMAIN, db, Settings(n=p["n"], seed=p["seed"], depth=(lo, hi), emotions=p["emotions"],
+                                          attempts=p["attempts_per_slot"]))
+    fresh = tmp_path / "test.json"
+    again.tasks.save(fresh)
+    assert fresh.read_bytes() == path.read_bytes()
+
+
+def test_shipped_gold_paths_are_valid_on_the_graph() -> None:
+    graph = ToolGraph(DOMAIN)
+    for task in _test_set().tasks:
+        bad = [s.reason for s in graph.gold_path(task) if not s.valid]
+        assert not bad, (task.id, bad)
+        assert graph.depth([a.name for a in task.actions]) == task.difficulty
+
+
+def test_shipped_gold_writes_obey_the_policy(db: Database) -> None:
+    """Each gold write, on the state the actions before it leave, passes the policy checks for the traveller
+    the task's email identifies (cancellations with the reason and refund choice they carry)."""
+    from domains.travel.tracer import policy_problem
+
+    for task in _test_set().tasks:
+        env = fresh(db)
+        for action in task.actions:
+            if action.name in WRITES:
+                known = {"email": task.known_info["email"], **{k: action.kwargs[k] for k in ("reason", "refund_to")
+                                                              if k in action.kwargs}}
+                assert policy_problem(action.name, action.kwargs, env.state, known) == "", (task.id, action)
+            assert not env.call(action.name, action.kwargs).error
+
+
+def _guest(person: Record) -> Record:
+    return {k: person[k] for k in ("first_name", "last_name", "dob", "passport_expiry")}
+
+
+def test_each_policy_rule_rejects_a_crafted_bad_write(db: Database) -> None:  # noqa: C901  (one case per rule)
+    """Writes the tools accept but policy.md forbids: the hints' check names the broken rule."""
+    from domains.travel.tracer import policy_problem
+
+    state = db.new_state()
+    hotels = db.tables["hotels"]
+
+    def owner(b: Record) -> Record:
+        return {"email": traveller_of(db, b)["email"]}
+
+    def accepted_by_tool(tool: str, args: Record) -> None:
+        result = fresh(db).call(tool, args)
+        assert not result.error, result.output  # so only the policy stands in the way
+
+    def change_args(b: Record, **over: Any) -> Record:
+        return {"booking_id": b["booking_id"], "check_in": b["check_in"], "check_out": b["check_out"],
+                "room_type": b["room_type"], "payment_method_id": b["payments"][0]["payment_method_id"], **over}
+
+    def bigger_room(b: Record) -> str | None:
+        rooms = hotels[b["hotel_id"]]["room_types"]
+        return next((c for c, r in rooms.items() if c != b["room_type"] and r["capacity"] >= len(b["travellers"])
+                     and all(hotels[b["hotel_id"]]["availability"][c][n] >= 1
+                             for n in nights_of(b["check_in"], b["check_out"]))), None)
+
+    # Nobody identified by email: no write at all.
+    flexible = next(b for b in bookings(db) if b["status"] == "confirmed" and b["rate_plan"] == "flexible"
+                    and days_before(b["check_in"]) >= 3 and bigger_room(b))
+    args = change_args(flexible, room_type=bigger_room(flexible))
+    assert policy_problem("change_booking", args, state, owner(flexible)) == ""  # the sound write passes
+    assert "not identified" in policy_problem("change_booking", args, state, {"email": "nobody@example.com"})
+    # Someone else's booking.
+    other = next(t for t in db.tables["travellers"].values() if t["traveller_id"] != flexible["traveller_id"])
+    assert "not the identified traveller's" in policy_problem("change_booking", args, state,
+                                                               {"email": other["email"]})
+    # A saver booking cannot be changed.
+    saver = next(b for b in bookings(db) if b["status"] == "confirmed" and b["rate_plan"] == "saver"
+                 and days_before(b["check_in"]) >= 3 and bigger_room(b)
+                 and traveller_of(db, b)["tier"] == "gold")  # gold: no fee, a card needs no balance anyway
+    saver_args = change_args(saver, room_type=bigger_room(saver))
+    accepted_by_tool("change_booking", saver_args)
+    assert "saver" in policy_problem("change_booking", saver_args, state, owner(saver))
+    # Check-in within 3 days: no change, no added traveller.
+    soon = next(b for b in bookings(db) if b["status"] == "confirmed" and b["rate_plan"] == "flexible"
+                and days_before(b["check_in"]) in (1, 2) and bigger_room(b))
+    soon_args = change_args(soon, room_type=bigger_room(soon))
+    accepted_by_tool("change_booking", soon_args)
+    assert "3 days" in policy_problem("change_booking", soon_args, state, owner(soon))
+    soon = next(b for b in bookings(db) if b["status"] == "confirmed" and days_before(b["check_in"]) in (1, 2)
+                and len(b["travellers"]) < hotels[b["hotel_id"]]["room_types"][b["room_type"]]["capacity"]
+                and not b["package_id"] and not b["protection"])
+    newcomer = {"first_name": "Marta", "last_name": "Quintero", "dob": "1990-01-01", "passport_expiry": "2034-01-01"}
+    add_args = {"booking_id": soon["booking_id"], "guests": [newcomer]}
+    accepted_by_tool("add_travellers", add_args)
+    assert "3 days" in policy_problem("add_travellers", add_args, state, owner(soon))
+    # A stay abroad: passports valid 6 months after check-out, for added guests, new dates and new bookings.
+    abroad = next(b for b in bookings(db) if b["status"] == "confirmed" and days_before(b["check_in"]) >= 3
+                  and hotels[b["hotel_id"]]["country"] != HOME_COUNTRY and not b["package_id"]
+                  and not b["protection"]
+                  and len(b["travellers"]) < hotels[b["hotel_id"]]["room_types"][b["room_type"]]["capacity"])
+    short = {**newcomer, "passport_expiry": b_day(abroad["check_out"], 30)}
+    add_abroad = {"booking_id": abroad["booking_id"], "guests": [short]}
+    accepted_by_tool("add_travellers", add_abroad)
+    assert "passport" in policy_problem("add_travellers", add_abroad, state, owner(abroad))
+    assert policy_problem("add_travellers", {**add_abroad, "guests": [newcomer]}, state, owner(abroad)) == ""
+    moved = next(b for b in bookings(db) if b["status"] == "confirmed" and b["rate_plan"] == "flexible"
+                 and days_before(b["check_in"]) >= 3 and hotels[b["hotel_id"]]["country"] != HOME_COUNTRY
+                 and passport_needed_until(b["check_out"]) <= min(g["passport_expiry"] for g in b["travellers"])
+                 < passport_needed_until(b_day(b["check_out"], 60)))
+    later = change_args(moved, check_in=b_day(moved["check_in"], 60), check_out=b_day(moved["check_out"], 60))
+    assert "passport" in policy_problem("change_booking", later, state, owner(moved))
+    lead = next(t for t in db.tables["travellers"].values() if t["passport"] is None
+                and any(m["source"] == "credit_card" for m in t["payment_methods"].values()))
+    card = next(m for m, r in lead["payment_methods"].items() if r["source"] == "credit_card")
+    lisbon = next(h for h in hotels.values() if h["city"] == "Lisbon"
+                  and all(h["availability"]["standard_double"][n] >= 1 for n in ("2025-09-08", "2025-09-09")))
+    book = {"traveller_id": lead["traveller_id"], "hotel_id": lisbon["hotel_id"], "room_type": "standard_double",
+            "check_in": "2025-09-08", "check_out": "2025-09-10", "guests": [], "rate_plan": "flexible",
+            "protection": False, "payment_method_id": card}
+    accepted_by_tool("create_booking", book)
+    assert "passport" in policy_problem("create_booking", book, state, {"email": lead["email"]})
+    assert "identified traveller only" in policy_problem("create_booking", book, state, {"email": other["email"]})
+    # A cancellation uses the reason and the refund choice the traveller gave.
+    cancel = {"booking_id": flexible["booking_id"], "reason": "medical", "refund_to": "travel_credit"}
+    accepted_by_tool("cancel_booking", cancel)
+    said = {**owner(flexible), "reason": "change of plans", "refund_to": "travel_credit"}
+    assert "reason" in policy_problem("cancel_booking", cancel, state, said)
+    said = {**owner(flexible), "reason": "medical", "refund_to": "original_payment"}
+    assert "refund to" in policy_problem("cancel_booking", cancel, state, said)
+    # Compensation: only for a recorded incident, and exactly the table's amount.
+    hurt = next(b for b in bookings(db) if b["status"] == "completed" and b["incidents"] and "compensation" not in b)
+    fine = next(b for b in bookings(db) if b["status"] == "completed" and not b["incidents"])
+    due = compensation_for(hurt)
+    credit = {"traveller_id": hurt["traveller_id"], "booking_id": hurt["booking_id"], "amount": due}
+    assert policy_problem("issue_travel_credit", credit, state, owner(hurt)) == ""
+    accepted_by_tool("issue_travel_credit", {**credit, "amount": due + 20})
+    assert "policy says" in policy_problem("issue_travel_credit", {**credit, "amount": due + 20}, state, owner(hurt))
+    unrecorded = {"traveller_id": fine["traveller_id"], "booking_id": fine["booking_id"], "amount": 40}
+    accepted_by_tool("issue_travel_credit", unrecorded)
+    assert "no incident" in policy_problem("issue_travel_credit", unrecorded, state, owner(fine))
+
+
+def b_day(text: str, days: int) -> str:
+    from datetime import date, timedelta
+
+    return (date.fromisoformat(text) + timedelta(days=days)).isoformat()
+
+
+def test_stage_five_drops_a_write_the_policy_forbids(db: Database) -> None:
+    """The pipeline's filter runs the hints: a sound change passes, the same change on a saver booking fails."""
+    from tauplay.core.tasks import Action, Task
+    from tauplay.tracer import Settings, Tracer
+    from tauplay.tracer.facts import fact
+    from tauplay.tracer.verify import Candidate
+
+    filters = Tracer(DOMAIN, db, Settings(n=1, seed=0)).filters
+
+    def candidate(b: Record, room: str) -> Candidate:
+        t = traveller_of(db, b)
+        change = {"booking_id": b["booking_id"], "check_in": b["check_in"], "check_out": b["check_out"],
+                  "room_type": room, "payment_method_id": b["payments"][0]["payment_method_id"]}
+        actions = [Action("find_traveller_by_email", {"email": t["email"]}),
+                   Action("get_booking_details", {"booking_id": b["booking_id"]}),
+                   Action("change_booking", change)]
+        task = Task(id=f"crafted-{b['booking_id']}", domain="travel", user_id=t["traveller_id"], actions=actions,
+                    instruction=f"You are {t['email']}. Move booking {b['booking_id']} to a {room}.")
+        return Candidate(task, [fact("booking_id", b["booking_id"])], [{"email": t["email"]}] * 3)
+
+    def upgrade(plan: str) -> Candidate:
+        """A gold member's booking on `plan` and a dearer free room for it (no fee; the card pays)."""
+        for b in bookings(db):
+            if not (b["status"] == "confirmed" and b["rate_plan"] == plan and days_before(b["check_in"]) >= 3
+                    and traveller_of(db, b)["tier"] == "gold"):
+                continue
+            h = hotel_of(db, b)
+            for c, r in h["room_types"].items():
+                if c != b["room_type"] and r["capacity"] >= len(b["travellers"]) \
+                        and all(h["availability"][c][n] >= 1 for n in nights_of(b["check_in"], b["check_out"])) \
+                        and room_total(r, b["check_in"], b["check_out"], plan) >= b["price"]["rooms"]:
+                    return candidate(b, c)
+        raise AssertionError(f"no {plan} booking to upgrade")
+
+    assert filters.judge(upgrade("flexible")).ok
+    verdict = filters.judge(upgrade("saver"))
+    assert verdict.filter == "policy" and "saver" in verdict.detail
+
+
+async def test_oracle_and_scripted_user_score_one_on_the_test_set(db: Database, tmp_path: Any) -> None:
+    from tauplay.sim.oracle import OracleAgent
+    from tauplay.sim.scripted_user import ScriptedUser
+    from tauplay.sim.session import SessionSetup, run_session
+    from tauplay.store import SessionStore
+
+    store = SessionStore(str(tmp_path / "sessions.db"))
+    try:
+        for task in _test_set().tasks[::5]:  # every tier, every kind of goal
+            _, out = await run_session(store, SessionSetup(DOMAIN, task, db, task.emotion), OracleAgent(),
+                                       ScriptedUser())
+            assert (out.reason, out.value) == ("user_stop", 1.0), task.id
+            assert out.faults == [], task.id
+    finally:
+        store.close()

@@ -38,5 +38,5 @@ DOMAIN = Domain(
         Requires("cancel_booking", ("get_booking_details",), _CHECK_BOOKING),
         Requires("issue_travel_credit", ("get_booking_details",), "confirm the recorded incident first"),
     ],
-    task_sets={"starter": "starter.json"},
+    task_sets={"starter": "starter.json", "test": "test.json"},
 )
