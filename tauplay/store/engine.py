@@ -1,10 +1,12 @@
-"""Opening a database: URL resolution, the SQLite settings (WAL, busy timeout, foreign keys) and the
-translation of driver errors into one-line StoreErrors that name the database."""
+"""Opening a database: URL resolution, the SQLite settings (WAL, busy timeout, foreign keys), the PostgreSQL
+settings (connect and lock timeouts, stale-connection checks) and the translation of driver errors into one-line
+StoreErrors that name the database without its password."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,10 +19,13 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import StaticPool
 
 from tauplay.store.errors import StoreError
+from tauplay.store.scrub import is_secret_key
 
 DEFAULT_PATH = Path("sessions") / "tauplay.db"
 ENV_VAR = "TAUPLAY_DB"
 WRITE_OPTION = "tauplay_write"  # execution option: this transaction will write (SQLite: BEGIN IMMEDIATE)
+POSTGRES_EXTRA = "pip install 'tauplay[postgres]'"
+LIBPQ_DRIVERS = ("psycopg", "psycopg2")  # drivers that take libpq's connect_timeout
 
 
 def resolve_url(url: str | None) -> URL:
@@ -35,15 +40,38 @@ def resolve_url(url: str | None) -> URL:
         raise StoreError(f"{raw}: not a database URL ({exc})") from None
 
 
+def _is_secret_param(key: str) -> bool:
+    return "password" in key.lower() or is_secret_key(key)  # libpq also takes ?password= and ?sslpassword=
+
+
 def describe(url: URL) -> str:
-    """How a database is named in messages: the file for SQLite, the URL without its password otherwise."""
+    """How a database is named in messages: the file for SQLite, the URL without its password otherwise
+    (a password given as a query parameter is hidden too)."""
     if is_sqlite_file(url):
         return str(url.database)
-    return url.render_as_string(hide_password=True)
+    if not any(_is_secret_param(key) for key in url.query):
+        return url.render_as_string(hide_password=True)
+    params = [f"{key}={'***' if _is_secret_param(key) else value}"
+              for key, values in url.query.items()
+              for value in (values if isinstance(values, tuple) else (values,))]
+    return url.set(query={}).render_as_string(hide_password=True) + "?" + "&".join(params)
+
+
+def secrets_of(url: URL) -> tuple[str, ...]:
+    """The URL's password(s), to be cut out of any driver message that might quote them."""
+    found = [str(url.password)] if url.password else []
+    for key, values in url.query.items():
+        if _is_secret_param(key):
+            found += [v for v in (values if isinstance(values, tuple) else (values,)) if v]
+    return tuple(found)
 
 
 def is_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite"
+
+
+def is_postgresql(url: URL) -> bool:
+    return url.get_backend_name() == "postgresql"
 
 
 def is_sqlite_file(url: URL) -> bool:
@@ -66,14 +94,45 @@ def make_engine(url: URL, busy_timeout: float) -> Engine:
         if not is_sqlite_file(url):
             kwargs["poolclass"] = StaticPool  # one in-memory database shared by every call
     try:
+        if not is_sqlite(url):
+            kwargs.update(_server_options(url, busy_timeout))  # inside: naming the driver loads the dialect
         engine = create_engine(url, **kwargs)
-    except (sa_exc.NoSuchModuleError, ModuleNotFoundError, ImportError) as exc:
+    except (ModuleNotFoundError, ImportError) as exc:
+        if is_postgresql(url):
+            raise StoreError(f"{name}: the PostgreSQL driver is not installed ({exc}); {POSTGRES_EXTRA} "
+                             "and use a postgresql+psycopg:// URL") from None
+        raise StoreError(f"{name}: cannot open this kind of database ({exc})") from None
+    except sa_exc.NoSuchModuleError as exc:
         raise StoreError(f"{name}: cannot open this kind of database ({exc})") from None
     except sa_exc.ArgumentError as exc:
         raise StoreError(f"{name}: bad database URL ({exc})") from None
     if is_sqlite(url):
         _configure_sqlite(engine, busy_timeout)
+    elif is_postgresql(url):
+        _configure_postgresql(engine, busy_timeout)
     return engine
+
+
+def _server_options(url: URL, busy_timeout: float) -> dict[str, Any]:
+    # A server may restart or drop idle connections between two turns of a long session.
+    options: dict[str, Any] = {"pool_pre_ping": True}
+    if url.get_driver_name() in LIBPQ_DRIVERS and "connect_timeout" not in url.query:
+        # An unreachable server fails in bounded time (libpq's default is to wait for TCP to give up).
+        options["connect_args"] = {"connect_timeout": max(2, round(busy_timeout))}
+    return options
+
+
+def _configure_postgresql(engine: Engine, busy_timeout: float) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # busy_timeout means the same as on SQLite: a write waits that long for a row or table another
+        # connection holds, then fails with "locked" instead of hanging behind it.
+        cur = dbapi_conn.cursor()
+        try:
+            cur.execute(f"SET lock_timeout = {max(1, int(busy_timeout * 1000))}")
+        finally:
+            cur.close()
+        dbapi_conn.commit()
 
 
 def _configure_sqlite(engine: Engine, busy_timeout: float) -> None:
@@ -98,13 +157,16 @@ def _configure_sqlite(engine: Engine, busy_timeout: float) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(WRITE_OPTION) else "BEGIN")
 
 
-def explain(exc: BaseException, name: str, busy_timeout: float) -> str:
-    """One line for a person from a driver error."""
+def explain(exc: BaseException, name: str, busy_timeout: float, hide: tuple[str, ...] = ()) -> str:
+    """One line for a person from a driver error (with any of the `hide` strings cut out)."""
     orig = getattr(exc, "orig", None) or exc
     lines = str(orig).strip().splitlines()
     text = lines[0] if lines else type(orig).__name__
+    for secret in hide:  # whole tokens only: a password "pass" must not turn "password" into "***word"
+        text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])", "***", text)
     low = text.lower()
-    if "locked" in low or "busy" in low:
+    # PostgreSQL: 55P03 lock_not_available ("canceling statement due to lock timeout").
+    if "locked" in low or "busy" in low or getattr(orig, "sqlstate", None) == "55P03":
         return (f"{name}: the database is locked by another process (waited {busy_timeout:g} s); "
                 "try again when it has finished")
     if "not a database" in low or "malformed" in low or "corrupt" in low:
@@ -119,14 +181,14 @@ def explain(exc: BaseException, name: str, busy_timeout: float) -> str:
 
 
 @contextmanager
-def translated(name: str, busy_timeout: float) -> Iterator[None]:
+def translated(name: str, busy_timeout: float, hide: tuple[str, ...] = ()) -> Iterator[None]:
     """Turn driver and OS errors inside the block into StoreError; StoreErrors pass through."""
     try:
         yield
     except StoreError:
         raise
     except (sa_exc.SQLAlchemyError, sqlite3.Error, OSError) as exc:
-        raise StoreError(explain(exc, name, busy_timeout)) from exc
+        raise StoreError(explain(exc, name, busy_timeout, hide)) from exc
     except json.JSONDecodeError as exc:  # a damaged page that still parses as a row
         raise StoreError(f"{name}: the file is not a tauplay database or it is corrupted "
                          f"(unreadable JSON in a row: {exc})") from exc

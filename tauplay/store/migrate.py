@@ -25,6 +25,15 @@ def _v1_to_v2(conn: Connection) -> None:
 # from-version -> the step that upgrades it to from-version + 1
 STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2}
 
+MIGRATION_LOCK = 0x7461_7570_6C61_79  # the bytes of "tauplay": the PostgreSQL advisory lock of schema changes
+
+
+def _lock_schema(conn: Connection) -> None:
+    """Serialise schema changes between processes. SQLite's BEGIN IMMEDIATE already does; on PostgreSQL two
+    first opens of an empty database would otherwise both create the tables and one would fail."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+
 
 def _damage(conn: Connection) -> str | None:
     """SQLite's own verdict on a file that looks wrong: the first problem quick_check finds, or None."""
@@ -100,6 +109,7 @@ def migrate(engine: Engine) -> int:
         conn.execution_options(**{WRITE_OPTION: True})
         while True:
             with conn.begin():  # each step under the write lock, re-reading the version another process may move
+                _lock_schema(conn)
                 version = read_version(conn, name)
                 if version is None:
                     StoreModel.metadata.create_all(conn)

@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 from tauplay.core.evaluation import FAULT_CATEGORIES
 from tauplay.sim.events import Event
 from tauplay.store import records as rec
-from tauplay.store.engine import WRITE_OPTION, describe, make_engine, resolve_url, translated
+from tauplay.store.engine import WRITE_OPTION, describe, make_engine, resolve_url, secrets_of, translated
 from tauplay.store.errors import StoreError
 from tauplay.store.migrate import migrate
 from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
@@ -47,6 +47,7 @@ class SessionStore:
         self.url = resolve_url(url)
         self.name = describe(self.url)
         self.busy_timeout = busy_timeout
+        self._hide = secrets_of(self.url)  # passwords to cut out of driver messages
         self._engine = make_engine(self.url, busy_timeout)
         # Writers ask for the write lock when they begin (SQLite: BEGIN IMMEDIATE), so a busy database makes
         # them wait up to busy_timeout instead of failing half-way through on a read-to-write upgrade.
@@ -61,7 +62,7 @@ class SessionStore:
     # -- plumbing ---------------------------------------------------------------------------------------------
 
     def _translated(self) -> Any:
-        return translated(self.name, self.busy_timeout)
+        return translated(self.name, self.busy_timeout, self._hide)
 
     @contextmanager
     def _read(self) -> Iterator[Session]:
