@@ -1,11 +1,13 @@
 """The bank domain: tools and schemas, generator (sizes, integrity, determinism), starter tasks, the effect of
-every write tool, refused calls, and the dependency graph."""
+every write tool, refused calls, the dependency graph, the Tracer hints (each policy rule rejects a crafted bad
+write) and the shipped test set (verifies, regenerates byte for byte, the oracle scores 1)."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,19 +22,22 @@ from domains.bank.rules import (
     NEW_PAYEE_MAX,
     SAVINGS_TRANSFERS_PER_MONTH,
     TODAY,
+    WAIVER_WINDOW_DAYS,
     charged_in_error,
     courtesy_waiver_allowed,
+    days_before_today,
     dispute_in_window,
     expiring_soon,
     new_payee,
 )
 from domains.bank.tools import FIRST_TRANSACTION
 from tauplay.core.db import Database
-from tauplay.core.emotions import EmotionCondition
+from tauplay.core.emotions import FAMILIES, EmotionCondition
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import load_tasks
+from tauplay.core.tasks import Action, Task, load_tasks
 from tauplay.core.verify import verify_tasks
+from tauplay.tracer.facts import tool_names_in
 
 READS = {"calculate", "think", "transfer_to_human_agents", "find_customer_by_phone", "find_customer_by_name_dob",
          "verify_identity", "get_customer_details", "get_account_details", "list_account_transactions",
@@ -634,7 +639,9 @@ def test_tracer_policy_checks(db: Database) -> None:
     assert "secure the card" in policy_problem("file_dispute", {"transaction_id": recent["transaction_id"],
                                                                 "reason": "unauthorized"}, state)
     assert policy_problem("file_dispute", {"transaction_id": recent["transaction_id"],
-                                           "reason": "duplicate_charge"}, state) == ""
+                                           "reason": "wrong_amount"}, state) == ""
+    assert "later of two identical" in policy_problem("file_dispute", {"transaction_id": recent["transaction_id"],
+                                                                       "reason": "duplicate_charge"}, state)
     busy = Counter(t["account_id"] for t in transactions if t["category"] == "transfer_out"
                    and t["date"][:7] == TODAY[:7] and t["account_id"].startswith("SAV")).most_common(1)[0][0]
     assert "six" in policy_problem("transfer_funds", {"from_account_id": busy, "destination_id": "x", "amount": 1},
@@ -653,7 +660,19 @@ def test_tracer_policy_checks(db: Database) -> None:
                                                                "reason": "charged_in_error"}, state)
 
 
-def test_generic_tracer_makes_valid_bank_tasks(db: Database) -> None:
+def _writes_obey_the_policy(db: Database, task: Any) -> None:
+    """Replay the gold actions; each write must pass the hints' policy check, for this task's caller."""
+    from domains.bank.tracer import owner_of, policy_problem
+
+    env = fresh(db)
+    for action in task.actions:
+        if DOMAIN.tool_map[action.name].is_write:
+            assert owner_of(action.name, action.kwargs, env.state) == task.user_id, (task.id, action)
+            assert policy_problem(action.name, action.kwargs, env.state, task.user_id) == "", (task.id, action)
+        assert not env.call(action.name, action.kwargs).error, (task.id, action)
+
+
+def test_tracer_makes_policy_valid_bank_tasks_on_another_seed(db: Database) -> None:
     from tauplay.tracer import Settings, generate
 
     result = generate(DOMAIN, db, Settings(n=12, seed=2, depth=(4, 7)))
@@ -664,5 +683,225 @@ def test_generic_tracer_makes_valid_bank_tasks(db: Database) -> None:
     for task in tasks:
         assert all(s.valid for s in graph.gold_path(task)), task.id
         assert task.actions[1].name == "verify_identity"  # found, then verified, before anything else
+        _writes_obey_the_policy(db, task)
+    # The hints choose targets within the policy, so stage 5 has no policy write to drop (the crafted bad
+    # writes below show that it would).
     drops = result.report.to_json()["stages"]["verify"]["drops"]
-    assert any("policy" in d["reason"] for d in drops)  # the hints' policy checks are in force
+    assert not [d for d in drops if "policy" in d["reason"]], drops
+
+
+# -- stage 5: each policy rule in the hints rejects a crafted bad write ---------------------------------
+
+def _judge(db: Database, caller: Record, *actions: Action) -> Any:
+    """Stage 5's verdict on a task by `caller`: found by phone, verified, profile read, then `actions`."""
+    from domains.bank.tracer import HINTS
+    from tauplay.tracer.verify import Candidate, Filters
+
+    steps = [Action("find_customer_by_phone", {"phone": caller["phone"]}),
+             Action("verify_identity", {"customer_id": caller["customer_id"], "ssn_last4": caller["ssn_last4"]}),
+             Action("get_customer_details", {"customer_id": caller["customer_id"]}), *actions]
+    task = Task(id="crafted", domain="bank", instruction="You want help with your account.", actions=steps,
+                user_id=caller["customer_id"])
+    filters = Filters(DOMAIN, db, ToolGraph(DOMAIN), HINTS)  # fresh: no duplicate memory between cases
+    return filters.judge(Candidate(task, [], [{"phone": caller["phone"]}] * len(steps)))
+
+
+def _refused(verdict: Any, words: str) -> bool:
+    return verdict.filter == "policy" and words in verdict.detail
+
+
+def _card_action(card: Record, write: str, **args: Any) -> tuple[Action, Action]:
+    return (Action("get_card_details", {"card_id": card["card_id"]}),
+            Action(write, {"card_id": card["card_id"], **args}))
+
+
+def _on_account(t: Record, write: str, reason: str) -> tuple[Action, Action]:
+    return (Action("list_account_transactions", {"account_id": t["account_id"]}),
+            Action(write, {"transaction_id": t["transaction_id"], "reason": reason}))
+
+
+def _owner(db: Database, record: Record) -> Record:
+    customer_id = record.get("customer_id") or db.tables["accounts"][record["account_id"]]["customer_id"]
+    return db.tables["customers"][customer_id]
+
+
+def _open_account(db: Database, t: Record) -> bool:
+    return db.tables["accounts"][t["account_id"]]["status"] == "open"
+
+
+def test_policy_rule_only_the_callers_own_cards_and_accounts(db: Database) -> None:
+    active = [c for c in rows(db, "cards") if c["status"] == "active"
+              and db.tables["accounts"][c["account_id"]]["status"] == "open"]
+    mine, theirs = active[0], next(c for c in active if c["customer_id"] != active[0]["customer_id"])
+    caller = _owner(db, mine)
+    assert _refused(_judge(db, caller, *_card_action(theirs, "update_card_lock", action="lock")), "not the caller's")
+    assert _judge(db, caller, *_card_action(mine, "update_card_lock", action="lock")).ok
+
+
+def test_policy_rule_fraud_team_locks_are_for_a_human(db: Database) -> None:
+    card = next(c for c in rows(db, "cards") if c["locked_by"] == "fraud_team")
+    for write, args in (("update_card_lock", {"action": "unlock"}),
+                        ("replace_card", {"reason": "lost", "shipping": "standard"})):
+        assert _refused(_judge(db, _owner(db, card), *_card_action(card, write, **args)), "fraud-team"), write
+
+
+def test_policy_rule_expiring_only_within_sixty_days(db: Database) -> None:
+    cards = [c for c in rows(db, "cards") if c["status"] == "active"
+             and db.tables["accounts"][c["account_id"]]["status"] == "open"]
+    args = {"reason": "expiring", "shipping": "standard"}
+    later = next(c for c in cards if not expiring_soon(c))
+    assert _refused(_judge(db, _owner(db, later), *_card_action(later, "replace_card", **args)), "60 days")
+    soon = next(c for c in cards if expiring_soon(c))
+    assert _judge(db, _owner(db, soon), *_card_action(soon, "replace_card", **args)).ok
+
+
+def test_policy_rule_dispute_window(db: Database) -> None:
+    buys = [t for t in rows(db, "transactions") if t["category"] == "purchase" and t["status"] == "posted"
+            and t["dispute"] is None and _open_account(db, t)]
+    old = next(t for t in buys if not dispute_in_window(t))
+    assert _refused(_judge(db, _owner(db, old), *_on_account(old, "file_dispute", "wrong_amount")), "60 days old")
+    recent = next(t for t in buys if dispute_in_window(t))
+    assert _judge(db, _owner(db, recent), *_on_account(recent, "file_dispute", "wrong_amount")).ok
+
+
+def test_policy_rule_secure_the_card_before_an_unauthorized_dispute(db: Database) -> None:
+    buy = next(t for t in rows(db, "transactions") if t["category"] == "purchase" and t["status"] == "posted"
+               and t["dispute"] is None and dispute_in_window(t) and _open_account(db, t) and t["card_id"]
+               and db.tables["cards"][t["card_id"]]["status"] == "active")
+    card, caller = db.tables["cards"][buy["card_id"]], _owner(db, buy)
+    dispute = _on_account(buy, "file_dispute", "unauthorized")
+    assert _refused(_judge(db, caller, *dispute), "secure the card")
+    assert _judge(db, caller, *_card_action(card, "update_card_lock", action="lock"), *dispute).ok
+
+
+def test_policy_rule_a_duplicate_is_disputed_on_the_later_charge(db: Database) -> None:
+    buys = sorted((t for t in rows(db, "transactions") if t["category"] == "purchase" and t["dispute"] is None
+                   and t["status"] == "posted" and dispute_in_window(t) and _open_account(db, t)),
+                  key=lambda t: t["transaction_id"])
+    first, second = next((a, b) for a in buys for b in buys if a["transaction_id"] < b["transaction_id"]
+                         and a["account_id"] == b["account_id"]
+                         and (a["description"], a["date"], a["amount"]) == (b["description"], b["date"], b["amount"]))
+    caller = _owner(db, first)
+    assert _refused(_judge(db, caller, *_on_account(first, "file_dispute", "duplicate_charge")), "later of two")
+    assert _judge(db, caller, *_on_account(second, "file_dispute", "duplicate_charge")).ok
+
+
+def test_policy_rule_frozen_accounts_go_to_a_human(db: Database) -> None:
+    buy = next(t for t in rows(db, "transactions") if t["category"] == "purchase" and t["status"] == "posted"
+               and t["dispute"] is None and dispute_in_window(t)
+               and db.tables["accounts"][t["account_id"]]["status"] == "frozen")
+    assert _refused(_judge(db, _owner(db, buy), *_on_account(buy, "file_dispute", "wrong_amount")), "frozen")
+
+
+def test_policy_rule_six_outgoing_savings_transfers_a_month(db: Database) -> None:
+    transactions = rows(db, "transactions")
+    busy = Counter(t["account_id"] for t in transactions if t["category"] == "transfer_out"
+                   and t["date"][:7] == TODAY[:7] and t["account_id"].startswith("SAV")).most_common(1)[0][0]
+    caller = _owner(db, db.tables["accounts"][busy])
+    checking = next(a for a in caller["account_ids"] if a.startswith("CHK")
+                    and db.tables["accounts"][a]["status"] == "open")
+    transfer = (Action("get_account_details", {"account_id": busy}),
+                Action("transfer_funds", {"from_account_id": busy, "destination_id": checking, "amount": 10.0}))
+    assert _refused(_judge(db, caller, *transfer), "six outgoing")
+
+
+def test_policy_rule_new_payees_get_at_most_500(db: Database) -> None:
+    caller, payee, source = next(
+        (c, p, a) for c in rows(db, "customers") for p in c["payees"] if new_payee(p)
+        for a in c["account_ids"] if db.tables["accounts"][a]["status"] == "open"
+        and db.tables["accounts"][a]["balance"] > 600 and a.startswith("CHK"))
+    def send(amount: float) -> Any:
+        return _judge(db, caller, Action("get_account_details", {"account_id": source}),
+                      Action("transfer_funds", {"from_account_id": source, "destination_id": payee["payee_id"],
+                                                "amount": amount}))
+    assert _refused(send(500.01), "at most $500.00")
+    assert send(NEW_PAYEE_MAX).ok
+
+
+def test_policy_rules_of_fee_waivers(db: Database) -> None:
+    fees = [t for t in rows(db, "transactions") if t["category"] == "fee" and not t["waived"] and _open_account(db, t)]
+    error = next(t for t in fees if charged_in_error(_owner(db, t), t))
+    assert _refused(_judge(db, _owner(db, error), *_on_account(error, "waive_fee", "courtesy")), "not as a courtesy")
+    assert _judge(db, _owner(db, error), *_on_account(error, "waive_fee", "charged_in_error")).ok
+    fair = next(t for t in fees if t["fee_type"] == "overdraft" and not courtesy_waiver_allowed(_owner(db, t), t))
+    assert _refused(_judge(db, _owner(db, fair), *_on_account(fair, "waive_fee", "charged_in_error")),
+                    "charged correctly")
+    assert _judge(db, _owner(db, fair), *_on_account(fair, "waive_fee", "courtesy")).ok
+    foreign = next(t for t in fees if t["fee_type"] == "foreign_transaction")
+    assert _refused(_judge(db, _owner(db, foreign), *_on_account(foreign, "waive_fee", "courtesy")),
+                    "never waived as a courtesy")
+    stale = next(t for t in fees if t["fee_type"] in COURTESY_FEE_TYPES and not charged_in_error(_owner(db, t), t)
+                 and days_before_today(t["date"]) > WAIVER_WINDOW_DAYS)
+    assert _refused(_judge(db, _owner(db, stale), *_on_account(stale, "waive_fee", "courtesy")), "60 days old")
+    spent = next(t for t in fees if "allowance" in courtesy_waiver_allowed(_owner(db, t), t))
+    assert _refused(_judge(db, _owner(db, spent), *_on_account(spent, "waive_fee", "courtesy")), "allowance")
+
+
+# -- the shipped test set -------------------------------------------------------------------------------
+
+TEST_SET_COMMAND = ["generate", "--domain", "bank", "--n", "50", "--seed", "2024", "--depth", "4-8"]
+IDS = re.compile(r"\b(CU\d{6}|CHK\d{7}|SAV\d{7}|CRD\d{7}|TX\d{8}|PY\d{6})\b")
+
+
+@pytest.fixture(scope="module")
+def test_set() -> Any:
+    return load_tasks(DOMAIN.task_set_path("test"), "bank")
+
+
+def test_shipped_test_set_verifies_and_keeps_its_tiers(db: Database, test_set: Any) -> None:
+    from tauplay.interop.task_checks import check_tasks
+
+    tasks = test_set.tasks
+    assert len(tasks) == 50
+    assert verify_tasks(DOMAIN, db, tasks).executed == 50
+    for facts in check_tasks(DOMAIN, db, tasks):
+        assert facts.passed, [c for c in facts.checks if c.ok is False]
+    assert Counter(t.difficulty for t in tasks) == {d: 10 for d in range(4, 9)}
+    assert Counter(t.emotion.family for t in tasks) == {f: 10 for f in FAMILIES}
+    goals = Counter(a.name for t in tasks for a in t.actions if a.name in WRITES)
+    assert set(goals) == WRITES and min(goals.values()) >= 5, goals
+    tool_names = [t.name for t in DOMAIN.tools]
+    for task in tasks:
+        assert not tool_names_in(task.instruction, tool_names), task.id
+        assert not IDS.search(task.instruction), (task.id, IDS.search(task.instruction))  # callers never say ids
+        _writes_obey_the_policy(db, task)
+
+
+def test_every_gold_path_of_the_test_set_is_valid_on_the_graph(test_set: Any) -> None:
+    graph = ToolGraph(DOMAIN)
+    for task in test_set.tasks:
+        assert all(s.valid for s in graph.gold_path(task)), (task.id, graph.gold_path(task))
+        assert graph.depth([a.name for a in task.actions]) == task.difficulty == task.provenance["depth_tier"]
+        names = [a.name for a in task.actions]
+        assert names[0] in ("find_customer_by_phone", "find_customer_by_name_dob")
+        assert names[1:3] == ["verify_identity", "get_customer_details"]
+
+
+def test_regenerating_the_test_set_gives_the_same_bytes(test_set: Any, tmp_path: Path, capsys: Any) -> None:
+    from tauplay.cli import main
+
+    p = test_set.provenance
+    assert ["--n", str(p["n"]), "--seed", str(p["seed"]), "--depth", p["depth"]] == TEST_SET_COMMAND[3:]
+    assert p["emotions"] == {f: 1.0 for f in FAMILIES} and p["instruction"] == "offline templates"
+    out = tmp_path / "test.json"
+    assert main([*TEST_SET_COMMAND, "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert out.read_bytes() == DOMAIN.task_set_path("test").read_bytes()
+
+
+async def test_oracle_and_scripted_user_score_one_on_the_test_set(db: Database, test_set: Any,
+                                                                   tmp_path: Path) -> None:
+    from tauplay.sim.oracle import OracleAgent
+    from tauplay.sim.scripted_user import ScriptedUser
+    from tauplay.sim.session import SessionSetup, run_session
+    from tauplay.store import SessionStore
+
+    store = SessionStore(str(tmp_path / "sessions.db"))
+    try:
+        for task in test_set.tasks[::3]:  # a sample across every tier (the set is ordered by depth)
+            sid, out = await run_session(store, SessionSetup(DOMAIN, task, db), OracleAgent(), ScriptedUser())
+            assert (out.reason, out.value, out.faults) == ("user_stop", 1.0, []), task.id
+            calls = [(e.data["name"], e.data["arguments"]) for e in store.events(sid) if e.kind == "tool_call"]
+            assert calls == [(a.name, a.kwargs) for a in task.actions], task.id
+    finally:
+        store.close()

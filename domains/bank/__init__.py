@@ -41,5 +41,5 @@ DOMAIN = Domain(
         Requires("transfer_funds", ("get_account_details",), "check the balance, status and limits first"),
         Requires("waive_fee", ("list_account_transactions",), "check the fee's type, date and waiver first"),
     ],
-    task_sets={"starter": "starter.json"},
+    task_sets={"starter": "starter.json", "test": "test.json"},
 )

@@ -79,3 +79,16 @@ def expiring_soon(card: dict[str, Any]) -> bool:
 
 def new_payee(payee: dict[str, Any]) -> bool:
     return days_before_today(payee["added_on"]) <= NEW_PAYEE_DAYS
+
+
+def same_charge(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two purchases a merchant charged alike: same merchant, day and amount."""
+    return (a["description"], a["date"], a["amount"]) == (b["description"], b["date"], b["amount"])
+
+
+def earlier_twin(purchase: dict[str, Any], account_transactions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The first charge of a duplicate pair when `purchase` is the later one (the one to dispute as a
+    'duplicate_charge'), else None."""
+    twins = [t for t in account_transactions if t["category"] == "purchase" and same_charge(t, purchase)
+             and t["transaction_id"] < purchase["transaction_id"]]
+    return min(twins, key=lambda t: t["transaction_id"]) if twins else None
