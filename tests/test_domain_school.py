@@ -508,3 +508,173 @@ def test_graph_roots_and_valid_next() -> None:
     after_record = set(graph.valid_next(["find_student_id_by_name_dob", "get_student_details"]))
     assert {"enroll_in_section", "join_waitlist", "pay_balance"} <= after_record
     assert graph.valid_next(["find_student_id_by_email", "transfer_to_human_agents"]) == []
+
+
+# -- Tracer hints and the shipped test set ---------------------------------------------------------------
+
+def _test_set() -> Any:
+    return load_tasks(DOMAIN.task_set_path("test"), "school")
+
+
+def _identity(task: Any) -> dict[str, Any]:
+    """Who the student says they are, as the task's known info records it."""
+    return {k: task.known_info[k] for k in ("email", "first_name", "last_name", "dob") if k in task.known_info}
+
+
+def test_shipped_test_set_verifies_and_obeys_the_policy(db: Database) -> None:
+    from domains.school.tracer import policy_problem
+    from tauplay.core.emotions import FAMILIES
+    from tauplay.interop.task_checks import check_tasks
+
+    tasks = _test_set().tasks
+    assert len(tasks) == 50
+    report = verify_tasks(DOMAIN, db, tasks)
+    assert report.executed == 50, [(r.task_id, r.first_error) for r in report.replays if not r.executed]
+    assert len({r.hash for r in report.replays}) == 50  # no two tasks end in the same state
+    graph = ToolGraph(DOMAIN)
+    for task in tasks:
+        assert all(s.valid for s in graph.gold_path(task)), task.id
+        assert task.difficulty == graph.depth([a.name for a in task.actions])
+        assert task.emotion is not None and task.emotion.leaf in FAMILIES[task.emotion.family]
+        env = fresh(db)
+        for action in task.actions:  # every gold write is one the policy allows on the state it meets
+            if action.name in WRITES:
+                assert policy_problem(action.name, action.kwargs, env.state, _identity(task)) == "", task.id
+            ok(env, action.name, action.kwargs)
+    for facts in check_tasks(DOMAIN, db, tasks):
+        assert facts.passed, (facts.task.id, [c for c in facts.checks if c.ok is False])
+    assert {a.name for t in tasks for a in t.actions if a.name in WRITES} == WRITES
+    assert {t.difficulty for t in tasks} == {3, 4, 5, 6}
+    assert {t.emotion.family for t in tasks} == set(FAMILIES)
+
+
+def test_regenerating_the_test_set_gives_the_same_file(tmp_path: Any) -> None:
+    from tauplay.cli import main
+
+    path = DOMAIN.task_set_path("test")
+    p = _test_set().provenance
+    assert p["instruction"] == "offline templates" and p["hints"] == "SchoolHints"
+    out = tmp_path / "again.json"
+    assert main(["generate", "--domain", "school", "--n", str(p["n"]), "--seed", str(p["seed"]),
+                 "--depth", p["depth"], "--out", str(out), "--json"]) == 0
+    assert out.read_bytes() == path.read_bytes()
+
+
+def test_generated_instructions_identify_the_student_and_name_no_tool(db: Database) -> None:
+    from domains.school.tracer import auth_method
+
+    names = [t.name for t in DOMAIN.tools]
+    for task in _test_set().tasks:
+        student = db.tables["students"][task.user_id]
+        if auth_method(task.user_id) == "email":
+            assert task.actions[0].name == "find_student_id_by_email" and student["email"] in task.instruction
+        else:
+            assert task.actions[0].name == "find_student_id_by_name_dob" and student["dob"] in task.instruction
+        assert task.actions[1].name == "get_student_details"
+        assert task.user_id not in task.instruction  # the policy finds the student; the id is never given
+        assert not any(n in task.instruction for n in names), task.id
+
+
+def _pair_with_only(db: Database, wanted: str, *, waitlist: bool = False) -> tuple[dict[str, Any], str]:
+    """A student and a Spring section that the policy refuses for exactly one reason, containing `wanted`."""
+    state = db.new_state()
+    for student in students(db):
+        for course, section in spring_sections(db):
+            found = problems(state, student, course["course_id"], section["section_id"], waitlist=waitlist)
+            if len(found) == 1 and wanted in found[0]:
+                return student, section["section_id"]
+    raise AssertionError(f"the generated database has no registration refused only for '{wanted}'")
+
+
+@pytest.mark.parametrize(("wanted", "waitlist"), [
+    ("hold", False), ("graduate course", False), ("missing prerequisite", False), ("already passed", False),
+    ("over the limit", False), ("clashes with", False), ("most waitlists", True)])
+def test_each_registration_rule_rejects_a_crafted_write(db: Database, wanted: str, waitlist: bool) -> None:
+    from domains.school.tracer import policy_problem
+
+    student, section_id = _pair_with_only(db, wanted, waitlist=waitlist)
+    tool = "join_waitlist" if waitlist else "enroll_in_section"
+    args = {"student_id": student["student_id"], "section_id": section_id}
+    why = policy_problem(tool, args, db.new_state(), {"email": student["email"]})
+    assert wanted in why, why
+
+
+def test_each_other_hint_rule_rejects_a_crafted_write(db: Database) -> None:
+    from domains.school.tracer import policy_problem
+
+    state = db.new_state()
+    one_fall = next(s for s in students(db) if len([r for r in active_registrations(state, s, FALL)
+                                                    if r["status"] == "enrolled"]) == 1)
+    last = next(r for r in active_registrations(state, one_fall, FALL) if r["status"] == "enrolled")
+    many = next(s for s in students(db) if len([r for r in active_registrations(state, s, FALL)
+                                                if r["status"] == "enrolled"]) >= 2 and s["account"]["balance"] > 0)
+    theirs = next(r for r in active_registrations(state, many, FALL) if r["status"] == "enrolled")
+    method = next(iter(many["payment_methods"]))
+    me = {"email": many["email"]}
+    by_name = {"first_name": many["name"]["first_name"].lower(), "last_name": many["name"]["last_name"],
+               "dob": many["dob"]}
+    drop, pay = {"registration_id": theirs["registration_id"]}, {"student_id": many["student_id"],
+                                                                 "payment_method_id": method, "amount": 1.0}
+    for who in (me, by_name):
+        assert policy_problem("drop_registration", drop, state, who) == ""
+        assert policy_problem("pay_balance", pay, state, who) == ""
+    assert "not identified" in policy_problem("pay_balance", pay, state, {})
+    assert "not identified" in policy_problem("pay_balance", pay, state, {**by_name, "dob": "1900-01-01"})
+    assert "another student" in policy_problem("drop_registration", {"registration_id": last["registration_id"]},
+                                               state, me)
+    assert "another student" in policy_problem("pay_balance", {**pay, "student_id": one_fall["student_id"]},
+                                               state, me)
+    open_student, section_id = _pair_with_only(db, "hold")  # any real section will do for the ownership rule
+    assert "another student" in policy_problem("enroll_in_section", {"student_id": open_student["student_id"],
+                                                                     "section_id": section_id}, state, me)
+    why = policy_problem("drop_registration", {"registration_id": last["registration_id"]}, state,
+                         {"email": one_fall["email"]})
+    assert "withdrawal from the university" in why
+
+
+def test_stage_5_drops_a_candidate_the_policy_forbids(db: Database) -> None:
+    from tauplay.core.tasks import Action, Task
+    from tauplay.tracer import Settings, Tracer
+    from tauplay.tracer.facts import fact
+    from tauplay.tracer.verify import Candidate
+
+    state = db.new_state()
+
+    def fall(s: dict[str, Any]) -> list[dict[str, Any]]:
+        return [r for r in active_registrations(state, s, FALL) if r["status"] == "enrolled"]
+
+    def candidate(student: dict[str, Any], registration: dict[str, Any]) -> Candidate:
+        email, rid = student["email"], registration["registration_id"]
+        task = Task(id=f"crafted-{rid}", domain="school", user_id=student["student_id"],
+                    instruction=f"You are a student ({email}); withdraw from {registration['course_id']}.",
+                    actions=[Action("find_student_id_by_email", {"email": email}),
+                             Action("get_student_details", {"student_id": student["student_id"]}),
+                             Action("get_registration_details", {"registration_id": rid}),
+                             Action("drop_registration", {"registration_id": rid})])
+        return Candidate(task, [fact("email", email), fact("course_id", registration["course_id"])],
+                         [{"email": email}] * 4)
+
+    filters = Tracer(DOMAIN, db, Settings(n=1, seed=0)).filters
+    only = next(s for s in students(db) if len(fall(s)) == 1)
+    verdict = filters.judge(candidate(only, fall(only)[0]))  # the tool would withdraw them from everything
+    assert (verdict.filter, verdict.reason) == ("policy", "the domain's policy forbids a write")
+    assert "withdrawal from the university" in verdict.detail
+    several = next(s for s in students(db) if len(fall(s)) >= 2)
+    assert filters.judge(candidate(several, fall(several)[0])).ok
+
+
+async def test_oracle_and_scripted_user_score_one_on_the_test_set(db: Database, tmp_path: Any) -> None:
+    from tauplay.sim.oracle import OracleAgent
+    from tauplay.sim.scripted_user import ScriptedUser
+    from tauplay.sim.session import SessionSetup, run_session
+    from tauplay.store import SessionStore
+
+    store = SessionStore(str(tmp_path / "sessions.db"))
+    try:
+        for task in _test_set().tasks[::3]:  # a sample across every tier
+            sid, out = await run_session(store, SessionSetup(DOMAIN, task, db), OracleAgent(), ScriptedUser())
+            assert (out.reason, out.value) == ("user_stop", 1.0), task.id
+            calls = [(e.data["name"], e.data["arguments"]) for e in store.events(sid) if e.kind == "tool_call"]
+            assert calls == [(a.name, a.kwargs) for a in task.actions], task.id
+    finally:
+        store.close()

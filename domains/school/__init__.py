@@ -39,5 +39,5 @@ DOMAIN = Domain(
                  "check the registration's term and status, and state the refund first"),
         Requires("pay_balance", ("get_student_details",), "check the balance and payment methods first"),
     ],
-    task_sets={"starter": "starter.json"},
+    task_sets={"starter": "starter.json", "test": "test.json"},
 )
