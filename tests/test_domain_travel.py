@@ -643,6 +643,7 @@ def test_shipped_test_set_verifies_and_covers_every_write(db: Database) -> None:
     assert set(goals) == WRITES, goals
     assert Counter(t.difficulty for t in tasks) == {2: 13, 3: 12, 4: 13, 5: 12}
     assert Counter(t.emotion.family for t in tasks if t.emotion) == {f: 10 for f in FAMILIES}
+    assert len({t.user_id for t in tasks}) == 50  # no caller (and none of their bookings) in two tasks
     for task in tasks:
         assert task.emotion is not None and task.emotion.leaf in FAMILIES[task.emotion.family]
         traveller = db.tables["travellers"][task.user_id]

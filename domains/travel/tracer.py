@@ -337,21 +337,29 @@ class TravelHints(TracerHints):
 
     def __init__(self) -> None:
         self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()
+        self._callers: set[str] = set()  # travellers already cast in this run
 
     def prepare(self, domain: Domain, database: Database) -> None:
         if database not in self._data:
             self._data[database] = Options.of(database)
+        self._callers = set()  # a new run: candidates are built in a fixed order, so this stays reproducible
 
     def _options(self, ctx: TraceContext) -> Options:
         return self._data[ctx.database]
 
     # -- who ------------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
+        """A traveller who can make this request, and (while there are others) one no earlier candidate of
+        the run was about: two tasks with the same caller and bookings read like one task told twice."""
         options = self._options(ctx)
         if write == "create_booking":
-            return ctx.rng.choice(options.payers)
-        booking_id = ctx.rng.choice(options.suitable[write])
-        return ctx.database.tables["bookings"][booking_id]["traveller_id"]
+            travellers = options.payers
+        else:
+            travellers = [ctx.database.tables["bookings"][b]["traveller_id"] for b in options.suitable[write]]
+        fresh = [t for t in travellers if t not in self._callers]
+        traveller_id = ctx.rng.choice(fresh or travellers)
+        self._callers.add(traveller_id)
+        return traveller_id
 
     def opening(self, persona: Record, persona_id: str, rng: random.Random) -> str | None:
         name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
