@@ -342,3 +342,175 @@ def test_graph_roots_and_valid_next() -> None:
                                                       "get_service_details"])
     assert "modify_support_ticket" in graph.valid_next(["get_support_ticket_details"])
     assert graph.g.has_edge("get_services", "get_senior_discount")  # a price feeds the discount
+
+
+# -- Tracer hints and the shipped test set -------------------------------------------------------------
+
+def _policy() -> Any:
+    from domains.telecom.tracer import policy_problem
+
+    return policy_problem
+
+
+@pytest.fixture(scope="module")
+def test_set() -> Any:
+    return load_tasks(DOMAIN.task_set_path("test"), "telecom")
+
+
+def test_shipped_test_set_verifies_on_the_generated_db(db: Database, test_set: Any) -> None:
+    from tauplay.interop.task_checks import check_tasks
+
+    tasks = test_set.tasks
+    assert len(tasks) == 70 and len({t.id for t in tasks}) == 70
+    assert test_set.provenance["database"] == db.source and test_set.provenance["hints"] == "TelecomHints"
+    report = verify_tasks(DOMAIN, db, tasks)
+    assert report.executed == report.total == 70, [r.first_error for r in report.replays if not r.executed]
+    for facts in check_tasks(DOMAIN, db, tasks):
+        assert facts.passed, (facts.task.id, [c for c in facts.checks if c.ok is False])
+    assert {g for t in tasks for g in t.provenance["goals"]} == WRITES  # every write tool is some task's goal
+    service_actions = {a.kwargs["action"] for t in tasks for a in t.actions if a.name == "manage_service"}
+    assert service_actions == {"add", "remove"}  # 'list' changes nothing: never a goal
+    assert all(t.emotion is not None and t.emotion.leaf for t in tasks)
+
+
+def test_shipped_test_set_regenerates_byte_identical(db: Database, test_set: Any, tmp_path: Path) -> None:
+    from tauplay.tracer import Settings, generate
+
+    p = test_set.provenance
+    lo, hi = (int(x) for x in p["depth"].split("-"))
+    again = generate(DOMAIN, db, Settings(n=p["n"], seed=p["seed"], depth=(lo, hi), emotions=p["emotions"],
+                                          attempts=p["attempts_per_slot"]))
+    fresh_file = tmp_path / "test.json"
+    again.tasks.save(fresh_file)
+    assert fresh_file.read_bytes() == DOMAIN.task_set_path("test").read_bytes()
+
+
+def test_shipped_gold_paths_are_valid_and_the_user_can_say_everything(test_set: Any) -> None:
+    from tauplay.tracer.facts import tool_names_in
+
+    graph = ToolGraph(DOMAIN)
+    names = [t.name for t in DOMAIN.tools]
+    for task in test_set.tasks:
+        path = graph.gold_path(task)
+        assert all(s.valid for s in path), (task.id, [s.reason for s in path if not s.valid])
+        assert task.actions[0].name in ("find_customer_by_email", "find_customer_by_phone")  # identified first
+        assert task.difficulty == graph.depth([a.name for a in task.actions]) == task.provenance["depth_tier"]
+        assert not tool_names_in(task.instruction, names), task.id
+        assert next(iter(task.actions[0].kwargs.values())) in task.instruction  # the email or phone
+        for action in task.actions:  # plans and devices are named as the customer knows them
+            if action.name == "manage_service":
+                assert SERVICES[action.kwargs["service_id"]][0] in task.instruction, task.id
+            if action.name == "add_device":
+                assert action.kwargs["device_name"] in task.instruction, task.id
+
+
+def test_shipped_writes_obey_the_policy_only_rules(db: Database, test_set: Any) -> None:
+    """Checked on replay, independently of the generator: each write meets the rules on the state it finds."""
+    policy_problem = _policy()
+    for task in test_set.tasks:
+        env = fresh(db)
+        for action in task.actions:
+            if DOMAIN.tool_map[action.name].is_write:
+                why = policy_problem(action.name, action.kwargs, env.state, {"customer_id": task.user_id})
+                assert why == "", (task.id, action.name, why)
+            assert not env.call(action.name, action.kwargs).error
+
+
+def test_each_policy_rule_rejects_a_crafted_write_the_tool_accepts(db: Database) -> None:
+    policy_problem = _policy()
+    owing = customer_where(db, lambda c, b: b["current_balance"] > 0)
+    cid = owing["customer_id"]
+    other = customer_where(db, lambda c, b: c["customer_id"] != cid)["customer_id"]
+    owed = db.tables["billing"][cid]["current_balance"]
+    me = {"customer_id": cid}
+
+    def refused(tool: str, args: dict[str, Any], known: dict[str, Any], words: str, env: Any = None) -> None:
+        env = env or fresh(db)
+        why = policy_problem(tool, args, env.state, known)
+        assert words in why, (tool, why)
+        assert not env.call(tool, args).error, tool  # the tool alone would let it through
+
+    pay = {"customer_id": cid, "amount": owed, "method": "credit_card", "date": "2025-09-30"}
+    assert policy_problem("record_payment", pay, db.new_state(), {**me, "date": "2025-09-30"}) == ""
+    # Another customer's account.
+    refused("record_payment", {**pay, "customer_id": other}, me, "another customer")
+    # A payment by a method the policy does not take, above the balance, on another date than the customer's.
+    refused("record_payment", {**pay, "method": "cash"}, me, "credit card or bank transfer")
+    refused("record_payment", {**pay, "amount": round(owed + 50, 2)}, me, "against a balance")
+    refused("record_payment", {**pay, "date": "2025-09-01"}, {**me, "date": "2025-09-30"}, "the customer said")
+    # Billing settings the customer did not mention must keep their values; the cycle must be a real one.
+    billing = db.tables["billing"][cid]
+    keep = {"customer_id": cid, "paperless": not billing["paperless"], "auto_pay": not billing["auto_pay"],
+            "billing_cycle": "monthly"}
+    assert policy_problem("manage_billing", keep, db.new_state(), {**me, "billing_changes": "paperless and auto_pay"}) == ""
+    refused("manage_billing", keep, {**me, "billing_changes": "paperless"}, "auto_pay changed")
+    refused("manage_billing", {**keep, "billing_cycle": "weekly"}, me, "not monthly, quarterly or annual")
+    # One ticket per problem, with the customer's priority.
+    ticket = {"customer_id": cid, "category": "internet", "priority": "high"}
+    env = fresh(db)
+    assert policy_problem("create_support_ticket", ticket, env.state, {**me, "priority": "high"}) == ""
+    assert not env.call("create_support_ticket", ticket).error
+    refused("create_support_ticket", ticket, me, "already open", env)
+    refused("create_support_ticket", {**ticket, "category": "tv"}, {**me, "priority": "urgent"}, "calls for urgent")
+    # A ticket of another customer; values outside the ticket's vocabulary; a field the customer did not change.
+    theirs = next(t for t in db.tables["support_tickets"].values() if t["customer_id"] != cid and t["status"] == "open")
+    change = {"ticket_id": theirs["ticket_id"], "status": "open", "priority": "urgent"}
+    assert policy_problem("modify_support_ticket", change, db.new_state(),
+                          {"customer_id": theirs["customer_id"], "ticket_changes": "priority"}) == ""
+    refused("modify_support_ticket", change, me, "another customer's")
+    refused("modify_support_ticket", {**change, "priority": "critical"}, {}, "not a ticket value")
+    refused("modify_support_ticket", {**change, "status": "closed"}, {"ticket_changes": "priority"},
+            "status changed though")
+    # Switching plans: the new plan must take over the old plan's devices.
+    customer = customer_where(db, lambda c, b: "mobile_unlimited" in c["services"] and c["account"][
+        "account_type"] == "residential" and any(d["service"] == "mobile_unlimited" for d in c["devices"]))
+    sid = customer["customer_id"]
+    env = fresh(db)
+    assert not env.call("manage_service", {"customer_id": sid, "action": "remove", "service_id": "mobile_unlimited"}).error
+    phones = [d["device_id"] for d in customer["devices"] if d["service"] == "mobile_unlimited"]
+    switch = {"customer_id": sid, "action": "add", "service_id": "mobile_basic", "devices_ids": phones}
+    assert policy_problem("manage_service", switch, env.state, {"customer_id": sid}) == ""
+    refused("manage_service", {**switch, "devices_ids": []}, {"customer_id": sid}, "of the old plan behind", env)
+
+
+def test_stage_five_drops_a_candidate_that_breaks_a_policy_rule(db: Database) -> None:
+    """The hints are wired into the Tracer's filters: a payment by cash executes but is dropped for policy."""
+    from tauplay.core.tasks import Action, Task
+    from tauplay.tracer import Settings, Tracer
+    from tauplay.tracer.facts import fact
+    from tauplay.tracer.verify import Candidate
+
+    owing = customer_where(db, lambda c, b: b["current_balance"] > 0)
+    cid, email = owing["customer_id"], owing["demographics"]["email"]
+    owed = db.tables["billing"][cid]["current_balance"]
+    known = {"customer_id": cid, "date": "2025-09-30"}
+    facts = [fact("email", email)]
+
+    def candidate(method: str) -> Candidate:
+        actions = [Action("find_customer_by_email", {"email": email}),
+                   Action("get_billing_details", {"customer_id": cid}),
+                   Action("record_payment", {"customer_id": cid, "amount": owed, "method": method,
+                                             "date": "2025-09-30"})]
+        task = Task(id=f"crafted-{method}", domain="telecom", actions=actions, user_id=cid,
+                    instruction=f"Your email is {email}; pay the full balance today.")
+        return Candidate(task, facts, [known] * 3)
+
+    filters = Tracer(DOMAIN, db, Settings(n=1, seed=0)).filters
+    verdict = filters.judge(candidate("cash"))
+    assert verdict.filter == "policy" and "credit card or bank transfer" in verdict.detail
+    assert filters.judge(candidate("bank_transfer")).ok
+
+
+async def test_oracle_and_scripted_user_score_one_on_a_sample(db: Database, test_set: Any, tmp_path: Path) -> None:
+    from tauplay.sim.oracle import OracleAgent
+    from tauplay.sim.scripted_user import ScriptedUser
+    from tauplay.sim.session import SessionSetup, run_session
+    from tauplay.store import SessionStore
+
+    store = SessionStore(str(tmp_path / "sessions.db"))
+    try:
+        for task in test_set.tasks[::7]:  # ten tasks, every depth tier
+            _, out = await run_session(store, SessionSetup(DOMAIN, task, db), OracleAgent(), ScriptedUser())
+            assert (out.reason, out.value) == ("user_stop", 1.0), task.id
+    finally:
+        store.close()

@@ -38,5 +38,5 @@ DOMAIN = Domain(
         Requires("record_payment", ("get_billing_details",), "confirm the balance owed before taking a payment"),
         Requires("modify_support_ticket", ("get_support_ticket_details",), "read the ticket before changing it"),
     ],
-    task_sets={"starter": "starter.json"},
+    task_sets={"starter": "starter.json", "test": "test.json"},
 )
