@@ -551,3 +551,224 @@ def test_graph_roots_and_valid_next() -> None:
     assert {"modify_reservation", "cancel_reservation", "get_restaurant_details"} <= after_reservation
     assert "refund_order" in graph.valid_next(["find_guest_id_by_email", "get_order_details"])
     assert graph.valid_next(["find_guest_id_by_email", "transfer_to_human_agents"]) == []
+
+
+# -- Tracer hints and the shipped test set ---------------------------------------------------------
+
+TEST_SET_COMMAND = ["generate", "--domain", "restaurant", "--n", "50", "--seed", "2024", "--depth", "2-5"]
+
+
+@pytest.fixture(scope="module")
+def test_set() -> Any:
+    return load_tasks(DOMAIN.task_set_path("test"), "restaurant")
+
+
+def test_shipped_test_set_verifies_and_covers_the_policy(db: Database, test_set: Any) -> None:
+    tasks = test_set.tasks
+    assert len(tasks) == 50 and test_set.provenance["seed"] == 2024 and test_set.provenance["depth"] == "2-5"
+    assert test_set.provenance["hints"] == "RestaurantHints"
+    report = verify_tasks(DOMAIN, db, tasks)
+    assert report.executed == report.total == 50
+    assert len({r.hash for r in report.replays}) == 50
+    assert {g for t in tasks for g in t.provenance["goals"]} == WRITES
+    refunds = {a.kwargs["reason"] for t in tasks for a in t.actions if a.name == "refund_order"}
+    assert refunds == {"missing_item", "wrong_item", "quality", "late_delivery", "allergen"}
+    cancels = [a.kwargs for t in tasks for a in t.actions if a.name == "cancel_reservation"]
+    assert {c["waive_late_fee"] for c in cancels} == {True, False}
+    late = [c for c in cancels if seating.hours_until(db.tables["reservations"][c["reservation_id"]]["date"],
+                                                     db.tables["reservations"][c["reservation_id"]]["time"])
+            < LATE_CANCEL_HOURS]
+    assert {c["waive_late_fee"] for c in late} == {True, False}  # a late fee waived, and one charged
+    # The allergen incident ends with the hand-over the policy asks for.
+    allergen = [t for t in tasks if any(a.kwargs.get("reason") == "allergen" for a in t.actions)]
+    assert allergen and all(t.actions[-1].name == "transfer_to_human_agents" for t in allergen)
+    assert Counter(t.difficulty for t in tasks) == {2: 13, 3: 12, 4: 13, 5: 12}
+    assert Counter(t.emotion.family for t in tasks) == {f: 10 for f in
+                                                       ("anger", "disgust", "enjoyment", "fear", "sadness")}
+
+
+def test_test_set_regenerates_byte_identical(tmp_path: Any) -> None:
+    from tauplay.cli import main
+
+    out = tmp_path / "test.json"
+    assert main([*TEST_SET_COMMAND, "--out", str(out), "--json"]) == 0
+    assert out.read_bytes() == DOMAIN.task_set_path("test").read_bytes()
+
+
+def test_test_set_gold_paths_obey_the_graph_and_the_guest(db: Database, test_set: Any) -> None:
+    from tauplay.tracer.facts import tool_names_in
+
+    graph = ToolGraph(DOMAIN)
+    for task in test_set.tasks:
+        names = [a.name for a in task.actions]
+        assert all(s.valid for s in graph.path(names)), task.id
+        assert task.difficulty == graph.depth(names), task.id
+        login = task.actions[0]
+        assert login.name.startswith("find_guest_id_by_"), task.id  # identified before anything else
+        guest = db.tables["guests"][task.user_id]
+        assert {guest["email"], guest["phone"]} >= set(login.kwargs.values())
+        assert guest["email"] in task.instruction and guest["phone"] in task.instruction
+        assert task.user_id not in task.instruction  # the guest id is looked up, never said
+        for action in task.actions:  # only the guest's own records
+            if action.name in ("modify_reservation", "cancel_reservation"):
+                assert db.tables["reservations"][action.kwargs["reservation_id"]]["guest_id"] == task.user_id
+            if action.name == "refund_order":
+                assert db.tables["orders"][action.kwargs["order_id"]]["guest_id"] == task.user_id
+            if action.name == "book_reservation":
+                assert action.kwargs["guest_id"] == task.user_id
+        assert not tool_names_in(task.instruction, [t.name for t in DOMAIN.tools]), task.id
+
+
+def test_tracer_policy_rules_reject_crafted_bad_writes(db: Database) -> None:
+    """One crafted write per policy-only rule in the hints, each beside an allowed twin."""
+    from domains.restaurant.tracer import HINTS, policy_problem
+
+    state = db.new_state()
+    guests, reservations, orders = db.tables["guests"], db.tables["reservations"], db.tables["orders"]
+    restaurants = db.tables["restaurants"]
+
+    def check(tool: str, args: dict[str, Any], guest_id: str, **claim: Any) -> str:
+        return policy_problem(tool, args, state, {"email": guests[guest_id]["email"], **claim})
+
+    # Identification: an unknown caller, and another guest's records.
+    member = next(g for _, g in sorted(guests.items()) if g["loyalty_tier"] == "member"
+                  and any(m["source"] == "credit_card" for m in g["payment_methods"].values()))
+    card = next(m["id"] for m in member["payment_methods"].values() if m["source"] == "credit_card")
+    day = (datetime.fromisoformat(NOW) + timedelta(days=BOOKING_WINDOW_DAYS["member"])).date().isoformat()
+    book = {"guest_id": member["guest_id"], "restaurant_id": "x", "date": day, "time": "19:00", "party_size": 4,
+            "payment_method_id": card}
+    assert check("book_reservation", book, member["guest_id"]) == ""
+    assert "not identified" in policy_problem("book_reservation", book, state, {"email": "nobody@example.com"})
+    assert HINTS.policy("book_reservation", book, state, {"phone": member["phone"]}) == ""
+    other = next(g for g in sorted(guests) if g != member["guest_id"])
+    assert "not for the identified guest" in check("book_reservation", book, other)
+    # Booking window by tier; parties over 8 go to the events team.
+    later = (datetime.fromisoformat(NOW) + timedelta(days=BOOKING_WINDOW_DAYS["member"] + 1)).date().isoformat()
+    assert "booking window" in check("book_reservation", {**book, "date": later}, member["guest_id"])
+    assert "events team" in check("book_reservation", {**book, "party_size": 9}, member["guest_id"])
+
+    def upcoming(test: Any) -> dict[str, Any]:
+        return next(r for _, r in sorted(reservations.items()) if r["status"] == "confirmed"
+                    and seating.hours_until(r["date"], r["time"]) > 0 and test(r))
+
+    # Changes: the owner only, not within two hours of the booked time, inside the window.
+    far = upcoming(lambda r: seating.hours_until(r["date"], r["time"]) > 48
+                   and guests[r["guest_id"]]["loyalty_tier"] == "member")
+    change = {"reservation_id": far["reservation_id"], "date": far["date"], "time": far["time"],
+              "party_size": far["party_size"] + 1}
+    assert check("modify_reservation", change, far["guest_id"]) == ""
+    assert "another guest" in check("modify_reservation", change, next(g for g in sorted(guests)
+                                                                       if g != far["guest_id"]))
+    assert "booking window" in check("modify_reservation", {**change, "date": later}, far["guest_id"])
+    close = upcoming(lambda r: seating.hours_until(r["date"], r["time"]) < CHANGE_CUTOFF_HOURS)
+    assert "2 hours" in check("modify_reservation", {"reservation_id": close["reservation_id"], "date": close["date"],
+                                                     "time": close["time"], "party_size": close["party_size"] + 1},
+                              close["guest_id"])
+
+    # Late fee: waived exactly when late and (gold/platinum or a closure that day).
+    def cancel(r: dict[str, Any], waive: bool) -> str:
+        return check("cancel_reservation", {"reservation_id": r["reservation_id"], "waive_late_fee": waive},
+                     r["guest_id"])
+
+    assert cancel(far, False) == "" and "waived only" in cancel(far, True)
+    late = [upcoming(lambda r, tier=tier: seating.hours_until(r["date"], r["time"]) < LATE_CANCEL_HOURS
+                     and (guests[r["guest_id"]]["loyalty_tier"] in FEE_FREE_TIERS) == tier
+                     and r["date"] not in restaurants[r["restaurant_id"]]["closed_dates"])
+            for tier in (True, False)]
+    gold, plain = late
+    assert cancel(gold, True) == "" and "waives" in cancel(gold, False)
+    assert cancel(plain, False) == "" and "waived only" in cancel(plain, True)
+    closed = upcoming(lambda r: seating.hours_until(r["date"], r["time"]) < LATE_CANCEL_HOURS
+                      and r["date"] in restaurants[r["restaurant_id"]]["closed_dates"])
+    assert cancel(closed, True) == "" and "waives" in cancel(closed, False)
+
+    # Refunds: within 48 hours; what each complaint earns.
+    def completed(test: Any) -> dict[str, Any]:
+        return next(o for _, o in sorted(orders.items()) if o["status"] == "completed" and not o["refunds"]
+                    and test(o))
+
+    def hours_ago(o: dict[str, Any]) -> float:
+        return (datetime.fromisoformat(NOW) - datetime.fromisoformat(o["completed_at"])).total_seconds() / 3600
+
+    def late_by(o: dict[str, Any]) -> float:
+        return (datetime.fromisoformat(o["completed_at"]) - datetime.fromisoformat(o["promised_at"])).total_seconds() / 60
+
+    recent = completed(lambda o: hours_ago(o) < 40 and o["fulfillment"] == "delivery"
+                       and late_by(o) <= LATE_DELIVERY_MINUTES)
+    line = recent["items"][0]
+    missing = {"order_id": recent["order_id"], "items": [{"line_id": line["line_id"], "quantity": 1}],
+               "refund_delivery_fee": False, "reason": "missing_item", "destination": "original_payment"}
+    owner = recent["guest_id"]
+    assert check("refund_order", missing, owner) == ""
+    assert "another guest" in check("refund_order", missing, next(g for g in sorted(guests) if g != owner))
+    assert "not the delivery fee" in check("refund_order", {**missing, "refund_delivery_fee": True}, owner)
+    quality = {**missing, "reason": "quality"}
+    assert "house credit only" in check("refund_order", quality, owner)
+    assert check("refund_order", {**quality, "destination": "house_credit"}, owner) == ""
+    fee_only = {**missing, "items": [], "refund_delivery_fee": True, "reason": "late_delivery"}
+    assert "not more than 30 minutes late" in check("refund_order", fee_only, owner)
+    assert "delivery fee only" in check("refund_order", {**fee_only, "items": missing["items"]}, owner)
+    slow = completed(lambda o: hours_ago(o) < 40 and o["fulfillment"] == "delivery"
+                     and late_by(o) > LATE_DELIVERY_MINUTES)
+    assert check("refund_order", {**fee_only, "order_id": slow["order_id"]}, slow["guest_id"]) == ""
+    old = completed(lambda o: hours_ago(o) > REFUND_WINDOW_HOURS + 1)
+    assert "48 hours" in check("refund_order", {**missing, "order_id": old["order_id"],
+                                                "items": [{"line_id": old["items"][0]["line_id"], "quantity": 1}]},
+                               old["guest_id"])
+    # Allergen: only an allergen the menu does not list for the dish; the whole order, to the card.
+    menu = {m["item_id"]: m for m in restaurants[recent["restaurant_id"]]["menu"]}
+    listed = menu[line["item_id"]]["allergens"]
+    unlisted = next(a for a in ("gluten", "dairy", "egg", "peanut", "tree_nut", "soy", "fish", "shellfish", "sesame")
+                    if a not in listed)
+    whole = {"order_id": recent["order_id"], "items": [{"line_id": li["line_id"], "quantity": li["quantity"]}
+                                                       for li in recent["items"]],
+             "refund_delivery_fee": bool(recent["delivery_fee"]), "reason": "allergen",
+             "destination": "original_payment"}
+    assert check("refund_order", whole, owner, allergen=unlisted, dish=line["name"]) == ""
+    assert "original payment" in check("refund_order", {**whole, "destination": "house_credit"}, owner,
+                                       allergen=unlisted, dish=line["name"])
+    assert "every unit" in check("refund_order", {**whole, "items": whole["items"][:1]} if len(whole["items"]) > 1
+                                 else {**whole, "refund_delivery_fee": not whole["refund_delivery_fee"]}, owner,
+                                 allergen=unlisted, dish=line["name"])
+    if listed:
+        assert "menu lists" in check("refund_order", whole, owner, allergen=listed[0], dish=line["name"])
+
+
+def test_tracer_drops_a_generated_write_the_policy_forbids(db: Database) -> None:
+    """Stage 5 runs the hints' policy on every write: a waived late fee for a member on an ordinary day
+    executes, but the candidate is filtered out."""
+    from tauplay.core.tasks import Action, Task
+    from tauplay.tracer.hints import hints_for
+    from tauplay.tracer.verify import Candidate, Filters
+
+    guests, restaurants = db.tables["guests"], db.tables["restaurants"]
+    r = next(r for _, r in sorted(db.tables["reservations"].items()) if r["status"] == "confirmed"
+             and 0 < seating.hours_until(r["date"], r["time"]) < LATE_CANCEL_HOURS
+             and guests[r["guest_id"]]["loyalty_tier"] not in FEE_FREE_TIERS
+             and r["date"] not in restaurants[r["restaurant_id"]]["closed_dates"])
+    email = guests[r["guest_id"]]["email"]
+    actions = [Action("find_guest_id_by_email", {"email": email}),
+               Action("get_reservation_details", {"reservation_id": r["reservation_id"]}),
+               Action("cancel_reservation", {"reservation_id": r["reservation_id"], "waive_late_fee": True})]
+    task = Task(id="crafted", domain="restaurant", instruction="Cancel it.", actions=actions)
+    verdict = Filters(DOMAIN, db, ToolGraph(DOMAIN), hints_for(DOMAIN)).judge(
+        Candidate(task, [], [{"email": email}] * 3))
+    assert verdict.filter == "policy" and "waived only" in verdict.detail
+
+
+async def test_oracle_and_scripted_user_score_one_on_the_test_set(tmp_path: Any, db: Database,
+                                                                   test_set: Any) -> None:
+    from tauplay.sim.oracle import OracleAgent
+    from tauplay.sim.scripted_user import ScriptedUser
+    from tauplay.sim.session import SessionSetup, run_session
+    from tauplay.store import SessionStore
+
+    sample = test_set.tasks[::5] + [t for t in test_set.tasks if t.actions[-1].name == "transfer_to_human_agents"]
+    store = SessionStore(str(tmp_path / "sessions.db"))
+    try:
+        for task in sample:  # every depth tier, and the allergen hand-over
+            _, out = await run_session(store, SessionSetup(DOMAIN, task, db), OracleAgent(), ScriptedUser())
+            ended = "transfer" if task.actions[-1].name == "transfer_to_human_agents" else "user_stop"
+            assert (out.reason, out.value, out.faults) == (ended, 1.0, []), task.id
+    finally:
+        store.close()

@@ -45,5 +45,5 @@ DOMAIN = Domain(
         Requires("refund_order", ("get_order_details",),
                  "check the order, its owner, its times and what was refunded already first"),
     ],
-    task_sets={"starter": "starter.json"},
+    task_sets={"starter": "starter.json", "test": "test.json"},
 )

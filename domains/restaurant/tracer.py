@@ -1,0 +1,732 @@
+"""Tracer hints for the restaurant domain: who the guest is, what each goal acts on, and the policy rules
+the tools leave to the agent.
+
+The tools refuse what cannot be done (a full table, a closed day, a cancelled order); the policy adds
+what needs judgement, and a generated gold action must obey it too: how far ahead each loyalty tier may
+book, the two-hour cut-off for changes, when the late-cancellation fee is waived (late, and a gold or
+platinum guest or a restaurant closure that day), the 48-hour refund window and what each complaint
+earns (quality as house credit only, a late delivery its fee, an unlisted allergen the whole order to
+the card and a hand-over to a person, which the goal runs right after its refund, so such a goal is
+always a trace's last). `policy_problem` checks those rules; the targets only pick what they allow.
+Guests are identified by the email or the phone number on their profile.
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+from dataclasses import dataclass
+from datetime import date as Date
+from datetime import datetime, timedelta
+from typing import Any
+
+from domains.restaurant import seating
+from domains.restaurant.catalogue import (
+    BOOKING_WINDOW_DAYS,
+    CHANGE_CUTOFF_HOURS,
+    FEE_FREE_TIERS,
+    LATE_CANCEL_HOURS,
+    LATE_DELIVERY_MINUTES,
+    MAX_BOOKING_DAYS,
+    NOW,
+    REFUND_WINDOW_HOURS,
+    TODAY,
+)
+from domains.restaurant.generator import BUSY_DATES
+from tauplay.core.db import Database, State
+from tauplay.core.domain import Domain
+from tauplay.tracer.facts import NUMBER_WORDS, Fact, fact, words
+from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+Record = dict[str, Any]
+
+LOGINS = ("find_guest_id_by_email", "find_guest_id_by_phone")
+MAX_PARTY = 8  # larger parties go to the events team (policy)
+PARTY_SIZES = (1, 2, 2, 2, 2, 3, 4, 4, 4, 5, 6, 6, 7, 8)
+BRANDS = {"visa": "Visa", "mastercard": "Mastercard", "amex": "American Express"}
+ALLERGEN_WORDS = {"peanut": "peanuts", "tree_nut": "tree nuts", "egg": "eggs"}
+SAFETY_HOURS = 1.0  # margin kept from every time limit, so a task does not sit on a boundary
+# Complaint kinds a refund goal is drawn from (the guest is drawn among those with such an order, so the
+# few late deliveries and allergen cases come up too); an allergen incident also ends the call.
+REFUND_WEIGHTS = {"missing_item": 3, "wrong_item": 2, "quality": 3, "late_delivery": 3, "allergen": 3}
+# For a guest with several kinds of complaint at hand, the rare kinds win (that is why they drew the guest).
+RARE_FIRST = {"late_delivery": 20, "allergen": 10}
+FULL_TIME = 0.3  # share of bookings where the time asked for is full (on a peak evening, when one fits)
+CANCEL_LATE = 0.6  # share of cancellations drawn from the few reservations less than 24 hours away
+_NOW = datetime.fromisoformat(NOW)
+
+
+# -- the records, read the way the policy talks about them -------------------------------------------------
+
+def days_ahead(day: str) -> int:
+    return (Date.fromisoformat(day) - Date.fromisoformat(TODAY)).days
+
+
+def in_window(guest: Record, day: str) -> bool:
+    """The date is within the guest's tier booking window (and the group's 90 days)."""
+    return 0 <= days_ahead(day) <= min(BOOKING_WINDOW_DAYS[guest["loyalty_tier"]], MAX_BOOKING_DAYS)
+
+
+def hours_since(stamp: str) -> float:
+    return (_NOW - datetime.fromisoformat(stamp)).total_seconds() / 3600
+
+
+def late_by_minutes(order: Record) -> float:
+    delay = datetime.fromisoformat(order["completed_at"]) - datetime.fromisoformat(order["promised_at"])
+    return delay / timedelta(minutes=1)
+
+
+def fee_waived(guest: Record, restaurant: Record, reservation: Record) -> bool:
+    """What `waive_late_fee` must be: true only for a late cancellation by a gold or platinum guest, or on a
+    day the restaurant has announced a closure."""
+    late = seating.hours_until(reservation["date"], reservation["time"]) < LATE_CANCEL_HOURS
+    return late and (guest["loyalty_tier"] in FEE_FREE_TIERS or reservation["date"] in restaurant["closed_dates"])
+
+
+def units_left(order: Record) -> dict[str, int]:
+    """Units of each line not refunded yet."""
+    left = {line["line_id"]: line["quantity"] for line in order["items"]}
+    for past in order["refunds"]:
+        for part in past["items"]:
+            left[part["line_id"]] -= part["quantity"]
+    return left
+
+
+def fee_refunded(order: Record) -> bool:
+    return any(past["delivery_fee"] for past in order["refunds"])
+
+
+def dish(restaurant: Record, item_id: str) -> Record:
+    return next(m for m in restaurant["menu"] if m["item_id"] == item_id)
+
+
+def credit_cards(guest: Record) -> list[Record]:
+    return [m for m in guest["payment_methods"].values() if m["source"] == "credit_card"]
+
+
+def guest_by_contact(state: State, contact: dict[str, Any]) -> Record | None:
+    """The guest whose email or phone (as the caller gave it) is on the profile."""
+    email, phone = (contact.get("email") or "").lower(), contact.get("phone")
+    for _, guest in state.rows("guests"):
+        if (email and guest["email"].lower() == email) or (phone and guest["phone"] == phone):
+            return guest
+    return None
+
+
+# -- the policy-only rules: '' when a write is allowed, else why not ---------------------------------------
+
+def booking_problem(args: Record, guest: Record) -> str:
+    if args["guest_id"] != guest["guest_id"]:
+        return "the booking is not for the identified guest"
+    if args["party_size"] > MAX_PARTY:
+        return f"parties of more than {MAX_PARTY} go to the events team"
+    if not in_window(guest, args["date"]):
+        return f"{args['date']} is beyond the {guest['loyalty_tier']} booking window"
+    return ""
+
+
+def change_problem(args: Record, guest: Record, reservation: Record) -> str:
+    if seating.hours_until(reservation["date"], reservation["time"]) < CHANGE_CUTOFF_HOURS:
+        return f"less than {CHANGE_CUTOFF_HOURS} hours before the booked time"
+    if args["party_size"] > MAX_PARTY:
+        return f"parties of more than {MAX_PARTY} go to the events team"
+    if not in_window(guest, args["date"]):
+        return f"{args['date']} is beyond the {guest['loyalty_tier']} booking window"
+    return ""
+
+
+def cancel_problem(args: Record, guest: Record, reservation: Record, restaurant: Record) -> str:
+    due = fee_waived(guest, restaurant, reservation)
+    if args["waive_late_fee"] != due:
+        return "the late fee is waived only for a late cancellation by gold or platinum or on a closure day" \
+            if args["waive_late_fee"] else "this late cancellation is one whose fee the policy waives"
+    return ""
+
+
+def refund_problem(args: Record, order: Record, restaurant: Record, claim: dict[str, Any]) -> str:
+    if order["completed_at"] is None or hours_since(order["completed_at"]) > REFUND_WINDOW_HOURS:
+        return f"asked more than {REFUND_WINDOW_HOURS} hours after the order was collected or delivered"
+    reason, items, with_fee = args["reason"], args["items"], args["refund_delivery_fee"]
+    if reason in ("missing_item", "wrong_item", "quality"):
+        if with_fee or not items:
+            return f"a {words(reason)} complaint earns the units affected, not the delivery fee"
+        if reason == "quality" and args["destination"] != "house_credit":
+            return "a quality complaint is refunded as house credit only"
+        return ""
+    if reason == "late_delivery":
+        if items or not with_fee:
+            return "a late delivery earns the delivery fee only"
+        if order["fulfillment"] != "delivery" or late_by_minutes(order) <= LATE_DELIVERY_MINUTES:
+            return f"the delivery was not more than {LATE_DELIVERY_MINUTES} minutes late"
+        return ""
+    # allergen: only for an allergen the menu does not list for that dish; the whole order, to the card
+    line = next((li for li in order["items"] if li["name"] == claim.get("dish")), None)
+    if line is None or claim.get("allergen") in dish(restaurant, line["item_id"])["allergens"]:
+        return "the menu lists that allergen for the dish (or no such dish): no allergen refund"
+    if args["destination"] != "original_payment":
+        return "an allergen refund goes to the original payment method"
+    left = {k: v for k, v in units_left(order).items() if v}
+    asked = {p["line_id"].upper(): p["quantity"] for p in items}
+    fee_due = order["fulfillment"] == "delivery" and bool(order["delivery_fee"]) and not fee_refunded(order)
+    if asked != left or with_fee != fee_due:
+        return "an allergen refund covers every unit not refunded yet and the delivery fee"
+    return ""
+
+
+def policy_problem(tool: str, args: Record, state: State, known: dict[str, Any]) -> str:
+    """'' when the policy allows this write for the guest the caller identified as (their email or phone
+    in `known`, with what they claim in a complaint), else why not."""
+    guest = guest_by_contact(state, known)
+    if guest is None:
+        return "the guest is not identified"
+    if tool == "book_reservation":
+        return booking_problem(args, guest)
+    if tool in ("modify_reservation", "cancel_reservation"):
+        reservation = state.get("reservations", args["reservation_id"].upper())
+        if reservation is None:
+            return ""
+        if reservation["guest_id"] != guest["guest_id"]:
+            return "the reservation belongs to another guest"
+        if tool == "modify_reservation":
+            return change_problem(args, guest, reservation)
+        return cancel_problem(args, guest, reservation, state.get("restaurants", reservation["restaurant_id"]))
+    if tool == "refund_order":
+        order = state.get("orders", args["order_id"].upper())
+        if order is None:
+            return ""
+        if order["guest_id"] != guest["guest_id"]:
+            return "the order belongs to another guest"
+        return refund_problem(args, order, state.get("restaurants", order["restaurant_id"]), known)
+    return ""
+
+
+# -- what a guest can ask for now (targets) ---------------------------------------------------------------
+
+def upcoming(state: State, guest: Record, min_hours: float) -> list[Record]:
+    found = [state.get("reservations", rid) for rid in guest["reservations"]]
+    return [r for r in found if r is not None and r["status"] == "confirmed"
+            and seating.hours_until(r["date"], r["time"]) > min_hours]
+
+
+def free_times(state: State, restaurant: Record, day: str, party: int, exclude: str | None = None) -> list[str]:
+    """Seatings on `day` a little ahead of now with a table for the party."""
+    held = seating.bookings_on(state.find("reservations", "restaurant_id", restaurant["restaurant_id"]), day, exclude)
+    return [t for t in seating.seating_times(restaurant, day) if seating.hours_until(day, t) > CHANGE_CUTOFF_HOURS
+            and seating.free_table(restaurant, held, t, party) is not None]
+
+
+def booked_there(state: State, guest: Record, restaurant_id: str, day: str, exclude: str | None = None) -> bool:
+    return any(r["restaurant_id"] == restaurant_id and r["date"] == day and r["reservation_id"] != exclude
+               for r in upcoming(state, guest, -24))
+
+
+def refundable(state: State, guest: Record) -> list[Record]:
+    """The guest's completed orders still inside the refund window (with a margin), with something left."""
+    found = [state.get("orders", oid) for oid in guest["orders"]]
+    return [o for o in found if o is not None and o["status"] == "completed"
+            and hours_since(o["completed_at"]) < REFUND_WINDOW_HOURS - SAFETY_HOURS
+            and (any(units_left(o).values()) or (o["delivery_fee"] and not fee_refunded(o)))]
+
+
+def complaints(state: State, guest: Record, order: Record) -> dict[str, list[Any]]:
+    """What each kind of complaint could be about in this order: lines (or allergen claims)."""
+    left = units_left(order)
+    lines = [li for li in order["items"] if left[li["line_id"]] > 0]
+    restaurant = state.get("restaurants", order["restaurant_id"])
+    # Food that can arrive cold or badly made: not a drink.
+    cooked = [li for li in lines if dish(restaurant, li["item_id"])["category"] in ("starter", "main", "dessert")]
+    out: dict[str, list[Any]] = {"missing_item": lines, "wrong_item": lines, "quality": cooked,
+                                 "late_delivery": [], "allergen": []}
+    if order["fulfillment"] == "delivery" and order["delivery_fee"] and not fee_refunded(order) \
+            and late_by_minutes(order) > LATE_DELIVERY_MINUTES + 5:
+        out["late_delivery"] = [None]
+    if lines:  # an allergy on the profile, in a main dish whose menu entry does not list it
+        out["allergen"] = [(li, a) for li in lines for a in guest["allergies"]
+                           if dish(restaurant, li["item_id"])["category"] == "main"
+                           and a not in dish(restaurant, li["item_id"])["allergens"]]
+    return out
+
+
+@dataclass
+class Options:
+    """Which guests each kind of goal can start from, computed once per database."""
+
+    guests: dict[str, list[str]]
+
+    @classmethod
+    def of(cls, database: Database) -> Options:
+        state = database.new_state()
+        kinds: dict[str, list[str]] = {"book": [], "change": [], "cancel": [], "cancel_late": []}
+        for gid, guest in sorted(database.tables["guests"].items()):
+            if credit_cards(guest):
+                kinds["book"].append(gid)
+            mine = upcoming(state, guest, CHANGE_CUTOFF_HOURS + SAFETY_HOURS)
+            if mine:
+                kinds["change"].append(gid)
+            if upcoming(state, guest, SAFETY_HOURS):
+                kinds["cancel"].append(gid)
+            if any(seating.hours_until(r["date"], r["time"]) < LATE_CANCEL_HOURS
+                   for r in upcoming(state, guest, SAFETY_HOURS)):
+                kinds["cancel_late"].append(gid)
+            at_hand = {k for o in refundable(state, guest) for k, about in complaints(state, guest, o).items() if about}
+            for k in sorted(at_hand):
+                kinds.setdefault(f"refund:{k}", []).append(gid)
+        return cls(kinds)
+
+
+# -- the hints --------------------------------------------------------------------------------------------
+
+class RestaurantHints(TracerHints):
+    persona_table = "guests"
+    # Worked out by the agent from lookups and the policy, not said by the guest as such. The refund's
+    # destination is the guest's choice, but in their words ("as house credit"): each goal states it.
+    derived_fields = frozenset({"guest_id", "restaurant_id", "waive_late_fee", "refund_delivery_fee", "line_id",
+                                "quantity", "reason", "destination"})
+    goal_weights = {"book_reservation": 2, "modify_reservation": 3, "cancel_reservation": 4, "refund_order": 4}
+    optional_feeders = {
+        "book_reservation": ("get_restaurant_details",),  # the menu or the hours before choosing
+        "modify_reservation": ("get_restaurant_details",),
+        "cancel_reservation": ("get_guest_details",),
+        "refund_order": ("get_restaurant_details",),  # the dish on the menu
+    }
+    triggers = {
+        "book": {
+            "enjoyment": ["looking forward to dinner at {restaurant} on {date}", "celebrating something special "
+                          "at {restaurant}"],
+            "fear": ["worried {restaurant} will be full on {date}", "nervous that the evening at {restaurant} "
+                     "has to go perfectly"],
+            "anger": ["annoyed that the booking website kept failing for {restaurant}"],
+            "sadness": ["planning a farewell dinner at {restaurant} for a friend who is moving away"],
+            "disgust": ["put off by the last restaurant and hoping {restaurant} is better"],
+        },
+        "change": {
+            "fear": ["worried the table at {restaurant} will be lost while plans shift"],
+            "anger": ["irritated that the plans for {restaurant} changed at the last minute"],
+            "enjoyment": ["happy that more friends can make it to {restaurant}", "relieved to have found a date "
+                          "that works for everyone at {restaurant}"],
+            "sadness": ["let down that the original evening at {restaurant} fell through"],
+            "disgust": ["fed up with juggling everyone's schedules for {restaurant}"],
+        },
+        "cancel": {
+            "sadness": ["disappointed that the dinner at {restaurant} is off", "sad that the celebration at "
+                        "{restaurant} will not happen"],
+            "fear": ["worried about being charged for cancelling at {restaurant}"],
+            "anger": ["annoyed at having to call off the evening at {restaurant}"],
+            "disgust": ["put off by what a friend said about {restaurant}"],
+            "enjoyment": ["relieved that the reservation at {restaurant} can still be cancelled"],
+        },
+        "refund": {
+            "anger": ["angry that order {order} from {restaurant} went wrong", "frustrated at paying for food from "
+                      "{restaurant} that did not arrive as ordered"],
+            "disgust": ["disgusted by the state of the food from {restaurant}"],
+            "sadness": ["disappointed that the dinner from {restaurant} was spoiled"],
+            "fear": ["worried the money for order {order} will not come back"],
+            "enjoyment": ["in a good mood despite the mix-up with order {order}"],
+        },
+        "allergen": {
+            "fear": ["shaken after an allergic reaction to food from {restaurant}"],
+            "anger": ["furious that {restaurant}'s menu did not warn about the allergen"],
+            "disgust": ["appalled that {restaurant} served an unlisted allergen"],
+            "sadness": ["upset that an evening ended with an allergic reaction"],
+            "enjoyment": ["relieved to be fine again after the reaction to food from {restaurant}"],
+        },
+    }
+
+    def __init__(self) -> None:
+        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()
+
+    def prepare(self, domain: Domain, database: Database) -> None:
+        if database not in self._data:
+            self._data[database] = Options.of(database)
+
+    # -- who calls ---------------------------------------------------------------------------------------
+    def persona(self, write: str, ctx: TraceContext) -> str | None:
+        rng, guests = ctx.rng, self._data[ctx.database].guests
+        kind = {"book_reservation": "book", "modify_reservation": "change", "cancel_reservation": "cancel"}.get(write)
+        if kind == "cancel" and guests["cancel_late"] and rng.random() < CANCEL_LATE:
+            kind = "cancel_late"
+        if write == "refund_order":
+            found = [k for k in REFUND_WEIGHTS if guests.get(f"refund:{k}")]
+            kind = "refund:" + rng.choices(found, weights=[REFUND_WEIGHTS[k] for k in found], k=1)[0]
+        return rng.choice(guests[kind])
+
+    @staticmethod
+    def _login(ctx: TraceContext) -> str:
+        """How this guest identifies: the way they already did in this trace, else email or phone."""
+        done = next((s.tool for s in ctx.steps if s.tool in LOGINS), None)
+        return done or ctx.rng.choice(LOGINS)
+
+    @staticmethod
+    def _fresh(ctx: TraceContext, records: list[Record], key: str) -> list[Record]:
+        """Records no earlier goal of this trace acts on, and not made in this trace (a guest does not
+        book a table and change it in the same call)."""
+        used = {g.target.get(key) for g in ctx.goals[:-1]}
+        table = ctx.database.tables["reservations" if key == "reservation_id" else "orders"]
+        return [r for r in records if r[key] not in used and r[key] in table]
+
+    # -- what each goal acts on --------------------------------------------------------------------------
+    def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
+        build = {"book_reservation": self._book_target, "modify_reservation": self._change_target,
+                 "cancel_reservation": self._cancel_target, "refund_order": self._refund_target}[write]
+        target = build(ctx, self._login(ctx))
+        target["_needs"] = tuple(dict.fromkeys(target["_needs"]))
+        return target
+
+    def _book_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
+        rng, state, guest = ctx.rng, ctx.state, ctx.persona
+        cards = credit_cards(guest)
+        if not cards:
+            raise Skip("the guest has no credit card to guarantee a booking", "book_reservation")
+        home = guest["address"]["city"]
+        city = home if rng.random() < 0.8 else rng.choice(sorted({r["city"] for _, r in state.rows("restaurants")}))
+        places = sorted(state.find("restaurants", "city", city), key=lambda r: r["restaurant_id"])
+        target = {"guest_id": ctx.persona_id, "city": city, "payment_method_id": rng.choice(cards)["id"],
+                  "_needs": (login, "get_guest_details", "search_restaurants")}
+        if rng.random() < FULL_TIME:  # the time they want is taken: the earliest free one after it
+            full = self._full_evenings(state, guest, places)
+            if full:
+                restaurant, day, party, asked, time = rng.choice(full)
+                return target | {"restaurant_id": restaurant["restaurant_id"], "date": day, "time": time,
+                                 "asked_time": asked, "party_size": party}
+        window = min(BOOKING_WINDOW_DAYS[guest["loyalty_tier"]], MAX_BOOKING_DAYS)
+        for _ in range(8):
+            restaurant = rng.choice(places)
+            day = (Date.fromisoformat(TODAY) + timedelta(days=rng.randint(1, window))).isoformat()
+            party = rng.choice([p for p in PARTY_SIZES if p <= seating.largest_table(restaurant)])
+            if booked_there(state, guest, restaurant["restaurant_id"], day):
+                continue
+            free = free_times(state, restaurant, day, party)
+            evening = [t for t in free if t >= "18:00"] or free
+            if evening:
+                time = rng.choice(evening)
+                return target | {"restaurant_id": restaurant["restaurant_id"], "date": day, "time": time,
+                                 "asked_time": time, "party_size": party}
+        raise Skip("no free table found for a booking", "book_reservation")
+
+    @staticmethod
+    def _full_evenings(state: State, guest: Record, places: list[Record]) -> list[tuple[Any, ...]]:
+        """(restaurant, day, party, a full evening time, the earliest free time after it) on the peak
+        evenings inside the guest's window."""
+        found = []
+        for restaurant in places:
+            for day in BUSY_DATES:
+                if not in_window(guest, day) or booked_there(state, guest, restaurant["restaurant_id"], day):
+                    continue
+                for party in (2, 4):
+                    free = free_times(state, restaurant, day, party)
+                    for asked in seating.seating_times(restaurant, day):
+                        later = [t for t in free if t > asked]
+                        if asked >= "18:00" and asked not in free and later:
+                            found.append((restaurant, day, party, asked, later[0]))
+        return found
+
+    def _change_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
+        rng, state, guest = ctx.rng, ctx.state, ctx.persona
+        mine = self._fresh(ctx, upcoming(state, guest, CHANGE_CUTOFF_HOURS + SAFETY_HOURS), "reservation_id")
+        rng.shuffle(mine)
+        for r in mine[:4]:
+            restaurant = state.get("restaurants", r["restaurant_id"])
+            rid, options = r["reservation_id"], []
+            for party in range(1, min(MAX_PARTY, seating.largest_table(restaurant)) + 1):
+                if party != r["party_size"] and r["time"] in free_times(state, restaurant, r["date"], party, rid):
+                    options.append(("party", r["date"], r["time"], party))
+            for t in free_times(state, restaurant, r["date"], r["party_size"], rid):
+                if t != r["time"]:
+                    options.append(("time", r["date"], t, r["party_size"]))
+            for shift in (-7, -1, 1, 2, 7, 14):
+                day = (Date.fromisoformat(r["date"]) + timedelta(days=shift)).isoformat()
+                if days_ahead(day) < 1 or not in_window(guest, day) or booked_there(state, guest, restaurant[
+                        "restaurant_id"], day, rid):
+                    continue
+                if r["time"] in free_times(state, restaurant, day, r["party_size"], rid):
+                    options.append(("date", day, r["time"], r["party_size"]))
+            if not options:
+                continue
+            kind = rng.choice(sorted({o[0] for o in options}))
+            _, day, time, party = rng.choice([o for o in options if o[0] == kind])
+            by_code = rng.random() < 0.65
+            needs = (login, "get_reservation_details") if by_code else (login, "get_guest_details",
+                                                                        "get_reservation_details")
+            if kind != "party":
+                needs += ("search_restaurants",)  # the free times at the new date or hour
+            return {"reservation_id": rid, "new": {"date": day, "time": time, "party_size": party}, "change": kind,
+                    "by_code": by_code, "city": restaurant["city"], "_needs": needs}
+        raise Skip("no reservation of this guest can change", "modify_reservation")
+
+    def _cancel_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
+        rng, state, guest = ctx.rng, ctx.state, ctx.persona
+        mine = self._fresh(ctx, upcoming(state, guest, SAFETY_HOURS), "reservation_id")
+        late = [r for r in mine if seating.hours_until(r["date"], r["time"]) < LATE_CANCEL_HOURS]
+        if not mine:
+            raise Skip("no reservation of this guest can be cancelled", "cancel_reservation")
+        r = rng.choice(late) if late and rng.random() < 0.8 else rng.choice(mine)
+        restaurant = state.get("restaurants", r["restaurant_id"])
+        by_code = rng.random() < 0.65
+        needs: tuple[str, ...] = (login, "get_reservation_details") if by_code else (
+            login, "get_guest_details", "get_reservation_details")
+        if seating.hours_until(r["date"], r["time"]) < LATE_CANCEL_HOURS:
+            # A late cancellation: the tier decides, then (when it does not waive) a closure that day.
+            needs += ("get_guest_details",)
+            if guest["loyalty_tier"] not in FEE_FREE_TIERS:
+                needs += ("get_restaurant_details",)
+        return {"reservation_id": r["reservation_id"], "waive_late_fee": fee_waived(guest, restaurant, r),
+                "by_code": by_code, "_needs": needs}
+
+    def _refund_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
+        rng, state, guest = ctx.rng, ctx.state, ctx.persona
+        orders = self._fresh(ctx, refundable(state, guest), "order_id")
+        options = [(o, kind, about) for o in orders for kind, abouts in complaints(state, guest, o).items()
+                   for about in abouts]
+        if not options:
+            raise Skip("no order of this guest has a refund the policy allows", "refund_order")
+        kinds = sorted({k for _, k, _ in options})
+        kind = rng.choices(kinds, weights=[REFUND_WEIGHTS[k] * RARE_FIRST.get(k, 1) for k in kinds], k=1)[0]
+        order, _, about = rng.choice([o for o in options if o[1] == kind])
+        left = units_left(order)
+        needs: tuple[str, ...] = (login, "get_order_details")
+        target: dict[str, Any] = {"order_id": order["order_id"], "reason": kind, "about": about}
+        if kind == "late_delivery":
+            target.update(items=[], refund_delivery_fee=True,
+                          destination=rng.choice(("original_payment", "house_credit")))
+        elif kind == "allergen":
+            fee = order["fulfillment"] == "delivery" and bool(order["delivery_fee"]) and not fee_refunded(order)
+            target.update(items=[{"line_id": li["line_id"], "quantity": left[li["line_id"]]}
+                                 for li in order["items"] if left[li["line_id"]]],
+                          refund_delivery_fee=fee, destination="original_payment")
+            needs = (login, "get_guest_details", "get_order_details", "get_restaurant_details")
+        else:
+            line = about
+            units = left[line["line_id"]] if kind == "quality" else rng.randint(1, left[line["line_id"]])
+            destination = "house_credit" if kind == "quality" else rng.choice(("original_payment", "house_credit"))
+            target.update(items=[{"line_id": line["line_id"], "quantity": units}], refund_delivery_fee=False,
+                          destination=destination)
+        target["_needs"] = needs
+        return target
+
+    # -- arguments ---------------------------------------------------------------------------------------
+    def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+        target, guest = ctx.goal.target, ctx.persona
+        if tool == "find_guest_id_by_email":
+            return {"email": guest["email"]}
+        if tool == "find_guest_id_by_phone":
+            return {"phone": guest["phone"]}
+        if tool == "search_restaurants":
+            when = target.get("new") or target
+            return {"city": target["city"], "date": when["date"], "party_size": when["party_size"]}
+        if tool == "get_restaurant_details":
+            rid = target.get("restaurant_id") or self._record(ctx)["restaurant_id"]
+            return {"restaurant_id": rid}
+        return None
+
+    @staticmethod
+    def _record(ctx: TraceContext) -> Record:
+        """The reservation or order the goal acts on, as it was before this trace."""
+        target = ctx.goal.target
+        if "order_id" in target:
+            return ctx.database.tables["orders"][target["order_id"]]
+        return ctx.database.tables["reservations"][target["reservation_id"]]
+
+    def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+        t = ctx.goal.target
+        if tool == "book_reservation":
+            return {k: t[k] for k in ("guest_id", "restaurant_id", "date", "time", "party_size",
+                                      "payment_method_id")}
+        if tool == "modify_reservation":
+            return {"reservation_id": t["reservation_id"], **t["new"]}
+        if tool == "cancel_reservation":
+            return {"reservation_id": t["reservation_id"], "waive_late_fee": t["waive_late_fee"]}
+        return {k: t[k] for k in ("order_id", "items", "refund_delivery_fee", "reason", "destination")}
+
+    # -- phrasing ----------------------------------------------------------------------------------------
+    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
+        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
+        email, phone = persona["email"], persona["phone"]
+        return rng.choice((f"You are {name}; your email is {email} and your phone number is {phone}.",
+                           f"You are {name} (email {email}, phone {phone}).",
+                           f"Your name is {name}. The restaurant group has your email, {email}, and your phone "
+                           f"number, {phone}."))
+
+    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
+        build = {"book_reservation": self._say_book, "modify_reservation": self._say_change,
+                 "cancel_reservation": self._say_cancel, "refund_order": self._say_refund}[tool]
+        intent = build(args, ctx)
+        login = next(s for s in ctx.steps if s.tool in LOGINS)
+        contact, value = next(iter(login.args.items()))
+        intent.facts.insert(0, fact(contact, value))
+        intent.known[contact] = value  # the policy check finds the guest from it
+        return intent
+
+    def _card_fact(self, guest: Record, pid: str) -> tuple[Fact, str]:
+        card = guest["payment_methods"][pid]
+        return (fact("payment_method_id", pid, f"ending in {card['last_four']}"),
+                f"your {BRANDS.get(card['brand'], card['brand'])} card ending in {card['last_four']}")
+
+    def _say_book(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        rng, target, guest = ctx.rng, ctx.goal.target, ctx.persona
+        restaurant = ctx.state.get("restaurants", args["restaurant_id"])
+        where, when = f"{restaurant['name']} in {restaurant['city']}", _day_words(args["date"])
+        card_fact, card = self._card_fact(guest, args["payment_method_id"])
+        n = args["party_size"]
+        facts = [fact("restaurant", restaurant["name"]), fact("city", restaurant["city"]), fact("date", args["date"]),
+                 fact("party_size", n, "just yourself"), card_fact]
+        people = "just yourself" if n == 1 else f"{n} people"
+        if target["asked_time"] == args["time"]:
+            facts.append(fact("time", args["time"]))
+            action = f"book a table at {where} for {people} on {when} at {args['time']}"
+            details = []
+        else:
+            asked = target["asked_time"]
+            facts.append(fact("time", args["time"], f"earliest free time after {asked}"))
+            action = f"book a table at {where} for {people} on {when}, ideally at {asked}"
+            details = [f"If {asked} is not free, ask which times are and take the earliest free time after {asked} "
+                       "that same evening."]
+        details.append(rng.choice((f"Guarantee it with {card}.", f"Use {card} to hold the table.")))
+        return Intent("book_reservation", action, details, facts=facts, situation="book",
+                      subject=f"the dinner at {restaurant['name']}",
+                      slots={"restaurant": restaurant["name"], "date": args["date"]})
+
+    def _reservation_words(self, ctx: TraceContext, by_code: bool) -> tuple[Record, Record, str, list[Fact]]:
+        r = ctx.database.tables["reservations"][ctx.goal.target["reservation_id"]]
+        restaurant = ctx.state.get("restaurants", r["restaurant_id"])
+        if by_code:
+            return r, restaurant, f"your reservation {r['reservation_id']} at {restaurant['name']}", [
+                fact("reservation_id", r["reservation_id"])]
+        what = f"your reservation at {restaurant['name']} in {restaurant['city']} on {_day_words(r['date'])}"
+        return r, restaurant, what, [fact("restaurant", restaurant["name"]), fact("date", r["date"])]
+
+    def _say_change(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        rng, target = ctx.rng, ctx.goal.target
+        r, restaurant, what, facts = self._reservation_words(ctx, target["by_code"])
+        kind = target["change"]
+        if kind == "party":
+            facts.append(fact("party_size", args["party_size"]))
+            grew = args["party_size"] > r["party_size"]
+            action = f"change {what} from {_people(r['party_size'])} to {_people(args['party_size'])}"
+            reason = rng.choice(("because more friends are coming", "because two more people can make it")) if grew \
+                else rng.choice(("because some of your guests cannot come", "because the group got smaller"))
+            details = ["Keep the same date and time."]
+        elif kind == "time":
+            facts.append(fact("time", args["time"]))
+            action = f"move {what} from {r['time']} to {args['time']} the same day"
+            reason = rng.choice(("because work runs late", "because you would rather eat later")
+                                if args["time"] > r["time"] else ("because you want an earlier start",
+                                                                  "because the children need to be home early"))
+            details = [f"Keep the party size ({r['party_size']})."]
+        else:
+            facts.append(fact("new_date", args["date"]))
+            action = f"move {what} to {_day_words(args['date'])}"
+            reason = rng.choice(("because your plans for that day changed", "because a guest cannot make "
+                                 "the original date"))
+            details = [f"Keep the same time ({r['time']}) and number of people ({r['party_size']})."]
+        return Intent("modify_reservation", action, details, reason=reason, facts=facts, situation="change",
+                      subject=f"the reservation at {restaurant['name']}",
+                      slots={"restaurant": restaurant["name"], "date": args["date"]})
+
+    def _say_cancel(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        rng, target, guest = ctx.rng, ctx.goal.target, ctx.persona
+        r, restaurant, what, facts = self._reservation_words(ctx, target["by_code"])
+        late = seating.hours_until(r["date"], r["time"]) < LATE_CANCEL_HOURS
+        if not late:
+            details = [rng.choice(("Ask whether it costs anything.", "You expect it to be free this far ahead."))]
+        elif args["waive_late_fee"] and guest["loyalty_tier"] in FEE_FREE_TIERS:
+            details = [f"You know it is short notice; as a {guest['loyalty_tier']} member you expect no late fee."]
+        elif args["waive_late_fee"]:
+            details = ["You know it is short notice and ask whether there is a fee."]
+        else:
+            details = ["You know it is short notice. If the agent names a late fee, ask whether it can be waived; "
+                       "if the rules do not allow it, accept the fee and cancel anyway."]
+        reason = rng.choice(("because your plans have changed", "because someone in your party fell ill",
+                             "because you have to work late"))
+        return Intent("cancel_reservation", f"cancel {what}", details, reason=reason, facts=facts,
+                      situation="cancel", subject=f"the reservation at {restaurant['name']}",
+                      slots={"restaurant": restaurant["name"], "date": r["date"]})
+
+    def _say_refund(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        rng, target = ctx.rng, ctx.goal.target
+        order = ctx.database.tables["orders"][args["order_id"]]
+        restaurant = ctx.state.get("restaurants", order["restaurant_id"])
+        oid, kind = order["order_id"], target["reason"]
+        facts = [fact("order_id", oid)]
+        situation, known = "refund", {}
+        back = {"original_payment": "to the payment method you used", "house_credit": "as house credit"}
+        back_forms = {"original_payment": ("payment method you used", "original payment", "your card"),
+                      "house_credit": ("house credit",)}
+        dest = args["destination"]
+        if kind in ("missing_item", "wrong_item"):
+            line = target["about"]
+            units = args["items"][0]["quantity"]
+            facts.append(fact("dish", line["name"]))
+            if kind == "missing_item":
+                if line["quantity"] == 1:
+                    how = f"the {line['name']} you paid for never arrived"
+                elif units == line["quantity"]:
+                    how = f"none of the {_count(units)} portions of {line['name']} you paid for arrived"
+                else:
+                    how = f"{_count(units)} of the {_count(line['quantity'])} portions of {line['name']} you paid " \
+                          "for never arrived"
+                if line["quantity"] > 1:
+                    facts.append(fact("quantity", units))
+            else:
+                how = (f"you got something else instead of the {line['name']}" if units == 1 else
+                       f"{_count(units)} portions of {line['name']} turned out to be a different dish")
+                if units > 1:
+                    facts.append(fact("quantity", units))
+            facts.append(fact("destination", dest, *back_forms[dest]))
+            action = f"get a refund for order {oid} from {restaurant['name']}"
+            details = [sentence_of(how), f"You want the money back {back[dest]}."]
+        elif kind == "quality":
+            line = target["about"]
+            facts.append(fact("dish", line["name"]))
+            state = rng.choice(("arrived cold", "was badly made", "was spilled all over the bag"))
+            action = f"complain about order {oid} from {restaurant['name']}"
+            details = [f"The {line['name']} ({line['quantity']} ordered) {state}, and you want your money back for "
+                       "it.", "You would prefer it on your card, but if the agent says that is not possible for this "
+                       "kind of complaint, accept house credit."]
+            facts.append(fact("destination", dest, "house credit"))
+        elif kind == "late_delivery":
+            action = f"complain about your delivery order {oid} from {restaurant['name']}"
+            details = [f"It was promised for {order['promised_at'][11:]} on {order['promised_at'][:10]} but arrived "
+                       f"at {order['completed_at'][11:]}.", "The food itself was fine. Ask what you can get back for "
+                       f"the delay, and have it returned {back[dest]}."]
+            facts.append(fact("destination", dest, *back_forms[dest]))
+        else:
+            line, allergen = target["about"]
+            said = ALLERGEN_WORDS.get(allergen, words(allergen))
+            facts += [fact("dish", line["name"]), fact("allergen", allergen, said)]
+            action = f"report a problem with order {oid} from {restaurant['name']}"
+            details = [f"You are allergic to {said} (it is on your profile). The {line['name']} clearly contained "
+                       f"{said}, although the menu does not mention {said} for it, and you had a mild reaction; you are fine now.",
+                       "You want your money back for the whole order, and you want someone to look into what "
+                       "happened."]
+            situation, known = "allergen", {"allergen": allergen, "dish": line["name"]}
+            # The policy hands an allergen incident to a person once the refund is made: that ends the call.
+            ctx.call("transfer_to_human_agents", {
+                "summary": f"Guest {ctx.persona_id} reports {said} in the {line['name']} of order {oid} (not listed "
+                           "on the menu); full refund made to the original payment; incident report needed."})
+        return Intent("refund_order", action, details, facts=facts, situation=situation, known=known,
+                      subject=f"order {oid}", slots={"restaurant": restaurant["name"], "order": oid})
+
+    # -- policy (stage 5) --------------------------------------------------------------------------------
+    def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
+        return policy_problem(tool, args, state, known)
+
+
+def sentence_of(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def _count(n: int) -> str:
+    return NUMBER_WORDS[n] if n < len(NUMBER_WORDS) else str(n)
+
+
+def _people(n: int) -> str:
+    return "1 person" if n == 1 else f"{n} people"
+
+
+def _day_words(day: str) -> str:
+    d = Date.fromisoformat(day)
+    return f"{d.strftime('%A')}, {d.strftime('%B')} {d.day} ({day})"
+
+
+HINTS = RestaurantHints()
