@@ -666,12 +666,22 @@ def test_shipped_test_set_regenerates_byte_identical(db: Database, tmp_path: Any
     assert fresh.read_bytes() == path.read_bytes()
 
 
-def test_shipped_gold_paths_are_valid_on_the_graph() -> None:
+def test_shipped_gold_paths_are_valid_on_the_graph(db: Database) -> None:
     graph = ToolGraph(DOMAIN)
     for task in _test_set().tasks:
         bad = [s.reason for s in graph.gold_path(task) if not s.valid]
         assert not bad, (task.id, bad)
         assert graph.depth([a.name for a in task.actions]) == task.difficulty
+        env, found = fresh(db), set()
+        for action in task.actions:  # a new booking's hotel is one an earlier search listed
+            if action.name == "create_booking":
+                assert action.kwargs["hotel_id"] in found, task.id
+            result = ok(env, action.name, action.kwargs) if action.name.startswith("search_") else \
+                env.call(action.name, action.kwargs)
+            if action.name == "search_hotels":
+                found |= {h["hotel_id"] for h in result}
+            elif action.name == "search_packages":
+                found |= {p["hotel_id"] for p in result}
 
 
 def test_shipped_gold_writes_obey_the_policy(db: Database) -> None:
