@@ -635,3 +635,285 @@ def test_graph_roots_and_order() -> None:
     assert WRITES - {"book_tickets"} <= set(graph.valid_next(["find_member_by_email", "get_booking_details"]))
     assert not graph.why_not("get_showtime_details", ["search_showtimes"])
     assert graph.valid_next(["find_member_by_email", "transfer_to_human_agents"]) == []
+
+
+# -- Tracer hints and the shipped test set -----------------------------------------------------------
+
+def _test_set() -> Any:
+    return load_tasks(DOMAIN.task_set_path("test"), "movie")
+
+
+def test_shipped_test_set_verifies_and_covers_every_write(db: Database) -> None:
+    from tauplay.core.emotions import FAMILIES
+    from tauplay.interop.task_checks import check_tasks
+
+    shipped = _test_set()
+    tasks = shipped.tasks
+    assert len(tasks) == 50 and len({t.id for t in tasks}) == 50
+    assert shipped.provenance["database"] == db.source and shipped.provenance["hints"] == "MovieHints"
+    report = verify_tasks(DOMAIN, db, tasks)
+    assert report.executed == report.total == 50, [r.first_error for r in report.replays if not r.executed]
+    for facts in check_tasks(DOMAIN, db, tasks):  # executes, changes, graph, no duplicate, emotion
+        assert facts.passed, (facts.task.id, [c for c in facts.checks if c.ok is False])
+    goals = Counter(a.name for t in tasks for a in t.actions if a.name in WRITES)
+    assert set(goals) == WRITES, goals
+    assert Counter(t.difficulty for t in tasks) == {3: 13, 4: 12, 5: 13, 6: 12}
+    assert Counter(t.emotion.family for t in tasks if t.emotion) == {f: 10 for f in FAMILIES}
+    assert len({t.user_id for t in tasks}) == 50  # no member (and none of their bookings) in two tasks
+    ways = Counter(t.actions[0].name for t in tasks)
+    assert set(ways) == {"find_member_by_email", "find_member_by_phone"}  # identified first, both ways
+    for task in tasks:
+        assert task.emotion is not None and task.emotion.leaf in FAMILIES[task.emotion.family]
+        member = db.tables["members"][task.user_id]
+        contact = member["phone"] if task.actions[0].name == "find_member_by_phone" else member["email"]
+        assert contact in task.instruction and task.user_id not in task.instruction
+        assert not any(name in task.instruction for name in DOMAIN.tool_map)
+
+
+def test_shipped_test_set_regenerates_byte_identical(db: Database, tmp_path: Path) -> None:
+    from tauplay.tracer import Settings, generate
+
+    path = DOMAIN.task_set_path("test")
+    p = _test_set().provenance
+    assert (p["seed"], p["n"], p["depth"], p["instruction"]) == (2024, 50, "3-6", "offline templates")
+    lo, hi = (int(x) for x in p["depth"].split("-"))
+    again = generate(DOMAIN, db, Settings(n=p["n"], seed=p["seed"], depth=(lo, hi), emotions=p["emotions"],
+                                          attempts=p["attempts_per_slot"]))
+    fresh_file = tmp_path / "test.json"
+    again.tasks.save(fresh_file)
+    assert fresh_file.read_bytes() == path.read_bytes()
+
+
+def test_shipped_gold_paths_are_valid_on_the_graph(db: Database) -> None:
+    graph = ToolGraph(DOMAIN)
+    for task in _test_set().tasks:
+        bad = [s.reason for s in graph.gold_path(task) if not s.valid]
+        assert not bad, (task.id, bad)
+        assert graph.depth([a.name for a in task.actions]) == task.difficulty
+        env, found = fresh(db), set()
+        for action in task.actions:  # the showing a write goes to is one an earlier search listed
+            wanted = action.kwargs.get("new_showtime_id") or (action.kwargs["showtime_id"]
+                                                               if action.name == "book_tickets" else None)
+            assert wanted is None or wanted in found, (task.id, action.name)
+            result = env.call(action.name, action.kwargs)
+            if action.name == "search_showtimes":
+                found |= {s["showtime_id"] for s in json.loads(result.output)}
+
+
+def test_shipped_gold_writes_obey_the_policy(db: Database) -> None:
+    """Each gold write, on the state the actions before it leave, passes the policy checks for the member the
+    task's email or phone identifies."""
+    from domains.movie.tracer import policy_problem
+
+    for task in _test_set().tasks:
+        env = fresh(db)
+        known = {k: task.known_info[k] for k in ("email", "phone", "under_18") if k in task.known_info}
+        for action in task.actions:
+            if action.name in WRITES:
+                assert policy_problem(action.name, action.kwargs, env.state, known) == "", (task.id, action)
+            assert not env.call(action.name, action.kwargs).error
+
+
+def _age(member: dict[str, Any]) -> int:
+    from domains.movie.rules import age_on
+
+    return age_on(member["date_of_birth"])
+
+
+def _card(member: dict[str, Any]) -> str:
+    return next(m for m, v in member["payment_methods"].items() if v["source"] == "credit_card")
+
+
+def test_each_policy_rule_rejects_a_crafted_bad_write(db: Database) -> None:  # noqa: C901  (one case per rule)
+    """Writes the tools accept but policy.md forbids: the hints' check names the broken rule."""
+    from domains.movie.tracer import policy_problem
+
+    members, films, showtimes = db.tables["members"], db.tables["films"], db.tables["showtimes"]
+
+    def accepted(tool: str, args: dict[str, Any], env: Environment | None = None) -> Environment:
+        env = env or fresh(db)
+        result = env.call(tool, args)
+        assert not result.error, result.output  # so only the policy stands in the way
+        return env
+
+    def member(where: Any) -> dict[str, Any]:
+        return next(m for _, m in sorted(members.items()) if where(m))
+
+    def show(where: Any, count: int = 2) -> tuple[dict[str, Any], list[str]]:
+        for s in (s for _, s in sorted(showtimes.items()) if s["status"] == "scheduled" and where(s)):
+            seats = free_seats(db, s, standard_row(auditorium_of(db, s)), count)
+            if seats:
+                return s, seats
+        raise AssertionError("no such showtime")
+
+    def booking_args(m: dict[str, Any], s: dict[str, Any], seats: list[str], types: list[str],
+                     **more: Any) -> dict[str, Any]:
+        return {"member_id": m["member_id"], "showtime_id": s["showtime_id"], "payment_method_id": _card(m),
+                "tickets": [{"seat": seat, "ticket_type": t} for seat, t in zip(seats, types, strict=True)], **more}
+
+    def rated(rating: str) -> Any:
+        return lambda s: s["date"] >= "2025-06-16" and films[s["film_id"]]["rating"] == rating
+
+    adult = member(lambda m: 30 <= _age(m) < 60 and m["tier"] == "basic")
+    me = {"email": adult["email"]}
+    # Nobody identified, or a booking for someone else.
+    pg, seats = show(rated("PG"))
+    sound = booking_args(adult, pg, seats, ["adult", "child"])
+    assert policy_problem("book_tickets", sound, db.new_state(), me) == ""
+    assert policy_problem("book_tickets", sound, db.new_state(), {"phone": adult["phone"]}) == ""
+    assert "not identified" in policy_problem("book_tickets", sound, db.new_state(), {"email": "x@example.com"})
+    other = member(lambda m: m["member_id"] != adult["member_id"])
+    assert "identified member only" in policy_problem("book_tickets", sound, db.new_state(),
+                                                      {"email": other["email"]})
+    # Ratings and ages.
+    r_show, seats = show(rated("R"))
+    bad = booking_args(adult, r_show, seats, ["adult", "child"])
+    accepted("book_tickets", bad)
+    assert "no child tickets" in policy_problem("book_tickets", bad, db.new_state(), me)
+    pg13, seats = show(rated("PG-13"))
+    bad = booking_args(adult, pg13, seats, ["student", "child"])
+    accepted("book_tickets", bad)
+    assert "PG-13" in policy_problem("book_tickets", bad, db.new_state(), me)
+    nc17, seats = show(rated("NC-17"), 1)
+    minor = member(lambda m: _age(m) < 18)
+    bad = booking_args(minor, nc17, seats, ["adult"])
+    accepted("book_tickets", bad)
+    assert "under 18" in policy_problem("book_tickets", bad, db.new_state(), {"email": minor["email"]})
+    ok = booking_args(adult, nc17, seats, ["adult"])
+    assert policy_problem("book_tickets", ok, db.new_state(), me) == ""
+    assert "under 18" in policy_problem("book_tickets", ok, db.new_state(), {**me, "under_18": True})
+    # Beer and wine from 21.
+    young = member(lambda m: 18 <= _age(m) < 21)
+    bar, seats = show(lambda s: s["date"] >= "2025-06-16" and db.tables["cinemas"][s["cinema_id"]]["has_bar"]
+                      and films[s["film_id"]]["rating"] in ("G", "PG", "PG-13"), 1)
+    beer = booking_args(young, bar, seats, ["adult"], concessions=[{"item_id": "beer", "quantity": 1}])
+    accepted("book_tickets", beer)
+    assert "bar items" in policy_problem("book_tickets", beer, db.new_state(), {"email": young["email"]})
+    # Wheelchair spaces only for wheelchair users.
+    space = next(a for a in auditorium_of(db, pg)["accessible_seats"] if a not in taken(db, pg))
+    wheel = booking_args(adult, pg, [space], ["adult"])
+    accepted("book_tickets", wheel)
+    assert "wheelchair" in policy_problem("book_tickets", wheel, db.new_state(), me)
+    assert policy_problem("book_tickets", wheel, db.new_state(), {**me, "wheelchair": True}) == ""
+    env = accepted("book_tickets", sound)  # the member's own new booking, then a move into a wheelchair space
+    booking_id = max(k for k, _ in env.state.rows("bookings"))
+    reseat = {"booking_id": booking_id, "seats": [space, seats_after(sound)[1]]}
+    assert "wheelchair" in policy_problem("change_seats", reseat, env.state, me)
+    # Someone else's booking.
+    theirs = next(b for b in sorted(db.tables["bookings"].values(), key=lambda b: b["booking_id"])
+                  if b["status"] == "confirmed" and b["member_id"] != adult["member_id"]
+                  and showtimes[b["showtime_id"]]["status"] == "scheduled" and b["showtime_id"] >= pg["showtime_id"])
+    cancel = {"booking_id": theirs["booking_id"], "reason": "change_of_plans"}
+    accepted("cancel_booking", cancel)
+    assert "not the identified member's" in policy_problem("cancel_booking", cancel, db.new_state(), me)
+    assert policy_problem("cancel_booking", cancel, db.new_state(), {"email": members[theirs["member_id"]]["email"]}) \
+        == ""
+    # Cutoffs: cancel 120 minutes before (30 for gold), change seats 30 minutes before.
+    soon, seats = show(lambda s: s["date"] == "2025-06-14" and "14:45" <= s["start_time"] <= "15:45")
+    env = accepted("book_tickets", booking_args(adult, soon, seats, ["adult", "adult"]))
+    late = max(k for k, _ in env.state.rows("bookings"))
+    accepted("cancel_booking", {"booking_id": late, "reason": "change_of_plans"}, env_copy(env))
+    assert "120 minutes" in policy_problem("cancel_booking", {"booking_id": late, "reason": "change_of_plans"},
+                                           env.state, me)
+    gold = member(lambda m: m["tier"] == "gold" and 30 <= _age(m) < 60)
+    env = accepted("book_tickets", booking_args(gold, soon, seats, ["adult", "adult"]))
+    late = max(k for k, _ in env.state.rows("bookings"))
+    assert policy_problem("cancel_booking", {"booking_id": late, "reason": "change_of_plans"}, env.state,
+                          {"email": gold["email"]}) == ""  # gold: 30 minutes is enough
+    now, seats = show(lambda s: s["date"] == "2025-06-14" and s["start_time"] == "14:15")
+    env = accepted("book_tickets", booking_args(adult, now, seats, ["adult", "adult"]))
+    late = max(k for k, _ in env.state.rows("bookings"))
+    moved = {"booking_id": late, "seats": free_seats(db, now, standard_row(auditorium_of(db, now)), 4)[2:]}
+    accepted("change_seats", moved, env_copy(env))
+    assert "30 minutes" in policy_problem("change_seats", moved, env.state, me)
+    # Exchanges: once for basic and silver members.
+    used = next(b for b in sorted(db.tables["bookings"].values(), key=lambda b: b["booking_id"])
+                if b["status"] == "confirmed" and b["exchange_count"] == 1
+                and members[b["member_id"]]["tier"] == "basic" and showtimes[b["showtime_id"]]["status"] == "scheduled"
+                and showtimes[b["showtime_id"]]["date"] >= "2025-06-15" and _other_showing(db, b))
+    new = _other_showing(db, used)
+    assert new is not None
+    exchange = {"booking_id": used["booking_id"], "new_showtime_id": new["showtime_id"],
+                "seats": free_seats(db, new, standard_row(auditorium_of(db, new)), len(used["tickets"])),
+                "payment_method_id": _card(members[used["member_id"]])}
+    accepted("exchange_showtime", exchange)
+    assert "exchange a booking 1 time" in policy_problem("exchange_showtime", exchange, db.new_state(),
+                                                         {"email": members[used["member_id"]]["email"]})
+    # A show the cinema called off is cancelled with the reason that refunds the fee.
+    off = next(b for b in sorted(db.tables["bookings"].values(), key=lambda b: b["booking_id"])
+               if b["status"] == "confirmed" and showtimes[b["showtime_id"]]["status"] == "cancelled")
+    owner = {"email": members[off["member_id"]]["email"]}
+    plain = {"booking_id": off["booking_id"], "reason": "change_of_plans"}
+    accepted("cancel_booking", plain)
+    assert "showtime_cancelled_by_cinema" in policy_problem("cancel_booking", plain, db.new_state(), owner)
+    assert policy_problem("cancel_booking", {**plain, "reason": "showtime_cancelled_by_cinema"}, db.new_state(),
+                          owner) == ""
+
+
+def seats_after(args: dict[str, Any]) -> list[str]:
+    return [t["seat"] for t in args["tickets"]]
+
+
+def env_copy(env: Environment) -> Environment:
+    """Another environment on a fork of `env`'s state (to try a call without touching `env`)."""
+    copy = Environment(DOMAIN, env.database)
+    copy.state = env.state.fork()
+    return copy
+
+
+def _other_showing(db: Database, booking: dict[str, Any]) -> dict[str, Any] | None:
+    old = db.tables["showtimes"][booking["showtime_id"]]
+    for _, s in sorted(db.tables["showtimes"].items()):
+        if (s["film_id"], s["cinema_id"]) == (old["film_id"], old["cinema_id"]) and s["status"] == "scheduled" \
+                and s["showtime_id"] != old["showtime_id"] and s["date"] >= "2025-06-15" \
+                and free_seats(db, s, standard_row(auditorium_of(db, s)), len(booking["tickets"])):
+            return s
+    return None
+
+
+def test_stage_five_drops_a_write_the_policy_forbids(db: Database) -> None:
+    """The pipeline's filter runs the hints: a sound booking passes, child tickets for an R film do not."""
+    from tauplay.core.tasks import Action, Task
+    from tauplay.tracer import Settings, Tracer
+    from tauplay.tracer.facts import fact
+    from tauplay.tracer.verify import Candidate
+
+    filters = Tracer(DOMAIN, db, Settings(n=1, seed=0)).filters
+    films = db.tables["films"]
+    m = next(m for _, m in sorted(db.tables["members"].items()) if 30 <= _age(m) < 60)
+
+    def candidate(rating: str) -> Candidate:
+        s = upcoming(db, lambda s: films[s["film_id"]]["rating"] == rating
+                     and free_seats(db, s, standard_row(auditorium_of(db, s)), 2))
+        seats = free_seats(db, s, standard_row(auditorium_of(db, s)), 2)
+        book = {"member_id": m["member_id"], "showtime_id": s["showtime_id"], "payment_method_id": _card(m),
+                "tickets": [{"seat": seats[0], "ticket_type": "adult"}, {"seat": seats[1], "ticket_type": "child"}]}
+        actions = [Action("find_member_by_email", {"email": m["email"]}),
+                   Action("get_member_details", {"member_id": m["member_id"]}),
+                   Action("search_showtimes", {"date": s["date"], "cinema_id": s["cinema_id"]}),
+                   Action("get_showtime_details", {"showtime_id": s["showtime_id"]}),
+                   Action("book_tickets", book)]
+        task = Task(id=f"crafted-{rating}", domain="movie", user_id=m["member_id"], actions=actions,
+                    instruction=f"You are {m['email']}. Book seats {seats[0]} and {seats[1]}.")
+        return Candidate(task, [fact("seat", seats[0])], [{"email": m["email"]}] * len(actions))
+
+    assert filters.judge(candidate("PG")).ok
+    verdict = filters.judge(candidate("R"))
+    assert verdict.filter == "policy" and "no child tickets" in verdict.detail
+
+
+async def test_oracle_and_scripted_user_score_one_on_the_test_set(db: Database, tmp_path: Path) -> None:
+    from tauplay.sim.oracle import OracleAgent
+    from tauplay.sim.scripted_user import ScriptedUser
+    from tauplay.sim.session import SessionSetup, run_session
+    from tauplay.store import SessionStore
+
+    store = SessionStore(str(tmp_path / "sessions.db"))
+    try:
+        for task in _test_set().tasks[::5]:  # every tier, every kind of goal
+            _, out = await run_session(store, SessionSetup(DOMAIN, task, db, task.emotion), OracleAgent(),
+                                       ScriptedUser())
+            assert (out.reason, out.value) == ("user_stop", 1.0), task.id
+            assert out.faults == [], task.id
+    finally:
+        store.close()

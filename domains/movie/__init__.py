@@ -38,5 +38,5 @@ DOMAIN = Domain(
         Requires("change_seats", ("get_booking_details",), _CHECK_BOOKING),
         Requires("cancel_booking", ("get_booking_details",), _CHECK_BOOKING),
     ],
-    task_sets={"starter": "starter.json"},
+    task_sets={"starter": "starter.json", "test": "test.json"},
 )
