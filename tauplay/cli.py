@@ -28,6 +28,15 @@ class UsageError(Exception):
     """Bad input from the user: printed as one line, exit code 2."""
 
 
+def require_terminal() -> None:
+    """The app's screens need a terminal; without one (a pipe, CI) say so instead of hanging.
+    TAUPLAY_FORCE_TUI=1 skips the check (benchmarks drive the app through a pseudo-terminal)."""
+    import os
+
+    if not sys.stdout.isatty() and not os.environ.get("TAUPLAY_FORCE_TUI"):
+        raise UsageError("the app needs a terminal (stdout is not a TTY); for batch work use 'tauplay run'")
+
+
 def _parser_for(name: str) -> tuple[argparse.ArgumentParser, object]:
     module_name, help_text = COMMANDS[name]
     module = importlib.import_module(f"tauplay.commands.{module_name}")

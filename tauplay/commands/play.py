@@ -6,11 +6,9 @@ Only core modules are imported before the first screen; the store and litellm lo
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 
-from tauplay.cli import UsageError
+from tauplay.cli import UsageError, require_terminal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,15 +59,17 @@ def run(args: argparse.Namespace) -> int:
             prepared = prepare(config)  # type: ignore[arg-type]
         except PlayError as e:
             raise UsageError(str(e)) from None
-    else:
+    else:  # the home screen opens with these choices filled in: check them now, not at Start
         from tauplay.core.domain import DomainError, get_domain
+        from tauplay.core.emotions import EmotionError, resolve_emotion
 
         try:
             get_domain(args.domain)
-        except DomainError as e:
+            if args.emotion:
+                resolve_emotion(args.emotion)
+        except (DomainError, EmotionError) as e:
             raise UsageError(str(e)) from None
-    if not sys.stdout.isatty() and not os.environ.get("TAUPLAY_FORCE_TUI"):
-        raise UsageError("the app needs a terminal (stdout is not a TTY); for batch work use 'tauplay run'")
+    require_terminal()
     from tauplay.tui.app import TauplayApp
 
     app = TauplayApp(config, keymap_file=args.keymap, prepared=prepared)  # type: ignore[arg-type]

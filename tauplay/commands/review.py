@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import getpass
 
-from tauplay.cli import UsageError
+from tauplay.cli import UsageError, require_terminal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,5 +43,6 @@ def run(args: argparse.Namespace) -> int:
     except FilterError as e:
         raise UsageError(str(e)) from None
     app = ReviewApp(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db)
+    require_terminal()
     app.run()
     return 0

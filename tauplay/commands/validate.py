@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import getpass
 
-from tauplay.cli import UsageError
+from tauplay.cli import UsageError, require_terminal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,5 +48,6 @@ def run(args: argparse.Namespace) -> int:
 
     app = ValidateApp({"domain": domain, "database": database, "task_set": task_set, "db_url": args.db,
                        "annotator": args.annotator or _whoami(), "data_dir": args.data})
+    require_terminal()
     app.run()
     return 0

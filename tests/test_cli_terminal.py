@@ -1,0 +1,37 @@
+"""The app commands say what is wrong instead of hanging or opening a screen with bad choices."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+
+def tauplay(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}  # no TAUPLAY_FORCE_TUI; stdout is a pipe
+    return subprocess.run([sys.executable, "-m", "tauplay", *args], capture_output=True, text=True, cwd=REPO,
+                          timeout=60, stdin=subprocess.DEVNULL, env=env)
+
+
+@pytest.mark.parametrize("args", [["review"], ["validate", "--domain", "airline"], ["--role", "user"], []])
+def test_screens_need_a_terminal(args: list[str]):
+    done = tauplay(*args)
+    assert done.returncode == 2
+    assert "the app needs a terminal" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_bad_choices_for_the_home_screen_are_refused_before_it_opens():
+    done = tauplay("--emotion", "grumpyish")
+    assert done.returncode == 2
+    assert "unknown emotion 'grumpyish'" in done.stderr and "frustrated" in done.stderr
+    done = tauplay("--domain", "pirates")
+    assert done.returncode == 2 and "unknown domain 'pirates'" in done.stderr
+
+
+def test_top_level_help_and_unknown_command():
+    assert "commands:" in tauplay("--help").stdout
+    done = tauplay("frobnicate")
+    assert done.returncode == 2 and "unknown command 'frobnicate'" in done.stderr
