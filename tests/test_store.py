@@ -11,6 +11,7 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,6 +124,52 @@ def test_annotations_round_trip(store: SessionStore) -> None:
         store.add_annotation("nope", category="Extra Action", who_erred="agent", severity="minor", annotator="ana")
 
 
+def test_reviewed_marks_round_trip(store: SessionStore) -> None:
+    sid, other = new_session(store), new_session(store)
+    assert store.reviewed_by(sid) == [] and store.get_session(sid).reviewers == ()
+    first = store.mark_reviewed(sid, "ana", note="looked fine; key sk-proj-Abc123Def456Ghi789Jkl012")
+    assert (first.session_id, first.annotator, first.created_at) == (sid, "ana", first.updated_at)
+    assert first.note == "looked fine; key [redacted]"  # notes are cleaned like every saved text
+    store.mark_reviewed(sid, "bo")
+    again = store.mark_reviewed(sid, "ana")  # marking again: one mark, first time kept, note kept
+    assert (again.id, again.created_at, again.note) == (first.id, first.created_at, first.note)
+    assert again.updated_at >= first.updated_at
+    assert store.mark_reviewed(sid, "ana", note="").note == ""  # a note given replaces the old one
+    assert [(r.annotator, r.note) for r in store.reviewed_by(sid)] == [("ana", ""), ("bo", "")]
+    assert store.get_session(sid).reviewers == ("ana", "bo") and store.get_session(sid).reviewed_by("bo")
+    assert store.get_session(sid).annotation_count == 0  # a mark is not a label
+    store.mark_reviewed(other, "bo")
+    assert [(r.session_id, r.annotator) for r in store.session_reviews(annotator="bo")] == sorted(
+        [(sid, "bo"), (other, "bo")])
+    assert len(store.session_reviews()) == 3
+    assert store.unmark_reviewed(sid, "bo") is True and store.unmark_reviewed(sid, "bo") is False
+    assert [r.annotator for r in store.reviewed_by(sid)] == ["ana"]
+    with pytest.raises(StoreError, match="no session 'nope'"):
+        store.mark_reviewed("nope", "ana")
+    with pytest.raises(StoreError, match="no session 'nope'"):
+        store.reviewed_by("nope")
+    with pytest.raises(StoreError, match="needs an annotator name"):
+        store.mark_reviewed(sid, "")
+
+
+def test_import_carries_reviewed_marks(store: SessionStore) -> None:
+    from tauplay.store.records import ImportedSession, ReviewInput
+
+    def imported(sid: str, reviews: list[ReviewInput]) -> ImportedSession:
+        return ImportedSession(id=sid, domain="airline", task_id="3", task={"id": "3"}, role="batch", agent={},
+                               user={}, events=[msg(0)], reviews=reviews)
+
+    with pytest.raises(StoreError, match="'ana' marked it reviewed twice"):
+        store.import_sessions([imported("a" * 32, [ReviewInput("ana"), ReviewInput("ana")])])
+    with pytest.raises(StoreError, match="needs an annotator name"):
+        store.import_sessions([imported("a" * 32, [ReviewInput("")])])
+    assert store.list_sessions() == []  # nothing of a refused import is kept
+    store.import_sessions([imported("a" * 32, [ReviewInput("ana", "clean", 50.0), ReviewInput("bo")])])
+    ana, bo = store.reviewed_by("a" * 32)
+    assert (ana.annotator, ana.note, ana.created_at, ana.updated_at) == ("ana", "clean", 50.0, 50.0)
+    assert bo.annotator == "bo" and bo.created_at > 50.0  # no time given: the time of the import
+
+
 def test_task_reviews_round_trip_and_latest(store: SessionStore) -> None:
     task = {"id": "5", "instruction": "book"}
     r1 = store.add_task_review(domain="airline", task_id="5", task=task, verdict="needs_edit", annotator="ana",
@@ -188,6 +235,15 @@ def test_list_sessions_filters(store: SessionStore) -> None:
     assert ids(labelled=False, labelled_by="bo") == [c, b, a]
     assert ids(limit=2) == [c, b] and ids(limit=2, offset=2) == [a]
     assert ids(domain="airline", reward=1.0, labelled=False) == [a]
+    # reviewed marks: ana found a clean, bo reviewed b and a; nobody reviewed c
+    store.mark_reviewed(a, "ana")
+    store.mark_reviewed(b, "bo")
+    store.mark_reviewed(a, "bo")
+    assert ids(reviewed=True) == [b, a] and ids(reviewed=False) == [c]
+    assert ids(reviewed_by="ana") == [a] and ids(reviewed_by="bo") == [b, a] and ids(reviewed_by="cy") == []
+    assert ids(reviewed=False, reviewed_by="ana") == [c, b]  # ana's queue
+    assert ids(reviewed_by="ana", labelled=False) == [a]  # reviewed and found clean
+    assert {s.id: s.reviewers for s in store.list_sessions()} == {a: ("ana", "bo"), b: ("bo",), c: ()}
 
 
 # -- settings and defaults --------------------------------------------------------------------------------------
@@ -326,12 +382,13 @@ def test_migrates_a_v1_file(db: Path) -> None:
     raw.executescript(V1_DDL)
     raw.close()
     with SessionStore(f"sqlite:///{db}") as s:
-        assert s.schema_version == SCHEMA_VERSION == 2
+        assert s.schema_version == SCHEMA_VERSION == 3  # v1 -> v2 -> v3, one step at a time
         old = s.get_session("s1")
         assert (old.data_source, old.reward, old.emotion_family, old.seed) == ("", 1.0, "sadness", 7)
         assert s.events("s1") == [Event(seq=0, kind="message", role="user", data={"content": "hi"}, turn=1, at=1.5)]
         (label,) = s.annotations("s1")
         assert (label.note, label.source) == ("old label", "human")
+        assert old.reviewers == ("ana",)  # v3: whoever had labelled a session had reviewed it
         assert s.latest_reviews("airline", "ana")["9"].verdict == "approve"
         s.append_event("s1", msg(1))  # the upgraded file takes new rows, new columns included
         new = new_session(s, data_source="imported")
@@ -344,7 +401,7 @@ def test_migrates_a_v1_file(db: Path) -> None:
     assert check.execute("SELECT value FROM meta").fetchone() == ("1",)  # the copy is the untouched v1 file
     check.close()
     raw = sqlite3.connect(db)
-    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("2",)
+    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("3",)
     cols = {r[1] for r in raw.execute("PRAGMA table_info(annotations)")}
     assert "source" in cols
     raw.close()
@@ -352,6 +409,69 @@ def test_migrates_a_v1_file(db: Path) -> None:
     with SessionStore(f"sqlite:///{db}") as s:  # opening an up-to-date file changes nothing
         assert len(s.events("s1")) == 2
     assert not backup.exists()
+
+
+# v2: v1 plus sessions.data_source and annotations.source; ana labelled s1 twice, bo once (a kept suggestion),
+# and s2 has no label.
+V2_DDL = V1_DDL.replace("reward_info JSON, batch_id", "reward_info JSON, data_source VARCHAR NOT NULL DEFAULT '', batch_id"
+                        ).replace("annotator VARCHAR NOT NULL, created_at FLOAT NOT NULL);\nCREATE TABLE task_reviews",
+                                  "annotator VARCHAR NOT NULL, created_at FLOAT NOT NULL, source VARCHAR NOT NULL "
+                                  "DEFAULT 'human');\nCREATE TABLE task_reviews"
+                        ).replace("""VALUES ('schema_version', '1')""", """VALUES ('schema_version', '2')"""
+                        ).replace("""'{"reward": 1.0}', NULL, NULL, NULL);""", """'{"reward": 1.0}', 'gen', NULL, NULL, NULL);
+INSERT INTO sessions VALUES ('s2', 3.0, 3.0, 'airline', '9', '{"id": "9"}', 'batch', '{"kind": "oracle"}',
+  '{"kind": "scripted"}', NULL, 7, 'finished', 'user_stop', 1.0, '{"reward": 1.0}', '', NULL, NULL, NULL);"""
+                        ).replace("""'old label', 'ana', 1.7);""", """'old label', 'ana', 1.7, 'human');
+INSERT INTO annotations VALUES (2, 's1', NULL, NULL, 'Missed Action', 'agent', 'major', '', 'ana', 2.5, 'human');
+INSERT INTO annotations VALUES (3, 's1', 1, 0, 'Extra Action', 'agent', 'major', '', 'bo', 2.0, 'auto');""")
+
+
+def _shape(path: Path, table: str) -> dict[str, Any]:
+    """What a table is made of, as SQLAlchemy reads it back from the file."""
+    from sqlalchemy import create_engine, inspect
+
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        found = inspect(engine)
+        return {"columns": [(c["name"], str(c["type"]), c["nullable"]) for c in found.get_columns(table)],
+                "pk": found.get_pk_constraint(table)["constrained_columns"],
+                "indexes": sorted((i["name"], tuple(i["column_names"]), bool(i["unique"]))
+                                  for i in found.get_indexes(table)),
+                "unique": sorted(tuple(u["column_names"]) for u in found.get_unique_constraints(table)),
+                "foreign": [(f["constrained_columns"], f["referred_table"], f["referred_columns"],
+                             f["options"].get("ondelete")) for f in found.get_foreign_keys(table)]}
+    finally:
+        engine.dispose()
+
+
+def test_migrates_a_v2_file(db: Path, tmp_path: Path) -> None:
+    raw = sqlite3.connect(db)
+    raw.executescript(V2_DDL)
+    raw.close()
+    with SessionStore(f"sqlite:///{db}") as s:
+        assert s.schema_version == SCHEMA_VERSION == 3
+        assert s.get_session("s1").data_source == "gen" and len(s.annotations("s1")) == 3
+        # each (session, annotator) with labels got one mark, dated by its first and last label
+        marks = [(r.annotator, r.note, r.created_at, r.updated_at) for r in s.reviewed_by("s1")]
+        assert marks == [("ana", "", 1.7, 2.5), ("bo", "", 2.0, 2.0)]  # oldest first
+        assert s.reviewed_by("s2") == [] and [x.id for x in s.list_sessions(reviewed=False)] == ["s2"]
+        s.mark_reviewed("s2", "ana", note="no fault")  # the new table takes new rows
+        assert s.get_session("s2").reviewers == ("ana",)
+    backup = db.with_name(db.name + ".v2.bak")
+    check = sqlite3.connect(backup)
+    assert check.execute("SELECT value FROM meta").fetchone() == ("2",)  # the copy is the untouched v2 file
+    assert check.execute("SELECT name FROM sqlite_master WHERE name = 'session_reviews'").fetchall() == []
+    check.close()
+    # the migrated table is the one a fresh database gets: columns, keys, indexes, the unique pair
+    fresh = tmp_path / "fresh.db"
+    SessionStore(f"sqlite:///{fresh}").close()
+    assert _shape(db, "session_reviews") == _shape(fresh, "session_reviews")
+    assert _shape(db, "session_reviews")["unique"] == [("session_id", "annotator")]
+    raw = sqlite3.connect(db)
+    with pytest.raises(sqlite3.IntegrityError):  # one mark per (session, annotator), enforced by the file
+        raw.execute("INSERT INTO session_reviews (session_id, annotator, note, created_at, updated_at) "
+                    "VALUES ('s2', 'ana', '', 1, 1)")
+    raw.close()
 
 
 def test_refuses_a_newer_database(db: Path) -> None:

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, inspect
@@ -30,7 +31,9 @@ from tests.support.postgres import PostgresServer, find_bin_dir, free_port
 from tests.test_store import msg, new_session
 from tests.test_store import test_annotations_round_trip as test_annotations_round_trip  # noqa: F401
 from tests.test_store import test_events_round_trip_in_seq_order as test_events_round_trip_in_seq_order  # noqa: F401
+from tests.test_store import test_import_carries_reviewed_marks as test_import_carries_reviewed_marks  # noqa: F401
 from tests.test_store import test_list_sessions_filters as test_list_sessions_filters  # noqa: F401
+from tests.test_store import test_reviewed_marks_round_trip as test_reviewed_marks_round_trip  # noqa: F401
 from tests.test_store import test_session_round_trip as test_session_round_trip  # noqa: F401
 from tests.test_store import test_task_reviews_round_trip_and_latest as test_task_reviews_round_trip  # noqa: F401
 from tests.test_store import test_threads_share_a_store as test_threads_share_a_store  # noqa: F401
@@ -115,12 +118,13 @@ def test_concurrent_first_opens_create_the_schema_once(pg_url: str) -> None:
 
 
 def make_v1(url: str) -> None:
-    """A schema-v1 database: v2 without the two columns v2 added, with one row in every table."""
+    """A schema-v1 database: v3 without the table v3 added and the two columns v2 added, one row in every table."""
     engine = create_engine(url)
     try:
         with engine.begin() as conn:
             StoreModel.metadata.create_all(conn)
             for sql in (
+                "DROP TABLE session_reviews",
                 "ALTER TABLE sessions DROP COLUMN data_source", "ALTER TABLE annotations DROP COLUMN source",
                 "INSERT INTO meta VALUES ('schema_version', '1')",
                 """INSERT INTO sessions (id, created_at, updated_at, domain, task_id, task, role, agent, "user",
@@ -141,12 +145,13 @@ def make_v1(url: str) -> None:
 def test_migrates_a_v1_database(pg_url: str) -> None:
     make_v1(pg_url)
     with SessionStore(pg_url) as s:
-        assert s.schema_version == SCHEMA_VERSION == 2
+        assert s.schema_version == SCHEMA_VERSION == 3
         old = s.get_session("s1")
         assert (old.data_source, old.reward, old.emotion_family, old.seed) == ("", 1.0, "sadness", 7)
         assert s.events("s1") == [Event(seq=0, kind="message", role="user", data={"content": "hi"}, turn=1, at=1.5)]
         (label,) = s.annotations("s1")
         assert (label.note, label.source) == ("old label", "human")
+        assert old.reviewers == ("ana",)
         assert s.next_seq("s1") == 1
         s.append_event("s1", msg(1))
         new = new_session(s, data_source="imported")
@@ -156,11 +161,60 @@ def test_migrates_a_v1_database(pg_url: str) -> None:
     engine = create_engine(pg_url)
     try:
         with engine.connect() as conn:
-            assert conn.exec_driver_sql("SELECT value FROM meta").scalar() == "2"
+            assert conn.exec_driver_sql("SELECT value FROM meta").scalar() == "3"
     finally:
         engine.dispose()
     with SessionStore(pg_url) as s:  # an up-to-date database opens unchanged
         assert len(s.events("s1")) == 2
+
+
+def _shape(url: str, table: str) -> dict[str, Any]:
+    engine = create_engine(url)
+    try:
+        found = inspect(engine)
+        return {"columns": [(c["name"], str(c["type"]), c["nullable"]) for c in found.get_columns(table)],
+                "indexes": sorted((i["name"], tuple(i["column_names"]), bool(i["unique"]))
+                                  for i in found.get_indexes(table)),
+                "unique": sorted(tuple(u["column_names"]) for u in found.get_unique_constraints(table)),
+                "foreign": [(f["constrained_columns"], f["referred_table"], f["options"].get("ondelete"))
+                            for f in found.get_foreign_keys(table)]}
+    finally:
+        engine.dispose()
+
+
+def test_migrates_a_v2_database(pg_url: str, pg_server: PostgresServer) -> None:
+    # v2 = the v1 database above upgraded one step; ana and bo labelled s1, s2 has no label
+    make_v1(pg_url)
+    engine = create_engine(pg_url)
+    try:
+        with engine.begin() as conn:
+            for sql in (
+                "ALTER TABLE sessions ADD COLUMN data_source VARCHAR NOT NULL DEFAULT ''",
+                "ALTER TABLE annotations ADD COLUMN source VARCHAR NOT NULL DEFAULT 'human'",
+                "UPDATE meta SET value = '2'",
+                """INSERT INTO annotations (session_id, turn, seq, category, who_erred, severity, note, annotator,
+                   created_at, source) VALUES ('s1', NULL, NULL, 'Missed Action', 'agent', 'major', '', 'ana', 2.5,
+                   'human'), ('s1', 1, 0, 'Extra Action', 'agent', 'major', '', 'bo', 2.0, 'auto')""",
+                """INSERT INTO sessions (id, created_at, updated_at, domain, task_id, task, role, agent, "user",
+                   status) VALUES ('s2', 3.0, 3.0, 'airline', '9', '{}', 'batch', '{}', '{}', 'finished')""",
+            ):
+                conn.exec_driver_sql(sql)
+    finally:
+        engine.dispose()
+    with SessionStore(pg_url) as s:
+        assert s.schema_version == SCHEMA_VERSION == 3
+        assert [(r.annotator, r.created_at, r.updated_at) for r in s.reviewed_by("s1")] == [
+            ("ana", 1.7, 2.5), ("bo", 2.0, 2.0)]
+        assert [x.id for x in s.list_sessions(reviewed=False)] == ["s2"]
+        s.mark_reviewed("s2", "ana", note="no fault")
+        s.mark_reviewed("s2", "ana")
+        assert [(r.annotator, r.note) for r in s.reviewed_by("s2")] == [("ana", "no fault")]
+    fresh = pg_server.create_database("fresh_v3")
+    try:
+        SessionStore(fresh).close()
+        assert _shape(pg_url, "session_reviews") == _shape(fresh, "session_reviews")
+    finally:
+        pg_server.drop_database(fresh)
 
 
 def test_refuses_newer_and_foreign_databases(pg_server: PostgresServer) -> None:

@@ -1,4 +1,4 @@
-"""The session store: sessions, event streams, annotations and task reviews in SQLite (or any SQLAlchemy URL).
+"""The session store: sessions, event streams, annotations, reviewed marks and task reviews in SQLite (or any SQLAlchemy URL).
 
 Imports sqlmodel/SQLAlchemy, never textual or litellm.
 """
@@ -15,6 +15,7 @@ from tauplay.store.records import (
     WHO_ERRED,
     AnnotationRecord,
     SessionRecord,
+    SessionReviewRecord,
     TaskReviewRecord,
 )
 from tauplay.store.scrub import scrub
@@ -23,6 +24,6 @@ from tauplay.store.tables import SCHEMA_VERSION
 
 __all__ = [
     "ANNOTATION_SOURCES", "REVIEW_REASONS", "SCHEMA_VERSION", "SESSION_ROLES", "SEVERITIES", "STATUSES", "VERDICTS",
-    "WHO_ERRED", "AnnotationRecord", "SessionRecord", "SessionStore", "StoreError", "TaskReviewRecord", "migrate",
-    "scrub",
+    "WHO_ERRED", "AnnotationRecord", "SessionRecord", "SessionReviewRecord", "SessionStore", "StoreError",
+    "TaskReviewRecord", "migrate", "scrub",
 ]

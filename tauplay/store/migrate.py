@@ -7,7 +7,21 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import Connection, Engine, inspect, select, text
+from sqlalchemy import (
+    Column,
+    Connection,
+    Engine,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    UniqueConstraint,
+    inspect,
+    select,
+    text,
+)
 
 from tauplay.store.engine import WRITE_OPTION, describe, is_sqlite_file
 from tauplay.store.errors import StoreError
@@ -22,8 +36,35 @@ def _v1_to_v2(conn: Connection) -> None:
     conn.execute(text("ALTER TABLE annotations ADD COLUMN source VARCHAR NOT NULL DEFAULT 'human'"))
 
 
+def _v3_session_reviews() -> Table:
+    """session_reviews as schema v3 first made it. Spelled out here, not taken from tables.py, so that this step
+    keeps creating the v3 shape after later versions change the model (their own steps alter it from there)."""
+    meta = MetaData()
+    Table("sessions", meta, Column("id", String(32), primary_key=True))  # only for the foreign key to name
+    return Table(
+        "session_reviews", meta,
+        Column("id", Integer, primary_key=True),
+        Column("session_id", String(32), ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False, index=True),
+        Column("annotator", String, nullable=False, index=True),
+        Column("note", String, nullable=False),
+        Column("created_at", Float, nullable=False),
+        Column("updated_at", Float, nullable=False),
+        UniqueConstraint("session_id", "annotator", name="uq_session_reviews_session_annotator"))
+
+
+def _v2_to_v3(conn: Connection) -> None:
+    """v3 records that an annotator finished reviewing a session (so a session found clean counts as judged).
+    Everyone who had labelled a session had judged it under v2's rule, so each (session, annotator) with labels
+    gets a mark dated by their first and last label."""
+    _v3_session_reviews().create(conn)
+    conn.execute(text(
+        "INSERT INTO session_reviews (session_id, annotator, note, created_at, updated_at) "
+        "SELECT session_id, annotator, '', MIN(created_at), MAX(created_at) FROM annotations "
+        "WHERE annotator <> '' GROUP BY session_id, annotator"))
+
+
 # from-version -> the step that upgrades it to from-version + 1
-STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2}
+STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 MIGRATION_LOCK = 0x7461_7570_6C61_79  # the bytes of "tauplay": the PostgreSQL advisory lock of schema changes
 

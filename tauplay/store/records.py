@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tauplay.core import evaluation
-from tauplay.store.tables import AnnotationRow, SessionRow, TaskReviewRow
+from tauplay.store.tables import AnnotationRow, SessionReviewRow, SessionRow, TaskReviewRow
 
 SESSION_ROLES = ("user", "agent", "batch")
 STATUSES = ("running", "finished", "abandoned", "failed", "interrupted")
@@ -40,6 +40,10 @@ class SessionRecord:
     annotator: str | None
     event_count: int = 0
     annotation_count: int = 0
+    reviewers: tuple[str, ...] = ()  # who marked the session reviewed, in the order they did
+
+    def reviewed_by(self, annotator: str) -> bool:
+        return annotator in self.reviewers
 
     @property
     def emotion_family(self) -> str | None:
@@ -83,13 +87,27 @@ class TaskReviewRecord:
     created_at: float = 0.0
 
 
-def session_record(row: SessionRow, event_count: int = 0, annotation_count: int = 0) -> SessionRecord:
+@dataclass(frozen=True)
+class SessionReviewRecord:
+    """An annotator's mark that they finished reviewing a session (with no label of theirs: no fault found)."""
+
+    id: int
+    session_id: str
+    annotator: str
+    note: str
+    created_at: float
+    updated_at: float
+
+
+def session_record(row: SessionRow, event_count: int = 0, annotation_count: int = 0,
+                   reviewers: tuple[str, ...] = ()) -> SessionRecord:
     return SessionRecord(
         id=row.id, created_at=row.created_at, updated_at=row.updated_at, domain=row.domain, task_id=row.task_id,
         task=row.task or {}, role=row.role, agent=row.agent or {}, user=row.user or {}, emotion=row.emotion,
         data_source=row.data_source, seed=row.seed, status=row.status, termination_reason=row.termination_reason,
         reward=row.reward, reward_info=row.reward_info, batch_id=row.batch_id, trial=row.trial,
-        annotator=row.annotator, event_count=event_count or 0, annotation_count=annotation_count or 0)
+        annotator=row.annotator, event_count=event_count or 0, annotation_count=annotation_count or 0,
+        reviewers=reviewers)
 
 
 def annotation_record(row: AnnotationRow) -> AnnotationRecord:
@@ -97,6 +115,12 @@ def annotation_record(row: AnnotationRow) -> AnnotationRecord:
     return AnnotationRecord(id=row.id, session_id=row.session_id, turn=row.turn, seq=row.seq,
                             category=row.category, who_erred=row.who_erred, severity=row.severity, note=row.note,
                             annotator=row.annotator, source=row.source, created_at=row.created_at)
+
+
+def session_review_record(row: SessionReviewRow) -> SessionReviewRecord:
+    assert row.id is not None
+    return SessionReviewRecord(id=row.id, session_id=row.session_id, annotator=row.annotator, note=row.note,
+                               created_at=row.created_at, updated_at=row.updated_at)
 
 
 def task_review_record(row: TaskReviewRow) -> TaskReviewRecord:
@@ -118,6 +142,15 @@ class LabelInput:
     turn: int | None = None
     seq: int | None = None
     source: str = "human"
+
+
+@dataclass(frozen=True)
+class ReviewInput:
+    """One reviewed-mark of an imported session (created_at None: the time of the import)."""
+
+    annotator: str
+    note: str = ""
+    created_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -144,3 +177,4 @@ class ImportedSession:
     annotator: str | None = None
     created_at: float | None = None
     labels: list[LabelInput] = field(default_factory=list)
+    reviews: list[ReviewInput] = field(default_factory=list)

@@ -1,4 +1,4 @@
-"""SessionStore: sessions, their event streams, annotations and task reviews, one commit per write.
+"""SessionStore: sessions, their event streams, annotations, reviewed marks and task reviews, one commit per write.
 
 Every public method takes and returns plain records (tauplay.store.records), never table rows, and raises only
 StoreError. Everything saved passes through `scrub`, so no key or token reaches the database."""
@@ -22,7 +22,7 @@ from tauplay.store.engine import WRITE_OPTION, describe, make_engine, resolve_ur
 from tauplay.store.errors import StoreError
 from tauplay.store.migrate import migrate
 from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
-from tauplay.store.tables import AnnotationRow, EventRow, SessionRow, TaskReviewRow
+from tauplay.store.tables import AnnotationRow, EventRow, SessionReviewRow, SessionRow, TaskReviewRow
 
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 _SESSIONS = SessionRow.__table__  # type: ignore[attr-defined]
@@ -30,6 +30,7 @@ _TOUCH_SESSION = _SESSIONS.update().where(_SESSIONS.c.id == bindparam("sid")).va
 _INSERT_EVENT = _EVENTS.insert()
 _SELECT_EVENTS = (select(_EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.role, _EVENTS.c.turn, _EVENTS.c.at, _EVENTS.c.data)
                   .where(_EVENTS.c.session_id == bindparam("sid")).order_by(_EVENTS.c.seq))
+_IN_CHUNK = 500  # ids per IN (...) list: well under SQLite's and PostgreSQL's bound-parameter limits
 
 
 def _check(value: Any, allowed: Sequence[Any], what: str) -> None:
@@ -142,23 +143,42 @@ class SessionStore:
                  .where(col(AnnotationRow.session_id) == SessionRow.id).correlate(SessionRow).scalar_subquery())
         return select(SessionRow, events, notes)
 
+    @staticmethod
+    def _reviewers(session: Session, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """Who marked each of these sessions reviewed, in the order they first did."""
+        out: dict[str, list[str]] = {}
+        for start in range(0, len(ids), _IN_CHUNK):
+            chunk = list(ids[start:start + _IN_CHUNK])
+            query = (select(SessionReviewRow.session_id, SessionReviewRow.annotator)
+                     .where(col(SessionReviewRow.session_id).in_(chunk))
+                     .order_by(col(SessionReviewRow.created_at), col(SessionReviewRow.id)))
+            for sid, annotator in session.execute(query).all():
+                out.setdefault(sid, []).append(annotator)
+        return {sid: tuple(names) for sid, names in out.items()}
+
+    def _records(self, session: Session, found: Sequence[Any]) -> list[rec.SessionRecord]:
+        reviewers = self._reviewers(session, [row[0].id for row in found])
+        return [rec.session_record(*row, reviewers=reviewers.get(row[0].id, ())) for row in found]
+
     def get_session(self, session_id: str) -> rec.SessionRecord:
         with self._read() as session:
             found = session.execute(self._session_query().where(col(SessionRow.id) == session_id)).first()
-        if found is None:
-            raise self._unknown_session(session_id)
-        return rec.session_record(*found)
+            if found is None:
+                raise self._unknown_session(session_id)
+            return self._records(session, [found])[0]
 
     def list_sessions(self, *, domain: str | None = None, task_id: str | None = None, status: str | None = None,
                       reason: str | None = None, reward: float | None = None, emotion_family: str | None = None,
                       model: str | None = None, annotator: str | None = None, labelled: bool | None = None,
-                      labelled_by: str | None = None, batch_id: str | None = None, limit: int | None = None,
-                      offset: int = 0) -> list[rec.SessionRecord]:
+                      labelled_by: str | None = None, reviewed: bool | None = None, reviewed_by: str | None = None,
+                      batch_id: str | None = None, limit: int | None = None, offset: int = 0
+                      ) -> list[rec.SessionRecord]:
         """Sessions, newest first, matching every filter given.
 
         reason: termination reason; model: the agent's or the user's model; annotator: who played/recorded the
         session; labelled: has (True) or has no (False) annotations -- by `labelled_by` when that is given
-        (labelled_by alone means labelled=True), so `labelled=False, labelled_by="ann"` is ann's work queue.
+        (labelled_by alone means labelled=True); reviewed / reviewed_by: the same for reviewed marks, so
+        `reviewed=False, reviewed_by="ann"` is ann's work queue (sessions she has not finished).
         """
         query = self._session_query()
         equal = {SessionRow.domain: domain, SessionRow.task_id: task_id, SessionRow.status: status,
@@ -180,11 +200,19 @@ class SessionStore:
                 has = has.where(col(AnnotationRow.annotator) == labelled_by)
             exists = has.correlate(SessionRow).exists()
             query = query.where(exists if labelled else ~exists)
+        if reviewed_by is not None and reviewed is None:
+            reviewed = True
+        if reviewed is not None:
+            marked = select(SessionReviewRow.id).where(col(SessionReviewRow.session_id) == SessionRow.id)
+            if reviewed_by is not None:
+                marked = marked.where(col(SessionReviewRow.annotator) == reviewed_by)
+            exists = marked.correlate(SessionRow).exists()
+            query = query.where(exists if reviewed else ~exists)
         query = query.order_by(col(SessionRow.created_at).desc(), col(SessionRow.id)).offset(offset)
         if limit is not None:
             query = query.limit(limit)
         with self._read() as session:
-            return [rec.session_record(*found) for found in session.execute(query).all()]
+            return self._records(session, session.execute(query).all())
 
     def unfinished_sessions(self, *, domain: str | None = None, batch_id: str | None = None
                             ) -> list[rec.SessionRecord]:
@@ -192,8 +220,8 @@ class SessionStore:
         return self.list_sessions(status="running", domain=domain, batch_id=batch_id)
 
     def import_sessions(self, sessions: Sequence[rec.ImportedSession]) -> None:
-        """Save whole sessions (row, events, labels) in ONE transaction: all of them or none (for importers).
-        Values are checked and cleaned exactly as the one-at-a-time methods do."""
+        """Save whole sessions (row, events, labels, reviewed marks) in ONE transaction: all of them or none
+        (for importers). Values are checked and cleaned exactly as the one-at-a-time methods do."""
         now = time.time()
         rows: list[Any] = []
         for s in sessions:
@@ -218,6 +246,16 @@ class SessionStore:
                 rows.append(AnnotationRow(session_id=s.id, turn=lb.turn, seq=lb.seq, category=lb.category,
                                           who_erred=lb.who_erred, severity=lb.severity, note=mask_string(lb.note),
                                           annotator=lb.annotator, source=lb.source, created_at=now))
+            marked: set[str] = set()
+            for rv in s.reviews:
+                if not rv.annotator:
+                    raise StoreError(f"session {s.id!r}: a reviewed mark needs an annotator name")
+                if rv.annotator in marked:
+                    raise StoreError(f"session {s.id!r}: {rv.annotator!r} marked it reviewed twice")
+                marked.add(rv.annotator)
+                at = rv.created_at or now
+                rows.append(SessionReviewRow(session_id=s.id, annotator=rv.annotator, note=mask_string(rv.note),
+                                             created_at=at, updated_at=at))
         try:
             with self._write() as session:  # committed at the end of the block, rolled back on any error
                 for row in rows:
@@ -300,6 +338,68 @@ class SessionStore:
             if row is None:
                 raise StoreError(f"{self.name}: no annotation {annotation_id}")
             session.delete(row)
+
+    # -- reviewed marks -------------------------------------------------------------------------------------
+
+    def mark_reviewed(self, session_id: str, annotator: str, note: str | None = None) -> rec.SessionReviewRecord:
+        """Record that `annotator` finished reviewing the session (with no label of theirs on it: found no
+        fault). One mark per (session, annotator): marking again keeps the first time, updates the last, and
+        replaces the note when one is given (None keeps it)."""
+        if not annotator:
+            raise StoreError("a reviewed mark needs an annotator name")
+        for attempt in range(2):
+            try:
+                with self._write() as session:
+                    self._require_session(session, session_id)
+                    now = time.time()
+                    row = session.exec(select(SessionReviewRow).where(
+                        col(SessionReviewRow.session_id) == session_id,
+                        col(SessionReviewRow.annotator) == annotator)).first()
+                    if row is None:
+                        row = SessionReviewRow(session_id=session_id, annotator=annotator,
+                                               note=mask_string(note or ""), created_at=now, updated_at=now)
+                    else:
+                        row.updated_at = now
+                        if note is not None:
+                            row.note = mask_string(note)
+                    session.add(row)
+                    session.flush()
+                    return rec.session_review_record(row)
+            except StoreError as exc:
+                # Two first marks at once (possible on a server database): the loser finds the winner's row.
+                if attempt or not isinstance(exc.__cause__, sa_exc.IntegrityError):
+                    raise
+        raise AssertionError("unreachable")
+
+    def unmark_reviewed(self, session_id: str, annotator: str) -> bool:
+        """Take back an annotator's reviewed mark; False when there was none."""
+        with self._write() as session:
+            self._require_session(session, session_id)
+            row = session.exec(select(SessionReviewRow).where(col(SessionReviewRow.session_id) == session_id,
+                                                              col(SessionReviewRow.annotator) == annotator)).first()
+            if row is None:
+                return False
+            session.delete(row)
+            return True
+
+    def reviewed_by(self, session_id: str) -> list[rec.SessionReviewRecord]:
+        """The session's reviewed marks, oldest first."""
+        with self._read() as session:
+            self._require_session(session, session_id)
+        return self.session_reviews(session_id=session_id)
+
+    def session_reviews(self, session_id: str | None = None, annotator: str | None = None
+                        ) -> list[rec.SessionReviewRecord]:
+        """Reviewed marks (all of them, or a session's, or an annotator's), by session then oldest first."""
+        query = select(SessionReviewRow)
+        if session_id is not None:
+            query = query.where(col(SessionReviewRow.session_id) == session_id)
+        if annotator is not None:
+            query = query.where(col(SessionReviewRow.annotator) == annotator)
+        query = query.order_by(col(SessionReviewRow.session_id), col(SessionReviewRow.created_at),
+                               col(SessionReviewRow.id))
+        with self._read() as session:
+            return [rec.session_review_record(r) for r in session.exec(query).all()]
 
     # -- task reviews -----------------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 2  # bump together with a new step in tauplay.store.migrate
+SCHEMA_VERSION = 3  # bump together with a new step in tauplay.store.migrate
 
 
 class StoreModel(SQLModel, registry=registry()):
@@ -102,3 +102,18 @@ class TaskReviewRow(StoreModel, table=True):
     edited_task: dict[str, Any] | None = _json(nullable=True)
     annotator: str = Field(index=True)
     created_at: float
+
+
+class SessionReviewRow(StoreModel, table=True):
+    """An annotator finished reviewing a session (added in schema v3). With no label of theirs on it, that says
+    they found no fault: agreement counts the session as judged by them either way."""
+
+    __tablename__ = "session_reviews"
+    __table_args__ = (UniqueConstraint("session_id", "annotator", name="uq_session_reviews_session_annotator"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = _session_fk()
+    annotator: str = Field(index=True)
+    note: str = ""
+    created_at: float  # the first mark
+    updated_at: float  # the last time it was saved again
