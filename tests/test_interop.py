@@ -108,6 +108,10 @@ def labels_of(b: SessionBundle) -> list[tuple[Any, ...]]:
     return sorted((lb.category, lb.who_erred, lb.severity, lb.annotator, lb.note, lb.turn, lb.seq) for lb in b.labels)
 
 
+def reviews_of(b: SessionBundle) -> list[tuple[Any, ...]]:
+    return [(r.annotator, r.note, r.created_at) for r in b.reviews]
+
+
 # -- tau-bench results ---------------------------------------------------------------------------------
 
 def test_taubench_import_makes_sessions_ready_for_labelling(tmp_path: Path, airline_tasks, data_dir: Path,  # type: ignore[no-untyped-def]
@@ -216,6 +220,8 @@ def _label(db: Path) -> None:
                                  annotator="ann", note="wrong bag count", turn=call.turn, seq=call.seq)
             store.add_annotation(record.id, category="Early Stop", who_erred="user", severity="minor",
                                  annotator="bob")
+            store.mark_reviewed(record.id, "ann", note="done")
+            store.mark_reviewed(record.id, "carl")  # carl found no fault
 
 
 @pytest.mark.parametrize("kind", ["sessions", "tau2-results", "taubench-results"])
@@ -233,10 +239,39 @@ def test_export_then_import_keeps_messages_calls_and_labels(tmp_path: Path, airl
         assert openai_messages(b.events) == openai_messages(a.events)
         assert calls_of(b) == calls_of(a)
         assert labels_of(b) == labels_of(a) and len(labels_of(a)) == 2
+        assert reviews_of(b) == reviews_of(a) and [r[:2] for r in reviews_of(a)] == [("ann", "done"), ("carl", "")]
         assert (b.task_id, b.reward, b.termination_reason, b.task) == (a.task_id, a.reward, a.termination_reason,
                                                                        a.task)
         if kind == "sessions":  # the full event stream, diffs included
             assert [e.to_json() for e in b.events] == [e.to_json() for e in a.events]
+
+
+def test_sessions_found_clean_are_exported_and_imported_with_their_marks(  # type: ignore[no-untyped-def]
+        tmp_path: Path, airline_tasks, capsys: pytest.CaptureFixture[str]) -> None:
+    db = imported(tmp_path, airline_tasks)
+    with SessionStore(str(db)) as store:
+        clean, other = sorted(store.list_sessions(), key=lambda r: r.task_id)
+        store.mark_reviewed(clean.id, "carl", note="no fault")
+    out = tmp_path / "s.jsonl"
+    capsys.readouterr()
+    assert main(["export", "sessions", "--out", str(out), "--db", str(db)]) == 0
+    assert "1 session(s), 0 label(s), 1 reviewed mark(s)" in capsys.readouterr().out  # unlabelled, yet judged
+    line = json.loads(out.read_text())
+    assert line["id"] == clean.id and [r["annotator"] for r in line["reviews"]] == ["carl"]
+    assert main(["import", "sessions", str(out), "--db", str(tmp_path / "again.db")]) == 0
+    assert "1 reviewed mark(s)" in capsys.readouterr().out
+    (again,) = bundles(tmp_path / "again.db")
+    assert again.labels == [] and reviews_of(again)[0][:2] == ("carl", "no fault")
+    # malformed marks name the place and import nothing
+    for bad, message in (([{"note": "x"}], "field 'reviews'[0]: expected {annotator, note, created_at}"),
+                         ([{"annotator": "carl"}, {"annotator": "carl"}], "field 'reviews'[1]: 'carl' is marked twice"),
+                         ([{"annotator": "carl", "created_at": "noon"}], "field 'reviews'[0].created_at: expected a number"),
+                         ({"carl": 1}, "field 'reviews': expected a list of reviewed marks")):
+        out.write_text(json.dumps(dict(line, reviews=bad)) + "\n")
+        assert main(["import", "sessions", str(out), "--db", str(tmp_path / "bad.db")]) == 2
+        assert f"s.jsonl: line 1, {message}" in capsys.readouterr().err
+    with SessionStore(str(tmp_path / "bad.db")) as store:
+        assert store.list_sessions() == []
 
 
 def test_tau2_results_form(tmp_path: Path, airline_tasks) -> None:  # type: ignore[no-untyped-def]

@@ -2,7 +2,8 @@
 
 KIND:
   tasks             approved tasks (latest verdicts of `tauplay validate`) as a task set: --form tauplay|taubench
-  sessions          labelled sessions as JSON Lines: messages, tool calls, per-step diffs, labels (--all: unlabelled too)
+  sessions          labelled or reviewed sessions as JSON Lines: messages, tool calls, per-step diffs, labels,
+                    reviewed marks (--all: the others too)
   training          successful trajectories as chat-format training data (OpenAI messages + tools), JSON Lines
   tau2-results      sessions in tau2-bench's results form
   taubench-results  sessions in tau-bench's results form (a JSON list with `traj`)
@@ -33,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotator", help="tasks: only this annotator's verdicts")
     parser.add_argument("--form", choices=("tauplay", "taubench"), default="tauplay",
                         help="tasks: tauplay task set JSON, or the tau-Emotion-Bench task form (default: tauplay)")
-    parser.add_argument("--all", action="store_true", help="sessions: include sessions without labels")
+    parser.add_argument("--all", action="store_true", help="sessions: include sessions nobody labelled or reviewed")
     parser.add_argument("--min-reward", type=float, default=1.0, help="training: lowest reward kept (default 1)")
     parser.add_argument("--emotion-family", help="training: only sessions with this emotion family")
     parser.add_argument("--min-ratio", type=float, help="training: least tool calls per follow-up question")
@@ -78,9 +79,10 @@ def _export(args: argparse.Namespace, store: Any) -> tuple[str, str]:
         tasks = benchmark.approved_tasks(store.task_reviews(domain=args.domain), args.domain, args.annotator)
         data = mask_all(benchmark.task_set_json(tasks, args.domain, args.form))
         return json.dumps(data, indent=1, ensure_ascii=False) + "\n", f"{len(tasks)} approved task(s)"
-    labelled = None if args.all or args.kind != "sessions" else True
-    records = store.list_sessions(domain=args.domain, task_id=args.task, batch_id=args.batch, labelled=labelled)
+    records = store.list_sessions(domain=args.domain, task_id=args.task, batch_id=args.batch)
     records = [r for r in records if r.finished]
+    if args.kind == "sessions" and not args.all:  # a session someone reviewed and found clean is labelled data too
+        records = [r for r in records if r.annotation_count or r.reviewers]
     records.sort(key=lambda r: (r.created_at, r.id))  # oldest first: the order they were run
     if args.kind == "training":
         rule = training.TrainingFilter(args.min_reward, args.emotion_family, args.min_ratio, args.max_ratio)
@@ -106,14 +108,15 @@ def _export(args: argparse.Namespace, store: Any) -> tuple[str, str]:
 def _scrubbed(bundle: Any) -> Any:
     from dataclasses import replace
 
-    from tauplay.interop.sessions import LabelRecord
+    from tauplay.interop.sessions import LabelRecord, ReviewMark
     from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
 
     # The same cleaning as the store applies on the way in: nothing secret leaves, domain data stays whole.
     return replace(bundle, task=mask_all(bundle.task), agent=scrub(bundle.agent), user=scrub(bundle.user),
                    reward_info=scrub(bundle.reward_info), data_source=mask_string(bundle.data_source),
                    events=[replace(e, data=clean_event_data(e.kind, e.data)) for e in bundle.events],
-                   labels=[LabelRecord(**mask_all(lb.to_json())) for lb in bundle.labels])
+                   labels=[LabelRecord(**mask_all(lb.to_json())) for lb in bundle.labels],
+                   reviews=[ReviewMark(**mask_all(r.to_json())) for r in bundle.reviews])
 
 
 @functools.cache

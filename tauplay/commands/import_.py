@@ -122,7 +122,10 @@ def _import_sessions(args: argparse.Namespace) -> int:
     calls = sum(1 for b in bundles for e in b.events if e.kind == "tool_call")
     mismatches = sum(1 for b in bundles for e in b.events if e.kind == "tool_result" and "replay_error" in e.data)
     labels = sum(len(b.labels) for b in bundles)
+    marks = sum(len(b.reviews) for b in bundles)
     summary = f"{len(bundles)} session(s), {calls} tool call(s), {labels} label(s)"
+    if marks:
+        summary += f", {marks} reviewed mark(s)"
     if env_factory is not None:
         summary += f"; replayed on {args.data}: {mismatches} call(s) failed on replay (no diff recorded)"
     if args.dry_run:

@@ -1,5 +1,6 @@
 """Labelled sessions as JSON Lines, one session a line: its description, the chat messages (OpenAI form), the
-full event stream (tool calls, results, per-step diffs) and the fault labels. The format tauplay reads back."""
+full event stream (tool calls, results, per-step diffs), the fault labels and who marked the session reviewed.
+The format tauplay reads back."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from tauplay.interop.errors import InteropError, fail, kind_of
 from tauplay.interop.messages import openai_messages
 from tauplay.interop.sessions import LabelRecord, SessionBundle
-from tauplay.interop.taubench import labels_from_json
+from tauplay.interop.taubench import labels_from_json, reviews_from_json
 from tauplay.sim.events import Event
 
 FORMAT = "tauplay.session/1"
@@ -29,6 +30,7 @@ def session_line(bundle: SessionBundle) -> dict[str, Any]:
         "messages": openai_messages(bundle.events),
         "events": [e.to_json() for e in bundle.events],
         "labels": [lb.to_json() for lb in bundle.labels],
+        "reviews": [r.to_json() for r in bundle.reviews],
     }
 
 
@@ -77,6 +79,7 @@ def sessions_from_jsonl(text: str, source: str) -> list[SessionBundle]:
         if len(set(seqs)) != len(seqs):
             raise fail(source, f"{place}, field 'events'", "two events share a seq")
         labels: list[LabelRecord] = labels_from_json(raw.get("labels"), source, f"{place}, field 'labels'")
+        reviews = reviews_from_json(raw.get("reviews"), source, f"{place}, field 'reviews'")
         reward = raw.get("reward")
         if reward is not None and (not isinstance(reward, int | float) or isinstance(reward, bool)):
             raise fail(source, f"{place}, field 'reward'", f"expected a number, got {kind_of(reward)}")
@@ -88,11 +91,12 @@ def sessions_from_jsonl(text: str, source: str) -> list[SessionBundle]:
             reward_info=raw.get("reward_info") if isinstance(raw.get("reward_info"), dict) else None,
             data_source=str(raw.get("data_source") or ""), seed=raw.get("seed") if isinstance(raw.get("seed"), int)
             else None, trial=raw.get("trial") if isinstance(raw.get("trial"), int) else None,
-            batch_id=raw.get("batch_id"), annotator=raw.get("annotator"), labels=labels,
+            batch_id=raw.get("batch_id"), annotator=raw.get("annotator"), labels=labels, reviews=reviews,
             created_at=raw.get("created_at") if isinstance(raw.get("created_at"), int | float) else None))
     return bundles
 
 
 def summary(bundles: Sequence[SessionBundle]) -> str:
     labels = sum(len(b.labels) for b in bundles)
-    return f"{len(bundles)} session(s), {labels} label(s)"
+    reviews = sum(len(b.reviews) for b in bundles)
+    return f"{len(bundles)} session(s), {labels} label(s), {reviews} reviewed mark(s)"

@@ -30,9 +30,22 @@ class LabelRecord:
                 "source": self.source}
 
 
+@dataclass(frozen=True)
+class ReviewMark:
+    """An annotator's mark that they finished reviewing the session (with no label of theirs: no fault found),
+    as import/export carries it. created_at None: unknown (the importer dates it)."""
+
+    annotator: str
+    note: str = ""
+    created_at: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"annotator": self.annotator, "note": self.note, "created_at": self.created_at}
+
+
 @dataclass
 class SessionBundle:
-    """Everything one session holds: its description, its events and its labels."""
+    """Everything one session holds: its description, its events, its labels and who reviewed it."""
 
     domain: str
     task_id: str
@@ -52,6 +65,7 @@ class SessionBundle:
     batch_id: str | None = None
     annotator: str | None = None
     labels: list[LabelRecord] = field(default_factory=list)
+    reviews: list[ReviewMark] = field(default_factory=list)
     session_id: str | None = None  # the id to save it under (None: a new one)
     created_at: float | None = None
 

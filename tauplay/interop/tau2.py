@@ -18,7 +18,7 @@ from tauplay.core.tasks import Action, Task, TaskFileError, TaskSet, task_from_j
 from tauplay.interop.errors import fail, kind_of
 from tauplay.interop.messages import SPEAKER_OF_ROLE, EventBuilder, conversation_items
 from tauplay.interop.sessions import LabelRecord, SessionBundle, terminated_data
-from tauplay.interop.taubench import EnvFactory, labels_from_json
+from tauplay.interop.taubench import EnvFactory, labels_from_json, reviews_from_json
 from tauplay.sim.events import Event
 
 SPEAKERS = ("system", "user", "assistant", "tool")
@@ -184,6 +184,7 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
             raise fail(source, f"{place}, field 'trial'", f"expected a whole number, got {kind_of(trial)}")
         ours = sim.get("tauplay") if isinstance(sim.get("tauplay"), dict) else {}
         labels: list[LabelRecord] = labels_from_json(ours.get("labels"), source, f"{place}, field 'tauplay'.'labels'")
+        reviews = reviews_from_json(ours.get("reviews"), source, f"{place}, field 'tauplay'.'reviews'")
         start = _epoch(sim.get("start_time")) or _epoch(sim.get("timestamp")) or now
         builder = messages_events(sim.get("messages"), source, place,
                                   EventBuilder(env_factory() if env_factory else None, at=start))
@@ -201,7 +202,7 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
             status="abandoned" if reason == "user_abandoned" else "finished", termination_reason=reason,
             reward=None if reward is None else float(reward),
             reward_info={"source": "tau2-bench", **(reward_info or {})}, trial=trial,
-            seed=sim.get("seed") if isinstance(sim.get("seed"), int) else None, labels=labels,
+            seed=sim.get("seed") if isinstance(sim.get("seed"), int) else None, labels=labels, reviews=reviews,
             annotator=ours.get("annotator"), created_at=start))
     return bundles
 
@@ -249,7 +250,8 @@ def tau2_simulation(bundle: SessionBundle) -> dict[str, Any]:
         "reward_info": reward_info, "messages": _tau2_messages(events), "trial": bundle.trial or 0,
         "seed": bundle.seed,
         "tauplay": {"domain": bundle.domain, "agent": bundle.agent, "user": bundle.user,
-                    "annotator": bundle.annotator, "labels": [lb.to_json() for lb in bundle.labels]},
+                    "annotator": bundle.annotator, "labels": [lb.to_json() for lb in bundle.labels],
+                    "reviews": [r.to_json() for r in bundle.reviews]},
     }
 
 

@@ -16,7 +16,7 @@ from tauplay.core.evaluation import FAULT_CATEGORIES
 from tauplay.core.tasks import Task, TaskFileError, TaskSet, task_from_json, task_from_taubench
 from tauplay.interop.errors import fail, kind_of
 from tauplay.interop.messages import EventBuilder, is_error_output, openai_messages
-from tauplay.interop.sessions import LabelRecord, SessionBundle, terminated_data
+from tauplay.interop.sessions import LabelRecord, ReviewMark, SessionBundle, terminated_data
 from tauplay.sim.events import STOP_TOKEN, UNSATISFIED_TOKEN
 from tauplay.store.records import ANNOTATION_SOURCES, SEVERITIES, WHO_ERRED
 
@@ -140,6 +140,28 @@ def labels_from_json(raw: Any, source: str, where: str) -> list[LabelRecord]:
     return out
 
 
+def reviews_from_json(raw: Any, source: str, where: str) -> list[ReviewMark]:
+    """Reviewed marks that tauplay wrote beside the labels (absent in files from other tools and older tauplays).
+    One mark per annotator."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise fail(source, where, f"expected a list of reviewed marks, got {kind_of(raw)}")
+    out: list[ReviewMark] = []
+    for k, mark in enumerate(raw):
+        if not isinstance(mark, dict) or not isinstance(mark.get("annotator"), str) or not mark["annotator"]:
+            raise fail(source, f"{where}[{k}]", "expected {annotator, note, created_at} with an annotator name")
+        if any(m.annotator == mark["annotator"] for m in out):
+            raise fail(source, f"{where}[{k}]", f"{mark['annotator']!r} is marked twice")
+        note, at = mark.get("note") or "", mark.get("created_at")
+        if not isinstance(note, str):
+            raise fail(source, f"{where}[{k}].note", f"expected a string, got {kind_of(note)}")
+        if at is not None and (not isinstance(at, int | float) or isinstance(at, bool)):
+            raise fail(source, f"{where}[{k}].created_at", f"expected a number, got {kind_of(at)}")
+        out.append(ReviewMark(mark["annotator"], note, None if at is None else float(at)))
+    return out
+
+
 def sessions_from_taubench(data: Any, source: str, domain: str, tasks: TaskSet | None = None,
                            env_factory: EnvFactory | None = None, agent: dict[str, Any] | None = None,
                            user: dict[str, Any] | None = None) -> list[SessionBundle]:
@@ -167,6 +189,7 @@ def sessions_from_taubench(data: Any, source: str, domain: str, tasks: TaskSet |
         task = _task_of(item, task_id, source, place, domain, tasks)
         ours = info.get("tauplay") if isinstance(info.get("tauplay"), dict) else {}
         labels = labels_from_json(ours.get("labels"), source, f"{place}, field 'info'.'tauplay'.'labels'")
+        reviews = reviews_from_json(ours.get("reviews"), source, f"{place}, field 'info'.'tauplay'.'reviews'")
         builder = traj_events(item.get("traj"), source, place, env_factory() if env_factory else None)
         task_json = task.to_json()
         reason = ours.get("termination_reason") or _reason(item["traj"], float(reward))
@@ -179,7 +202,7 @@ def sessions_from_taubench(data: Any, source: str, domain: str, tasks: TaskSet |
             emotion=task.emotion.to_json() if task.emotion else None,
             status="abandoned" if reason == "user_abandoned" else "finished", termination_reason=reason,
             reward=float(reward), reward_info={"reward": float(reward), "source": "tau-bench", **rest},
-            trial=trial, labels=labels, annotator=ours.get("annotator")))
+            trial=trial, labels=labels, reviews=reviews, annotator=ours.get("annotator")))
     return bundles
 
 
@@ -204,7 +227,8 @@ def taubench_result(bundle: SessionBundle) -> dict[str, Any]:
     info["task"] = taubench_task(bundle.task, bundle.domain)
     info["tauplay"] = {"session_id": bundle.session_id, "domain": bundle.domain, "task": bundle.task,
                        "termination_reason": bundle.termination_reason, "agent": bundle.agent, "user": bundle.user,
-                       "annotator": bundle.annotator, "labels": [lb.to_json() for lb in bundle.labels]}
+                       "annotator": bundle.annotator, "labels": [lb.to_json() for lb in bundle.labels],
+                       "reviews": [r.to_json() for r in bundle.reviews]}
     return {"task_id": _task_id(bundle.task_id), "reward": bundle.reward if bundle.reward is not None else 0.0,
             "info": info, "traj": messages, "trial": bundle.trial or 0}
 
