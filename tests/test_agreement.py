@@ -123,18 +123,59 @@ def test_unjudged_sessions_are_missing_not_clean() -> None:
     assert sets[("s1", 2)]["carl"] == frozenset()
 
 
+def test_a_session_one_annotator_found_clean_by_hand() -> None:
+    # s3: ann labelled Extra Action at turn 1; bob reviewed s3 (marked it, labelled nothing): he found it clean.
+    labels = LABELS + [Label("s3", 1, "ann", "Extra Action")]
+    # Before bob's mark counts, (s3,1) has ann's rating only: not pairable, the figures are those of the
+    # four-unit test above (nominal kappa 1/7, Extra Action kappa 1) -- the bias this mark removes.
+    blind_to_marks = agreement_report(label_sets(labels, ["ann", "bob"]), ["ann", "bob"])
+    assert blind_to_marks.units == 4
+    assert _row(blind_to_marks, NOMINAL).cohen[("ann", "bob")] == pytest.approx(1 / 7)
+    sets = label_sets(labels, ["ann", "bob"], judged={"bob": {"s3"}})
+    assert sets[("s3", 1)] == {"ann": frozenset({"Extra Action"}), "bob": frozenset()}  # absent, not missing
+    report = agreement_report(sets, ["ann", "bob"])
+    # Units (s1,None) (s1,2) (s1,3) (s2,1) (s3,1), both rate all five:
+    #   nominal: ann = MA, EA, none, MI, EA;  bob = none, EA, WO, ES, none  -> p_o = 1/5 (only (s1,2) agrees)
+    #   ann: MA 1, EA 2, none 1, MI 1;  bob: none 2, EA 1, WO 1, ES 1
+    #   p_e = (EA 2*1 + none 1*2) / 25 = 4/25  -> kappa = (1/5 - 4/25) / (21/25) = (1/25) / (21/25) = 1/21
+    # Extra Action yes/no: ann N,Y,N,N,Y; bob N,Y,N,N,N -> p_o = 4/5; ann Y2 N3, bob Y1 N4
+    #   p_e = (2*1 + 3*4) / 25 = 14/25 -> kappa = (20/25 - 14/25) / (11/25) = 6/11
+    assert report.units == 5
+    assert _row(report, NOMINAL).observed == pytest.approx(1 / 5)
+    assert _row(report, NOMINAL).cohen[("ann", "bob")] == pytest.approx(1 / 21)
+    assert _row(report, "Extra Action").cohen[("ann", "bob")] == pytest.approx(6 / 11)
+    # s4: both reviewed it and neither labelled anything: one unit, the whole session, none/none.
+    sets = label_sets(labels, ["ann", "bob"], judged={"bob": {"s3", "s4"}, "ann": {"s4"}})
+    assert sets[("s4", None)] == {"ann": frozenset(), "bob": frozenset()}
+    report = agreement_report(sets, ["ann", "bob"])
+    # Six units: the five above plus none/none -> p_o = 2/6 = 1/3
+    #   ann: MA 1, EA 2, none 2, MI 1;  bob: none 3, EA 1, WO 1, ES 1
+    #   p_e = (EA 2*1 + none 2*3) / 36 = 8/36 = 2/9 -> kappa = (1/3 - 2/9) / (7/9) = 1/7
+    # Extra Action: ann N,Y,N,N,Y,N; bob N,Y,N,N,N,N -> p_o = 5/6; ann Y2 N4, bob Y1 N5
+    #   p_e = (2*1 + 4*5) / 36 = 22/36 = 11/18 -> kappa = (15/18 - 11/18) / (7/18) = 4/7
+    assert report.units == 6
+    assert _row(report, NOMINAL).cohen[("ann", "bob")] == pytest.approx(1 / 7)
+    assert _row(report, "Extra Action").cohen[("ann", "bob")] == pytest.approx(4 / 7)
+    # A session only one person reviewed gives a unit nobody can pair with: it changes no figure.
+    alone = label_sets(labels, ["ann", "bob"], judged={"bob": {"s3", "s4", "s5"}, "ann": {"s4"}})
+    assert alone[("s5", None)] == {"bob": frozenset()}
+    assert agreement_report(alone, ["ann", "bob"]).units == 6
+
+
 def test_people_against_automatic_suggestions_by_hand() -> None:
     # auto suggested s1/None Missed Action and s1/2 Extra Action, and judged s1 and s2.
     auto = [Label("s1", None, AUTO, "Missed Action"), Label("s1", 2, AUTO, "Extra Action")]
     reports = auto_agreement(LABELS + auto, ["ann", "bob"], judged={AUTO: {"s1", "s2"}})
     ann, bob = reports
-    # ann vs auto, suggestible categories only: units (s1,None) MA/MA, (s1,2) EA/EA -> p_o = 1,
-    # p_e = (1*1 + 1*1)/4 = 1/2 -> kappa = 1 (ann's Misread Intent is not suggestible and makes no unit)
+    # ann vs auto, suggestible categories only: units (s1,None) MA/MA, (s1,2) EA/EA, and (s2,None) none/none
+    # (both judged s2; ann's Misread Intent is not suggestible, so on these categories both found s2 clean)
+    # -> p_o = 1; ann and auto: MA 1, EA 1, none 1 -> p_e = 3/9 = 1/3 -> kappa = 1
     assert _row(ann, NOMINAL).cohen[("ann", AUTO)] == pytest.approx(1.0)
-    assert _row(ann, NOMINAL).units == 2
-    # bob vs auto: units (s1,None) none/MA, (s1,2) EA/EA, (s1,3) WO/none -> p_o = 1/3,
-    # p_e = (none 1*1 + EA 1*1)/9 = 2/9 -> kappa = (1/3 - 2/9)/(7/9) = 1/7
-    assert _row(bob, NOMINAL).cohen[("bob", AUTO)] == pytest.approx(1 / 7)
+    assert _row(ann, NOMINAL).units == 3
+    # bob vs auto: units (s1,None) none/MA, (s1,2) EA/EA, (s1,3) WO/none, (s2,None) none/none -> p_o = 2/4;
+    # bob: none 2, EA 1, WO 1; auto: MA 1, EA 1, none 2 -> p_e = (none 2*2 + EA 1*1)/16 = 5/16
+    # -> kappa = (8/16 - 5/16)/(11/16) = 3/11
+    assert _row(bob, NOMINAL).cohen[("bob", AUTO)] == pytest.approx(3 / 11)
     assert [r.label for r in bob.labels][1:] == ["Missed Action", "Wrong Order", "Extra Action", "Repeated Action"]
 
 
@@ -162,6 +203,63 @@ def test_agreement_command_reads_the_store(tmp_path: Path, capsys: pytest.Captur
     assert "Cohen" in text and "0.143" in text
     assert main(["agreement", "--db", str(db), "--annotators", "ann"]) == 2
     assert "two annotators" in capsys.readouterr().err
+
+
+def test_agreement_command_counts_sessions_found_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The hand computation of test_a_session_one_annotator_found_clean_by_hand, through the store."""
+    from tauplay.cli import main
+    from tauplay.store import SessionStore
+
+    db = tmp_path / "a.db"
+    with SessionStore(str(db)) as store:
+        ids = {name: store.create_session(domain="airline", task_id=name, role="batch", agent={"kind": "oracle"},
+                                          user={"kind": "scripted"}, task={"id": name, "actions": []})
+               for name in ("s1", "s2", "s3", "s4")}
+        for lb in LABELS:
+            store.add_annotation(ids[lb.session_id], category=lb.category, who_erred="agent", severity="major",
+                                 annotator=lb.annotator, turn=lb.turn)
+        # ann kept an automatic suggestion at the end of s3 (saved with source "auto"): still her label
+        store.add_annotation(ids["s3"], category="Extra Action", who_erred="agent", severity="major",
+                             annotator="ann", turn=1, source="auto")
+        store.mark_reviewed(ids["s3"], "bob", note="nothing wrong")
+
+    def nominal() -> tuple[dict[str, object], dict[str, object]]:
+        assert main(["agreement", "--db", str(db), "--json", "--no-auto"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        return out, next(r for r in out["people"]["labels"] if r["label"] == NOMINAL)
+
+    out, row = nominal()
+    # five units, nominal kappa 1/21 (by hand in the test above); without bob's mark it would be 1/7 on four
+    assert (out["sessions"], out["people"]["units"], row["units"]) == (3, 5, 5)
+    assert row["cohen"][0]["kappa"] == pytest.approx(1 / 21, abs=1e-4)
+    extra = next(r for r in out["people"]["labels"] if r["label"] == "Extra Action")
+    assert extra["cohen"][0]["kappa"] == pytest.approx(6 / 11, abs=1e-4)
+    with SessionStore(str(db)) as store:  # s4: both reviewed it, neither found a fault
+        store.mark_reviewed(ids["s4"], "ann")
+        store.mark_reviewed(ids["s4"], "bob")
+    out, row = nominal()
+    assert (out["sessions"], row["units"]) == (4, 6)
+    assert row["cohen"][0]["kappa"] == pytest.approx(1 / 7, abs=1e-4)
+    assert main(["agreement", "--db", str(db), "--no-auto"]) == 0
+    text = capsys.readouterr().out
+    assert "(4 sessions, 6 units)" in text and "0.143" in text and "0.571" in text  # nominal 1/7, EA 4/7
+    # someone who only ever marked sessions reviewed is an annotator too
+    with SessionStore(str(db)) as store:
+        store.mark_reviewed(ids["s4"], "carl")
+    out, row = nominal()
+    assert out["annotators"] == ["ann", "bob", "carl"]
+    assert next(c for c in row["cohen"] if c["b"] == "carl")["units"] == 1  # carl shares only (s4, None)
+
+
+def test_agreement_command_with_nothing_judged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tauplay.cli import main
+    from tauplay.store import SessionStore
+
+    db = tmp_path / "a.db"
+    with SessionStore(str(db)) as store:
+        store.create_session(domain="airline", task_id="1", role="batch", agent={}, user={}, task={})
+    assert main(["agreement", "--db", str(db), "--domain", "airline"]) == 2
+    assert "no labelled or reviewed sessions to compare in domain 'airline'" in capsys.readouterr().err
 
 
 def test_agreement_command_against_automatic_suggestions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

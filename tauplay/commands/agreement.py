@@ -1,6 +1,10 @@
 """`tauplay agreement [--db URL] [--domain D] [--annotators a,b,...] [--json] [--no-auto]`: how far annotators
 agree on fault labels (Cohen's kappa per pair, Fleiss' kappa and Krippendorff's alpha for more), per label,
-and how far each agrees with the automatic suggestions."""
+and how far each agrees with the automatic suggestions.
+
+An annotator judged a session when they saved a label on it or marked it reviewed (the review screen's
+"no fault" key, or saving labels there or in the end-of-session form); on a session they judged, a label they
+did not give counts as absent. Every label a person saved counts as theirs, suggestions they kept included."""
 
 from __future__ import annotations
 
@@ -14,7 +18,8 @@ from tauplay.cli import UsageError
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
     parser.add_argument("--domain", help="only sessions of this domain")
-    parser.add_argument("--annotators", help="comma-separated annotator names (default: everyone who labelled)")
+    parser.add_argument("--annotators", help="comma-separated annotator names (default: everyone who labelled "
+                        "or reviewed)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument("--no-auto", action="store_true", help="skip the comparison with automatic suggestions")
 
@@ -36,14 +41,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         with SessionStore(args.db) as store:
             sessions = {s.id: s for s in store.list_sessions(domain=args.domain)}
-            rows = [a for a in store.annotations() if a.session_id in sessions and a.source == "human"]
+            # source "auto" is a suggestion the person kept and saved: their judgement as much as a typed label
+            rows = [a for a in store.annotations() if a.session_id in sessions]
+            marks = [m for m in store.session_reviews() if m.session_id in sessions]
             labels = [Label(a.session_id, a.turn, a.annotator, a.category) for a in rows]
-            people = chosen or sorted({lb.annotator for lb in labels})
+            people = chosen or sorted({lb.annotator for lb in labels} | {m.annotator for m in marks})
             labels = [lb for lb in labels if lb.annotator in people]
+            judged = {p: {m.session_id for m in marks if m.annotator == p} for p in people}
+            judged_sessions = {lb.session_id for lb in labels}.union(*judged.values())
             auto_labels: list[Label] = []
             auto_judged: set[str] = set()
             if not args.no_auto:
-                for sid in sorted({lb.session_id for lb in labels}):
+                for sid in sorted(judged_sessions):
                     record = sessions[sid]
                     found = fault_suggestions(store.events(sid), record.task, record.domain)
                     if found is None:
@@ -52,21 +61,22 @@ def run(args: argparse.Namespace) -> int:
                     auto_labels += [Label(sid, s.turn, AUTO, s.category) for s in found]
     except StoreError as e:
         raise UsageError(str(e)) from None
-    if not labels:
-        raise UsageError("no fault labels to compare" + (f" in domain '{args.domain}'" if args.domain else ""))
-    people_report = agreement_report(label_sets(labels, people), people) if len(people) >= 2 else None
-    auto_reports = auto_agreement(labels + auto_labels, people, {AUTO: auto_judged}) if auto_judged else []
+    if not judged_sessions:
+        raise UsageError("no labelled or reviewed sessions to compare"
+                         + (f" in domain '{args.domain}'" if args.domain else ""))
+    people_report = agreement_report(label_sets(labels, people, judged), people) if len(people) >= 2 else None
+    auto_reports = (auto_agreement(labels + auto_labels, people, {**judged, AUTO: auto_judged})
+                    if auto_judged else [])
     if args.json:
-        print(json.dumps({"domain": args.domain, "annotators": people,
-                          "sessions": len({lb.session_id for lb in labels}),
+        print(json.dumps({"domain": args.domain, "annotators": people, "sessions": len(judged_sessions),
                           "people": people_report.to_json() if people_report else None,
                           "auto": [r.to_json() for r in auto_reports]}, indent=1))
         return 0
-    _print_tables(people_report, auto_reports, people)
+    _print_tables(people_report, auto_reports, people, len(judged_sessions))
     return 0
 
 
-def _print_tables(people_report: Any, auto_reports: list[Any], people: list[str]) -> None:
+def _print_tables(people_report: Any, auto_reports: list[Any], people: list[str], sessions: int) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -75,7 +85,8 @@ def _print_tables(people_report: Any, auto_reports: list[Any], people: list[str]
         console.print(f"only one annotator ({people[0]}): no agreement between people to report")
     else:
         pairs = list(people_report.labels[0].cohen)
-        table = Table(title=f"Agreement between {', '.join(people)} ({people_report.units} units)")
+        table = Table(title=f"Agreement between {', '.join(people)} ({sessions} sessions, "
+                            f"{people_report.units} units)")
         table.add_column("label")
         table.add_column("units", justify="right")
         table.add_column("observed", justify="right")

@@ -3,7 +3,9 @@
 Pure functions over plain values; the store and the command build the inputs.
 
 A *unit* is what gets labelled: (session id, turn), turn None meaning the whole session. Each annotator who
-judged a unit gives it a set of fault categories (empty: no fault there). The figures are computed for
+judged a unit gives it a set of fault categories (empty: no fault there). An annotator judged a session when
+they labelled something in it or marked it reviewed; a session judged and found clean by everyone who judged it
+is one unit, the whole session, so agreement on "no fault" counts too. The figures are computed for
 - each category as its own yes/no label (was this fault marked on this unit?), and
 - the unit's label as one nominal value ("none", or the categories marked, joined with '+').
 """
@@ -143,9 +145,10 @@ def label_sets(labels: Iterable[Label], raters: Sequence[str] | None = None,
                judged: Mapping[str, set[str]] | None = None) -> LabelSets:
     """Units and each rater's categories on them.
 
-    A rater judged a session when they labelled something in it (or `judged[rater]` names it: a rater can
-    judge a session and find no fault). The units of a session are the places anyone labelled there; every
-    rater who judged the session gives each of them a (possibly empty) set of categories.
+    A rater judged a session when they labelled something in it or `judged[rater]` names it (they marked it
+    reviewed: a rater can judge a session and find no fault). The units of a session are the places anyone
+    labelled there, or the whole session (turn None) when nobody did; every rater who judged the session gives
+    each unit a set of categories, empty where they gave no label (absent, not missing).
     """
     chosen = [lb for lb in labels if raters is None or lb.annotator in raters]
     judged_by: dict[str, set[str]] = {}
@@ -158,6 +161,8 @@ def label_sets(labels: Iterable[Label], raters: Sequence[str] | None = None,
     units: dict[str, set[int | None]] = {}
     for lb in chosen:
         units.setdefault(lb.session_id, set()).add(lb.turn)
+    for sid in judged_by:
+        units.setdefault(sid, {None})  # judged and found clean by all: the whole session is the unit
     out: LabelSets = {}
     for sid, turns in units.items():
         for turn in sorted(turns, key=lambda t: -1 if t is None else t):
@@ -239,8 +244,10 @@ def auto_agreement(labels: Sequence[Label], people: Sequence[str], judged: Mappi
                    ) -> list[AgreementReport]:
     """Each person against the automatic suggestions (rater AUTO, whose labels are among `labels` and whose
     judged sessions are `judged[AUTO]`), on the categories alignment can suggest. Each comparison builds its
-    units from the two raters' labels only."""
-    # A person judged every session they labelled anything in, but only suggestible categories make units.
+    units from the two raters' labels and judged sessions only (`judged[person]`: the sessions they marked
+    reviewed)."""
+    # A person judged every session they labelled anything in, but only suggestible categories make units: a
+    # session both judged with no suggestible label from either is one clean unit.
     seen: dict[str, set[str]] = {r: set(s) for r, s in (judged or {}).items()}
     for lb in labels:
         seen.setdefault(lb.annotator, set()).add(lb.session_id)
