@@ -1,6 +1,7 @@
 """Build `tasks/starter.json` from the generated database (default seed), deterministically.
 
-Run from the repository root: `python -m domains.bank.make_starter`. Each task is grounded in the generated
+Run from the repository root: `python -m domains.bank.make_starter` (add `--check` to only compare with
+the saved file). Each task is grounded in the generated
 data and picked so the policy's conditions hold (or, for the refusals, fail) for it; each starts with
 finding and verifying the customer as the policy asks, and carries an emotion condition. The user is told
 only what a customer would know: their phone or name and birth date, their SSN digits, the last four
@@ -10,10 +11,11 @@ digits of a card, account nicknames, payee names, and dates, merchants and amoun
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from domains import starter
 from domains.bank import DOMAIN
 from domains.bank.rules import (
     NEW_PAYEE_MAX,
@@ -29,9 +31,8 @@ from domains.bank.rules import (
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import EMOTION_MARK, Action, Task, TaskSet
+from tauplay.core.tasks import Action, Task, TaskSet
 
-OUT = Path(__file__).parent / "tasks" / "starter.json"
 Record = dict[str, Any]
 
 
@@ -120,17 +121,6 @@ def _purchase_words(t: Record) -> str:
     return f"the {_money(t['amount'])} charge at {t['description']} on {t['date']}"
 
 
-def _emotion_text(e: EmotionCondition) -> str:
-    tone = {"cold": "Keep your messages curt and unfriendly.", "neutral": "Keep a plain, matter-of-fact tone.",
-            "warm": "Stay courteous and friendly."}[e.politeness]
-    pace = {"low": "You are in no hurry.", "moderate": "You would like this sorted today.",
-            "high": "You need this done right now and say so."}[e.urgency]
-    trust = {"skeptical": "You doubt what the agent tells you and ask for specifics.",
-             "cautious": "You accept the agent's answers once they are explained.",
-             "trusting": "You take the agent at their word."}[e.trust]
-    return f"You feel {e.intensity} {e.leaf} ({e.family}) because you are {e.trigger}. {tone} {pace} {trust}"
-
-
 def _unique_amount(picker: Picker, account: Record, t: Record) -> bool:
     """No other purchase of the account has the same amount on the same day (so the user can name it)."""
     same = picker.transactions(account, lambda o: (o["date"], o["amount"]) == (t["date"], t["amount"]))
@@ -148,7 +138,7 @@ def build() -> TaskSet:
             outputs: list[str] | None = None) -> None:
         intro, login_actions, login_known = login(customer)
         all_actions = login_actions + actions
-        instruction = f"{intro} {goal}\n\n{EMOTION_MARK} {_emotion_text(emotion)}"
+        instruction = starter.PLAIN.instruction(f"{intro} {goal}", emotion)
         task = Task(id=f"bank-starter-{len(tasks) + 1:02d}-{slug}", domain="bank", instruction=instruction,
                     actions=all_actions, user_id=customer["customer_id"], outputs=outputs or [],
                     known_info={**login_known, **(known or {})}, emotion=emotion,
@@ -464,11 +454,5 @@ def build() -> TaskSet:
                                               "seed": DOMAIN.default_seed})
 
 
-def main() -> None:
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    build().save(OUT)
-    print(f"wrote {OUT}")
-
-
 if __name__ == "__main__":
-    main()
+    sys.exit(starter.main(DOMAIN, build))

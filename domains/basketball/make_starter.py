@@ -2,26 +2,24 @@
 
 Run from the repository root: `python -m domains.basketball.make_starter` (add `--check` to exit 1 when
 the file on disk is out of date). Entities are picked by fixed rules in id order, never the same club
-twice, so each task stands alone; every task is replayed before it is kept, and `tauplay verify
+twice, so each task stands alone; every task is replayed before the file is written, and `tauplay verify
 domains/basketball/tasks/starter.json --domain basketball` checks the file again.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
+from domains import starter
 from domains.basketball import DOMAIN, league
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import EMOTION_MARK, Action, Task, TaskSet
+from tauplay.core.tasks import Action, Task, TaskSet
 
-OUT = Path(__file__).parent / "tasks" / "starter.json"
 Record = dict[str, Any]
 
 
@@ -82,15 +80,15 @@ def login(official: Record) -> Action:
     return Action("find_club_official", {"email": official["email"]})
 
 
-def emotion_text(e: EmotionCondition) -> str:
-    tone = {"cold": "Keep your messages short and cool.", "neutral": "Keep a plain, businesslike tone.",
-            "warm": "Stay friendly and polite."}[e.politeness]
-    pace = {"low": "You have time.", "moderate": "You would like this settled today.",
-            "high": "You need it settled right now and say so."}[e.urgency]
-    trust = {"skeptical": "You doubt the desk and ask for specifics.",
-             "cautious": "You accept answers once they are explained.",
-             "trusting": "You take the desk at its word."}[e.trust]
-    return f"You feel {e.intensity} {e.leaf} ({e.family}) because you are {e.trigger}. {tone} {pace} {trust}"
+# A club official talking to the league's operations desk.
+WORDING = starter.EmotionWording(
+    politeness={"cold": "Keep your messages short and cool.", "neutral": "Keep a plain, businesslike tone.",
+                "warm": "Stay friendly and polite."},
+    urgency={"low": "You have time.", "moderate": "You would like this settled today.",
+             "high": "You need it settled right now and say so."},
+    trust={"skeptical": "You doubt the desk and ask for specifics.",
+           "cautious": "You accept answers once they are explained.", "trusting": "You take the desk at its word."},
+)
 
 
 def build() -> TaskSet:
@@ -101,7 +99,7 @@ def build() -> TaskSet:
     def add(slug: str, goal: str, caller: str | None, known: Record, actions: list[Action],
             emotion: EmotionCondition, outputs: Iterable[str] = ()) -> None:
         task = Task(id=f"basketball-starter-{len(tasks) + 1:02d}-{slug}", domain="basketball",
-                    instruction=f"{goal}\n\n{EMOTION_MARK} {emotion_text(emotion)}", actions=actions,
+                    instruction=WORDING.instruction(goal, emotion), actions=actions,
                     user_id=caller, outputs=list(outputs), known_info=known, emotion=emotion,
                     provenance={"source": "domains/basketball/make_starter.py", "database": "generated",
                                 "seed": DOMAIN.default_seed})
@@ -464,38 +462,9 @@ def build() -> TaskSet:
         EmotionCondition("fear", "desperation", "intense", "neutral", "high", "trusting",
                          "about to forfeit Saturday's game without a fourth player"))
 
-    _replay_all(tasks)
     return TaskSet("basketball", tasks, provenance={"generator": "domains/basketball/make_starter.py",
                                                    "seed": DOMAIN.default_seed})
 
 
-def _replay_all(tasks: list[Task]) -> None:
-    """Every gold action must run on the start state (a refused request is shown by its reads only)."""
-    for task in tasks:
-        env = Environment(DOMAIN, DOMAIN.database())
-        for action in task.actions:
-            result = env.call(action.name, action.kwargs)
-            if result.error:
-                raise RuntimeError(f"{task.id}: {action.name}: {result.output}")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when tasks/starter.json is out of date")
-    args = parser.parse_args(argv)
-    fresh = build()
-    if args.check:
-        on_disk = json.loads(OUT.read_text(encoding="utf-8")) if OUT.exists() else None
-        if on_disk != json.loads(json.dumps(fresh.to_json())):
-            print(f"{OUT} is out of date: run python -m domains.basketball.make_starter", file=sys.stderr)
-            return 1
-        print(f"{OUT} is up to date")
-        return 0
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    fresh.save(OUT)
-    print(f"wrote {OUT} ({len(fresh.tasks)} tasks)")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(starter.main(DOMAIN, build))

@@ -9,7 +9,6 @@ generator gives the same file.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
@@ -17,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from domains import starter
 from domains.movie import DOMAIN
 from domains.movie.rules import (
     BOOKING_FEE,
@@ -33,9 +33,9 @@ from domains.movie.rules import (
     seat_class,
     taken_seats,
 )
+from domains.starter import emotion
 from tauplay.core.db import Database, State
 from tauplay.core.emotions import EmotionCondition
-from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
 
@@ -156,11 +156,6 @@ def _known(member: Record, by: str = "email", **more: Any) -> dict[str, Any]:
     return {"name": _name(member), **contact, **more}
 
 
-def _emotion(family: str, leaf: str, trigger: str, intensity: str = "moderate", politeness: str = "neutral",
-             urgency: str = "moderate", trust: str = "cautious") -> EmotionCondition:
-    return EmotionCondition(family, leaf, intensity, politeness, urgency, trust, trigger)
-
-
 def _seats_words(seats: list[str]) -> str:
     return seats[0] if len(seats) == 1 else ", ".join(seats[:-1]) + f" and {seats[-1]}"
 
@@ -211,8 +206,8 @@ def book_with_combo(d: Data) -> Scenario:
                                  "tickets": [{"seat": s, "ticket_type": "adult"} for s in seats],
                                  "payment_method_id": card["id"],
                                  "concessions": [{"item_id": "combo_classic", "quantity": 1}]})],
-        m, _known(m), _emotion("enjoyment", "excitement", "a first evening out with their partner in months",
-                               politeness="warm", urgency="low", trust="trusting"),
+        m, _known(m), emotion("enjoyment", "excitement", "a first evening out with their partner in months",
+                              politeness="warm", urgency="low", trust="trusting"),
         outputs=[f"{money(total):.2f}"])
 
 
@@ -244,8 +239,8 @@ def family_matinee(d: Data) -> Scenario:
                                              {"seat": seats[1], "ticket_type": "child"},
                                              {"seat": seats[2], "ticket_type": "child"}],
                                  "payment_method_id": gift["id"]})],
-        m, _known(m, "phone"), _emotion("fear", "nervousness", "worried the holiday matinee will sell out",
-                                        intensity="mild", politeness="warm", trust="trusting"),
+        m, _known(m, "phone"), emotion("fear", "nervousness", "worried the holiday matinee will sell out",
+                                       intensity="mild", politeness="warm", trust="trusting"),
         new_booking_output=True)
 
 
@@ -262,7 +257,7 @@ def cancel_plans(d: Data) -> Scenario:
         [_by_email(m), _booking(b),
          Action("cancel_booking", {"booking_id": b["booking_id"], "reason": "change_of_plans"})],
         m, _known(m, booking_id=b["booking_id"]),
-        _emotion("sadness", "disappointment", "an old friend cancelled the visit they had planned for months"),
+        emotion("sadness", "disappointment", "an old friend cancelled the visit they had planned for months"),
         outputs=[_refund_on_cancel(b)])
 
 
@@ -280,8 +275,8 @@ def late_cancel(d: Data) -> Scenario:
                                                         f"{b['booking_id']} (today {show['start_time']}), past the "
                                                         "cancellation cutoff, and asked for a human agent."})],
         m, _known(m, booking_id=b["booking_id"]),
-        _emotion("anger", "exasperation", "a late meeting, and a cutoff that feels like a way to keep the money",
-                 intensity="intense", politeness="cold", urgency="high", trust="skeptical"))
+        emotion("anger", "exasperation", "a late meeting, and a cutoff that feels like a way to keep the money",
+                intensity="intense", politeness="cold", urgency="high", trust="skeptical"))
 
 
 def cinema_cancelled(d: Data) -> Scenario:
@@ -296,8 +291,8 @@ def cinema_cancelled(d: Data) -> Scenario:
         [_by_phone(m), _booking(b),
          Action("cancel_booking", {"booking_id": b["booking_id"], "reason": "showtime_cancelled_by_cinema"})],
         m, _known(m, "phone", booking_id=b["booking_id"]),
-        _emotion("anger", "frustration", "nobody from the cinema sent a word about the cancellation",
-                 urgency="high", trust="skeptical"),
+        emotion("anger", "frustration", "nobody from the cinema sent a word about the cancellation",
+                urgency="high", trust="skeptical"),
         outputs=[_refund_on_cancel(b, by_cinema=True)])
 
 
@@ -337,8 +332,8 @@ def exchange_pricier(d: Data) -> Scenario:
          Action("exchange_showtime", {"booking_id": b["booking_id"], "new_showtime_id": new["showtime_id"],
                                       "seats": seats, "payment_method_id": card["id"]})],
         m, _known(m, booking_id=b["booking_id"]),
-        _emotion("fear", "anxiety", "a parent's hospital appointment was moved onto the afternoon of the film",
-                 urgency="high"),
+        emotion("fear", "anxiety", "a parent's hospital appointment was moved onto the afternoon of the film",
+                urgency="high"),
         outputs=[f"{difference:.2f}"])
 
 
@@ -367,8 +362,8 @@ def exchange_cheaper_gold(d: Data) -> Scenario:
          Action("exchange_showtime", {"booking_id": b["booking_id"], "new_showtime_id": new["showtime_id"],
                                       "seats": seats})],
         m, _known(m, booking_id=b["booking_id"]),
-        _emotion("enjoyment", "relief", "plans finally fell into place after a hectic week", politeness="warm",
-                 urgency="low", trust="trusting"),
+        emotion("enjoyment", "relief", "plans finally fell into place after a hectic week", politeness="warm",
+                urgency="low", trust="trusting"),
         outputs=[f"{-difference:.2f}"])
 
 
@@ -388,7 +383,7 @@ def exchange_limit_then_cancel(d: Data) -> Scenario:
         [_by_phone(m), _booking(b),
          Action("cancel_booking", {"booking_id": b["booking_id"], "reason": "change_of_plans"})],
         m, _known(m, "phone", booking_id=b["booking_id"]),
-        _emotion("disgust", "dislike", "finds the one-exchange rule petty and says so", politeness="cold"),
+        emotion("disgust", "dislike", "finds the one-exchange rule petty and says so", politeness="cold"),
         outputs=[_refund_on_cancel(b)])
 
 
@@ -409,8 +404,8 @@ def premium_upgrade(d: Data) -> Scenario:
         [_by_email(m), _booking(b), _show(show),
          Action("change_seats", {"booking_id": b["booking_id"], "seats": seats, "payment_method_id": card["id"]})],
         m, _known(m, booking_id=b["booking_id"]),
-        _emotion("enjoyment", "pride", "just got a promotion and is treating the family", politeness="warm",
-                 trust="trusting"),
+        emotion("enjoyment", "pride", "just got a promotion and is treating the family", politeness="warm",
+                trust="trusting"),
         outputs=[f"{PREMIUM_SURCHARGE * len(seats):.2f}"])
 
 
@@ -438,8 +433,8 @@ def which_screen(d: Data) -> Scenario:
         "You do not know the booking id. Change nothing.",
         [_by_phone(m), _details(m), _booking(b)],
         m, _known(m, "phone"),
-        _emotion("sadness", "helplessness", "feels lost with apps since the grandchildren who helped moved away",
-                 intensity="mild", politeness="warm", urgency="low", trust="trusting"),
+        emotion("sadness", "helplessness", "feels lost with apps since the grandchildren who helped moved away",
+                intensity="mild", politeness="warm", urgency="low", trust="trusting"),
         outputs=[b["booking_id"], screen])
 
 
@@ -460,8 +455,8 @@ def points_check(d: Data) -> Scenario:
         "Do not book anything today.",
         [_by_email(m), _details(m), _search(show, film),
          Action("calculate", {"expression": f"(2 * {price} + 2 * {fee}) * 100"})],
-        m, _known(m), _emotion("enjoyment", "peace", "likes to plan outings well ahead", intensity="mild",
-                               politeness="warm", urgency="low"),
+        m, _known(m), emotion("enjoyment", "peace", "likes to plan outings well ahead", intensity="mild",
+                              politeness="warm", urgency="low"),
         outputs=[str(needed), str(m["points"])])
 
 
@@ -485,8 +480,8 @@ def r_rated_no_child(d: Data) -> Scenario:
          Action("book_tickets", {"member_id": m["member_id"], "showtime_id": show["showtime_id"],
                                  "tickets": [{"seat": s, "ticket_type": "adult"} for s in seats[:2]],
                                  "payment_method_id": card["id"]})],
-        m, _known(m), _emotion("anger", "argumentativeness", "is sure the age rule makes no sense for such a mature child",
-                               trust="skeptical"))
+        m, _known(m), emotion("anger", "argumentativeness", "is sure the age rule makes no sense for such a mature child",
+                              trust="skeptical"))
 
 
 def switch_film(d: Data) -> Scenario:
@@ -517,7 +512,7 @@ def switch_film(d: Data) -> Scenario:
                                  "tickets": [{"seat": s, "ticket_type": "adult"} for s in seats],
                                  "payment_method_id": card["id"]})],
         m, _known(m, booking_id=b["booking_id"]),
-        _emotion("disgust", "aversion", "cannot stand graphic violence on screen", intensity="intense"),
+        emotion("disgust", "aversion", "cannot stand graphic violence on screen", intensity="intense"),
         new_booking_output=True)
 
 
@@ -546,8 +541,8 @@ def under_21_bar(d: Data) -> Scenario:
                                  "payment_method_id": card["id"],
                                  "concessions": [{"item_id": "soda_large", "quantity": 2}]})],
         m, _known(m, "phone"),
-        _emotion("sadness", "discouragement", "is tired of being treated like a kid at every counter",
-                 politeness="neutral", urgency="low", trust="cautious"))
+        emotion("sadness", "discouragement", "is tired of being treated like a kid at every counter",
+                politeness="neutral", urgency="low", trust="cautious"))
 
 
 def points_imax(d: Data) -> Scenario:
@@ -577,8 +572,8 @@ def points_imax(d: Data) -> Scenario:
                                  "tickets": [{"seat": s, "ticket_type": "adult"} for s in seats],
                                  "payment_method_id": "points",
                                  "concessions": [{"item_id": "popcorn_large", "quantity": 1}]})],
-        m, _known(m), _emotion("anger", "annoyance", "the app crashed twice at the payment step",
-                               intensity="mild", urgency="moderate", trust="cautious"),
+        m, _known(m), emotion("anger", "annoyance", "the app crashed twice at the payment step",
+                              intensity="mild", urgency="moderate", trust="cautious"),
         outputs=[str(points_needed(total))])
 
 
@@ -601,13 +596,9 @@ def build(database: Database | None = None) -> TaskSet:
     tasks = []
     for n, (slug, make) in enumerate(SCENARIOS, start=1):
         scenario = make(data)
-        env = Environment(DOMAIN, database)
         outputs = list(scenario.outputs)
-        for action in scenario.actions:
-            result = env.call(action.name, action.kwargs)
-            if result.error:
-                raise RuntimeError(f"starter task {slug}: {action.name} failed: {result.output}")
-            if action.name == "book_tickets" and scenario.new_booking_output:
+        for result in starter.run_gold(DOMAIN, database, scenario.actions, f"starter task {slug}"):
+            if result.call.name == "book_tickets" and scenario.new_booking_output:
                 outputs.append(json.loads(result.output)["booking_id"])
         tasks.append(Task(id=f"movie-starter-{n:02d}-{slug}", domain="movie", instruction=scenario.instruction,
                           actions=scenario.actions, user_id=scenario.member["member_id"], outputs=outputs,
@@ -618,21 +609,5 @@ def build(database: Database | None = None) -> TaskSet:
                                                "seed": DOMAIN.default_seed, "now": f"{TODAY} 14:00"})
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only compare with the saved file")
-    args = parser.parse_args(argv)
-    path = DOMAIN.task_set_path("starter")
-    text = json.dumps(build().to_json(), indent=1, ensure_ascii=False) + "\n"
-    if args.check:
-        same = path.exists() and path.read_text(encoding="utf-8") == text
-        print(f"{path}: {'up to date' if same else 'out of date'}")
-        return 0 if same else 1
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    print(f"wrote {path}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(starter.main(DOMAIN, build))

@@ -5,22 +5,20 @@
 
 Each task picks real guests, reservations, orders and restaurants by fixed rules (guests in id order,
 never the same guest twice), chosen so that its gold actions follow the policy; it starts by
-identifying the guest where the policy asks, and carries an emotion condition. The build replays every
-task and fails loudly if a gold action errs.
+identifying the guest where the policy asks, and carries an emotion condition. Every task is replayed
+before the file is written or compared, and a gold action that errs stops the script.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from collections.abc import Callable
 from datetime import date as Date
 from datetime import datetime, timedelta
 from hashlib import blake2b
-from pathlib import Path
 from typing import Any
 
+from domains import starter
 from domains.restaurant import DOMAIN, seating
 from domains.restaurant.catalogue import (
     BOOKING_WINDOW_DAYS,
@@ -32,11 +30,9 @@ from domains.restaurant.catalogue import (
 )
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
-from tauplay.core.evaluation import replay_gold
 from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import EMOTION_MARK, Action, Task, TaskSet
+from tauplay.core.tasks import Action, Task, TaskSet
 
-OUT = Path(__file__).parent / "tasks" / "starter.json"
 BRANDS = {"visa": "Visa", "mastercard": "Mastercard", "amex": "American Express"}
 ALLERGEN_WORDS = {"peanut": "peanuts", "tree_nut": "tree nuts", "egg": "eggs"}  # others read as they are
 _NOW = datetime.fromisoformat(NOW)
@@ -125,16 +121,17 @@ def _hours_since(stamp: str) -> float:
     return (_NOW - datetime.fromisoformat(stamp)).total_seconds() / 3600
 
 
-def _emotion_text(e: EmotionCondition) -> str:
-    tone = {"cold": "You are curt and do not bother with pleasantries.",
-            "neutral": "You speak plainly and to the point.",
-            "warm": "You are friendly and thank the agent for their help."}[e.politeness]
-    pace = {"low": "You have plenty of time.", "moderate": "You want this settled during this call.",
-            "high": "You are pressed for time and push to get it done quickly."}[e.urgency]
-    trust = {"skeptical": "You doubt what the agent says and ask for the exact rule or amount.",
-             "cautious": "You accept what the agent says once it is explained.",
-             "trusting": "You take the agent's word for it."}[e.trust]
-    return f"You feel {e.intensity} {e.leaf} ({e.family}): you are {e.trigger}. {tone} {pace} {trust}"
+WORDING = starter.EmotionWording(
+    politeness={"cold": "You are curt and do not bother with pleasantries.",
+                "neutral": "You speak plainly and to the point.",
+                "warm": "You are friendly and thank the agent for their help."},
+    urgency={"low": "You have plenty of time.", "moderate": "You want this settled during this call.",
+             "high": "You are pressed for time and push to get it done quickly."},
+    trust={"skeptical": "You doubt what the agent says and ask for the exact rule or amount.",
+           "cautious": "You accept what the agent says once it is explained.",
+           "trusting": "You take the agent's word for it."},
+    feeling="You feel {intensity} {leaf} ({family}): you are {trigger}.",
+)
 
 
 def _by_email(g: dict[str, Any]) -> Action:
@@ -162,7 +159,7 @@ def build() -> TaskSet:
         n = len(tasks) + 1
         tasks.append(Task(
             id=f"restaurant-starter-{n:02d}-{slug}", domain="restaurant",
-            instruction=f"You are {_name(g)}. {goal}\n\n{EMOTION_MARK} {_emotion_text(emotion)}",
+            instruction=WORDING.instruction(f"You are {_name(g)}. {goal}", emotion),
             actions=actions, user_id=g["guest_id"], outputs=outputs or [], known_info=known, emotion=emotion,
             provenance={"source": "domains/restaurant/make_starter.py", "database": "generated",
                         "seed": DOMAIN.default_seed},
@@ -540,31 +537,9 @@ def build() -> TaskSet:
                          "feeling that the group never makes things right"),
         {"phone": g["phone"], "order_id": o["order_id"]})
 
-    task_set = TaskSet("restaurant", tasks, provenance={"generator": "domains/restaurant/make_starter.py",
-                                                       "seed": DOMAIN.default_seed})
-    database = DOMAIN.database()
-    for task in tasks:  # every gold path must run cleanly on the start state
-        replay = replay_gold(DOMAIN, database, task)
-        if not replay.executed:
-            raise RuntimeError(f"{task.id}: {replay.first_error}")
-    return task_set
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when tasks/starter.json is out of date")
-    args = parser.parse_args(argv)
-    built = build()
-    if args.check:
-        current = json.loads(OUT.read_text(encoding="utf-8")) if OUT.exists() else None
-        fresh = json.loads(json.dumps(built.to_json()))
-        print("up to date" if current == fresh else f"{OUT} is out of date")
-        return 0 if current == fresh else 1
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    built.save(OUT)
-    print(f"wrote {OUT} ({len(built.tasks)} tasks)")
-    return 0
+    return TaskSet("restaurant", tasks, provenance={"generator": "domains/restaurant/make_starter.py",
+                                                   "seed": DOMAIN.default_seed})
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(starter.main(DOMAIN, build))

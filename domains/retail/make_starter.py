@@ -1,6 +1,7 @@
 """Build `tasks/starter.json` from the generated database (default seed), deterministically.
 
-Run from the repository root: `python -m domains.retail.make_starter`. Each task is grounded in the
+Run from the repository root: `python -m domains.retail.make_starter` (add `--check` to only compare
+with the saved file). Each task is grounded in the
 generated data (its orders, items and payment methods), starts with identifying the user as the
 policy asks, and carries an emotion condition. `tauplay verify domains/retail/tasks/starter.json
 --domain retail` then checks that every task executes.
@@ -8,17 +9,16 @@ policy asks, and carries an emotion condition. `tauplay verify domains/retail/ta
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
+from domains import starter
 from domains.retail import DOMAIN
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import EMOTION_MARK, Action, Task, TaskSet
-
-OUT = Path(__file__).parent / "tasks" / "starter.json"
+from tauplay.core.tasks import Action, Task, TaskSet
 
 
 class Picker:
@@ -81,23 +81,10 @@ def _zip_login(user_id: str, user: dict[str, Any]) -> list[Action]:
             Action("get_user_details", {"user_id": user_id})]
 
 
-def _emotion_text(e: EmotionCondition) -> str:
-    tone = {"cold": "Keep your messages curt and unfriendly.", "neutral": "Keep a plain, matter-of-fact tone.",
-            "warm": "Stay courteous and friendly."}[e.politeness]
-    pace = {"low": "You are in no hurry.", "moderate": "You would like this sorted today.",
-            "high": "You need this done right now and say so."}[e.urgency]
-    trust = {"skeptical": "You doubt what the agent tells you and ask for specifics.",
-             "cautious": "You accept the agent's answers once they are explained.",
-             "trusting": "You take the agent at their word."}[e.trust]
-    return (f"You feel {e.intensity} {e.leaf} ({e.family}) because you are {e.trigger}. "
-            f"{tone} {pace} {trust}")
-
-
 def _task(n: int, user_id: str, goal: str, actions: list[Action], emotion: EmotionCondition,
           known: dict[str, Any], outputs: list[str] | None = None) -> Task:
-    instruction = f"{goal}\n\n{EMOTION_MARK} {_emotion_text(emotion)}"
-    return Task(id=f"retail-starter-{n:02d}", domain="retail", instruction=instruction, actions=actions,
-                user_id=user_id, outputs=outputs or [], known_info=known, emotion=emotion,
+    return Task(id=f"retail-starter-{n:02d}", domain="retail", instruction=starter.PLAIN.instruction(goal, emotion),
+                actions=actions, user_id=user_id, outputs=outputs or [], known_info=known, emotion=emotion,
                 provenance={"source": "domains/retail/make_starter.py", "database": "generated",
                             "seed": DOMAIN.default_seed})
 
@@ -306,11 +293,5 @@ def build() -> TaskSet:
                                                 "seed": DOMAIN.default_seed})
 
 
-def main() -> None:
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    build().save(OUT)
-    print(f"wrote {OUT}")
-
-
 if __name__ == "__main__":
-    main()
+    sys.exit(starter.main(DOMAIN, build))

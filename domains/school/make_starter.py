@@ -5,19 +5,19 @@
 
 Each task picks real students, courses and sections by fixed rules (students in id order, never the
 same student twice) so that its gold actions obey the policy (checked with `eligibility.problems`),
-starts by identifying the student, and carries an emotion condition. The build replays every task and
-fails loudly if a gold action errs.
+starts by identifying the student, and carries an emotion condition. Every task is replayed before the
+file is written or compared, and a gold action that errs stops the script.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from domains import starter
 from domains.school import DOMAIN
 from domains.school.catalogue import (
     FALL,
@@ -33,7 +33,7 @@ from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import EMOTION_MARK, Action, Task, TaskSet
+from tauplay.core.tasks import Action, Task, TaskSet
 
 DAYS = {"MWF": "Mondays, Wednesdays and Fridays", "MW": "Mondays and Wednesdays", "TR": "Tuesdays and Thursdays"}
 
@@ -90,15 +90,16 @@ def _when(section: dict[str, Any]) -> str:
     return f"{DAYS[section['days']]} {section['start_time']}-{section['end_time']}"
 
 
-def _emotion_text(e: EmotionCondition) -> str:
-    tone = {"cold": "Keep your messages short and unfriendly.", "neutral": "Keep a plain, matter-of-fact tone.",
-            "warm": "Stay courteous and friendly."}[e.politeness]
-    pace = {"low": "You are in no hurry.", "moderate": "You would like this settled today.",
-            "high": "You need this done right now and say so."}[e.urgency]
-    trust = {"skeptical": "You doubt what the agent says and ask for specifics.",
-             "cautious": "You accept the agent's answers once they are explained.",
-             "trusting": "You take the agent at their word."}[e.trust]
-    return f"You feel {e.intensity} {e.leaf} ({e.family}) because {e.trigger}. {tone} {pace} {trust}"
+WORDING = starter.EmotionWording(
+    politeness={"cold": "Keep your messages short and unfriendly.", "neutral": "Keep a plain, matter-of-fact tone.",
+                "warm": "Stay courteous and friendly."},
+    urgency={"low": "You are in no hurry.", "moderate": "You would like this settled today.",
+             "high": "You need this done right now and say so."},
+    trust={"skeptical": "You doubt what the agent says and ask for specifics.",
+           "cautious": "You accept the agent's answers once they are explained.",
+           "trusting": "You take the agent at their word."},
+    feeling="You feel {intensity} {leaf} ({family}) because {trigger}.",  # the triggers carry their own subject
+)
 
 
 class Builder:
@@ -154,16 +155,11 @@ class Builder:
             known: dict[str, Any], outputs: list[str] | None = None) -> None:
         n = len(self.tasks) + 1
         task = Task(id=f"school-starter-{n:02d}-{slug}", domain="school",
-                    instruction=f"{goal}\n\n{EMOTION_MARK} {_emotion_text(emotion)}", actions=actions,
+                    instruction=WORDING.instruction(goal, emotion), actions=actions,
                     user_id=student["student_id"], outputs=outputs or [], known_info=known, emotion=emotion,
                     provenance={"source": "domains/school/make_starter.py", "database": "generated",
                                 "seed": DOMAIN.default_seed})
         task.difficulty = self.graph.depth([a.name for a in actions])
-        env = Environment(DOMAIN, self.database)
-        for action in actions:
-            result = env.call(action.name, action.kwargs)
-            if result.error:
-                raise RuntimeError(f"{task.id}: {action.name}: {result.output}")
         self.tasks.append(task)
 
 
@@ -535,21 +531,5 @@ def build() -> TaskSet:
                                                   "seed": DOMAIN.default_seed, "today": TODAY})
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only compare with the saved file")
-    args = parser.parse_args(argv)
-    path = DOMAIN.task_set_path("starter")
-    text = json.dumps(build().to_json(), indent=1, ensure_ascii=False) + "\n"
-    if args.check:
-        same = path.exists() and path.read_text(encoding="utf-8") == text
-        print(f"{path}: {'up to date' if same else 'out of date'}")
-        return 0 if same else 1
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    print(f"wrote {path}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(starter.main(DOMAIN, build))

@@ -1,6 +1,7 @@
 """Build `tasks/starter.json` from the generated database (default seed), deterministically.
 
-Run from the repository root: `python -m domains.telecom.make_starter`. Every task is grounded in the
+Run from the repository root: `python -m domains.telecom.make_starter` (add `--check` to only compare
+with the saved file). Every task is grounded in the
 generated data, starts by identifying the customer by email or phone as the policy asks, follows the
 policy's order of lookups before changes, and carries an emotion condition. Then check it with
 `tauplay verify domains/telecom/tasks/starter.json --domain telecom`.
@@ -8,18 +9,18 @@ policy's order of lookups before changes, and carries an emotion condition. Then
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from domains import starter
 from domains.telecom import DOMAIN
 from domains.telecom.catalogue import SENIOR_DISCOUNT
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import EMOTION_MARK, Action, Task, TaskSet
+from tauplay.core.tasks import Action, Task, TaskSet
 
-OUT = Path(__file__).parent / "tasks" / "starter.json"
 PAY_DATE = "2025-09-30"  # the generated bills run to late September 2025
 
 
@@ -69,15 +70,15 @@ def _details(c: dict[str, Any]) -> Action:
     return Action("get_customer_details", {"customer_id": c["customer_id"]})
 
 
-def _emotion_text(e: EmotionCondition) -> str:
-    tone = {"cold": "Your messages are short and unfriendly.", "neutral": "You keep a plain, businesslike tone.",
-            "warm": "You stay kind and polite throughout."}[e.politeness]
-    pace = {"low": "There is no rush.", "moderate": "You would like it settled in this call.",
-            "high": "You need it done immediately and press for speed."}[e.urgency]
-    trust = {"skeptical": "You question what the agent says and ask for exact figures.",
-             "cautious": "You accept answers once they are explained.",
-             "trusting": "You believe the agent will get it right."}[e.trust]
-    return f"You feel {e.intensity} {e.leaf} ({e.family}) because you are {e.trigger}. {tone} {pace} {trust}"
+WORDING = starter.EmotionWording(
+    politeness={"cold": "Your messages are short and unfriendly.", "neutral": "You keep a plain, businesslike tone.",
+                "warm": "You stay kind and polite throughout."},
+    urgency={"low": "There is no rush.", "moderate": "You would like it settled in this call.",
+             "high": "You need it done immediately and press for speed."},
+    trust={"skeptical": "You question what the agent says and ask for exact figures.",
+           "cautious": "You accept answers once they are explained.",
+           "trusting": "You believe the agent will get it right."},
+)
 
 
 def build() -> TaskSet:
@@ -91,7 +92,7 @@ def build() -> TaskSet:
         n = len(tasks) + 1
         tasks.append(Task(
             id=f"telecom-starter-{n:02d}", domain="telecom",
-            instruction=f"You are {_name(c)}. {goal}\n\n{EMOTION_MARK} {_emotion_text(emotion)}",
+            instruction=WORDING.instruction(f"You are {_name(c)}. {goal}", emotion),
             actions=actions, user_id=c["customer_id"], outputs=outputs or [], known_info=known, emotion=emotion,
             provenance={"source": "domains/telecom/make_starter.py", "database": "generated",
                         "seed": DOMAIN.default_seed},
@@ -255,11 +256,5 @@ def build() -> TaskSet:
                                                  "seed": DOMAIN.default_seed})
 
 
-def main() -> None:
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    build().save(OUT)
-    print(f"wrote {OUT}")
-
-
 if __name__ == "__main__":
-    main()
+    sys.exit(starter.main(DOMAIN, build))

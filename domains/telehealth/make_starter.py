@@ -8,18 +8,18 @@ grounded by running the gold actions, and the same generator gives the same file
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
+from domains import starter
+from domains.starter import emotion
 from domains.telehealth import DOMAIN
 from domains.telehealth.tools import TODAY
 from tauplay.core.db import Database
 from tauplay.core.emotions import EmotionCondition
-from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
 
@@ -67,11 +67,6 @@ def _upcoming(tables: Tables, status: str = "scheduled") -> list[dict[str, Any]]
     return [a for a in tables["appointments"].values() if a["status"] == status and a["date"] > TODAY]
 
 
-def _emotion(family: str, leaf: str, trigger: str, intensity: str = "moderate", politeness: str = "neutral",
-             urgency: str = "moderate", trust: str = "cautious") -> EmotionCondition:
-    return EmotionCondition(family, leaf, intensity, politeness, urgency, trust, trigger)
-
-
 # -- the scenarios: each returns (instruction, actions, known_info, emotion, patient) ---------------------
 
 Scenario = tuple[str, list[Action], dict[str, Any], EmotionCondition, dict[str, Any]]
@@ -89,7 +84,7 @@ def cancel_visit(t: Tables) -> Scenario:
                                                                  "status_filter": "scheduled"}),
              Action("get_appointment_details", {"appointment_id": appt["appointment_id"]}),
              Action("cancel_appointment", {"appointment_id": appt["appointment_id"]})],
-            _known(p), _emotion("sadness", "disappointment", "had looked forward to finally seeing this doctor"), p)
+            _known(p), emotion("sadness", "disappointment", "had looked forward to finally seeing this doctor"), p)
 
 
 def move_visit(t: Tables) -> Scenario:
@@ -105,8 +100,8 @@ def move_visit(t: Tables) -> Scenario:
              Action("reschedule_appointment", {"appointment_id": appt["appointment_id"], "new_date": new_date,
                                                "new_time": new_time})],
             _known(p, "name") | {"appointment_id": appt["appointment_id"]},
-            _emotion("anger", "frustration", "this is the second time the clinic calendar has clashed with her plans",
-                     politeness="cold", urgency="high"), p)
+            emotion("anger", "frustration", "this is the second time the clinic calendar has clashed with her plans",
+                    politeness="cold", urgency="high"), p)
 
 
 def _patient_with(t: Tables, condition: str, skip: int = 0) -> dict[str, Any]:
@@ -133,8 +128,8 @@ def book_specialist(t: Tables) -> Scenario:
              Action("get_provider_details", {"provider_id": provider_id}),
              Action("schedule_appointment", {"patient_id": p["patient_id"], "provider_id": provider_id, "date": day,
                                              "time": time, "appointment_type": "specialist_consultation"})],
-            _known(p), _emotion("fear", "anxiety", "palpitations at night and a father who had a stroke at 60",
-                                intensity="intense", urgency="high", trust="trusting"), p)
+            _known(p), emotion("fear", "anxiety", "palpitations at night and a father who had a stroke at 60",
+                               intensity="intense", urgency="high", trust="trusting"), p)
 
 
 def book_with_voucher(t: Tables) -> Scenario:
@@ -150,8 +145,8 @@ def book_with_voucher(t: Tables) -> Scenario:
              Action("schedule_appointment", {"patient_id": p["patient_id"], "provider_id": provider_id, "date": day,
                                              "time": time, "appointment_type": "routine_checkup",
                                              "bill_insurance": False, "voucher_id": "TH-VOUCHER-2291"})],
-            _known(p), _emotion("enjoyment", "excitement", "a new wellness programme that finally pays for visits",
-                                politeness="warm", urgency="low", trust="trusting"), p)
+            _known(p), emotion("enjoyment", "excitement", "a new wellness programme that finally pays for visits",
+                               politeness="warm", urgency="low", trust="trusting"), p)
 
 
 def _record_with(t: Tables, medication: str, skip: int = 0) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -175,7 +170,7 @@ def cheapest_supplier(t: Tables) -> Scenario:
                                                      "supplier_company": offer["company"],
                                                      "brand_name": offer["brand_name"],
                                                      "price_usd": offer["price_usd"]})],
-            _known(p), _emotion("anger", "annoyance", "pharmacy prices went up again this month"), p)
+            _known(p), emotion("anger", "annoyance", "pharmacy prices went up again this month"), p)
 
 
 def supplier_by_country(t: Tables) -> Scenario:
@@ -195,8 +190,8 @@ def supplier_by_country(t: Tables) -> Scenario:
                                                      "brand_name": offer["brand_name"],
                                                      "price_usd": offer["price_usd"]})],
             _known(p) | {"record_id": record["record_id"]},
-            _emotion("fear", "nervousness", "worried that an imported insulin might not be the same",
-                     trust="skeptical"), p)
+            emotion("fear", "nervousness", "worried that an imported insulin might not be the same",
+                    trust="skeptical"), p)
 
 
 def note_on_record(t: Tables) -> Scenario:
@@ -209,8 +204,8 @@ def note_on_record(t: Tables) -> Scenario:
             [_by_email(p), Action("get_medical_record", {"record_id": record["record_id"]}),
              Action("update_medical_record_note", {"record_id": record["record_id"], "note": note})],
             _known(p) | {"record_id": record["record_id"]},
-            _emotion("enjoyment", "relief", "the broken cuff that caused bad readings has finally been replaced",
-                     politeness="warm", urgency="low"), p)
+            emotion("enjoyment", "relief", "the broken cuff that caused bad readings has finally been replaced",
+                    politeness="warm", urgency="low"), p)
 
 
 def interaction_check(t: Tables) -> Scenario:
@@ -222,8 +217,8 @@ def interaction_check(t: Tables) -> Scenario:
             f"({', '.join(meds)}), what you should hold today, and whether this is an emergency.",
             [_by_email(p), Action("get_patient_details", {"patient_id": p["patient_id"]}),
              Action("check_drug_interactions", {"primary_medication": "Sertraline", "current_medications": meds})],
-            _known(p), _emotion("fear", "dread", "takes a blood thinner and has read about bleeding risks",
-                                intensity="intense", urgency="high"), p)
+            _known(p), emotion("fear", "dread", "takes a blood thinner and has read about bleeding risks",
+                               intensity="intense", urgency="high"), p)
 
 
 def missing_upload(t: Tables) -> Scenario:
@@ -238,7 +233,7 @@ def missing_upload(t: Tables) -> Scenario:
                                                "end_date": "2025-12-16"}),
              Action("get_telemetry_upload", {"device_id": device["device_id"], "date": missing["date"]})],
             _known(p) | {"device_id": device["device_id"]},
-            _emotion("fear", "anxiety", "fears the care team missed a warning while the device was silent"), p)
+            emotion("fear", "anxiety", "fears the care team missed a warning while the device was silent"), p)
 
 
 def regimen_savings(t: Tables) -> Scenario:
@@ -253,8 +248,8 @@ def regimen_savings(t: Tables) -> Scenario:
             "option would save you compared with what you take now. Change nothing today.",
             [_by_email(p), Action("get_regimen_options", {"patient_id": p["patient_id"]}),
              Action("calculate", {"expression": expression})],
-            _known(p), _emotion("enjoyment", "peace", "has budgeted carefully and likes to plan ahead",
-                                politeness="warm", urgency="low", trust="trusting"), p)
+            _known(p), emotion("enjoyment", "peace", "has budgeted carefully and likes to plan ahead",
+                               politeness="warm", urgency="low", trust="trusting"), p)
 
 
 def swap_provider(t: Tables) -> Scenario:
@@ -276,8 +271,8 @@ def swap_provider(t: Tables) -> Scenario:
              Action("schedule_appointment", {"patient_id": p["patient_id"], "provider_id": provider_id, "date": day,
                                              "time": time, "appointment_type": "follow_up"})],
             _known(p) | {"appointment_id": appt["appointment_id"]},
-            _emotion("sadness", "discouragement", "has waited weeks for an approval that never came",
-                     trust="skeptical"), p)
+            emotion("sadness", "discouragement", "has waited weeks for an approval that never came",
+                    trust="skeptical"), p)
 
 
 def insurance_change(t: Tables) -> Scenario:
@@ -287,8 +282,8 @@ def insurance_change(t: Tables) -> Scenario:
             "If the agent cannot change it, accept being handed to a person.",
             [_by_name(p), Action("get_patient_details", {"patient_id": p["patient_id"]}),
              Action("transfer_to_human_support", {"reason": "Patient needs the insurance plan on file updated."})],
-            _known(p, "name"), _emotion("anger", "exasperation", "has already explained the new plan twice by phone",
-                                        intensity="intense", politeness="cold"), p)
+            _known(p, "name"), emotion("anger", "exasperation", "has already explained the new plan twice by phone",
+                                       intensity="intense", politeness="cold"), p)
 
 
 def providers_by_language(t: Tables) -> Scenario:
@@ -300,8 +295,8 @@ def providers_by_language(t: Tables) -> Scenario:
             "nothing today.",
             [_by_email(p), Action("list_available_providers", {"specialty": "Psychiatry"}),
              Action("get_provider_details", {"provider_id": provider_id})],
-            _known(p), _emotion("enjoyment", "excitement", "just found out the service has bilingual psychiatrists",
-                                politeness="warm", urgency="low", trust="trusting"), p)
+            _known(p), emotion("enjoyment", "excitement", "just found out the service has bilingual psychiatrists",
+                               politeness="warm", urgency="low", trust="trusting"), p)
 
 
 SCENARIOS: list[tuple[str, Callable[[Tables], Scenario]]] = [
@@ -320,40 +315,20 @@ def build(database: Database | None = None) -> TaskSet:
     graph = ToolGraph(DOMAIN)
     tasks = []
     for n, (slug, scenario) in enumerate(SCENARIOS, start=1):
-        instruction, actions, known, emotion, patient = scenario(database.tables)
-        env = Environment(DOMAIN, database)
+        instruction, actions, known, feeling, patient = scenario(database.tables)
         outputs: list[str] = []
-        for action in actions:
-            result = env.call(action.name, action.kwargs)
-            if result.error:
-                raise RuntimeError(f"starter task {slug}: {action.name} failed: {result.output}")
-            if action.name == "schedule_appointment":  # the patient must be told the new id
+        for result in starter.run_gold(DOMAIN, database, actions, f"starter task {slug}"):
+            if result.call.name == "schedule_appointment":  # the patient must be told the new id
                 outputs.append(json.loads(result.output)["appointment_id"])
-            if action.name == "calculate":  # and the figure worked out
+            if result.call.name == "calculate":  # and the figure worked out
                 outputs.append(result.output)
         tasks.append(Task(id=f"telehealth-{n:02d}-{slug}", domain="telehealth", instruction=instruction,
                           actions=actions, user_id=patient["patient_id"], outputs=outputs, known_info=known,
-                          emotion=emotion, provenance={"source": "make_starter.py", "seed": DOMAIN.default_seed},
+                          emotion=feeling, provenance={"source": "make_starter.py", "seed": DOMAIN.default_seed},
                           difficulty=graph.depth([a.name for a in actions])))
     return TaskSet("telehealth", tasks, provenance={"generator": "domains/telehealth/make_starter.py",
                                                     "seed": DOMAIN.default_seed})
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only compare with the saved file")
-    args = parser.parse_args(argv)
-    path = DOMAIN.task_set_path("starter")
-    text = json.dumps(build().to_json(), indent=1, ensure_ascii=False) + "\n"
-    if args.check:
-        same = path.exists() and path.read_text(encoding="utf-8") == text
-        print(f"{path}: {'up to date' if same else 'out of date'}")
-        return 0 if same else 1
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    print(f"wrote {path}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(starter.main(DOMAIN, build))

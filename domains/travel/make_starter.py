@@ -1,6 +1,7 @@
 """Build `tasks/starter.json` from the generated database (default seed), deterministically.
 
-Run from the repository root: `python -m domains.travel.make_starter`. Every task is grounded in the
+Run from the repository root: `python -m domains.travel.make_starter` (add `--check` to only compare
+with the saved file). Every task is grounded in the
 generated data, starts by identifying the traveller by email as the policy asks, reads what the
 policy wants read before each change, obeys the policy (owner, rate plan, 3-day limit, passports,
 refund tiers, compensation table), and carries an emotion condition with a concrete trigger. The
@@ -10,11 +11,12 @@ expected figures come from `terms.py`, the same arithmetic the tools use. Then c
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
+from domains import starter
 from domains.travel import DOMAIN, tools
 from domains.travel.terms import (
     CHANGE_FEE,
@@ -34,9 +36,8 @@ from domains.travel.terms import (
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import EMOTION_MARK, Action, Task, TaskSet
+from tauplay.core.tasks import Action, Task, TaskSet
 
-OUT = Path(__file__).parent / "tasks" / "starter.json"
 Record = dict[str, Any]
 
 
@@ -140,16 +141,16 @@ def _shift(b: Record, days: int) -> tuple[str, str]:
             (day(b["check_out"]) + timedelta(days=days)).isoformat())
 
 
-def _feeling(e: EmotionCondition) -> str:
-    tone = {"cold": "You are curt and do not bother with pleasantries.",
-            "neutral": "You speak plainly, without warmth or hostility.",
-            "warm": "You stay friendly and thank the agent."}[e.politeness]
-    pace = {"low": "You are in no hurry.", "moderate": "You want this sorted out during this chat.",
-            "high": "You need it handled right away and you say so."}[e.urgency]
-    trust = {"skeptical": "You doubt what the agent says and ask for exact figures.",
-             "cautious": "You go along with the agent once things are explained.",
-             "trusting": "You take the agent's word for it."}[e.trust]
-    return f"You feel {e.intensity} {e.leaf} ({e.family}) because you are {e.trigger}. {tone} {pace} {trust}"
+WORDING = starter.EmotionWording(
+    politeness={"cold": "You are curt and do not bother with pleasantries.",
+                "neutral": "You speak plainly, without warmth or hostility.",
+                "warm": "You stay friendly and thank the agent."},
+    urgency={"low": "You are in no hurry.", "moderate": "You want this sorted out during this chat.",
+             "high": "You need it handled right away and you say so."},
+    trust={"skeptical": "You doubt what the agent says and ask for exact figures.",
+           "cautious": "You go along with the agent once things are explained.",
+           "trusting": "You take the agent's word for it."},
+)
 
 
 # -- the tasks -------------------------------------------------------------------------------------
@@ -165,7 +166,7 @@ def build() -> TaskSet:  # noqa: C901  (one block per task reads best)
         n = len(tasks) + 1
         tasks.append(Task(
             id=f"travel-starter-{n:02d}-{slug}", domain="travel",
-            instruction=f"You are {_name(t)} (email {t['email']}). {goal}\n\n{EMOTION_MARK} {_feeling(emotion)}",
+            instruction=WORDING.instruction(f"You are {_name(t)} (email {t['email']}). {goal}", emotion),
             actions=actions, user_id=t["traveller_id"], outputs=outputs or [], known_info={"email": t["email"],
                                                                                           **known},
             emotion=emotion, provenance={"source": "domains/travel/make_starter.py", "database": "generated",
@@ -533,11 +534,5 @@ def build() -> TaskSet:  # noqa: C901  (one block per task reads best)
                                                 "seed": DOMAIN.default_seed})
 
 
-def main() -> None:
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    build().save(OUT)
-    print(f"wrote {OUT}")
-
-
 if __name__ == "__main__":
-    main()
+    sys.exit(starter.main(DOMAIN, build))

@@ -110,8 +110,12 @@ class TaskSet:
         return {"format": FORMAT, "domain": self.domain, "provenance": self.provenance,
                 "tasks": [t.to_json() for t in self.tasks]}
 
+    def dumps(self) -> str:
+        """The file's text, as `save` writes it (so a saved file can be compared byte for byte)."""
+        return json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n"
+
     def save(self, path: Path | str) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        Path(path).write_text(self.dumps(), encoding="utf-8")
 
 
 # -- reading -------------------------------------------------------------------------------------
