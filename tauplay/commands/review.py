@@ -1,5 +1,6 @@
 """`tauplay review [--db URL] [filters]`: browse saved sessions and label their faults turn by turn, with the
-automatic suggestions pre-filled; --blind hides other annotators' labels."""
+automatic suggestions pre-filled, or mark a session reviewed with no fault; --blind hides other annotators'
+labels and marks."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--labelled-by", metavar="NAME", help="only sessions this annotator labelled")
     parser.add_argument("--label", metavar="CATEGORY", help="only sessions with a label of this fault category")
     parser.add_argument("--unlabelled", action="store_true", help="only sessions you have not labelled yet")
+    parser.add_argument("--reviewed-by", metavar="NAME", help="only sessions this annotator marked reviewed")
+    parser.add_argument("--unreviewed", action="store_true",
+                        help="only sessions you have not marked reviewed yet (saving a label there marks it)")
 
 
 def _whoami() -> str:
@@ -37,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
 
     raw = {"domain": args.domain, "task": args.task, "reward": args.reward, "reason": args.reason,
            "emotion": args.emotion, "model": args.model, "played_by": args.played_by,
-           "labelled_by": args.labelled_by, "label": args.label, "unlabelled": args.unlabelled}
+           "labelled_by": args.labelled_by, "label": args.label, "unlabelled": args.unlabelled,
+           "reviewed_by": args.reviewed_by, "unreviewed": args.unreviewed}
     try:
         filters = parse_filters(filter_text({k: v for k, v in raw.items() if v is not None}))
     except FilterError as e:

@@ -81,6 +81,9 @@ KEYS: tuple[Key, ...] = (
     Key("review.turn_up", "]", "shift_turn(1)", "Turn +1", "review-session", priority=False),
     Key("review.whole", "s", "whole_session", "Whole session", "review-session", show=False, priority=False),
     Key("review.note", "o", "note", "Note", "review-session", priority=False),
+    Key("review.no_fault", "n", "no_fault", "Reviewed, no fault", "review-session", priority=False,
+        detail="mark the session reviewed by you with no fault found (again: take the mark back); saving a label "
+        "marks it reviewed too"),
     Key("review.delete", "x", "delete", "Delete / dismiss", "review-session", priority=False),
     Key("review.back", "escape", "back", "Back to the list", "review-session", priority=False),
     *(Key(f"review.category.{i}", str(i), f"category({i})", f"Category: {c}", "review-session", show=False,

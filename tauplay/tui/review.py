@@ -1,9 +1,11 @@
 """`tauplay review`: browse saved sessions and label their faults, turn by turn.
 
-The list screen filters the store's sessions; the session screen shows the transcript (tool calls, results and
-per-step database diffs) beside the fault labels: the automatic suggestions (alignment with the gold actions)
-come pre-filled for the person to confirm, change or dismiss. In blind mode other annotators' labels are never
-loaded. Every store call runs in a worker thread; every text from a model, a person or a tool is shown literally.
+The list screen filters the store's sessions and shows who reviewed each; the session screen shows the
+transcript (tool calls, results and per-step database diffs) beside the fault labels: the automatic suggestions
+(alignment with the gold actions) come pre-filled for the person to confirm, change or dismiss. Saving a label
+marks the session reviewed by the annotator; a key marks it "reviewed, no fault", so agreement counts a session
+found clean as judged. In blind mode other annotators' labels and marks are never loaded. Every store call runs
+in a worker thread; every text from a model, a person or a tool is shown literally.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ MAX_OUTPUT = 400
 
 
 FILTER_KEYS = ("domain", "task", "reward", "reason", "emotion", "model", "played_by", "labelled_by", "label",
-               "unlabelled")
+               "unlabelled", "reviewed_by", "unreviewed")
+FLAG_KEYS = ("unlabelled", "unreviewed")  # words without a value: about me
 
 
 class FilterError(ValueError):
@@ -41,14 +44,14 @@ class FilterError(ValueError):
 
 
 def parse_filters(text: str) -> dict[str, Any]:
-    """`key=value` words (e.g. `domain=airline reward=0 unlabelled`) as a filter dict."""
+    """`key=value` words (e.g. `domain=airline reward=0 unreviewed`) as a filter dict."""
     out: dict[str, Any] = {}
     for word in text.split():
         key, _, value = word.partition("=")
         key = key.strip().replace("-", "_")
         if key not in FILTER_KEYS:
             raise FilterError(f"unknown filter '{key}' (filters: {', '.join(FILTER_KEYS)})")
-        if key == "unlabelled":
+        if key in FLAG_KEYS:
             out[key] = value.lower() not in ("0", "no", "false")
         elif key == "reward":
             try:
@@ -75,14 +78,18 @@ def filter_text(filters: dict[str, Any]) -> str:
 
 
 def find_sessions(store: Any, filters: dict[str, Any], me: str, blind: bool) -> list[tuple[Any, int]]:
-    """(session, labels counted) for the filters; counts are mine alone in blind mode."""
+    """(session, labels counted) for the filters; counts are mine alone in blind mode.
+    `unlabelled` / `unreviewed`: sessions I have not labelled / not reviewed (my queue)."""
     unlabelled = bool(filters.get("unlabelled"))
+    unreviewed = bool(filters.get("unreviewed"))
     records = store.list_sessions(domain=filters.get("domain"), task_id=filters.get("task"),
                                   reward=filters.get("reward"), reason=filters.get("reason"),
                                   emotion_family=filters.get("emotion"), model=filters.get("model"),
                                   annotator=filters.get("played_by"),
                                   labelled=False if unlabelled else None,
-                                  labelled_by=(me if unlabelled else None) or filters.get("labelled_by"))
+                                  labelled_by=(me if unlabelled else None) or filters.get("labelled_by"),
+                                  reviewed=False if unreviewed else None,
+                                  reviewed_by=(me if unreviewed else None) or filters.get("reviewed_by"))
     notes = store.annotations(annotator=me if blind else None)
     by_session: dict[str, list[Any]] = {}
     for a in notes:
@@ -91,6 +98,14 @@ def find_sessions(store: Any, filters: dict[str, Any], me: str, blind: bool) -> 
         wanted = filters["label"]
         records = [r for r in records if any(a.category == wanted for a in by_session.get(r.id, ()))]
     return [(r, len(by_session.get(r.id, ()))) for r in records]
+
+
+def reviewers_text(reviewers: Iterable[str], me: str, blind: bool) -> str:
+    """Who marked a session reviewed, as the list shows it (blind: only whether I did)."""
+    names = list(reviewers)
+    if blind:
+        return "you" if me in names else "—"
+    return ", ".join("you" if n == me else n for n in names) or "—"
 
 
 class ReviewListScreen(Screen[None]):
@@ -115,9 +130,11 @@ class ReviewListScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(self.status_text(), id="r-status")
         yield Input(filter_text(self.filters), placeholder="filters: domain=airline reward=0 reason=user_stop "
-                    "emotion=anger model=… played_by=… labelled_by=… label=ExtraAction unlabelled", id="r-filter")
+                    "emotion=anger model=… played_by=… labelled_by=… label=ExtraAction unlabelled reviewed_by=… "
+                    "unreviewed", id="r-filter")
         table: DataTable[Any] = DataTable(id="r-sessions", cursor_type="row", zebra_stripes=True)
-        table.add_columns("session", "domain", "task", "reward", "ended", "emotion", "model", "labels", "when")
+        table.add_columns("session", "domain", "task", "reward", "ended", "emotion", "model", "labels", "reviewed",
+                          "when")
         yield table
         yield Footer()
 
@@ -175,6 +192,7 @@ class ReviewListScreen(Screen[None]):
                           Text("—" if record.reward is None else f"{record.reward:g}"),
                           Text(record.termination_reason or record.status), Text(record.emotion_family or "—"),
                           Text(str(model)), Text(str(count)),
+                          Text(reviewers_text(record.reviewers, self.annotator, self.blind)),
                           Text(time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created_at))),
                           key=record.id)
         self.loaded = True
@@ -271,9 +289,10 @@ class SessionReviewScreen(Screen[None]):
         self.events: list[Any] = []
         self.rows: list[LabelRow] = []
         self.turns: list[int] = []
+        self.reviewers: list[str] = []  # who marked the session reviewed (blind: me or nobody)
         self.loaded = False
         self.busy = False
-        self.writes = 0  # label rows saved or deleted (tests wait on it)
+        self.writes = 0  # label rows saved or deleted, reviewed marks set or taken back (tests wait on it)
 
     def compose(self) -> ComposeResult:
         yield Static(self.status_text(), id="s-status")
@@ -293,6 +312,12 @@ class SessionReviewScreen(Screen[None]):
         text.append(f" · {r.domain} · task {r.task_id} · reward {'—' if r.reward is None else f'{r.reward:g}'}")
         text.append(f" · {r.termination_reason or r.status} · emotion {r.emotion_family or '—'}")
         text.append(f" · labelling as {self.annotator}")
+        if self.loaded:
+            mine = self.annotator in self.reviewers
+            text.append(" · reviewed by you" if mine else " · not reviewed by you", style="green" if mine else "")
+            others = [n for n in self.reviewers if n != self.annotator]
+            if others:
+                text.append(f" and {', '.join(others)}" if mine else f" (reviewed by {', '.join(others)})")
         if self.blind:
             text.append(" · blind", style="yellow")
         return text
@@ -310,14 +335,17 @@ class SessionReviewScreen(Screen[None]):
         try:
             evts = store.events(self.record.id)
             notes = store.annotations(self.record.id, annotator=self.annotator if self.blind else None)
+            reviewers = [m.annotator for m in store.reviewed_by(self.record.id)
+                         if not self.blind or m.annotator == self.annotator]
         except StoreError as e:
             self.app.call_from_thread(self.app.report, str(e))  # type: ignore[attr-defined]
             return
         suggestions = fault_suggestions(evts, self.record.task, self.record.domain) or []
-        self.app.call_from_thread(self._loaded, evts, notes, suggestions)
+        self.app.call_from_thread(self._loaded, evts, notes, suggestions, reviewers)
 
-    def _loaded(self, evts: list[Any], notes: list[Any], suggestions: list[Any]) -> None:
+    def _loaded(self, evts: list[Any], notes: list[Any], suggestions: list[Any], reviewers: list[str]) -> None:
         self.events = evts
+        self.reviewers = reviewers
         self.turns = sorted({e.turn for e in evts})
         log = self.query_one("#s-transcript", RichLog)
         for line in transcript_lines(evts):
@@ -335,6 +363,7 @@ class SessionReviewScreen(Screen[None]):
         self.rows = sorted(rows, key=lambda r: (-1 if r.turn is None else r.turn, r.seq or 0))
         self.loaded = True
         self.redraw()
+        self.query_one("#s-status", Static).update(self.status_text())
 
     # -- the labels table -------------------------------------------------------------------------------
     @property
@@ -369,8 +398,8 @@ class SessionReviewScreen(Screen[None]):
             if row.note:
                 detail.append("\nnote: ", style="bold")
                 detail.append(row.note)
-        detail.append("\nc confirm · 1-6 category · w who · v severity · [ ] turn · s whole session · x delete",
-                      style="dim")
+        detail.append("\nc confirm · 1-6 category · w who · v severity · [ ] turn · s whole session · x delete"
+                      " · n reviewed, no fault", style="dim")
         self.query_one("#s-detail", Static).update(detail)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -460,12 +489,61 @@ class SessionReviewScreen(Screen[None]):
         self.busy = True
         self._replace(index, row, None)
 
+    def action_no_fault(self) -> None:
+        """Mark the session reviewed with no fault found; pressed again, take the mark back."""
+        if not self.loaded or self.busy:
+            return
+        mine = sum(1 for r in self.rows if r.state == "mine")
+        if mine:
+            self.app.notify(f"you saved {mine} label(s) here: the session is already marked reviewed by you; "
+                            "delete them to call it clean", markup=False)
+            return
+        self.busy = True
+        self._mark(self.annotator not in self.reviewers)
+
+    @work(thread=True, group="review-db", exit_on_error=False)
+    def _mark(self, reviewed: bool) -> None:
+        from tauplay.store import StoreError
+
+        store = self.app.open_store()  # type: ignore[attr-defined]
+        try:
+            if reviewed:
+                store.mark_reviewed(self.record.id, self.annotator)
+            else:
+                store.unmark_reviewed(self.record.id, self.annotator)
+        except StoreError as e:
+            self.app.call_from_thread(self._failed, str(e), "mark not saved")
+            return
+        self.app.call_from_thread(self._marked, reviewed)
+
+    def _marked(self, reviewed: bool) -> None:
+        self._set_reviewed(reviewed)
+        self.busy = False
+        self.writes += 1
+        drafts = sum(1 for r in self.rows if r.draft)
+        if not reviewed:
+            message = "reviewed mark taken back"
+        elif drafts:
+            message = (f"marked reviewed, no fault: the {drafts} unconfirmed suggestion(s) or label(s) count as "
+                       "no fault (c confirms one)")
+        else:
+            message = "marked reviewed, no fault"
+        self.app.notify(message, markup=False)
+
+    def _set_reviewed(self, reviewed: bool) -> None:
+        if reviewed and self.annotator not in self.reviewers:
+            self.reviewers.append(self.annotator)
+        elif not reviewed and self.annotator in self.reviewers:
+            self.reviewers.remove(self.annotator)
+        self.query_one("#s-status", Static).update(self.status_text())
+
     def action_back(self) -> None:
         self.app.pop_screen()
 
     @work(thread=True, group="review-db", exit_on_error=False)
     def _replace(self, index: int, old: LabelRow | None, new: LabelRow | None) -> None:
-        """Delete `old` (a saved label) and/or save `new`, then put the result at `index`."""
+        """Delete `old` (a saved label) and/or save `new`, then put the result at `index`. Saving a label marks
+        the session reviewed by the annotator (what agreement counts as judged)."""
         from tauplay.store import StoreError
 
         store = self.app.open_store()  # type: ignore[attr-defined]
@@ -480,17 +558,27 @@ class SessionReviewScreen(Screen[None]):
         except StoreError as e:
             self.app.call_from_thread(self._failed, str(e))
             return
-        self.app.call_from_thread(self._replaced, index, new)
+        marked = False
+        if new is not None:
+            try:
+                store.mark_reviewed(self.record.id, self.annotator)
+                marked = True
+            except StoreError as e:  # the label is saved, and a label alone already makes the session judged
+                self.app.call_from_thread(self.app.report,  # type: ignore[attr-defined]
+                                          f"label saved, but not the reviewed mark: {e}")
+        self.app.call_from_thread(self._replaced, index, new, marked)
 
-    def _failed(self, message: str) -> None:
+    def _failed(self, message: str, what: str = "label not saved") -> None:
         self.busy = False
-        self.app.report(f"label not saved: {message}")  # type: ignore[attr-defined]
+        self.app.report(f"{what}: {message}")  # type: ignore[attr-defined]
 
-    def _replaced(self, index: int, new: LabelRow | None) -> None:
+    def _replaced(self, index: int, new: LabelRow | None, marked: bool) -> None:
         if new is None:
             self.rows.pop(index)
         else:
             self.rows[index] = new
+        if marked:
+            self._set_reviewed(True)
         self.busy = False
         self.writes += 1
         self.redraw()

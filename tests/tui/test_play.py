@@ -253,3 +253,5 @@ async def test_fault_suggestions_are_prefilled_and_kept_ones_saved(db_path):
     write = next(e for e in store.events(session.id) if e.kind == "tool_call")
     assert (extra.seq, extra.turn) == (write.seq, write.turn)
     assert store.task_reviews(task_id=TASK) == []  # no verdict was chosen
+    # saving the form marked the session reviewed by the person (agreement counts it as judged by them)
+    assert [m.annotator for m in store.reviewed_by(session.id)] == ["tester"]

@@ -104,10 +104,13 @@ async def test_review_and_label_a_session_blind(db_path: Path) -> None:
         await act(pilot, session, "v")  # major -> critical
         select(session, "mine", "Wrong Order")
         await act(pilot, session, "x")
+        assert session.reviewers == ["ann"]  # saving a label marked the session reviewed by me
         await pilot.press("escape")
         screen = await list_ready(pilot, loads=3)
         assert screen.rows[0][1] == 2  # my two labels
+        assert str(screen.query_one("#r-sessions").get_row_at(0)[8]) == "you"  # the "reviewed" column
     with open_store(db_path) as store:
+        assert [m.annotator for m in store.reviewed_by(ids["wrong"])] == ["ann"]
         mine = store.annotations(ids["wrong"], annotator="ann")
         bob = store.annotations(ids["wrong"], annotator="bob")
     assert sorted((a.category, a.who_erred, a.severity, a.turn, a.seq, a.source) for a in mine) == sorted([
@@ -139,9 +142,65 @@ async def test_open_mode_shows_others_and_does_not_offer_saved_suggestions(db_pa
         assert len(store.annotations(ids["wrong"])) == 2
 
 
+async def test_mark_a_session_reviewed_with_no_fault(db_path: Path) -> None:
+    ids = seed_store(db_path)
+    with open_store(db_path) as store:
+        store.mark_reviewed(ids["good"], "bob")
+    app = ReviewApp({"domain": "airline"}, annotator="ann", blind=False, db_url=str(db_path))
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await list_ready(pilot)
+        shown = {r.id: str(screen.query_one("#r-sessions").get_row(r.id)[8]) for r, _ in screen.rows}
+        assert shown == {ids["good"]: "bob", ids["wrong"]: "—"}  # open mode: who reviewed
+        session = await open_session(pilot, screen, ids["good"])
+        assert session.reviewers == ["bob"] and "not reviewed by you" in str(session.status_text())
+        await act(pilot, session, "n")  # reviewed, no fault
+        assert session.reviewers == ["bob", "ann"] and "reviewed by you and bob" in str(session.status_text())
+        with open_store(db_path) as store:
+            assert [m.annotator for m in store.reviewed_by(ids["good"])] == ["bob", "ann"]
+            assert store.annotations(ids["good"], annotator="ann") == []  # a mark, not a label
+        await act(pilot, session, "n")  # pressed again: the mark is taken back
+        with open_store(db_path) as store:
+            assert [m.annotator for m in store.reviewed_by(ids["good"])] == ["bob"]
+        await act(pilot, session, "n")
+        await pilot.press("escape")
+        screen = await list_ready(pilot, loads=2)
+        assert str(screen.query_one("#r-sessions").get_row(ids["good"])[8]) == "bob, you"
+        # my queue: the session I marked is no longer in it
+        field = screen.query_one("#r-filter", Input)
+        field.focus()
+        field.value = "unreviewed"
+        await pilot.press("enter")
+        await list_ready(pilot, loads=3)
+        assert [r.id for r, _ in screen.rows] == [ids["wrong"]]
+        # with a label of mine saved, "no fault" is refused: the label already marks the session reviewed
+        session = await open_session(pilot, screen, ids["wrong"])
+        select(session, "suggested", "Extra Action")
+        await act(pilot, session, "c")
+        assert session.reviewers == ["ann"]
+        await pilot.press("n")
+        await pilot.pause()
+        assert session.writes == 1 and session.reviewers == ["ann"]
+    with open_store(db_path) as store:
+        assert [m.annotator for m in store.reviewed_by(ids["wrong"])] == ["ann"]
+        assert [r.id for r in store.list_sessions(reviewed=False, reviewed_by="ann")] == []
+
+
+async def test_blind_mode_hides_other_reviewers(db_path: Path) -> None:
+    ids = seed_store(db_path)
+    with open_store(db_path) as store:
+        store.mark_reviewed(ids["good"], "bob")
+    app = ReviewApp({}, annotator="ann", blind=True, db_url=str(db_path))
+    async with app.run_test(size=(160, 45)) as pilot:
+        screen = await list_ready(pilot)
+        assert str(screen.query_one("#r-sessions").get_row(ids["good"])[8]) == "—"
+        session = await open_session(pilot, screen, ids["good"])
+        assert session.reviewers == [] and "bob" not in str(session.status_text())
+
+
 def test_filters_parse() -> None:
     assert parse_filters("domain=airline reward=-1 label=ExtraAction unlabelled") == {
         "domain": "airline", "reward": -1.0, "label": "Extra Action", "unlabelled": True}
+    assert parse_filters("unreviewed reviewed_by=bob") == {"unreviewed": True, "reviewed_by": "bob"}
     with pytest.raises(FilterError, match="unknown filter 'colour'"):
         parse_filters("colour=red")
     with pytest.raises(FilterError, match="reward must be a number"):

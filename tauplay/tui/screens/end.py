@@ -1,7 +1,8 @@
 """End of a session: the reward and its breakdown, fault suggestions, and the annotation form.
 
-Labels (per turn or for the whole session) and a verdict on the task are saved to the store. The gold
-path and the distance to gold may be revealed here, now that playing is over.
+Labels (per turn or for the whole session) and a verdict on the task are saved to the store, and saving marks
+the session reviewed by the annotator: with no label kept, that records "no fault found", which agreement counts.
+The gold path and the distance to gold may be revealed here, now that playing is over.
 """
 
 from __future__ import annotations
@@ -238,6 +239,7 @@ class EndScreen(Screen[None]):
                                      severity=label.severity, annotator=p.config.annotator, note=label.note,
                                      turn=label.turn, seq=label.seq, source=label.source)
                 label.saved = True
+            store.mark_reviewed(sid, p.config.annotator)  # the form is done: judged, clean if no label was kept
             saved_verdict = False
             if verdict is not Select.NULL:
                 store.add_task_review(domain=p.domain.name, task_id=p.task.id, task=p.task.to_json(),
@@ -253,7 +255,8 @@ class EndScreen(Screen[None]):
         self.saved_verdict = self.saved_verdict or verdict
         self.saves += 1
         self._fill_labels()
-        message = f"saved {count} label(s)" + (" and the verdict" if verdict else "")
+        message = (f"saved {count} label(s)" + (" and the verdict" if verdict else "")
+                   + f"; session marked reviewed by {self.prepared.config.annotator}")
         self.query_one("#save-status", Static).update(Text(message, style="green"))
         self.app.notify(message, markup=False)
 
