@@ -9,15 +9,14 @@ in policy.md, in words), with the phrasing a traveller would use.
 from __future__ import annotations
 
 import random
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 from domains.airline.generator import TODAY
 from domains.airline.tools import AIRPORTS, BAG_FEE, BOOKING_TIME, INSURANCE_FEE
 from tauplay.core.db import Database, State
-from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, fact, words
+from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
@@ -208,11 +207,7 @@ class AirlineHints(TracerHints):
     }
 
     def __init__(self) -> None:
-        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()  # per database
-
-    def prepare(self, domain: Domain, database: Database) -> None:
-        if database not in self._data:
-            self._data[database] = Options.of(database)
+        self._data = PerDatabase(Options.of)
 
     def _options(self, ctx: TraceContext) -> Options:
         return self._data[ctx.database]
@@ -226,16 +221,9 @@ class AirlineHints(TracerHints):
         return ctx.database.tables["reservations"][rid]["user_id"]
 
     def _mine(self, ctx: TraceContext) -> list[dict[str, Any]]:
-        """The persona's reservations not already the subject of an earlier goal."""
-        used = {g.target.get("reservation_id") for g in ctx.goals[:-1]}
-        user = ctx.persona or {}
-        out = []
-        start = ctx.database.tables["reservations"]
-        for rid in user.get("reservations", []):
-            r = ctx.state.get("reservations", rid)
-            if r is not None and rid not in used and rid in start:  # not one booked in this trace
-                out.append(r)
-        return out
+        """The persona's reservations (not one booked in this trace) not already the subject of an earlier goal."""
+        mine = (ctx.state.get("reservations", rid) for rid in (ctx.persona or {}).get("reservations", []))
+        return fresh_records(ctx, "reservations", mine, "reservation_id")
 
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
         rng, state = ctx.rng, ctx.state

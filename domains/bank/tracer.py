@@ -13,7 +13,6 @@ the same checks as the starter tasks (`rules.py`).
 from __future__ import annotations
 
 import random
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,8 +32,8 @@ from domains.bank.rules import (
     same_charge,
 )
 from tauplay.core.db import Database, State
-from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import PerDatabase
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
@@ -331,6 +330,18 @@ def identity_facts(customer: dict[str, Any]) -> list[Fact]:
     return how + [fact("ssn_last4", customer["ssn_last4"])]
 
 
+def suitable_customers(database: Database) -> dict[str, dict[str, list[str]]]:
+    """Write -> kind -> the customers who can ask for it at the start."""
+    state = database.new_state()
+    suitable: dict[str, dict[str, list[str]]] = {w: {} for w in WRITES}
+    for customer_id in sorted(database.tables["customers"]):
+        customer = database.tables["customers"][customer_id]
+        for write in WRITES:
+            for kind in sorted({k for _, k in options(state, customer, write)}):
+                suitable[write].setdefault(kind, []).append(customer_id)
+    return suitable
+
+
 class BankHints(TracerHints):
     persona_table = "customers"  # accounts and customers tie on foreign keys; the callers are customers
     # The agent finds every id from what the caller says, and picks the waiver reason from the policy.
@@ -425,19 +436,7 @@ class BankHints(TracerHints):
     }
 
     def __init__(self) -> None:
-        self._suitable: weakref.WeakKeyDictionary[Database, dict[str, dict[str, list[str]]]] = \
-            weakref.WeakKeyDictionary()
-
-    def prepare(self, domain: Domain, database: Database) -> None:
-        if database not in self._suitable:  # per database: write -> kind -> customers who can ask for it
-            state = database.new_state()
-            suitable: dict[str, dict[str, list[str]]] = {w: {} for w in WRITES}
-            for customer_id in sorted(database.tables["customers"]):
-                customer = database.tables["customers"][customer_id]
-                for write in WRITES:
-                    for kind in sorted({k for _, k in options(state, customer, write)}):
-                        suitable[write].setdefault(kind, []).append(customer_id)
-            self._suitable[database] = suitable
+        self._suitable = PerDatabase(suitable_customers)
 
     # -- who and what --------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:

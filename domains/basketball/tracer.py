@@ -19,8 +19,8 @@ from typing import Any
 
 from domains.basketball import league
 from tauplay.core.db import Database, State
-from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, fact, words
+from tauplay.tracer.hint_helpers import PerDatabase
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
@@ -329,14 +329,10 @@ class BasketballHints(TracerHints):
     }
 
     def __init__(self) -> None:
-        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()
+        self._data = PerDatabase(Options.of)
         # The caller of each trace under construction. A trace has its own random generator, which is
         # all `opening` receives with the club, so the caller is filed under it.
         self._caller: weakref.WeakKeyDictionary[random.Random, Record] = weakref.WeakKeyDictionary()
-
-    def prepare(self, domain: Domain, database: Database) -> None:
-        if database not in self._data:
-            self._data[database] = Options.of(database)
 
     def _options(self, ctx: TraceContext) -> Options:
         return self._data[ctx.database]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +35,7 @@ from domains.movie.rules import (
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
@@ -351,13 +351,11 @@ class MovieHints(TracerHints):
     }
 
     def __init__(self) -> None:
-        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()
-        self._callers: set[str] = set()  # members already cast in this run
+        self._data = PerDatabase(Options.of)
+        self._callers = Cast()  # members already cast in this run
 
     def prepare(self, domain: Domain, database: Database) -> None:
-        if database not in self._data:
-            self._data[database] = Options.of(database)
-        self._callers = set()  # a new run: candidates are built in a fixed order, so this stays reproducible
+        self._callers.reset()
 
     def _options(self, ctx: TraceContext) -> Options:
         return self._data[ctx.database]
@@ -376,10 +374,7 @@ class MovieHints(TracerHints):
             members = [ctx.database.tables["bookings"][b]["member_id"] for b in bookings]
             if called_off and all(m in self._callers for m in members):
                 members = [ctx.database.tables["bookings"][b]["member_id"] for b in options.suitable[write]]
-        fresh = [m for m in members if m not in self._callers]
-        member_id = ctx.rng.choice(fresh or members)
-        self._callers.add(member_id)
-        return member_id
+        return self._callers.pick(ctx.rng, members)
 
     def opening(self, persona: Record, persona_id: str, rng: random.Random) -> str | None:
         name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
@@ -392,15 +387,9 @@ class MovieHints(TracerHints):
 
     def _mine(self, ctx: TraceContext, fits: Any) -> list[Record]:
         """The member's bookings from before this conversation that fit, and no earlier goal acts on."""
-        used = {g.target.get("booking_id") for g in ctx.goals[:-1]}
-        start = ctx.database.tables["bookings"]
-        out = []
-        for booking_id in (ctx.persona or {}).get("bookings", []):
-            booking = ctx.state.get("bookings", booking_id)
-            if booking is not None and booking_id in start and booking_id not in used and fits(booking) \
-                    and not _wheelchair(ctx.state, booking):
-                out.append(booking)
-        return out
+        bookings = (ctx.state.get("bookings", b) for b in (ctx.persona or {}).get("bookings", []))
+        return [b for b in fresh_records(ctx, "bookings", bookings, "booking_id")
+                if fits(b) and not _wheelchair(ctx.state, b)]
 
     @staticmethod
     def _called_off_first(ctx: TraceContext, mine: list[Record]) -> Record:

@@ -14,7 +14,6 @@ Guests are identified by the email or the phone number on their profile.
 from __future__ import annotations
 
 import random
-import weakref
 from dataclasses import dataclass
 from datetime import date as Date
 from datetime import datetime, timedelta
@@ -34,8 +33,8 @@ from domains.restaurant.catalogue import (
 )
 from domains.restaurant.generator import BUSY_DATES
 from tauplay.core.db import Database, State
-from tauplay.core.domain import Domain
 from tauplay.tracer.facts import NUMBER_WORDS, Fact, fact, words
+from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
@@ -334,11 +333,7 @@ class RestaurantHints(TracerHints):
     }
 
     def __init__(self) -> None:
-        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()
-
-    def prepare(self, domain: Domain, database: Database) -> None:
-        if database not in self._data:
-            self._data[database] = Options.of(database)
+        self._data = PerDatabase(Options.of)
 
     # -- who calls ---------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
@@ -356,14 +351,6 @@ class RestaurantHints(TracerHints):
         """How this guest identifies: the way they already did in this trace, else email or phone."""
         done = next((s.tool for s in ctx.steps if s.tool in LOGINS), None)
         return done or ctx.rng.choice(LOGINS)
-
-    @staticmethod
-    def _fresh(ctx: TraceContext, records: list[Record], key: str) -> list[Record]:
-        """Records no earlier goal of this trace acts on, and not made in this trace (a guest does not
-        book a table and change it in the same call)."""
-        used = {g.target.get(key) for g in ctx.goals[:-1]}
-        table = ctx.database.tables["reservations" if key == "reservation_id" else "orders"]
-        return [r for r in records if r[key] not in used and r[key] in table]
 
     # -- what each goal acts on --------------------------------------------------------------------------
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
@@ -423,7 +410,8 @@ class RestaurantHints(TracerHints):
 
     def _change_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
         rng, state, guest = ctx.rng, ctx.state, ctx.persona
-        mine = self._fresh(ctx, upcoming(state, guest, CHANGE_CUTOFF_HOURS + SAFETY_HOURS), "reservation_id")
+        mine = fresh_records(ctx, "reservations", upcoming(state, guest, CHANGE_CUTOFF_HOURS + SAFETY_HOURS),
+                             "reservation_id")
         rng.shuffle(mine)
         for r in mine[:4]:
             restaurant = state.get("restaurants", r["restaurant_id"])
@@ -456,7 +444,7 @@ class RestaurantHints(TracerHints):
 
     def _cancel_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
         rng, state, guest = ctx.rng, ctx.state, ctx.persona
-        mine = self._fresh(ctx, upcoming(state, guest, SAFETY_HOURS), "reservation_id")
+        mine = fresh_records(ctx, "reservations", upcoming(state, guest, SAFETY_HOURS), "reservation_id")
         late = [r for r in mine if seating.hours_until(r["date"], r["time"]) < LATE_CANCEL_HOURS]
         if not mine:
             raise Skip("no reservation of this guest can be cancelled", "cancel_reservation")
@@ -475,7 +463,7 @@ class RestaurantHints(TracerHints):
 
     def _refund_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
         rng, state, guest = ctx.rng, ctx.state, ctx.persona
-        orders = self._fresh(ctx, refundable(state, guest), "order_id")
+        orders = fresh_records(ctx, "orders", refundable(state, guest), "order_id")
         options = [(o, kind, about) for o in orders for kind, abouts in complaints(state, guest, o).items()
                    for about in abouts]
         if not options:

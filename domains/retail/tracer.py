@@ -20,16 +20,14 @@ Policy-only rules (stage 5 drops a generated write that breaks one; the tools wo
 from __future__ import annotations
 
 import random
-import weakref
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
 from domains.retail.generator import ADDRESS2, CITIES, STREETS
 from domains.retail.tools import ADDRESS_FIELDS
 from tauplay.core.db import Database, State
-from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_done
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
@@ -144,9 +142,8 @@ def listing(parts: list[str]) -> str:
 
 
 def auth_by_zip(user_id: str) -> bool:
-    """About one customer in four does not remember their email: a fixed trait of the persona, so the
-    opening (which sees only the persona) and the plan (which looks them up) agree."""
-    return zlib.crc32(user_id.encode()) % 4 == 0
+    """About one customer in four does not remember their email and gives name and zip code instead."""
+    return hashed_trait(user_id, 1, 4)
 
 
 class RetailHints(TracerHints):
@@ -230,11 +227,7 @@ class RetailHints(TracerHints):
     }
 
     def __init__(self) -> None:
-        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()  # per database
-
-    def prepare(self, domain: Domain, database: Database) -> None:
-        if database not in self._data:
-            self._data[database] = Options.of(database)
+        self._data = PerDatabase(Options.of)
 
     # -- who ----------------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
@@ -255,9 +248,8 @@ class RetailHints(TracerHints):
 
     def _auth(self, ctx: TraceContext) -> tuple[str, ...]:
         """The look-up that identifies the customer, when no earlier goal did."""
-        if any(s.tool in (AUTH_EMAIL, AUTH_ZIP) for s in ctx.steps):
-            return ()
-        return (AUTH_ZIP if auth_by_zip(ctx.persona_id or "") else AUTH_EMAIL,)
+        return login_unless_done(ctx, AUTH_ZIP if auth_by_zip(ctx.persona_id or "") else AUTH_EMAIL,
+                                 (AUTH_EMAIL, AUTH_ZIP))
 
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
         build = getattr(self, f"_target_{write}")

@@ -11,8 +11,6 @@ same checks the starter tasks obey), and the targets pick only changes that pass
 from __future__ import annotations
 
 import random
-import weakref
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,12 +18,11 @@ from domains.school.catalogue import BLOCKING_HOLDS, DEPARTMENTS, FALL, MAX_WAIT
 from domains.school.eligibility import active_registrations, problems
 from domains.school.tools import seat_counts
 from tauplay.core.db import Database, State
-from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import EmailOrNameAndBirth, PerDatabase, earlier, fresh_choice, hashed_trait
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
-AUTHENTICATE = {"email": "find_student_id_by_email", "name": "find_student_id_by_name_dob"}
 WRITES = ("enroll_in_section", "join_waitlist", "drop_registration", "pay_balance")
 DAYS = {"MWF": "Mondays, Wednesdays and Fridays", "MW": "Mondays and Wednesdays", "TR": "Tuesdays and Thursdays"}
 
@@ -40,31 +37,13 @@ WITHDRAW_REASONS = ("you are falling behind despite tutoring", "a family matter 
 
 # -- who the student is -----------------------------------------------------------------------------------
 
-def auth_method(student_id: str) -> str:
-    """Most students give their university email; some (who cannot) give name and date of birth. Fixed
-    per student (a stable hash), so the opening and the plan agree."""
-    return "name" if zlib.crc32(student_id.encode()) % 4 == 0 else "email"
-
-
-def identity(student: dict[str, Any], method: str) -> dict[str, Any]:
-    if method == "email":
-        return {"email": student["email"]}
-    return {"first_name": student["name"]["first_name"], "last_name": student["name"]["last_name"],
-            "dob": student["dob"]}
-
-
-def identified(state: State, known: dict[str, Any]) -> str | None:
-    """The student the conversation identified, from what the user said (email, or name and date of birth)."""
-    email = known.get("email")
-    if isinstance(email, str):
-        found = [s for s in state.values("students") if s["email"] == email.strip().lower()]
-        return found[0]["student_id"] if len(found) == 1 else None
-    first, last, born = known.get("first_name"), known.get("last_name"), known.get("dob")
-    if not all(isinstance(v, str) for v in (first, last, born)):
-        return None
-    found = [s for s in state.values("students") if s["name"]["first_name"].lower() == first.lower()
-             and s["name"]["last_name"].lower() == last.lower() and s["dob"] == born]
-    return found[0]["student_id"] if len(found) == 1 else None
+# Most students give their university email (case does not matter to the look-up); one in four, who
+# cannot, gives name and date of birth.
+STUDENTS = EmailOrNameAndBirth(
+    "students", "student_id", {"email": "find_student_id_by_email", "name": "find_student_id_by_name_dob"},
+    email=lambda s: s["email"], birth_date=lambda s: s["dob"], birth_key="dob",
+    by_name=lambda student_id: hashed_trait(student_id, 1, 4), heard_email=lambda e: e.strip().lower())
+auth_method = STUDENTS.method
 
 
 # -- the policy rules the tools do not enforce --------------------------------------------------------------
@@ -77,7 +56,7 @@ def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[st
     """'' when the policy allows this write on this state for the student the user identified as, else why not."""
     if tool not in WRITES:
         return ""
-    student_id = identified(state, known)
+    student_id = STUDENTS.identified(state, known)
     if student_id is None:
         return "the student was not identified by email or by name and date of birth"
     if tool == "drop_registration":
@@ -208,11 +187,7 @@ class SchoolHints(TracerHints):
     }
 
     def __init__(self) -> None:
-        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()
-
-    def prepare(self, domain: Domain, database: Database) -> None:
-        if database not in self._data:
-            self._data[database] = Options.of(database)
+        self._data = PerDatabase(Options.of)
 
     # -- who and what --------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
@@ -220,14 +195,7 @@ class SchoolHints(TracerHints):
         return ctx.rng.choice(options) if options else None
 
     def _auth(self, ctx: TraceContext) -> str:
-        return AUTHENTICATE[auth_method(ctx.persona_id or "")]
-
-    def _used(self, ctx: TraceContext, key: str) -> set[Any]:
-        return {g.target.get(key) for g in ctx.goals[:-1]}
-
-    def _reason(self, ctx: TraceContext, reasons: tuple[str, ...]) -> str:
-        used = self._used(ctx, "reason")
-        return ctx.rng.choice([r for r in reasons if r not in used] or list(reasons))
+        return STUDENTS.lookup(ctx.persona_id or "")
 
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
         return getattr(self, f"_target_{write}")(ctx)
@@ -237,7 +205,7 @@ class SchoolHints(TracerHints):
         take (a waitlist for full ones), in courses no earlier goal of the trace is about."""
         student = ctx.persona or {}
         # Not a course an earlier goal is about, nor one the student is taking this Fall.
-        used = self._used(ctx, "course_id") | {r["course_id"] for r in _fall_enrolled(ctx.state, student)}
+        used = earlier(ctx, "course_id") | {r["course_id"] for r in _fall_enrolled(ctx.state, student)}
         out = []
         for course in ctx.state.values("courses"):
             if course["course_id"] in used:
@@ -267,7 +235,7 @@ class SchoolHints(TracerHints):
         how = rng.choice(("time", "time") + (() if search else ("id",)) + (("only",) if len(siblings) == 1 else ()))
         reads = ("search_courses",) if search else ("get_course_details",)
         return {"course_id": course["course_id"], "section_id": section["section_id"], "how": how,
-                "search": search, "reason": self._reason(ctx, ENROLL_REASONS),
+                "search": search, "reason": fresh_choice(ctx, ENROLL_REASONS),
                 "_needs": (self._auth(ctx), "get_student_details", *reads)}
 
     def _target_enroll_in_section(self, ctx: TraceContext) -> dict[str, Any]:
@@ -282,7 +250,7 @@ class SchoolHints(TracerHints):
 
     def _target_drop_registration(self, ctx: TraceContext) -> dict[str, Any]:
         student, state = ctx.persona or {}, ctx.state
-        used = self._used(ctx, "course_id")
+        used = earlier(ctx, "course_id")
         start = ctx.database.tables["registrations"]
         options = [r for r in active_registrations(state, student, SPRING) if r["registration_id"] in start]
         fall = _fall_enrolled(state, student)
@@ -296,7 +264,7 @@ class SchoolHints(TracerHints):
             "leave" if registration["status"] == "waitlisted" else "drop")
         reasons = WITHDRAW_REASONS if kind == "withdraw" else DROP_REASONS
         return {"registration_id": registration["registration_id"], "course_id": registration["course_id"],
-                "kind": kind, "reason": self._reason(ctx, reasons),
+                "kind": kind, "reason": fresh_choice(ctx, reasons),
                 "_needs": (self._auth(ctx), "get_student_details", "get_registration_details")}
 
     def _target_pay_balance(self, ctx: TraceContext) -> dict[str, Any]:
@@ -317,8 +285,8 @@ class SchoolHints(TracerHints):
     # -- arguments -----------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         target, student = ctx.goal.target, ctx.persona or {}
-        if tool in AUTHENTICATE.values():
-            return identity(student, "email" if tool == "find_student_id_by_email" else "name")
+        if tool in STUDENTS.lookups.values():
+            return STUDENTS.lookup_args(tool, student)
         if tool == "get_student_details":
             return {"student_id": ctx.persona_id}
         if tool == "get_course_details":
@@ -352,10 +320,7 @@ class SchoolHints(TracerHints):
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
         intent: Intent = getattr(self, f"_say_{tool}")(args, ctx)
-        known = identity(ctx.persona or {}, auth_method(ctx.persona_id or ""))
-        intent.facts = [fact(k, v) for k, v in known.items()] + intent.facts
-        intent.known.update(known)  # the policy check reads back who the student said they were
-        return intent
+        return STUDENTS.identify(intent, ctx)
 
     def _course_phrase(self, ctx: TraceContext) -> tuple[list[Fact], str, str]:
         """Facts, the course as the student names it, and the section as they name it."""

@@ -26,8 +26,6 @@ Policy-only rules (stage 5 drops a generated write that breaks one; the tools wo
 from __future__ import annotations
 
 import random
-import weakref
-import zlib
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -35,8 +33,8 @@ from typing import Any
 from domains.telecom.catalogue import BILLING_CYCLES, DEVICES, SERVICES, TICKET_PRIORITIES
 from domains.telecom.generator import TODAY
 from tauplay.core.db import Database, State
-from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_done
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
@@ -185,9 +183,8 @@ def service_name(service_id: str) -> str:
 
 
 def by_phone(customer_id: str) -> bool:
-    """About two customers in five identify themselves by phone: a fixed trait of the persona, so the
-    opening (which sees only the persona) and the plan (which looks them up) agree."""
-    return zlib.crc32(customer_id.encode()) % 5 < 2
+    """About two customers in five identify themselves by phone rather than email."""
+    return hashed_trait(customer_id, 2, 5)
 
 
 def money(x: float) -> str:
@@ -292,11 +289,7 @@ class TelecomHints(TracerHints):
     }
 
     def __init__(self) -> None:
-        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()  # per database
-
-    def prepare(self, domain: Domain, database: Database) -> None:
-        if database not in self._data:
-            self._data[database] = Options.of(database)
+        self._data = PerDatabase(Options.of)
 
     # -- who ----------------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
@@ -306,9 +299,8 @@ class TelecomHints(TracerHints):
 
     # -- what ---------------------------------------------------------------------------------------------
     def _auth(self, ctx: TraceContext) -> tuple[str, ...]:
-        if any(s.tool in (AUTH_EMAIL, AUTH_PHONE) for s in ctx.steps):
-            return ()
-        return (AUTH_PHONE if by_phone(ctx.persona_id or "") else AUTH_EMAIL,)
+        return login_unless_done(ctx, AUTH_PHONE if by_phone(ctx.persona_id or "") else AUTH_EMAIL,
+                                 (AUTH_EMAIL, AUTH_PHONE))
 
     def _earlier(self, ctx: TraceContext, tool: str) -> list[dict[str, Any]]:
         return [g.target for g in ctx.goals[:-1] if g.tool == tool]

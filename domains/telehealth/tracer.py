@@ -10,8 +10,6 @@ the patient's own things in a state that allows the change, and is phrased the w
 from __future__ import annotations
 
 import random
-import weakref
-import zlib
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -19,8 +17,15 @@ from typing import Any
 from domains.telehealth.data_model import ACTIVE_STATUSES
 from domains.telehealth.generator import CONDITIONS
 from tauplay.core.db import Database, State
-from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, fact, words
+from tauplay.tracer.hint_helpers import (
+    EmailOrNameAndBirth,
+    PerDatabase,
+    earlier,
+    fresh_choice,
+    fresh_records,
+    hashed_trait,
+)
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
@@ -33,7 +38,6 @@ BOOKABLE_TYPES = ("routine_checkup", "follow_up", "consultation", "specialist_co
 TYPES_FOR = {"Primary Care": ("routine_checkup", "follow_up", "sick_visit"),
              "Psychiatry": ("consultation", "follow_up"), "Dermatology": ("consultation", "follow_up")}
 SPECIALIST_TYPES = ("specialist_consultation", "follow_up", "consultation")
-AUTHENTICATE = {"email": "find_patient_by_email", "name": "find_patient_by_name_dob"}
 WRITES = ("schedule_appointment", "cancel_appointment", "reschedule_appointment", "update_prescription_supplier",
           "update_medical_record_note")
 
@@ -55,32 +59,13 @@ SUPPLIER_NOTE = "Patient requested the {medication} supplier change after a pric
 
 # -- who the patient is ---------------------------------------------------------------------------------
 
-def auth_method(patient_id: str) -> str:
-    """How this patient identifies themselves: most by email, some (who forgot which email they used) by
-    name and birth date. Fixed per patient (a stable hash), so the opening and the plan agree."""
-    return "name" if zlib.crc32(patient_id.encode()) % 10 < 3 else "email"
-
-
-def identity(patient: dict[str, Any], method: str) -> dict[str, Any]:
-    """What the patient says to be identified (the known info the policy check reads back)."""
-    if method == "email":
-        return {"email": patient["demographics"]["email"]}
-    return {"first_name": patient["name"]["first_name"], "last_name": patient["name"]["last_name"],
-            "date_of_birth": patient["demographics"]["date_of_birth"]}
-
-
-def identified(state: State, known: dict[str, Any]) -> str | None:
-    """The patient the conversation authenticated, from what the user said (email, or name and birth date)."""
-    email = known.get("email")
-    if isinstance(email, str):
-        found = [p for p in state.values("patients") if p["demographics"]["email"] == email]
-        return found[0]["patient_id"] if len(found) == 1 else None
-    first, last, born = known.get("first_name"), known.get("last_name"), known.get("date_of_birth")
-    if not all(isinstance(v, str) for v in (first, last, born)):
-        return None
-    found = [p for p in state.values("patients") if p["name"]["first_name"].lower() == first.lower()
-             and p["name"]["last_name"].lower() == last.lower() and p["demographics"]["date_of_birth"] == born]
-    return found[0]["patient_id"] if len(found) == 1 else None
+# Most patients give their email (exactly as on file, as the look-up wants it); three in ten, who forgot
+# which email they used, give name and birth date.
+PATIENTS = EmailOrNameAndBirth(
+    "patients", "patient_id", {"email": "find_patient_by_email", "name": "find_patient_by_name_dob"},
+    email=lambda p: p["demographics"]["email"], birth_date=lambda p: p["demographics"]["date_of_birth"],
+    birth_key="date_of_birth", by_name=lambda patient_id: hashed_trait(patient_id, 3, 10))
+auth_method = PATIENTS.method
 
 
 # -- the policy rules the tools do not enforce ----------------------------------------------------------
@@ -96,7 +81,7 @@ def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[st
     """'' when policy.md allows this write on this state for the patient the user identified as, else why not."""
     if tool not in WRITES:
         return ""
-    patient_id = identified(state, known)
+    patient_id = PATIENTS.identified(state, known)
     if patient_id is None:
         return "the patient was not identified by email or by name and date of birth"
     if tool == "schedule_appointment":
@@ -258,11 +243,7 @@ class TelehealthHints(TracerHints):
     }
 
     def __init__(self) -> None:
-        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()
-
-    def prepare(self, domain: Domain, database: Database) -> None:
-        if database not in self._data:
-            self._data[database] = Options.of(database)
+        self._data = PerDatabase(Options.of)
 
     # -- who and what --------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
@@ -270,23 +251,13 @@ class TelehealthHints(TracerHints):
         return ctx.rng.choice(options) if options else None
 
     def _auth(self, ctx: TraceContext) -> str:
-        return AUTHENTICATE[auth_method(ctx.persona_id or "")]
-
-    def _used(self, ctx: TraceContext, key: str) -> set[Any]:
-        return {g.target.get(key) for g in ctx.goals[:-1]}
-
-    def _reason(self, ctx: TraceContext, reasons: tuple[str, ...]) -> str:
-        """A reason no earlier goal of the trace gave (two requests rarely share one)."""
-        used = self._used(ctx, "reason")
-        return ctx.rng.choice([r for r in reasons if r not in used] or list(reasons))
+        return PATIENTS.lookup(ctx.persona_id or "")
 
     def _appointments(self, ctx: TraceContext) -> list[dict[str, Any]]:
         """The patient's active appointments from the start data that no earlier goal acts on."""
-        used = self._used(ctx, "appointment_id")
-        start = ctx.database.tables["appointments"]
-        return sorted((a for a in ctx.state.find("appointments", "patient_id", ctx.persona_id)
-                       if a["status"] in ACTIVE_STATUSES and a["appointment_id"] in start
-                       and a["appointment_id"] not in used), key=lambda a: a["appointment_id"])
+        active = [a for a in ctx.state.find("appointments", "patient_id", ctx.persona_id)
+                  if a["status"] in ACTIVE_STATUSES]
+        return sorted(fresh_records(ctx, "appointments", active, "appointment_id"), key=lambda a: a["appointment_id"])
 
     def _describable(self, ctx: TraceContext, appointment: dict[str, Any]) -> bool:
         """The patient can point at it by day alone: no other appointment of theirs falls on that day."""
@@ -311,7 +282,7 @@ class TelehealthHints(TracerHints):
         appointment = ctx.rng.choice(mine)
         variant, read = self._which_appointment(ctx, appointment)
         return {"appointment_id": appointment["appointment_id"], "provider_id": appointment["provider_id"],
-                "variant": variant, "reason": self._reason(ctx, CANCEL_REASONS), "_needs": (self._auth(ctx), read)}
+                "variant": variant, "reason": fresh_choice(ctx, CANCEL_REASONS), "_needs": (self._auth(ctx), read)}
 
     def _target_reschedule_appointment(self, ctx: TraceContext) -> dict[str, Any]:
         rng = ctx.rng
@@ -325,14 +296,14 @@ class TelehealthHints(TracerHints):
         variant, read = self._which_appointment(ctx, appointment)
         return {"appointment_id": appointment["appointment_id"], "provider_id": appointment["provider_id"],
                 "new_date": new_date, "new_time": new_time, "variant": variant,
-                "earliest": earliest and rng.random() < 0.4, "reason": self._reason(ctx, MOVE_REASONS),
+                "earliest": earliest and rng.random() < 0.4, "reason": fresh_choice(ctx, MOVE_REASONS),
                 "_needs": (self._auth(ctx), read, "get_provider_details")}
 
     def _target_schedule_appointment(self, ctx: TraceContext) -> dict[str, Any]:
         rng, state, patient = ctx.rng, ctx.state, ctx.persona or {}
         conditions = patient["medical_history"]["conditions"]
         concern = rng.choice(conditions)
-        replaced = self._used(ctx, "replaces")
+        replaced = earlier(ctx, "replaces")
         replaces = next((g.target for g in reversed(ctx.goals[:-1]) if g.tool == "cancel_appointment"
                          and g.target["appointment_id"] not in replaced), None)
         if replaces is not None and rng.random() < 0.6:
@@ -361,9 +332,9 @@ class TelehealthHints(TracerHints):
 
     def _target_update_prescription_supplier(self, ctx: TraceContext) -> dict[str, Any]:
         rng, state = ctx.rng, ctx.state
-        used = self._used(ctx, "record_id")
+        used = earlier(ctx, "record_id")
         # One switch per medication in a trace: a second one would skip the catalogue read it needs.
-        switched = self._used(ctx, "medication")
+        switched = earlier(ctx, "medication")
         records = [r for r in state.find("medical_records", "patient_id", ctx.persona_id) if r["record_id"] not in used]
         choices = []
         for record in records:
@@ -398,13 +369,13 @@ class TelehealthHints(TracerHints):
         quoted = len(holders) > 1 or rng.random() < 0.5  # the record id, unless the medication names it alone
         reads = ("get_medical_record",) if quoted else ("list_patient_medical_records", "get_medical_record")
         return {"record_id": record["record_id"], "medication": medication, "offer": offer, "variant": variant,
-                "country_filter": country, "quoted": quoted, "reason": self._reason(ctx, SUPPLIER_REASONS),
+                "country_filter": country, "quoted": quoted, "reason": fresh_choice(ctx, SUPPLIER_REASONS),
                 "_needs": (self._auth(ctx), *reads, "list_medication_suppliers")}
 
     def _target_update_medical_record_note(self, ctx: TraceContext) -> dict[str, Any]:
         rng, state = ctx.rng, ctx.state
         switched = next((g.target for g in reversed(ctx.goals[:-1]) if g.tool == "update_prescription_supplier"), None)
-        used = self._used(ctx, "record_id")
+        used = earlier(ctx, "record_id")
         noted = {g.target["record_id"] for g in ctx.goals[:-1] if g.tool == "update_medical_record_note"}
         if switched is not None and switched["record_id"] not in noted and rng.random() < 0.6:
             # Document the supplier change just made, on the same record.
@@ -430,8 +401,8 @@ class TelehealthHints(TracerHints):
     # -- arguments -----------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         target, patient = ctx.goal.target, ctx.persona or {}
-        if tool in AUTHENTICATE.values():
-            return identity(patient, "email" if tool == "find_patient_by_email" else "name")
+        if tool in PATIENTS.lookups.values():
+            return PATIENTS.lookup_args(tool, patient)
         if tool in ("get_patient_details", "list_patient_appointments", "list_patient_medical_records",
                     "get_regimen_options"):
             return {"patient_id": ctx.persona_id}
@@ -486,16 +457,9 @@ class TelehealthHints(TracerHints):
                            "so you identify yourself by name and date of birth.",
                            f"You are {name} (date of birth {born}); you identify yourself by name and birth date."))
 
-    def _identity_facts(self, ctx: TraceContext) -> tuple[list[Fact], dict[str, Any]]:
-        known = identity(ctx.persona or {}, auth_method(ctx.persona_id or ""))
-        return [fact(k, v) for k, v in known.items()], known
-
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
         intent: Intent = getattr(self, f"_say_{tool}")(args, ctx)
-        facts, known = self._identity_facts(ctx)
-        intent.facts = facts + intent.facts
-        intent.known.update(known)  # the policy check reads back who the patient said they were
-        return intent
+        return PATIENTS.identify(intent, ctx)
 
     def _appointment_phrase(self, ctx: TraceContext, appointment: dict[str, Any]) -> tuple[list[Fact], str, dict[str, str]]:
         provider = ctx.state.get("providers", appointment["provider_id"]) or {}

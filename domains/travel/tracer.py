@@ -11,7 +11,6 @@ chosen to satisfy them and `policy()` checks them again in stage 5 (`policy_prob
 from __future__ import annotations
 
 import random
-import weakref
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -38,6 +37,7 @@ from domains.travel.terms import (
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
@@ -336,13 +336,11 @@ class TravelHints(TracerHints):
     }
 
     def __init__(self) -> None:
-        self._data: weakref.WeakKeyDictionary[Database, Options] = weakref.WeakKeyDictionary()
-        self._callers: set[str] = set()  # travellers already cast in this run
+        self._data = PerDatabase(Options.of)
+        self._callers = Cast()  # travellers already cast in this run
 
     def prepare(self, domain: Domain, database: Database) -> None:
-        if database not in self._data:
-            self._data[database] = Options.of(database)
-        self._callers = set()  # a new run: candidates are built in a fixed order, so this stays reproducible
+        self._callers.reset()
 
     def _options(self, ctx: TraceContext) -> Options:
         return self._data[ctx.database]
@@ -356,10 +354,7 @@ class TravelHints(TracerHints):
             travellers = options.payers
         else:
             travellers = [ctx.database.tables["bookings"][b]["traveller_id"] for b in options.suitable[write]]
-        fresh = [t for t in travellers if t not in self._callers]
-        traveller_id = ctx.rng.choice(fresh or travellers)
-        self._callers.add(traveller_id)
-        return traveller_id
+        return self._callers.pick(ctx.rng, travellers)
 
     def opening(self, persona: Record, persona_id: str, rng: random.Random) -> str | None:
         name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
@@ -368,14 +363,8 @@ class TravelHints(TracerHints):
 
     def _mine(self, ctx: TraceContext, fits: Any) -> list[Record]:
         """The persona's bookings from before this conversation that fit, and no earlier goal acts on."""
-        used = {g.target.get("booking_id") for g in ctx.goals[:-1]}
-        start = ctx.database.tables["bookings"]
-        out = []
-        for booking_id in (ctx.persona or {}).get("bookings", []):
-            booking = ctx.state.get("bookings", booking_id)
-            if booking is not None and booking_id in start and booking_id not in used and fits(booking):
-                out.append(booking)
-        return out
+        bookings = (ctx.state.get("bookings", b) for b in (ctx.persona or {}).get("bookings", []))
+        return [b for b in fresh_records(ctx, "bookings", bookings, "booking_id") if fits(b)]
 
     def _payer(self, ctx: TraceContext, amount: float, prefer: str | None = None) -> str:
         """A payment method of the persona that can pay `amount`: mostly a card, sometimes a travel credit

@@ -6,6 +6,8 @@ cannot know enough, as a `TracerHints` subclass in `domains/<name>/tracer.py` (e
 as a `tracer` attribute on its `Domain`. Typical reasons: a policy rule the tools do not enforce (who
 may cancel), arithmetic the arguments must satisfy (a payment that equals the price), and phrasing a
 user would use. Every method may return None (or the class default) to mean "use the generic path".
+Pieces several domains' hints share (per-database indices, the callers a run has cast, what earlier goals
+act on, how a persona identifies themselves) are in `tauplay.tracer.hint_helpers`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,112 @@
+"""The pieces domains' Tracer hints share (tauplay/tracer/hint_helpers.py), on small hand-made databases."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from domains.airline import DOMAIN as AIRLINE
+from tauplay.core.db import Database
+from tauplay.core.graph import ToolGraph
+from tauplay.tracer.hint_helpers import (
+    Cast,
+    EmailOrNameAndBirth,
+    PerDatabase,
+    earlier,
+    fresh_choice,
+    fresh_records,
+    hashed_trait,
+    login_unless_done,
+)
+from tauplay.tracer.trace import Goal, Intent, Step, TraceContext
+
+
+def _person(pid: str, email: str, first: str, last: str, born: str) -> dict[str, Any]:
+    return {"pid": pid, "email": email, "name": {"first_name": first, "last_name": last}, "born": born}
+
+
+PEOPLE = Database({"people": {
+    "p1": _person("p1", "ann@x.org", "Ann", "Lee", "1990-01-02"),
+    "p2": _person("p2", "bo@x.org", "Bo", "Ray", "1985-03-04"),
+    "p3": _person("p3", "bo.two@x.org", "Bo", "Ray", "1985-03-04"),  # same name and birth date as p2
+}})
+WAYS = EmailOrNameAndBirth("people", "pid", {"email": "find_by_email", "name": "find_by_name"},
+                           email=lambda p: p["email"], birth_date=lambda p: p["born"], birth_key="dob",
+                           by_name=lambda pid: pid == "p2", heard_email=lambda e: e.strip().lower())
+
+
+def test_per_database_builds_once_for_each_database() -> None:
+    built: list[Database] = []
+    per = PerDatabase(lambda db: built.append(db) or len(built))
+    other = Database({"people": {}})
+    assert (per[PEOPLE], per[PEOPLE], per[other], per[PEOPLE]) == (1, 1, 2, 1)
+    assert built == [PEOPLE, other]
+
+
+def test_cast_prefers_someone_new_until_everyone_was_cast() -> None:
+    cast, rng = Cast(), random.Random(3)
+    picks = [cast.pick(rng, ["a", "b", "c"]) for _ in range(3)]
+    assert sorted(picks) == ["a", "b", "c"] and "b" in cast
+    assert cast.pick(rng, ["a", "b", "c"]) in ("a", "b", "c")  # all cast: anyone again
+    cast.reset()
+    assert "a" not in cast and cast.pick(rng, ["a"]) == "a"
+
+
+def test_hashed_trait_is_fixed_and_about_the_share_asked() -> None:
+    ids = [f"id{n}" for n in range(4000)]
+    share = sum(hashed_trait(i, 3, 10) for i in ids) / len(ids)
+    assert 0.27 < share < 0.33
+    assert [hashed_trait(i, 3, 10) for i in ids[:50]] == [hashed_trait(i, 3, 10) for i in ids[:50]]
+    assert not any(hashed_trait(i, 0, 10) for i in ids) and all(hashed_trait(i, 10, 10) for i in ids)
+
+
+def test_identification_by_email_or_by_name_and_birth_date() -> None:
+    state = PEOPLE.new_state()
+    ann, bo = PEOPLE.tables["people"]["p1"], PEOPLE.tables["people"]["p2"]
+    assert WAYS.method("p1") == "email" and WAYS.lookup("p2") == "find_by_name"
+    assert WAYS.identity(ann, "email") == {"email": "ann@x.org"}
+    assert WAYS.lookup_args("find_by_name", bo) == {"first_name": "Bo", "last_name": "Ray", "dob": "1985-03-04"}
+    assert WAYS.identified(state, {"email": " ANN@x.org "}) == "p1"  # as the look-up hears it
+    assert WAYS.identified(state, {"email": "nobody@x.org"}) is None
+    assert WAYS.identified(state, {"first_name": "ann", "last_name": "LEE", "dob": "1990-01-02"}) == "p1"
+    assert WAYS.identified(state, {"first_name": "Ann", "last_name": "Lee", "dob": "1990-01-03"}) is None
+    assert WAYS.identified(state, {"first_name": "Bo", "last_name": "Ray", "dob": "1985-03-04"}) is None  # two match
+    assert WAYS.identified(state, {"first_name": "Ann", "last_name": "Lee"}) is None
+
+
+def _airline_trace() -> TraceContext:
+    database = AIRLINE.database()
+    return TraceContext(AIRLINE, database, ToolGraph(AIRLINE), random.Random(0))
+
+
+def test_what_earlier_goals_act_on_is_left_for_later_goals() -> None:
+    ctx = _airline_trace()
+    reservations = sorted(ctx.database.tables["reservations"])[:3]
+    ctx.goals += [Goal("cancel_reservation", {"reservation_id": reservations[0], "reason": "r1"}),
+                  Goal("update_reservation_baggages", {"reservation_id": reservations[1], "reason": "r2"}),
+                  Goal("cancel_reservation", {})]  # the goal being built
+    assert earlier(ctx, "reservation_id") == {reservations[0], reservations[1]}
+    assert {fresh_choice(ctx, ("r1", "r2", "r3")) for _ in range(20)} == {"r3"}
+    assert fresh_choice(ctx, ("r1", "r2")) in ("r1", "r2")  # all used: any
+    records = [ctx.state.get("reservations", r) for r in reservations] + [None, {"reservation_id": "NEW001"}]
+    assert fresh_records(ctx, "reservations", records, "reservation_id") == [records[2]]
+
+
+def test_login_only_when_no_earlier_goal_identified_the_persona() -> None:
+    ctx = _airline_trace()
+    assert login_unless_done(ctx, "find_by_email", ("find_by_email", "find_by_name")) == ("find_by_email",)
+    ctx.steps.append(Step("find_by_name", {}, "p2", 0))
+    assert login_unless_done(ctx, "find_by_email", ("find_by_email", "find_by_name")) == ()
+
+
+def test_identify_puts_the_identity_in_front_of_the_facts_and_into_known() -> None:
+    ctx = _airline_trace()
+    ctx.persona_table, ctx.persona_id = "users", sorted(ctx.database.tables["users"])[0]
+    user = ctx.persona
+    assert user is not None
+    ways = EmailOrNameAndBirth("users", "user_id", {"email": "e", "name": "n"}, email=lambda u: u["email"],
+                               birth_date=lambda u: u["dob"], birth_key="dob", by_name=lambda _: True)
+    intent = ways.identify(Intent("x", "do x", facts=[], known={"reason": "why"}), ctx)
+    assert [f.field for f in intent.facts] == ["first_name", "last_name", "dob"]
+    assert intent.known == {"reason": "why", "first_name": user["name"]["first_name"],
+                            "last_name": user["name"]["last_name"], "dob": user["dob"]}
