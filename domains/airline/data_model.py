@@ -4,21 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired, TypedDict
 
+from domains.common_records import Address, Name
+
 Cabin = Literal["basic_economy", "economy", "business"]
-
-
-class Name(TypedDict):
-    first_name: str
-    last_name: str
-
-
-class Address(TypedDict):
-    address1: str
-    address2: str
-    city: str
-    country: str
-    state: str
-    zip: str
 
 
 class PaymentMethod(TypedDict):

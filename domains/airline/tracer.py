@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from domains.airline.generator import TODAY
+from domains.airline.generator import CABINS, TODAY
 from domains.airline.tools import AIRPORTS, BAG_FEE, BOOKING_TIME, INSURANCE_FEE
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact, words
@@ -26,7 +26,6 @@ FREE_BAGS = {
     "silver": {"basic_economy": 1, "economy": 2, "business": 3},
     "gold": {"basic_economy": 2, "economy": 3, "business": 3},
 }
-CABINS = ("basic_economy", "economy", "business")
 DAY_BEFORE = "2024-05-14T15:00:00"  # bookings made after this are less than 24 hours old
 CERTIFICATE_PER_PASSENGER = 100  # compensation for a cancelled flight
 CANCEL_REASONS = {

@@ -28,6 +28,7 @@ from domains.bank.rules import (
     expiring_soon,
     new_payee,
 )
+from domains.bank.tracer import FEE_WORDS, card_words, money, month_words
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph
@@ -73,10 +74,6 @@ class Picker:
         return sorted(found, key=lambda t: t["transaction_id"])
 
 
-def _money(amount: float) -> str:
-    return f"${amount:,.2f}"
-
-
 def _who(c: Record) -> str:
     return f"You are {c['first_name']} {c['last_name']}"
 
@@ -101,24 +98,8 @@ def _by_name(c: Record) -> tuple[str, list[Action], dict[str, Any]]:
                             "date_of_birth": c["date_of_birth"], "ssn_last4": c["ssn_last4"]}
 
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
-FEE_WORDS = {"monthly_maintenance": "monthly maintenance fee", "overdraft": "overdraft fee",
-             "atm_out_of_network": "out-of-network ATM fee", "excess_withdrawal": "excess withdrawal fee",
-             "foreign_transaction": "foreign transaction fee", "card_expedite": "expedited card delivery fee"}
-
-
-def _month(expires: str) -> str:
-    year, month = expires.split("-")
-    return f"{MONTHS[int(month) - 1]} {year}"
-
-
-def _card_words(card: Record) -> str:
-    return f"{card['network'].capitalize()} debit card ending in {card['last_four']}"
-
-
 def _purchase_words(t: Record) -> str:
-    return f"the {_money(t['amount'])} charge at {t['description']} on {t['date']}"
+    return f"the {money(t['amount'])} charge at {t['description']} on {t['date']}"
 
 
 def _unique_amount(picker: Picker, account: Record, t: Record) -> bool:
@@ -150,7 +131,7 @@ def build() -> TaskSet:
     # 1. Lock a misplaced card.
     c, card = pick.customer(lambda c: next(iter(pick.cards(c, "active")), None))
     add("lock-misplaced-card", c, _by_phone,
-        f"You cannot find your {_card_words(card)} since this morning; it may just be somewhere at home. Ask for "
+        f"You cannot find your {card_words(card)} since this morning; it may just be somewhere at home. Ask for "
         "the card to be locked for now. You do not want a replacement yet.",
         [Action("get_card_details", {"card_id": card["card_id"]}),
          Action("update_card_lock", {"card_id": card["card_id"], "action": "lock"})],
@@ -161,7 +142,7 @@ def build() -> TaskSet:
     # 2. Unlock a card the customer locked.
     c, card = pick.customer(lambda c: next(iter(pick.cards(c, "locked", "customer")), None))
     add("unlock-found-card", c, _by_name,
-        f"You locked your {_card_words(card)} when you thought you had lost it. You have found it and have it in "
+        f"You locked your {card_words(card)} when you thought you had lost it. You have found it and have it in "
         "your hand: ask for it to be unlocked.",
         [Action("get_card_details", {"card_id": card["card_id"]}),
          Action("update_card_lock", {"card_id": card["card_id"], "action": "unlock"})],
@@ -176,7 +157,7 @@ def build() -> TaskSet:
         return cards[0] if cards else None
     c, card = pick.customer(fraud_locked)
     add("fraud-lock-transfer", c, _by_phone,
-        f"Your {_card_words(card)} stopped working. Ask for it to be unlocked right away; you need it for groceries "
+        f"Your {card_words(card)} stopped working. Ask for it to be unlocked right away; you need it for groceries "
         "today. If the agent cannot unlock it, ask to speak with someone who can.",
         [Action("get_card_details", {"card_id": card["card_id"]}),
          Action("transfer_to_human_agents", {"summary": f"Customer {c['customer_id']} asks to unlock card "
@@ -202,7 +183,7 @@ def build() -> TaskSet:
         return None
     c, (card, buy) = pick.customer(stolen)
     add("stolen-card-replace-dispute", c, _by_phone,
-        f"Your wallet was stolen yesterday with your {_card_words(card)} in it. You want the card replaced and the "
+        f"Your wallet was stolen yesterday with your {card_words(card)} in it. You want the card replaced and the "
         "new one sent by the fastest delivery; you accept the fee. You also did not make "
         f"{_purchase_words(buy)}: have it disputed as unauthorized.",
         [Action("get_card_details", {"card_id": card["card_id"]}),
@@ -219,7 +200,7 @@ def build() -> TaskSet:
         return cards[0] if c["tier"] == "premier" and cards else None
     c, card = pick.customer(premier_card)
     add("damaged-card-premier", c, _by_name,
-        f"The chip on your {_card_words(card)} is cracked and terminals reject it. Ask for a replacement with the "
+        f"The chip on your {card_words(card)} is cracked and terminals reject it. Ask for a replacement with the "
         "fastest delivery, and ask whether that costs anything.",
         [Action("get_card_details", {"card_id": card["card_id"]}),
          Action("replace_card", {"card_id": card["card_id"], "reason": "damaged", "shipping": "expedited"})],
@@ -234,7 +215,7 @@ def build() -> TaskSet:
         return cards[0] if cards else None
     c, card = pick.customer(expiring)
     add("expiring-card-standard", c, _by_phone,
-        f"Your {_card_words(card)} expires at the end of {_month(card['expires'])} and no new card has arrived. "
+        f"Your {card_words(card)} expires at the end of {month_words(card['expires'])} and no new card has arrived. "
         "Ask for a replacement by standard (free) delivery.",
         [Action("get_card_details", {"card_id": card["card_id"]}),
          Action("replace_card", {"card_id": card["card_id"], "reason": "expiring", "shipping": "standard"})],
@@ -254,7 +235,7 @@ def build() -> TaskSet:
         return None
     c, (account, first, second) = pick.customer(doubled)
     add("duplicate-charge-dispute", c, _by_name,
-        f"{first['description']} charged you {_money(first['amount'])} twice on {first['date']} on your "
+        f"{first['description']} charged you {money(first['amount'])} twice on {first['date']} on your "
         f"{account['nickname']} account, for a single purchase. Dispute the extra charge as a duplicate.",
         [Action("list_account_transactions", {"account_id": account["account_id"], "category": "purchase"}),
          Action("file_dispute", {"transaction_id": second["transaction_id"], "reason": "duplicate_charge"})],
@@ -341,7 +322,7 @@ def build() -> TaskSet:
         return None
     c, (account, fee) = pick.customer(overdraft)
     add("courtesy-overdraft-waiver", c, _by_phone,
-        f"You were charged a {_money(fee['amount'])} overdraft fee on {fee['date']} on your {account['nickname']} "
+        f"You were charged a {money(fee['amount'])} overdraft fee on {fee['date']} on your {account['nickname']} "
         "account. Ask for it to be removed; it is the first time this has happened.",
         [Action("list_account_transactions", {"account_id": account["account_id"], "category": "fee"}),
          Action("waive_fee", {"transaction_id": fee["transaction_id"], "reason": "courtesy"})],
@@ -359,7 +340,7 @@ def build() -> TaskSet:
         return None
     c, (account, fee) = pick.customer(premier_error)
     add("premier-fee-in-error", c, _by_name,
-        f"You are a premier customer, yet a {_money(fee['amount'])} monthly maintenance fee was taken from your "
+        f"You are a premier customer, yet a {money(fee['amount'])} monthly maintenance fee was taken from your "
         f"{account['nickname']} account on {fee['date']}. Have it refunded.",
         [Action("list_account_transactions", {"account_id": account["account_id"], "category": "fee"}),
          Action("waive_fee", {"transaction_id": fee["transaction_id"], "reason": "charged_in_error"})],
@@ -381,8 +362,8 @@ def build() -> TaskSet:
         return None
     c, (account, big, small) = pick.customer(two_fees)
     add("one-of-two-waivers", c, _by_phone,
-        f"Ask for two fees on your {account['nickname']} account to be removed: the {_money(big['amount'])} "
-        f"overdraft fee of {big['date']} and the {_money(small['amount'])} {FEE_WORDS[small['fee_type']]} of "
+        f"Ask for two fees on your {account['nickname']} account to be removed: the {money(big['amount'])} "
+        f"overdraft fee of {big['date']} and the {money(small['amount'])} {FEE_WORDS[small['fee_type']]} of "
         f"{small['date']}. If only one can go, keep the overdraft fee's removal.",
         [Action("list_account_transactions", {"account_id": account["account_id"], "category": "fee"}),
          Action("waive_fee", {"transaction_id": big["transaction_id"], "reason": "courtesy"})],
@@ -438,7 +419,7 @@ def build() -> TaskSet:
         return None
     c, (savings, checking, fee) = pick.customer(shortfall)
     add("cover-shortfall-and-waive", c, _by_name,
-        f"Your {checking['nickname']} account went overdrawn and was charged a {_money(fee['amount'])} overdraft fee "
+        f"Your {checking['nickname']} account went overdrawn and was charged a {money(fee['amount'])} overdraft fee "
         f"on {fee['date']}. Move $500.00 from your {savings['nickname']} account into it, then ask for the "
         "overdraft fee to be removed.",
         [Action("get_account_details", {"account_id": savings["account_id"]}),

@@ -31,13 +31,13 @@ from domains.bank.rules import (
     new_payee,
     same_charge,
 )
+from domains.bank.tools import OUTGOING
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact
 from tauplay.tracer.hint_helpers import PerDatabase
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
-OUTGOING = ("transfer_out", "payee_payment")
 WRITES = ("update_card_lock", "replace_card", "file_dispute", "transfer_funds", "waive_fee")
 BY_PHONE, BY_NAME = "find_customer_by_phone", "find_customer_by_name_dob"
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
+from domains.common_records import Name
+
 Tier = Literal["basic", "silver", "gold"]
 TicketType = Literal["adult", "child", "senior", "student"]
 Rating = Literal["G", "PG", "PG-13", "R", "NC-17"]
@@ -22,11 +24,6 @@ ShowtimeStatus = Literal["scheduled", "cancelled", "closed"]
 # confirmed: upcoming; completed: the show took place; cancelled: cancelled by the member or for them.
 BookingStatus = Literal["confirmed", "completed", "cancelled"]
 CancelReason = Literal["change_of_plans", "showtime_cancelled_by_cinema"]
-
-
-class Name(TypedDict):
-    first_name: str
-    last_name: str
 
 
 class PaymentMethod(TypedDict):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, TypedDict
 
+from domains.common_records import Name
+
 Allergen = Literal["gluten", "dairy", "egg", "peanut", "tree_nut", "soy", "fish", "shellfish", "sesame"]
 DietaryTag = Literal["vegetarian", "vegan", "gluten_free", "halal"]
 LoyaltyTier = Literal["member", "silver", "gold", "platinum"]
@@ -18,11 +20,6 @@ OrderStatus = Literal["preparing", "ready_for_pickup", "out_for_delivery", "comp
 Fulfillment = Literal["takeaway", "delivery"]
 RefundReason = Literal["missing_item", "wrong_item", "quality", "late_delivery", "allergen"]
 RefundDestination = Literal["original_payment", "house_credit"]
-
-
-class Name(TypedDict):
-    first_name: str
-    last_name: str
 
 
 class Address(TypedDict):

@@ -24,18 +24,14 @@ from domains.restaurant.catalogue import (
     BOOKING_WINDOW_DAYS,
     FEE_FREE_TIERS,
     LATE_DELIVERY_MINUTES,
-    NOW,
     REFUND_WINDOW_HOURS,
     TODAY,
 )
+from domains.restaurant.tracer import ALLERGEN_WORDS, BRANDS, hours_since
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
-
-BRANDS = {"visa": "Visa", "mastercard": "Mastercard", "amex": "American Express"}
-ALLERGEN_WORDS = {"peanut": "peanuts", "tree_nut": "tree nuts", "egg": "eggs"}  # others read as they are
-_NOW = datetime.fromisoformat(NOW)
 
 
 class Picker:
@@ -117,10 +113,6 @@ def _ahead(day: str, days: int) -> str:
     return (Date.fromisoformat(day) + timedelta(days=days)).isoformat()
 
 
-def _hours_since(stamp: str) -> float:
-    return (_NOW - datetime.fromisoformat(stamp)).total_seconds() / 3600
-
-
 WORDING = starter.EmotionWording(
     politeness={"cold": "You are curt and do not bother with pleasantries.",
                 "neutral": "You speak plainly and to the point.",
@@ -173,7 +165,7 @@ def build() -> TaskSet:
     def recent_orders(g: dict[str, Any], test: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
         return next((o for o in sorted(pick.orders(g), key=lambda o: o["order_id"])
                      if o["status"] == "completed" and not o["refunds"]
-                     and _hours_since(o["completed_at"]) < REFUND_WINDOW_HOURS - 2 and test(o)), None)
+                     and hours_since(o["completed_at"]) < REFUND_WINDOW_HOURS - 2 and test(o)), None)
 
     # 1. Book a table for four at 19:00 next Thursday.
     day = "2024-06-20"
@@ -522,7 +514,7 @@ def build() -> TaskSet:
     def stale(g: dict[str, Any]) -> dict[str, Any] | None:
         return next((o for o in sorted(pick.orders(g), key=lambda o: o["order_id"])
                      if o["status"] == "completed" and not o["refunds"]
-                     and 24 * 4 < _hours_since(o["completed_at"]) < 24 * 7), None)
+                     and 24 * 4 < hours_since(o["completed_at"]) < 24 * 7), None)
     g, o = pick.guest(stale)
     line = o["items"][0]
     add("late-refund-refused-transfer", g,

@@ -8,23 +8,11 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
+from domains.common_records import Address, Name
+
 CancelReason = Literal["no longer needed", "ordered by mistake"]
 OrderStatus = Literal["pending", "processed", "delivered", "cancelled", "delivered (return requested)",
                       "delivered (exchange requested)"]
-
-
-class Name(TypedDict):
-    first_name: str
-    last_name: str
-
-
-class Address(TypedDict):
-    address1: str
-    address2: str
-    city: str
-    country: str
-    state: str
-    zip: str
 
 
 class PaymentMethod(TypedDict):

@@ -57,6 +57,12 @@ def _owner_method(db: State, order: dict[str, Any], payment_method_id: str) -> d
     return method
 
 
+def _check_gift_card_covers(method: dict[str, Any], payment_method_id: str, amount: float, what: str) -> None:
+    """A gift card pays only what its balance holds (`what` names the amount in the error)."""
+    if method["source"] == "gift_card" and method["balance"] < amount:
+        raise ToolError(f"gift card {payment_method_id} has {method['balance']}, not enough for the {what} of {amount}")
+
+
 def _check_items_in_order(order: dict[str, Any], item_ids: list[str], message: str | None = None) -> None:
     """Every id asked for is in the order, as many times as it is asked for (duplicates allowed)."""
     held = [item["item_id"] for item in order["items"]]
@@ -228,9 +234,7 @@ def exchange_delivered_order_items(
     _check_items_in_order(order, item_ids)
     difference = round(_price_difference(db, order, item_ids, new_item_ids), 2)
     method = _owner_method(db, order, payment_method_id)
-    if method["source"] == "gift_card" and method["balance"] < difference:
-        raise ToolError(f"gift card {payment_method_id} has {method['balance']}, "
-                        f"not enough for the price difference of {difference}")
+    _check_gift_card_covers(method, payment_method_id, difference, "price difference")
     order = db.edit("orders", order_id)
     order["status"] = EXCHANGED
     order["exchange_items"] = sorted(item_ids)
@@ -287,9 +291,7 @@ def modify_pending_order_items(
     _check_items_in_order(order, item_ids)
     difference = _price_difference(db, order, item_ids, new_item_ids)  # not rounded, as published
     method = _owner_method(db, order, payment_method_id)
-    if method["source"] == "gift_card" and method["balance"] < difference:
-        raise ToolError(f"gift card {payment_method_id} has {method['balance']}, "
-                        f"not enough for the price difference of {difference}")
+    _check_gift_card_covers(method, payment_method_id, difference, "price difference")
     order = db.edit("orders", order_id)
     order["payment_history"].append({"transaction_type": "payment" if difference > 0 else "refund",
                                      "amount": abs(difference), "payment_method_id": payment_method_id})
@@ -330,9 +332,7 @@ def modify_pending_order_payment(db: State, order_id: str, payment_method_id: st
     if original["payment_method_id"] == payment_method_id:
         raise ToolError(f"the order is already paid with {payment_method_id}; choose a different method")
     amount = original["amount"]
-    if method["source"] == "gift_card" and method["balance"] < amount:
-        raise ToolError(f"gift card {payment_method_id} has {method['balance']}, not enough for the "
-                        f"order total of {amount}")
+    _check_gift_card_covers(method, payment_method_id, amount, "order total")
     order = db.edit("orders", order_id)
     order["payment_history"].extend([
         {"transaction_type": "payment", "amount": amount, "payment_method_id": payment_method_id},

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
+from domains.common_records import Name
+
 Term = Literal["2024FA", "2025SP"]
 Level = Literal["undergraduate", "graduate"]
 RegistrationStatus = Literal["enrolled", "waitlisted", "dropped", "withdrawn"]
-
-
-class Name(TypedDict):
-    first_name: str
-    last_name: str
 
 
 class Hold(TypedDict):

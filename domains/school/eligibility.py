@@ -19,9 +19,8 @@ from domains.school.catalogue import (
     passed_courses,
     sections_clash,
 )
+from domains.school.tools import ACTIVE
 from tauplay.core.db import State
-
-ACTIVE = ("enrolled", "waitlisted")
 
 
 def credit_limit(student: dict[str, Any]) -> int:

@@ -29,13 +29,12 @@ from domains.school.catalogue import (
 )
 from domains.school.eligibility import active_registrations, credit_limit, problems
 from domains.school.tools import seat_counts
+from domains.school.tracer import DAYS
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
-
-DAYS = {"MWF": "Mondays, Wednesdays and Fridays", "MW": "Mondays and Wednesdays", "TR": "Tuesdays and Thursdays"}
 
 
 class Picker:

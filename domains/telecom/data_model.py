@@ -9,28 +9,16 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
+from domains.common_records import Address, Name
+
 ServiceCategory = Literal["mobile", "internet", "tv", "phone", "security"]
 DeviceCategory = Literal["mobile_phone", "networking", "tv", "phone", "security"]
-
-
-class Name(TypedDict):
-    first_name: str
-    last_name: str
 
 
 class Demographics(TypedDict):
     date_of_birth: str  # YYYY-MM-DD
     phone: str  # "(555) 952-5786"
     email: str
-
-
-class Address(TypedDict):
-    address1: str
-    address2: str
-    city: str
-    state: str
-    zip: str
-    country: str
 
 
 class Account(TypedDict):

@@ -10,13 +10,10 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
+from domains.common_records import Address, Name
+
 AppointmentStatus = Literal["scheduled", "pending_approval", "completed", "cancelled"]
 ACTIVE_STATUSES = ("scheduled", "pending_approval")  # the statuses that occupy a provider's slot
-
-
-class PersonName(TypedDict):
-    first_name: str
-    last_name: str
 
 
 class Demographics(TypedDict):
@@ -24,15 +21,6 @@ class Demographics(TypedDict):
     gender: str
     phone: str
     email: str
-
-
-class Address(TypedDict):
-    address1: str
-    address2: str
-    city: str
-    state: str
-    zip: str
-    country: str
 
 
 class InsurancePlan(TypedDict):
@@ -68,7 +56,7 @@ class EmergencyContact(TypedDict):
 
 class Patient(TypedDict):
     patient_id: str
-    name: PersonName
+    name: Name
     demographics: Demographics
     address: Address
     insurance: Insurance

@@ -17,6 +17,7 @@ from typing import Any
 from domains import starter
 from domains.starter import emotion
 from domains.telehealth import DOMAIN
+from domains.telehealth.generator import WEEKDAYS
 from domains.telehealth.tools import TODAY
 from tauplay.core.db import Database
 from tauplay.core.emotions import EmotionCondition
@@ -24,7 +25,6 @@ from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
 
 Tables = dict[str, dict[str, Any]]
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def _free_slots(tables: Tables, provider_id: str, after: int = 1) -> list[tuple[str, str]]:

@@ -15,7 +15,8 @@ from datetime import date, timedelta
 from typing import Any
 
 from domains.telehealth.data_model import ACTIVE_STATUSES
-from domains.telehealth.generator import CONDITIONS
+from domains.telehealth.generator import CONDITIONS, WEEKDAYS
+from domains.telehealth.tools import TODAY  # policy.md's today; the tools stamp cancellations with it
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact, words
 from tauplay.tracer.hint_helpers import (
@@ -29,10 +30,8 @@ from tauplay.tracer.hint_helpers import (
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
-TODAY = "2025-12-17"  # policy.md; the tools stamp cancellations with the same day
 HORIZON = 14  # new and moved visits go on one of the next two weeks' days
 ADULT_BORN_BY = "2007-12-17"  # patients who call for themselves: children's visits are their parents' calls
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 BOOKABLE_TYPES = ("routine_checkup", "follow_up", "consultation", "specialist_consultation", "sick_visit")
 # The visit types a patient would ask for, by the provider's specialty (all within BOOKABLE_TYPES).
 TYPES_FOR = {"Primary Care": ("routine_checkup", "follow_up", "sick_visit"),

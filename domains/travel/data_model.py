@@ -10,17 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired, TypedDict
 
+from domains.common_records import Name
+
 Tier = Literal["standard", "silver", "gold"]
 RatePlan = Literal["flexible", "saver"]
 BookingStatus = Literal["confirmed", "checked_in", "completed", "cancelled"]
 CancelReason = Literal["change of plans", "medical", "other"]
 RefundTo = Literal["original_payment", "travel_credit"]
 IncidentKind = Literal["transfer_no_show", "facility_closed", "room_downgraded"]
-
-
-class Name(TypedDict):
-    first_name: str
-    last_name: str
 
 
 class Passport(TypedDict):

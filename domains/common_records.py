@@ -1,0 +1,23 @@
+"""Record shapes that several domains store the same way. Import them into a domain's data model."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+
+class Name(TypedDict):
+    """A person's name."""
+
+    first_name: str
+    last_name: str
+
+
+class Address(TypedDict):
+    """A postal address as the tau-bench family stores it (airline, retail, telecom, telehealth)."""
+
+    address1: str
+    address2: str  # '' when there is none
+    city: str
+    state: str
+    zip: str
+    country: str
