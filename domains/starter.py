@@ -15,8 +15,9 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from tauplay.core.db import Database
+from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment, ToolResult
@@ -70,6 +71,28 @@ def main(domain: Domain, build: Callable[[], TaskSet], argv: list[str] | None = 
     task_set = build()
     check_executes(domain, task_set)
     return save_or_check(task_set, domain.task_set_path("starter"), args.check)
+
+
+class Picker:
+    """The records of one table in a fixed order (by id, unless `order` gives a sort key), each used by one
+    task at most, so that every task stands alone."""
+
+    def __init__(self, state: State, table: str, order: Callable[[str], Any] | None = None) -> None:
+        self.state, self.table, self.order = state, table, order
+        self.used: set[str] = set()
+
+    def first(self, where: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], Any]:
+        """The first unused record for which `where` gives something truthy, and that something; the record
+        counts as used from then on."""
+        for key in sorted((k for k, _ in self.state.rows(self.table)), key=self.order):
+            record = self.state.get(self.table, key)
+            if key in self.used or record is None:
+                continue
+            found = where(record)
+            if found:
+                self.used.add(key)
+                return record, found
+        raise LookupError(f"no record of {self.table} fits")
 
 
 # -- the emotion condition in words --------------------------------------------------------------

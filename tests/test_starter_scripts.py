@@ -63,3 +63,18 @@ def test_emotion_wording() -> None:
     assert text == ("Book a seat.\n\nEmotion Instruction: You feel moderate anxiety (fear) because you are late for "
                     "a flight. Keep a plain, matter-of-fact tone. You need this done right now and say so. You accept "
                     "the agent's answers once they are explained.")
+
+
+def test_picker_hands_out_each_record_once_in_a_fixed_order() -> None:
+    from tauplay.core.db import Database
+
+    state = Database({"people": {k: {"id": k, "age": age} for k, age in
+                                 (("c", 30), ("a", 40), ("b", 50), ("d", 20))}}).new_state()
+    pick = starter.Picker(state, "people")
+    assert pick.first(lambda p: p["age"] >= 30 and p["age"]) == ({"id": "a", "age": 40}, 40)
+    assert pick.first(lambda p: p["age"] >= 30)[0]["id"] == "b"  # "a" is used
+    assert pick.first(lambda p: p["age"] >= 30)[0]["id"] == "c"
+    with pytest.raises(LookupError, match="no record of people fits"):
+        pick.first(lambda p: p["age"] >= 30)
+    backwards = starter.Picker(state, "people", order=lambda k: -ord(k))
+    assert [backwards.first(lambda p: True)[0]["id"] for _ in range(4)] == ["d", "c", "b", "a"]

@@ -37,24 +37,13 @@ from tauplay.core.tasks import Action, Task, TaskSet
 Record = dict[str, Any]
 
 
-class Picker:
-    """Chooses customers in a fixed order, never the same one twice, so each task stands alone."""
+class Picker(starter.Picker):
+    """Customers in id order, never the same one twice (`customer`), and what they hold."""
 
     def __init__(self, state: State) -> None:
-        self.state = state
-        self.used: set[str] = set()
+        super().__init__(state, "customers")
 
-    def customer(self, where: Callable[[Record], Any]) -> tuple[Record, Any]:
-        """The first unused customer for whom `where` returns something truthy, and that something."""
-        for customer_id in sorted(k for k, _ in self.state.rows("customers")):
-            if customer_id in self.used:
-                continue
-            customer = self.get("customers", customer_id)
-            found = where(customer)
-            if found:
-                self.used.add(customer_id)
-                return customer, found
-        raise LookupError("no customer fits")
+    customer = starter.Picker.first
 
     def get(self, table: str, key: str) -> Record:
         record = self.state.get(table, key)

@@ -34,29 +34,24 @@ from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
 
 
-class Picker:
+def _name_parts(g: dict[str, Any]) -> tuple[str, str]:
+    return g["name"]["first_name"], g["name"]["last_name"]
+
+
+class Picker(starter.Picker):
     """Guests in a fixed order (by a hash of the id, so names vary), each used by one task at most, so every
     task stands alone."""
 
     def __init__(self, state: State) -> None:
-        self.state = state
-        self.used: set[str] = set()
+        super().__init__(state, "guests", order=lambda k: blake2b(k.encode()).digest())
         self.names: set[tuple[str, str]] = set()  # no two tasks with guests of the same name
 
     def guest(self, where: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], Any]:
-        """The first unused guest for whom `where` gives something truthy, and that something."""
-        for gid in sorted((k for k, _ in self.state.rows("guests")), key=lambda k: blake2b(k.encode()).digest()):
-            guest = self.state.get("guests", gid)
-            assert guest is not None
-            name = (guest["name"]["first_name"], guest["name"]["last_name"])
-            if gid in self.used or name in self.names:
-                continue
-            found = where(guest)
-            if found:
-                self.used.add(gid)
-                self.names.add(name)
-                return guest, found
-        raise LookupError("no guest fits")
+        """The first unused guest, named unlike earlier ones, for whom `where` gives something truthy, and that
+        something."""
+        guest, found = self.first(lambda g: _name_parts(g) not in self.names and where(g))
+        self.names.add(_name_parts(guest))
+        return guest, found
 
     def reservations(self, guest: dict[str, Any]) -> list[dict[str, Any]]:
         return [self.state.get("reservations", r) for r in guest["reservations"]]  # type: ignore[misc]

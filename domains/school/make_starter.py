@@ -30,32 +30,10 @@ from domains.school.catalogue import (
 from domains.school.eligibility import active_registrations, credit_limit, problems
 from domains.school.tools import seat_counts
 from domains.school.tracer import DAYS
-from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
-
-
-class Picker:
-    """Students in id order, each used by one task at most, so every task stands alone."""
-
-    def __init__(self, state: State) -> None:
-        self.state = state
-        self.used: set[str] = set()
-
-    def student(self, where: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], Any]:
-        """The first unused student for whom `where` gives something truthy, and that something."""
-        for sid in sorted(k for k, _ in self.state.rows("students")):
-            if sid in self.used:
-                continue
-            student = self.state.get("students", sid)
-            assert student is not None
-            found = where(student)
-            if found:
-                self.used.add(sid)
-                return student, found
-        raise LookupError("no student fits")
 
 
 def _name(s: dict[str, Any]) -> str:
@@ -105,7 +83,7 @@ class Builder:
     def __init__(self) -> None:
         self.database = DOMAIN.database()
         self.state = self.database.new_state()
-        self.pick = Picker(self.state)
+        self.students = starter.Picker(self.state, "students")  # in id order, each in one task at most
         self.graph = ToolGraph(DOMAIN)
         self.tasks: list[Task] = []
         # Courses in a fixed shuffled order, so tasks spread over departments instead of all landing in ART.
@@ -171,7 +149,7 @@ def build() -> TaskSet:
     st = b.state
 
     # 1. Enroll in an open Spring section of a course with a fee; the student asks the total cost.
-    s, (c, sec) = b.pick.student(lambda s: _undergrad_ok(s) and s["year"] >= 2 and b.open_choice(
+    s, (c, sec) = b.students.first(lambda s: _undergrad_ok(s) and s["year"] >= 2 and b.open_choice(
         s, lambda c: c["course_fee"] > 0 and c["prerequisites"] != []))
     b.add("enroll-open-section",
           f"You are {_name(s)} ({s['email']}). You want to register for {c['course_id']} ({c['title']}) in Spring "
@@ -190,7 +168,7 @@ def build() -> TaskSet:
         return next(((c, sec) for c, sec in b.spring_sections(full=True)
                      if not problems(st, s, c["course_id"], sec["section_id"], waitlist=True)), None)
 
-    s, (c, sec) = b.pick.student(waitlistable)
+    s, (c, sec) = b.students.first(waitlistable)
     position = seat_counts(st, sec)["waitlist_length"] + 1
     b.add("join-waitlist",
           f"You are {_name(s)}, born {s['dob']}; you do not remember your university email. You want a place in "
@@ -207,7 +185,7 @@ def build() -> TaskSet:
         return next((r for r in active_registrations(st, s, SPRING) if r["status"] == "enrolled"
                      and r["course_fee"] > 0), None)
 
-    s, r = b.pick.student(spring_drop)
+    s, r = b.students.first(spring_drop)
     c = b.course(r["course_id"])
     b.add("drop-spring-refund",
           f"You are {_name(s)} ({s['email']}). You registered for {c['course_id']} ({c['title']}) for Spring 2025 but "
@@ -223,7 +201,7 @@ def build() -> TaskSet:
         enrolled = [r for r in active_registrations(st, s, FALL) if r["status"] == "enrolled"]
         return next((r for r in enrolled if r["course_fee"] > 0), None) if len(enrolled) >= 3 else None
 
-    s, r = b.pick.student(fall_withdraw)
+    s, r = b.students.first(fall_withdraw)
     c = b.course(r["course_id"])
     b.add("withdraw-fall-course",
           f"You are {_name(s)} ({s['email']}). You are struggling in {c['course_id']} ({c['title']}) this Fall 2024 "
@@ -239,7 +217,7 @@ def build() -> TaskSet:
         cards = [m for m in s["payment_methods"].values() if m["source"] == "credit_card"]
         return cards[0] if cards and not s["holds"] and s["account"]["balance"] >= 1000 else None
 
-    s, card = b.pick.student(partial_payer)
+    s, card = b.students.first(partial_payer)
     amount = (s["account"]["balance"] // 200) * 100
     b.add("pay-part-of-balance",
           f"You are {_name(s)} ({s['email']}). You want to pay {_money(amount)} dollars toward your account balance "
@@ -258,7 +236,7 @@ def build() -> TaskSet:
         choice = b.open_choice(unheld, lambda c: c["prerequisites"] == [] and c["course_fee"] == 0)
         return choice and (s["account"]["balance"], next(iter(s["payment_methods"].values())), choice)
 
-    s, (balance, method, (c, sec)) = b.pick.student(held_payer)
+    s, (balance, method, (c, sec)) = b.students.first(held_payer)
     label = f"{method['brand']} card" if method["source"] == "credit_card" else f"{method['brand']} account"
     b.add("pay-hold-then-enroll",
           f"You are {_name(s)} ({s['email']}). You tried to register for {c['course_id']} ({c['title']}) for Spring "
@@ -285,7 +263,7 @@ def build() -> TaskSet:
                 return r, choice[1]
         return None
 
-    s, (r, sec) = b.pick.student(swappable)
+    s, (r, sec) = b.students.first(swappable)
     c = b.course(r["course_id"])
     old = c["sections"][r["section_id"]]
     b.add("change-section",
@@ -309,7 +287,7 @@ def build() -> TaskSet:
             return None
         return f"{gpa:.2f}"
 
-    s, gpa = b.pick.student(gpa_case)
+    s, gpa = b.students.first(gpa_case)
     b.add("gpa-question",
           f"You are {_name(s)}, born {s['dob']}; you prefer not to give your email. You are applying for a "
           "scholarship and need your cumulative GPA from your transcript, to two decimals. Change nothing.",
@@ -323,7 +301,7 @@ def build() -> TaskSet:
         regs = [r for r in active_registrations(st, s, SPRING) if r["status"] == "waitlisted"]
         return regs[0] if regs else None
 
-    s, r = b.pick.student(waiting)
+    s, r = b.students.first(waiting)
     env = Environment(DOMAIN, b.database)
     position = json.loads(env.call("get_registration_details", {"registration_id": r["registration_id"]}).output)[
         "waitlist_position"]
@@ -350,7 +328,7 @@ def build() -> TaskSet:
                 return c, sec, next(iter(missing))
         return None
 
-    s, (c, sec, missing) = b.pick.student(weak_prerequisite)
+    s, (c, sec, missing) = b.students.first(weak_prerequisite)
     grade = next(e["grade"] for e in s["transcript"] if e["course_id"] == missing)
     b.add("prerequisite-refused",
           f"You are {_name(s)} ({s['email']}). You want to register for {c['course_id']} ({c['title']}), section "
@@ -373,7 +351,7 @@ def build() -> TaskSet:
                     return course, sec
         return None
 
-    s, (c, sec) = b.pick.student(late_adder)
+    s, (c, sec) = b.students.first(late_adder)
     b.add("late-add-transfer",
           f"You are {_name(s)} ({s['email']}). You missed the deadline and want to add {c['course_id']} ({c['title']}), "
           f"section {sec['section_id']}, to your Fall 2024 schedule anyway; the instructor said it is fine with them. "
@@ -391,7 +369,7 @@ def build() -> TaskSet:
         enrolled = [r for r in active_registrations(st, s, FALL) if r["status"] == "enrolled"]
         return enrolled[0] if len(enrolled) == 1 else None
 
-    s, r = b.pick.student(last_course)
+    s, r = b.students.first(last_course)
     c = b.course(r["course_id"])
     b.add("university-withdrawal",
           f"You are {_name(s)} ({s['email']}). {c['course_id']} ({c['title']}) is your only course this Fall 2024 "
@@ -422,7 +400,7 @@ def build() -> TaskSet:
                 return load, first, (c, sec)
         return None
 
-    s, (load, (c1, sec1), (c2, sec2)) = b.pick.student(near_limit)
+    s, (load, (c1, sec1), (c2, sec2)) = b.students.first(near_limit)
     limit = credit_limit(s)
     standing = "You are on academic probation. " if s["academic_standing"] == "probation" else ""
     b.add("credit-limit",
@@ -448,7 +426,7 @@ def build() -> TaskSet:
                 return c, sec
         return None
 
-    s, (c, sec) = b.pick.student(by_title)
+    s, (c, sec) = b.students.first(by_title)
     keyword = max(c["title"].replace(":", "").split(), key=len)
     b.add("search-then-enroll",
           f"You are {_name(s)} ({s['email']}). A friend recommended the {c['department']} course called "
@@ -469,7 +447,7 @@ def build() -> TaskSet:
         return next(((c, sec) for c, sec in b.spring_sections(full=False)
                      if problems(st, s, c["course_id"], sec["section_id"]) == ["advising hold"]), None)
 
-    s, (c, sec) = b.pick.student(advising)
+    s, (c, sec) = b.students.first(advising)
     b.add("advising-hold-refused",
           f"You are {_name(s)}, born {s['dob']}. You want to register for {c['course_id']} ({c['title']}), section "
           f"{sec['section_id']}, for Spring 2025. Ask the agent to remove whatever is blocking you. If the agent "
@@ -491,7 +469,7 @@ def build() -> TaskSet:
                 return r, choice[1]
         return None
 
-    s, (r, sec) = b.pick.student(waitlist_to_seat)
+    s, (r, sec) = b.students.first(waitlist_to_seat)
     c = b.course(r["course_id"])
     b.add("waitlist-to-open-section",
           f"You are {_name(s)} ({s['email']}). You are waiting for a seat in {c['course_id']} section {r['section_id']} "
@@ -514,7 +492,7 @@ def build() -> TaskSet:
         return b.open_choice(s, lambda c: c["level"] == "graduate" and c["prerequisites"]
                              and not set(c["prerequisites"]) & done)
 
-    s, (c, sec) = b.pick.student(graduate)
+    s, (c, sec) = b.students.first(graduate)
     b.add("graduate-enroll",
           f"You are {_name(s)} ({s['email']}), a graduate student. You want {c['course_id']} ({c['title']}), section "
           f"{sec['section_id']}, in Spring 2025. You took its prerequisite {c['prerequisites'][0]} during your "

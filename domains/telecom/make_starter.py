@@ -24,21 +24,18 @@ from tauplay.core.tasks import Action, Task, TaskSet
 PAY_DATE = "2025-09-30"  # the generated bills run to late September 2025
 
 
-class Picker:
+class Picker(starter.Picker):
     """Picks customers in id order, each at most once, so that every task stands on its own."""
 
     def __init__(self, state: State) -> None:
-        self.state = state
-        self.used: set[str] = set()
+        super().__init__(state, "customers")
 
     def customer(self, where: Callable[[dict[str, Any], dict[str, Any]], bool]) -> dict[str, Any]:
-        for customer_id in sorted(k for k, _ in self.state.rows("customers")):
-            customer = self.state.get("customers", customer_id)
-            billing = self.state.get("billing", customer_id)
-            if customer_id not in self.used and customer and billing and where(customer, billing):
-                self.used.add(customer_id)
-                return customer
-        raise LookupError("no customer fits")
+        """The first unused customer who has a billing record and fits `where(customer, billing)`."""
+        def fits(c: dict[str, Any]) -> bool:
+            billing = self.state.get("billing", c["customer_id"])
+            return billing is not None and where(c, billing)
+        return self.first(fits)[0]
 
     def billing(self, customer_id: str) -> dict[str, Any]:
         billing = self.state.get("billing", customer_id)

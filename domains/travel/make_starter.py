@@ -41,13 +41,12 @@ from tauplay.core.tasks import Action, Task, TaskSet
 Record = dict[str, Any]
 
 
-class Picker:
+class Picker(starter.Picker):
     """Chooses bookings and travellers in id order, never the same traveller twice, so that every task
     stands on its own."""
 
     def __init__(self, state: State) -> None:
-        self.state = state
-        self.used: set[str] = set()
+        super().__init__(state, "travellers")
 
     def traveller(self, traveller_id: str) -> Record:
         traveller = self.state.get("travellers", traveller_id)
@@ -72,12 +71,7 @@ class Picker:
         raise LookupError("no booking fits")
 
     def free_traveller(self, where: Callable[[Record], bool]) -> Record:
-        for traveller_id in sorted(k for k, _ in self.state.rows("travellers")):
-            traveller = self.traveller(traveller_id)
-            if traveller_id not in self.used and where(traveller):
-                self.used.add(traveller_id)
-                return traveller
-        raise LookupError("no traveller fits")
+        return self.first(where)[0]
 
 
 # -- small helpers ---------------------------------------------------------------------------------
