@@ -1,20 +1,20 @@
-"""The bank domain: tools and schemas, generator (sizes, integrity, determinism), starter tasks, the effect of
-every write tool, refused calls, the dependency graph, the Tracer hints (each policy rule rejects a crafted bad
-write) and the shipped test set (verifies, regenerates byte for byte, the oracle scores 1)."""
+"""The bank domain: tool names and schemas, generator (sizes, integrity), starter tasks, the effect of every
+write tool, refused calls, the dependency graph, the Tracer hints (each policy rule rejects a crafted bad write)
+and the shipped test set (tiers, goals, callers who never say ids). The contract every domain meets (tool
+counts, descriptions, determinism, shipped sets that verify and regenerate, oracle sessions, malformed calls)
+is checked in tests/test_domain_contract.py."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from domains.bank import DOMAIN
-from domains.bank.generator import N_ACCOUNTS, N_CARDS, N_CUSTOMERS, N_TRANSACTIONS, generate
-from domains.bank.make_starter import build
+from domains.bank.generator import N_ACCOUNTS, N_CARDS, N_CUSTOMERS, N_TRANSACTIONS
 from domains.bank.rules import (
     COURTESY_FEE_TYPES,
     DAILY_TRANSFER_LIMIT,
@@ -38,6 +38,7 @@ from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, load_tasks
 from tauplay.core.verify import verify_tasks
 from tauplay.tracer.facts import tool_names_in
+from tests.support.domains import assert_refused
 
 READS = {"calculate", "think", "transfer_to_human_agents", "find_customer_by_phone", "find_customer_by_name_dob",
          "verify_identity", "get_customer_details", "get_account_details", "list_account_transactions",
@@ -70,12 +71,9 @@ def call(env: Environment, tool: str, **args: Any) -> Any:
 
 # -- tools and schemas ---------------------------------------------------------------------------------
 
-def test_tool_names_and_kinds() -> None:
-    assert {t.name for t in DOMAIN.read_tools} == READS and len(DOMAIN.read_tools) == 10
-    assert {t.name for t in DOMAIN.write_tools} == WRITES and len(DOMAIN.write_tools) == 5
-    assert DOMAIN.tool_map["transfer_to_human_agents"].terminal
-    assert [t.name for t in DOMAIN.tools if t.terminal] == ["transfer_to_human_agents"]
-    assert {t.name for t in DOMAIN.tools if t.utility} == {"calculate", "think"}
+def test_tool_names() -> None:
+    assert {t.name for t in DOMAIN.read_tools} == READS
+    assert {t.name for t in DOMAIN.write_tools} == WRITES
 
 
 def test_schema_spot_checks() -> None:
@@ -96,10 +94,6 @@ def test_schema_spot_checks() -> None:
     assert "fee" in listing["properties"]["category"]["enum"]
     assert DOMAIN.tool_map["find_customer_by_name_dob"].required == ["first_name", "last_name", "date_of_birth"]
     assert DOMAIN.tool_map["verify_identity"].required == ["customer_id", "ssn_last4"]
-    for spec in DOMAIN.tools:
-        assert spec.description, spec.name
-        for name, prop in spec.parameters["properties"].items():
-            assert prop.get("description"), f"{spec.name}.{name} has no description"
 
 
 def test_policy_states_the_numbers() -> None:
@@ -113,13 +107,10 @@ def test_policy_states_the_numbers() -> None:
 
 # -- generator -----------------------------------------------------------------------------------------
 
-def test_generator_sizes_and_determinism(db: Database) -> None:
+def test_generator_sizes(db: Database) -> None:
     assert db.size() == {"customers": N_CUSTOMERS, "accounts": N_ACCOUNTS, "cards": N_CARDS,
                          "transactions": N_TRANSACTIONS}
     assert (N_CUSTOMERS, N_ACCOUNTS, N_CARDS, N_TRANSACTIONS) == (600, 1100, 900, 6000)
-    again = Database(generate(DOMAIN.default_seed))
-    assert again.new_state().hash == db.new_state().hash
-    assert Database(generate(DOMAIN.default_seed + 1)).new_state().hash != db.new_state().hash
 
 
 def test_records_match_their_typed_dicts(db: Database) -> None:
@@ -243,11 +234,10 @@ def test_the_policy_has_cases_to_bite_on(db: Database) -> None:
 
 # -- starter tasks -------------------------------------------------------------------------------------
 
-def test_starter_tasks_verify_and_cover_the_tools(db: Database) -> None:
+def test_starter_tasks_cover_the_tools(db: Database) -> None:
     tasks = load_tasks(DOMAIN.task_set_path(), "bank").tasks
     assert len(tasks) >= 12
     report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total, [r.first_error for r in report.replays if not r.executed]
     assert all(re.fullmatch(r"bank-starter-\d\d-[a-z0-9-]+", t.id) for t in tasks)
     used = {a.name for t in tasks for a in t.actions}
     assert WRITES <= used and "transfer_to_human_agents" in used
@@ -270,18 +260,6 @@ def test_starter_instructions_name_no_ids() -> None:
     """The user knows names, digits and dates, never the bank's internal ids."""
     for task in load_tasks(DOMAIN.task_set_path(), "bank").tasks:
         assert not re.search(r"\b(CU|CHK|SAV|CRD|TX|PY|DP)\d{6,}", task.instruction), task.id
-
-
-def test_starter_file_matches_its_builder() -> None:
-    on_disk = json.loads(DOMAIN.task_set_path().read_text(encoding="utf-8"))
-    assert on_disk == json.loads(json.dumps(build().to_json()))
-
-
-def test_starter_gold_paths_obey_the_graph() -> None:
-    graph = ToolGraph(DOMAIN)
-    for task in load_tasks(DOMAIN.task_set_path(), "bank").tasks:
-        bad = [s.reason for s in graph.gold_path(task) if not s.valid]
-        assert not bad, (task.id, bad)
 
 
 def test_starter_gold_writes_obey_the_policy(db: Database) -> None:
@@ -537,10 +515,8 @@ BAD_CALLS = [
     ("list_account_transactions", {"account_id": "LOW", "category": "groceries"}, "must be one of"),
     ("update_card_lock", {"card_id": "LOCKED", "action": "lock"}, "already locked"),
     ("update_card_lock", {"card_id": "ACTIVE", "action": "unlock"}, "not locked"),
-    ("update_card_lock", {"card_id": "ACTIVE", "action": "freeze"}, "must be one of"),
     ("update_card_lock", {"card_id": "CLOSED_CARD", "action": "lock"}, "is closed"),
     ("replace_card", {"card_id": "CLOSED_CARD", "reason": "lost", "shipping": "standard"}, "already closed"),
-    ("replace_card", {"card_id": "ACTIVE", "reason": "lost"}, "missing required argument 'shipping'"),
     ("file_dispute", {"transaction_id": "PENDING", "reason": "unauthorized"}, "still pending"),
     ("file_dispute", {"transaction_id": "DISPUTED", "reason": "unauthorized"}, "already has dispute"),
     ("file_dispute", {"transaction_id": "ATM", "reason": "unauthorized"}, "only card purchases"),
@@ -555,11 +531,8 @@ BAD_CALLS = [
     ("transfer_funds", {"from_account_id": "CLOSED", "destination_id": "OWN", "amount": 1}, "is closed"),
     ("transfer_funds", {"from_account_id": "SAVINGS", "destination_id": "OWN", "amount": -5}, "positive"),
     ("transfer_funds", {"from_account_id": "SAVINGS", "destination_id": "OWN", "amount": 1.005}, "two decimals"),
-    ("transfer_funds", {"from_account_id": "SAVINGS", "destination_id": "OWN", "amount": "ten"}, "must be a number"),
     ("waive_fee", {"transaction_id": "PURCHASE", "reason": "courtesy"}, "not a fee"),
     ("waive_fee", {"transaction_id": "WAIVED", "reason": "courtesy"}, "already waived"),
-    ("waive_fee", {"transaction_id": "FEE", "reason": "goodwill"}, "must be one of"),
-    ("waive_fee", {"transaction_id": "FEE"}, "missing required argument 'reason'"),
 ]
 
 
@@ -568,12 +541,7 @@ def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, tool: str, 
                                                        words: str) -> None:
     fill = _cases(db)
     args = {k: fill.get(v, v) if isinstance(v, str) else v for k, v in args.items()}
-    env = fresh(db)
-    start = env.hash
-    result = env.call(tool, args)
-    assert result.error and result.output.startswith("Error:"), result.output
-    assert words in result.output, result.output
-    assert env.hash == start and env.changes_since_start() == []
+    assert_refused(fresh(db), tool, args, words)
 
 
 def test_daily_limit_counts_what_went_out_today(db: Database) -> None:
@@ -839,7 +807,6 @@ def test_policy_rules_of_fee_waivers(db: Database) -> None:
 
 # -- the shipped test set -------------------------------------------------------------------------------
 
-TEST_SET_COMMAND = ["generate", "--domain", "bank", "--n", "50", "--seed", "2024", "--depth", "4-8"]
 IDS = re.compile(r"\b(CU\d{6}|CHK\d{7}|SAV\d{7}|CRD\d{7}|TX\d{8}|PY\d{6})\b")
 
 
@@ -848,14 +815,11 @@ def test_set() -> Any:
     return load_tasks(DOMAIN.task_set_path("test"), "bank")
 
 
-def test_shipped_test_set_verifies_and_keeps_its_tiers(db: Database, test_set: Any) -> None:
-    from tauplay.interop.task_checks import check_tasks
-
+def test_shipped_test_set_keeps_its_tiers(db: Database, test_set: Any) -> None:
     tasks = test_set.tasks
     assert len(tasks) == 50
-    assert verify_tasks(DOMAIN, db, tasks).executed == 50
-    for facts in check_tasks(DOMAIN, db, tasks):
-        assert facts.passed, [c for c in facts.checks if c.ok is False]
+    p = test_set.provenance
+    assert (p["seed"], p["depth"], p["emotions"]) == (2024, "4-8", {f: 1.0 for f in FAMILIES})
     assert Counter(t.difficulty for t in tasks) == {d: 10 for d in range(4, 9)}
     assert Counter(t.emotion.family for t in tasks) == {f: 10 for f in FAMILIES}
     goals = Counter(a.name for t in tasks for a in t.actions if a.name in WRITES)
@@ -867,41 +831,10 @@ def test_shipped_test_set_verifies_and_keeps_its_tiers(db: Database, test_set: A
         _writes_obey_the_policy(db, task)
 
 
-def test_every_gold_path_of_the_test_set_is_valid_on_the_graph(test_set: Any) -> None:
+def test_every_test_task_finds_and_verifies_the_caller_first(test_set: Any) -> None:
     graph = ToolGraph(DOMAIN)
     for task in test_set.tasks:
-        assert all(s.valid for s in graph.gold_path(task)), (task.id, graph.gold_path(task))
         assert graph.depth([a.name for a in task.actions]) == task.difficulty == task.provenance["depth_tier"]
         names = [a.name for a in task.actions]
         assert names[0] in ("find_customer_by_phone", "find_customer_by_name_dob")
         assert names[1:3] == ["verify_identity", "get_customer_details"]
-
-
-def test_regenerating_the_test_set_gives_the_same_bytes(test_set: Any, tmp_path: Path, capsys: Any) -> None:
-    from tauplay.cli import main
-
-    p = test_set.provenance
-    assert ["--n", str(p["n"]), "--seed", str(p["seed"]), "--depth", p["depth"]] == TEST_SET_COMMAND[3:]
-    assert p["emotions"] == {f: 1.0 for f in FAMILIES} and p["instruction"] == "offline templates"
-    out = tmp_path / "test.json"
-    assert main([*TEST_SET_COMMAND, "--out", str(out)]) == 0
-    capsys.readouterr()
-    assert out.read_bytes() == DOMAIN.task_set_path("test").read_bytes()
-
-
-async def test_oracle_and_scripted_user_score_one_on_the_test_set(db: Database, test_set: Any,
-                                                                   tmp_path: Path) -> None:
-    from tauplay.sim.oracle import OracleAgent
-    from tauplay.sim.scripted_user import ScriptedUser
-    from tauplay.sim.session import SessionSetup, run_session
-    from tauplay.store import SessionStore
-
-    store = SessionStore(str(tmp_path / "sessions.db"))
-    try:
-        for task in test_set.tasks[::3]:  # a sample across every tier (the set is ordered by depth)
-            sid, out = await run_session(store, SessionSetup(DOMAIN, task, db), OracleAgent(), ScriptedUser())
-            assert (out.reason, out.value, out.faults) == ("user_stop", 1.0, []), task.id
-            calls = [(e.data["name"], e.data["arguments"]) for e in store.events(sid) if e.kind == "tool_call"]
-            assert calls == [(a.name, a.kwargs) for a in task.actions], task.id
-    finally:
-        store.close()

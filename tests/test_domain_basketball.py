@@ -1,5 +1,7 @@
-"""The basketball domain: tools and schemas, policy numbers, generator (sizes, integrity, determinism),
-starter tasks, the effect of every write tool field by field, refused calls, and the dependency graph."""
+"""The basketball domain: tool names and schemas, policy numbers, generator (sizes, integrity), starter
+tasks, the effect of every write tool field by field, refused calls, the dependency graph and the Tracer
+hints. The contract every domain meets (tool counts, descriptions, determinism, shipped sets that verify
+and regenerate, oracle sessions, malformed calls) is checked in tests/test_domain_contract.py."""
 
 from __future__ import annotations
 
@@ -12,13 +14,12 @@ import pytest
 
 from domains.basketball import DOMAIN, league
 from domains.basketball.data_model import Club, Game, Player, Transaction, Venue
-from domains.basketball.generator import generate
-from domains.basketball.make_starter import build
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import load_tasks
 from tauplay.core.verify import verify_tasks
+from tests.support.domains import assert_refused
 
 READS = {"calculate", "think", "transfer_to_human_agents", "find_club_official", "find_player", "search_clubs",
          "get_club_details", "get_cap_sheet", "get_player_details", "list_available_players", "get_game_details",
@@ -70,12 +71,9 @@ def free_agent(db: Database, max_salary: int, status: str = "healthy") -> Record
 
 # -- tools and schemas ---------------------------------------------------------------------------------
 
-def test_tool_names_and_kinds() -> None:
+def test_tool_names() -> None:
     assert {t.name for t in DOMAIN.read_tools} == READS
     assert {t.name for t in DOMAIN.write_tools} == WRITES
-    assert (len(DOMAIN.read_tools), len(DOMAIN.write_tools)) == (17, 3)
-    assert [t.name for t in DOMAIN.tools if t.terminal] == ["transfer_to_human_agents"]
-    assert {t.name for t in DOMAIN.tools if t.utility} == {"calculate", "think"}
 
 
 def test_schema_spot_checks() -> None:
@@ -91,10 +89,6 @@ def test_schema_spot_checks() -> None:
                                                                                             "center"]
     assert DOMAIN.tool_map["find_player"].required == ["first_name", "last_name", "date_of_birth"]
     assert DOMAIN.tool_map["list_club_games"].required == ["club_id"]
-    for spec in DOMAIN.tools:
-        assert spec.description, spec.name
-        for name, prop in spec.parameters["properties"].items():
-            assert prop.get("description"), f"{spec.name}.{name} has no description"
 
 
 def test_policy_states_the_rules_the_code_uses() -> None:
@@ -114,13 +108,10 @@ def test_policy_states_the_rules_the_code_uses() -> None:
 
 # -- generator -----------------------------------------------------------------------------------------
 
-def test_generator_sizes_and_determinism(db: Database) -> None:
+def test_generator_sizes(db: Database) -> None:
     assert db.size() == {"clubs": 240, "games": 1468, "players": 1000, "transactions": len(db.tables["transactions"]),
                          "venues": 240}
     assert len(db.tables["transactions"]) > 100
-    again = Database(generate(DOMAIN.default_seed))
-    assert again.new_state().hash == db.new_state().hash
-    assert Database(generate(DOMAIN.default_seed + 1)).new_state().hash != db.new_state().hash
 
 
 @pytest.mark.parametrize(("table", "record_type"), [("players", Player), ("clubs", Club), ("games", Game),
@@ -218,12 +209,11 @@ def test_transactions_point_at_real_records(db: Database) -> None:
 
 # -- starter tasks -------------------------------------------------------------------------------------
 
-def test_starter_tasks_verify_and_cover_the_domain(db: Database) -> None:
+def test_starter_tasks_cover_the_domain(db: Database) -> None:
     tasks = load_tasks(DOMAIN.task_set_path(), "basketball").tasks
     assert len(tasks) >= 12
     assert all(re.fullmatch(r"basketball-starter-\d\d-[a-z0-9-]+", t.id) for t in tasks)
     report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total, [r.first_error for r in report.replays if not r.executed]
     used = {a.name for t in tasks for a in t.actions}
     assert WRITES <= used and "transfer_to_human_agents" in used
     writes = [t for t in tasks if any(a.name in WRITES for a in t.actions)]
@@ -246,18 +236,6 @@ def test_starter_tasks_verify_and_cover_the_domain(db: Database) -> None:
                 if key in a.kwargs and key not in produced:
                     assert str(a.kwargs[key]) in t.goal, (t.id, key)
             produced |= DOMAIN.tool_map[a.name].produces
-
-
-def test_starter_file_matches_its_builder() -> None:
-    on_disk = json.loads(DOMAIN.task_set_path().read_text(encoding="utf-8"))
-    assert on_disk == json.loads(json.dumps(build().to_json()))
-
-
-def test_starter_gold_paths_obey_the_graph() -> None:
-    graph = ToolGraph(DOMAIN)
-    for task in load_tasks(DOMAIN.task_set_path(), "basketball").tasks:
-        bad = [s.reason for s in graph.gold_path(task) if not s.valid]
-        assert not bad, (task.id, bad)
 
 
 # -- read tools ----------------------------------------------------------------------------------------
@@ -527,14 +505,11 @@ BAD_CALLS = [
      "already on"),
     ("sign_player", {"club_id": "POOR", "player_id": "PRICEY", "annual_salary": 40000, "contract_years": 1},
      "transfer fee"),
-    ("sign_player", {"club_id": "OPEN", "player_id": "FA", "annual_salary": "lots", "contract_years": 1},
-     "must be an integer"),
     ("make_roster_move", {"club_id": "HEALTHY_CLUB", "player_id": "HEALTHY", "move": "injured_reserve"},
      "not ruled out"),
     ("make_roster_move", {"club_id": "HEALTHY_CLUB", "player_id": "HEALTHY", "move": "activate"},
      "not on injured reserve"),
     ("make_roster_move", {"club_id": "OPEN", "player_id": "HEALTHY", "move": "release"}, "not on"),
-    ("make_roster_move", {"club_id": "OPEN", "player_id": "ROSTERED", "move": "trade"}, "must be one of"),
     ("reschedule_game", {"game_id": "FINAL", "club_id": "HOME", "new_date": "DAY", "new_time": "19:00",
                          "venue_id": "VENUE"}, "only a scheduled or postponed"),
     ("reschedule_game", {"game_id": "GAME", "club_id": "OUTSIDER", "new_date": "DAY", "new_time": "19:00",
@@ -560,12 +535,7 @@ BAD_CALLS = [
 def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, tool: str, args: Record, words: str) -> None:
     fill = _cases(db)
     args = {k: fill.get(v, v) if isinstance(v, str) else v for k, v in args.items()}
-    env = fresh(db)
-    start = env.hash
-    result = env.call(tool, args)
-    assert result.error and result.output.startswith("Error:"), result.output
-    assert words in result.output, result.output
-    assert env.hash == start and env.changes_since_start() == []
+    assert_refused(fresh(db), tool, args, words)
 
 
 def test_release_refused_when_budget_is_short(db: Database) -> None:
@@ -612,20 +582,16 @@ def test_graph_roots_and_valid_next() -> None:
 
 # -- Tracer hints and the shipped test set -------------------------------------------------------------
 
-TEST_SET_COMMAND = ["generate", "--domain", "basketball", "--n", "50", "--seed", "2024", "--depth", "2-5"]
-
-
 @pytest.fixture(scope="module")
 def test_set() -> Any:
     return load_tasks(DOMAIN.task_set_path("test"), "basketball")
 
 
-def test_shipped_test_set_verifies_and_covers_every_write(db: Database, test_set: Any) -> None:
+def test_shipped_test_set_covers_every_write(db: Database, test_set: Any) -> None:
     tasks = test_set.tasks
     assert len(tasks) == 50 and test_set.provenance["seed"] == 2024 and test_set.provenance["depth"] == "2-5"
     assert test_set.provenance["hints"] == "BasketballHints"
     report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total == 50
     assert len({r.hash for r in report.replays}) == 50  # no two tasks end in the same state
     goals = Counter(g for t in tasks for g in t.provenance["goals"])
     assert set(goals) == WRITES
@@ -640,22 +606,13 @@ def test_shipped_test_set_verifies_and_covers_every_write(db: Database, test_set
                                                        ("anger", "disgust", "enjoyment", "fear", "sadness")}
 
 
-def test_test_set_regenerates_byte_identical(tmp_path: Any) -> None:
-    from tauplay.cli import main
-
-    out = tmp_path / "test.json"
-    assert main([*TEST_SET_COMMAND, "--out", str(out), "--json"]) == 0
-    assert out.read_bytes() == DOMAIN.task_set_path("test").read_bytes()
-
-
-def test_test_set_gold_paths_obey_the_graph_and_the_callers(test_set: Any) -> None:
+def test_test_set_tasks_come_from_the_callers_own_club(test_set: Any) -> None:
     from tauplay.tracer.facts import tool_names_in
 
     graph = ToolGraph(DOMAIN)
     clubs = DOMAIN.database().tables["clubs"]
     for task in test_set.tasks:
         names = [a.name for a in task.actions]
-        assert all(s.valid for s in graph.path(names)), task.id
         assert task.difficulty == graph.depth(names), task.id
         assert names[0] == "find_club_official", task.id  # identified before any business
         email = task.actions[0].kwargs["email"]
@@ -780,19 +737,3 @@ def test_tracer_drops_a_generated_write_the_policy_forbids(db: Database) -> None
     filters = Filters(DOMAIN, db, ToolGraph(DOMAIN), hints_for(DOMAIN))
     verdict = filters.judge(Candidate(task, [], [{"email": coach}] * 3))
     assert verdict.filter == "policy" and "head coach may not" in verdict.detail
-
-
-async def test_oracle_and_scripted_user_score_one_on_the_test_set(tmp_path: Any, db: Database,
-                                                                   test_set: Any) -> None:
-    from tauplay.sim.oracle import OracleAgent
-    from tauplay.sim.scripted_user import ScriptedUser
-    from tauplay.sim.session import SessionSetup, run_session
-    from tauplay.store import SessionStore
-
-    store = SessionStore(str(tmp_path / "sessions.db"))
-    try:
-        for task in test_set.tasks[::5]:  # ten tasks, every depth tier
-            _, out = await run_session(store, SessionSetup(DOMAIN, task, db), OracleAgent(), ScriptedUser())
-            assert (out.reason, out.value, out.faults) == ("user_stop", 1.0, []), task.id
-    finally:
-        store.close()

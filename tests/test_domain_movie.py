@@ -1,5 +1,7 @@
-"""The movie domain: tools and schemas, policy numbers, generator (sizes, integrity, determinism), starter
-tasks, the effect of every write field by field, refused calls, and the dependency graph.
+"""The movie domain: tool names and schemas, policy numbers, generator (sizes, integrity), starter tasks,
+the effect of every write field by field, refused calls, the dependency graph and the Tracer hints. The
+contract every domain meets (tool counts, descriptions, determinism, shipped sets that verify and
+regenerate, oracle sessions, malformed calls) is checked in tests/test_domain_contract.py.
 
 Expected amounts are worked out here by hand from the policy's numbers (not with the domain's own
 pricing helpers), so a pricing bug in the tools shows up as a failure.
@@ -9,24 +11,20 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections import Counter
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from domains.movie import DOMAIN, make_starter
-from domains.movie.generator import generate
+from domains.movie import DOMAIN
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import load_tasks
 from tauplay.core.verify import verify_tasks
+from tests.support.domains import assert_refused
 
-REPO = Path(__file__).resolve().parents[1]
 READS = {"calculate", "think", "transfer_to_human_agents", "find_member_by_email", "find_member_by_phone",
          "get_member_details", "get_booking_details", "list_cinemas", "search_showtimes", "get_showtime_details"}
 WRITES = {"book_tickets", "exchange_showtime", "change_seats", "cancel_booking"}
@@ -80,12 +78,9 @@ def upcoming(db: Database, where: Any = lambda s: True) -> dict[str, Any]:
 
 # -- tools and schemas -------------------------------------------------------------------------------
 
-def test_tool_names_counts_and_kinds() -> None:
+def test_tool_names() -> None:
     assert {t.name for t in DOMAIN.read_tools} == READS
     assert {t.name for t in DOMAIN.write_tools} == WRITES
-    assert (len(DOMAIN.read_tools), len(DOMAIN.write_tools)) == (10, 4)
-    assert [t.name for t in DOMAIN.tools if t.terminal] == ["transfer_to_human_agents"]
-    assert {t.name for t in DOMAIN.tools if t.utility} == {"calculate", "think"}
 
 
 def test_schema_spot_checks() -> None:
@@ -103,10 +98,6 @@ def test_schema_spot_checks() -> None:
     assert DOMAIN.tool_map["change_seats"].required == ["booking_id", "seats"]
     assert DOMAIN.tool_map["search_showtimes"].required == ["date"]
     assert DOMAIN.tool_map["list_cinemas"].required == []
-    for spec in DOMAIN.tools:
-        assert spec.description, spec.name
-        for name, prop in spec.parameters["properties"].items():
-            assert prop.get("description"), f"{spec.name}.{name} has no description"
 
 
 def test_policy_states_the_numbers_the_tools_use() -> None:
@@ -125,15 +116,8 @@ def test_policy_states_the_numbers_the_tools_use() -> None:
 
 # -- generator ---------------------------------------------------------------------------------------
 
-def test_generator_sizes_and_determinism(db: Database) -> None:
+def test_generator_sizes(db: Database) -> None:
     assert db.size() == SIZES
-    assert Database(generate(DOMAIN.default_seed)).new_state().hash == db.new_state().hash
-    assert Database(generate(DOMAIN.default_seed + 1)).new_state().hash != db.new_state().hash
-    # Another process with another string-hash seed builds the same database (no set-order leaks).
-    code = "from domains.movie import DOMAIN; print(DOMAIN.database().new_state().hash)"
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
-                         env={"PYTHONHASHSEED": "4242", "PATH": ""}).stdout.strip()
-    assert out == db.new_state().hash
 
 
 def test_every_reference_resolves(db: Database) -> None:
@@ -237,12 +221,11 @@ def test_bookings_follow_prices_fees_statuses_and_age_rules(db: Database) -> Non
 
 # -- starter tasks -----------------------------------------------------------------------------------
 
-def test_starter_tasks_verify_and_cover_the_domain(db: Database) -> None:
+def test_starter_tasks_cover_the_domain(db: Database) -> None:
     tasks = load_tasks(DOMAIN.task_set_path(), "movie").tasks
     assert len(tasks) >= 12
     assert all(re.fullmatch(r"movie-starter-\d\d-[a-z0-9-]+", t.id) for t in tasks)
     report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total, [r.first_error for r in report.replays if not r.executed]
     used = {a.name for t in tasks for a in t.actions}
     assert WRITES <= used and "transfer_to_human_agents" in used
     changed = {t.id: r.records_changed for t, r in zip(tasks, report.replays, strict=True)}
@@ -258,18 +241,6 @@ def test_starter_tasks_verify_and_cover_the_domain(db: Database) -> None:
     for dimension in ("politeness", "urgency", "trust", "intensity"):
         assert len({getattr(e, dimension) for e in emotions}) == 3, dimension
     assert len({t.user_id for t in tasks}) == len(tasks)
-
-
-def test_starter_file_matches_its_builder() -> None:
-    on_disk = json.loads(DOMAIN.task_set_path().read_text(encoding="utf-8"))
-    assert on_disk == json.loads(json.dumps(make_starter.build().to_json())), "run python -m domains.movie.make_starter"
-
-
-def test_starter_gold_paths_obey_the_graph() -> None:
-    graph = ToolGraph(DOMAIN)
-    for task in load_tasks(DOMAIN.task_set_path(), "movie").tasks:
-        bad = [(s.tool, s.reason) for s in graph.gold_path(task) if not s.valid]
-        assert not bad, (task.id, bad)
 
 
 def test_instructions_carry_what_the_user_must_say() -> None:
@@ -528,8 +499,6 @@ BAD_CALLS = [
      "not on the menu"),
     ("book_tickets", {"member_id": "M", "showtime_id": "S", "tickets": [{"seat": "SEAT", "ticket_type": "toddler"}],
                       "payment_method_id": "CARD"}, "must be one of"),
-    ("book_tickets", {"member_id": "M", "showtime_id": "S", "tickets": "SEAT", "payment_method_id": "CARD"},
-     "must be a list"),
     ("exchange_showtime", {"booking_id": "B", "new_showtime_id": "OTHER_FILM", "seats": ["SEAT"]}, "another film"),
     ("exchange_showtime", {"booking_id": "B", "new_showtime_id": "OTHER_CINEMA", "seats": ["SEAT"]},
      "another cinema"),
@@ -539,9 +508,7 @@ BAD_CALLS = [
      "ticket(s) but 7 seat(s)"),
     ("change_seats", {"booking_id": "B", "seats": [42]}, "must be a string"),
     ("cancel_booking", {"booking_id": "B", "reason": "showtime_cancelled_by_cinema"}, "was not cancelled by the cinema"),
-    ("cancel_booking", {"booking_id": "B", "reason": "changed my mind"}, "must be one of"),
     ("cancel_booking", {"booking_id": "COMPLETED", "reason": "change_of_plans"}, "only a confirmed booking"),
-    ("cancel_booking", {"booking_id": "B"}, "missing required argument 'reason'"),
 ]
 
 
@@ -562,12 +529,7 @@ def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, tool: str, 
     if tool == "change_seats" and "7 seat" in words:
         assert fill["N"] != 7
         words = f"{fill['N']} ticket(s) but 7 seat(s)"
-    env = fresh(db)
-    start = env.hash
-    result = env.call(tool, sub(args))
-    assert result.error and result.output.startswith("Error:"), result.output
-    assert words in result.output, result.output
-    assert env.hash == start and env.changes_since_start() == []
+    assert_refused(fresh(db), tool, sub(args), words)
 
 
 def test_a_booking_on_a_called_off_show_can_move_but_not_change_seats(db: Database) -> None:
@@ -643,18 +605,14 @@ def _test_set() -> Any:
     return load_tasks(DOMAIN.task_set_path("test"), "movie")
 
 
-def test_shipped_test_set_verifies_and_covers_every_write(db: Database) -> None:
+def test_shipped_test_set_covers_every_write(db: Database) -> None:
     from tauplay.core.emotions import FAMILIES
-    from tauplay.interop.task_checks import check_tasks
 
     shipped = _test_set()
     tasks = shipped.tasks
     assert len(tasks) == 50 and len({t.id for t in tasks}) == 50
-    assert shipped.provenance["database"] == db.source and shipped.provenance["hints"] == "MovieHints"
-    report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total == 50, [r.first_error for r in report.replays if not r.executed]
-    for facts in check_tasks(DOMAIN, db, tasks):  # executes, changes, graph, no duplicate, emotion
-        assert facts.passed, (facts.task.id, [c for c in facts.checks if c.ok is False])
+    p = shipped.provenance
+    assert (p["seed"], p["depth"], p["hints"]) == (2024, "3-6", "MovieHints")
     goals = Counter(a.name for t in tasks for a in t.actions if a.name in WRITES)
     assert set(goals) == WRITES, goals
     assert Counter(t.difficulty for t in tasks) == {3: 13, 4: 12, 5: 13, 6: 12}
@@ -670,25 +628,9 @@ def test_shipped_test_set_verifies_and_covers_every_write(db: Database) -> None:
         assert not any(name in task.instruction for name in DOMAIN.tool_map)
 
 
-def test_shipped_test_set_regenerates_byte_identical(db: Database, tmp_path: Path) -> None:
-    from tauplay.tracer import Settings, generate
-
-    path = DOMAIN.task_set_path("test")
-    p = _test_set().provenance
-    assert (p["seed"], p["n"], p["depth"], p["instruction"]) == (2024, 50, "3-6", "offline templates")
-    lo, hi = (int(x) for x in p["depth"].split("-"))
-    again = generate(DOMAIN, db, Settings(n=p["n"], seed=p["seed"], depth=(lo, hi), emotions=p["emotions"],
-                                          attempts=p["attempts_per_slot"]))
-    fresh_file = tmp_path / "test.json"
-    again.tasks.save(fresh_file)
-    assert fresh_file.read_bytes() == path.read_bytes()
-
-
-def test_shipped_gold_paths_are_valid_on_the_graph(db: Database) -> None:
+def test_shipped_writes_go_to_a_showing_an_earlier_search_listed(db: Database) -> None:
     graph = ToolGraph(DOMAIN)
     for task in _test_set().tasks:
-        bad = [s.reason for s in graph.gold_path(task) if not s.valid]
-        assert not bad, (task.id, bad)
         assert graph.depth([a.name for a in task.actions]) == task.difficulty
         env, found = fresh(db), set()
         for action in task.actions:  # the showing a write goes to is one an earlier search listed
@@ -900,20 +842,3 @@ def test_stage_five_drops_a_write_the_policy_forbids(db: Database) -> None:
     assert filters.judge(candidate("PG")).ok
     verdict = filters.judge(candidate("R"))
     assert verdict.filter == "policy" and "no child tickets" in verdict.detail
-
-
-async def test_oracle_and_scripted_user_score_one_on_the_test_set(db: Database, tmp_path: Path) -> None:
-    from tauplay.sim.oracle import OracleAgent
-    from tauplay.sim.scripted_user import ScriptedUser
-    from tauplay.sim.session import SessionSetup, run_session
-    from tauplay.store import SessionStore
-
-    store = SessionStore(str(tmp_path / "sessions.db"))
-    try:
-        for task in _test_set().tasks[::5]:  # every tier, every kind of goal
-            _, out = await run_session(store, SessionSetup(DOMAIN, task, db, task.emotion), OracleAgent(),
-                                       ScriptedUser())
-            assert (out.reason, out.value) == ("user_stop", 1.0), task.id
-            assert out.faults == [], task.id
-    finally:
-        store.close()

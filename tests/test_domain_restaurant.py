@@ -1,5 +1,7 @@
-"""The restaurant domain: tools and schemas, policy numbers, generator (sizes, integrity, determinism),
-starter tasks, every write's effect, refused calls, and the dependency graph."""
+"""The restaurant domain: tool names and schemas, policy numbers, generator (sizes, integrity), starter
+tasks, every write's effect, refused calls, the dependency graph and the Tracer hints. The contract every
+domain meets (tool counts, descriptions, determinism, shipped sets that verify and regenerate, oracle
+sessions, malformed calls) is checked in tests/test_domain_contract.py."""
 
 from __future__ import annotations
 
@@ -25,8 +27,6 @@ from domains.restaurant.catalogue import (
     TABLE_HOLD_MINUTES,
     TODAY,
 )
-from domains.restaurant.generator import generate
-from domains.restaurant.make_starter import build
 from domains.restaurant.tools import reservation_code
 from tauplay.core.db import Database
 from tauplay.core.emotions import EmotionCondition
@@ -34,6 +34,7 @@ from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import load_tasks
 from tauplay.core.verify import verify_tasks
+from tests.support.domains import assert_refused
 
 READS = {"calculate", "think", "transfer_to_human_agents", "find_guest_id_by_email", "find_guest_id_by_phone",
          "get_guest_details", "get_reservation_details", "get_order_details", "search_restaurants",
@@ -59,12 +60,9 @@ def _ok(env: Environment, tool: str, args: dict[str, Any]) -> Any:
 
 # -- tools, schemas, policy ------------------------------------------------------------------------
 
-def test_tool_names_and_kinds() -> None:
-    assert {t.name for t in DOMAIN.read_tools} == READS and len(DOMAIN.read_tools) == 10
-    assert {t.name for t in DOMAIN.write_tools} == WRITES and len(DOMAIN.write_tools) == 4
-    assert DOMAIN.tool_map["transfer_to_human_agents"].terminal
-    assert [t.name for t in DOMAIN.tools if t.terminal] == ["transfer_to_human_agents"]
-    assert {t.name for t in DOMAIN.tools if t.utility} == {"calculate", "think"}
+def test_tool_names() -> None:
+    assert {t.name for t in DOMAIN.read_tools} == READS
+    assert {t.name for t in DOMAIN.write_tools} == WRITES
 
 
 def test_schema_spot_checks() -> None:
@@ -87,10 +85,6 @@ def test_schema_spot_checks() -> None:
     search = DOMAIN.tool_map["search_restaurants"]
     assert search.required == ["city"] and set(search.parameters["properties"]) == {"city", "cuisine", "date",
                                                                                     "party_size"}
-    for spec in DOMAIN.tools:
-        assert spec.description, spec.name
-        for name, prop in spec.parameters["properties"].items():
-            assert prop.get("description"), f"{spec.name}.{name} has no description"
 
 
 def test_policy_states_the_numbers_the_code_uses() -> None:
@@ -109,11 +103,8 @@ def test_policy_states_the_numbers_the_code_uses() -> None:
 
 # -- generator -------------------------------------------------------------------------------------
 
-def test_generator_sizes_and_determinism(db: Database) -> None:
+def test_generator_sizes(db: Database) -> None:
     assert db.size() == {"guests": 800, "orders": 1500, "reservations": 1200, "restaurants": 40}
-    again = Database(generate(DOMAIN.default_seed))
-    assert again.new_state().hash == db.new_state().hash
-    assert Database(generate(DOMAIN.default_seed + 1)).new_state().hash != db.new_state().hash
 
 
 def test_guests_and_restaurants_are_consistent(db: Database) -> None:
@@ -245,12 +236,11 @@ def test_the_policy_cases_occur_in_the_data(db: Database) -> None:
 
 # -- starter tasks ---------------------------------------------------------------------------------
 
-def test_starter_tasks_verify_and_cover_the_domain(db: Database) -> None:
+def test_starter_tasks_cover_the_domain(db: Database) -> None:
     tasks = load_tasks(DOMAIN.task_set_path(), "restaurant").tasks
     assert len(tasks) >= 12
     assert all(re.fullmatch(r"restaurant-starter-\d\d-[a-z0-9-]+", t.id) for t in tasks)
     report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total, [r.first_error for r in report.replays if not r.executed]
     used = {a.name for t in tasks for a in t.actions}
     assert WRITES <= used and "transfer_to_human_agents" in used
     writes = [t for t in tasks if any(DOMAIN.tool_map[a.name].is_write for a in t.actions)]
@@ -274,18 +264,6 @@ def test_starter_tasks_verify_and_cover_the_domain(db: Database) -> None:
                 if key in action.kwargs and action.name in WRITES:
                     assert action.kwargs[key] in task.goal, (task.id, key)
         assert task.user_id not in task.goal
-
-
-def test_starter_file_matches_its_builder() -> None:
-    on_disk = json.loads(DOMAIN.task_set_path().read_text(encoding="utf-8"))
-    assert on_disk == json.loads(json.dumps(build().to_json()))
-
-
-def test_starter_gold_paths_obey_the_graph() -> None:
-    graph = ToolGraph(DOMAIN)
-    for task in load_tasks(DOMAIN.task_set_path(), "restaurant").tasks:
-        bad = [s.reason for s in graph.gold_path(task) if not s.valid]
-        assert not bad, (task.id, bad)
 
 
 # -- write effects, field by field -----------------------------------------------------------------
@@ -479,7 +457,6 @@ BAD_CALLS = [
     ("book_reservation", _book(restaurant_id="FULL_REST", date="FULL_DAY", time="19:30"), "no table for 2"),
     ("book_reservation", _book(restaurant_id="SMALL_REST", party_size=8), "at most 6"),
     ("book_reservation", _book(party_size=0), "at least 1"),
-    ("book_reservation", _book(party_size="four"), "must be an integer"),
     ("modify_reservation", {"reservation_id": "UPCOMING", "date": "UP_DATE", "time": "UP_TIME",
                             "party_size": "UP_PARTY"}, "nothing to change"),
     ("modify_reservation", {"reservation_id": "PAST", "date": "2024-06-20", "time": "19:00", "party_size": 2},
@@ -487,7 +464,6 @@ BAD_CALLS = [
     ("modify_reservation", {"reservation_id": "UPCOMING", "date": "2024-06-11", "time": "UP_TIME",
                             "party_size": "UP_PARTY"}, "in the past"),
     ("cancel_reservation", {"reservation_id": "PAST", "waive_late_fee": False}, "only a confirmed reservation"),
-    ("cancel_reservation", {"reservation_id": "UPCOMING"}, "missing required argument 'waive_late_fee'"),
     ("refund_order", _refund(order_id="BUSY_ORDER"), "only a collected or delivered"),
     ("refund_order", _refund(order_id="VOID_ORDER"), "never charged"),
     ("refund_order", _refund(items=[{"line_id": "L9", "quantity": 1}]), "has no line 'L9'"),
@@ -497,8 +473,6 @@ BAD_CALLS = [
                                     {"line_id": "TAKEAWAY_LINE", "quantity": 1}]), "listed twice"),
     ("refund_order", _refund(items=[], refund_delivery_fee=True), "no delivery fee"),
     ("refund_order", _refund(items=[]), "nothing to refund"),
-    ("refund_order", _refund(destination="gift_card"), "must be one of"),
-    ("refund_order", _refund(reason="changed my mind"), "must be one of"),
 ]
 
 
@@ -513,12 +487,7 @@ def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, tool: str, 
         if isinstance(value, list):
             return [sub(v) for v in value]
         return fill.get(value, value) if isinstance(value, str) else value
-    env = fresh(db)
-    start = env.hash
-    result = env.call(tool, sub(args))
-    assert result.error and result.output.startswith("Error:"), result.output
-    assert words in result.output, result.output
-    assert env.hash == start and env.changes_since_start() == []
+    assert_refused(fresh(db), tool, sub(args), words)
 
 
 def test_delivery_fee_is_refunded_once(db: Database) -> None:
@@ -555,21 +524,17 @@ def test_graph_roots_and_valid_next() -> None:
 
 # -- Tracer hints and the shipped test set ---------------------------------------------------------
 
-TEST_SET_COMMAND = ["generate", "--domain", "restaurant", "--n", "50", "--seed", "2024", "--depth", "2-5"]
-
-
 @pytest.fixture(scope="module")
 def test_set() -> Any:
     return load_tasks(DOMAIN.task_set_path("test"), "restaurant")
 
 
-def test_shipped_test_set_verifies_and_covers_the_policy(db: Database, test_set: Any) -> None:
+def test_shipped_test_set_covers_the_policy(db: Database, test_set: Any) -> None:
     tasks = test_set.tasks
     assert len(tasks) == 50 and test_set.provenance["seed"] == 2024 and test_set.provenance["depth"] == "2-5"
     assert test_set.provenance["hints"] == "RestaurantHints"
     report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total == 50
-    assert len({r.hash for r in report.replays}) == 50
+    assert len({r.hash for r in report.replays}) == 50  # no two tasks end in the same state
     assert {g for t in tasks for g in t.provenance["goals"]} == WRITES
     refunds = {a.kwargs["reason"] for t in tasks for a in t.actions if a.name == "refund_order"}
     assert refunds == {"missing_item", "wrong_item", "quality", "late_delivery", "allergen"}
@@ -587,21 +552,12 @@ def test_shipped_test_set_verifies_and_covers_the_policy(db: Database, test_set:
                                                        ("anger", "disgust", "enjoyment", "fear", "sadness")}
 
 
-def test_test_set_regenerates_byte_identical(tmp_path: Any) -> None:
-    from tauplay.cli import main
-
-    out = tmp_path / "test.json"
-    assert main([*TEST_SET_COMMAND, "--out", str(out), "--json"]) == 0
-    assert out.read_bytes() == DOMAIN.task_set_path("test").read_bytes()
-
-
-def test_test_set_gold_paths_obey_the_graph_and_the_guest(db: Database, test_set: Any) -> None:
+def test_test_set_tasks_touch_only_the_guests_own_records(db: Database, test_set: Any) -> None:
     from tauplay.tracer.facts import tool_names_in
 
     graph = ToolGraph(DOMAIN)
     for task in test_set.tasks:
         names = [a.name for a in task.actions]
-        assert all(s.valid for s in graph.path(names)), task.id
         assert task.difficulty == graph.depth(names), task.id
         login = task.actions[0]
         assert login.name.startswith("find_guest_id_by_"), task.id  # identified before anything else
@@ -756,19 +712,20 @@ def test_tracer_drops_a_generated_write_the_policy_forbids(db: Database) -> None
     assert verdict.filter == "policy" and "waived only" in verdict.detail
 
 
-async def test_oracle_and_scripted_user_score_one_on_the_test_set(tmp_path: Any, db: Database,
-                                                                   test_set: Any) -> None:
+async def test_oracle_and_scripted_user_score_one_on_the_allergen_hand_over(tmp_path: Any, db: Database,
+                                                                            test_set: Any) -> None:
+    """Every task that ends in a hand-over (the contract test samples every fifth task of the set)."""
     from tauplay.sim.oracle import OracleAgent
     from tauplay.sim.scripted_user import ScriptedUser
     from tauplay.sim.session import SessionSetup, run_session
     from tauplay.store import SessionStore
 
-    sample = test_set.tasks[::5] + [t for t in test_set.tasks if t.actions[-1].name == "transfer_to_human_agents"]
+    handovers = [t for t in test_set.tasks if t.actions[-1].name == "transfer_to_human_agents"]
+    assert handovers
     store = SessionStore(str(tmp_path / "sessions.db"))
     try:
-        for task in sample:  # every depth tier, and the allergen hand-over
+        for task in handovers:
             _, out = await run_session(store, SessionSetup(DOMAIN, task, db), OracleAgent(), ScriptedUser())
-            ended = "transfer" if task.actions[-1].name == "transfer_to_human_agents" else "user_stop"
-            assert (out.reason, out.value, out.faults) == (ended, 1.0, []), task.id
+            assert (out.reason, out.value, out.faults) == ("transfer", 1.0, []), task.id
     finally:
         store.close()

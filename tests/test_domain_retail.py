@@ -1,18 +1,18 @@
-"""The retail domain: tools and schemas, generator, starter tasks, published-task compatibility,
-refused calls, and the dependency graph."""
+"""The retail domain: tool names and schemas, generator, starter tasks, published-task compatibility,
+refused calls, the dependency graph and the Tracer hints. The contract every domain meets (tool counts,
+descriptions, determinism, shipped sets that verify and regenerate, oracle sessions, malformed calls) is
+checked in tests/test_domain_contract.py."""
 
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from domains.retail import DOMAIN
-from domains.retail.generator import CATALOG, generate
-from domains.retail.make_starter import build
+from domains.retail.generator import CATALOG
 from tauplay.core.db import Database, canonical
 from tauplay.core.environment import Environment
 from tauplay.core.evaluation import replay_gold
@@ -20,6 +20,7 @@ from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import load_tasks
 from tauplay.core.verify import verify_tasks
 from tests.conftest import taubench_dir
+from tests.support.domains import assert_refused
 
 READS = {"calculate", "think", "transfer_to_human_agents", "find_user_id_by_email", "find_user_id_by_name_zip",
          "get_order_details", "get_product_details", "get_user_details", "list_all_product_types"}
@@ -51,12 +52,9 @@ def fresh(db: Database) -> Environment:
 
 # -- tools and schemas ---------------------------------------------------------------------------------
 
-def test_tool_names_and_kinds() -> None:
+def test_tool_names() -> None:
     assert {t.name for t in DOMAIN.read_tools} == READS
     assert {t.name for t in DOMAIN.write_tools} == WRITES
-    assert len(DOMAIN.tools) == 16
-    assert DOMAIN.tool_map["transfer_to_human_agents"].terminal
-    assert {t.name for t in DOMAIN.tools if t.utility} == {"calculate", "think"}
 
 
 def test_schema_spot_checks() -> None:
@@ -73,10 +71,6 @@ def test_schema_spot_checks() -> None:
     assert DOMAIN.tool_map["modify_pending_order_address"].required == ["order_id", *ADDRESS]
     assert DOMAIN.tool_map["find_user_id_by_name_zip"].required == ["first_name", "last_name", "zip"]
     assert DOMAIN.tool_map["list_all_product_types"].parameters["properties"] == {}
-    for spec in DOMAIN.tools:
-        assert spec.description, spec.name
-        for name, prop in spec.parameters["properties"].items():
-            assert prop.get("description"), f"{spec.name}.{name} has no description"
 
 
 def test_policy_is_present() -> None:
@@ -87,12 +81,9 @@ def test_policy_is_present() -> None:
 
 # -- generator -----------------------------------------------------------------------------------------
 
-def test_generator_sizes_and_determinism(db: Database) -> None:
+def test_generator_sizes(db: Database) -> None:
     assert db.size() == {"orders": 1075, "products": 50, "users": 527}
     assert len(CATALOG) == 50
-    again = Database(generate(DOMAIN.default_seed))
-    assert again.new_state().hash == db.new_state().hash
-    assert Database(generate(DOMAIN.default_seed + 1)).new_state().hash != db.new_state().hash
 
 
 def test_generated_records_have_published_shape(db: Database) -> None:
@@ -120,11 +111,10 @@ def test_generated_records_have_published_shape(db: Database) -> None:
 
 # -- starter tasks -------------------------------------------------------------------------------------
 
-def test_starter_tasks_verify_on_generated_db(db: Database) -> None:
+def test_starter_tasks_write_where_they_should(db: Database) -> None:
     tasks = load_tasks(DOMAIN.task_set_path(), "retail").tasks
     assert len(tasks) >= 10
     report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total, [r.first_error for r in report.replays if not r.executed]
     assert all(t.emotion is not None for t in tasks)
     writes = [t for t in tasks if any(DOMAIN.tool_map[a.name].is_write for a in t.actions)]
     reads_only = [t for t in tasks if t not in writes]
@@ -132,18 +122,6 @@ def test_starter_tasks_verify_on_generated_db(db: Database) -> None:
     changed = {t.id: r.records_changed for t, r in zip(tasks, report.replays, strict=True)}
     assert all(changed[t.id] >= 1 for t in writes) and all(changed[t.id] == 0 for t in reads_only)
     assert all(t.outputs for t in reads_only)  # a read-only task is judged by what the agent says
-
-
-def test_starter_file_matches_its_script() -> None:
-    on_disk = json.loads(DOMAIN.task_set_path().read_text(encoding="utf-8"))
-    assert on_disk == json.loads(json.dumps(build().to_json()))
-
-
-def test_starter_gold_paths_obey_the_graph() -> None:
-    graph = ToolGraph(DOMAIN)
-    for task in load_tasks(DOMAIN.task_set_path(), "retail").tasks:
-        bad = [s.reason for s in graph.gold_path(task) if not s.valid]
-        assert not bad, (task.id, bad)
 
 
 # -- published tasks on published data -----------------------------------------------------------------
@@ -239,7 +217,6 @@ def test_modify_items_swaps_and_records_difference(db: Database) -> None:
     ("get_order_details", {"order_id": "W0000000"}, "start with '#'"),
     ("find_user_id_by_email", {"email": "nobody@example.com"}, "no user"),
     ("cancel_pending_order", {"order_id": "DELIVERED", "reason": "no longer needed"}, "only a pending order"),
-    ("cancel_pending_order", {"order_id": "PENDING", "reason": "changed my mind"}, "must be one of"),
     ("modify_pending_order_payment", {"order_id": "PENDING", "payment_method_id": "SAME"}, "different method"),
     ("return_delivered_order_items", {"order_id": "DELIVERED", "item_ids": ["0"], "payment_method_id": "ORIGINAL"},
      "not in order"),
@@ -259,12 +236,7 @@ def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, tool: str, 
             "FIRST": delivered["items"][0]["item_id"]}
     args = {k: fill.get(v, v) if isinstance(v, str) else [fill.get(x, x) for x in v] if isinstance(v, list) else v
             for k, v in args.items()}
-    env = fresh(db)
-    start = env.hash
-    result = env.call(tool, args)
-    assert result.error and result.output.startswith("Error:")
-    assert words in result.output, result.output
-    assert env.hash == start and env.changes_since_start() == []
+    assert_refused(fresh(db), tool, args, words)
 
 
 def test_refund_to_another_card_is_refused(db: Database) -> None:
@@ -312,41 +284,21 @@ def test_set() -> Any:
     return load_tasks(DOMAIN.task_set_path("test"), "retail")
 
 
-def test_shipped_test_set_verifies_on_the_generated_db(db: Database, test_set: Any) -> None:
-    from tauplay.interop.task_checks import check_tasks
-
+def test_shipped_test_set_covers_every_write(test_set: Any) -> None:
     tasks = test_set.tasks
     assert len(tasks) == 70 and len({t.id for t in tasks}) == 70
-    assert test_set.provenance["database"] == db.source and test_set.provenance["hints"] == "RetailHints"
-    report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total == 70, [r.first_error for r in report.replays if not r.executed]
-    for facts in check_tasks(DOMAIN, db, tasks):
-        assert facts.passed, (facts.task.id, [c for c in facts.checks if c.ok is False])
+    assert test_set.provenance["hints"] == "RetailHints"
     goals = {g for t in tasks for g in t.provenance["goals"]}
     assert goals == WRITES  # every write tool is the goal of some task
     assert all(t.emotion is not None and t.emotion.leaf for t in tasks)
 
 
-def test_shipped_test_set_regenerates_byte_identical(db: Database, test_set: Any, tmp_path: Path) -> None:
-    from tauplay.tracer import Settings, generate
-
-    p = test_set.provenance
-    lo, hi = (int(x) for x in p["depth"].split("-"))
-    again = generate(DOMAIN, db, Settings(n=p["n"], seed=p["seed"], depth=(lo, hi), emotions=p["emotions"],
-                                          attempts=p["attempts_per_slot"]))
-    fresh_file = tmp_path / "test.json"
-    again.tasks.save(fresh_file)
-    assert fresh_file.read_bytes() == DOMAIN.task_set_path("test").read_bytes()
-
-
-def test_shipped_gold_paths_are_valid_and_the_user_can_say_everything(test_set: Any) -> None:
+def test_shipped_tasks_identify_first_and_the_user_can_say_everything(test_set: Any) -> None:
     from tauplay.tracer.facts import tool_names_in
 
     graph = ToolGraph(DOMAIN)
     names = [t.name for t in DOMAIN.tools]
     for task in test_set.tasks:
-        path = graph.gold_path(task)
-        assert all(s.valid for s in path), (task.id, [s.reason for s in path if not s.valid])
         assert task.actions[0].name in ("find_user_id_by_email", "find_user_id_by_name_zip")  # identified first
         assert task.difficulty == graph.depth([a.name for a in task.actions]) == task.provenance["depth_tier"]
         assert not tool_names_in(task.instruction, names), task.id
@@ -451,18 +403,3 @@ def test_stage_five_drops_a_candidate_that_breaks_a_policy_rule(db: Database) ->
     ok = Task(id="crafted-ok", domain="retail", instruction=task.instruction, actions=actions[:3],
               user_id=order["user_id"])
     assert filters.judge(Candidate(ok, [fact("email", user["email"]), fact("order_id", oid)], [known] * 3)).ok
-
-
-async def test_oracle_and_scripted_user_score_one_on_a_sample(db: Database, test_set: Any, tmp_path: Path) -> None:
-    from tauplay.sim.oracle import OracleAgent
-    from tauplay.sim.scripted_user import ScriptedUser
-    from tauplay.sim.session import SessionSetup, run_session
-    from tauplay.store import SessionStore
-
-    store = SessionStore(str(tmp_path / "sessions.db"))
-    try:
-        for task in test_set.tasks[::7]:  # ten tasks, every depth tier
-            _, out = await run_session(store, SessionSetup(DOMAIN, task, db), OracleAgent(), ScriptedUser())
-            assert (out.reason, out.value) == ("user_stop", 1.0), task.id
-    finally:
-        store.close()

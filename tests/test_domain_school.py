@@ -1,5 +1,7 @@
-"""The school domain (registrar help desk): tools and schemas, the policy's numbers, generator size,
-integrity and determinism, starter tasks, every write's effect, refused calls, and the graph."""
+"""The school domain (registrar help desk): tool names and schemas, the policy's numbers, generator size
+and integrity, starter tasks, every write's effect, refused calls, the graph and the Tracer hints. The
+contract every domain meets (tool counts, descriptions, determinism, shipped sets that verify and
+regenerate, oracle sessions, malformed calls) is checked in tests/test_domain_contract.py."""
 
 from __future__ import annotations
 
@@ -26,13 +28,12 @@ from domains.school.catalogue import (
     sections_clash,
 )
 from domains.school.eligibility import active_registrations, credit_limit, problems
-from domains.school.generator import generate
-from domains.school.make_starter import build
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import load_tasks
 from tauplay.core.verify import verify_tasks
+from tests.support.domains import assert_refused
 
 READS = {"calculate", "think", "transfer_to_human_agents", "find_student_id_by_email", "find_student_id_by_name_dob",
          "get_student_details", "get_course_details", "search_courses", "get_registration_details"}
@@ -69,12 +70,9 @@ def spring_sections(db: Database) -> list[tuple[dict[str, Any], dict[str, Any]]]
 
 # -- tools and schemas ---------------------------------------------------------------------------------
 
-def test_tool_names_and_kinds() -> None:
+def test_tool_names() -> None:
     assert {t.name for t in DOMAIN.read_tools} == READS
     assert {t.name for t in DOMAIN.write_tools} == WRITES
-    assert (len(DOMAIN.read_tools), len(DOMAIN.write_tools)) == (9, 4)
-    assert [t.name for t in DOMAIN.tools if t.terminal] == ["transfer_to_human_agents"]
-    assert {t.name for t in DOMAIN.tools if t.utility} == {"calculate", "think"}
 
 
 def test_schema_spot_checks() -> None:
@@ -89,10 +87,6 @@ def test_schema_spot_checks() -> None:
     search = tools["search_courses"].parameters
     assert search["required"] == ["department"]
     assert search["properties"]["term"]["enum"] == ["2024FA", "2025SP"]
-    for spec in DOMAIN.tools:
-        assert spec.description, spec.name
-        for name, prop in spec.parameters["properties"].items():
-            assert prop.get("description"), f"{spec.name}.{name} has no description"
 
 
 def test_policy_states_the_numbers_the_code_uses() -> None:
@@ -112,11 +106,8 @@ def test_policy_states_the_numbers_the_code_uses() -> None:
 
 # -- generator -----------------------------------------------------------------------------------------
 
-def test_generator_sizes_and_determinism(db: Database) -> None:
+def test_generator_sizes(db: Database) -> None:
     assert db.size() == {"courses": 120, "registrations": 1345, "students": 1000}
-    again = Database(generate(DOMAIN.default_seed))
-    assert again.new_state().hash == db.new_state().hash
-    assert Database(generate(DOMAIN.default_seed + 1)).new_state().hash != db.new_state().hash
 
 
 def test_referential_integrity(db: Database) -> None:
@@ -193,12 +184,11 @@ def test_generated_data_obey_the_policy(db: Database) -> None:
 
 # -- starter tasks -------------------------------------------------------------------------------------
 
-def test_starter_tasks_verify_and_cover_the_domain(db: Database) -> None:
+def test_starter_tasks_cover_the_domain(db: Database) -> None:
     tasks = load_tasks(DOMAIN.task_set_path(), "school").tasks
     assert len(tasks) >= 12
     assert all(re.fullmatch(r"school-starter-\d\d-[a-z-]+", t.id) for t in tasks)
     report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total, [r.first_error for r in report.replays if not r.executed]
     used = {a.name for t in tasks for a in t.actions}
     assert WRITES <= used and "transfer_to_human_agents" in used and "search_courses" in used
     writes = [t for t in tasks if any(DOMAIN.tool_map[a.name].is_write for a in t.actions)]
@@ -219,18 +209,6 @@ def test_starter_tasks_verify_and_cover_the_domain(db: Database) -> None:
         identity = t.known_info.get("email") or t.known_info["dob"]
         assert identity in t.instruction, t.id
         assert not [tool for tool in DOMAIN.tool_map if "_" in tool and tool in t.goal], t.id
-
-
-def test_starter_file_matches_its_builder() -> None:
-    on_disk = json.loads(DOMAIN.task_set_path().read_text(encoding="utf-8"))
-    assert on_disk == json.loads(json.dumps(build().to_json()))
-
-
-def test_starter_gold_paths_obey_the_graph() -> None:
-    graph = ToolGraph(DOMAIN)
-    for task in load_tasks(DOMAIN.task_set_path(), "school").tasks:
-        bad = [s.reason for s in graph.gold_path(task) if not s.valid]
-        assert not bad, (task.id, bad)
 
 
 def test_starter_registrations_obey_the_policy(db: Database) -> None:
@@ -467,19 +445,12 @@ def _other_section(db: Database, reg: dict[str, Any]) -> str:
     ("pay_balance", {"student_id": "OWING", "payment_method_id": "OWING_METHOD", "amount": -5}, "must be positive"),
     ("pay_balance", {"student_id": "OWING", "payment_method_id": "OWING_METHOD", "amount": 10.005}, "two decimals"),
     ("pay_balance", {"student_id": "CLEAR", "payment_method_id": "CLEAR_METHOD", "amount": 10}, "owes nothing"),
-    ("pay_balance", {"student_id": "OWING", "payment_method_id": "OWING_METHOD", "amount": "lots"}, "amount"),
     ("get_student_details", {"student_id": 104382}, "must be a string"),
-    ("enroll_in_section", {"student_id": "STUDENT"}, "section_id"),
 ])
 def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, fill: dict[str, str], tool: str,
                                                        args: dict[str, Any], words: str) -> None:
     args = {k: fill.get(v, v) if isinstance(v, str) else v for k, v in args.items()}
-    env = fresh(db)
-    start = env.hash
-    result = env.call(tool, args)
-    assert result.error and result.output.startswith("Error:"), result.output
-    assert words in result.output, result.output
-    assert env.hash == start and env.changes_since_start() == []
+    assert_refused(fresh(db), tool, args, words)
 
 
 def test_a_refused_write_after_a_good_one_keeps_the_good_one(db: Database, fill: dict[str, str]) -> None:
@@ -521,19 +492,17 @@ def _identity(task: Any) -> dict[str, Any]:
     return {k: task.known_info[k] for k in ("email", "first_name", "last_name", "dob") if k in task.known_info}
 
 
-def test_shipped_test_set_verifies_and_obeys_the_policy(db: Database) -> None:
+def test_shipped_test_set_obeys_the_policy(db: Database) -> None:
     from domains.school.tracer import policy_problem
     from tauplay.core.emotions import FAMILIES
-    from tauplay.interop.task_checks import check_tasks
 
-    tasks = _test_set().tasks
-    assert len(tasks) == 50
+    shipped = _test_set()
+    tasks = shipped.tasks
+    assert len(tasks) == 50 and shipped.provenance["hints"] == "SchoolHints"
     report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == 50, [(r.task_id, r.first_error) for r in report.replays if not r.executed]
     assert len({r.hash for r in report.replays}) == 50  # no two tasks end in the same state
     graph = ToolGraph(DOMAIN)
     for task in tasks:
-        assert all(s.valid for s in graph.gold_path(task)), task.id
         assert task.difficulty == graph.depth([a.name for a in task.actions])
         assert task.emotion is not None and task.emotion.leaf in FAMILIES[task.emotion.family]
         env = fresh(db)
@@ -541,23 +510,9 @@ def test_shipped_test_set_verifies_and_obeys_the_policy(db: Database) -> None:
             if action.name in WRITES:
                 assert policy_problem(action.name, action.kwargs, env.state, _identity(task)) == "", task.id
             ok(env, action.name, action.kwargs)
-    for facts in check_tasks(DOMAIN, db, tasks):
-        assert facts.passed, (facts.task.id, [c for c in facts.checks if c.ok is False])
     assert {a.name for t in tasks for a in t.actions if a.name in WRITES} == WRITES
     assert {t.difficulty for t in tasks} == {3, 4, 5, 6}
     assert {t.emotion.family for t in tasks} == set(FAMILIES)
-
-
-def test_regenerating_the_test_set_gives_the_same_file(tmp_path: Any) -> None:
-    from tauplay.cli import main
-
-    path = DOMAIN.task_set_path("test")
-    p = _test_set().provenance
-    assert p["instruction"] == "offline templates" and p["hints"] == "SchoolHints"
-    out = tmp_path / "again.json"
-    assert main(["generate", "--domain", "school", "--n", str(p["n"]), "--seed", str(p["seed"]),
-                 "--depth", p["depth"], "--out", str(out), "--json"]) == 0
-    assert out.read_bytes() == path.read_bytes()
 
 
 def test_generated_instructions_identify_the_student_and_name_no_tool(db: Database) -> None:
@@ -661,20 +616,3 @@ def test_stage_5_drops_a_candidate_the_policy_forbids(db: Database) -> None:
     assert "withdrawal from the university" in verdict.detail
     several = next(s for s in students(db) if len(fall(s)) >= 2)
     assert filters.judge(candidate(several, fall(several)[0])).ok
-
-
-async def test_oracle_and_scripted_user_score_one_on_the_test_set(db: Database, tmp_path: Any) -> None:
-    from tauplay.sim.oracle import OracleAgent
-    from tauplay.sim.scripted_user import ScriptedUser
-    from tauplay.sim.session import SessionSetup, run_session
-    from tauplay.store import SessionStore
-
-    store = SessionStore(str(tmp_path / "sessions.db"))
-    try:
-        for task in _test_set().tasks[::3]:  # a sample across every tier
-            sid, out = await run_session(store, SessionSetup(DOMAIN, task, db), OracleAgent(), ScriptedUser())
-            assert (out.reason, out.value) == ("user_stop", 1.0), task.id
-            calls = [(e.data["name"], e.data["arguments"]) for e in store.events(sid) if e.kind == "tool_call"]
-            assert calls == [(a.name, a.kwargs) for a in task.actions], task.id
-    finally:
-        store.close()

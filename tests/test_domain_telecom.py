@@ -1,5 +1,7 @@
-"""The telecom domain: tools and schemas, generator, starter tasks, published-task compatibility,
-effects of the writes, refused calls, and the dependency graph."""
+"""The telecom domain: tool names and schemas, generator, starter tasks, published-task compatibility,
+effects of the writes, refused calls, the dependency graph and the Tracer hints. The contract every domain
+meets (tool counts, descriptions, determinism, shipped sets that verify and regenerate, oracle sessions,
+malformed calls) is checked in tests/test_domain_contract.py."""
 
 from __future__ import annotations
 
@@ -12,8 +14,6 @@ import pytest
 
 from domains.telecom import DOMAIN
 from domains.telecom.catalogue import DEVICES, SERVICES
-from domains.telecom.generator import generate
-from domains.telecom.make_starter import build
 from tauplay.core.db import Database, canonical
 from tauplay.core.environment import Environment
 from tauplay.core.evaluation import replay_gold
@@ -21,6 +21,7 @@ from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import load_tasks
 from tauplay.core.verify import verify_tasks
 from tests.conftest import taubench_dir
+from tests.support.domains import assert_refused
 
 READS = {"calculate", "think", "find_customer_by_email", "find_customer_by_phone", "get_customer_details",
          "get_service_details", "get_services", "get_device_details", "get_billing_details",
@@ -54,12 +55,9 @@ def customer_where(db: Database, test: Any) -> dict[str, Any]:
 
 # -- tools and schemas ---------------------------------------------------------------------------------
 
-def test_tool_names_and_kinds() -> None:
+def test_tool_names() -> None:
     assert {t.name for t in DOMAIN.read_tools} == READS
     assert {t.name for t in DOMAIN.write_tools} == WRITES
-    assert (len(DOMAIN.read_tools), len(DOMAIN.write_tools)) == (12, 6)
-    assert {t.name for t in DOMAIN.tools if t.utility} == {"calculate", "think"}
-    assert not any(t.terminal for t in DOMAIN.tools)  # the published domain offers no transfer tool
 
 
 def test_schema_spot_checks() -> None:
@@ -82,10 +80,6 @@ def test_schema_spot_checks() -> None:
     assert DOMAIN.tool_map["troubleshoot_device"].required == ["device_name", "issue"]
     # The published schemas have no enums: choices are checked by the tools themselves.
     assert not any("enum" in p for t in DOMAIN.tools for p in t.parameters["properties"].values())
-    for spec in DOMAIN.tools:
-        assert spec.description, spec.name
-        for name, prop in spec.parameters["properties"].items():
-            assert prop.get("description"), f"{spec.name}.{name} has no description"
     assert "Samsung Galaxy S23" in DOMAIN.tool_map["add_device"].parameters["properties"]["device_name"]["description"]
 
 
@@ -96,11 +90,8 @@ def test_policy_is_present() -> None:
 
 # -- generator -----------------------------------------------------------------------------------------
 
-def test_generator_sizes_and_determinism(db: Database) -> None:
+def test_generator_sizes(db: Database) -> None:
     assert db.size() == {"customers": 500, "services": 15, "devices": 19, "billing": 500, "support_tickets": 240}
-    again = Database(generate(DOMAIN.default_seed))
-    assert again.new_state().hash == db.new_state().hash
-    assert Database(generate(DOMAIN.default_seed + 1)).new_state().hash != db.new_state().hash
 
 
 def test_generated_records_have_published_shape(db: Database) -> None:
@@ -131,11 +122,10 @@ def test_generated_records_have_published_shape(db: Database) -> None:
 
 # -- starter tasks -------------------------------------------------------------------------------------
 
-def test_starter_tasks_verify_on_generated_db(db: Database) -> None:
+def test_starter_tasks_write_where_they_should(db: Database) -> None:
     tasks = load_tasks(DOMAIN.task_set_path(), "telecom").tasks
     assert len(tasks) >= 10
     report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total, [r.first_error for r in report.replays if not r.executed]
     assert all(t.emotion is not None for t in tasks)
     changed = {t.id: r.records_changed for t, r in zip(tasks, report.replays, strict=True)}
     reads_only = [t for t in tasks if not any(DOMAIN.tool_map[a.name].is_write and
@@ -143,18 +133,6 @@ def test_starter_tasks_verify_on_generated_db(db: Database) -> None:
     writes = [t for t in tasks if t not in reads_only]
     assert len(writes) >= 6 and len(reads_only) >= 2
     assert all(changed[t.id] >= 1 for t in writes) and all(changed[t.id] == 0 for t in reads_only)
-
-
-def test_starter_file_matches_its_script() -> None:
-    on_disk = json.loads(DOMAIN.task_set_path().read_text(encoding="utf-8"))
-    assert on_disk == json.loads(json.dumps(build().to_json()))
-
-
-def test_starter_gold_paths_obey_the_graph() -> None:
-    graph = ToolGraph(DOMAIN)
-    for task in load_tasks(DOMAIN.task_set_path(), "telecom").tasks:
-        bad = [s.reason for s in graph.gold_path(task) if not s.valid]
-        assert not bad, (task.id, bad)
 
 
 # -- published tasks on published data -----------------------------------------------------------------
@@ -302,24 +280,15 @@ def test_troubleshooting_follows_the_published_cases(db: Database) -> None:
     ("modify_support_ticket", {"ticket_id": "TICKET999", "status": "closed", "priority": "low"}, "no support ticket"),
     ("manage_billing", {"customer_id": "nobody_1", "paperless": True, "auto_pay": True, "billing_cycle": "monthly"},
      "no customer with id"),
-    ("manage_billing", {"customer_id": "CID", "paperless": "yes", "auto_pay": True, "billing_cycle": "monthly"},
-     "must be true or false"),
     ("record_payment", {"customer_id": "nobody_1", "amount": 5, "method": "credit_card", "date": "2025-09-30"},
      "no billing account"),
-    ("record_payment", {"customer_id": "CID", "amount": "5", "method": "credit_card", "date": "2025-09-30"},
-     "must be a number"),
 ])
 def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, tool: str, args: dict[str, Any],
                                                        words: str) -> None:
     c = customer_where(db, lambda c, b: "home_security" not in c["services"])
     fill = {"CID": c["customer_id"], "OWNED": c["services"][0], "NOT_OWNED": "home_security"}
     args = {k: fill.get(v, v) if isinstance(v, str) else v for k, v in args.items()}
-    env = fresh(db)
-    start = env.hash
-    result = env.call(tool, args)
-    assert result.error and result.output.startswith("Error:")
-    assert words in result.output, result.output
-    assert env.hash == start and env.changes_since_start() == []
+    assert_refused(fresh(db), tool, args, words)
 
 
 # -- dependency graph ----------------------------------------------------------------------------------
@@ -357,42 +326,22 @@ def test_set() -> Any:
     return load_tasks(DOMAIN.task_set_path("test"), "telecom")
 
 
-def test_shipped_test_set_verifies_on_the_generated_db(db: Database, test_set: Any) -> None:
-    from tauplay.interop.task_checks import check_tasks
-
+def test_shipped_test_set_covers_every_write(test_set: Any) -> None:
     tasks = test_set.tasks
     assert len(tasks) == 70 and len({t.id for t in tasks}) == 70
-    assert test_set.provenance["database"] == db.source and test_set.provenance["hints"] == "TelecomHints"
-    report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total == 70, [r.first_error for r in report.replays if not r.executed]
-    for facts in check_tasks(DOMAIN, db, tasks):
-        assert facts.passed, (facts.task.id, [c for c in facts.checks if c.ok is False])
+    assert test_set.provenance["hints"] == "TelecomHints"
     assert {g for t in tasks for g in t.provenance["goals"]} == WRITES  # every write tool is some task's goal
     service_actions = {a.kwargs["action"] for t in tasks for a in t.actions if a.name == "manage_service"}
     assert service_actions == {"add", "remove"}  # 'list' changes nothing: never a goal
     assert all(t.emotion is not None and t.emotion.leaf for t in tasks)
 
 
-def test_shipped_test_set_regenerates_byte_identical(db: Database, test_set: Any, tmp_path: Path) -> None:
-    from tauplay.tracer import Settings, generate
-
-    p = test_set.provenance
-    lo, hi = (int(x) for x in p["depth"].split("-"))
-    again = generate(DOMAIN, db, Settings(n=p["n"], seed=p["seed"], depth=(lo, hi), emotions=p["emotions"],
-                                          attempts=p["attempts_per_slot"]))
-    fresh_file = tmp_path / "test.json"
-    again.tasks.save(fresh_file)
-    assert fresh_file.read_bytes() == DOMAIN.task_set_path("test").read_bytes()
-
-
-def test_shipped_gold_paths_are_valid_and_the_user_can_say_everything(test_set: Any) -> None:
+def test_shipped_tasks_identify_first_and_the_user_can_say_everything(test_set: Any) -> None:
     from tauplay.tracer.facts import tool_names_in
 
     graph = ToolGraph(DOMAIN)
     names = [t.name for t in DOMAIN.tools]
     for task in test_set.tasks:
-        path = graph.gold_path(task)
-        assert all(s.valid for s in path), (task.id, [s.reason for s in path if not s.valid])
         assert task.actions[0].name in ("find_customer_by_email", "find_customer_by_phone")  # identified first
         assert task.difficulty == graph.depth([a.name for a in task.actions]) == task.provenance["depth_tier"]
         assert not tool_names_in(task.instruction, names), task.id
@@ -499,18 +448,3 @@ def test_stage_five_drops_a_candidate_that_breaks_a_policy_rule(db: Database) ->
     verdict = filters.judge(candidate("cash"))
     assert verdict.filter == "policy" and "credit card or bank transfer" in verdict.detail
     assert filters.judge(candidate("bank_transfer")).ok
-
-
-async def test_oracle_and_scripted_user_score_one_on_a_sample(db: Database, test_set: Any, tmp_path: Path) -> None:
-    from tauplay.sim.oracle import OracleAgent
-    from tauplay.sim.scripted_user import ScriptedUser
-    from tauplay.sim.session import SessionSetup, run_session
-    from tauplay.store import SessionStore
-
-    store = SessionStore(str(tmp_path / "sessions.db"))
-    try:
-        for task in test_set.tasks[::7]:  # ten tasks, every depth tier
-            _, out = await run_session(store, SessionSetup(DOMAIN, task, db), OracleAgent(), ScriptedUser())
-            assert (out.reason, out.value) == ("user_stop", 1.0), task.id
-    finally:
-        store.close()

@@ -1,11 +1,11 @@
-"""The telehealth domain: tools and schemas as published, generator, starter tasks, published tasks on
-published data, error handling, and the dependency graph."""
+"""The telehealth domain: tool names and schemas as published, generator, starter tasks, published tasks
+on published data, error handling, the dependency graph and the Tracer hints. The contract every domain
+meets (tool counts, descriptions, determinism, shipped sets that verify and regenerate, oracle sessions,
+malformed calls) is checked in tests/test_domain_contract.py."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,8 +20,8 @@ from tauplay.core.evaluation import replay_gold
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Task, load_tasks
 from tauplay.core.verify import verify_tasks
+from tests.support.domains import assert_refused
 
-REPO = Path(__file__).resolve().parents[1]
 PUBLISHED = Path(__file__).resolve().parents[2] / "shared" / "taubench" / "telehealth"
 PUBLISHED_FILES = ("tasks_test.json", "tasks_test_no_emotion.json")
 
@@ -53,13 +53,9 @@ def first(env: Environment, table: str, **match: Any) -> tuple[str, dict[str, An
 
 # -- tools and schemas -----------------------------------------------------------------------------------
 
-def test_tool_counts_and_kinds() -> None:
+def test_tool_names() -> None:
     assert {t.name for t in DOMAIN.read_tools} == READ_TOOLS
     assert {t.name for t in DOMAIN.write_tools} == WRITE_TOOLS
-    assert (len(DOMAIN.read_tools), len(DOMAIN.write_tools)) == (18, 5)
-    assert [t.name for t in DOMAIN.tools if t.terminal] == ["transfer_to_human_support"]
-    assert {t.name for t in DOMAIN.tools if t.utility} == {"calculate", "think"}
-    assert all(t.description for t in DOMAIN.tools)
 
 
 def props(name: str) -> tuple[dict[str, Any], list[str]]:
@@ -117,41 +113,17 @@ def test_generator_scale_and_shape() -> None:
     assert all(d["assigned_to"] in t["patients"] for d in t["telemetry_inventory"].values() if d["assigned_to"])
 
 
-def test_generator_is_deterministic() -> None:
-    assert Database(DOMAIN.generate(7)).hash_value == Database(DOMAIN.generate(7)).hash_value
-    assert Database(DOMAIN.generate(7)).hash_value != Database(DOMAIN.generate(8)).hash_value
-    # Another process with another string-hash seed builds the same database (no set-order leaks).
-    code = "from domains.telehealth import DOMAIN; print(DOMAIN.database().new_state().hash)"
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
-                         env={"PYTHONHASHSEED": "12345", "PATH": ""}).stdout.strip()
-    assert out == DOMAIN.database().new_state().hash
-
-
 # -- starter tasks ---------------------------------------------------------------------------------------
 
-def test_starter_set_executes_on_generated_database() -> None:
+def test_starter_set_reads_and_writes_with_every_write_tool() -> None:
     tasks = load_tasks(DOMAIN.task_set_path(), "telehealth")
     assert len(tasks.tasks) >= 10
     assert all(t.emotion is not None for t in tasks.tasks)
     report = verify_tasks(DOMAIN, DOMAIN.database(), tasks.tasks)
-    assert report.executed == report.total, [r.first_error for r in report.replays if not r.executed]
     writers = [r for r in report.replays if r.records_changed]
     assert 0 < len(writers) < report.total  # some tasks write, some only read
     used = {a.name for t in tasks.tasks for a in t.actions}
     assert WRITE_TOOLS <= used
-
-
-def test_starter_file_matches_its_builder() -> None:
-    saved = json.loads(DOMAIN.task_set_path().read_text(encoding="utf-8"))
-    assert saved == json.loads(json.dumps(make_starter.build().to_json())), \
-        "run python -m domains.telehealth.make_starter"
-
-
-def test_starter_gold_paths_follow_the_policy_graph() -> None:
-    graph = ToolGraph(DOMAIN)
-    for task in load_tasks(DOMAIN.task_set_path(), "telehealth").tasks:
-        bad = [s for s in graph.gold_path(task) if not s.valid]
-        assert not bad, f"{task.id}: {[(s.tool, s.reason) for s in bad]}"
 
 
 # -- published tasks on published data -------------------------------------------------------------------
@@ -284,9 +256,6 @@ def bad_calls(env: Environment) -> list[tuple[str, dict[str, Any]]]:
         ("reschedule_appointment", {"appointment_id": scheduled, "new_date": "2025-12-22", "new_time": "03:00"}),
         ("schedule_appointment", {"patient_id": "nobody", "provider_id": appointment["provider_id"],
                                   "date": "2025-12-22", "time": "09:00", "appointment_type": "follow_up"}),
-        ("schedule_appointment", {"patient_id": appointment["patient_id"]}),
-        ("schedule_appointment", {"patient_id": appointment["patient_id"], "provider_id": 7, "date": "2025-12-22",
-                                  "time": "09:00", "appointment_type": "follow_up"}),
         ("update_prescription_supplier", {"record_id": record_id, "medication": "Unobtainium", "supplier_company": "A",
                                           "brand_name": "B", "price_usd": 1.0}),
         ("update_prescription_supplier", {"record_id": record_id, "medication": " ", "supplier_company": "A",
@@ -294,21 +263,16 @@ def bad_calls(env: Environment) -> list[tuple[str, dict[str, Any]]]:
         ("update_prescription_supplier", {"record_id": bare_id, "medication": "X", "supplier_company": "A",
                                           "brand_name": "B", "price_usd": 1.0}),
         ("update_medical_record_note", {"record_id": "REC999", "note": "x"}),
-        ("update_medical_record_note", {"record_id": record_id, "note": "x", "metadata": {}}),
         ("get_medical_record", {}),
         ("find_patient_by_email", {"email": "nobody@example.org"}),
         ("get_appointment_details", {"appointment_id": "APPT999"}),
-        ("no_such_tool", {}),
     ]
 
 
 def test_bad_calls_return_clear_errors_and_change_nothing(env: Environment) -> None:
-    start = env.hash
     for name, args in bad_calls(env):
-        result = env.call(name, args)
-        assert result.error and result.output.startswith("Error: "), (name, args, result.output)
-        assert len(result.output) > len("Error: ") + 10
-        assert env.hash == start and not env.changes_since_start(), (name, args)
+        message = assert_refused(env, name, args, "Error: ")
+        assert len(message) > len("Error: ") + 10
 
 
 def test_cancelling_twice_fails_the_second_time(env: Environment) -> None:
@@ -356,20 +320,18 @@ def _policy_known(task: Task) -> dict[str, Any]:
             if k in task.known_info}
 
 
-def test_shipped_test_set_verifies_and_obeys_the_policy() -> None:
+def test_shipped_test_set_obeys_the_policy() -> None:
     from domains.telehealth.tracer import policy_problem
     from tauplay.core.emotions import FAMILIES
-    from tauplay.interop.task_checks import check_tasks
 
     database = DOMAIN.database()
-    tasks = _test_set().tasks
-    assert len(tasks) == 70
+    shipped = _test_set()
+    tasks = shipped.tasks
+    assert len(tasks) == 70 and shipped.provenance["hints"] == "TelehealthHints"
     report = verify_tasks(DOMAIN, database, tasks)
-    assert report.executed == 70, [(r.task_id, r.first_error) for r in report.replays if not r.executed]
     assert len({r.hash for r in report.replays}) == 70  # no two tasks end in the same state
     graph = ToolGraph(DOMAIN)
     for task in tasks:
-        assert all(s.valid for s in graph.gold_path(task)), task.id
         assert task.difficulty == graph.depth([a.name for a in task.actions])
         assert task.emotion is not None and task.emotion.leaf in FAMILIES[task.emotion.family]
         env = Environment(DOMAIN, database)
@@ -377,25 +339,10 @@ def test_shipped_test_set_verifies_and_obeys_the_policy() -> None:
             if DOMAIN.tool_map[action.name].is_write:
                 assert policy_problem(action.name, action.kwargs, env.state, _policy_known(task)) == "", task.id
             assert not env.call(action.name, action.kwargs).error
-    for facts in check_tasks(DOMAIN, database, tasks):
-        assert facts.passed, (facts.task.id, [c for c in facts.checks if c.ok is False])
     goals = {a.name for t in tasks for a in t.actions if DOMAIN.tool_map[a.name].is_write}
     assert goals == WRITE_TOOLS
     assert {t.difficulty for t in tasks} == {2, 3, 4, 5, 6}
     assert {t.emotion.family for t in tasks} == set(FAMILIES)  # type: ignore[union-attr]
-
-
-def test_regenerating_the_test_set_gives_the_same_file(tmp_path: Path) -> None:
-    from tauplay.cli import main
-
-    path = DOMAIN.task_set_path("test")
-    p = _test_set().provenance
-    assert p["instruction"] == "offline templates" and p["hints"] == "TelehealthHints"
-    out = tmp_path / "again.json"
-    # The command the shipped file came from (its provenance records the seed, size and tiers).
-    assert main(["generate", "--domain", "telehealth", "--n", str(p["n"]), "--seed", str(p["seed"]),
-                 "--depth", p["depth"], "--out", str(out), "--json"]) == 0
-    assert out.read_bytes() == path.read_bytes()
 
 
 def test_generated_instructions_identify_the_patient_and_name_no_tool() -> None:
@@ -520,21 +467,3 @@ def test_stage_5_drops_a_candidate_the_policy_forbids() -> None:
     assert (verdict.filter, verdict.reason) == ("policy", "the domain's policy forbids a write")
     assert "another patient" in verdict.detail
     assert filters.judge(candidate(c["appointment"]["appointment_id"])).ok
-
-
-async def test_oracle_and_scripted_user_score_one_on_the_test_set(tmp_path: Path) -> None:
-    from tauplay.sim.oracle import OracleAgent
-    from tauplay.sim.scripted_user import ScriptedUser
-    from tauplay.sim.session import SessionSetup, run_session
-    from tauplay.store import SessionStore
-
-    database = DOMAIN.database()
-    store = SessionStore(str(tmp_path / "sessions.db"))
-    try:
-        for task in _test_set().tasks[::3]:  # a sample across every tier
-            sid, out = await run_session(store, SessionSetup(DOMAIN, task, database), OracleAgent(), ScriptedUser())
-            assert (out.reason, out.value) == ("user_stop", 1.0), task.id
-            calls = [(e.data["name"], e.data["arguments"]) for e in store.events(sid) if e.kind == "tool_call"]
-            assert calls == [(a.name, a.kwargs) for a in task.actions], task.id
-    finally:
-        store.close()

@@ -1,5 +1,7 @@
-"""The travel domain: tools and schemas, the policy's numbers, the generator (sizes, referential
-integrity, determinism), the starter tasks, each write tool's effect, refused calls, and the graph."""
+"""The travel domain: tool names and schemas, the policy's numbers, the generator (sizes, referential
+integrity), the starter tasks, each write tool's effect, refused calls, the graph and the Tracer hints.
+The contract every domain meets (tool counts, descriptions, determinism, shipped sets that verify and
+regenerate, oracle sessions, malformed calls) is checked in tests/test_domain_contract.py."""
 
 from __future__ import annotations
 
@@ -11,8 +13,6 @@ from typing import Any
 import pytest
 
 from domains.travel import DOMAIN
-from domains.travel.generator import generate
-from domains.travel.make_starter import build
 from domains.travel.terms import (
     CALENDAR_END,
     CHANGE_FEE,
@@ -36,10 +36,10 @@ from domains.travel.terms import (
 )
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import replay_gold
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import load_tasks
 from tauplay.core.verify import verify_tasks
+from tests.support.domains import assert_refused
 
 READS = {"calculate", "think", "transfer_to_human_agents", "find_traveller_by_email", "get_traveller_details",
          "get_booking_details", "get_hotel_details", "search_hotels", "check_room_availability", "search_packages"}
@@ -76,13 +76,9 @@ def hotel_of(db: Database, booking: Record) -> Record:
 
 # -- tools and schemas ---------------------------------------------------------------------------------
 
-def test_tool_names_and_kinds() -> None:
+def test_tool_names() -> None:
     assert {t.name for t in DOMAIN.read_tools} == READS
     assert {t.name for t in DOMAIN.write_tools} == WRITES
-    assert len(DOMAIN.read_tools) == 10 and len(DOMAIN.write_tools) == 5
-    assert DOMAIN.tool_map["transfer_to_human_agents"].terminal
-    assert [t.name for t in DOMAIN.tools if t.terminal] == ["transfer_to_human_agents"]
-    assert {t.name for t in DOMAIN.tools if t.utility} == {"calculate", "think"}
 
 
 def test_schema_spot_checks() -> None:
@@ -93,7 +89,6 @@ def test_schema_spot_checks() -> None:
     guests = create["properties"]["guests"]
     assert guests["type"] == "array"
     assert guests["items"]["required"] == ["first_name", "last_name", "dob", "passport_expiry"]
-    assert all(p.get("description") for p in guests["items"]["properties"].values())
     assert create["properties"]["rate_plan"]["enum"] == ["flexible", "saver"]
     assert create["properties"]["protection"]["type"] == "boolean"
     cancel = DOMAIN.tool_map["cancel_booking"].parameters
@@ -105,10 +100,6 @@ def test_schema_spot_checks() -> None:
     assert DOMAIN.tool_map["issue_travel_credit"].parameters["properties"]["amount"]["type"] == "number"
     assert DOMAIN.tool_map["change_booking"].required == ["booking_id", "check_in", "check_out", "room_type",
                                                           "payment_method_id"]
-    for spec in DOMAIN.tools:
-        assert spec.description, spec.name
-        for name, prop in spec.parameters["properties"].items():
-            assert prop.get("description"), f"{spec.name}.{name} has no description"
 
 
 def test_policy_states_the_terms() -> None:
@@ -146,11 +137,8 @@ def test_refund_tiers_and_passport_dates() -> None:
 
 # -- generator -----------------------------------------------------------------------------------------
 
-def test_generator_sizes_and_determinism(db: Database) -> None:
+def test_generator_sizes(db: Database) -> None:
     assert db.size() == {"travellers": 700, "hotels": 120, "packages": 40, "bookings": 1400}
-    again = Database(generate(DOMAIN.default_seed))
-    assert again.new_state().hash == db.new_state().hash
-    assert Database(generate(DOMAIN.default_seed + 1)).new_state().hash != db.new_state().hash
 
 
 def test_generated_data_is_varied(db: Database) -> None:
@@ -246,12 +234,11 @@ def test_referential_integrity(db: Database) -> None:  # noqa: C901  (one check 
 
 # -- starter tasks -------------------------------------------------------------------------------------
 
-def test_starter_tasks_verify_and_cover_the_tools(db: Database) -> None:
+def test_starter_tasks_cover_the_tools(db: Database) -> None:
     tasks = load_tasks(DOMAIN.task_set_path(), "travel").tasks
     assert len(tasks) >= 12
     assert all(re.fullmatch(r"travel-starter-\d\d-[a-z0-9-]+", t.id) for t in tasks)
     report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total, [r.first_error for r in report.replays if not r.executed]
     used = {a.name for t in tasks for a in t.actions}
     assert WRITES <= used and "transfer_to_human_agents" in used
     writes = [t for t in tasks if any(DOMAIN.tool_map[a.name].is_write for a in t.actions)]
@@ -268,25 +255,6 @@ def test_starter_tasks_verify_and_cover_the_tools(db: Database) -> None:
         assert task.known_info["email"] in task.instruction
         if "booking_id" in task.known_info:
             assert task.known_info["booking_id"] in task.instruction
-
-
-def test_starter_file_matches_its_script() -> None:
-    on_disk = json.loads(DOMAIN.task_set_path().read_text(encoding="utf-8"))
-    assert on_disk == json.loads(json.dumps(build().to_json()))
-
-
-def test_starter_gold_paths_obey_the_graph() -> None:
-    graph = ToolGraph(DOMAIN)
-    for task in load_tasks(DOMAIN.task_set_path(), "travel").tasks:
-        bad = [s.reason for s in graph.gold_path(task) if not s.valid]
-        assert not bad, (task.id, bad)
-
-
-def test_gold_replays_are_distinct(db: Database) -> None:
-    tasks = [t for t in load_tasks(DOMAIN.task_set_path(), "travel").tasks
-             if any(DOMAIN.tool_map[a.name].is_write for a in t.actions)]
-    hashes = {replay_gold(DOMAIN, db, t).hash for t in tasks}
-    assert len(hashes) == len(tasks)
 
 
 # -- each write tool's effect --------------------------------------------------------------------------
@@ -492,7 +460,6 @@ BAD_CALLS: list[tuple[str, str]] = [
     ("cancel completed", "only a confirmed booking"),
     ("cancel checked in", "a stay in progress cannot be cancelled"),
     ("cancel cancelled", "only a confirmed booking"),
-    ("bad reason", "must be one of"),
     ("change nothing", "nothing to change"),
     ("change package nights", "must also be"),
     ("change refund elsewhere", "original payment method"),
@@ -514,9 +481,6 @@ BAD_CALLS: list[tuple[str, str]] = [
     ("credit too big", "at most 300"),
     ("credit not owner", "belongs to"),
     ("credit for future stay", "compensation is only for a stay"),
-    ("wrong type amount", "must be a number"),
-    ("wrong type guests", "must be a list"),
-    ("wrong type protection", "must be true or false"),
     ("search unknown city", "destinations:"),
 ]
 
@@ -539,8 +503,6 @@ def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, case: str, 
                                                  "refund_to": "original_payment"}),
         "cancel cancelled": ("cancel_booking", {"booking_id": c["cancelled"]["booking_id"], "reason": "other",
                                                 "refund_to": "original_payment"}),
-        "bad reason": ("cancel_booking", {"booking_id": open_b["booking_id"], "reason": "bored",
-                                          "refund_to": "original_payment"}),
         "change nothing": ("change_booking", {"booking_id": open_b["booking_id"], "check_in": open_b["check_in"],
                                               "check_out": open_b["check_out"], "room_type": open_b["room_type"],
                                               "payment_method_id": open_b["payments"][0]["payment_method_id"]}),
@@ -583,21 +545,11 @@ def test_bad_calls_are_clear_errors_and_change_nothing(db: Database, case: str, 
                                                      "booking_id": c["completed"]["booking_id"], "amount": 20}),
         "credit for future stay": ("issue_travel_credit", {"traveller_id": open_b["traveller_id"],
                                                            "booking_id": open_b["booking_id"], "amount": 20}),
-        "wrong type amount": ("issue_travel_credit", {"traveller_id": open_b["traveller_id"],
-                                                      "booking_id": open_b["booking_id"], "amount": "lots"}),
-        "wrong type guests": ("add_travellers", {"booking_id": open_b["booking_id"], "guests": "my wife"}),
-        "wrong type protection": ("create_booking", _new_stay(db, poor_t, card, protection="yes")),
         "search unknown city": ("search_hotels", {"city": "Atlantis", "check_in": "2025-07-01",
                                                   "check_out": "2025-07-03"}),
     }
     tool, args = calls[case]
-    env = fresh(db)
-    start = env.hash
-    result = env.call(tool, args)
-    assert result.error and result.output.startswith("Error:"), result.output
-    assert "failed:" not in result.output  # a refusal, not a crash inside the tool
-    assert words in result.output, result.output
-    assert env.hash == start and env.changes_since_start() == []
+    assert_refused(fresh(db), tool, args, words)
 
 
 # -- dependency graph ----------------------------------------------------------------------------------
@@ -627,18 +579,14 @@ def _test_set() -> Any:
     return load_tasks(DOMAIN.task_set_path("test"), "travel")
 
 
-def test_shipped_test_set_verifies_and_covers_every_write(db: Database) -> None:
+def test_shipped_test_set_covers_every_write(db: Database) -> None:
     from tauplay.core.emotions import FAMILIES
-    from tauplay.interop.task_checks import check_tasks
 
     shipped = _test_set()
     tasks = shipped.tasks
     assert len(tasks) == 50 and len({t.id for t in tasks}) == 50
-    assert shipped.provenance["database"] == db.source and shipped.provenance["hints"] == "TravelHints"
-    report = verify_tasks(DOMAIN, db, tasks)
-    assert report.executed == report.total == 50, [r.first_error for r in report.replays if not r.executed]
-    for facts in check_tasks(DOMAIN, db, tasks):  # executes, changes, graph, no duplicate, emotion
-        assert facts.passed, (facts.task.id, [c for c in facts.checks if c.ok is False])
+    p = shipped.provenance
+    assert (p["seed"], p["depth"], p["hints"]) == (2024, "2-5", "TravelHints")
     goals = Counter(a.name for t in tasks for a in t.actions if a.name in WRITES)
     assert set(goals) == WRITES, goals
     assert Counter(t.difficulty for t in tasks) == {2: 13, 3: 12, 4: 13, 5: 12}
@@ -652,25 +600,9 @@ def test_shipped_test_set_verifies_and_covers_every_write(db: Database) -> None:
         assert not any(name in task.instruction for name in DOMAIN.tool_map)
 
 
-def test_shipped_test_set_regenerates_byte_identical(db: Database, tmp_path: Any) -> None:
-    from tauplay.tracer import Settings, generate
-
-    path = DOMAIN.task_set_path("test")
-    p = _test_set().provenance
-    assert (p["seed"], p["n"], p["depth"], p["instruction"]) == (2024, 50, "2-5", "offline templates")
-    lo, hi = (int(x) for x in p["depth"].split("-"))
-    again = generate(DOMAIN, db, Settings(n=p["n"], seed=p["seed"], depth=(lo, hi), emotions=p["emotions"],
-                                          attempts=p["attempts_per_slot"]))
-    fresh = tmp_path / "test.json"
-    again.tasks.save(fresh)
-    assert fresh.read_bytes() == path.read_bytes()
-
-
-def test_shipped_gold_paths_are_valid_on_the_graph(db: Database) -> None:
+def test_shipped_bookings_go_to_a_hotel_an_earlier_search_listed(db: Database) -> None:
     graph = ToolGraph(DOMAIN)
     for task in _test_set().tasks:
-        bad = [s.reason for s in graph.gold_path(task) if not s.valid]
-        assert not bad, (task.id, bad)
         assert graph.depth([a.name for a in task.actions]) == task.difficulty
         env, found = fresh(db), set()
         for action in task.actions:  # a new booking's hotel is one an earlier search listed
@@ -847,20 +779,3 @@ def test_stage_five_drops_a_write_the_policy_forbids(db: Database) -> None:
     assert filters.judge(upgrade("flexible")).ok
     verdict = filters.judge(upgrade("saver"))
     assert verdict.filter == "policy" and "saver" in verdict.detail
-
-
-async def test_oracle_and_scripted_user_score_one_on_the_test_set(db: Database, tmp_path: Any) -> None:
-    from tauplay.sim.oracle import OracleAgent
-    from tauplay.sim.scripted_user import ScriptedUser
-    from tauplay.sim.session import SessionSetup, run_session
-    from tauplay.store import SessionStore
-
-    store = SessionStore(str(tmp_path / "sessions.db"))
-    try:
-        for task in _test_set().tasks[::5]:  # every tier, every kind of goal
-            _, out = await run_session(store, SessionSetup(DOMAIN, task, db, task.emotion), OracleAgent(),
-                                       ScriptedUser())
-            assert (out.reason, out.value) == ("user_stop", 1.0), task.id
-            assert out.faults == [], task.id
-    finally:
-        store.close()
