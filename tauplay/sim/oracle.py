@@ -62,6 +62,12 @@ class OracleAgent:
             if spec is not None and spec.is_write and not answered:
                 return Say(f"Here is what I am about to do: {describe_action(action)}. "
                            "Shall I go ahead? Please answer yes or no.", intent="confirm")
+            outputs = conversation.task.outputs
+            if spec is not None and spec.terminal and outputs and not any(
+                    e.data.get("intent") in ("answer", "done") for e in conversation.messages("agent")):
+                # A hand-over ends the episode: say what the user must hear first.
+                return Say("Before I hand you over, the answer you asked for: " + " / ".join(outputs) + ".",
+                           intent="answer")
             if answered:
                 last = conversation.last_message("user")
                 if last is not None and _NEGATIVE.match(str(last.data.get("content") or "")):

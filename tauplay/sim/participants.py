@@ -12,6 +12,7 @@ Implementations: `tauplay.sim.llm_participants` (LLMAgent, LLMUser), `tauplay.si
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -75,7 +76,7 @@ class UserReply:
 class GoalStatus:
     db_match: bool
     outputs_ok: bool
-    gold_calls_done: bool  # every gold action was carried out successfully (name and arguments)
+    gold_calls_done: bool  # the gold calls the user can wait for were made (see Conversation.goal_status)
 
     @property
     def met(self) -> bool:
@@ -127,12 +128,19 @@ class Conversation:
                 remaining.remove(key)
             else:
                 gold_done = False
-        has_writes = any(self.domain.tool_map[a.name].is_write for a in self.task.actions
-                         if a.name in self.domain.tool_map)
+        tools = self.domain.tool_map
+        has_writes = any(tools[a.name].is_write for a in self.task.actions if a.name in tools)
         outputs_ok = all(outputs_found(self.task.outputs, self.agent_texts()).values())
         # With writes or required outputs those decide; a pure look-up task needs its look-ups made.
         needs_calls = not has_writes and not self.task.outputs
-        return GoalStatus(self.env.hash == self.expected_hash, outputs_ok, gold_done or not needs_calls)
+        # A hand-over, or a write that leaves the data as it was (a listing), shows in no hash: the user
+        # waits until the agent tried that tool (by name, so equivalent arguments count, and a gold write
+        # that cannot succeed -- a published task with a broken payment -- does not keep it waiting).
+        made = Counter(c.name for c, _ in self.tool_calls())
+        wanted = Counter(a.name for a in self.task.actions
+                         if a.name in tools and (tools[a.name].is_write or tools[a.name].terminal))
+        seen = all(made[name] >= count for name, count in wanted.items())
+        return GoalStatus(self.env.hash == self.expected_hash, outputs_ok, (gold_done or not needs_calls) and seen)
 
 
 # -- the two interfaces ---------------------------------------------------------------------------
