@@ -1,28 +1,45 @@
-"""The core is usable without the TUI: importing it never drags in textual, litellm or the store."""
+"""The layers stay apart: the core never imports textual, litellm or the store; nothing outside the TUI
+imports textual; litellm is only imported inside the call that needs it."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
 
-CORE_MODULES = ["tauplay.core.db", "tauplay.core.schema", "tauplay.core.tools", "tauplay.core.domain",
-                "tauplay.core.environment", "tauplay.core.graph", "tauplay.core.evaluation", "tauplay.core.tasks",
-                "tauplay.core.emotions", "tauplay.core.verify", "tauplay.core.arith", "domains.airline",
-                "tauplay.cli", "tauplay.commands.verify"]
 
-
-def test_core_imports_neither_textual_nor_litellm_nor_the_store():
-    code = (
-        "import sys, importlib\n"
-        f"for m in {CORE_MODULES!r}: importlib.import_module(m)\n"
-        "from tauplay.core.domain import get_domain, available_domains\n"
-        "for name in available_domains(): get_domain(name)\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'litellm', 'sqlmodel', 'sqlalchemy', 'tauplay.store'))\n"
-        "bad += sorted(m for m in sys.modules if m.startswith(('tauplay.store', 'tauplay.tui')))\n"
-        "print(','.join(bad))\n"
-    )
+def imported_after(setup: str) -> set[str]:
+    code = (f"import sys, importlib, pkgutil\n{setup}\n"
+            "print(' '.join(sorted(sys.modules)))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == ""
+    return set(out.stdout.split())
+
+
+def every_module(package: str) -> str:
+    return (f"import {package}\n"
+            f"for m in pkgutil.walk_packages({package}.__path__, '{package}.'):\n"
+            "    importlib.import_module(m.name)\n")
+
+
+def roots(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+def test_core_and_every_domain_import_neither_textual_nor_litellm_nor_the_store():
+    mods = imported_after(every_module("tauplay.core") + every_module("domains")
+                          + "from tauplay.core.domain import get_domain, available_domains\n"
+                            "for name in available_domains(): get_domain(name)\n"
+                            "import tauplay.cli, tauplay.commands.verify\n")
+    assert not roots(mods) & {"textual", "litellm", "sqlmodel", "sqlalchemy"}
+    assert not {m for m in mods if m.startswith(("tauplay.store", "tauplay.tui", "tauplay.sim"))}
+
+
+@pytest.mark.parametrize("package", ["tauplay.sim", "tauplay.tracer", "tauplay.interop", "tauplay.store"])
+def test_layers_below_the_tui_never_import_textual_and_import_litellm_lazily(package: str):
+    mods = imported_after(every_module(package) + "import tauplay.llm\n")
+    assert "textual" not in roots(mods)
+    assert "litellm" not in roots(mods)
