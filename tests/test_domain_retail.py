@@ -5,7 +5,6 @@ checked in tests/test_domain_contract.py."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -13,14 +12,14 @@ import pytest
 
 from domains.retail import DOMAIN
 from domains.retail.generator import CATALOG
-from tauplay.core.db import Database, canonical
+from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.evaluation import replay_gold
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import load_tasks
 from tauplay.core.verify import verify_tasks
 from tests.conftest import taubench_dir
-from tests.support.domains import assert_refused
+from tests.support.domains import assert_refused, end_states_digest
 
 READS = {"calculate", "think", "transfer_to_human_agents", "find_user_id_by_email", "find_user_id_by_name_zip",
          "get_order_details", "get_product_details", "get_user_details", "list_all_product_types"}
@@ -126,16 +125,6 @@ def test_starter_tasks_write_where_they_should(db: Database) -> None:
 
 # -- published tasks on published data -----------------------------------------------------------------
 
-def end_states_digest(database: Database, tasks: list[Any]) -> str:
-    per_task = []
-    for task in tasks:
-        env = Environment(DOMAIN, database)
-        for action in task.actions:
-            env.call(action.name, action.kwargs)
-        per_task.append(sorted([c.table, c.key, c.after] for c in env.changes_since_start()))
-    return hashlib.sha256(canonical(per_task).encode()).hexdigest()
-
-
 @pytest.fixture(scope="module")
 def published() -> tuple[Path, Database]:
     folder = taubench_dir("retail")
@@ -156,7 +145,7 @@ def test_published_tasks_replay_as_published(published: tuple[Path, Database], n
     assert "not in order" in failed["21"][1]  # the returned item is not in that order
     assert "not an available item" in failed["65"][1]  # the new item is sold out
     assert [r.records_changed for r in report.replays] == PUBLISHED_CHANGED
-    assert end_states_digest(database, tasks) == PUBLISHED_END_STATES
+    assert end_states_digest(DOMAIN, database, tasks) == PUBLISHED_END_STATES
     # Same gold actions, same end states: a second run gives the same hashes.
     again = verify_tasks(DOMAIN, database, tasks)
     assert [r.hash for r in again.replays] == [r.hash for r in report.replays]

@@ -5,7 +5,6 @@ malformed calls) is checked in tests/test_domain_contract.py."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -14,14 +13,14 @@ import pytest
 
 from domains.telecom import DOMAIN
 from domains.telecom.catalogue import DEVICES, SERVICES
-from tauplay.core.db import Database, canonical
+from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.evaluation import replay_gold
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import load_tasks
 from tauplay.core.verify import verify_tasks
 from tests.conftest import taubench_dir
-from tests.support.domains import assert_refused
+from tests.support.domains import assert_refused, end_states_digest
 
 READS = {"calculate", "think", "find_customer_by_email", "find_customer_by_phone", "get_customer_details",
          "get_service_details", "get_services", "get_device_details", "get_billing_details",
@@ -137,16 +136,6 @@ def test_starter_tasks_write_where_they_should(db: Database) -> None:
 
 # -- published tasks on published data -----------------------------------------------------------------
 
-def end_states_digest(database: Database, tasks: list[Any]) -> str:
-    per_task = []
-    for task in tasks:
-        env = Environment(DOMAIN, database)
-        for action in task.actions:
-            env.call(action.name, action.kwargs)
-        per_task.append(sorted([c.table, c.key, c.after] for c in env.changes_since_start()))
-    return hashlib.sha256(canonical(per_task).encode()).hexdigest()
-
-
 @pytest.fixture(scope="module")
 def published() -> tuple[Path, Database]:
     folder = taubench_dir("telecom")
@@ -161,7 +150,7 @@ def test_published_tasks_replay_as_published(published: tuple[Path, Database], n
     report = verify_tasks(DOMAIN, database, tasks)
     assert report.executed == 70, [(r.task_id, r.first_error) for r in report.replays if not r.executed]
     assert [r.records_changed for r in report.replays] == PUBLISHED_CHANGED
-    assert end_states_digest(database, tasks) == PUBLISHED_END_STATES
+    assert end_states_digest(DOMAIN, database, tasks) == PUBLISHED_END_STATES
     # Same gold actions, same end states: a second run gives the same hashes.
     again = verify_tasks(DOMAIN, database, tasks)
     assert [r.hash for r in again.replays] == [r.hash for r in report.replays]

@@ -131,3 +131,19 @@ class SecondInterpreter:
         if "answers" not in self.__dict__:  # nobody asked (a test run that picked a few tests): stop it
             self.proc.kill()
             self.proc.communicate()
+
+
+def end_states_digest(domain: Domain, database: Database, tasks: list[Task]) -> str:
+    """One digest of every task's end state (the records its gold actions change, with their values), to
+    compare a domain's replay of published tasks with the published implementation's, value for value."""
+    import hashlib
+
+    from tauplay.core.db import canonical
+
+    per_task = []
+    for task in tasks:
+        env = Environment(domain, database)
+        for action in task.actions:
+            env.call(action.name, action.kwargs)
+        per_task.append(sorted([c.table, c.key, c.after] for c in env.changes_since_start()))
+    return hashlib.sha256(canonical(per_task).encode()).hexdigest()

@@ -208,6 +208,17 @@ class PlayScreen(Screen[None]):
         self.show_gold = not self.show_gold
         self.redraw_graph()
 
+    @on(Input.Submitted, "#message")
+    def _send(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text or self.ended:
+            return
+        if not self.your_turn:
+            self.refuse_not_your_turn()
+            return
+        self.seat.say(text)
+        event.input.value = ""
+
     def refuse_not_your_turn(self) -> None:
         other = "agent" if self.ROLE == "user" else "user"
         self.app.report(f"wait for the {other} to answer; your text stays in the box",  # type: ignore[attr-defined]
@@ -226,17 +237,6 @@ class PlayUserScreen(PlayScreen):
 
     def compose_tab2(self) -> ComposeResult:
         yield Card(emotion_card(self.prepared.emotion, self.prepared.task.emotion_text), id="emotion-card")
-
-    @on(Input.Submitted, "#message")
-    def _send(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
-        if not text or self.ended:
-            return
-        if not self.your_turn:
-            self.refuse_not_your_turn()
-            return
-        self.seat.say(text)
-        event.input.value = ""
 
     def _finish(self, satisfied: bool) -> None:
         if self.ended:
@@ -283,17 +283,6 @@ class PlayAgentScreen(PlayScreen):
 
     def turn_hint(self) -> str:
         return " · message the user, or call a tool"
-
-    @on(Input.Submitted, "#message")
-    def _send(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
-        if not text or self.ended:
-            return
-        if not self.your_turn:
-            self.refuse_not_your_turn()
-            return
-        self.seat.say(text)
-        event.input.value = ""
 
     def _call(self, name: str, arguments: dict[str, Any]) -> bool:
         if self.ended:
