@@ -14,6 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("play", "open the app (the default): play as the user or the agent"),
     "verify": ("verify", "replay every task's gold actions and report which execute"),
     "run": ("run", "run agents against simulated users in batch; rewards and pass^k"),
+    "resume": ("resume", "continue unfinished sessions (a killed batch) from their saved events"),
     "generate": ("generate", "generate tasks with the Tracer pipeline"),
     "validate": ("validate", "review a queue of tasks: approve, reject or send back for edits"),
     "review": ("review", "browse saved sessions and label failures"),
