@@ -187,9 +187,6 @@ class State:
             return None if value is _ABSENT else value
         return self.base.tables.get(table, {}).get(key)
 
-    def __contains__(self, item: Key) -> bool:
-        return self.get(*item) is not None
-
     def rows(self, table: str) -> Iterator[tuple[str, Record]]:
         """Every (id, record) of a table as this session sees it, start order then additions."""
         over = self._overlay.get(table, {})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from tauplay.core.schema import function_parameters
@@ -70,7 +70,6 @@ class _Marker:
     terminal: bool = False
     utility: bool = False
     name: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def tool(
