@@ -34,10 +34,10 @@ from urllib.parse import urlparse
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tauplay.core.domain import get_domain  # noqa: E402
+from tauplay.core.events import STOP_TOKEN  # noqa: E402
 from tauplay.core.tasks import load_tasks  # noqa: E402
 from tauplay.llm import LLMConfig  # noqa: E402
 from tauplay.sim import llm_participants  # noqa: E402
-from tauplay.sim.events import STOP_TOKEN  # noqa: E402
 from tauplay.sim.llm_participants import LLMAgent, LLMUser  # noqa: E402
 from tauplay.sim.oracle import OracleAgent  # noqa: E402
 from tauplay.sim.scripted_user import ScriptedUser  # noqa: E402
@@ -216,7 +216,7 @@ async def main_async(args: argparse.Namespace) -> None:
 
 
 def _recorder_ms(store: SessionStore, n: int = 300) -> float:
-    from tauplay.sim.events import Event
+    from tauplay.core.events import Event
 
     sid = store.create_session(domain="airline", task_id=TASK.id, role="batch", agent={"kind": "x"},
                                user={"kind": "x"}, task=TASK.to_json())

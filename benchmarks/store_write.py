@@ -13,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-from tauplay.sim.events import Event
+from tauplay.core.events import Event
 from tauplay.store import SessionStore
 
 

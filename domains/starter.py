@@ -4,8 +4,8 @@ action before anything is saved, and the words of an emotion condition in an ins
 A script builds its hand-shaped task set from the generated database (default seed) and ends with
 `sys.exit(starter.main(DOMAIN, build))`, which gives it this command line:
 
-    python -m domains.<name>.make_starter          # rewrite tasks/starter.json
-    python -m domains.<name>.make_starter --check  # only compare; exit 1 when the file is out of date
+    python -m tauplay_domains.<name>.make_starter          # rewrite tasks/starter.json
+    python -m tauplay_domains.<name>.make_starter --check  # only compare; exit 1 when the file is out of date
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def save_or_check(task_set: TaskSet, path: Path, check: bool) -> int:
         if path.exists() and path.read_text(encoding="utf-8") == text:
             print(f"{path} is up to date")
             return 0
-        print(f"{path} is out of date: run python -m domains.{task_set.domain}.make_starter", file=sys.stderr)
+        print(f"{path} is out of date: run python -m tauplay_domains.{task_set.domain}.make_starter", file=sys.stderr)
         return 1
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -62,7 +62,7 @@ def save_or_check(task_set: TaskSet, path: Path, check: bool) -> int:
 
 def main(domain: Domain, build: Callable[[], TaskSet], argv: list[str] | None = None) -> int:
     """The command line of a make_starter script: build, replay every task, then write or `--check`."""
-    parser = argparse.ArgumentParser(prog=f"python -m domains.{domain.name}.make_starter",
+    parser = argparse.ArgumentParser(prog=f"python -m tauplay_domains.{domain.name}.make_starter",
                                      description=f"Build the {domain.name} starter task set from the generated "
                                                  "database (default seed).")
     parser.add_argument("--check", action="store_true",

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from tauplay import __version__
+from tauplay.commands.common import UsageError
 
 # name -> (module under tauplay.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -23,19 +24,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("export", "export tasks, labelled sessions, training data, tau2-bench results"),
     "domains": ("domains", "list the domains and their tools"),
 }
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit code 2."""
-
-
-def require_terminal() -> None:
-    """The app's screens need a terminal; without one (a pipe, CI) say so instead of hanging.
-    TAUPLAY_FORCE_TUI=1 skips the check (benchmarks drive the app through a pseudo-terminal)."""
-    import os
-
-    if not sys.stdout.isatty() and not os.environ.get("TAUPLAY_FORCE_TUI"):
-        raise UsageError("the app needs a terminal (stdout is not a TTY); for batch work use 'tauplay run'")
 
 
 def _parser_for(name: str) -> tuple[argparse.ArgumentParser, object]:

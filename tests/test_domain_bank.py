@@ -12,10 +12,9 @@ from collections import Counter
 from typing import Any
 
 import pytest
-
-from domains.bank import DOMAIN
-from domains.bank.generator import N_ACCOUNTS, N_CARDS, N_CUSTOMERS, N_TRANSACTIONS
-from domains.bank.rules import (
+from tauplay_domains.bank import DOMAIN
+from tauplay_domains.bank.generator import N_ACCOUNTS, N_CARDS, N_CUSTOMERS, N_TRANSACTIONS
+from tauplay_domains.bank.rules import (
     COURTESY_FEE_TYPES,
     DAILY_TRANSFER_LIMIT,
     EXPEDITE_FEE,
@@ -30,7 +29,8 @@ from domains.bank.rules import (
     expiring_soon,
     new_payee,
 )
-from domains.bank.tools import FIRST_TRANSACTION
+from tauplay_domains.bank.tools import FIRST_TRANSACTION
+
 from tauplay.core.db import Database
 from tauplay.core.emotions import FAMILIES, EmotionCondition
 from tauplay.core.environment import Environment
@@ -588,7 +588,7 @@ def test_graph_roots_and_order() -> None:
 # -- Tracer hints --------------------------------------------------------------------------------------
 
 def test_tracer_policy_checks(db: Database) -> None:
-    from domains.bank.tracer import policy_problem
+    from tauplay_domains.bank.tracer import policy_problem
 
     state = db.new_state()
     cards, transactions = rows(db, "cards"), rows(db, "transactions")
@@ -630,7 +630,7 @@ def test_tracer_policy_checks(db: Database) -> None:
 
 def _writes_obey_the_policy(db: Database, task: Any) -> None:
     """Replay the gold actions; each write must pass the hints' policy check, for this task's caller."""
-    from domains.bank.tracer import owner_of, policy_problem
+    from tauplay_domains.bank.tracer import owner_of, policy_problem
 
     env = fresh(db)
     for action in task.actions:
@@ -662,7 +662,8 @@ def test_tracer_makes_policy_valid_bank_tasks_on_another_seed(db: Database) -> N
 
 def _judge(db: Database, caller: Record, *actions: Action) -> Any:
     """Stage 5's verdict on a task by `caller`: found by phone, verified, profile read, then `actions`."""
-    from domains.bank.tracer import HINTS
+    from tauplay_domains.bank.tracer import HINTS
+
     from tauplay.tracer.verify import Candidate, Filters
 
     steps = [Action("find_customer_by_phone", {"phone": caller["phone"]}),

@@ -11,9 +11,9 @@ from collections import Counter
 from typing import Any, get_type_hints
 
 import pytest
+from tauplay_domains.basketball import DOMAIN, league
+from tauplay_domains.basketball.data_model import Club, Game, Player, Transaction, Venue
 
-from domains.basketball import DOMAIN, league
-from domains.basketball.data_model import Club, Game, Player, Transaction, Venue
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
@@ -628,7 +628,7 @@ def _staff(db: Database, club_id: str, role: str) -> str:
 
 def test_tracer_policy_rules_reject_crafted_bad_writes(db: Database, monkeypatch: Any) -> None:
     """One crafted write per policy-only rule in the hints (each with an allowed twin where one exists)."""
-    from domains.basketball.tracer import HINTS, policy_problem
+    from tauplay_domains.basketball.tracer import HINTS, policy_problem
 
     state = db.new_state()
     players = db.tables["players"]

@@ -16,8 +16,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from tauplay_domains.movie import DOMAIN
 
-from domains.movie import DOMAIN
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
@@ -101,7 +101,7 @@ def test_schema_spot_checks() -> None:
 
 
 def test_policy_states_the_numbers_the_tools_use() -> None:
-    from domains.movie import rules
+    from tauplay_domains.movie import rules
 
     text = DOMAIN.policy
     assert "2025-06-14, 14:00" in text
@@ -645,7 +645,7 @@ def test_shipped_writes_go_to_a_showing_an_earlier_search_listed(db: Database) -
 def test_shipped_gold_writes_obey_the_policy(db: Database) -> None:
     """Each gold write, on the state the actions before it leave, passes the policy checks for the member the
     task's email or phone identifies."""
-    from domains.movie.tracer import policy_problem
+    from tauplay_domains.movie.tracer import policy_problem
 
     for task in _test_set().tasks:
         env = fresh(db)
@@ -657,7 +657,7 @@ def test_shipped_gold_writes_obey_the_policy(db: Database) -> None:
 
 
 def _age(member: dict[str, Any]) -> int:
-    from domains.movie.rules import age_on
+    from tauplay_domains.movie.rules import age_on
 
     return age_on(member["date_of_birth"])
 
@@ -668,7 +668,7 @@ def _card(member: dict[str, Any]) -> str:
 
 def test_each_policy_rule_rejects_a_crafted_bad_write(db: Database) -> None:  # noqa: C901  (one case per rule)
     """Writes the tools accept but policy.md forbids: the hints' check names the broken rule."""
-    from domains.movie.tracer import policy_problem
+    from tauplay_domains.movie.tracer import policy_problem
 
     members, films, showtimes = db.tables["members"], db.tables["films"], db.tables["showtimes"]
 

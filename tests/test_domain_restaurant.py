@@ -12,9 +12,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-
-from domains.restaurant import DOMAIN, seating
-from domains.restaurant.catalogue import (
+from tauplay_domains.restaurant import DOMAIN, seating
+from tauplay_domains.restaurant.catalogue import (
     BOOKING_WINDOW_DAYS,
     CHANGE_CUTOFF_HOURS,
     DIETARY_TAGS,
@@ -27,7 +26,8 @@ from domains.restaurant.catalogue import (
     TABLE_HOLD_MINUTES,
     TODAY,
 )
-from domains.restaurant.tools import reservation_code
+from tauplay_domains.restaurant.tools import reservation_code
+
 from tauplay.core.db import Database
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
@@ -577,7 +577,7 @@ def test_test_set_tasks_touch_only_the_guests_own_records(db: Database, test_set
 
 def test_tracer_policy_rules_reject_crafted_bad_writes(db: Database) -> None:
     """One crafted write per policy-only rule in the hints, each beside an allowed twin."""
-    from domains.restaurant.tracer import HINTS, policy_problem
+    from tauplay_domains.restaurant.tracer import HINTS, policy_problem
 
     state = db.new_state()
     guests, reservations, orders = db.tables["guests"], db.tables["reservations"], db.tables["orders"]

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tauplay_domains.retail import DOMAIN
+from tauplay_domains.retail.generator import CATALOG
 
-from domains.retail import DOMAIN
-from domains.retail.generator import CATALOG
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.evaluation import replay_gold
@@ -263,7 +263,7 @@ def test_graph_roots_and_valid_next() -> None:
 # -- Tracer hints and the shipped test set -------------------------------------------------------------
 
 def _policy() -> Any:
-    from domains.retail.tracer import policy_problem
+    from tauplay_domains.retail.tracer import policy_problem
 
     return policy_problem
 

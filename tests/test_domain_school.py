@@ -11,9 +11,8 @@ from collections import Counter
 from typing import Any
 
 import pytest
-
-from domains.school import DOMAIN
-from domains.school.catalogue import (
+from tauplay_domains.school import DOMAIN
+from tauplay_domains.school.catalogue import (
     BLOCKING_HOLDS,
     COURSES,
     FALL,
@@ -27,7 +26,8 @@ from domains.school.catalogue import (
     grade_points_average,
     sections_clash,
 )
-from domains.school.eligibility import active_registrations, credit_limit, problems
+from tauplay_domains.school.eligibility import active_registrations, credit_limit, problems
+
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
@@ -493,7 +493,8 @@ def _identity(task: Any) -> dict[str, Any]:
 
 
 def test_shipped_test_set_obeys_the_policy(db: Database) -> None:
-    from domains.school.tracer import policy_problem
+    from tauplay_domains.school.tracer import policy_problem
+
     from tauplay.core.emotions import FAMILIES
 
     shipped = _test_set()
@@ -516,7 +517,7 @@ def test_shipped_test_set_obeys_the_policy(db: Database) -> None:
 
 
 def test_generated_instructions_identify_the_student_and_name_no_tool(db: Database) -> None:
-    from domains.school.tracer import auth_method
+    from tauplay_domains.school.tracer import auth_method
 
     names = [t.name for t in DOMAIN.tools]
     for task in _test_set().tasks:
@@ -545,7 +546,7 @@ def _pair_with_only(db: Database, wanted: str, *, waitlist: bool = False) -> tup
     ("hold", False), ("graduate course", False), ("missing prerequisite", False), ("already passed", False),
     ("over the limit", False), ("clashes with", False), ("most waitlists", True)])
 def test_each_registration_rule_rejects_a_crafted_write(db: Database, wanted: str, waitlist: bool) -> None:
-    from domains.school.tracer import policy_problem
+    from tauplay_domains.school.tracer import policy_problem
 
     student, section_id = _pair_with_only(db, wanted, waitlist=waitlist)
     tool = "join_waitlist" if waitlist else "enroll_in_section"
@@ -555,7 +556,7 @@ def test_each_registration_rule_rejects_a_crafted_write(db: Database, wanted: st
 
 
 def test_each_other_hint_rule_rejects_a_crafted_write(db: Database) -> None:
-    from domains.school.tracer import policy_problem
+    from tauplay_domains.school.tracer import policy_problem
 
     state = db.new_state()
     one_fall = next(s for s in students(db) if len([r for r in active_registrations(state, s, FALL)

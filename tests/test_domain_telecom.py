@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tauplay_domains.telecom import DOMAIN
+from tauplay_domains.telecom.catalogue import DEVICES, SERVICES
 
-from domains.telecom import DOMAIN
-from domains.telecom.catalogue import DEVICES, SERVICES
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.evaluation import replay_gold
@@ -305,7 +305,7 @@ def test_graph_roots_and_valid_next() -> None:
 # -- Tracer hints and the shipped test set -------------------------------------------------------------
 
 def _policy() -> Any:
-    from domains.telecom.tracer import policy_problem
+    from tauplay_domains.telecom.tracer import policy_problem
 
     return policy_problem
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tauplay_domains.telehealth import DOMAIN, make_starter
+from tauplay_domains.telehealth.tools import TODAY
 
-from domains.telehealth import DOMAIN, make_starter
-from domains.telehealth.tools import TODAY
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.evaluation import replay_gold
@@ -321,7 +321,8 @@ def _policy_known(task: Task) -> dict[str, Any]:
 
 
 def test_shipped_test_set_obeys_the_policy() -> None:
-    from domains.telehealth.tracer import policy_problem
+    from tauplay_domains.telehealth.tracer import policy_problem
+
     from tauplay.core.emotions import FAMILIES
 
     database = DOMAIN.database()
@@ -346,7 +347,7 @@ def test_shipped_test_set_obeys_the_policy() -> None:
 
 
 def test_generated_instructions_identify_the_patient_and_name_no_tool() -> None:
-    from domains.telehealth.tracer import auth_method
+    from tauplay_domains.telehealth.tracer import auth_method
 
     database = DOMAIN.database()
     names = [t.name for t in DOMAIN.tools]
@@ -366,7 +367,7 @@ def test_generated_instructions_identify_the_patient_and_name_no_tool() -> None:
 def _crafted(database: Database) -> dict[str, Any]:
     """Real entities to build bad writes from: a patient with an active appointment and a prescription
     record, and another patient's appointment and record."""
-    from domains.telehealth.tracer import free_slots
+    from tauplay_domains.telehealth.tracer import free_slots
 
     t = database.tables
     state = database.new_state()
@@ -394,7 +395,7 @@ def _crafted(database: Database) -> dict[str, Any]:
 
 
 def test_each_hint_policy_rule_rejects_a_crafted_bad_write() -> None:
-    from domains.telehealth.tracer import policy_problem
+    from tauplay_domains.telehealth.tracer import policy_problem
 
     c = _crafted(DOMAIN.database())
     state, known, patient_id = c["state"], c["known"], c["patient"]["patient_id"]

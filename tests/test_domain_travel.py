@@ -11,9 +11,8 @@ from collections import Counter
 from typing import Any
 
 import pytest
-
-from domains.travel import DOMAIN
-from domains.travel.terms import (
+from tauplay_domains.travel import DOMAIN
+from tauplay_domains.travel.terms import (
     CALENDAR_END,
     CHANGE_FEE,
     COMPENSATION,
@@ -34,6 +33,7 @@ from domains.travel.terms import (
     refund_percent,
     room_total,
 )
+
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
@@ -619,7 +619,7 @@ def test_shipped_bookings_go_to_a_hotel_an_earlier_search_listed(db: Database) -
 def test_shipped_gold_writes_obey_the_policy(db: Database) -> None:
     """Each gold write, on the state the actions before it leave, passes the policy checks for the traveller
     the task's email identifies (cancellations with the reason and refund choice they carry)."""
-    from domains.travel.tracer import policy_problem
+    from tauplay_domains.travel.tracer import policy_problem
 
     for task in _test_set().tasks:
         env = fresh(db)
@@ -637,7 +637,7 @@ def _guest(person: Record) -> Record:
 
 def test_each_policy_rule_rejects_a_crafted_bad_write(db: Database) -> None:  # noqa: C901  (one case per rule)
     """Writes the tools accept but policy.md forbids: the hints' check names the broken rule."""
-    from domains.travel.tracer import policy_problem
+    from tauplay_domains.travel.tracer import policy_problem
 
     state = db.new_state()
     hotels = db.tables["hotels"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from domains.airline import DOMAIN as AIRLINE
+from tauplay_domains.airline import DOMAIN as AIRLINE
+
 from tauplay.core.db import Database
 from tauplay.core.graph import ToolGraph
 from tauplay.tracer.hint_helpers import (

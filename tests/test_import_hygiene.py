@@ -30,7 +30,7 @@ def roots(modules: set[str]) -> set[str]:
 
 
 def test_core_and_every_domain_import_neither_textual_nor_litellm_nor_the_store():
-    mods = imported_after(every_module("tauplay.core") + every_module("domains")
+    mods = imported_after(every_module("tauplay.core") + every_module("tauplay_domains")
                           + "from tauplay.core.domain import get_domain, available_domains\n"
                             "for name in available_domains(): get_domain(name)\n"
                             "import tauplay.cli, tauplay.commands.verify\n")

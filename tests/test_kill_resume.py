@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from tauplay.core.domain import get_domain
+from tauplay.core.events import STOP_TOKEN
 from tauplay.core.tasks import load_tasks
 from tauplay.llm import LLMConfig
-from tauplay.sim.events import STOP_TOKEN
 from tauplay.sim.llm_participants import LLMAgent, LLMUser
 from tauplay.sim.session import resume_session
 from tauplay.store import SessionStore

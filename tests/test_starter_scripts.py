@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tauplay_domains import starter
 
-from domains import starter
 from tauplay.core.domain import available_domains, get_domain
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.tasks import Action, Task, TaskSet
@@ -22,7 +22,7 @@ NAMES = sorted(n for n in available_domains() if (get_domain(n).package_dir / "m
 def test_every_saved_starter_set_is_up_to_date(name: str, capsys: Any) -> None:
     assert len(NAMES) >= 10
     domain = get_domain(name)
-    module = importlib.import_module(f"domains.{name}.make_starter")
+    module = importlib.import_module(f"tauplay_domains.{name}.make_starter")
     assert starter.main(domain, module.build, ["--check"]) == 0
     assert capsys.readouterr().out.strip() == f"{domain.task_set_path('starter')} is up to date"
 
@@ -44,7 +44,7 @@ def test_save_then_check_then_out_of_date(tmp_path: Path, capsys: Any) -> None:
     assert starter.save_or_check(task_set, path, check=True) == 1
     assert path.read_bytes() == before  # a check never writes
     err = capsys.readouterr().err
-    assert "out of date: run python -m domains.airline.make_starter" in err
+    assert "out of date: run python -m tauplay_domains.airline.make_starter" in err
 
 
 def test_a_gold_action_that_errs_stops_the_script(tmp_path: Path) -> None:

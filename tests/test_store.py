@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tauplay.sim.events import Event
+from tauplay.core.events import Event
 from tauplay.store import SCHEMA_VERSION, SessionStore, StoreError
 from tauplay.store.scrub import is_secret_key, mask_string, scrub
 
@@ -577,7 +577,7 @@ def test_threads_share_a_store(store: SessionStore) -> None:
 
 CHILD = textwrap.dedent("""
     import sys
-    from tauplay.sim.events import Event
+    from tauplay.core.events import Event
     from tauplay.store import SessionStore
     store = SessionStore(sys.argv[1])
     sid = store.create_session(domain="airline", task_id="1", role="batch", agent={"kind": "oracle"},

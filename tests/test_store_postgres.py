@@ -19,8 +19,8 @@ from sqlalchemy import create_engine, inspect
 
 from tauplay.cli import main
 from tauplay.core.domain import get_domain
+from tauplay.core.events import Event
 from tauplay.core.tasks import load_tasks
-from tauplay.sim.events import Event
 from tauplay.store import SCHEMA_VERSION, SessionStore, StoreError
 from tauplay.store.records import ImportedSession, LabelInput
 from tauplay.store.tables import StoreModel

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domains.airline import tools
-from domains.airline.data_model import Flight, Reservation, User
-from domains.airline.generator import generate
+from tauplay_domains.airline import tools
+from tauplay_domains.airline.data_model import Flight, Reservation, User
+from tauplay_domains.airline.generator import generate
+
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 

@@ -1,6 +1,6 @@
 """Builds `tasks/starter.json`: a dozen hand-shaped airline tasks grounded in the generated database.
 
-Run `python -m domains.airline.make_starter` after changing the generator (add `--check` to only compare
+Run `python -m tauplay_domains.airline.make_starter` after changing the generator (add `--check` to only compare
 with the saved file); the result is deterministic. Each task picks real entities from the default-seed
 database, so the set verifies on it.
 """
@@ -10,8 +10,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from domains import starter
-from domains.airline import DOMAIN
+from tauplay_domains import starter
+from tauplay_domains.airline import DOMAIN
+
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.tasks import Action, Task, TaskSet
 

@@ -12,8 +12,9 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from domains.airline.generator import CABINS, TODAY
-from domains.airline.tools import AIRPORTS, BAG_FEE, BOOKING_TIME, INSURANCE_FEE
+from tauplay_domains.airline.generator import CABINS, TODAY
+from tauplay_domains.airline.tools import AIRPORTS, BAG_FEE, BOOKING_TIME, INSURANCE_FEE
+
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact, words
 from tauplay.tracer.hint_helpers import PerDatabase, fresh_records

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domains.bank import tools
-from domains.bank.data_model import Account, Card, Customer, Transaction
-from domains.bank.generator import generate
+from tauplay_domains.bank import tools
+from tauplay_domains.bank.data_model import Account, Card, Customer, Transaction
+from tauplay_domains.bank.generator import generate
+
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 

@@ -1,6 +1,6 @@
 """Build `tasks/starter.json` from the generated database (default seed), deterministically.
 
-Run from the repository root: `python -m domains.bank.make_starter` (add `--check` to only compare with
+Run from the repository root: `python -m tauplay_domains.bank.make_starter` (add `--check` to only compare with
 the saved file). Each task is grounded in the generated
 data and picked so the policy's conditions hold (or, for the refusals, fail) for it; each starts with
 finding and verifying the customer as the policy asks, and carries an emotion condition. The user is told
@@ -15,9 +15,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from domains import starter
-from domains.bank import DOMAIN
-from domains.bank.rules import (
+from tauplay_domains import starter
+from tauplay_domains.bank import DOMAIN
+from tauplay_domains.bank.rules import (
     NEW_PAYEE_MAX,
     SAVINGS_TRANSFERS_PER_MONTH,
     TODAY,
@@ -28,7 +28,8 @@ from domains.bank.rules import (
     expiring_soon,
     new_payee,
 )
-from domains.bank.tracer import FEE_WORDS, card_words, money, month_words
+from tauplay_domains.bank.tracer import FEE_WORDS, card_words, money, month_words
+
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph

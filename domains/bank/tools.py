@@ -13,9 +13,17 @@ import re
 from datetime import date
 from typing import Any
 
-from domains.bank.data_model import Category, DisputeReason, LockAction, ReplaceReason, Shipping, WaiverReason
-from domains.bank.rules import EXPEDITE_FEE, TODAY
-from domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from tauplay_domains.bank.data_model import (
+    Category,
+    DisputeReason,
+    LockAction,
+    ReplaceReason,
+    Shipping,
+    WaiverReason,
+)
+from tauplay_domains.bank.rules import EXPEDITE_FEE, TODAY
+from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from domains.bank.rules import (
+from tauplay_domains.bank.rules import (
     EXPEDITE_FEE,
     NEW_PAYEE_MAX,
     PREMIER_FREE_FEES,
@@ -31,7 +31,8 @@ from domains.bank.rules import (
     new_payee,
     same_charge,
 )
-from domains.bank.tools import OUTGOING
+from tauplay_domains.bank.tools import OUTGOING
+
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact
 from tauplay.tracer.hint_helpers import PerDatabase

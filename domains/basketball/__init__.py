@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domains.basketball import tools
-from domains.basketball.data_model import Club, Game, Player, Transaction, Venue
-from domains.basketball.generator import generate
+from tauplay_domains.basketball import tools
+from tauplay_domains.basketball.data_model import Club, Game, Player, Transaction, Venue
+from tauplay_domains.basketball.generator import generate
+
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 

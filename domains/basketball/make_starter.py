@@ -1,6 +1,6 @@
 """Build `tasks/starter.json` from the generated database (default seed), deterministically.
 
-Run from the repository root: `python -m domains.basketball.make_starter` (add `--check` to exit 1 when
+Run from the repository root: `python -m tauplay_domains.basketball.make_starter` (add `--check` to exit 1 when
 the file on disk is out of date). Entities are picked by fixed rules in id order, never the same club
 twice, so each task stands alone; every task is replayed before the file is written, and `tauplay verify
 domains/basketball/tasks/starter.json --domain basketball` checks the file again.
@@ -13,8 +13,9 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from domains import starter
-from domains.basketball import DOMAIN, league
+from tauplay_domains import starter
+from tauplay_domains.basketball import DOMAIN, league
+
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph

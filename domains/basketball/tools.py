@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from domains.basketball import league
-from domains.basketball.data_model import Position, RosterMove
-from domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from tauplay_domains.basketball import league
+from tauplay_domains.basketball.data_model import Position, RosterMove
+from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 

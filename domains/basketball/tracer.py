@@ -17,7 +17,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from domains.basketball import league
+from tauplay_domains.basketball import league
+
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact, words
 from tauplay.tracer.hint_helpers import PerDatabase

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domains.movie import tools
-from domains.movie.data_model import TABLE_TYPES
-from domains.movie.generator import generate
+from tauplay_domains.movie import tools
+from tauplay_domains.movie.data_model import TABLE_TYPES
+from tauplay_domains.movie.generator import generate
+
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 

@@ -3,8 +3,8 @@ in real members, bookings and showtimes, each with an emotion condition. Determi
 by fixed rules in id order (each member used once), every gold action is run while building, and the same
 generator gives the same file.
 
-    python -m domains.movie.make_starter          # rewrite tasks/starter.json
-    python -m domains.movie.make_starter --check  # exit 1 when the file is out of date
+    python -m tauplay_domains.movie.make_starter          # rewrite tasks/starter.json
+    python -m tauplay_domains.movie.make_starter --check  # exit 1 when the file is out of date
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from domains import starter
-from domains.movie import DOMAIN
-from domains.movie.rules import (
+from tauplay_domains import starter
+from tauplay_domains.movie import DOMAIN
+from tauplay_domains.movie.rules import (
     BOOKING_FEE,
     CANCEL_CUTOFF_MINUTES,
     CHANGE_CUTOFF_MINUTES,
@@ -33,7 +33,8 @@ from domains.movie.rules import (
     seat_class,
     taken_seats,
 )
-from domains.starter import emotion
+from tauplay_domains.starter import emotion
+
 from tauplay.core.db import Database, State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph

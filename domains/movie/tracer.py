@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from domains.movie.rules import (
+from tauplay_domains.movie.rules import (
     ALCOHOL_MIN_AGE,
     BOOKING_FEE,
     CANCEL_CUTOFF_MINUTES,
@@ -32,6 +32,7 @@ from domains.movie.rules import (
     taken_seats,
     ticket_price,
 )
+
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, fact

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domains.restaurant import tools
-from domains.restaurant.data_model import Guest, Order, Reservation, Restaurant
-from domains.restaurant.generator import generate
+from tauplay_domains.restaurant import tools
+from tauplay_domains.restaurant.data_model import Guest, Order, Reservation, Restaurant
+from tauplay_domains.restaurant.generator import generate
+
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 

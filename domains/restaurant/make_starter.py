@@ -1,7 +1,7 @@
 """Build `tasks/starter.json` from the generated database (default seed), deterministically.
 
-    python -m domains.restaurant.make_starter          # rewrite tasks/starter.json
-    python -m domains.restaurant.make_starter --check  # exit 1 when the file is out of date
+    python -m tauplay_domains.restaurant.make_starter          # rewrite tasks/starter.json
+    python -m tauplay_domains.restaurant.make_starter --check  # exit 1 when the file is out of date
 
 Each task picks real guests, reservations, orders and restaurants by fixed rules (guests in id order,
 never the same guest twice), chosen so that its gold actions follow the policy; it starts by
@@ -18,16 +18,17 @@ from datetime import datetime, timedelta
 from hashlib import blake2b
 from typing import Any
 
-from domains import starter
-from domains.restaurant import DOMAIN, seating
-from domains.restaurant.catalogue import (
+from tauplay_domains import starter
+from tauplay_domains.restaurant import DOMAIN, seating
+from tauplay_domains.restaurant.catalogue import (
     BOOKING_WINDOW_DAYS,
     FEE_FREE_TIERS,
     LATE_DELIVERY_MINUTES,
     REFUND_WINDOW_HOURS,
     TODAY,
 )
-from domains.restaurant.tracer import ALLERGEN_WORDS, BRANDS, hours_since
+from tauplay_domains.restaurant.tracer import ALLERGEN_WORDS, BRANDS, hours_since
+
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph

@@ -13,7 +13,7 @@ from datetime import date as Date
 from datetime import datetime, timedelta
 from typing import Any
 
-from domains.restaurant.catalogue import (
+from tauplay_domains.restaurant.catalogue import (
     EXTRA_SEATS,
     LAST_SEATING_BEFORE_CLOSE,
     NOW,

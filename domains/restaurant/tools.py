@@ -13,9 +13,9 @@ from datetime import date as Date
 from hashlib import blake2b
 from typing import Any
 
-from domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from domains.restaurant import seating
-from domains.restaurant.catalogue import (
+from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from tauplay_domains.restaurant import seating
+from tauplay_domains.restaurant.catalogue import (
     CITIES,
     CODE_ALPHABET,
     CUISINES,
@@ -24,7 +24,8 @@ from domains.restaurant.catalogue import (
     NOW,
     TODAY,
 )
-from domains.restaurant.data_model import RefundDestination, RefundLine, RefundReason
+from tauplay_domains.restaurant.data_model import RefundDestination, RefundLine, RefundReason
+
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 

@@ -19,8 +19,8 @@ from datetime import date as Date
 from datetime import datetime, timedelta
 from typing import Any
 
-from domains.restaurant import seating
-from domains.restaurant.catalogue import (
+from tauplay_domains.restaurant import seating
+from tauplay_domains.restaurant.catalogue import (
     BOOKING_WINDOW_DAYS,
     CHANGE_CUTOFF_HOURS,
     FEE_FREE_TIERS,
@@ -31,7 +31,8 @@ from domains.restaurant.catalogue import (
     REFUND_WINDOW_HOURS,
     TODAY,
 )
-from domains.restaurant.generator import BUSY_DATES
+from tauplay_domains.restaurant.generator import BUSY_DATES
+
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import NUMBER_WORDS, Fact, fact, words
 from tauplay.tracer.hint_helpers import PerDatabase, fresh_records

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domains.retail import tools
-from domains.retail.data_model import Order, Product, User
-from domains.retail.generator import generate
+from tauplay_domains.retail import tools
+from tauplay_domains.retail.data_model import Order, Product, User
+from tauplay_domains.retail.generator import generate
+
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 

@@ -1,6 +1,6 @@
 """Build `tasks/starter.json` from the generated database (default seed), deterministically.
 
-Run from the repository root: `python -m domains.retail.make_starter` (add `--check` to only compare
+Run from the repository root: `python -m tauplay_domains.retail.make_starter` (add `--check` to only compare
 with the saved file). Each task is grounded in the
 generated data (its orders, items and payment methods), starts with identifying the user as the
 policy asks, and carries an emotion condition. `tauplay verify domains/retail/tasks/starter.json
@@ -13,8 +13,9 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from domains import starter
-from domains.retail import DOMAIN
+from tauplay_domains import starter
+from tauplay_domains.retail import DOMAIN
+
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from domains.retail.data_model import CancelReason
+from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from tauplay_domains.retail.data_model import CancelReason
+
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 

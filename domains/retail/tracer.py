@@ -23,8 +23,9 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from domains.retail.generator import ADDRESS2, CITIES, STREETS
-from domains.retail.tools import ADDRESS_FIELDS
+from tauplay_domains.retail.generator import ADDRESS2, CITIES, STREETS
+from tauplay_domains.retail.tools import ADDRESS_FIELDS
+
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact
 from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_done

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domains.school import tools
-from domains.school.data_model import Course, Registration, Student
-from domains.school.generator import generate
+from tauplay_domains.school import tools
+from tauplay_domains.school.data_model import Course, Registration, Student
+from tauplay_domains.school.generator import generate
+
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domains.school.catalogue import (
+from tauplay_domains.school.catalogue import (
     BLOCKING_HOLDS,
     FALL,
     MAX_CREDITS,
@@ -19,7 +19,8 @@ from domains.school.catalogue import (
     passed_courses,
     sections_clash,
 )
-from domains.school.tools import ACTIVE
+from tauplay_domains.school.tools import ACTIVE
+
 from tauplay.core.db import State
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from domains.school.catalogue import (
+from tauplay_domains.school.catalogue import (
     BLOCKING_HOLDS,
     COURSES,
     DEPARTMENTS,

@@ -1,7 +1,7 @@
 """Build `tasks/starter.json` from the generated database (default seed), deterministically.
 
-    python -m domains.school.make_starter          # rewrite tasks/starter.json
-    python -m domains.school.make_starter --check  # exit 1 when the file is out of date
+    python -m tauplay_domains.school.make_starter          # rewrite tasks/starter.json
+    python -m tauplay_domains.school.make_starter --check  # exit 1 when the file is out of date
 
 Each task picks real students, courses and sections by fixed rules (students in id order, never the
 same student twice) so that its gold actions obey the policy (checked with `eligibility.problems`),
@@ -17,9 +17,9 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from domains import starter
-from domains.school import DOMAIN
-from domains.school.catalogue import (
+from tauplay_domains import starter
+from tauplay_domains.school import DOMAIN
+from tauplay_domains.school.catalogue import (
     FALL,
     SPRING,
     TODAY,
@@ -27,9 +27,10 @@ from domains.school.catalogue import (
     grade_points_average,
     sections_clash,
 )
-from domains.school.eligibility import active_registrations, credit_limit, problems
-from domains.school.tools import seat_counts
-from domains.school.tracer import DAYS
+from tauplay_domains.school.eligibility import active_registrations, credit_limit, problems
+from tauplay_domains.school.tools import seat_counts
+from tauplay_domains.school.tracer import DAYS
+
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph

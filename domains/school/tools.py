@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from domains.school.catalogue import (
+from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from tauplay_domains.school.catalogue import (
     DEPARTMENTS,
     FALL,
     TERMS,
@@ -20,7 +20,8 @@ from domains.school.catalogue import (
     TUITION_PER_CREDIT,
     WITHDRAWAL_REFUND_SHARE,
 )
-from domains.school.data_model import Term
+from tauplay_domains.school.data_model import Term
+
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 

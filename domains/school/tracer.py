@@ -14,9 +14,17 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from domains.school.catalogue import BLOCKING_HOLDS, DEPARTMENTS, FALL, MAX_WAITLISTS_PER_TERM, SPRING, TERMS
-from domains.school.eligibility import active_registrations, problems
-from domains.school.tools import seat_counts
+from tauplay_domains.school.catalogue import (
+    BLOCKING_HOLDS,
+    DEPARTMENTS,
+    FALL,
+    MAX_WAITLISTS_PER_TERM,
+    SPRING,
+    TERMS,
+)
+from tauplay_domains.school.eligibility import active_registrations, problems
+from tauplay_domains.school.tools import seat_counts
+
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact
 from tauplay.tracer.hint_helpers import EmailOrNameAndBirth, PerDatabase, earlier, fresh_choice, hashed_trait

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domains.telecom import tools
-from domains.telecom.data_model import Billing, Customer, Device, Service, SupportTicket
-from domains.telecom.generator import generate
+from tauplay_domains.telecom import tools
+from tauplay_domains.telecom.data_model import Billing, Customer, Device, Service, SupportTicket
+from tauplay_domains.telecom.generator import generate
+
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 

@@ -1,6 +1,6 @@
 """Build `tasks/starter.json` from the generated database (default seed), deterministically.
 
-Run from the repository root: `python -m domains.telecom.make_starter` (add `--check` to only compare
+Run from the repository root: `python -m tauplay_domains.telecom.make_starter` (add `--check` to only compare
 with the saved file). Every task is grounded in the
 generated data, starts by identifying the customer by email or phone as the policy asks, follows the
 policy's order of lookups before changes, and carries an emotion condition. Then check it with
@@ -13,9 +13,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from domains import starter
-from domains.telecom import DOMAIN
-from domains.telecom.catalogue import SENIOR_DISCOUNT
+from tauplay_domains import starter
+from tauplay_domains.telecom import DOMAIN
+from tauplay_domains.telecom.catalogue import SENIOR_DISCOUNT
+
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph

@@ -15,8 +15,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from domains.telecom.catalogue import DEVICES, ISSUES, SENIOR_DISCOUNT, TICKET_CATEGORIES, TICKET_PRIORITIES
+from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from tauplay_domains.telecom.catalogue import (
+    DEVICES,
+    ISSUES,
+    SENIOR_DISCOUNT,
+    TICKET_CATEGORIES,
+    TICKET_PRIORITIES,
+)
+
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 

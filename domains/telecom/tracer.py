@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from domains.telecom.catalogue import BILLING_CYCLES, DEVICES, SERVICES, TICKET_PRIORITIES
-from domains.telecom.generator import TODAY
+from tauplay_domains.telecom.catalogue import BILLING_CYCLES, DEVICES, SERVICES, TICKET_PRIORITIES
+from tauplay_domains.telecom.generator import TODAY
+
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact
 from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_done

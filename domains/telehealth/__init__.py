@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domains.telehealth import tools
-from domains.telehealth.data_model import (
+from tauplay_domains.telehealth import tools
+from tauplay_domains.telehealth.data_model import (
     Appointment,
     MedicalRecord,
     Patient,
@@ -14,7 +14,8 @@ from domains.telehealth.data_model import (
     TelemetryDevice,
     TelemetryUpload,
 )
-from domains.telehealth.generator import generate
+from tauplay_domains.telehealth.generator import generate
+
 from tauplay.core.domain import ROW_NUMBER, Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 

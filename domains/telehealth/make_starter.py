@@ -2,8 +2,8 @@
 each with an emotion condition. Deterministic: entities are chosen by fixed rules, arguments are
 grounded by running the gold actions, and the same generator gives the same file.
 
-    python -m domains.telehealth.make_starter          # rewrite tasks/starter.json
-    python -m domains.telehealth.make_starter --check  # exit 1 when the file is out of date
+    python -m tauplay_domains.telehealth.make_starter          # rewrite tasks/starter.json
+    python -m tauplay_domains.telehealth.make_starter --check  # exit 1 when the file is out of date
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from domains import starter
-from domains.starter import emotion
-from domains.telehealth import DOMAIN
-from domains.telehealth.generator import WEEKDAYS
-from domains.telehealth.tools import TODAY
+from tauplay_domains import starter
+from tauplay_domains.starter import emotion
+from tauplay_domains.telehealth import DOMAIN
+from tauplay_domains.telehealth.generator import WEEKDAYS
+from tauplay_domains.telehealth.tools import TODAY
+
 from tauplay.core.db import Database
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph

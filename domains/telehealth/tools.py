@@ -13,8 +13,9 @@ import re
 from datetime import datetime
 from typing import Any
 
-from domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from domains.telehealth.data_model import ACTIVE_STATUSES
+from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from tauplay_domains.telehealth.data_model import ACTIVE_STATUSES
+
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from domains.telehealth.data_model import ACTIVE_STATUSES
-from domains.telehealth.generator import CONDITIONS, WEEKDAYS
-from domains.telehealth.tools import TODAY  # policy.md's today; the tools stamp cancellations with it
+from tauplay_domains.telehealth.data_model import ACTIVE_STATUSES
+from tauplay_domains.telehealth.generator import CONDITIONS, WEEKDAYS
+from tauplay_domains.telehealth.tools import TODAY  # policy.md's today; the tools stamp cancellations with it
+
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact, words
 from tauplay.tracer.hint_helpers import (

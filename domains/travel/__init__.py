@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from domains.travel import tools
-from domains.travel.data_model import Booking, Hotel, Package, Traveller
-from domains.travel.generator import generate
+from tauplay_domains.travel import tools
+from tauplay_domains.travel.data_model import Booking, Hotel, Package, Traveller
+from tauplay_domains.travel.generator import generate
+
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 

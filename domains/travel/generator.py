@@ -14,7 +14,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from domains.travel.catalogue import (
+from tauplay_domains.travel.catalogue import (
     AMENITIES,
     CITIES,
     FIRST,
@@ -27,7 +27,7 @@ from domains.travel.catalogue import (
     STAR_FACTOR,
     WEEKEND_FACTOR,
 )
-from domains.travel.terms import (
+from tauplay_domains.travel.terms import (
     CALENDAR_END,
     HOME_COUNTRY,
     PROTECTION_PER_TRAVELLER,

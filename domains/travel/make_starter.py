@@ -1,6 +1,6 @@
 """Build `tasks/starter.json` from the generated database (default seed), deterministically.
 
-Run from the repository root: `python -m domains.travel.make_starter` (add `--check` to only compare
+Run from the repository root: `python -m tauplay_domains.travel.make_starter` (add `--check` to only compare
 with the saved file). Every task is grounded in the
 generated data, starts by identifying the traveller by email as the policy asks, reads what the
 policy wants read before each change, obeys the policy (owner, rate plan, 3-day limit, passports,
@@ -16,9 +16,9 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from domains import starter
-from domains.travel import DOMAIN, tools
-from domains.travel.terms import (
+from tauplay_domains import starter
+from tauplay_domains.travel import DOMAIN, tools
+from tauplay_domains.travel.terms import (
     CHANGE_FEE,
     HOME_COUNTRY,
     MIN_DAYS_TO_CHANGE,
@@ -33,6 +33,7 @@ from domains.travel.terms import (
     refund_percent,
     room_total,
 )
+
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph

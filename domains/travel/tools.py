@@ -12,9 +12,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from domains.travel.data_model import CancelReason, Guest, RatePlan, RefundTo
-from domains.travel.terms import (
+from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from tauplay_domains.travel.data_model import CancelReason, Guest, RatePlan, RefundTo
+from tauplay_domains.travel.terms import (
     CALENDAR_END,
     CHANGE_FEE,
     COMPENSATION_CAP,
@@ -31,6 +31,7 @@ from domains.travel.terms import (
     refund_percent,
     room_total,
 )
+
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from domains.travel.catalogue import FIRST, LAST
-from domains.travel.terms import (
+from tauplay_domains.travel.catalogue import FIRST, LAST
+from tauplay_domains.travel.terms import (
     CALENDAR_END,
     CHANGE_FEE,
     HOME_COUNTRY,
@@ -34,6 +34,7 @@ from domains.travel.terms import (
     refund_percent,
     room_total,
 )
+
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, fact

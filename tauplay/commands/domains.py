@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tauplay.cli import UsageError
+from tauplay.commands.common import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

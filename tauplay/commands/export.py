@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tauplay.cli import UsageError
+from tauplay.commands.common import UsageError
 
 KINDS = ("tasks", "sessions", "training", "tau2-results", "taubench-results")
 

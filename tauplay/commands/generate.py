@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tauplay.cli import UsageError
+from tauplay.commands.common import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -16,7 +16,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tauplay.cli import UsageError
+from tauplay.commands.common import UsageError
 
 KINDS = ("taubench-results", "tau2-results", "sessions", "tasks")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tauplay.cli import UsageError, require_terminal
+from tauplay.commands.common import UsageError, require_terminal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from tauplay.cli import UsageError
+from tauplay.commands.common import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

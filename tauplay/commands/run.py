@@ -16,7 +16,7 @@ import sys
 import uuid
 from typing import Any
 
-from tauplay.cli import UsageError
+from tauplay.commands.common import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

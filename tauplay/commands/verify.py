@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from tauplay.cli import UsageError
+from tauplay.commands.common import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

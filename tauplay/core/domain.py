@@ -1,8 +1,8 @@
 """The domain contract and the registry that finds domains by name.
 
-A domain package (see `domains/airline`) builds a `Domain` and exposes it as `DOMAIN`. Built-in
-domains are the packages under `domains/`; a third party adds one through the `tauplay.domains`
-entry point group (`myname = "my_package:DOMAIN"`).
+A domain package (see `domains/airline`, installed as `tauplay_domains.airline`) builds a `Domain` and
+exposes it as `DOMAIN`. Every domain, built-in or third-party, is registered in the `tauplay.domains`
+entry point group (`myname = "my_package:DOMAIN"`), and that group is the only discovery path.
 """
 
 from __future__ import annotations
@@ -124,24 +124,19 @@ class Domain:
 _DB_CACHE: dict[tuple[str, str | None, int | None], Database] = {}
 
 
-def builtin_domains() -> list[str]:
-    import pkgutil
+def _entry_points() -> dict[str, Any]:
+    """Every registered domain by name. The built-ins are registered in tauplay's own package metadata,
+    exactly as a third party's are: this is the only way domains are found."""
+    from importlib.metadata import entry_points
 
-    import domains
-
-    return sorted(m.name for m in pkgutil.iter_modules(domains.__path__) if m.ispkg)
+    found: dict[str, Any] = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, ep)
+    return found
 
 
 def available_domains() -> list[str]:
-    names = set(builtin_domains())
-    names.update(ep.name for ep in _entry_points())
-    return sorted(names)
-
-
-def _entry_points() -> list[Any]:
-    from importlib.metadata import entry_points
-
-    return list(entry_points(group=ENTRY_POINT_GROUP))
+    return sorted(_entry_points())
 
 
 _LOADED: dict[str, Domain] = {}
@@ -151,19 +146,15 @@ def get_domain(name: str) -> Domain:
     """The domain called `name`; DomainError listing the choices when there is none."""
     if name in _LOADED:
         return _LOADED[name]
-    domain: Domain | None = None
+    registered = _entry_points()
+    ep = registered.get(name)
+    if ep is None:
+        raise DomainError(f"unknown domain '{name}' (available: {', '.join(sorted(registered))})")
     try:
-        for ep in _entry_points():
-            if ep.name == name:
-                domain = ep.load()
-                break
-        if domain is None and name in builtin_domains():
-            import importlib
-
-            domain = importlib.import_module(f"domains.{name}").DOMAIN
+        domain = ep.load()
     except Exception as e:  # a broken plug-in must not take the app down with a traceback
         raise DomainError(f"domain '{name}' failed to load: {type(e).__name__}: {e}") from None
-    if domain is None:
-        raise DomainError(f"unknown domain '{name}' (available: {', '.join(available_domains())})")
+    if not isinstance(domain, Domain):
+        raise DomainError(f"domain '{name}' ({ep.value}) is a {type(domain).__name__}, not a tauplay Domain")
     _LOADED[name] = domain
     return domain

@@ -8,11 +8,11 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from tauplay.core.events import Event
 from tauplay.interop.errors import InteropError, fail, kind_of
 from tauplay.interop.messages import openai_messages
 from tauplay.interop.sessions import LabelRecord, SessionBundle
 from tauplay.interop.taubench import labels_from_json, reviews_from_json
-from tauplay.sim.events import Event
 
 FORMAT = "tauplay.session/1"
 EVENT_KINDS = ("session_started", "message", "tool_call", "tool_result", "notice", "terminated")

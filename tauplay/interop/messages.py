@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tauplay.core.environment import Environment
-from tauplay.sim.events import Event, EventKind, Role
+from tauplay.core.events import Event, EventKind, Role
 
 ROLE_OF_SPEAKER = {"assistant": "agent", "user": "user", "system": "system"}
 SPEAKER_OF_ROLE = {v: k for k, v in ROLE_OF_SPEAKER.items()}

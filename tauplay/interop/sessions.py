@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tauplay.core.environment import ToolCall
-from tauplay.sim.events import Event
+from tauplay.core.events import Event
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from tauplay.core.events import Event
 from tauplay.core.tasks import Action, Task, TaskFileError, TaskSet, task_from_json
 from tauplay.interop.errors import fail, kind_of
 from tauplay.interop.messages import SPEAKER_OF_ROLE, EventBuilder, conversation_items
 from tauplay.interop.sessions import LabelRecord, SessionBundle, terminated_data
 from tauplay.interop.taubench import EnvFactory, labels_from_json, reviews_from_json
-from tauplay.sim.events import Event
 
 SPEAKERS = ("system", "user", "assistant", "tool")
 

@@ -13,11 +13,11 @@ from typing import Any
 
 from tauplay.core.environment import Environment
 from tauplay.core.evaluation import FAULT_CATEGORIES
+from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN
 from tauplay.core.tasks import Task, TaskFileError, TaskSet, task_from_json, task_from_taubench
 from tauplay.interop.errors import fail, kind_of
 from tauplay.interop.messages import EventBuilder, is_error_output, openai_messages
 from tauplay.interop.sessions import LabelRecord, ReviewMark, SessionBundle, terminated_data
-from tauplay.sim.events import STOP_TOKEN, UNSATISFIED_TOKEN
 from tauplay.store.records import ANNOTATION_SOURCES, SEVERITIES, WHO_ERRED
 
 SPEAKERS = ("system", "user", "assistant", "tool")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tauplay.sim.events import STOP_TOKEN, UNSATISFIED_TOKEN
+from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN
 from tauplay.sim.participants import (
     AgentAction,
     CallTools,

@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from tauplay.core.emotions import user_instructions
+from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event
 from tauplay.llm import LLMConfig, LLMError, complete
-from tauplay.sim.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say, UserReply
 
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from tauplay.core.environment import Environment, ToolCall
 from tauplay.core.evaluation import RewardBreakdown, align, evaluate_session
+from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event, EventKind, Role
 from tauplay.core.tasks import Task
-from tauplay.sim.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event, EventKind, Role
 from tauplay.sim.participants import (
     AgentParticipant,
     CallTools,

@@ -22,8 +22,8 @@ from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment, ToolCall
 from tauplay.core.evaluation import GOLD, outputs_found
+from tauplay.core.events import Event
 from tauplay.core.tasks import Task
-from tauplay.sim.events import Event
 
 
 class ParticipantError(ValueError):

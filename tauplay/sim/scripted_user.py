@@ -14,8 +14,8 @@ import re
 from typing import Any
 
 from tauplay.core.emotions import EmotionCondition, patience
+from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event
 from tauplay.core.tasks import Task
-from tauplay.sim.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event
 from tauplay.sim.participants import Conversation, UserReply
 
 # -- turning the task's second-person instruction into what the customer says ---------------------------

@@ -18,8 +18,8 @@ from tauplay.core.db import Database
 from tauplay.core.domain import Domain, get_domain
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
+from tauplay.core.events import Event
 from tauplay.core.tasks import Task, TaskFileError, task_from_json
-from tauplay.sim.events import Event
 from tauplay.sim.orchestrator import Limits, Orchestrator, Outcome, Sink
 from tauplay.sim.participants import (
     AgentParticipant,

@@ -164,7 +164,7 @@ class ImportedSession:
     role: str
     agent: dict[str, Any]
     user: dict[str, Any]
-    events: list[Any]  # tauplay.sim.events.Event
+    events: list[Any]  # tauplay.core.events.Event
     emotion: dict[str, Any] | None = None
     data_source: str = ""
     seed: int | None = None

@@ -16,7 +16,7 @@ from sqlalchemy import exc as sa_exc
 from sqlmodel import Session, col, select
 
 from tauplay.core.evaluation import FAULT_CATEGORIES
-from tauplay.sim.events import Event
+from tauplay.core.events import Event
 from tauplay.store import records as rec
 from tauplay.store.engine import WRITE_OPTION, describe, make_engine, resolve_url, secrets_of, translated
 from tauplay.store.errors import StoreError

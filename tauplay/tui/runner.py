@@ -14,7 +14,7 @@ from typing import Any
 
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
-from tauplay.sim.events import Event
+from tauplay.core.events import Event
 from tauplay.sim.human import HumanAgent, HumanUser
 from tauplay.sim.orchestrator import Outcome
 from tauplay.sim.participants import AgentParticipant, UserParticipant, make_agent, make_user

@@ -204,7 +204,7 @@ def test_play_command_rejects_bad_choices_with_one_line(capsys, tmp_path):
 
 
 def test_tool_output_with_markup_is_shown_literally(db_path):
-    from tauplay.sim.events import Event
+    from tauplay.core.events import Event
     from tauplay.tui.widgets.transcript import event_lines
 
     event = Event(seq=1, kind="tool_result", role="env", data={"output": "[b]x[/b] [link=y]z[/link]", "error": False})

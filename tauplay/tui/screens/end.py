@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Input, Select, Static, TabbedContent, TabPane
 
 from tauplay.core.evaluation import FAULT_CATEGORIES
-from tauplay.sim.events import Event
+from tauplay.core.events import Event
 from tauplay.sim.orchestrator import Outcome
 from tauplay.tui import keys
 from tauplay.tui.session import Prepared

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from tauplay.sim.events import Event
+from tauplay.core.events import Event
 from tauplay.tui import keys
 from tauplay.tui.session import Prepared
 from tauplay.tui.widgets.call_line import CallLine

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.events import Resize
 from textual.widgets import RichLog
 
-from tauplay.sim.events import Event
+from tauplay.core.events import Event
 
 USER_VIEW_OUTPUT = 160  # characters of a tool result shown to the person playing the user
 

@@ -1,0 +1,18 @@
+"""What every command shares: the one-line usage error and the terminal check. Commands import this, never
+`tauplay.cli` (the entry point imports the commands, not the other way round)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+def require_terminal() -> None:
+    """The app's screens need a terminal; without one (a pipe, CI) say so instead of hanging.
+    TAUPLAY_FORCE_TUI=1 skips the check (benchmarks drive the app through a pseudo-terminal)."""
+    if not sys.stdout.isatty() and not os.environ.get("TAUPLAY_FORCE_TUI"):
+        raise UsageError("the app needs a terminal (stdout is not a TTY); for batch work use 'tauplay run'")

@@ -1,0 +1,1 @@
+"""The Textual app: screens, widgets and the styles; the only layer that imports textual."""
