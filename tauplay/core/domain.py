@@ -58,10 +58,27 @@ class Domain:
     task_sets: dict[str, str] = field(default_factory=dict)  # name -> file under package_dir/tasks
     default_task_set: str = "starter"
     default_seed: int = 7
+    # Dual control: tools the user calls on their own side (a phone's settings, say); none in most domains.
+    user_tools: list[ToolSpec] = field(default_factory=list)
 
     @cached_property
     def tool_map(self) -> dict[str, ToolSpec]:
         return {t.name: t for t in self.tools}
+
+    @cached_property
+    def user_tool_map(self) -> dict[str, ToolSpec]:
+        return {t.name: t for t in self.user_tools}
+
+    def start_for(self, database: Database, task: Any) -> Database:
+        """The start state of one task: `database` itself, unless the domain's tasks set up their own
+        (tau2-bench's initial_state); an adapter overrides this and returns the same object for the same task."""
+        return database
+
+    def task_reward(self, env: Any, task: Any, agent_messages: list[str], abandoned: bool,
+                    calls: Any) -> Any:
+        """A domain's own reward rule (a RewardBreakdown), or None for tauplay's: the gold end state and the
+        required outputs. An adapter of another benchmark overrides this to follow that benchmark's rule."""
+        return None
 
     @property
     def read_tools(self) -> list[ToolSpec]:
@@ -126,7 +143,9 @@ _DB_CACHE: dict[tuple[str, str | None, int | None], Database] = {}
 
 def _entry_points() -> dict[str, Any]:
     """Every registered domain by name. The built-ins are registered in tauplay's own package metadata,
-    exactly as a third party's are: this is the only way domains are found."""
+    exactly as a third party's are: this is the only way domains are found. A name ending in `*`
+    (`tau2-*`) registers a family: an object with `names()` (the members it has now, found cheaply) and
+    `load(name) -> Domain`, for an adapter whose benchmark may ship more domains in a newer release."""
     from importlib.metadata import entry_points
 
     found: dict[str, Any] = {}
@@ -135,8 +154,25 @@ def _entry_points() -> dict[str, Any]:
     return found
 
 
+def _family_members(registered: dict[str, Any]) -> dict[str, Any]:
+    """name -> family entry point, for the members of every family that are not registered by name."""
+    members: dict[str, Any] = {}
+    for key, ep in registered.items():
+        if not key.endswith("*"):
+            continue
+        try:
+            names = list(ep.load().names())
+        except Exception:  # a broken family lists nothing; loading one of its names says why
+            continue
+        for name in names:
+            if name.startswith(key[:-1]) and name not in registered:
+                members.setdefault(name, ep)
+    return members
+
+
 def available_domains() -> list[str]:
-    return sorted(_entry_points())
+    registered = _entry_points()
+    return sorted({n for n in registered if not n.endswith("*")} | set(_family_members(registered)))
 
 
 _LOADED: dict[str, Domain] = {}
@@ -148,13 +184,19 @@ def get_domain(name: str) -> Domain:
         return _LOADED[name]
     registered = _entry_points()
     ep = registered.get(name)
+    family = None
     if ep is None:
-        raise DomainError(f"unknown domain '{name}' (available: {', '.join(sorted(registered))})")
+        family = next((e for key, e in registered.items() if key.endswith("*") and name.startswith(key[:-1])
+                       and name in _family_members(registered)), None)
+        if family is None:
+            raise DomainError(f"unknown domain '{name}' (available: {', '.join(available_domains())})")
     try:
-        domain = ep.load()
+        domain = family.load().load(name) if family is not None else ep.load()
+    except DomainError:  # the domain's own one-line reason (e.g. an optional package that is missing)
+        raise
     except Exception as e:  # a broken plug-in must not take the app down with a traceback
         raise DomainError(f"domain '{name}' failed to load: {type(e).__name__}: {e}") from None
     if not isinstance(domain, Domain):
-        raise DomainError(f"domain '{name}' ({ep.value}) is a {type(domain).__name__}, not a tauplay Domain")
+        raise DomainError(f"domain '{name}' ({(ep or family).value}) is a {type(domain).__name__}, not a tauplay Domain")
     _LOADED[name] = domain
     return domain

@@ -21,9 +21,13 @@ from tauplay.core.tools import ToolError
 class ToolCall:
     name: str
     arguments: dict[str, Any]
+    requestor: str = "assistant"  # "user": a call the user made on their own side (dual control)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "kwargs": self.arguments}
+        out: dict[str, Any] = {"name": self.name, "kwargs": self.arguments}
+        if self.requestor != "assistant":
+            out["requestor"] = self.requestor
+        return out
 
 
 @dataclass(frozen=True)
@@ -71,31 +75,40 @@ class Environment:
             raise ToolError("arguments must be a JSON object")
         return arguments
 
-    def check(self, name: str, arguments: dict[str, Any] | str | None) -> tuple[dict[str, Any], list[str]]:
+    def tools_of(self, requestor: str) -> dict[str, Any]:
+        """The tools the agent ("assistant") or the user ("user", dual-control domains) may call."""
+        return self.domain.user_tool_map if requestor == "user" else self.domain.tool_map
+
+    def check(self, name: str, arguments: dict[str, Any] | str | None,
+              requestor: str = "assistant") -> tuple[dict[str, Any], list[str]]:
         """(parsed arguments, problems) without running anything; used by forms for inline errors."""
-        spec = self.domain.tool_map.get(name)
+        tools = self.tools_of(requestor)
+        spec = tools.get(name)
         if spec is None:
-            return {}, [f"unknown tool '{name}' (tools: {', '.join(self.domain.tool_map)})"]
+            return {}, [f"unknown tool '{name}' (tools: {', '.join(tools)})"]
         try:
             args = self.parse_arguments(arguments)
         except ToolError as e:
             return {}, [str(e)]
         return args, validate(args, spec.parameters)
 
-    def call(self, name: str, arguments: dict[str, Any] | str | None = None) -> ToolResult:
-        spec = self.domain.tool_map.get(name)
+    def call(self, name: str, arguments: dict[str, Any] | str | None = None,
+             requestor: str = "assistant") -> ToolResult:
+        spec = self.tools_of(requestor).get(name)
         raw_args = arguments if isinstance(arguments, dict) else {}
         if spec is None:
-            return self._record(ToolCall(name, raw_args), f"Error: unknown tool '{name}'", error=True)
+            return self._record(ToolCall(name, raw_args, requestor), f"Error: unknown tool '{name}'", error=True)
         try:
             args = self.parse_arguments(arguments)
         except ToolError as e:
-            return self._record(ToolCall(name, raw_args), f"Error: {e}", error=True)
-        problems = validate(args, spec.parameters)
-        call = ToolCall(name, args)
-        if problems:
-            return self._record(call, f"Error: invalid arguments for {name}: " + "; ".join(problems), error=True)
-        args = coerce(args, spec.parameters)
+            return self._record(ToolCall(name, raw_args, requestor), f"Error: {e}", error=True)
+        call = ToolCall(name, args, requestor)
+        if spec.check_arguments:
+            problems = validate(args, spec.parameters)
+            if problems:
+                return self._record(call, f"Error: invalid arguments for {name}: " + "; ".join(problems),
+                                    error=True)
+            args = coerce(args, spec.parameters)
         self.state.begin_step()
         try:
             value = spec.func(self.state, **args)

@@ -37,11 +37,11 @@ class Replay:
 
 
 def replay_gold(domain: Domain, database: Database, task: Task) -> Replay:
-    env = Environment(domain, database)
+    env = Environment(domain, domain.start_for(database, task))
     first_error: str | None = None
     error_step: int | None = None
     for i, action in enumerate(task.actions):
-        result = env.call(action.name, action.kwargs)
+        result = env.call(action.name, action.kwargs, action.requestor)
         if result.error and first_error is None:
             first_error, error_step = f"{action.name}: {result.output}", i
     return Replay(task.id, first_error is None, env.hash, len(env.changes_since_start()), first_error, error_step)
@@ -54,6 +54,7 @@ class GoldCache:
         self._hashes: dict[tuple[int, str, str], Replay] = {}
 
     def replay(self, domain: Domain, database: Database, task: Task) -> Replay:
+        database = domain.start_for(database, task)  # a task that sets up its own start state is keyed by it
         key = (id(database), domain.name, canonical([a.to_json() for a in task.actions]))
         hit = self._hashes.get(key)
         if hit is None:
@@ -73,14 +74,18 @@ class RewardBreakdown:
     abandoned: bool = False
     expected_hash: str = ""
     final_hash: str = ""
+    details: dict[str, Any] = field(default_factory=dict)  # a domain's own reward rule: what it checked
 
     @property
     def outputs_ok(self) -> bool:
         return all(self.outputs.values())
 
     def to_json(self) -> dict[str, Any]:
-        return {"reward": self.reward, "db_match": self.db_match, "outputs": self.outputs,
-                "abandoned": self.abandoned, "expected_hash": self.expected_hash, "final_hash": self.final_hash}
+        out = {"reward": self.reward, "db_match": self.db_match, "outputs": self.outputs,
+               "abandoned": self.abandoned, "expected_hash": self.expected_hash, "final_hash": self.final_hash}
+        if self.details:
+            out["details"] = self.details
+        return out
 
 
 def outputs_found(required: Iterable[str], agent_messages: Iterable[str]) -> dict[str, bool]:
@@ -101,7 +106,14 @@ def reward_of(final_hash: str, expected_hash: str, required_outputs: Sequence[st
 
 
 def evaluate_session(env: Environment, task: Task, agent_messages: Iterable[str], abandoned: bool = False,
-                     gold: GoldCache = GOLD) -> RewardBreakdown:
+                     gold: GoldCache = GOLD, calls: Sequence[ToolCall] = ()) -> RewardBreakdown:
+    """The reward: the domain's own rule when it has one (an adapter of another benchmark), else the gold end
+    state and the required outputs. `calls` are every tool call made (a rule may look at them)."""
+    messages = list(agent_messages)
+    own = env.domain.task_reward(env, task, messages, abandoned, list(calls))
+    if own is not None:
+        return own  # type: ignore[no-any-return]
+    agent_messages = messages
     expected = gold.replay(env.domain, env.database, task).hash
     return reward_of(env.hash, expected, task.outputs, agent_messages, abandoned)
 
@@ -135,7 +147,8 @@ class FaultSuggestion:
 
 def _same(call: ToolCall | Action, action: Action) -> bool:
     args = call.arguments if isinstance(call, ToolCall) else call.kwargs
-    return call.name == action.name and canonical(args) == canonical(action.kwargs)
+    return (call.name == action.name and call.requestor == action.requestor
+            and canonical(args) == canonical(action.kwargs))
 
 
 def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
@@ -146,7 +159,12 @@ def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
     things up beyond the gold path is normal. Failed calls are ignored: they changed nothing.
     """
     ok = list(succeeded) if succeeded is not None else [True] * len(calls)
-    is_write = {t.name: t.is_write for t in domain.tools}
+    agent_writes = {t.name: t.is_write for t in domain.tools}
+    user_writes = {t.name: t.is_write for t in domain.user_tools}
+
+    def writes(name: str, requestor: str) -> bool:  # a dual-control domain's user tools are looked up apart
+        return (user_writes if requestor == "user" else agent_writes).get(name, False)
+
     suggestions: list[FaultSuggestion] = []
     matched_gold: dict[int, int] = {}  # call index -> gold index
     used: set[int] = set()
@@ -158,8 +176,8 @@ def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
         if gi is not None:
             used.add(gi)
             matched_gold[ci] = gi
-        elif is_write.get(call.name, False):
-            repeat = next((p for p in seen_calls if calls[p].name == call.name
+        elif writes(call.name, call.requestor):
+            repeat = next((p for p in seen_calls if calls[p].name == call.name and calls[p].requestor == call.requestor
                            and canonical(calls[p].arguments) == canonical(call.arguments)), None)
             if repeat is not None:
                 suggestions.append(FaultSuggestion("Repeated Action", call.name, ci, None,
@@ -170,13 +188,14 @@ def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
         seen_calls.append(ci)
     for gi, action in enumerate(gold):
         if gi not in used:
-            kind = "write" if is_write.get(action.name, False) else "read"
+            kind = "write" if writes(action.name, action.requestor) else "read"
             suggestions.append(FaultSuggestion("Missed Action", action.name, None, gi,
                                                f"gold {kind} action {gi + 1} was never carried out"))
     # Wrong order: matched writes whose gold order is inverted.
-    writes = [(ci, gi) for ci, gi in sorted(matched_gold.items()) if is_write.get(gold[gi].name, False)]
+    matched_writes = [(ci, gi) for ci, gi in sorted(matched_gold.items())
+                      if writes(gold[gi].name, gold[gi].requestor)]
     best = -1
-    for ci, gi in writes:
+    for ci, gi in matched_writes:
         if gi < best:
             suggestions.append(FaultSuggestion("Wrong Order", gold[gi].name, ci, gi,
                                                f"gold action {gi + 1} was done after a later one"))

@@ -3,7 +3,10 @@
 Formats read:
 - tauplay's own task set: `{"format": "tauplay.tasks/1", "domain": ..., "tasks": [...]}`;
 - the tau-bench JSON form: a list of `{user_id, instruction, actions, outputs, emotion_*...}`;
-- the published Python-module form (`TASKS = [Task(...), ...]`), parsed with `ast`, never executed.
+- the published Python-module form (`TASKS = [Task(...), ...]`, or a legacy lower-case `tasks = [...]`),
+  parsed with `ast`, never executed;
+- tau2-bench's task list (`[{id, user_scenario, evaluation_criteria, ...}]`), every field kept
+  (`tauplay.core.tau2_tasks`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tauplay.core.emotions import EmotionCondition, EmotionError
+from tauplay.core.tau2_fields import Tau2Fields, Tau2FieldsError
 
 FORMAT = "tauplay.tasks/1"
 EMOTION_MARK = "Emotion Instruction:"
@@ -28,9 +32,13 @@ class TaskFileError(Exception):
 class Action:
     name: str
     kwargs: dict[str, Any] = field(default_factory=dict)
+    requestor: str = "assistant"  # "user": a gold action the user takes on their side (tau2-bench dual control)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "kwargs": self.kwargs}
+        out: dict[str, Any] = {"name": self.name, "kwargs": self.kwargs}
+        if self.requestor != "assistant":
+            out["requestor"] = self.requestor
+        return out
 
 
 @dataclass
@@ -45,6 +53,7 @@ class Task:
     emotion: EmotionCondition | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     difficulty: int | None = None  # number of dependent steps in the gold path
+    tau2: Tau2Fields | None = None  # a tau2-bench task's own fields, kept whole (see tauplay.core.tau2_fields)
 
     @property
     def goal(self) -> str:
@@ -70,6 +79,8 @@ class Task:
             "provenance": self.provenance,
             "difficulty": self.difficulty,
         }
+        if self.tau2 is not None:
+            out["tau2"] = self.tau2.to_json()
         return out
 
     def to_taubench(self) -> dict[str, Any]:
@@ -139,7 +150,10 @@ def _actions(raw: Any, path: Path, index: int) -> list[Action]:
         kwargs = a.get("kwargs", a.get("arguments", {}))
         if not isinstance(kwargs, dict):
             raise TaskFileError(f"{_where(path, index, 'actions')}[{j}]: 'kwargs' must be an object")
-        out.append(Action(a["name"], kwargs))
+        requestor = a.get("requestor", "assistant")
+        if requestor not in ("assistant", "user"):
+            raise TaskFileError(f"{_where(path, index, 'actions')}[{j}]: 'requestor' must be assistant or user")
+        out.append(Action(a["name"], kwargs, requestor))
     return out
 
 
@@ -203,6 +217,12 @@ def task_from_json(raw: Any, path: Path, index: int, domain: str | None) -> Task
         except (EmotionError, TypeError) as e:
             raise TaskFileError(f"{_where(path, index, 'emotion')}: {e}") from None
     difficulty = raw.get("difficulty")
+    tau2 = None
+    if raw.get("tau2") is not None:
+        try:
+            tau2 = Tau2Fields.from_json(raw["tau2"])
+        except Tau2FieldsError as e:
+            raise TaskFileError(f"{_where(path, index, 'tau2')}: {e}") from None
     return Task(
         id=raw["id"],
         domain=raw.get("domain") or domain or "",
@@ -214,6 +234,7 @@ def task_from_json(raw: Any, path: Path, index: int, domain: str | None) -> Task
         emotion=emotion,
         provenance=dict(raw.get("provenance") or {}),
         difficulty=difficulty if isinstance(difficulty, int) else None,
+        tau2=tau2,
     )
 
 
@@ -248,11 +269,16 @@ def _read_python_tasks(path: Path, text: str) -> list[Any]:
         tree = ast.parse(text, filename=str(path))
     except SyntaxError as e:
         raise TaskFileError(f"{path}:{e.lineno}:{e.offset}: Python syntax error: {e.msg}") from None
+    found: list[tuple[int, ast.List]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.List):
             names = [t.id for t in node.targets if isinstance(t, ast.Name)]
             if any(n.isupper() for n in names):
                 return _py_literal(node.value, path)
+            if "tasks" in names:  # legacy published modules: `tasks = [...]`
+                found.append((0, node.value))
+    if found:
+        return _py_literal(found[0][1], path)
     raise TaskFileError(f"{path}: no task list found (expected e.g. TASKS = [Task(...), ...])")
 
 
@@ -275,6 +301,14 @@ def load_tasks(path: Path | str, domain: str | None = None) -> TaskSet:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise TaskFileError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    if isinstance(data, dict) and isinstance(data.get("tasks"), list) and data["tasks"] \
+            and "format" not in data and all("user_scenario" in t for t in data["tasks"] if isinstance(t, dict)):
+        data = data["tasks"]  # tau2-bench also writes {"tasks": [...]}
+    if isinstance(data, list) and data and isinstance(data[0], dict) and "user_scenario" in data[0]:
+        from tauplay.core.tau2_tasks import task_from_tau2
+
+        tasks = [task_from_tau2(r, path, i, domain) for i, r in enumerate(data)]
+        return TaskSet(domain, tasks, str(path), {"format": "tau2-bench"})
     if isinstance(data, list):
         tasks = [task_from_taubench(r, path, i, domain) for i, r in enumerate(data)]
         return TaskSet(domain, tasks, str(path))

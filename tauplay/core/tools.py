@@ -25,6 +25,9 @@ class ToolSpec:
     produces: frozenset[str] = frozenset()  # entity fields the output supplies (graph edges)
     terminal: bool = False  # ends the episode (transfer to a human)
     utility: bool = False  # neither reads nor writes data (think, calculate)
+    # False for a tool that answers malformed arguments itself, as the benchmark whose tool it wraps does
+    # (tau2-bench passes arguments straight to the function): the environment then runs it unchecked.
+    check_arguments: bool = True
 
     @property
     def is_write(self) -> bool:
