@@ -55,7 +55,7 @@ class HumanUser:
 
     def __init__(self, name: str = "") -> None:
         self.name = name
-        self._inbox: asyncio.Queue[str] = asyncio.Queue()
+        self._inbox: asyncio.Queue[str | UserReply] = asyncio.Queue()
         self.waiting = asyncio.Event()
 
     def describe(self) -> dict[str, Any]:
@@ -63,6 +63,10 @@ class HumanUser:
 
     def say(self, text: str) -> None:
         self._inbox.put_nowait(text)
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> None:
+        """Act on the user's own side (dual control): the call runs, then the person is asked again."""
+        self._inbox.put_nowait(UserReply("", calls=(PlannedCall(name, dict(arguments)),)))
 
     def stop(self, text: str = "") -> None:
         """Satisfied: end the conversation."""
@@ -75,6 +79,7 @@ class HumanUser:
     async def respond(self, conversation: Conversation) -> UserReply:
         self.waiting.set()
         try:
-            return UserReply(await self._inbox.get())
+            item = await self._inbox.get()
+            return item if isinstance(item, UserReply) else UserReply(item)
         finally:
             self.waiting.clear()

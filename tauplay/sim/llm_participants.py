@@ -52,6 +52,8 @@ class LLMAgent:
 
     def _convert(self, event: Event, messages: list[dict[str, Any]]) -> None:
         data = event.data
+        if data.get("requestor") == "user":  # the user's own tool calls happen on its side: the agent sees none
+            return
         if event.kind == "message":
             role = "assistant" if event.role == "agent" else "user"
             messages.append({"role": role, "content": str(data.get("content") or "")})
@@ -113,14 +115,21 @@ How to talk:
   Do not send it once the task is done and you are content."""
 
 
+USER_TOOLS_RULES = """You can act on your own device with the tools you are given: do what the agent asks you to do
+on it with a tool call, and tell the agent what the tools show. Never make up what a tool would show."""
+
+
 class LLMUser:
-    """A simulated customer: the task's goal and its emotion condition, rendered into instructions."""
+    """A simulated customer: the task's goal and its emotion condition, rendered into instructions. In a
+    dual-control domain it is given the user's tools and may call them (its calls and their results are part
+    of its own history, never the agent's)."""
 
     kind = "llm"
 
     def __init__(self, config: LLMConfig) -> None:
         self.config = config
         self._history = _History()
+        self._by_group: dict[Any, dict[str, Any]] = {}
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, **self.config.describe()}
@@ -129,23 +138,49 @@ class LLMUser:
     def system_prompt(conversation: Conversation) -> str:
         task = conversation.task
         parts = [USER_RULES, "Your task:\n" + task.goal]
+        if task.tau2 is not None and task.tau2.behaviour():
+            parts.append("How to act:\n" + task.tau2.behaviour())
+        if conversation.domain.user_tools:
+            parts.append(USER_TOOLS_RULES)
         if conversation.emotion is not None:
             parts.append("How you feel and behave:\n" + user_instructions(conversation.emotion))
         elif task.emotion_text:
             parts.append("How you feel and behave:\n" + task.emotion_text)
         return "\n\n".join(parts)
 
-    @staticmethod
-    def _convert(event: Event, messages: list[dict[str, Any]]) -> None:
-        # Roles are mirrored: to the user model, the agent is the one it answers.
+    def _convert(self, event: Event, messages: list[dict[str, Any]]) -> None:
+        # Roles are mirrored: to the user model, the agent is the one it answers; its own tool calls are its
+        # assistant turns, and their results its tool messages.
+        data = event.data
         if event.kind == "message":
             role = "user" if event.role == "agent" else "assistant"
-            messages.append({"role": role, "content": str(event.data.get("content") or "")})
+            messages.append({"role": role, "content": str(data.get("content") or "")})
+        elif event.kind == "tool_call" and data.get("requestor") == "user":
+            call = {"id": data.get("call_id"), "type": "function",
+                    "function": {"name": data.get("name", ""), "arguments": _arguments_text(data)}}
+            owner = self._by_group.get(data.get("group"))
+            if owner is None:
+                owner = {"role": "assistant", "content": None, "tool_calls": []}
+                messages.append(owner)
+                self._by_group[data.get("group")] = owner
+            owner["tool_calls"].append(call)
+        elif event.kind == "tool_result" and data.get("requestor") == "user":
+            messages.append({"role": "tool", "tool_call_id": data.get("call_id"), "name": data.get("name", ""),
+                             "content": str(data.get("output", ""))})
 
     async def respond(self, conversation: Conversation) -> UserReply:
         history = self._history.update(conversation.events, self._convert)
         messages = [{"role": "system", "content": self.system_prompt(conversation)}, *history]
-        reply = await complete(self.config, messages)
+        tools = [t.openai_schema() for t in conversation.domain.user_tools] or None
+        reply = await complete(self.config, messages, tools=tools) if tools else await complete(self.config, messages)
+        if reply.tool_calls:
+            planned = []
+            for raw in reply.tool_calls:
+                try:
+                    planned.append(PlannedCall(raw.name, raw.parsed(), raw.id))
+                except LLMError as e:
+                    planned.append(PlannedCall(raw.name, {}, raw.id, raw_arguments=raw.arguments, problem=str(e)))
+            return UserReply((reply.content or "").strip(), calls=tuple(planned))
         text = (reply.content or "").strip()
         if not text:
             raise LLMError("malformed", "the user model sent an empty message")

@@ -1,8 +1,9 @@
 """The offline oracle agent: it carries out the task's gold actions in order and talks in plain sentences.
 
-It asks the user before each write (as the policies require) and skips a write the user turns down.
-All it needs to know about its progress is in the event stream: one tool call per gold action handled,
-one message with intent "skip" per write declined.
+It asks the user before each write (as the policies require) and skips a write the user turns down. A gold
+action of the user's own (dual control: `requestor: user`) it asks the user to do, naming the call.
+All it needs to know about its progress is in the event stream: one tool call of its own per gold action
+handled, the user's call of the action it asked for, one message with intent "skip" per write declined.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import re
 from typing import Any
 
+from tauplay.core.callsyntax import format_call
 from tauplay.core.tasks import Action
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 
@@ -36,11 +38,15 @@ class OracleAgent:
     @staticmethod
     def _progress(conversation: Conversation) -> tuple[int, bool]:
         """(index of the next gold action, whether the user has just answered our request to confirm it)."""
+        gold = conversation.task.actions
         done = 0
         awaiting = False  # a confirm request is out and no call followed it yet
         answered = False
         for e in conversation.events:
-            if e.kind == "tool_call":
+            if e.kind == "tool_call" and e.role == "user":  # the user acting on its device
+                if done < len(gold) and gold[done].requestor == "user" and gold[done].name == e.data.get("name"):
+                    done += 1
+            elif e.kind == "tool_call":
                 done += 1
                 awaiting = answered = False
             elif e.kind == "message" and e.role == "agent":
@@ -58,6 +64,9 @@ class OracleAgent:
         index, answered = self._progress(conversation)
         if index < len(gold):
             action = gold[index]
+            if action.requestor == "user":
+                return Say(f"Please do this on your device: {format_call(action.name, action.kwargs)}. "
+                           "Then tell me what it shows.", intent="instruct")
             spec = conversation.domain.tool_map.get(action.name)
             if spec is not None and spec.is_write and not answered:
                 return Say(f"Here is what I am about to do: {describe_action(action)}. "

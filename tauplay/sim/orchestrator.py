@@ -7,6 +7,11 @@ must not be shown as done.
 
 A session rebuilt from its stored events (`history`) continues with the next seq: the orchestrator works out
 whose move it is from the last events, finishes a tool call whose result was never recorded, and goes on.
+
+Dual control (a domain with user tools): a user's reply may carry tool calls; they run before its message,
+each as a `tool_call` event with role "user" and `requestor: "user"` and its `tool_result` (also marked
+`requestor: "user"`); a reply with calls and no text is followed by asking the user again, so that it can
+answer from what its calls returned.
 """
 
 from __future__ import annotations
@@ -75,6 +80,7 @@ class Orchestrator:
         self._steps = sum(1 for e in events if e.kind in ("message", "tool_call"))
         self._errors = sum(1 for e in events if e.kind == "tool_result" and e.data.get("error"))
         self._error_text: str | None = None
+        self._error_side: str | None = None  # whose model failed ("agent" or "user"), for llm_error
 
     @property
     def env(self) -> Environment:
@@ -112,6 +118,7 @@ class Orchestrator:
                 await self._start()
             reason, mover = await self._where_we_are()
             while reason is None:
+                self._error_side = mover
                 if mover == "user":
                     reason = await self._user_move()
                     mover = "agent"
@@ -148,11 +155,15 @@ class Orchestrator:
             return self._user_said(str(last.data.get("content") or "")), "agent"
         if last.kind == "message":
             return self._agent_said(str(last.data.get("content") or "")), "user"
+        by_user = last.data.get("requestor") == "user"
         if last.kind == "tool_call":  # its result was never recorded: the call changed nothing that survived
             reason = await self._run_call(PlannedCall(
                 last.data.get("name", ""), dict(last.data.get("arguments") or {}), last.data.get("call_id", ""),
-                last.data.get("raw_arguments"), last.data.get("problem")), emit_call=False)
-            return reason, "agent"
+                last.data.get("raw_arguments"), last.data.get("problem")), emit_call=False,
+                requestor="user" if by_user else "assistant")
+            return reason, "user" if by_user else "agent"
+        if by_user:  # the user was acting on its side: it has the move again
+            return self._limit_reached(), "user"
         if last.data.get("terminal") and not last.data.get("error"):
             return "transfer", "agent"
         return self._limit_reached(), "agent"
@@ -181,6 +192,17 @@ class Orchestrator:
             return reason
         reply = await self.user.respond(self.conversation)
         self._turn += 1
+        while reply.calls:  # dual control: the user's own tool calls, then its message
+            group = self._seq
+            for call in reply.calls:
+                reason = await self._run_call(call, extra={"group": group}, requestor="user")
+                if reason is not None:
+                    return reason
+            if reply.text:
+                break
+            if (reason := self._limit_reached()) is not None:
+                return reason
+            reply = await self.user.respond(self.conversation)
         self._steps += 1
         data: dict[str, Any] = {"content": reply.text}
         if reply.intent:
@@ -216,26 +238,28 @@ class Orchestrator:
         raise OrchestratorError(f"an agent returned {type(action).__name__}, not Say / CallTools / EndSession")
 
     async def _run_call(self, call: PlannedCall, *, extra: dict[str, Any] | None = None,
-                        emit_call: bool = True) -> str | None:
+                        emit_call: bool = True, requestor: str = "assistant") -> str | None:
         call_id = call.call_id or f"call_{self._seq}"
+        mark = {"requestor": "user"} if requestor == "user" else {}
         if emit_call:
             self._steps += 1
-            data: dict[str, Any] = {"call_id": call_id, "name": call.name, "arguments": call.arguments, **(extra or {})}
+            data: dict[str, Any] = {"call_id": call_id, "name": call.name, "arguments": call.arguments, **(extra or {}),
+                                    **mark}
             if call.raw_arguments is not None:
                 data["raw_arguments"] = call.raw_arguments
             if call.problem is not None:
                 data["problem"] = call.problem
-            await self.emit("tool_call", "agent", data)
+            await self.emit("tool_call", "user" if requestor == "user" else "agent", data)
         if call.problem is not None:
             output, error, diff, terminal = f"Error: {call.problem}", True, None, False
         else:
-            result = self.env.call(call.name, call.arguments)
+            result = self.env.call(call.name, call.arguments, requestor)
             output, error, terminal = result.output, result.error, result.terminal
             diff = result.diff.to_json() if result.diff else None
         if error:
             self._errors += 1
         data = {"call_id": call_id, "name": call.name, "output": output, "error": error, "diff": diff,
-                "hash": self.env.hash}
+                "hash": self.env.hash, **mark}
         if terminal:
             data["terminal"] = True
         await self.emit("tool_result", "env", data)
@@ -245,17 +269,19 @@ class Orchestrator:
 
     async def _finish(self, reason: str) -> Outcome:
         conv = self.conversation
-        reward = evaluate_session(self.env, self.task, conv.agent_texts(), abandoned=reason == "user_abandoned")
         calls: list[ToolCall] = []
         succeeded: list[bool] = []
         for call, ok in conv.tool_calls():
             calls.append(call)
             succeeded.append(ok)
+        reward = evaluate_session(self.env, self.task, conv.agent_texts(), abandoned=reason == "user_abandoned",
+                                  calls=calls)
         faults = [f.to_json() for f in align(calls, self.task.actions, conv.domain, succeeded)]
         data: dict[str, Any] = {"reason": reason, "reward": reward.to_json(), "faults": faults,
                                 "steps": self._steps, "errors": self._errors}
         if self._error_text:
             data["error"] = self._error_text
+            data["error_side"] = self._error_side
         await self.emit("terminated", "system", data)
         return Outcome(reason, reward, faults, list(conv.events), self._error_text)
 

@@ -1,7 +1,9 @@
 """The two roles of a conversation and what each may do.
 
 An agent, on its move, returns one `AgentAction`: say something to the user, call tools, or end the
-session. A user returns the text of its next message (which may hold ###STOP### or ###UNSATISFIED###).
+session. A user returns the text of its next message (which may hold ###STOP### or ###UNSATISFIED###); in a
+dual-control domain (`Domain.user_tools`) its reply may carry tool calls on its own side, which the
+orchestrator runs, as the user's, before the message (a reply with calls and no text is asked again).
 Both read the conversation so far through a `Conversation`; they keep no state that the event stream does
 not also hold, so that a session rebuilt from its stored events continues exactly where it stopped.
 
@@ -68,6 +70,7 @@ AgentAction = Say | CallTools | EndSession
 class UserReply:
     text: str
     intent: str | None = None
+    calls: tuple[PlannedCall, ...] = ()  # the user's own tool calls (dual control), run before the message
 
 
 # -- what participants read -----------------------------------------------------------------------
@@ -77,11 +80,15 @@ class GoalStatus:
     db_match: bool
     outputs_ok: bool
     gold_calls_done: bool  # the gold calls the user can wait for were made (see Conversation.goal_status)
+    verdict: bool | None = None  # a domain's own reward rule said whether the task is done (None: not used)
 
     @property
     def met(self) -> bool:
         """What the user asked for is done: the database is as gold leaves it and every required
-        answer was given; for a task without writes or outputs, the gold look-ups were made."""
+        answer was given; for a task without writes or outputs, the gold look-ups were made. A domain with
+        its own reward rule (an adapter of another benchmark) decides by that rule."""
+        if self.verdict is not None:
+            return self.verdict
         return self.db_match and self.outputs_ok and self.gold_calls_done
 
 
@@ -110,7 +117,8 @@ class Conversation:
     def tool_calls(self) -> list[tuple[ToolCall, bool]]:
         """Every tool call with whether it succeeded (False while its result is pending)."""
         results = {e.data.get("call_id"): not e.data.get("error") for e in self.events if e.kind == "tool_result"}
-        return [(ToolCall(e.data.get("name", ""), dict(e.data.get("arguments") or {})),
+        return [(ToolCall(e.data.get("name", ""), dict(e.data.get("arguments") or {}),
+                          str(e.data.get("requestor") or "assistant")),
                  results.get(e.data.get("call_id"), False))
                 for e in self.events if e.kind == "tool_call"]
 
@@ -119,6 +127,10 @@ class Conversation:
         return GOLD.replay(self.domain, self.env.database, self.task).hash
 
     def goal_status(self) -> GoalStatus:
+        own = self.domain.task_reward(self.env, self.task, self.agent_texts(), False,
+                                      [c for c, _ in self.tool_calls()])
+        if own is not None:
+            return GoalStatus(own.db_match, own.outputs_ok, True, own.reward == 1)
         done = [(c.name, canonical(c.arguments)) for c, ok in self.tool_calls() if ok]
         remaining = list(done)
         gold_done = True

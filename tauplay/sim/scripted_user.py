@@ -2,7 +2,9 @@
 
 It tells the agent its task a sentence at a time (turned into the first person), in the tone of its
 emotion condition; says yes when the agent asks to confirm a change; gives its user id when asked;
-asks for a human when the agent refuses and the task says to; ends with ###STOP### as soon as the goal is
+asks for a human when the agent refuses and the task says to; in a dual-control domain, does on its own device
+what the agent asks for in a tool's name (`toggle_roaming()`, `grant_app_permission(app_name="messaging",
+permission="sms")`) and then says what it showed; ends with ###STOP### as soon as the goal is
 met (the database is as the gold actions leave it and every required answer was given); and gives up with
 ###UNSATISFIED### after as many fruitless replies as its patience allows. Its progress is read from the
 event stream (the intent saved with each of its messages), so a resumed session continues the same way.
@@ -13,10 +15,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tauplay.core.callsyntax import CallSyntaxError, parse_call
 from tauplay.core.emotions import EmotionCondition, patience
 from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event
 from tauplay.core.tasks import Task
-from tauplay.sim.participants import Conversation, UserReply
+from tauplay.core.tools import ToolSpec
+from tauplay.sim.participants import Conversation, PlannedCall, UserReply
 
 # -- turning the task's second-person instruction into what the customer says ---------------------------
 
@@ -141,6 +145,50 @@ class Tone:
         return _ESCALATE[self.c.politeness]
 
 
+def requested_user_call(text: str, tools: dict[str, ToolSpec]) -> PlannedCall | None:
+    """The first of the user's tools the agent's message asks for: `name(arg=...)` read as a call (data, never
+    evaluated), or the bare name of a tool that needs no arguments."""
+    for name in sorted(tools, key=len, reverse=True):
+        spec = tools[name]
+        for m in re.finditer(rf"\b{re.escape(name)}\b", text):
+            rest = text[m.end():]
+            if rest.lstrip().startswith("("):
+                depth, end = 0, None
+                for i, ch in enumerate(rest):
+                    depth += ch == "("
+                    depth -= ch == ")"
+                    if depth == 0 and ch == ")":
+                        end = i
+                        break
+                if end is None:
+                    continue
+                try:
+                    call = parse_call(name + rest[:end + 1], list(spec.parameters.get("properties", {})))
+                except CallSyntaxError:
+                    continue
+                return PlannedCall(call.name, call.arguments)
+            if not spec.required:
+                return PlannedCall(name, {})
+    return None
+
+
+def device_reply(conversation: Conversation) -> UserReply | None:
+    """Dual control: act on the device when the agent's last message asks for one of the user's tools, and once
+    the call is made, say what it showed. None when the agent asked for nothing on the device."""
+    events = conversation.events
+    last = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "message"
+                 and events[i].role == "agent"), None)
+    if last is None:
+        return None
+    after = events[last + 1:]
+    mine = [e for e in after if e.kind == "tool_result" and e.data.get("requestor") == "user"]
+    if mine:
+        said = "; ".join(f"{e.data.get('name')} shows: {e.data.get('output')}" for e in mine)
+        return UserReply(f"Done. {said}", "report")
+    call = requested_user_call(str(events[last].data.get("content") or ""), conversation.domain.user_tool_map)
+    return UserReply("", "act", (call,)) if call is not None else None
+
+
 def asks_to_confirm(message: Event | None) -> bool:
     if message is None:
         return False
@@ -166,6 +214,8 @@ class ScriptedUser:
             return UserReply(tone.opening(parts[0]), "disclose")
         if conversation.goal_status().met:
             return UserReply(f"{tone.close()} {STOP_TOKEN}", "stop")
+        if conversation.domain.user_tools and (on_device := device_reply(conversation)) is not None:
+            return on_device
         agent_last = conversation.last_message("agent")
         agent_text = str(agent_last.data.get("content") or "") if agent_last else ""
         if asks_to_confirm(agent_last):
@@ -188,7 +238,7 @@ class ScriptedUser:
         """Nudges sent since the agent last did anything in the environment."""
         count = 0
         for e in reversed(conversation.events):
-            if e.kind == "tool_call":
+            if e.kind == "tool_call" and e.role == "agent":
                 break
             if e.kind == "message" and e.role == "user" and e.data.get("intent") == "nudge":
                 count += 1

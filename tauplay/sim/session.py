@@ -76,7 +76,7 @@ class SessionSetup:
 def new_orchestrator(setup: SessionSetup, agent: AgentParticipant, user: UserParticipant, *,
                      limits: Limits | None = None, sinks: Sequence[Sink] = (),
                      history: Sequence[Event] = ()) -> Orchestrator:
-    env = Environment(setup.domain, setup.database)
+    env = Environment(setup.domain, setup.domain.start_for(setup.database, setup.task))  # the task's own start
     conversation = Conversation(setup.domain, setup.task, env, setup.emotion if setup.emotion is not None
                                 else setup.task.emotion, list(history))
     return Orchestrator(agent, user, conversation, limits or Limits(), list(sinks))
@@ -122,7 +122,8 @@ def replay_into(env: Environment, events: Sequence[Event]) -> int:
         call = calls.get(event.data.get("call_id"))
         if call is None:
             raise ResumeError(f"event {event.seq}: a tool result without its call")
-        result = env.call(call.data.get("name", ""), dict(call.data.get("arguments") or {}))
+        result = env.call(call.data.get("name", ""), dict(call.data.get("arguments") or {}),
+                          str(call.data.get("requestor") or "assistant"))
         if result.error:
             raise ResumeError(f"event {call.seq}: {call.data.get('name')} succeeded when recorded but fails on "
                               f"replay: {result.output}")
