@@ -79,8 +79,10 @@ class EventBuilder:
     def tool_result(self, call_id: str, name: str, output: str, error: bool, at: float | None = None) -> None:
         call = self._pending.pop(call_id, None)
         data: dict[str, Any] = {"call_id": call_id, "name": name, "output": output, "error": error, "diff": None}
+        if call is not None and call.get("requestor") == "user":
+            data["requestor"] = "user"  # the result of the user's own call (dual control)
         if self.env is not None and call is not None and not error and not call.get("problem"):
-            result = self.env.call(call["name"], call["arguments"])
+            result = self.env.call(call["name"], call["arguments"], str(call.get("requestor") or "assistant"))
             if result.error:
                 self.replay_errors += 1
                 data["replay_error"] = result.output

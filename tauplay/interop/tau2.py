@@ -3,7 +3,10 @@ termination_reason, ...}]}`; messages are `{role: assistant|user|tool|system, co
 arguments, requestor}], turn_idx, timestamp, ...}`, a tool message carrying the call's `id` and `error`.
 
 Import checks the whole file first (InteropError names the simulation and message); export writes the same
-form, with tauplay's own task snapshot and labels in extra fields that tau2-bench ignores.
+form, one that `tau2.data_model.simulation.Results.load` accepts and `tau2 evaluate-trajs` scores again: every
+required `info` field, termination reasons in tau2-bench's own values (tauplay's kept in `tauplay`), tasks
+with every tau2-bench field, the user's own tool calls as user messages, message cost and usage; tauplay's
+task snapshot and labels ride in extra fields that tau2-bench ignores.
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from tauplay.core.environment import Environment
 from tauplay.core.events import Event
-from tauplay.core.tasks import Action, Task, TaskFileError, TaskSet, task_from_json
+from tauplay.core.tasks import Task, TaskFileError, TaskSet, task_from_json
+from tauplay.core.tau2_tasks import task_from_tau2 as core_task_from_tau2
+from tauplay.core.tau2_tasks import to_tau2
 from tauplay.interop.errors import fail, kind_of
 from tauplay.interop.messages import SPEAKER_OF_ROLE, EventBuilder, conversation_items
 from tauplay.interop.sessions import LabelRecord, SessionBundle, terminated_data
@@ -40,7 +46,8 @@ def _iso(at: float) -> str:
 # -- tasks -----------------------------------------------------------------------------------------
 
 def task_from_tau2(raw: Any, source: str, place: str, domain: str) -> Task:
-    """A tau2-bench task as a tauplay Task (tauplay's own snapshot when the file was written by tauplay)."""
+    """A tau2-bench task as a tauplay Task, every tau2-bench field kept (tauplay's own snapshot when the file
+    was written by tauplay)."""
     if not isinstance(raw, dict) or not isinstance(raw.get("id"), str | int):
         raise fail(source, place, "expected a task object with an 'id'")
     if isinstance(raw.get("tauplay_task"), dict):
@@ -48,43 +55,20 @@ def task_from_tau2(raw: Any, source: str, place: str, domain: str) -> Task:
             return task_from_json(raw["tauplay_task"], Path(source), 0, domain)
         except TaskFileError as e:
             raise fail(source, f"{place}, field 'tauplay_task'", str(e).split(": ", 2)[-1]) from None
-    scenario = raw.get("user_scenario") if isinstance(raw.get("user_scenario"), dict) else {}
-    instructions = scenario.get("instructions")
-    if isinstance(instructions, dict):
-        parts = [f"{k.replace('_', ' ').capitalize()}: {instructions[k]}" for k in
-                 ("reason_for_call", "known_info", "unknown_info", "task_instructions") if instructions.get(k)]
-        text = "\n".join(parts)
-    else:
-        text = str(instructions or "")
-    criteria = raw.get("evaluation_criteria") if isinstance(raw.get("evaluation_criteria"), dict) else {}
-    actions = []
-    for k, a in enumerate(criteria.get("actions") or []):
-        if not isinstance(a, dict) or not isinstance(a.get("name"), str):
-            raise fail(source, f"{place}, field 'evaluation_criteria'.'actions'[{k}]", "expected {name, arguments}")
-        if a.get("requestor", "assistant") == "assistant":
-            actions.append(Action(a["name"], dict(a.get("arguments") or {})))
-    outputs = [str(x) for x in criteria.get("communicate_info") or []]
-    return Task(id=str(raw["id"]), domain=domain, instruction=text, actions=actions, outputs=outputs,
-                provenance={"source": Path(source).name, "format": "tau2-bench"})
+    try:
+        return core_task_from_tau2(raw, Path(source), 0, domain)
+    except TaskFileError as e:
+        raise fail(source, place, str(e).split(": ", 2)[-1]) from None
 
 
 def tau2_task(task: dict[str, Any], domain: str) -> dict[str, Any]:
     """A saved task snapshot in tau2-bench's task form (plus `tauplay_task`, the snapshot itself)."""
-    goal = str(task.get("instruction") or "").split("Emotion Instruction:", 1)
-    return {
-        "id": str(task.get("id", "")),
-        "description": {"purpose": None, "notes": "exported from tauplay"},
-        "user_scenario": {"persona": None, "instructions": {
-            "domain": domain, "reason_for_call": goal[0].strip(),
-            "known_info": ", ".join(f"{k}: {v}" for k, v in (task.get("known_info") or {}).items()) or None,
-            "unknown_info": None, "task_instructions": goal[1].strip() if len(goal) == 2 else ""}},
-        "evaluation_criteria": {
-            "actions": [{"action_id": f"{task.get('id', '')}_{i}", "requestor": "assistant", "name": a.get("name"),
-                         "arguments": a.get("kwargs") or {}} for i, a in enumerate(task.get("actions") or [])],
-            "communicate_info": list(task.get("outputs") or []),
-            "reward_basis": ["DB", "COMMUNICATE"]},
-        "tauplay_task": task,
-    }
+    try:
+        ours = task_from_json(task, Path("session"), 0, domain)
+    except TaskFileError:
+        ours = Task(id=str(task.get("id", "")), domain=domain, instruction=str(task.get("instruction") or ""),
+                    actions=[])
+    return {**to_tau2(ours), "tauplay_task": task}
 
 
 # -- import ----------------------------------------------------------------------------------------
@@ -104,6 +88,7 @@ def messages_events(messages: Any, source: str, place: str, builder: EventBuilde
             raise fail(source, f"{where}.content", f"expected a string, got {kind_of(content)}")
         at = _epoch(msg.get("timestamp"))
         calls = msg.get("tool_calls")
+        spent = {k: msg[k] for k in ("cost", "usage") if msg.get(k) is not None}  # kept, and written back
         if role == "tool":
             call_id = msg.get("id")
             if not isinstance(call_id, str):
@@ -128,8 +113,10 @@ def messages_events(messages: Any, source: str, place: str, builder: EventBuilde
                 builder.tool_call(call_id, call["name"], call.get("arguments"), group=group,
                                   content=content if k == 0 else None,
                                   requestor=str(call.get("requestor") or role), at=at)
+                if k == 0 and spent:
+                    builder.events[-1].data.update(spent)
         else:
-            builder.message(role, content or "", at)
+            builder.message(role, content or "", at, **spent)
     return builder
 
 
@@ -168,6 +155,11 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
             except KeyError:
                 raise fail(source, f"{place}, field 'task_id'",
                            f"task {task_id} is not in {tasks.source or 'the task file'}") from None
+            own = file_tasks.get(str(task_id))
+            if own is not None and not same_task(own, task):
+                raise fail(source, f"{place}, field 'task_id'",
+                           f"task {task_id} of {tasks.source or 'the task file'} is not the task the file holds "
+                           "(another instruction or other gold actions): the --tasks set does not match these results")
         elif str(task_id) in file_tasks:
             task = file_tasks[str(task_id)]
         else:
@@ -186,13 +178,22 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
         labels: list[LabelRecord] = labels_from_json(ours.get("labels"), source, f"{place}, field 'tauplay'.'labels'")
         reviews = reviews_from_json(ours.get("reviews"), source, f"{place}, field 'tauplay'.'reviews'")
         start = _epoch(sim.get("start_time")) or _epoch(sim.get("timestamp")) or now
-        builder = messages_events(sim.get("messages"), source, place,
-                                  EventBuilder(env_factory() if env_factory else None, at=start))
+        env = env_factory() if env_factory else None
+        if env is not None:  # the task's own start state (tau2-bench's initial_state)
+            env = Environment(env.domain, env.domain.start_for(env.database, task))
+        builder = messages_events(sim.get("messages"), source, place, EventBuilder(env, at=start))
         reason = sim.get("termination_reason")
         reason = str(reason) if reason is not None else None
+        if isinstance(ours.get("termination_reason"), str):  # tauplay's own reason, kept when it exported
+            reason = ours["termination_reason"]
+        if isinstance(ours.get("reward"), int | float) and not isinstance(ours.get("reward"), bool):
+            reward = ours["reward"]
+        if isinstance(ours.get("reward_info"), dict):
+            reward_info = ours["reward_info"]
         task_json = task.to_json()
+        extra = {k: sim[k] for k in ("agent_cost", "user_cost") if sim.get(k) is not None}
         builder.add("terminated", "system", terminated_data(builder.events, task_json, domain, reason,
-                                                            None if reward is None else float(reward)),
+                                                            None if reward is None else float(reward), **extra),
                     _epoch(sim.get("end_time")))
         bundles.append(SessionBundle(
             domain=domain, task_id=task.id, task=task_json, events=builder.events,
@@ -201,74 +202,160 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
             emotion=task.emotion.to_json() if task.emotion else None,
             status="abandoned" if reason == "user_abandoned" else "finished", termination_reason=reason,
             reward=None if reward is None else float(reward),
-            reward_info={"source": "tau2-bench", **(reward_info or {})}, trial=trial,
+            reward_info=reward_info if ours.get("reward_info") else {"imported_from": "tau2-bench",
+                                                                    **(reward_info or {})}, trial=trial,
             seed=sim.get("seed") if isinstance(sim.get("seed"), int) else None, labels=labels, reviews=reviews,
-            annotator=ours.get("annotator"), created_at=start))
+            annotator=ours.get("annotator"), created_at=start,
+            session_id=str(sim["id"]) if isinstance(sim.get("id"), str) and sim["id"] else None))
     return bundles
 
 
+def same_task(a: Task, b: Task) -> bool:
+    """Two readings of one task agree on what decides a session: the instruction and the gold actions."""
+    return a.instruction == b.instruction and [x.to_json() for x in a.actions] == [x.to_json() for x in b.actions]
+
+
 # -- export ----------------------------------------------------------------------------------------
+
+# tauplay's termination reasons in tau2-bench's values (tau2-bench's user ends a hand-over itself, and knows no
+# abandonment); the original is kept in the simulation's `tauplay` field.
+TAU2_REASON = {"user_stop": "user_stop", "agent_stop": "agent_stop", "max_steps": "max_steps",
+               "too_many_errors": "too_many_errors", "transfer": "user_stop", "user_abandoned": "user_stop"}
+TAU2_REASONS = ("user_stop", "agent_stop", "judge_stop", "max_steps", "too_many_errors", "agent_error", "user_error")
+EVALUATED = ("user_stop", "agent_stop")  # tau2-bench scores these; any other ending scores 0
+
+
+def tau2_reason(reason: str | None, events: Sequence[Event]) -> str:
+    if reason in TAU2_REASONS:
+        return str(reason)
+    if reason == "llm_error":
+        ended = next((e for e in reversed(events) if e.kind == "terminated"), None)
+        side = ended.data.get("error_side") if ended is not None else None
+        return "user_error" if side == "user" else "agent_error"
+    return TAU2_REASON.get(str(reason), "agent_error")
+
+
+def _speaker(event: Event) -> str:
+    return SPEAKER_OF_ROLE.get(event.role, "assistant")
+
+
+def _spent(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: data[k] for k in ("cost", "usage") if data.get(k) is not None}
+
 
 def _tau2_messages(events: Sequence[Event]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for item in conversation_items(events):
         if isinstance(item, Event) and item.kind == "tool_result":
             out.append({"id": item.data.get("call_id", ""), "role": "tool", "content": str(item.data.get("output", "")),
-                        "requestor": "assistant", "error": bool(item.data.get("error")), "turn_idx": len(out),
-                        "timestamp": _iso(item.at)})
+                        "requestor": "user" if item.data.get("requestor") == "user" else "assistant",
+                        "error": bool(item.data.get("error")), "turn_idx": len(out), "timestamp": _iso(item.at)})
         elif isinstance(item, Event):
-            out.append({"role": SPEAKER_OF_ROLE.get(item.role, "assistant"), "content": str(item.data.get("content") or ""),
-                        "tool_calls": None, "turn_idx": len(out), "timestamp": _iso(item.at)})
+            out.append({"role": _speaker(item), "content": str(item.data.get("content") or ""),
+                        "tool_calls": None, "turn_idx": len(out), "timestamp": _iso(item.at), **_spent(item.data)})
         else:
             first = item.calls[0]
-            out.append({"role": SPEAKER_OF_ROLE.get(first.role, "assistant"), "content": item.content,
+            out.append({"role": _speaker(first), "content": item.content,
                         "tool_calls": [{"id": c.data.get("call_id", ""), "name": c.data.get("name", ""),
                                         "arguments": c.data.get("arguments") or {},
-                                        "requestor": c.data.get("requestor", "assistant")} for c in item.calls],
-                        "turn_idx": len(out), "timestamp": _iso(first.at)})
-    for msg in out:  # results answer the requestor of their call
-        if msg["role"] == "tool":
-            for other in out:
-                for call in other.get("tool_calls") or []:
-                    if call["id"] == msg["id"]:
-                        msg["requestor"] = call["requestor"]
+                                        "requestor": "user" if c.data.get("requestor") == "user" else "assistant"}
+                                       for c in item.calls],
+                        "turn_idx": len(out), "timestamp": _iso(first.at), **_spent(first.data)})
     return out
+
+
+def _tau2_reward_info(bundle: SessionBundle, task: Task | None, reason: str) -> dict[str, Any]:
+    """reward_info as tau2-bench's evaluator writes it: from the reward tauplay computed by the task's reward
+    basis (a tau2 domain), else from tauplay's own reward."""
+    saved = dict(bundle.reward_info or {})
+    details = saved.get("details") if isinstance(saved.get("details"), dict) else None
+    if reason not in EVALUATED:
+        return {"reward": 0.0, "reward_basis": None,
+                "info": {"note": f"Simulation terminated prematurely. Termination reason: {reason}"}}
+    if details is None or task is None or task.tau2 is None:
+        reward = bundle.reward if bundle.reward is not None else 0.0
+        rest = {k: v for k, v in saved.items() if k not in ("reward", "source", "imported_from", "db_check")}
+        db_match = bool(saved.get("db_match"))
+        return {"reward": reward, "db_check": saved.get("db_check") or {"db_match": db_match,
+                                                                         "db_reward": 1.0 if db_match else 0.0},
+                "info": rest or None}
+    fields = task.tau2
+    by_id = {a.get("action_id"): a for a in fields.actions}
+    assertions = fields.env_assertions
+    checks = details.get("env_assertions") or []
+    return {
+        "reward": float(details.get("basis_reward", bundle.reward or 0.0)),
+        "db_check": {"db_match": bool(saved.get("db_match")), "db_reward": 1.0 if saved.get("db_match") else 0.0},
+        "env_assertions": [{"env_assertion": assertions[i], "met": bool(c.get("met")),
+                            "reward": 1.0 if c.get("met") else 0.0} for i, c in enumerate(checks) if i < len(assertions)],
+        "action_checks": [{"action": by_id.get(c.get("action_id"), {"action_id": c.get("action_id") or "",
+                                                                   "name": c.get("name") or "", "arguments": {}}),
+                           "action_match": bool(c.get("met")), "action_reward": 1.0 if c.get("met") else 0.0}
+                          for c in details.get("action_checks") or []],
+        "communicate_checks": [{"info": k, "met": bool(v), "justification": "found in an agent message" if v
+                                else "not found in any agent message"} for k, v in (saved.get("outputs") or {}).items()],
+        "nl_assertions": None,
+        "reward_basis": details.get("reward_basis"),
+        "reward_breakdown": details.get("reward_breakdown"),
+        "info": {"tauplay": {k: v for k, v in details.items() if k in ("nl_assertions", "not_checked", "note")}},
+    }
+
+
+def _task_of(bundle: SessionBundle) -> Task | None:
+    try:
+        return task_from_json(bundle.task, Path("session"), 0, bundle.domain)
+    except TaskFileError:
+        return None
 
 
 def tau2_simulation(bundle: SessionBundle) -> dict[str, Any]:
     events = bundle.events
     start = events[0].at if events else 0.0
     end = events[-1].at if events else start
-    info = {k: v for k, v in (bundle.reward_info or {}).items() if k not in ("reward", "source")}
-    reward = bundle.reward if bundle.reward is not None else 0.0
-    reward_info = {"reward": reward, "db_check": info.pop("db_check", {"db_match": bool(info.get("db_match")),
-                                                                       "db_reward": reward}), **info}
+    reason = tau2_reason(bundle.termination_reason, events)
+    ended = next((e for e in reversed(events) if e.kind == "terminated"), None)
+    costs = {k: (ended.data.get(k) if ended is not None else None) for k in ("agent_cost", "user_cost")}
     return {
         "id": bundle.session_id or "", "task_id": bundle.task_id, "timestamp": _iso(start),
         "start_time": _iso(start), "end_time": _iso(end), "duration": max(0.0, end - start),
-        "termination_reason": bundle.termination_reason, "agent_cost": None, "user_cost": None,
-        "reward_info": reward_info, "messages": _tau2_messages(events), "trial": bundle.trial or 0,
-        "seed": bundle.seed,
-        "tauplay": {"domain": bundle.domain, "agent": bundle.agent, "user": bundle.user,
-                    "annotator": bundle.annotator, "labels": [lb.to_json() for lb in bundle.labels],
+        "termination_reason": reason, **costs,
+        "reward_info": _tau2_reward_info(bundle, _task_of(bundle), reason), "messages": _tau2_messages(events),
+        "trial": bundle.trial or 0, "seed": bundle.seed,
+        "tauplay": {"domain": bundle.domain, "termination_reason": bundle.termination_reason,
+                    "reward": bundle.reward, "reward_info": bundle.reward_info, "agent": bundle.agent,
+                    "user": bundle.user, "annotator": bundle.annotator, "labels": [lb.to_json() for lb in bundle.labels],
                     "reviews": [r.to_json() for r in bundle.reviews]},
     }
 
 
-def tau2_results(bundles: Sequence[SessionBundle]) -> dict[str, Any]:
+def _side_info(desc: dict[str, Any] | None) -> dict[str, Any]:
+    desc = desc or {}
+    out: dict[str, Any] = {"implementation": f"tauplay-{desc.get('kind') or 'unknown'}", "llm": desc.get("model")}
+    return out
+
+
+def tau2_results(bundles: Sequence[SessionBundle], *, max_steps: int = 100, max_errors: int = 10) -> dict[str, Any]:
+    """Sessions of one domain in tau2-bench's results form (what `Results.load` reads). The domain is named as
+    tau2-bench names it (`tau2-airline` -> `airline`), with its policy."""
+    from tauplay.core.domain import DomainError, get_domain
+
     tasks: dict[str, dict[str, Any]] = {}
     for b in bundles:
         tasks.setdefault(b.task_id, tau2_task(b.task, b.domain))
     first = bundles[0] if bundles else None
+    name = first.domain if first else ""
+    try:
+        policy = get_domain(name).policy if name else ""
+    except DomainError:
+        policy = ""
     return {
         "timestamp": _iso(time.time()),
-        "info": {"num_trials": max((b.trial or 0) for b in bundles) + 1 if bundles else 0,
-                 "agent_info": {"implementation": (first.agent.get("kind") if first else None),
-                                "llm": (first.agent.get("model") if first else None)},
-                 "user_info": {"implementation": (first.user.get("kind") if first else None),
-                               "llm": (first.user.get("model") if first else None)},
-                 "environment_info": {"domain_name": first.domain if first else None},
-                 "exported_by": "tauplay"},
+        "info": {"git_commit": "tauplay-export", "num_trials": max((b.trial or 0) for b in bundles) + 1 if bundles else 0,
+                 "max_steps": max_steps, "max_errors": max_errors,
+                 "agent_info": _side_info(first.agent if first else None),
+                 "user_info": _side_info(first.user if first else None),
+                 "environment_info": {"domain_name": name.removeprefix("tau2-"), "policy": policy},
+                 "seed": None, "exported_by": "tauplay", "tauplay_domain": name},
         "tasks": list(tasks.values()),
         "simulations": [tau2_simulation(b) for b in bundles],
     }
