@@ -7,7 +7,10 @@ KIND:
   tasks             a tau-bench / tau-Emotion-Bench task file (.json or .py) -> a tauplay task set file
 
 The whole file is checked before anything is written; a bad file fails with one line naming the place, and
-the sessions are then written in one transaction, so an import never stops half-way.
+the sessions are then written in one transaction, so an import never stops half-way. An unknown domain,
+tool calls the domain does not have, or a `--tasks` set that does not match the file's own tasks stop the
+import. Importing again is idempotent: sessions are known by their id (the one tauplay exported, tau2-bench's
+simulation id, else one derived from the file), and those already in the store are skipped.
 """
 
 from __future__ import annotations
@@ -84,14 +87,22 @@ def _participants(args: argparse.Namespace, source: str) -> tuple[dict[str, Any]
 
 
 def _import_sessions(args: argparse.Namespace) -> int:
+    from tauplay.core.domain import DomainError, get_domain
     from tauplay.core.tasks import TaskFileError, load_tasks
     from tauplay.interop import jsonl, tau2, taubench
     from tauplay.interop.errors import read_json
+    from tauplay.interop.import_checks import check_tau2_domain, check_tools
     from tauplay.interop.store_io import already_there, import_ids, write_bundles
 
     path = Path(args.file)
     if args.kind != "sessions" and not args.domain:
         raise UsageError(f"{args.kind}: --domain is needed (the results file does not name its domain)")
+    domain = None
+    if args.domain:
+        try:
+            domain = get_domain(args.domain)
+        except DomainError as e:
+            raise UsageError(f"{path}: nothing imported: {e}") from None
     tasks = None
     if args.tasks:
         try:
@@ -112,13 +123,17 @@ def _import_sessions(args: argparse.Namespace) -> int:
         bundles = taubench.sessions_from_taubench(read_json(path), source, args.domain, tasks, env_factory,
                                                   agent, user)
     else:
-        bundles = tau2.sessions_from_tau2(read_json(path), source, args.domain, tasks, env_factory)
+        data = read_json(path)
+        check_tau2_domain(data, args.domain, source)
+        bundles = tau2.sessions_from_tau2(data, source, args.domain, tasks, env_factory)
         if args.agent_model or args.user_model:
             for b in bundles:
                 if args.agent_model:
                     b.agent["model"] = args.agent_model
                 if args.user_model:
                     b.user["model"] = args.user_model
+    if domain is not None:
+        check_tools(bundles, domain, source, "simulation" if args.kind == "tau2-results" else "item")
     calls = sum(1 for b in bundles for e in b.events if e.kind == "tool_call")
     mismatches = sum(1 for b in bundles for e in b.events if e.kind == "tool_result" and "replay_error" in e.data)
     labels = sum(len(b.labels) for b in bundles)
@@ -133,20 +148,39 @@ def _import_sessions(args: argparse.Namespace) -> int:
         return 0
     from tauplay.store import SessionStore, StoreError
 
-    ids = import_ids(args.kind, path.read_bytes(), len(bundles))
-    batch = args.batch or (f"import-{ids[0][:8]}" if ids else None)
+    derived = import_ids(args.kind, path.read_bytes(), len(bundles))
+    ids = [session_key(b.session_id) if b.session_id else d for b, d in zip(bundles, derived, strict=True)]
+    if len(set(ids)) != len(ids):
+        raise UsageError(f"{path}: two sessions of the file have the same id; nothing imported")
+    batch = args.batch or (f"import-{derived[0][:8]}" if derived else None)
     try:
         with SessionStore(args.db) as store:
-            present = already_there(store, ids)
-            if present:
-                raise UsageError(f"{path}: already imported into {store.name} ({len(present)} of its sessions are "
-                                 "there); nothing written")
-            write_bundles(store, bundles, ids, batch)
+            present = set(already_there(store, ids))
+            new = [(b, sid) for b, sid in zip(bundles, ids, strict=True) if sid not in present]
+            write_bundles(store, [b for b, _ in new], [sid for _, sid in new], batch)
             where = store.name
     except StoreError as e:
         raise UsageError(f"{path}: nothing imported: {e}") from None
-    print(f"{path}: imported {summary} into {where} (batch {batch})")
+    skipped = f"; {len(present)} already there, skipped" if present else ""
+    if not new:
+        print(f"{path}: all {len(bundles)} session(s) are already in {where}; nothing written")
+        return 0
+    print(f"{path}: imported {summary} into {where} (batch {batch}){skipped}")
     return 0
+
+
+def session_key(session_id: str) -> str:
+    """A session id the store keeps (at most 32 characters): tau2-bench's UUIDs lose their dashes, longer ids
+    are hashed; a tauplay id stays as it is."""
+    import hashlib
+    import uuid
+
+    if len(session_id) <= 32:
+        return session_id
+    try:
+        return uuid.UUID(session_id).hex
+    except ValueError:
+        return hashlib.sha256(session_id.encode()).hexdigest()[:32]
 
 
 def _env_factory(args: argparse.Namespace) -> Any:

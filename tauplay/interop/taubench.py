@@ -2,7 +2,10 @@
 holds OpenAI-style messages (assistant `tool_calls`, `tool` role results) and `info.task` the task.
 
 `sessions_from_taubench` checks the whole file before returning anything, so a bad item stops the import
-before a single session is written; `taubench_results` writes sessions back in the same form.
+before a single session is written; `taubench_results` writes sessions back in the same form, as tau-bench's
+own models accept it (`EnvRunResult`: a whole-number `task_id`; `info.task` a `Task` with a `user_id`): task
+ids that are not numbers are numbered in the file (the original kept in `info.tauplay`), and sessions that form
+cannot hold (no user id, the user's own tool calls) are refused, by name.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from tauplay.core.environment import Environment
 from tauplay.core.evaluation import FAULT_CATEGORIES
 from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN
 from tauplay.core.tasks import Task, TaskFileError, TaskSet, task_from_json, task_from_taubench
-from tauplay.interop.errors import fail, kind_of
+from tauplay.interop.errors import InteropError, fail, kind_of
 from tauplay.interop.messages import EventBuilder, is_error_output, openai_messages
 from tauplay.interop.sessions import LabelRecord, ReviewMark, SessionBundle, terminated_data
 from tauplay.store.records import ANNOTATION_SOURCES, SEVERITIES, WHO_ERRED
@@ -97,10 +100,20 @@ def _task_of(item: dict[str, Any], task_id: Any, source: str, place: str, domain
              tasks: TaskSet | None) -> Task:
     if tasks is not None:
         try:
-            return tasks.by_id(str(task_id))
+            given = tasks.by_id(str(task_id))
         except KeyError:
             raise fail(source, f"{place}, field 'task_id'",
                        f"task {task_id} is not in {tasks.source or 'the task file'}") from None
+        try:
+            own = _task_of(item, task_id, source, place, domain, None)
+        except InteropError:  # the result carries no task of its own: nothing to compare with
+            return given
+        if own.instruction != given.instruction or \
+                [a.to_json() for a in own.actions] != [a.to_json() for a in given.actions]:
+            raise fail(source, f"{place}, field 'task_id'",
+                       f"task {task_id} of {tasks.source or 'the task file'} is not the task the result holds "
+                       "(another instruction or other gold actions): the --tasks set does not match these results")
+        return given
     info = item.get("info")
     ours = info.get("tauplay") if isinstance(info, dict) and isinstance(info.get("tauplay"), dict) else {}
     if isinstance(ours.get("task"), dict):  # written by tauplay: its own snapshot, kept whole
@@ -194,7 +207,7 @@ def sessions_from_taubench(data: Any, source: str, domain: str, tasks: TaskSet |
         task_json = task.to_json()
         reason = ours.get("termination_reason") or _reason(item["traj"], float(reward))
         builder.add("terminated", "system", terminated_data(builder.events, task_json, domain, reason, float(reward)))
-        rest = {k: v for k, v in info.items() if k not in ("task", "tauplay")}
+        rest = {("info_source" if k == "source" else k): v for k, v in info.items() if k not in ("task", "tauplay")}
         bundles.append(SessionBundle(
             domain=domain, task_id=task.id, task=task_json, events=builder.events,
             agent=dict(ours.get("agent") or agent or {"kind": "imported", "source": "tau-bench"}),
@@ -202,37 +215,70 @@ def sessions_from_taubench(data: Any, source: str, domain: str, tasks: TaskSet |
             emotion=task.emotion.to_json() if task.emotion else None,
             status="abandoned" if reason == "user_abandoned" else "finished", termination_reason=reason,
             reward=float(reward), reward_info={"reward": float(reward), "source": "tau-bench", **rest},
-            trial=trial, labels=labels, reviews=reviews, annotator=ours.get("annotator")))
+            trial=trial, labels=labels, reviews=reviews, annotator=ours.get("annotator"),
+            session_id=ours["session_id"] if isinstance(ours.get("session_id"), str) and ours["session_id"] else None))
     return bundles
 
 
 # -- export ------------------------------------------------------------------------------------------
 
-def _task_id(task_id: str) -> int | str:
-    return int(task_id) if task_id.isdigit() else task_id
-
-
 def taubench_task(task: dict[str, Any], domain: str) -> dict[str, Any]:
     """A saved task snapshot (tauplay JSON) in the tau-Emotion-Bench task form."""
     try:
-        return task_from_json(task, Path("session"), 0, domain).to_taubench()
+        out = task_from_json(task, Path("session"), 0, domain).to_taubench()
     except TaskFileError:
-        return {"user_id": task.get("user_id"), "instruction": task.get("instruction", ""),
-                "actions": task.get("actions") or [], "outputs": task.get("outputs") or []}
+        out = {"user_id": task.get("user_id"), "instruction": task.get("instruction", ""),
+               "actions": task.get("actions") or [], "outputs": task.get("outputs") or []}
+    if not out.get("user_id"):
+        known = task.get("known_info") if isinstance(task.get("known_info"), dict) else {}
+        if isinstance(known.get("user_id"), str) and known["user_id"]:
+            out["user_id"] = known["user_id"]
+    return out
 
 
-def taubench_result(bundle: SessionBundle) -> dict[str, Any]:
+def inexpressible(bundle: SessionBundle) -> str | None:
+    """Why tau-bench's form cannot hold this session (None when it can)."""
+    task = taubench_task(bundle.task, bundle.domain)
+    if not isinstance(task.get("user_id"), str) or not task["user_id"]:
+        return "its task has no user id"
+    if any(a.get("requestor", "assistant") != "assistant" for a in task.get("actions") or []) or any(
+            e.kind == "tool_call" and e.data.get("requestor") == "user" for e in bundle.events):
+        return "the user acts with tools of its own (tau-bench has no dual control)"
+    return None
+
+
+def taubench_result(bundle: SessionBundle, task_id: int) -> dict[str, Any]:
     messages = openai_messages(bundle.events)
-    info = {k: v for k, v in (bundle.reward_info or {}).items() if k not in ("reward", "source")}
+    saved = dict(bundle.reward_info or {})
+    if saved.get("source") == "tau-bench":  # imported: tau-bench's own info fields, as they were
+        info = {k: v for k, v in saved.items() if k not in ("reward", "source")}
+        if "info_source" in info:
+            info["source"] = info.pop("info_source")
+        ours_reward: dict[str, Any] | None = None
+    else:
+        info, ours_reward = {}, saved
     info["task"] = taubench_task(bundle.task, bundle.domain)
     info["tauplay"] = {"session_id": bundle.session_id, "domain": bundle.domain, "task": bundle.task,
-                       "termination_reason": bundle.termination_reason, "agent": bundle.agent, "user": bundle.user,
-                       "annotator": bundle.annotator, "labels": [lb.to_json() for lb in bundle.labels],
+                       "task_id": bundle.task_id, "termination_reason": bundle.termination_reason,
+                       "agent": bundle.agent, "user": bundle.user, "annotator": bundle.annotator,
+                       "labels": [lb.to_json() for lb in bundle.labels],
                        "reviews": [r.to_json() for r in bundle.reviews]}
-    return {"task_id": _task_id(bundle.task_id), "reward": bundle.reward if bundle.reward is not None else 0.0,
+    if ours_reward:
+        info["tauplay"]["reward_info"] = ours_reward
+    return {"task_id": task_id, "reward": bundle.reward if bundle.reward is not None else 0.0,
             "info": info, "traj": messages, "trial": bundle.trial or 0}
 
 
 def taubench_results(bundles: Sequence[SessionBundle]) -> list[dict[str, Any]]:
-    return [taubench_result(b) for b in bundles]
-
+    """The sessions as a tau-bench results list; InteropError naming the sessions it cannot express."""
+    refused = [(b.session_id or b.task_id, why) for b in bundles if (why := inexpressible(b)) is not None]
+    if refused:
+        names = ", ".join(sid for sid, _ in refused[:5]) + (f" and {len(refused) - 5} more" if len(refused) > 5 else "")
+        raise InteropError(f"taubench-results: {len(refused)} session(s) cannot be written in tau-bench's form "
+                           f"({refused[0][1]}): {names}; export them as tau2-results or sessions")
+    ids = [b.task_id for b in bundles]
+    if all(i.isdigit() for i in ids):
+        numbers = {i: int(i) for i in ids}
+    else:  # tau-bench's task_id is a number: number the tasks in order of first appearance
+        numbers = {i: n for n, i in enumerate(dict.fromkeys(ids))}
+    return [taubench_result(b, numbers[b.task_id]) for b in bundles]
