@@ -247,7 +247,8 @@ def get_medical_record(db: State, record_id: str | None = None, appointment_id: 
         appointment_id: The id of the appointment the record was written for, e.g. 'APPT002'.
     """
     if not record_id and not appointment_id:
-        raise ToolError("give a record_id or an appointment_id")
+        # An answer, not an error, as the published tool gives it: a task may call it this way and go on.
+        return "Please give a record_id or an appointment_id to look up the medical record."
     if record_id:
         record = _record(db, record_id)
     else:

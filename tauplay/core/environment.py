@@ -13,7 +13,7 @@ from typing import Any
 
 from tauplay.core.db import Database, RecordChange, State, StepDiff
 from tauplay.core.domain import Domain
-from tauplay.core.schema import coerce, validate
+from tauplay.core.schema import coerce, ignored_keys, validate
 from tauplay.core.tools import ToolError
 
 
@@ -37,6 +37,7 @@ class ToolResult:
     error: bool
     diff: StepDiff | None = None  # None for read tools and failed calls
     terminal: bool = False
+    ignored: tuple[str, ...] = ()  # unknown keys inside list items, accepted and not passed on (schema.py)
 
     @property
     def changed(self) -> bool:
@@ -103,11 +104,13 @@ class Environment:
         except ToolError as e:
             return self._record(ToolCall(name, raw_args, requestor), f"Error: {e}", error=True)
         call = ToolCall(name, args, requestor)
+        ignored: tuple[str, ...] = ()
         if spec.check_arguments:
             problems = validate(args, spec.parameters)
             if problems:
                 return self._record(call, f"Error: invalid arguments for {name}: " + "; ".join(problems),
                                     error=True)
+            ignored = tuple(ignored_keys(args, spec.parameters))
             args = coerce(args, spec.parameters)
         self.state.begin_step()
         try:
@@ -120,11 +123,11 @@ class Environment:
             return self._record(call, f"Error: {name} failed: {type(e).__name__}: {e}", error=True)
         diff = self.state.end_step(name)
         return self._record(call, render_output(value), error=False, diff=diff if spec.is_write else None,
-                            terminal=spec.terminal)
+                            terminal=spec.terminal, ignored=ignored)
 
     def _record(self, call: ToolCall, output: str, *, error: bool, diff: StepDiff | None = None,
-                terminal: bool = False) -> ToolResult:
-        result = ToolResult(call, output, error, diff, terminal)
+                terminal: bool = False, ignored: tuple[str, ...] = ()) -> ToolResult:
+        result = ToolResult(call, output, error, diff, terminal, ignored)
         self.history.append(result)
         return result
 

@@ -142,8 +142,12 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def validate(value: Any, schema: dict[str, Any], path: str = "") -> list[str]:
-    """Every way `value` breaks `schema`, as short sentences naming the place; [] when it fits."""
+def validate(value: Any, schema: dict[str, Any], path: str = "", *, in_item: bool = False) -> list[str]:
+    """Every way `value` breaks `schema`, as short sentences naming the place; [] when it fits.
+
+    Unknown keys inside the objects of a list (`flights[0].price`) are not a fault: the published tools read
+    the keys they know from each item and ignore the rest, and published tasks and real model calls carry such
+    keys. `ignored_keys` names them and `coerce` drops them."""
     where = path or "arguments"
     kind = schema.get("type")
     if kind == "integer" and isinstance(value, float) and value.is_integer():
@@ -156,7 +160,7 @@ def validate(value: Any, schema: dict[str, Any], path: str = "") -> list[str]:
     errors: list[str] = []
     if kind == "array" and "items" in schema:
         for i, item in enumerate(value):
-            errors.extend(validate(item, schema["items"], f"{path}[{i}]"))
+            errors.extend(validate(item, schema["items"], f"{path}[{i}]", in_item=True))
     elif kind == "object" and isinstance(value, dict):
         props = schema.get("properties")
         for name in schema.get("required", []):
@@ -166,29 +170,50 @@ def validate(value: Any, schema: dict[str, Any], path: str = "") -> list[str]:
             for name, item in value.items():
                 sub = f"{path}.{name}" if path else name
                 if name not in props:
+                    if in_item:
+                        continue  # ignored, as the published tools ignore it (see ignored_keys)
                     allowed = ", ".join(props) or "none"
                     errors.append(f"unknown argument '{sub}' (expected: {allowed})")
                 elif item is None and name not in schema.get("required", []):
                     continue  # null for an optional argument means "not given" (published tasks send it)
                 else:
-                    errors.extend(validate(item, props[name], sub))
+                    errors.extend(validate(item, props[name], sub, in_item=in_item))
         elif isinstance(schema.get("additionalProperties"), dict):
             for name, item in value.items():
                 errors.extend(validate(item, schema["additionalProperties"], f"{path}.{name}" if path else name))
     return errors
 
 
-def coerce(value: Any, schema: dict[str, Any]) -> Any:
+def coerce(value: Any, schema: dict[str, Any], *, in_item: bool = False) -> Any:
     """Integral floats where integers are expected (JSON from LLMs often says 2.0); an optional argument
-    given as null is dropped, so the tool's default applies."""
+    given as null is dropped, so the tool's default applies; unknown keys inside list items are dropped."""
     kind = schema.get("type")
     if kind == "integer" and isinstance(value, float) and value.is_integer():
         return int(value)
     if kind == "array" and isinstance(value, list) and "items" in schema:
-        return [coerce(v, schema["items"]) for v in value]
+        return [coerce(v, schema["items"], in_item=True) for v in value]
     if kind == "object" and isinstance(value, dict) and "properties" in schema:
         props = schema["properties"]
         required = schema.get("required", [])
-        return {k: coerce(v, props[k]) if k in props else v for k, v in value.items()
-                if v is not None or k in required or k not in props}
+        return {k: coerce(v, props[k], in_item=in_item) if k in props else v for k, v in value.items()
+                if (v is not None or k in required or k not in props) and not (in_item and k not in props)}
     return value
+
+
+def ignored_keys(value: Any, schema: dict[str, Any], path: str = "", *, in_item: bool = False) -> list[str]:
+    """The places of the unknown keys inside list items that `validate` lets through and `coerce` drops."""
+    kind = schema.get("type")
+    out: list[str] = []
+    if kind == "array" and isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            out.extend(ignored_keys(item, schema["items"], f"{path}[{i}]", in_item=True))
+    elif kind == "object" and isinstance(value, dict) and isinstance(schema.get("properties"), dict):
+        props = schema["properties"]
+        for name, item in value.items():
+            sub = f"{path}.{name}" if path else name
+            if name not in props:
+                if in_item:
+                    out.append(sub)
+            else:
+                out.extend(ignored_keys(item, props[name], sub, in_item=in_item))
+    return out

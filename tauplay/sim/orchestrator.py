@@ -256,6 +256,8 @@ class Orchestrator:
             result = self.env.call(call.name, call.arguments, requestor)
             output, error, terminal = result.output, result.error, result.terminal
             diff = result.diff.to_json() if result.diff else None
+            if result.ignored:  # keys the tool does not know inside list items: accepted, not passed on
+                mark = {**mark, "ignored": list(result.ignored)}
         if error:
             self._errors += 1
         data = {"call_id": call_id, "name": call.name, "output": output, "error": error, "diff": diff,
