@@ -145,6 +145,17 @@ class FaultSuggestion:
                 "gold_index": self.gold_index, "detail": self.detail}
 
 
+def _as_run(call: ToolCall, domain: Domain) -> ToolCall:
+    """The call with the arguments its tool is run with (unknown keys inside list items and nulls for optional
+    arguments dropped, as the environment drops them), so equal calls compare equal."""
+    from tauplay.core.schema import coerce
+
+    spec = (domain.user_tool_map if call.requestor == "user" else domain.tool_map).get(call.name)
+    if spec is None or not spec.check_arguments:
+        return call
+    return ToolCall(call.name, coerce(call.arguments, spec.parameters), call.requestor)
+
+
 def _same(call: ToolCall | Action, action: Action) -> bool:
     args = call.arguments if isinstance(call, ToolCall) else call.kwargs
     return (call.name == action.name and call.requestor == action.requestor
@@ -159,6 +170,9 @@ def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
     things up beyond the gold path is normal. Failed calls are ignored: they changed nothing.
     """
     ok = list(succeeded) if succeeded is not None else [True] * len(calls)
+    calls = [_as_run(c, domain) for c in calls]
+    gold = [Action(a.name, _as_run(ToolCall(a.name, a.kwargs, a.requestor), domain).arguments, a.requestor)
+            for a in gold]
     agent_writes = {t.name: t.is_write for t in domain.tools}
     user_writes = {t.name: t.is_write for t in domain.user_tools}
 
