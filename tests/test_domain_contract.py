@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tauplay.core.domain import available_domains, get_domain
+from tauplay.core.domain import get_domain
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
 from tauplay.core.schema import validate
@@ -27,11 +27,12 @@ from tests.support.domains import (
     assert_refused,
     first_gold_use,
     malformed_calls,
+    native_domains,
     shipped_sets,
     task_set,
 )
 
-DOMAINS = available_domains()
+DOMAINS = native_domains()
 SETS = shipped_sets()
 
 # domain: (read tools, write tools, tools that end the conversation). Reads count calculate and think.
