@@ -23,7 +23,7 @@ from tauplay.core.events import Event
 from tauplay.tui import keys
 from tauplay.tui.session import Prepared
 from tauplay.tui.widgets.call_line import CallLine
-from tauplay.tui.widgets.cards import Card, emotion_card, task_card
+from tauplay.tui.widgets.cards import Card, device_card, emotion_card, task_card
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.tool_form import ToolForm
@@ -48,7 +48,8 @@ class PlayScreen(Screen[None]):
     def __init__(self, prepared: Prepared) -> None:
         super().__init__()
         self.prepared = prepared
-        self.history: list[str] = []  # tool names called so far (the graph's path)
+        self.history: list[str] = []  # tool names the agent called so far (the graph's path)
+        self.user_history: list[str] = []  # the user's own calls (dual control)
         self.show_gold = False
         self.ended = False
         self.your_turn = False
@@ -92,7 +93,8 @@ class PlayScreen(Screen[None]):
                 with TabPane(self.TAB_TITLES[1], id="tab-2"):
                     yield from self.compose_tab2()
                 with TabPane("Graph", id="tab-3"):
-                    yield Lazy(GraphPanel(self.prepared.domain.name, self.graph_state, id="graph"))
+                    yield Lazy(GraphPanel(self.prepared.domain.name, self.graph_state, lambda: self.user_history,
+                                          id="graph"))
                 with TabPane("Diff", id="tab-4"):
                     yield DiffPanel(id="diff")
         yield Footer()
@@ -151,10 +153,13 @@ class PlayScreen(Screen[None]):
         self.events.append(event)
         self.query_one("#transcript", Transcript).add_event(event)
         if event.kind == "tool_call":
-            self.history.append(str(event.data.get("name", "")))
+            by_user = event.data.get("requestor") == "user"
+            (self.user_history if by_user else self.history).append(str(event.data.get("name", "")))
             self.redraw_graph()
         elif event.kind == "tool_result" and event.data.get("diff") is not None:
-            self.last_diff = event.data["diff"]
+            self.last_diff = dict(event.data["diff"])
+            if event.data.get("requestor") == "user":
+                self.last_diff["by"] = "user"
             self.redraw_diff()
         elif event.kind == "notice" and event.data.get("level") == "error":
             self.app.report(str(event.data.get("text", "")))  # type: ignore[attr-defined]
@@ -234,6 +239,25 @@ class PlayUserScreen(PlayScreen):
 
     def compose_tab1(self) -> ComposeResult:
         yield Card(task_card(self.prepared.task), id="task-card")
+        if self.prepared.domain.user_tools:
+            yield Card(device_card(self.prepared.domain), id="device-card")
+
+    def compose_chat_extra(self) -> ComposeResult:
+        if self.prepared.domain.user_tools:  # dual control: the person acts on the user's own device
+            yield CallLine(self.prepared.domain, user_side=True, id="call-line")
+
+    def turn_hint(self) -> str:
+        return " · Enter sends; call your device's tools below" if self.prepared.domain.user_tools else " · Enter sends"
+
+    @on(CallLine.Run)
+    def _device_call(self, event: CallLine.Run) -> None:
+        if self.ended:
+            return
+        if not self.your_turn:
+            self.refuse_not_your_turn()
+            self.query_one(CallLine).input.value = event.line
+            return
+        self.seat.call_tool(event.name, event.arguments)
 
     def compose_tab2(self) -> ComposeResult:
         yield Card(emotion_card(self.prepared.emotion, self.prepared.task.emotion_text), id="emotion-card")

@@ -15,18 +15,22 @@ from tauplay.core.domain import Domain
 from tauplay.core.schema import validate
 
 
-def check_line(line: str, domain: Domain) -> tuple[str, dict[str, Any], list[str]]:
-    """(tool name, arguments, problems) of a call line; problems are empty when it may run."""
+def check_line(line: str, domain: Domain, user_side: bool = False) -> tuple[str, dict[str, Any], list[str]]:
+    """(tool name, arguments, problems) of a call line; problems are empty when it may run. `user_side`: the
+    line calls the user's own tools (a dual-control domain), not the agent's."""
+    tools = domain.user_tool_map if user_side else domain.tool_map
     try:
         first = line.strip().split("(", 1)[0].strip()
-        spec = domain.tool_map.get(first)
+        spec = tools.get(first)
         order = list(spec.parameters.get("properties", {})) if spec else None
         call = parse_call(line, order)
     except CallSyntaxError as e:
         return "", {}, [str(e)]
-    spec = domain.tool_map.get(call.name)
+    spec = tools.get(call.name)
     if spec is None:
-        return call.name, call.arguments, [f"unknown tool '{call.name}' (tools: {', '.join(domain.tool_map)})"]
+        return call.name, call.arguments, [f"unknown tool '{call.name}' (tools: {', '.join(tools)})"]
+    if not spec.check_arguments:  # the tool answers malformed arguments itself (a tau2-bench tool)
+        return call.name, call.arguments, []
     return call.name, call.arguments, validate(call.arguments, spec.parameters)
 
 
@@ -47,15 +51,17 @@ class CallLine(Vertical):
             self.arguments = arguments
             self.line = line
 
-    def __init__(self, domain: Domain, **kwargs: Any) -> None:
+    def __init__(self, domain: Domain, user_side: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.domain = domain
+        self.user_side = user_side
 
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield Static("call ›", classes="prompt")
-            yield Input(placeholder='get_user_details(user_id="...") or JSON; Enter runs', id="call-input",
-                        select_on_focus=False, compact=True)
+            example = (f"{self.domain.user_tools[0].name}() on your device"
+                       if self.user_side and self.domain.user_tools else 'get_user_details(user_id="...") or JSON')
+            yield Input(placeholder=f"{example}; Enter runs", id="call-input", select_on_focus=False, compact=True)
         yield Static("", classes="error", markup=False)
 
     @property
@@ -73,7 +79,7 @@ class CallLine(Vertical):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         line = event.value
-        name, args, problems = check_line(line, self.domain)
+        name, args, problems = check_line(line, self.domain, self.user_side)
         self.show_problems(problems)
         if not problems:
             self.post_message(self.Run(name, args, line))

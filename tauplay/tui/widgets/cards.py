@@ -9,6 +9,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
+from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.tasks import Task
 
@@ -42,9 +43,24 @@ def task_card(task: Task) -> Group:
     parts.append(Text("\nPreferences and limits", style="bold underline"))
     if prefs:
         parts.extend(Text(f"• {p}") for p in prefs)
-    else:
+    elif not (task.tau2 is not None and task.tau2.behaviour()):
         parts.append(Text("none stated", style="dim"))
+    if task.tau2 is not None and task.tau2.behaviour():  # tau2-bench's instructions on how to act
+        parts.append(Text(task.tau2.behaviour()))
     parts.append(Text(f"\ntask {task.id}", style="dim"))
+    return Group(*parts)
+
+
+def device_card(domain: Domain) -> Group:
+    """The user's own tools (dual control): what the person playing the user can do on the device."""
+    parts: list[Text] = [Text("Your device (call a tool in the line under the message box)", style="bold underline")]
+    for t in domain.user_tools:
+        line = Text("W " if t.is_write else "R ", style="bold red" if t.is_write else "green")
+        line.append(t.name, style="bold")
+        summary = t.description.strip().splitlines()[0] if t.description.strip() else ""
+        if summary:
+            line.append(f"  {summary}", style="dim")
+        parts.append(line)
     return Group(*parts)
 
 

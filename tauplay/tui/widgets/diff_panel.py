@@ -53,6 +53,8 @@ def render_diff(last: dict[str, Any] | None, since_start: Sequence[RecordChange]
     title = Text("Last write", style="bold underline")
     if last is not None:
         title.append(f"  step {last['step']}: {last['tool']}", style="bold")
+        if last.get("by") == "user":
+            title.append("  (by the user, on their device)", style="bold magenta")
     parts.append(title)
     if last is None:
         parts.append(Text("   no write yet", style="dim"))

@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 
 
 def render_graph(graph: ToolGraph, history: Sequence[str], gold: Sequence[str] | None,
-                 narrow: bool = False) -> Group:
-    """A rich renderable of the graph state. `gold` None means the overlay is off."""
+                 narrow: bool = False, user_calls: Sequence[str] = ()) -> Group:
+    """A rich renderable of the graph state. `gold` None means the overlay is off. In a dual-control domain
+    the user's own tools are listed under the agent's, with the order of the user's calls."""
     valid = set(graph.valid_next(history))
     order: dict[str, list[int]] = {}
     for i, name in enumerate(history, start=1):
@@ -60,6 +61,23 @@ def render_graph(graph: ToolGraph, history: Sequence[str], gold: Sequence[str] |
             table.add_row(cell(reads[i]) if i < len(reads) else Text(""),
                           cell(writes[i]) if i < len(writes) else Text(""))
     parts.append(table)
+    if graph.domain.user_tools:
+        mine: dict[str, list[int]] = {}
+        for i, name in enumerate(user_calls, start=1):
+            mine.setdefault(name, []).append(i)
+        user_table = Table.grid(padding=(0, 2))
+        user_table.add_column(no_wrap=True)
+        user_table.add_row(Text("USER (the user's own device)", style="bold magenta"))
+        for t in graph.domain.user_tools:
+            cell_text = Text(("W " if t.is_write else "R ") + t.name, no_wrap=True, overflow="ellipsis",
+                             style="" if t.name in mine else "dim")
+            if t.name in mine:
+                cell_text.append(" [" + ",".join(f"u{n}" for n in mine[t.name]) + "]", style="bold magenta")
+            user_table.add_row(cell_text)
+        parts.append(user_table)
+        if user_calls:
+            parts.append(Text("user calls: " + " → ".join(f"u{i}.{n}" for i, n in enumerate(user_calls, start=1)),
+                              style="magenta"))
     path = Text("\npath: ", style="bold")
     if not history:
         path.append("(no tool called yet)", style="dim")
@@ -90,11 +108,13 @@ class GraphPanel(VerticalScroll):
     """
 
     def __init__(self, domain_name: str, state: Callable[[], tuple[list[str], list[str] | None]],
-                 **kwargs: Any) -> None:
-        """`state()` gives (tool names called so far, gold tool names or None while the overlay is off)."""
+                 user_state: Callable[[], list[str]] | None = None, **kwargs: Any) -> None:
+        """`state()` gives (tool names called so far, gold tool names or None while the overlay is off);
+        `user_state()` the user's own calls so far (dual control)."""
         super().__init__(**kwargs)
         self.domain_name = domain_name
         self.state = state
+        self.user_state = user_state
         self.graph: ToolGraph | None = None
 
     def compose(self):  # type: ignore[no-untyped-def]
@@ -119,7 +139,9 @@ class GraphPanel(VerticalScroll):
             return
         history, gold = self.state()
         narrow = bool(self.size.width) and self.size.width < 56
-        self.query_one("#graph-body", Static).update(render_graph(self.graph, history, gold, narrow=narrow))
+        user_calls = self.user_state() if self.user_state is not None else []
+        self.query_one("#graph-body", Static).update(render_graph(self.graph, history, gold, narrow=narrow,
+                                                                  user_calls=user_calls))
 
     def on_resize(self) -> None:
         self.redraw()

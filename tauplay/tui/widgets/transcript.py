@@ -32,12 +32,14 @@ def event_lines(event: Event, me: str | None, max_output: int | None = None) -> 
         return [line]
     if event.kind == "tool_call":
         line = Text("  → ", style="dim")
+        if data.get("requestor") == "user":
+            line.append("user: ", style="bold magenta")  # the user's own call, on its device
         line.append(str(data.get("name", "")), style="bold yellow")
         line.append(f"({_args(data.get('arguments'))})", style="yellow")
         return [line]
     if event.kind == "tool_result":
         output = str(data.get("output", ""))
-        if max_output is not None and len(output) > max_output:
+        if max_output is not None and len(output) > max_output and data.get("requestor") != "user":
             output = output[:max_output] + f"… ({len(data.get('output', ''))} characters)"
         line = Text("  ← ", style="dim")
         line.append(output, style="red" if data.get("error") else "dim")
