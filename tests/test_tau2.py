@@ -312,3 +312,50 @@ def test_tau2_evaluate_trajs_reproduces_the_rewards(exported: dict[str, Path], t
         assert theirs == ours, name
         seen.extend(ours.values())
     assert sorted(set(seen)) == [0.0, 1.0]  # both outcomes are reproduced, not only successes
+
+
+# -- natural-language assertions through a judge model -----------------------------------------------------
+
+NL_TASK = {"id": "judged", "description": {"purpose": "a judge decides"},
+           "user_scenario": {"instructions": {"domain": "mock", "reason_for_call": "You want your tasks listed.",
+                                              "known_info": "Your user id is user_1.", "task_instructions": ""}},
+           "evaluation_criteria": {"actions": [{"action_id": "a", "name": "get_users", "arguments": {}}],
+                                   "nl_assertions": ["The agent greets the user.", "The agent lists the tasks."],
+                                   "reward_basis": ["DB", "NL_ASSERTION"]}}
+
+
+def _judged(tmp_path: Path, judge: Any) -> Any:
+    from tauplay.sim.session import new_orchestrator
+
+    (tmp_path / "t.json").write_text(json.dumps([NL_TASK]))
+    domain = get_domain("tau2-mock")
+    (task,) = load_tasks(tmp_path / "t.json", domain.name).tasks
+    orchestrator = new_orchestrator(SessionSetup(domain, task, domain.database()), OracleAgent(), ScriptedUser(),
+                                    judge=judge)
+    return asyncio.run(orchestrator.run())
+
+
+def test_nl_assertions_in_the_reward_basis_are_judged_by_a_judge_model(tmp_path: Path, llm_server: Any) -> None:
+    from tauplay.llm import LLMConfig
+    from tauplay.sim.judge import NLJudge
+
+    unjudged = _judged(tmp_path, None)
+    assert unjudged.reward.reward == 1.0 and unjudged.reward.details["not_checked"] == ["NL_ASSERTION"]
+    judge = NLJudge(LLMConfig("openai/judge", api_base=llm_server.url, retries=0))
+    verdicts = [{"expectedOutcome": a, "reasoning": "read it", "metExpectation": ok}
+                for a, ok in zip(NL_TASK["evaluation_criteria"]["nl_assertions"], (True, False), strict=True)]
+    llm_server.queue("judge").text(json.dumps({"results": verdicts}))
+    failed = _judged(tmp_path, judge)
+    assert failed.reward.reward == 0.0 and failed.reward.details["reward_breakdown"] == {"DB": 1.0,
+                                                                                        "NL_ASSERTION": 0.0}
+    nl = failed.reward.details["nl_assertions"]
+    assert nl["checked"] and [a["met"] for a in nl["assertions"]] == [True, False]
+    sent = llm_server.requests_for("judge")[0]["messages"][1]["content"]
+    assert "The agent lists the tasks." in sent and "Hi! How can I help you today?" in sent
+    verdicts[1]["metExpectation"] = True
+    llm_server.queue("judge").text(json.dumps({"results": verdicts}))
+    assert _judged(tmp_path, judge).reward.reward == 1.0
+    llm_server.queue("judge").error(500)
+    broken = _judged(tmp_path, judge)  # the session stands; the assertions stay unchecked, saying why
+    assert broken.reason == "user_stop" and broken.reward.details["not_checked"] == ["NL_ASSERTION"]
+    assert any(e.kind == "notice" and "judge model failed" in e.data["text"] for e in broken.events)

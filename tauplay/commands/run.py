@@ -31,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--user", choices=("scripted", "llm"), help="user kind (default: scripted; llm when a model is given)")
     parser.add_argument("--user-model", metavar="M", help="litellm model string of the simulated user")
     parser.add_argument("--user-api-base", metavar="URL", help="api base of the user model")
+    parser.add_argument("--judge-model", metavar="M",
+                        help="litellm model that judges tau2-bench natural-language assertions (default: not checked)")
+    parser.add_argument("--judge-api-base", metavar="URL", help="api base of the judge model")
     parser.add_argument("--emotion", metavar="WORD", help="give every task this emotion (e.g. frustrated, anxious)")
     parser.add_argument("--trials", type=int, default=1, help="sessions per task (pass^k up to this k; default 1)")
     parser.add_argument("--concurrency", type=int, default=4, help="sessions at a time (default 4)")
@@ -103,6 +106,15 @@ def run(args: argparse.Namespace) -> int:
         store.close()
 
 
+def _judge(args: argparse.Namespace) -> Any:
+    if not args.judge_model:
+        return None
+    from tauplay.llm import LLMConfig
+    from tauplay.sim.judge import NLJudge
+
+    return NLJudge(LLMConfig(model=args.judge_model, api_base=args.judge_api_base or None, timeout=args.llm_timeout))
+
+
 def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any, tasks: list[Any], emotion: Any,
                agent_desc: dict[str, Any], user_desc: dict[str, Any]) -> int:
     import asyncio
@@ -137,7 +149,7 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
         results = asyncio.run(run_batch(
             store, jobs, agent=lambda: make_agent(agent_desc), user=lambda: make_user(user_desc),
             concurrency=args.concurrency, limits=Limits(args.max_steps, args.max_errors), batch_id=batch_id,
-            on_done=done))
+            on_done=done, judge=_judge(args)))
     rows = summarize(results, args.trials)
     failures = [r for r in results if r.failure]
     if args.json:

@@ -52,8 +52,8 @@ class JobResult:
 
 async def run_batch(store: SessionStore, jobs: Sequence[Job], *, agent: Callable[[], AgentParticipant],
                     user: Callable[[], UserParticipant], concurrency: int = 4, limits: Limits | None = None,
-                    batch_id: str | None = None,
-                    on_done: Callable[[JobResult], None] | None = None) -> list[JobResult]:
+                    batch_id: str | None = None, on_done: Callable[[JobResult], None] | None = None,
+                    judge: Any = None) -> list[JobResult]:
     """Run every job (fresh participants for each) with at most `concurrency` at a time. A session that
     fails outside the conversation (e.g. the store) is reported in its result; the others go on."""
     gate = asyncio.Semaphore(max(1, concurrency))
@@ -63,7 +63,8 @@ async def run_batch(store: SessionStore, jobs: Sequence[Job], *, agent: Callable
             created: list[str] = []
             try:
                 sid, outcome = await run_session(store, job.setup, agent(), user(), limits=limits,
-                                                 batch_id=batch_id, trial=job.trial, on_created=created.append)
+                                                 batch_id=batch_id, trial=job.trial, on_created=created.append,
+                                                 judge=judge)
                 result = JobResult(job, sid, outcome.reason, outcome.reward.reward)
             except Exception as e:  # one broken session must not sink the batch; its events stay saved
                 result = JobResult(job, created[0] if created else None, None, None,

@@ -72,6 +72,8 @@ class Orchestrator:
     limits: Limits = field(default_factory=Limits)
     sinks: list[Sink] = field(default_factory=list)
     started_data: dict[str, Any] = field(default_factory=dict)  # extra fields for session_started
+    # Judges what the reward rule cannot (tau2-bench's natural-language assertions) when the session ends.
+    judge: Callable[[Conversation, RewardBreakdown], Awaitable[RewardBreakdown]] | None = None
 
     def __post_init__(self) -> None:
         events = self.conversation.events
@@ -278,6 +280,13 @@ class Orchestrator:
             succeeded.append(ok)
         reward = evaluate_session(self.env, self.task, conv.agent_texts(), abandoned=reason == "user_abandoned",
                                   calls=calls)
+        if self.judge is not None:
+            from tauplay.llm import LLMError
+
+            try:
+                reward = await self.judge(conv, reward)
+            except LLMError as e:  # the session stands; its assertions stay unchecked, saying why
+                await self.emit("notice", "system", {"level": "warning", "text": f"the judge model failed ({e})"})
         faults = [f.to_json() for f in align(calls, self.task.actions, conv.domain, succeeded)]
         data: dict[str, Any] = {"reason": reason, "reward": reward.to_json(), "faults": faults,
                                 "steps": self._steps, "errors": self._errors}

@@ -75,11 +75,11 @@ class SessionSetup:
 
 def new_orchestrator(setup: SessionSetup, agent: AgentParticipant, user: UserParticipant, *,
                      limits: Limits | None = None, sinks: Sequence[Sink] = (),
-                     history: Sequence[Event] = ()) -> Orchestrator:
+                     history: Sequence[Event] = (), judge: Any = None) -> Orchestrator:
     env = Environment(setup.domain, setup.domain.start_for(setup.database, setup.task))  # the task's own start
     conversation = Conversation(setup.domain, setup.task, env, setup.emotion if setup.emotion is not None
                                 else setup.task.emotion, list(history))
-    return Orchestrator(agent, user, conversation, limits or Limits(), list(sinks))
+    return Orchestrator(agent, user, conversation, limits or Limits(), list(sinks), judge=judge)
 
 
 def finish(store: SessionStore, session_id: str, outcome: Outcome) -> None:
@@ -90,7 +90,7 @@ def finish(store: SessionStore, session_id: str, outcome: Outcome) -> None:
 async def run_session(store: SessionStore, setup: SessionSetup, agent: AgentParticipant, user: UserParticipant, *,
                       limits: Limits | None = None, sinks: Sequence[Sink] = (), batch_id: str | None = None,
                       trial: int | None = None, annotator: str | None = None, session_id: str | None = None,
-                      on_created: Any = None) -> tuple[str, Outcome]:
+                      on_created: Any = None, judge: Any = None) -> tuple[str, Outcome]:
     """Create, run and finish one session; returns (session id, outcome). `on_created(session_id)` is
     called once the session exists in the store (a UI can show its id)."""
     emotion = setup.emotion if setup.emotion is not None else setup.task.emotion
@@ -102,7 +102,7 @@ async def run_session(store: SessionStore, setup: SessionSetup, agent: AgentPart
     if on_created is not None:
         on_created(sid)
     orchestrator = new_orchestrator(setup, agent, user, limits=limits,
-                                    sinks=[StoreRecorder(store, sid), *sinks])
+                                    sinks=[StoreRecorder(store, sid), *sinks], judge=judge)
     orchestrator.started_data = {"session_id": sid, "data_source": setup.data_source, "seed": setup.seed}
     outcome = await orchestrator.run()
     finish(store, sid, outcome)
