@@ -36,12 +36,13 @@ _GOLD_STATES: dict[tuple[int, str, str], State] = {}
 
 def gold_end_state(domain: Domain, database: Database, task: Task) -> State:
     """The state after replaying the task's gold actions on a fresh copy of `database`."""
+    database = domain.start_for(database, task)  # a task's own start state (tau2-bench's initial_state)
     key = (id(database), domain.name, canonical([a.to_json() for a in task.actions]))
     state = _GOLD_STATES.get(key)
     if state is None:
         env = Environment(domain, database)
         for action in task.actions:
-            env.call(action.name, action.kwargs)
+            env.call(action.name, action.kwargs, action.requestor)
         state = env.state
         _GOLD_STATES[key] = state
     return state

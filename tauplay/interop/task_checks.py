@@ -43,10 +43,10 @@ class TaskFacts:
 
 
 def replay(domain: Domain, database: Database, task: Task, graph: ToolGraph) -> TaskFacts:
-    env = Environment(domain, database)
+    env = Environment(domain, domain.start_for(database, task))  # a task's own start state (tau2-bench)
     first_error = None
     for i, action in enumerate(task.actions):
-        result = env.call(action.name, action.kwargs)
+        result = env.call(action.name, action.kwargs, action.requestor)
         if result.error and first_error is None:
             first_error = f"step {i + 1} {action.name}: {result.output}"
     return TaskFacts(task, graph.gold_path(task), env.changes_since_start(), env.hash, first_error)
