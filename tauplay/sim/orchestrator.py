@@ -242,7 +242,7 @@ class Orchestrator:
     async def _run_call(self, call: PlannedCall, *, extra: dict[str, Any] | None = None,
                         emit_call: bool = True, requestor: str = "assistant") -> str | None:
         call_id = call.call_id or f"call_{self._seq}"
-        mark = {"requestor": "user"} if requestor == "user" else {}
+        mark: dict[str, Any] = {"requestor": "user"} if requestor == "user" else {}
         if emit_call:
             self._steps += 1
             data: dict[str, Any] = {"call_id": call_id, "name": call.name, "arguments": call.arguments, **(extra or {}),
