@@ -250,3 +250,80 @@ def test_export_taubench_refuses_sessions_it_cannot_express(tmp_path: Path,
     err = refused(capsys, "export", "taubench-results", "--db", str(db), "--out", str(tmp_path / "x.json"))
     assert "cannot be written in tau-bench's form" in err and sid in err
     assert not (tmp_path / "x.json").exists()
+
+
+# -- what tau-bench's own models accept ---------------------------------------------------------------------
+# Mirrors of the pydantic models in tau-bench's `tau_bench/types.py` (sierra-research/tau-bench): the fields
+# `EnvRunResult`, `EnvInfo`, `Task`, `Action` and `RewardResult` declare, so that an export is checked against
+# the shape tau-bench reads without vendoring its code.
+
+def taubench_models() -> Any:
+    from typing import Union
+
+    from pydantic import BaseModel
+
+    class Action(BaseModel):
+        name: str
+        kwargs: dict[str, Any]
+
+    class Task(BaseModel):
+        user_id: str
+        actions: list[Action]
+        instruction: str
+        outputs: list[str]
+
+    class RewardOutputInfo(BaseModel):
+        r_outputs: float
+        outputs: dict[str, bool]
+
+    class RewardActionInfo(BaseModel):
+        r_actions: float
+        gt_data_hash: str
+
+    class RewardResult(BaseModel):
+        reward: float
+        info: Union[RewardOutputInfo, RewardActionInfo]  # noqa: UP007 (as tau-bench writes it)
+        actions: list[Action]
+
+    class EnvInfo(BaseModel):
+        task: Task
+        source: str | None = None
+        user_cost: float | None = None
+        reward_info: RewardResult | None = None
+
+    class EnvRunResult(BaseModel):
+        task_id: int
+        reward: float
+        info: dict[str, Any]
+        traj: list[dict[str, Any]]
+        trial: int
+
+    return EnvRunResult, EnvInfo
+
+
+def test_taubench_export_is_what_taubench_accepts_with_numbered_task_ids(tmp_path: Path) -> None:
+    env_run_result, env_info = taubench_models()
+    domain = get_domain("airline")
+    tasks = load_tasks(domain.task_set_path("starter"), "airline").tasks[:3]  # ids like airline-starter-03-add-bag
+    db = tmp_path / "s.db"
+    with SessionStore(str(db)) as store:
+        for task in tasks:
+            asyncio.run(run_session(store, SessionSetup(domain, task, domain.database()), OracleAgent(), ScriptedUser()))
+    out = tmp_path / "r.json"
+    assert run("export", "taubench-results", "--db", str(db), "--out", str(out)) == 0
+    items = json.loads(out.read_text())
+    for item in items:
+        env_run_result.model_validate(item)
+        env_info.model_validate(item["info"])
+    assert sorted(x["task_id"] for x in items) == [0, 1, 2]
+    assert sorted(x["info"]["tauplay"]["task_id"] for x in items) == sorted(t.id for t in tasks)
+    again = tmp_path / "again.db"
+    assert run("import", "taubench-results", str(out), "--domain", "airline", "--db", str(again)) == 0
+    assert same(sessions(again), sessions(db))  # the original task ids come back
+    # the GPT-4o file, imported and exported, is still what tau-bench accepts
+    imported = tmp_path / "g.db"
+    assert run("import", "taubench-results", str(GPT4O), "--domain", "airline", "--db", str(imported)) == 0
+    assert run("export", "taubench-results", "--db", str(imported), "--out", str(tmp_path / "g.json")) == 0
+    for item in json.loads((tmp_path / "g.json").read_text()):
+        env_run_result.model_validate(item)
+        env_info.model_validate(item["info"])

@@ -359,3 +359,28 @@ def test_nl_assertions_in_the_reward_basis_are_judged_by_a_judge_model(tmp_path:
     broken = _judged(tmp_path, judge)  # the session stands; the assertions stay unchecked, saying why
     assert broken.reason == "user_stop" and broken.reward.details["not_checked"] == ["NL_ASSERTION"]
     assert any(e.kind == "notice" and "judge model failed" in e.data["text"] for e in broken.events)
+
+
+def test_the_llm_user_calls_its_device_tools_and_the_agent_never_sees_them(tmp_path: Path, llm_server: Any) -> None:
+    from tauplay.llm import LLMConfig
+    from tauplay.sim.llm_participants import LLMAgent, LLMUser
+
+    domain = get_domain("tau2-telecom")
+    task = next(t for t in tasks_of("telecom", "small") if t.id == TELECOM_PICK[0])
+    llm_server.queue("user").text("My phone has no service.").tool_call("toggle_airplane_mode", {}) \
+        .text("Airplane mode is off now. ###STOP###")
+    llm_server.queue("agent").text("Please turn airplane mode off on your phone (toggle_airplane_mode).")
+    agent = LLMAgent(LLMConfig("openai/agent", api_base=llm_server.url, retries=0))
+    user = LLMUser(LLMConfig("openai/user", api_base=llm_server.url, retries=0))
+    with SessionStore(str(tmp_path / "s.db")) as store:
+        sid, outcome = asyncio.run(run_session(store, SessionSetup(domain, task, domain.database()), agent, user))
+        events = store.events(sid)
+    assert outcome.reason == "user_stop" and outcome.reward.reward == 1.0
+    (call,) = [e for e in events if e.kind == "tool_call"]
+    assert (call.role, call.data["requestor"], call.data["name"]) == ("user", "user", "toggle_airplane_mode")
+    asked = llm_server.requests_for("user")
+    assert {t["function"]["name"] for t in asked[1]["tools"]} == {t.name for t in domain.user_tools}
+    tool_msgs = [m for m in asked[2]["messages"] if m["role"] == "tool"]
+    assert tool_msgs and "Airplane Mode" in tool_msgs[0]["content"]  # the user model reads its call's result
+    for request in llm_server.requests_for("agent"):
+        assert all(m["role"] != "tool" and not m.get("tool_calls") for m in request["messages"])
