@@ -27,12 +27,15 @@ class Event:
     - message: content (shown literally, never as markup); optional: intent (what an offline participant
       meant: greeting, confirm, skip, done, more, disclose, answer, escalate, nudge, stop, abandon)
     - tool_call: call_id, name, arguments; optional: group (calls from one model reply share it), content
-      (text the model sent with its calls), raw_arguments + problem (arguments that were not valid JSON)
+      (text the model sent with its calls), raw_arguments + problem (arguments that were not valid JSON),
+      requestor ("user": the user's own call in a dual-control domain; the event's role is then "user")
     - tool_result: call_id, name, output, error (bool), diff (StepDiff.to_json() or None), hash;
-      optional: terminal (True when the tool ends the episode, e.g. a transfer)
+      optional: terminal (True when the tool ends the episode, e.g. a transfer), requestor ("user", as its
+      call), ignored (unknown keys inside list items that the call carried and the tool did not get)
     - notice: level ("info" | "warning" | "error"), text
     - terminated: reason (one of TERMINATION_REASONS), reward (RewardBreakdown.to_json()), faults (list);
-      optional: steps, errors, error (the model failure behind llm_error)
+      optional: steps, errors, error + error_side (the model failure behind llm_error, and whose it was),
+      agent_cost / user_cost (kept from an imported tau2-bench simulation)
 
     `turn` counts user messages: 0 for the start and the greeting, n for the n-th user message and
     everything the agent does in answer to it.
