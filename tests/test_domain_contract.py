@@ -20,8 +20,8 @@ from tauplay.core.domain import available_domains, get_domain
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
 from tauplay.core.schema import validate
+from tauplay.core.task_checks import check_tasks
 from tauplay.core.verify import verify_tasks
-from tauplay.interop.task_checks import check_tasks
 from tests.support.domains import (
     SecondInterpreter,
     assert_refused,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from tauplay.core.evaluation import AUTOMATIC_FAULTS, FAULT_CATEGORIES
+from tauplay.core.vocabulary import AUTOMATIC_FAULTS, FAULT_CATEGORIES
 
 Unit = Hashable
 # unit -> annotator -> label (one value per annotator who judged the unit)

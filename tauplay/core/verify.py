@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
-from tauplay.core.evaluation import Replay, replay_gold
+from tauplay.core.gold import GoldRun, gold_run
 from tauplay.core.tasks import Task
 
 
 @dataclass(frozen=True)
 class VerifyReport:
-    replays: list[Replay]
+    replays: list[GoldRun]
 
     @property
     def total(self) -> int:
@@ -25,4 +25,4 @@ class VerifyReport:
 
 
 def verify_tasks(domain: Domain, database: Database, tasks: Sequence[Task]) -> VerifyReport:
-    return VerifyReport([replay_gold(domain, database, t) for t in tasks])
+    return VerifyReport([gold_run(domain, database, t) for t in tasks])
