@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired, TypedDict
 
-from tauplay_domains.common_records import Address, Name
+from ..common_records import Address, Name
 
 Cabin = Literal["basic_economy", "economy", "business"]
 

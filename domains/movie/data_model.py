@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from tauplay_domains.common_records import Name
+from ..common_records import Name
 
 Tier = Literal["basic", "silver", "gold"]
 TicketType = Literal["adult", "child", "senior", "student"]

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypedDict
 
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from tauplay_domains.movie.data_model import CancelReason, TicketType
-from tauplay_domains.movie.rules import (
+from tauplay.core.db import State
+from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from .data_model import CancelReason, TicketType
+from .rules import (
     BOOKING_FEE,
     MAX_ITEM_QUANTITY,
     MAX_TICKETS,
@@ -32,9 +35,6 @@ from tauplay_domains.movie.rules import (
     taken_seats,
     ticket_price,
 )
-
-from tauplay.core.db import State
-from tauplay.core.tools import ToolError, tool
 
 
 class TicketRequest(TypedDict):

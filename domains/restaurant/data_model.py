@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, TypedDict
 
-from tauplay_domains.common_records import Name
+from ..common_records import Name
 
 Allergen = Literal["gluten", "dairy", "egg", "peanut", "tree_nut", "soy", "fish", "shellfish", "sesame"]
 DietaryTag = Literal["vegetarian", "vegan", "gluten_free", "halal"]

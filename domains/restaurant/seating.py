@@ -13,7 +13,7 @@ from datetime import date as Date
 from datetime import datetime, timedelta
 from typing import Any
 
-from tauplay_domains.restaurant.catalogue import (
+from .catalogue import (
     EXTRA_SEATS,
     LAST_SEATING_BEFORE_CLOSE,
     NOW,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from tauplay_domains.common_records import Address, Name
+from ..common_records import Address, Name
 
 CancelReason = Literal["no longer needed", "ordered by mistake"]
 OrderStatus = Literal["pending", "processed", "delivered", "cancelled", "delivered (return requested)",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from tauplay_domains.common_records import Name
+from ..common_records import Name
 
 Term = Literal["2024FA", "2025SP"]
 Level = Literal["undergraduate", "graduate"]

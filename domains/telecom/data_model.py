@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from tauplay_domains.common_records import Address, Name
+from ..common_records import Address, Name
 
 ServiceCategory = Literal["mobile", "internet", "tv", "phone", "security"]
 DeviceCategory = Literal["mobile_phone", "networking", "tv", "phone", "security"]

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.telehealth import tools
-from tauplay_domains.telehealth.data_model import (
+from tauplay.core.domain import ROW_NUMBER, Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+from . import tools
+from .data_model import (
     Appointment,
     MedicalRecord,
     Patient,
@@ -14,10 +17,7 @@ from tauplay_domains.telehealth.data_model import (
     TelemetryDevice,
     TelemetryUpload,
 )
-from tauplay_domains.telehealth.generator import generate
-
-from tauplay.core.domain import ROW_NUMBER, Domain, Requires, TableSpec
-from tauplay.core.tools import collect_tools
+from .generator import generate
 
 # Patient-specific tools wait for the patient to be authenticated (policy: email, or name + birth date).
 AUTHENTICATED = ("find_patient_by_email", "find_patient_by_name_dob")

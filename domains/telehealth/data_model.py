@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from tauplay_domains.common_records import Address, Name
+from ..common_records import Address, Name
 
 AppointmentStatus = Literal["scheduled", "pending_approval", "completed", "cancelled"]
 ACTIVE_STATUSES = ("scheduled", "pending_approval")  # the statuses that occupy a provider's slot

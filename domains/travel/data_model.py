@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NotRequired, TypedDict
 
-from tauplay_domains.common_records import Name
+from ..common_records import Name
 
 Tier = Literal["standard", "silver", "gold"]
 RatePlan = Literal["flexible", "saver"]

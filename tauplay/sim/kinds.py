@@ -63,3 +63,10 @@ def make_user(desc: dict[str, Any]) -> UserParticipant:
 
 def uses_model(*descriptions: dict[str, Any]) -> bool:
     return any(d.get("kind") == "llm" for d in descriptions)
+
+
+def preload_model_client() -> None:
+    """Import the model client now (seconds): a UI calls it in a thread before a model participant needs it."""
+    from tauplay.llm import load_litellm
+
+    load_litellm()

@@ -9,14 +9,13 @@ in a thread before a model participant first needs it.
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 from tauplay.core.environment import Environment
 from tauplay.core.events import Event
 from tauplay.sim.human import HumanAgent, HumanUser, TurnCallback
-from tauplay.sim.kinds import make_agent, make_user, uses_model
+from tauplay.sim.kinds import make_agent, make_user, preload_model_client, uses_model
 from tauplay.sim.orchestrator import Outcome
 from tauplay.sim.session import Session, SessionSetup
 from tauplay.sim.writer import LogWriter
@@ -53,7 +52,7 @@ class SessionRunner:
         writer = LogWriter(self.store)
         try:
             if uses_model(p.agent, p.user):
-                await asyncio.to_thread(importlib.import_module, "litellm")
+                await asyncio.to_thread(preload_model_client)
             if self.session_id:
                 agent, user = (None, self.seat) if isinstance(self.seat, HumanUser) else (self.seat, None)
                 self.session = await Session.reopen(writer, self.session_id, agent=agent, user=user,
