@@ -98,11 +98,8 @@ def _export(args: argparse.Namespace, store: Any) -> tuple[str, str]:
     domains = sorted({b.domain for b in bundles})
     if len(domains) > 1:
         raise UsageError(f"{args.kind}: sessions of several domains ({', '.join(domains)}); pick one with --domain")
-    if args.kind == "tau2-results":
-        data: Any = tau2.tau2_results(bundles)
-    else:
-        data = taubench.taubench_results(bundles)
-    return json.dumps(data, indent=1, ensure_ascii=False) + "\n", jsonl.summary(bundles)
+    results: Any = tau2.tau2_results(bundles) if args.kind == "tau2-results" else taubench.taubench_results(bundles)
+    return json.dumps(results, indent=1, ensure_ascii=False) + "\n", jsonl.summary(bundles)
 
 
 def _scrubbed(bundle: Any) -> Any:

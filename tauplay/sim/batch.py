@@ -118,7 +118,7 @@ def _row(group: str, name: str, results: list[JobResult], k_max: int) -> Summary
 
 def summarize(results: Sequence[JobResult], trials: int) -> list[SummaryRow]:
     """One row per domain, then one per emotion family (tasks without a condition under "none")."""
-    rows = []
+    rows: list[SummaryRow] = []
     for group, key in (("domain", lambda r: r.job.setup.domain.name), ("emotion", lambda r: r.family)):
         buckets: dict[str, list[JobResult]] = {}
         for r in results:

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import bindparam, func, update
+from sqlalchemy import select as sa_select
 from sqlalchemy import exc as sa_exc
 from sqlmodel import Session, col, select
 
@@ -28,13 +29,13 @@ from tauplay.store.engine import WRITE_OPTION, describe, make_engine, resolve_ur
 from tauplay.store.errors import StoreError
 from tauplay.store.migrate import migrate
 from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
-from tauplay.store.tables import AnnotationRow, EventRow, SessionReviewRow, SessionRow, TaskReviewRow
+from tauplay.store.tables import AnnotationRow, EventRow, SessionReviewRow, SessionRow, StoreModel, TaskReviewRow
 
-_EVENTS = EventRow.__table__  # type: ignore[attr-defined]
-_SESSIONS = SessionRow.__table__  # type: ignore[attr-defined]
+_EVENTS = StoreModel.metadata.tables[EventRow.__tablename__]
+_SESSIONS = StoreModel.metadata.tables[SessionRow.__tablename__]
 _TOUCH_SESSION = _SESSIONS.update().where(_SESSIONS.c.id == bindparam("sid")).values(updated_at=bindparam("now"))
 _INSERT_EVENT = _EVENTS.insert()
-_SELECT_EVENTS = (select(_EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.role, _EVENTS.c.turn, _EVENTS.c.at, _EVENTS.c.data)
+_SELECT_EVENTS = (sa_select(_EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.role, _EVENTS.c.turn, _EVENTS.c.at, _EVENTS.c.data)
                   .where(_EVENTS.c.session_id == bindparam("sid")).order_by(_EVENTS.c.seq))
 _IN_CHUNK = 500  # ids per IN (...) list: well under SQLite's and PostgreSQL's bound-parameter limits
 
@@ -168,7 +169,7 @@ class SessionStore:
 
     def _records(self, session: Session, found: Sequence[Any]) -> list[rec.SessionRecord]:
         reviewers = self._reviewers(session, [row[0].id for row in found])
-        return [rec.session_record(*row, reviewers=reviewers.get(row[0].id, ())) for row in found]
+        return [rec.session_record(row[0], row[1], row[2], reviewers=reviewers.get(row[0].id, ())) for row in found]
 
     def get_session(self, session_id: str) -> rec.SessionRecord:
         with self._read() as session:

@@ -139,7 +139,7 @@ class ValidateScreen(Screen[None]):
 
     # -- state --------------------------------------------------------------------------------------------
     @property
-    def task(self) -> Task:
+    def task(self) -> Task:  # type: ignore[override]  # Textual's MessagePump.task (its asyncio task) is unused by Textual itself
         return self.tasks[self.index]
 
     @property

@@ -102,6 +102,9 @@ class EndScreen(Screen[None]):
         super().__init__()
         self.prepared = prepared
         self.runner = runner
+        env = runner.env
+        assert env is not None, "a session that ended had started"
+        self.env = env
         self.outcome = outcome
         self.events = list(events)
         self.distance: int | None = None
@@ -165,7 +168,7 @@ class EndScreen(Screen[None]):
             transcript.add_event(e)
         last = next((r.diff for _, r in reversed(list(of_kind(self.events, ToolResultData))) if r.diff is not None),
                     None)
-        self.query_one("#diff", DiffPanel).show(last, self.runner.env.changes_since_start(), None,
+        self.query_one("#diff", DiffPanel).show(last, self.env.changes_since_start(), None,
                                                 "hidden (ctrl+d reveals)")
         self._fill_labels()
         self.query_one("#labels", DataTable).focus()
@@ -260,7 +263,7 @@ class EndScreen(Screen[None]):
     def action_reveal(self) -> None:
         from tauplay.core.gold_distance import distance_to_gold
 
-        self.distance = distance_to_gold(self.runner.env, self.prepared.task).count
+        self.distance = distance_to_gold(self.env, self.prepared.task).count
         self.query_one("#reward", Static).update(reward_view(self.outcome, self.distance))
         self.query_one("#diff", DiffPanel).reveal(self.distance)
 
