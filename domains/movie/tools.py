@@ -8,7 +8,9 @@ booking may be exchanged) are the agent's to check, as `policy.md` says; the too
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
 
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool

@@ -8,7 +8,9 @@ orders, keyed by order id, which starts with 'ORD'). Times are the restaurant's 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal
+
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
 
 from ..common_records import Name
 

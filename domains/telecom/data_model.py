@@ -7,7 +7,9 @@ the device's market name, which is not repeated inside the record.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired
+
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
 
 from ..common_records import Address, Name
 

@@ -8,7 +8,9 @@ Money is in US dollars; dates are YYYY-MM-DD.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired
+
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
 
 from ..common_records import Name
 

@@ -66,6 +66,8 @@ def sessions_from_jsonl(text: str, source: str) -> list[SessionBundle]:
             raw = json.loads(line)
         except json.JSONDecodeError as e:
             raise InteropError(f"{source}:{n}:{e.colno}: invalid JSON: {e.msg}") from None
+        except RecursionError:
+            raise InteropError(f"{source}:{n}: JSON nested too deeply to read") from None
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
             raise fail(source, place, f"not a tauplay session (expected \"format\": \"{FORMAT}\")")
         for key in ("domain", "task_id"):

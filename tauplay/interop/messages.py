@@ -27,6 +27,8 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None, str | None]:
     if isinstance(raw, str):
         try:
             value = json.loads(raw)
+        except RecursionError:
+            return {}, raw, "arguments are nested too deeply to read"
         except json.JSONDecodeError as e:
             return {}, raw, f"arguments are not valid JSON ({e.msg} at column {e.colno})"
         if isinstance(value, dict):

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import bindparam, func, update
-from sqlalchemy import select as sa_select
 from sqlalchemy import exc as sa_exc
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from tauplay.core.events import Event
@@ -29,7 +29,14 @@ from tauplay.store.engine import WRITE_OPTION, describe, make_engine, resolve_ur
 from tauplay.store.errors import StoreError
 from tauplay.store.migrate import migrate
 from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
-from tauplay.store.tables import AnnotationRow, EventRow, SessionReviewRow, SessionRow, StoreModel, TaskReviewRow
+from tauplay.store.tables import (
+    AnnotationRow,
+    EventRow,
+    SessionReviewRow,
+    SessionRow,
+    StoreModel,
+    TaskReviewRow,
+)
 
 _EVENTS = StoreModel.metadata.tables[EventRow.__tablename__]
 _SESSIONS = StoreModel.metadata.tables[SessionRow.__tablename__]
