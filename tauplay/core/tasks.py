@@ -173,7 +173,8 @@ class _ActionIn(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
     name: str
-    kwargs: dict[str, Any] = Field(default_factory=dict, validation_alias=AliasChoices("kwargs", "arguments"))
+    # named `args` here: the pydantic mypy plugin keeps `kwargs` for the synthesized __init__
+    args: dict[str, Any] = Field(default_factory=dict, validation_alias=AliasChoices("kwargs", "arguments"))
 
 
 class _TaskBase(BaseModel):
@@ -202,7 +203,7 @@ class _TauplayTaskIn(_TaskBase):
 
 
 def _actions(items: list[_ActionIn]) -> list[Action]:
-    return [Action(a.name, dict(a.kwargs)) for a in items]
+    return [Action(a.name, dict(a.args)) for a in items]
 
 
 PUBLISHED_EMOTION_FIELDS = ("emotion_family", "emotion_leaf", "dimension_politeness", "dimension_urgency",
