@@ -10,10 +10,12 @@ from tauplay.core.tools import collect_tools
 from . import tools
 from .data_model import (
     Appointment,
+    DrugInteractions,
     MedicalRecord,
     Patient,
     Provider,
     RegimenPlan,
+    SupplierOffer,
     TelemetryDevice,
     TelemetryUpload,
 )
@@ -29,9 +31,9 @@ DOMAIN = Domain(
     tools=collect_tools(tools),
     tables=[
         TableSpec("appointments", "appointment_id", Appointment),
-        TableSpec("drug_interactions", "medication"),  # keyed by medication name; values hold no id
+        TableSpec("drug_interactions", "medication", DrugInteractions),  # keyed by medication name; no id inside
         TableSpec("medical_records", "record_id", MedicalRecord),
-        TableSpec("medication_suppliers", "medication"),  # keyed by medication name; values are lists
+        TableSpec("medication_suppliers", "medication", list[SupplierOffer]),  # keyed by medication: offers
         TableSpec("patients", "patient_id", Patient),
         TableSpec("providers", "provider_id", Provider),
         TableSpec("regimen_plans", "patient_id", RegimenPlan),

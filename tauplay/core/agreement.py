@@ -33,12 +33,6 @@ AUTO = "auto"  # the automatic suggestions, as a rater
 
 # -- the coefficients ------------------------------------------------------------------------------
 
-def observed_agreement(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
-    if not pairs:
-        return None
-    return sum(1 for a, b in pairs if a == b) / len(pairs)
-
-
 def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
     """Cohen's kappa for two raters: (p_o - p_e) / (1 - p_e), p_e from each rater's own label frequencies.
     None when it is undefined (no units, or both raters always gave one and the same label: p_e = 1)."""

@@ -154,9 +154,6 @@ class Event:
         except ValidationError as e:
             raise PayloadError(f"{self.kind} event {self.seq}: {_first_error(e)}") from None
 
-    def is_(self, cls: type[P]) -> bool:
-        return self.kind == cls.KIND
-
     def as_(self, cls: type[P]) -> P:
         """The payload as `cls`; PayloadError when the event is of another kind."""
         payload = self.payload

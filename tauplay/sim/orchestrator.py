@@ -95,9 +95,6 @@ class Orchestrator:
     def task(self) -> Task:
         return self.conversation.task
 
-    def subscribe(self, sink: Sink) -> None:
-        self.sinks.append(sink)
-
     # -- events -----------------------------------------------------------------------------------
 
     async def emit(self, role: Role, payload: EventPayload) -> Event:

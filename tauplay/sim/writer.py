@@ -20,21 +20,6 @@ from tauplay.core.events import Event
 T = TypeVar("T")
 
 
-class SessionRecordLike(Protocol):
-    """What the lifecycle reads of a saved session."""
-
-    id: str
-    domain: str
-    task: dict[str, Any]
-    agent: dict[str, Any]
-    user: dict[str, Any]
-    emotion: dict[str, Any] | None
-    data_source: str
-    seed: int | None
-    status: str
-    termination_reason: str | None
-
-
 class SessionLog(Protocol):
     """The sessions' permanent record (tauplay.store.SessionStore implements it). Every method commits
     before it returns; none is called on the event loop."""
