@@ -1,22 +1,19 @@
-"""Reads that several domains' Tracer hints make on records they know are there.
+"""The persona of a trace, as the domains' Tracer hints read it.
 
-`TraceContext.persona` and `State.get` may give None; a hint that reads the persona runs after the sampler
-has cast one, and a record named by another record (a reservation's user) exists in a consistent database.
-These say so once, and fail loudly, naming what was missing, if it ever is not so.
+`TraceContext.persona` may be None; a hint that reads it runs after the sampler has cast the persona (before
+asking for the first goal's target), so there it is a record. These say so once, and fail loudly, naming the
+persona, if it ever is not.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tauplay.core.db import State
 from tauplay.tracer.trace import TraceContext
 
-Record = dict[str, Any]
 
-
-def persona_of(ctx: TraceContext) -> Record:
-    """The record of the trace's persona: the sampler casts it before asking for the first goal's target."""
+def persona_of(ctx: TraceContext) -> dict[str, Any]:
+    """The record of the trace's persona."""
     persona = ctx.persona
     if persona is None:
         raise LookupError(f"the trace has no persona record ({ctx.persona_table}/{ctx.persona_id})")
@@ -24,15 +21,7 @@ def persona_of(ctx: TraceContext) -> Record:
 
 
 def persona_id_of(ctx: TraceContext) -> str:
-    """The id of the trace's persona (see `persona_of`)."""
+    """The id of the trace's persona."""
     if ctx.persona_id is None:
         raise LookupError("the trace has no persona")
     return ctx.persona_id
-
-
-def must_get(state: State, table: str, key: str) -> Record:
-    """The record `key` of `table`, which the caller knows is there (its id comes from the same database)."""
-    record = state.get(table, key)
-    if record is None:
-        raise LookupError(f"{table}/{key} is not in the database")
-    return record

@@ -18,7 +18,8 @@ from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
-from ..common_tracer import must_get, persona_of
+from ..common_reads import must_get
+from ..common_tracer import persona_of
 from .generator import CABINS, TODAY
 from .tools import AIRPORTS, BAG_FEE, BOOKING_TIME, INSURANCE_FEE
 

@@ -23,7 +23,8 @@ from tauplay.tracer.hint_helpers import PerDatabase
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
-from ..common_tracer import must_get, persona_id_of, persona_of
+from ..common_reads import must_get
+from ..common_tracer import persona_id_of, persona_of
 from . import league
 
 Record = dict[str, Any]

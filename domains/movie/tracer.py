@@ -23,7 +23,8 @@ from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
-from ..common_tracer import must_get, persona_of
+from ..common_reads import must_get
+from ..common_tracer import persona_of
 from .rules import (
     ALCOHOL_MIN_AGE,
     BOOKING_FEE,
