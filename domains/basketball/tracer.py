@@ -406,8 +406,8 @@ class BasketballHints(TracerHints):
     def _reschedule_target(self, ctx: TraceContext, club: Record) -> dict[str, Any]:
         rng, state = ctx.rng, ctx.state
         used = self._used(ctx)
-        games = sorted((g for g in club_games(state, persona_id_of(ctx)) if movable(state, g) and g["game_id"] not in used),
-                       key=lambda g: g["game_id"])
+        games = sorted((g for g in club_games(state, persona_id_of(ctx))
+                        if movable(state, g) and g["game_id"] not in used), key=lambda g: g["game_id"])
         rng.shuffle(games)
         if rng.random() < POSTPONED_FIRST:  # the few postponed games would otherwise hardly ever come up
             games.sort(key=lambda g: g["status"] != "postponed")

@@ -487,12 +487,13 @@ class MovieHints(TracerHints):
         mine = [first, *(b for b in mine if b is not first)] if first else mine
         for booking in mine:
             old = must_get(state, "showtimes", booking["showtime_id"])
-            others = [must_get(state, "showtimes", s) for s in options.showings[(old["film_id"], old["cinema_id"])]]
+            showings = options.showings[(old["film_id"], old["cinema_id"])]
+            others = [must_get(state, "showtimes", s) for s in showings]
             others = [s for s in others if s["showtime_id"] != old["showtime_id"] and s["status"] == "scheduled"
                       and minutes_until(s) >= BOOK_LEAD_MINUTES]
             # The member names the new showing by its day and time: keep only unambiguous ones (another
             # screen at the very same time, or the booked showing's own time, would not say which).
-            every = [must_get(state, "showtimes", s) for s in options.showings[(old["film_id"], old["cinema_id"])]]
+            every = [must_get(state, "showtimes", s) for s in showings]
             others = [s for s in others if sum(1 for o in every if (o["date"], o["start_time"]) ==
                                                (s["date"], s["start_time"])) == 1]
             if not others:

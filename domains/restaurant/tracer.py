@@ -192,7 +192,8 @@ def policy_problem(tool: str, args: Record, state: State, known: dict[str, Any])
             return "the reservation belongs to another guest"
         if tool == "modify_reservation":
             return change_problem(args, guest, reservation)
-        return cancel_problem(args, guest, reservation, must_get(state, "restaurants", reservation["restaurant_id"]))
+        restaurant = must_get(state, "restaurants", reservation["restaurant_id"])
+        return cancel_problem(args, guest, reservation, restaurant)
     if tool == "refund_order":
         order = state.get("orders", args["order_id"].upper())
         if order is None:
@@ -345,7 +346,8 @@ class RestaurantHints(TracerHints):
             found = [k for k in REFUND_WEIGHTS if guests.get(f"refund:{k}")]
             kind = "refund:" + rng.choices(found, weights=[REFUND_WEIGHTS[k] for k in found], k=1)[0]
         else:
-            kind = {"book_reservation": "book", "modify_reservation": "change", "cancel_reservation": "cancel"}[write]
+            kind = {"book_reservation": "book", "modify_reservation": "change",
+                    "cancel_reservation": "cancel"}[write]
             if kind == "cancel" and guests["cancel_late"] and rng.random() < CANCEL_LATE:
                 kind = "cancel_late"
         return rng.choice(guests[kind])
@@ -438,8 +440,8 @@ class RestaurantHints(TracerHints):
             kind = rng.choice(sorted({o[0] for o in options}))
             _, day, time, party = rng.choice([o for o in options if o[0] == kind])
             by_code = rng.random() < 0.65
-            needs: tuple[str, ...] = (login, "get_reservation_details") if by_code else (login, "get_guest_details",
-                                                                        "get_reservation_details")
+            needs: tuple[str, ...] = (login, "get_reservation_details") if by_code else (
+                login, "get_guest_details", "get_reservation_details")
             if kind != "party":
                 needs += ("search_restaurants",)  # the free times at the new date or hour
             return {"reservation_id": rid, "new": {"date": day, "time": time, "party_size": party}, "change": kind,

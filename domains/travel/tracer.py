@@ -150,7 +150,8 @@ def policy_problem(tool: str, args: Record, state: State, known: Record) -> str:
 
 # -- what the database offers -----------------------------------------------------------------------------
 
-def _free(state: State, hotel_id: str, room_type: str, nights: list[str], held: Collection[str] = frozenset()) -> bool:
+def _free(state: State, hotel_id: str, room_type: str, nights: list[str],
+          held: Collection[str] = frozenset()) -> bool:
     """A room of this type is free every night (nights the booking itself holds count as free)."""
     hotel = must_get(state, "hotels", hotel_id)
     calendar = hotel["availability"][room_type]
@@ -541,8 +542,8 @@ class TravelHints(TracerHints):
             if abroad and short_passports([lead], check_out):
                 continue  # a lead traveller without a valid enough passport cannot book abroad
             party, saved = self._party(ctx, check_out, abroad)
-            rooms = [(h, code) for h in hotel_ids for code, room in must_get(state, "hotels", h)["room_types"].items()
-                     if room["capacity"] >= len(party) + 1 and _free(state, h, code, nights_of(check_in, check_out))]
+            rooms = [(h, code) for h in hotel_ids
+                     for code, room in must_get(state, "hotels", h)["room_types"].items() if room["capacity"] >= len(party) + 1 and _free(state, h, code, nights_of(check_in, check_out))]
             if not rooms:
                 continue
             rate_plan = "saver" if rng.random() < 0.35 else "flexible"
