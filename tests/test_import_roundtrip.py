@@ -20,13 +20,13 @@ import pytest
 
 from tauplay.cli import main
 from tauplay.core.domain import get_domain
+from tauplay.core.labels import SessionBundle
 from tauplay.core.tasks import load_tasks
-from tauplay.interop.sessions import SessionBundle
-from tauplay.interop.store_io import bundle_of
 from tauplay.sim.oracle import OracleAgent
 from tauplay.sim.scripted_user import ScriptedUser
 from tauplay.sim.session import SessionSetup, run_session
 from tauplay.store import SessionStore
+from tauplay.store.bundles import bundle_of
 from tests.conftest import REPO, taubench_dir
 
 FIXTURES = REPO / "tests" / "fixtures" / "taubench"
@@ -49,7 +49,7 @@ def view(b: SessionBundle) -> dict[str, Any]:
         elif e.kind == "tool_result":
             convo.append(("result", e.data.get("name"), e.data.get("output"), bool(e.data.get("error")),
                           e.data.get("requestor")))
-    return {"id": b.session_id, "domain": b.domain, "task_id": b.task_id, "task": b.task, "reason": b.termination_reason,
+    return {"id": b.id, "domain": b.domain, "task_id": b.task_id, "task": b.task, "reason": b.termination_reason,
             "reward": b.reward, "trial": b.trial or 0, "convo": convo}  # both forms write no trial as 0
 
 

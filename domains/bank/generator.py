@@ -18,7 +18,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from tauplay_domains.bank.rules import (
+from .rules import (
     ATM_FEE,
     DAILY_TRANSFER_LIMIT,
     EXCESS_WITHDRAWAL_FEE,
@@ -28,7 +28,7 @@ from tauplay_domains.bank.rules import (
     SAVINGS_TRANSFERS_PER_MONTH,
     TODAY,
 )
-from tauplay_domains.bank.tools import FIRST_NEW_CARD, FIRST_TRANSACTION
+from .tools import FIRST_NEW_CARD, FIRST_TRANSACTION
 
 N_CUSTOMERS, N_ACCOUNTS, N_CARDS, N_TRANSACTIONS = 600, 1100, 900, 6000
 N_SECOND_CHECKING = 100  # with 600 primary checking accounts, the rest (400) are savings
@@ -442,15 +442,15 @@ def _transactions(rng: random.Random, accounts: list[dict[str, Any]], customers:
             _checking_event(led, account, customer, own[account["customer_id"]],
                             by_account.get(account["account_id"], []), room)
         else:
-            checking = [o for o in own[account["customer_id"]] if o["type"] == "checking" and o["status"] == "open"]
+            checkings = [o for o in own[account["customer_id"]] if o["type"] == "checking" and o["status"] == "open"]
             day = rng.choice(led.days)
             amount = float(rng.choice((50, 100, 200, 300, 500)))
             # This month, only a few outgoing transfers for the accounts not already at the allowance.
             month_ok = day[:7] != this_month[0][:7] or (account["account_id"] not in at_allowance
                                                         and outgoing.get(account["account_id"], 0) < 3)
-            if checking and room >= 2 and account["status"] == "open" and month_ok \
+            if checkings and room >= 2 and account["status"] == "open" and month_ok \
                     and led.can_send(account, day, amount):
-                led.transfer(account, checking[0], day, amount)
+                led.transfer(account, checkings[0], day, amount)
                 if day[:7] == this_month[0][:7]:
                     outgoing[account["account_id"]] = outgoing.get(account["account_id"], 0) + 1
             else:

@@ -15,9 +15,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from tauplay_domains import starter
-from tauplay_domains.bank import DOMAIN
-from tauplay_domains.bank.rules import (
+from tauplay.core.db import State
+from tauplay.core.emotions import EmotionCondition
+from tauplay.core.graph import ToolGraph
+from tauplay.core.tasks import Action, Task, TaskSet
+
+from .. import starter
+from . import DOMAIN
+from .rules import (
     NEW_PAYEE_MAX,
     SAVINGS_TRANSFERS_PER_MONTH,
     TODAY,
@@ -28,12 +33,7 @@ from tauplay_domains.bank.rules import (
     expiring_soon,
     new_payee,
 )
-from tauplay_domains.bank.tracer import FEE_WORDS, card_words, money, month_words
-
-from tauplay.core.db import State
-from tauplay.core.emotions import EmotionCondition
-from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import Action, Task, TaskSet
+from .tracer import FEE_WORDS, card_words, money, month_words
 
 Record = dict[str, Any]
 
@@ -164,9 +164,11 @@ def build() -> TaskSet:
             account = pick.get("accounts", card["account_id"])
             if account["status"] != "open":
                 continue
-            buys = pick.transactions(account, lambda t, card_id=card["card_id"]: t["category"] == "purchase"
-                                     and t["status"] == "posted" and t["card_id"] == card_id
-                                     and t["dispute"] is None and dispute_in_window(t) and t["amount"] > 60)
+            def bought(t: Record, card_id: str = card["card_id"]) -> bool:
+                return (t["category"] == "purchase" and t["status"] == "posted" and t["card_id"] == card_id
+                        and t["dispute"] is None and dispute_in_window(t) and t["amount"] > 60)
+
+            buys = pick.transactions(account, bought)
             buys = [t for t in buys if _unique_amount(pick, account, t)]
             if buys:
                 return card, buys[-1]

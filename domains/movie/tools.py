@@ -8,11 +8,16 @@ booking may be exchanged) are the agent's to check, as `policy.md` says; the too
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from tauplay_domains.movie.data_model import CancelReason, TicketType
-from tauplay_domains.movie.rules import (
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
+
+from tauplay.core.db import State
+from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from .data_model import CancelReason, TicketType
+from .rules import (
     BOOKING_FEE,
     MAX_ITEM_QUANTITY,
     MAX_TICKETS,
@@ -32,9 +37,6 @@ from tauplay_domains.movie.rules import (
     taken_seats,
     ticket_price,
 )
-
-from tauplay.core.db import State
-from tauplay.core.tools import ToolError, tool
 
 
 class TicketRequest(TypedDict):
@@ -155,7 +157,7 @@ def _pay(db: State, member_id: str, method_id: str, amount: float) -> dict[str, 
     if method_id == POINTS:
         line["points"] = points_needed(amount)
         db.edit("members", member_id)["points"] -= line["points"]
-    elif db.get("members", member_id)["payment_methods"][method_id]["source"] == "gift_card":  # type: ignore[index]
+    elif _member(db, member_id)["payment_methods"][method_id]["source"] == "gift_card":
         card = db.edit("members", member_id)["payment_methods"][method_id]
         card["balance"] = money(card["balance"] - amount)
     return line
@@ -168,7 +170,7 @@ def _refund(db: State, member_id: str, method_id: str, amount: float) -> dict[st
         line["points"] = round(amount * POINTS_PER_DOLLAR_REDEEMED)
         db.edit("members", member_id)["points"] += line["points"]
         return line
-    method = db.get("members", member_id)["payment_methods"].get(method_id)  # type: ignore[index]
+    method = _member(db, member_id)["payment_methods"].get(method_id)
     if method is None:
         raise ToolError(f"payment method '{method_id}' is no longer in the profile of {member_id}; a human agent "
                         "must arrange this refund")
@@ -407,7 +409,7 @@ def book_tickets(db: State, member_id: str, showtime_id: str, tickets: list[Tick
     lines = in_seat_order([{"seat": seat, "ticket_type": t["ticket_type"],
                             "price": ticket_price(showtime, auditorium, seat, t["ticket_type"])}
                            for seat, t in zip(seats, tickets, strict=True)])
-    snacks = []
+    snacks: list[dict[str, Any]] = []
     for request in concessions or []:
         item_id, quantity = request["item_id"], request["quantity"]
         if item_id not in cinema["concessions"]:
@@ -417,8 +419,10 @@ def book_tickets(db: State, member_id: str, showtime_id: str, tickets: list[Tick
         if any(s["item_id"] == item_id for s in snacks):
             raise ToolError(f"'{item_id}' is listed twice; give one line per item with its total quantity")
         item = db.get("concessions", item_id)
-        snacks.append({"item_id": item_id, "name": item["name"], "quantity": quantity,  # type: ignore[index]
-                       "unit_price": concession_price(item["price"], member["tier"])})  # type: ignore[index]
+        if item is None:  # a menu lists catalogue items only: this is a broken database, not a bad request
+            raise ToolError(f"'{item_id}' is on the menu at {cinema['name']} but not in the concession catalogue")
+        snacks.append({"item_id": item_id, "name": item["name"], "quantity": quantity,
+                       "unit_price": concession_price(item["price"], member["tier"])})
     fee = money(BOOKING_FEE[member["tier"]] * len(lines))
     total = money(sum(t["price"] for t in lines) + sum(s["unit_price"] * s["quantity"] for s in snacks) + fee)
     _check_payment(member, payment_method_id, total)

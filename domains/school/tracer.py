@@ -14,7 +14,13 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from tauplay_domains.school.catalogue import (
+from tauplay.core.db import Database, State
+from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import EmailOrNameAndBirth, PerDatabase, earlier, fresh_choice, hashed_trait
+from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+from .catalogue import (
     BLOCKING_HOLDS,
     DEPARTMENTS,
     FALL,
@@ -22,14 +28,8 @@ from tauplay_domains.school.catalogue import (
     SPRING,
     TERMS,
 )
-from tauplay_domains.school.eligibility import active_registrations, problems
-from tauplay_domains.school.tools import seat_counts
-
-from tauplay.core.db import Database, State
-from tauplay.tracer.facts import Fact, fact
-from tauplay.tracer.hint_helpers import EmailOrNameAndBirth, PerDatabase, earlier, fresh_choice, hashed_trait
-from tauplay.tracer.hints import TracerHints
-from tauplay.tracer.trace import Intent, Skip, TraceContext
+from .eligibility import active_registrations, problems
+from .tools import seat_counts
 
 WRITES = ("enroll_in_section", "join_waitlist", "drop_registration", "pay_balance")
 DAYS = {"MWF": "Mondays, Wednesdays and Fridays", "MW": "Mondays and Wednesdays", "TR": "Tuesdays and Thursdays"}
@@ -73,9 +73,9 @@ def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[st
             return ""  # the tool refuses it
         if registration["student_id"] != student_id:
             return "the registration belongs to another student"
-        student = state.get("students", student_id) or {}
+        registrant = state.get("students", student_id) or {}
         if registration["term"] == FALL and registration["status"] == "enrolled" \
-                and len(_fall_enrolled(state, student)) == 1:
+                and len(_fall_enrolled(state, registrant)) == 1:
             return "withdrawing from the last Fall 2024 course is a withdrawal from the university (transfer)"
         return ""
     if args.get("student_id") != student_id:

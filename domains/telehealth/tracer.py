@@ -12,11 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
-
-from tauplay_domains.telehealth.data_model import ACTIVE_STATUSES
-from tauplay_domains.telehealth.generator import CONDITIONS, WEEKDAYS
-from tauplay_domains.telehealth.tools import TODAY  # policy.md's today; the tools stamp cancellations with it
+from typing import Any, cast
 
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact, words
@@ -30,6 +26,10 @@ from tauplay.tracer.hint_helpers import (
 )
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+from .data_model import ACTIVE_STATUSES
+from .generator import CONDITIONS, WEEKDAYS
+from .tools import TODAY  # policy.md's today; the tools stamp cancellations with it
 
 HORIZON = 14  # new and moved visits go on one of the next two weeks' days
 ADULT_BORN_BY = "2007-12-17"  # patients who call for themselves: children's visits are their parents' calls
@@ -73,7 +73,8 @@ auth_method = PATIENTS.method
 def _catalogue(state: State, medication: str) -> list[dict[str, Any]]:
     for name, offers in state.rows("medication_suppliers"):
         if name.lower() == medication.strip().lower():
-            return list(offers)
+            # The value under a medication is a list of offers (data_model.SupplierOffer), not a record dict.
+            return list(cast("list[dict[str, Any]]", offers))
     return []
 
 

@@ -88,11 +88,13 @@ def _participants(args: argparse.Namespace, source: str) -> tuple[dict[str, Any]
 
 def _import_sessions(args: argparse.Namespace) -> int:
     from tauplay.core.domain import DomainError, get_domain
+    from tauplay.core.events import ToolCallData, ToolResultData, of_kind
     from tauplay.core.tasks import TaskFileError, load_tasks
     from tauplay.interop import jsonl, tau2, taubench
     from tauplay.interop.errors import read_json
     from tauplay.interop.import_checks import check_tau2_domain, check_tools
-    from tauplay.interop.store_io import already_there, import_ids, write_bundles
+    from tauplay.interop.store_io import already_there, import_ids
+    from tauplay.store.bundles import write_bundles
 
     path = Path(args.file)
     if args.kind != "sessions" and not args.domain:
@@ -134,8 +136,8 @@ def _import_sessions(args: argparse.Namespace) -> int:
                     b.user["model"] = args.user_model
     if domain is not None:
         check_tools(bundles, domain, source, "simulation" if args.kind == "tau2-results" else "item")
-    calls = sum(1 for b in bundles for e in b.events if e.kind == "tool_call")
-    mismatches = sum(1 for b in bundles for e in b.events if e.kind == "tool_result" and "replay_error" in e.data)
+    calls = sum(1 for b in bundles for _ in of_kind(b.events, ToolCallData))
+    mismatches = sum(1 for b in bundles for _, r in of_kind(b.events, ToolResultData) if r.replay_error is not None)
     labels = sum(len(b.labels) for b in bundles)
     marks = sum(len(b.reviews) for b in bundles)
     summary = f"{len(bundles)} session(s), {calls} tool call(s), {labels} label(s)"
@@ -149,7 +151,7 @@ def _import_sessions(args: argparse.Namespace) -> int:
     from tauplay.store import SessionStore, StoreError
 
     derived = import_ids(args.kind, path.read_bytes(), len(bundles))
-    ids = [session_key(b.session_id) if b.session_id else d for b, d in zip(bundles, derived, strict=True)]
+    ids = [session_key(b.id) if b.id else d for b, d in zip(bundles, derived, strict=True)]
     if len(set(ids)) != len(ids):
         raise UsageError(f"{path}: two sessions of the file have the same id; nothing imported")
     batch = args.batch or (f"import-{derived[0][:8]}" if derived else None)

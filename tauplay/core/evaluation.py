@@ -1,4 +1,4 @@
-"""Gold replay, rewards, pass^k and the alignment that suggests fault labels."""
+"""Rewards, pass^k and the alignment that suggests fault labels (the gold replay itself: tauplay.core.gold)."""
 
 from __future__ import annotations
 
@@ -7,63 +7,12 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import Any
 
-from tauplay.core.db import Database, canonical
+from tauplay.core.db import canonical
 from tauplay.core.domain import Domain
 from tauplay.core.environment import Environment, ToolCall
+from tauplay.core.gold import gold_run
 from tauplay.core.tasks import Action, Task
-
-FAULT_CATEGORIES = ("Missed Action", "Wrong Order", "Extra Action", "Repeated Action", "Misread Intent", "Early Stop")
-AUTOMATIC_FAULTS = FAULT_CATEGORIES[:4]
-# Why a task is rejected or sent back in validation: (code as saved, label as shown).
-REVIEW_REASONS = (("ambiguous_instruction", "ambiguous instruction"), ("unreachable_goal", "unreachable goal"),
-                  ("wrong_gold_action", "wrong gold action"), ("policy_conflict", "policy conflict"),
-                  ("emotion_mismatch", "emotion mismatch"), ("other", "other"))
-
-
-@dataclass(frozen=True)
-class Replay:
-    """What replaying a task's gold actions on a fresh start state did."""
-
-    task_id: str
-    executed: bool
-    hash: str
-    records_changed: int
-    first_error: str | None = None
-    error_step: int | None = None  # index into the gold actions
-
-    def to_json(self) -> dict[str, Any]:
-        return {"task_id": self.task_id, "executed": self.executed, "first_error": self.first_error,
-                "error_step": self.error_step, "hash": self.hash, "records_changed": self.records_changed}
-
-
-def replay_gold(domain: Domain, database: Database, task: Task) -> Replay:
-    env = Environment(domain, domain.start_for(database, task))
-    first_error: str | None = None
-    error_step: int | None = None
-    for i, action in enumerate(task.actions):
-        result = env.call(action.name, action.kwargs, action.requestor)
-        if result.error and first_error is None:
-            first_error, error_step = f"{action.name}: {result.output}", i
-    return Replay(task.id, first_error is None, env.hash, len(env.changes_since_start()), first_error, error_step)
-
-
-class GoldCache:
-    """Expected end-state hashes, computed once per (database, gold actions)."""
-
-    def __init__(self) -> None:
-        self._hashes: dict[tuple[int, str, str], Replay] = {}
-
-    def replay(self, domain: Domain, database: Database, task: Task) -> Replay:
-        database = domain.start_for(database, task)  # a task that sets up its own start state is keyed by it
-        key = (id(database), domain.name, canonical([a.to_json() for a in task.actions]))
-        hit = self._hashes.get(key)
-        if hit is None:
-            hit = replay_gold(domain, database, task)
-            self._hashes[key] = hit
-        return hit
-
-
-GOLD = GoldCache()
+from tauplay.core.vocabulary import FaultCategory
 
 
 @dataclass(frozen=True)
@@ -106,15 +55,15 @@ def reward_of(final_hash: str, expected_hash: str, required_outputs: Sequence[st
 
 
 def evaluate_session(env: Environment, task: Task, agent_messages: Iterable[str], abandoned: bool = False,
-                     gold: GoldCache = GOLD, calls: Sequence[ToolCall] = ()) -> RewardBreakdown:
+                     calls: Sequence[ToolCall] = ()) -> RewardBreakdown:
     """The reward: the domain's own rule when it has one (an adapter of another benchmark), else the gold end
     state and the required outputs. `calls` are every tool call made (a rule may look at them)."""
     messages = list(agent_messages)
     own = env.domain.task_reward(env, task, messages, abandoned, list(calls))
     if own is not None:
-        return own  # type: ignore[no-any-return]
+        return own
     agent_messages = messages
-    expected = gold.replay(env.domain, env.database, task).hash
+    expected = gold_run(env.domain, env.database, task).hash
     return reward_of(env.hash, expected, task.outputs, agent_messages, abandoned)
 
 
@@ -141,7 +90,7 @@ class FaultSuggestion:
     detail: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"category": self.category, "tool": self.tool, "call_index": self.call_index,
+        return {"category": str(self.category), "tool": self.tool, "call_index": self.call_index,
                 "gold_index": self.gold_index, "detail": self.detail}
 
 
@@ -194,16 +143,16 @@ def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
             repeat = next((p for p in seen_calls if calls[p].name == call.name and calls[p].requestor == call.requestor
                            and canonical(calls[p].arguments) == canonical(call.arguments)), None)
             if repeat is not None:
-                suggestions.append(FaultSuggestion("Repeated Action", call.name, ci, None,
+                suggestions.append(FaultSuggestion(FaultCategory.REPEATED_ACTION, call.name, ci, None,
                                                    f"same call as step {repeat + 1}"))
             else:
-                suggestions.append(FaultSuggestion("Extra Action", call.name, ci, None,
+                suggestions.append(FaultSuggestion(FaultCategory.EXTRA_ACTION, call.name, ci, None,
                                                    "write not among the gold actions"))
         seen_calls.append(ci)
     for gi, action in enumerate(gold):
         if gi not in used:
             kind = "write" if writes(action.name, action.requestor) else "read"
-            suggestions.append(FaultSuggestion("Missed Action", action.name, None, gi,
+            suggestions.append(FaultSuggestion(FaultCategory.MISSED_ACTION, action.name, None, gi,
                                                f"gold {kind} action {gi + 1} was never carried out"))
     # Wrong order: matched writes whose gold order is inverted.
     matched_writes = [(ci, gi) for ci, gi in sorted(matched_gold.items())
@@ -211,7 +160,7 @@ def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
     best = -1
     for ci, gi in matched_writes:
         if gi < best:
-            suggestions.append(FaultSuggestion("Wrong Order", gold[gi].name, ci, gi,
+            suggestions.append(FaultSuggestion(FaultCategory.WRONG_ORDER, gold[gi].name, ci, gi,
                                                f"gold action {gi + 1} was done after a later one"))
         best = max(best, gi)
     suggestions.sort(key=lambda s: (s.call_index if s.call_index is not None else 10**9, s.gold_index or 0))

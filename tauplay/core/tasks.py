@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tauplay.core.emotions import EmotionCondition, EmotionError
+from tauplay.core.task_shapes import ValidationError, validator
 from tauplay.core.tau2_fields import Tau2Fields, Tau2FieldsError
 
 FORMAT = "tauplay.tasks/1"
@@ -130,31 +131,54 @@ class TaskSet:
 
 
 # -- reading -------------------------------------------------------------------------------------
+# Task files are checked against their shapes (tauplay.core.task_shapes, strictly) before anything is read from
+# them; every malformed field is named with its file, task index and place.
 
-def _where(path: Path, index: int | None, key: str | None = None) -> str:
+
+def _where(path: Path, index: int | None, key: str | None = None, rest: str = "") -> str:
     place = f"{path}"
     if index is not None:
         place += f": task {index}"
     if key:
-        place += f", field '{key}'"
+        place += f", field '{key}'{rest}"
     return place
 
 
-def _actions(raw: Any, path: Path, index: int) -> list[Action]:
-    if not isinstance(raw, list):
-        raise TaskFileError(f"{_where(path, index, 'actions')}: expected a list of {{name, kwargs}}")
-    out = []
-    for j, a in enumerate(raw):
-        if not isinstance(a, dict) or not isinstance(a.get("name"), str):
-            raise TaskFileError(f"{_where(path, index, 'actions')}[{j}]: each action needs a 'name' string")
-        kwargs = a.get("kwargs", a.get("arguments", {}))
-        if not isinstance(kwargs, dict):
-            raise TaskFileError(f"{_where(path, index, 'actions')}[{j}]: 'kwargs' must be an object")
-        requestor = a.get("requestor", "assistant")
-        if requestor not in ("assistant", "user"):
-            raise TaskFileError(f"{_where(path, index, 'actions')}[{j}]: 'requestor' must be assistant or user")
-        out.append(Action(a["name"], kwargs, requestor))
-    return out
+def _rest(loc: tuple[int | str, ...]) -> str:
+    """The place inside a field: (0, 'kwargs') -> "[0].kwargs"."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
+
+
+_EXPECTED = {"string_type": "a string", "list_type": "a list", "dict_type": "an object", "model_type": "an object",
+             "int_type": "a whole number", "float_type": "a number", "bool_type": "true or false"}
+
+
+def _first_problem(e: ValidationError, path: Path, index: int) -> TaskFileError:
+    err = e.errors()[0]
+    loc, kind = tuple(err["loc"]), err["type"]
+    if len(loc) == 3 and loc[0] == "actions" and loc[2] == "name" and kind in ("missing", "string_type"):
+        return TaskFileError(f"{_where(path, index, 'actions', _rest(loc[1:2]))}: each action needs a 'name' string")
+    if len(loc) == 1 and loc[0] in ("id", "instruction") and kind in ("missing", "string_type"):
+        message = "missing or not a string"
+    elif kind == "missing":
+        message = "missing"
+    elif kind in _EXPECTED:
+        message = f"expected {_EXPECTED[kind]}, got {_kind(err.get('input'))}"
+    else:
+        message = err["msg"]
+    if not loc:
+        return TaskFileError(f"{_where(path, index)}: {message}")
+    return TaskFileError(f"{_where(path, index, str(loc[0]), _rest(loc[1:]))}: {message}")
+
+
+def _kind(value: Any) -> str:
+    return {str: "a string", int: "a whole number", float: "a number", bool: "true/false", list: "a list",
+            dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _actions(items: list[dict[str, Any]] | None) -> list[Action]:
+    return [Action(a["name"], dict(a.get("kwargs") or a.get("arguments") or {}), a.get("requestor") or "assistant")
+            for a in items or []]
 
 
 PUBLISHED_EMOTION_FIELDS = ("emotion_family", "emotion_leaf", "dimension_politeness", "dimension_urgency",
@@ -181,23 +205,27 @@ def _emotion_from_taubench(raw: dict[str, Any], provenance: dict[str, Any]) -> E
         return None
 
 
-def task_from_taubench(raw: Any, path: Path, index: int, domain: str | None) -> Task:
+def _parse(shape: str, raw: Any, path: Path, index: int) -> dict[str, Any]:
     if not isinstance(raw, dict):
-        raise TaskFileError(f"{_where(path, index)}: expected an object, got {type(raw).__name__}")
-    if not isinstance(raw.get("instruction"), str):
-        raise TaskFileError(f"{_where(path, index, 'instruction')}: missing or not a string")
-    outputs = raw.get("outputs", [])
-    if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
-        raise TaskFileError(f"{_where(path, index, 'outputs')}: expected a list of strings")
-    user_id = raw.get("user_id")
+        raise TaskFileError(f"{_where(path, index)}: expected an object, got {_kind(raw)}")
+    try:
+        parsed: dict[str, Any] = validator(shape).validate_python(raw)
+    except ValidationError as e:
+        raise _first_problem(e, path, index) from None
+    return parsed
+
+
+def task_from_taubench(raw: Any, path: Path, index: int, domain: str | None) -> Task:
+    parsed = _parse("tau-bench task", raw, path, index)
     provenance: dict[str, Any] = {"source": path.name, "index": index, "format": "tau-bench"}
+    user_id = parsed.get("user_id")
     return Task(
         id=str(index),
         domain=domain or "",
-        instruction=raw["instruction"],
-        actions=_actions(raw.get("actions", []), path, index),
+        instruction=parsed["instruction"],
+        actions=_actions(parsed.get("actions")),
         user_id=user_id,
-        outputs=list(outputs),
+        outputs=list(parsed.get("outputs") or []),
         known_info={"user_id": user_id} if user_id else {},
         emotion=_emotion_from_taubench(raw, provenance),
         provenance=provenance,
@@ -205,37 +233,75 @@ def task_from_taubench(raw: Any, path: Path, index: int, domain: str | None) -> 
 
 
 def task_from_json(raw: Any, path: Path, index: int, domain: str | None) -> Task:
-    if not isinstance(raw, dict):
-        raise TaskFileError(f"{_where(path, index)}: expected an object, got {type(raw).__name__}")
-    for key in ("id", "instruction"):
-        if not isinstance(raw.get(key), str):
-            raise TaskFileError(f"{_where(path, index, key)}: missing or not a string")
+    parsed = _parse("tauplay task", raw, path, index)
     emotion = None
-    if raw.get("emotion"):
+    if parsed.get("emotion"):
         try:
-            emotion = EmotionCondition.from_json(raw["emotion"])
+            emotion = EmotionCondition.from_json(parsed["emotion"])
         except (EmotionError, TypeError) as e:
             raise TaskFileError(f"{_where(path, index, 'emotion')}: {e}") from None
-    difficulty = raw.get("difficulty")
     tau2 = None
-    if raw.get("tau2") is not None:
+    if parsed.get("tau2") is not None:
         try:
-            tau2 = Tau2Fields.from_json(raw["tau2"])
+            tau2 = Tau2Fields.from_json(parsed["tau2"])
         except Tau2FieldsError as e:
             raise TaskFileError(f"{_where(path, index, 'tau2')}: {e}") from None
     return Task(
-        id=raw["id"],
-        domain=raw.get("domain") or domain or "",
-        instruction=raw["instruction"],
-        actions=_actions(raw.get("actions", []), path, index),
-        user_id=raw.get("user_id"),
-        outputs=list(raw.get("outputs") or []),
-        known_info=dict(raw.get("known_info") or {}),
+        id=parsed["id"],
+        domain=parsed.get("domain") or domain or "",
+        instruction=parsed["instruction"],
+        actions=_actions(parsed.get("actions")),
+        user_id=parsed.get("user_id"),
+        outputs=list(parsed.get("outputs") or []),
+        known_info=dict(parsed.get("known_info") or {}),
         emotion=emotion,
-        provenance=dict(raw.get("provenance") or {}),
-        difficulty=difficulty if isinstance(difficulty, int) else None,
+        provenance=dict(parsed.get("provenance") or {}),
+        difficulty=parsed.get("difficulty"),
         tau2=tau2,
     )
+
+
+def task_from_tau2(raw: Any, path: Path, index: int, domain: str | None) -> Task:
+    place = f"{path}: task {index}"
+    if not isinstance(raw, dict):
+        raise TaskFileError(f"{place}: expected an object")
+    task_id = raw.get("id")
+    if not isinstance(task_id, str | int) or isinstance(task_id, bool) or task_id == "":
+        raise TaskFileError(f"{place}, field 'id': missing, or not a string")
+    try:
+        fields = Tau2Fields.from_json(raw)
+    except Tau2FieldsError as e:
+        raise TaskFileError(f"{place}: {e}") from None
+    actions = []
+    for j, a in enumerate(fields.actions):
+        arguments = a.get("arguments", {})
+        if not isinstance(arguments, dict):
+            raise TaskFileError(f"{place}, field 'evaluation_criteria'.'actions'[{j}]: 'arguments' must be an object")
+        actions.append(Action(a["name"], dict(arguments), str(a.get("requestor") or "assistant")))
+    return Task(id=str(task_id), domain=domain or "", instruction=fields.goal(), actions=actions,
+                outputs=fields.communicate_info,
+                provenance={"source": path.name, "index": index, "format": "tau2-bench"}, tau2=fields)
+
+
+def _line(node: ast.AST) -> Any:
+    return getattr(node, "lineno", "?")
+
+
+def _not_literal(node: ast.AST, path: Path, why: str = "") -> TaskFileError:
+    return TaskFileError(f"{path}:{_line(node)}: not a literal value ({ast.unparse(node)[:60]})"
+                         f"{'; ' + why if why else ''}; task modules are read as data only")
+
+
+def _concatenation(node: ast.BinOp, path: Path) -> str | None:
+    """`"a" + "b" + ...` (a left-deep chain, any length) as one string; None when a part is not a string."""
+    parts: list[ast.AST] = []
+    left: ast.AST = node
+    while isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add):  # walked, not recursed: chains are long
+        parts.append(left.right)
+        left = left.left
+    parts.append(left)
+    values = [_py_literal(p, path) for p in reversed(parts)]
+    return "".join(values) if all(isinstance(v, str) for v in values) else None
 
 
 def _py_literal(node: ast.AST, path: Path) -> Any:
@@ -249,19 +315,25 @@ def _py_literal(node: ast.AST, path: Path) -> Any:
         if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
             return node.func.value.value.join(parts)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _py_literal(node.left, path), _py_literal(node.right, path)
-        if isinstance(left, str) and isinstance(right, str):
-            return left + right
+        joined = _concatenation(node, path)
+        if joined is not None:
+            return joined
     if isinstance(node, (ast.List, ast.Tuple)):
         return [_py_literal(e, path) for e in node.elts]
     if isinstance(node, ast.Dict):
-        return {_py_literal(k, path): _py_literal(v, path) for k, v in zip(node.keys, node.values, strict=True)
-                if k is not None}
+        out: dict[Any, Any] = {}
+        for k, v in zip(node.keys, node.values, strict=True):
+            if k is None:
+                continue
+            key = _py_literal(k, path)
+            if not isinstance(key, str | int | float | bool) and key is not None:
+                raise _not_literal(k, path, "a dictionary key must be a string or a number")
+            out[key] = _py_literal(v, path)
+        return out
     try:
         return ast.literal_eval(node)
-    except ValueError:
-        raise TaskFileError(f"{path}:{getattr(node, 'lineno', '?')}: not a literal value "
-                            f"({ast.unparse(node)[:60]}); task modules are read as data only") from None
+    except (ValueError, TypeError, SyntaxError, MemoryError) as e:  # TypeError: {[1], ...} is not a set
+        raise _not_literal(node, path, str(e) if isinstance(e, TypeError) else "") from None
 
 
 def _read_python_tasks(path: Path, text: str) -> list[Any]:
@@ -269,16 +341,25 @@ def _read_python_tasks(path: Path, text: str) -> list[Any]:
         tree = ast.parse(text, filename=str(path))
     except SyntaxError as e:
         raise TaskFileError(f"{path}:{e.lineno}:{e.offset}: Python syntax error: {e.msg}") from None
-    found: list[tuple[int, ast.List]] = []
+    except (RecursionError, MemoryError):  # Python's own parser gives up on deep nesting or very long chains
+        raise TaskFileError(f"{path}: nested too deeply to read (an expression nested or chained deeper than "
+                            "Python's parser allows)") from None
+    found: list[ast.List] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.List):
             names = [t.id for t in node.targets if isinstance(t, ast.Name)]
             if any(n.isupper() for n in names):
-                return _py_literal(node.value, path)
-            if "tasks" in names:  # legacy published modules: `tasks = [...]`
-                found.append((0, node.value))
+                try:
+                    return _py_literal(node.value, path)
+                except RecursionError:
+                    raise TaskFileError(f"{path}:{_line(node)}: nested too deeply to read") from None
+            elif "tasks" in names:  # legacy published modules: `tasks = [...]`
+                found.append(node.value)
     if found:
-        return _py_literal(found[0][1], path)
+        try:
+            return _py_literal(found[0], path)
+        except RecursionError:
+            raise TaskFileError(f"{path}:{_line(found[0])}: nested too deeply to read") from None
     raise TaskFileError(f"{path}: no task list found (expected e.g. TASKS = [Task(...), ...])")
 
 
@@ -301,26 +382,32 @@ def load_tasks(path: Path | str, domain: str | None = None) -> TaskSet:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise TaskFileError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    except RecursionError:
+        raise TaskFileError(f"{path}: JSON nested too deeply to read") from None
     if isinstance(data, dict) and isinstance(data.get("tasks"), list) and data["tasks"] \
             and "format" not in data and all("user_scenario" in t for t in data["tasks"] if isinstance(t, dict)):
         data = data["tasks"]  # tau2-bench also writes {"tasks": [...]}
     if isinstance(data, list) and data and isinstance(data[0], dict) and "user_scenario" in data[0]:
-        from tauplay.core.tau2_tasks import task_from_tau2
-
         tasks = [task_from_tau2(r, path, i, domain) for i, r in enumerate(data)]
         return TaskSet(domain, tasks, str(path), {"format": "tau2-bench"})
     if isinstance(data, list):
         tasks = [task_from_taubench(r, path, i, domain) for i, r in enumerate(data)]
         return TaskSet(domain, tasks, str(path))
-    if isinstance(data, dict) and isinstance(data.get("tasks"), list):
-        file_domain = data.get("domain") or domain
-        if domain and data.get("domain") and data["domain"] != domain:
-            raise TaskFileError(f"{path}: task set is for domain '{data['domain']}', not '{domain}'")
-        tasks = [task_from_json(r, path, i, file_domain) for i, r in enumerate(data["tasks"])]
-        seen: set[str] = set()
-        for i, t in enumerate(tasks):
-            if t.id in seen:
-                raise TaskFileError(f"{_where(path, i, 'id')}: duplicate task id '{t.id}'")
-            seen.add(t.id)
-        return TaskSet(file_domain, tasks, str(path), dict(data.get("provenance") or {}))
-    raise TaskFileError(f"{path}: not a task set (expected a list of tasks or an object with a 'tasks' list)")
+    if not (isinstance(data, dict) and isinstance(data.get("tasks"), list)):
+        raise TaskFileError(f"{path}: not a task set (expected a list of tasks or an object with a 'tasks' list)")
+    try:
+        envelope: dict[str, Any] = validator("task set").validate_python(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise TaskFileError(f"{path}: field '{err['loc'][0]}': expected {_EXPECTED.get(err['type'], 'another value')}"
+                            f", got {_kind(err.get('input'))}") from None
+    file_domain = envelope.get("domain") or domain
+    if domain and envelope.get("domain") and envelope["domain"] != domain:
+        raise TaskFileError(f"{path}: task set is for domain '{envelope['domain']}', not '{domain}'")
+    tasks = [task_from_json(r, path, i, file_domain) for i, r in enumerate(envelope["tasks"])]
+    seen: set[str] = set()
+    for i, t in enumerate(tasks):
+        if t.id in seen:
+            raise TaskFileError(f"{_where(path, i, 'id')}: duplicate task id '{t.id}'")
+        seen.add(t.id)
+    return TaskSet(file_domain, tasks, str(path), dict(envelope.get("provenance") or {}))

@@ -8,37 +8,15 @@ the task as it was read.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from tauplay.core.tasks import Action, Task, TaskFileError
-from tauplay.core.tau2_fields import Tau2Fields, Tau2FieldsError
+from tauplay.core.tasks import Task, task_from_tau2
+
+__all__ = ["is_tau2_task", "task_from_tau2", "to_tau2"]
 
 
 def is_tau2_task(raw: Any) -> bool:
     return isinstance(raw, dict) and "user_scenario" in raw and "instruction" not in raw
-
-
-def task_from_tau2(raw: Any, path: Path, index: int, domain: str | None) -> Task:
-    place = f"{path}: task {index}"
-    if not isinstance(raw, dict):
-        raise TaskFileError(f"{place}: expected an object")
-    task_id = raw.get("id")
-    if not isinstance(task_id, str | int) or isinstance(task_id, bool) or task_id == "":
-        raise TaskFileError(f"{place}, field 'id': missing, or not a string")
-    try:
-        fields = Tau2Fields.from_json(raw)
-    except Tau2FieldsError as e:
-        raise TaskFileError(f"{place}: {e}") from None
-    actions = []
-    for j, a in enumerate(fields.actions):
-        arguments = a.get("arguments", {})
-        if not isinstance(arguments, dict):
-            raise TaskFileError(f"{place}, field 'evaluation_criteria'.'actions'[{j}]: 'arguments' must be an object")
-        actions.append(Action(a["name"], dict(arguments), str(a.get("requestor") or "assistant")))
-    return Task(id=str(task_id), domain=domain or "", instruction=fields.goal(), actions=actions,
-                outputs=fields.communicate_info,
-                provenance={"source": path.name, "index": index, "format": "tau2-bench"}, tau2=fields)
 
 
 def to_tau2(task: Task) -> dict[str, Any]:

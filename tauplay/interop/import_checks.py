@@ -6,19 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tauplay.core.events import ToolCallData, of_kind
+from tauplay.core.labels import SessionBundle
 from tauplay.interop.errors import InteropError
-from tauplay.interop.sessions import SessionBundle
 
 
 def check_tools(bundles: Sequence[SessionBundle], domain: Any, source: str, item: str = "session") -> None:
     """InteropError naming the first session whose calls are not the domain's (agent tools, and user tools
     for the user's own calls)."""
     for i, bundle in enumerate(bundles):
-        for event in bundle.events:
-            if event.kind != "tool_call":
-                continue
-            name = str(event.data.get("name", ""))
-            by_user = event.data.get("requestor") == "user"
+        for _, call in of_kind(bundle.events, ToolCallData):
+            name, by_user = call.name, call.by_user
             tools = domain.user_tool_map if by_user else domain.tool_map
             if name not in tools:
                 side = "user tools" if by_user else "tools"

@@ -18,17 +18,24 @@ from pathlib import Path
 from typing import Any
 
 from tauplay.core.environment import Environment
-from tauplay.core.events import Event
+from tauplay.core.events import Event, EventKind, MessageData, TerminatedData, ToolCallData, ToolResultData
+from tauplay.core.faults import imported_termination
+from tauplay.core.labels import FaultLabel, SessionBundle
 from tauplay.core.tasks import Task, TaskFileError, TaskSet, task_from_json
 from tauplay.core.tau2_tasks import task_from_tau2 as core_task_from_tau2
 from tauplay.core.tau2_tasks import to_tau2
+from tauplay.core.transcript import SPEAKER_OF_ROLE, conversation_items
 from tauplay.interop.errors import fail, kind_of
-from tauplay.interop.messages import SPEAKER_OF_ROLE, EventBuilder, conversation_items
-from tauplay.interop.sessions import LabelRecord, SessionBundle, terminated_data
+from tauplay.interop.messages import EventBuilder
 from tauplay.interop.taubench import EnvFactory, labels_from_json, reviews_from_json
 
 SPEAKERS = ("system", "user", "assistant", "tool")
 
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """The value when it is a JSON object, else an empty one (optional parts of a file from another tool)."""
+    return value if isinstance(value, dict) else {}
 
 def _epoch(stamp: Any) -> float | None:
     if not isinstance(stamp, str) or not stamp:
@@ -95,7 +102,7 @@ def messages_events(messages: Any, source: str, place: str, builder: EventBuilde
                 raise fail(source, f"{where}.id", "a tool message needs the id of the call it answers")
             if call_id not in builder._pending:
                 raise fail(source, f"{where}.id", f"answers no earlier tool call (id {call_id!r})")
-            name = builder._pending[call_id]["name"]
+            name = builder._pending[call_id].name
             builder.tool_result(call_id, name, content or "", bool(msg.get("error")), at)
         elif calls:
             if role not in ("assistant", "user"):
@@ -109,19 +116,18 @@ def messages_events(messages: Any, source: str, place: str, builder: EventBuilde
                     raise fail(source, cwhere, "expected {id, name, arguments, requestor}")
                 if not isinstance(call.get("arguments", {}), dict | str):
                     raise fail(source, f"{cwhere}.arguments", f"expected an object, got {kind_of(call['arguments'])}")
-                call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else f"call_{j}_{k}"
+                given = call.get("id")
+                call_id = given if isinstance(given, str) and given else f"call_{j}_{k}"
                 builder.tool_call(call_id, call["name"], call.get("arguments"), group=group,
                                   content=content if k == 0 else None,
-                                  requestor=str(call.get("requestor") or role), at=at)
-                if k == 0 and spent:
-                    builder.events[-1].data.update(spent)
+                                  requestor=str(call.get("requestor") or role), at=at, **(spent if k == 0 else {}))
         else:
             builder.message(role, content or "", at, **spent)
     return builder
 
 
 def _participant(info: dict[str, Any], key: str) -> dict[str, Any]:
-    part = info.get(key) if isinstance(info.get(key), dict) else {}
+    part = _obj(info.get(key))
     out: dict[str, Any] = {"kind": "imported", "source": "tau2-bench"}
     if part.get("implementation"):
         out["implementation"] = part["implementation"]
@@ -135,7 +141,7 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
     """Every simulation of a tau2-bench results file as a session; InteropError at the first problem."""
     if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
         raise fail(source, "", "expected a tau2-bench results object with a 'simulations' list")
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    info = _obj(data.get("info"))
     file_tasks: dict[str, Task] = {}
     for k, raw in enumerate(data.get("tasks") or []):
         task = task_from_tau2(raw, source, f"tasks[{k}]", domain)
@@ -174,8 +180,8 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
         trial = sim.get("trial")
         if trial is not None and (not isinstance(trial, int) or isinstance(trial, bool)):
             raise fail(source, f"{place}, field 'trial'", f"expected a whole number, got {kind_of(trial)}")
-        ours = sim.get("tauplay") if isinstance(sim.get("tauplay"), dict) else {}
-        labels: list[LabelRecord] = labels_from_json(ours.get("labels"), source, f"{place}, field 'tauplay'.'labels'")
+        ours = _obj(sim.get("tauplay"))
+        labels: list[FaultLabel] = labels_from_json(ours.get("labels"), source, f"{place}, field 'tauplay'.'labels'")
         reviews = reviews_from_json(ours.get("reviews"), source, f"{place}, field 'tauplay'.'reviews'")
         start = _epoch(sim.get("start_time")) or _epoch(sim.get("timestamp")) or now
         env = env_factory() if env_factory else None
@@ -192,8 +198,8 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
             reward_info = ours["reward_info"]
         task_json = task.to_json()
         extra = {k: sim[k] for k in ("agent_cost", "user_cost") if sim.get(k) is not None}
-        builder.add("terminated", "system", terminated_data(builder.events, task_json, domain, reason,
-                                                            None if reward is None else float(reward), **extra),
+        builder.add("system", imported_termination(builder.events, task_json, domain, reason,
+                                                   None if reward is None else float(reward), **extra),
                     _epoch(sim.get("end_time")))
         bundles.append(SessionBundle(
             domain=domain, task_id=task.id, task=task_json, events=builder.events,
@@ -206,7 +212,7 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
                                                                     **(reward_info or {})}, trial=trial,
             seed=sim.get("seed") if isinstance(sim.get("seed"), int) else None, labels=labels, reviews=reviews,
             annotator=ours.get("annotator"), created_at=start,
-            session_id=str(sim["id"]) if isinstance(sim.get("id"), str) and sim["id"] else None))
+            id=str(sim["id"]) if isinstance(sim.get("id"), str) and sim["id"] else None))
     return bundles
 
 
@@ -225,13 +231,17 @@ TAU2_REASONS = ("user_stop", "agent_stop", "judge_stop", "max_steps", "too_many_
 EVALUATED = ("user_stop", "agent_stop")  # tau2-bench scores these; any other ending scores 0
 
 
+def _ending(events: Sequence[Event]) -> TerminatedData | None:
+    ended = next((e for e in reversed(events) if e.kind == EventKind.TERMINATED), None)
+    return ended.as_(TerminatedData) if ended is not None else None
+
+
 def tau2_reason(reason: str | None, events: Sequence[Event]) -> str:
     if reason in TAU2_REASONS:
         return str(reason)
     if reason == "llm_error":
-        ended = next((e for e in reversed(events) if e.kind == "terminated"), None)
-        side = ended.data.get("error_side") if ended is not None else None
-        return "user_error" if side == "user" else "agent_error"
+        ended = _ending(events)
+        return "user_error" if ended is not None and ended.error_side == "user" else "agent_error"
     return TAU2_REASON.get(str(reason), "agent_error")
 
 
@@ -239,28 +249,29 @@ def _speaker(event: Event) -> str:
     return SPEAKER_OF_ROLE.get(event.role, "assistant")
 
 
-def _spent(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: data[k] for k in ("cost", "usage") if data.get(k) is not None}
+def _spent(payload: MessageData | ToolCallData) -> dict[str, Any]:
+    return {k: v for k, v in (("cost", payload.cost), ("usage", payload.usage)) if v is not None}
 
 
 def _tau2_messages(events: Sequence[Event]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for item in conversation_items(events):
-        if isinstance(item, Event) and item.kind == "tool_result":
-            out.append({"id": item.data.get("call_id", ""), "role": "tool", "content": str(item.data.get("output", "")),
-                        "requestor": "user" if item.data.get("requestor") == "user" else "assistant",
-                        "error": bool(item.data.get("error")), "turn_idx": len(out), "timestamp": _iso(item.at)})
+        if isinstance(item, Event) and item.kind == EventKind.TOOL_RESULT:
+            result = item.as_(ToolResultData)
+            out.append({"id": result.call_id, "role": "tool", "content": result.output,
+                        "requestor": "user" if result.by_user else "assistant",
+                        "error": result.error, "turn_idx": len(out), "timestamp": _iso(item.at)})
         elif isinstance(item, Event):
-            out.append({"role": _speaker(item), "content": str(item.data.get("content") or ""),
-                        "tool_calls": None, "turn_idx": len(out), "timestamp": _iso(item.at), **_spent(item.data)})
+            message = item.as_(MessageData)
+            out.append({"role": _speaker(item), "content": message.content,
+                        "tool_calls": None, "turn_idx": len(out), "timestamp": _iso(item.at), **_spent(message)})
         else:
             first = item.calls[0]
+            calls = [c.as_(ToolCallData) for c in item.calls]
             out.append({"role": _speaker(first), "content": item.content,
-                        "tool_calls": [{"id": c.data.get("call_id", ""), "name": c.data.get("name", ""),
-                                        "arguments": c.data.get("arguments") or {},
-                                        "requestor": "user" if c.data.get("requestor") == "user" else "assistant"}
-                                       for c in item.calls],
-                        "turn_idx": len(out), "timestamp": _iso(first.at), **_spent(first.data)})
+                        "tool_calls": [{"id": c.call_id, "name": c.name, "arguments": c.arguments,
+                                        "requestor": "user" if c.by_user else "assistant"} for c in calls],
+                        "turn_idx": len(out), "timestamp": _iso(first.at), **_spent(calls[0])})
     return out
 
 
@@ -313,10 +324,10 @@ def tau2_simulation(bundle: SessionBundle) -> dict[str, Any]:
     start = events[0].at if events else 0.0
     end = events[-1].at if events else start
     reason = tau2_reason(bundle.termination_reason, events)
-    ended = next((e for e in reversed(events) if e.kind == "terminated"), None)
-    costs = {k: (ended.data.get(k) if ended is not None else None) for k in ("agent_cost", "user_cost")}
+    ended = _ending(events)
+    costs = {"agent_cost": ended.agent_cost if ended else None, "user_cost": ended.user_cost if ended else None}
     return {
-        "id": bundle.session_id or "", "task_id": bundle.task_id, "timestamp": _iso(start),
+        "id": bundle.id or "", "task_id": bundle.task_id, "timestamp": _iso(start),
         "start_time": _iso(start), "end_time": _iso(end), "duration": max(0.0, end - start),
         "termination_reason": reason, **costs,
         "reward_info": _tau2_reward_info(bundle, _task_of(bundle), reason), "messages": _tau2_messages(events),

@@ -15,17 +15,30 @@ from pathlib import Path
 from typing import Any
 
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import FAULT_CATEGORIES
-from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN
+from tauplay.core.events import ToolCallData, of_kind
+from tauplay.core.faults import imported_termination
+from tauplay.core.labels import FaultLabel, ReviewMark, SessionBundle
 from tauplay.core.tasks import Task, TaskFileError, TaskSet, task_from_json, task_from_taubench
+from tauplay.core.transcript import chat_messages
+from tauplay.core.vocabulary import (
+    ANNOTATION_SOURCES,
+    FAULT_CATEGORIES,
+    SEVERITIES,
+    STOP_TOKEN,
+    UNSATISFIED_TOKEN,
+    WHO_ERRED,
+)
 from tauplay.interop.errors import InteropError, fail, kind_of
-from tauplay.interop.messages import EventBuilder, is_error_output, openai_messages
-from tauplay.interop.sessions import LabelRecord, ReviewMark, SessionBundle, terminated_data
-from tauplay.store.records import ANNOTATION_SOURCES, SEVERITIES, WHO_ERRED
+from tauplay.interop.messages import EventBuilder, is_error_output
 
 SPEAKERS = ("system", "user", "assistant", "tool")
 EnvFactory = Callable[[], Environment | None]
 
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """The value when it is a JSON object, else an empty one (optional parts of a file from another tool)."""
+    return value if isinstance(value, dict) else {}
 
 def _text(value: Any, where: str, source: str, *, optional: bool = True) -> str:
     if value is None and optional:
@@ -77,19 +90,23 @@ def traj_events(traj: Any, source: str, place: str, env: Environment | None) -> 
                 if not isinstance(fn.get("arguments"), str | dict | None):
                     raise fail(source, f"{cwhere}.function.arguments",
                                f"expected JSON text or an object, got {kind_of(fn.get('arguments'))}")
-                call_id = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else f"call_{j}_{k}"
+                given = call.get("id")
+                call_id = given if isinstance(given, str) and given else f"call_{j}_{k}"
                 builder.tool_call(call_id, fn["name"], fn.get("arguments"), group=group,
                                   content=content if k == 0 else None)
         elif role == "tool":
             pending = list(builder._pending)
-            call_id = msg.get("tool_call_id")
-            if not isinstance(call_id, str) or call_id not in builder._pending:
-                if call_id is not None and not isinstance(call_id, str):
-                    raise fail(source, f"{where}.tool_call_id", f"expected a string, got {kind_of(call_id)}")
+            answered = msg.get("tool_call_id")
+            if answered is not None and not isinstance(answered, str):
+                raise fail(source, f"{where}.tool_call_id", f"expected a string, got {kind_of(answered)}")
+            if isinstance(answered, str) and answered in builder._pending:
+                call_id = answered
+            else:
                 if not pending:
                     raise fail(source, where, "a tool result that answers no tool call")
                 call_id = pending[0]
-            name = msg.get("name") if isinstance(msg.get("name"), str) else builder._pending[call_id]["name"]
+            given_name = msg.get("name")
+            name = given_name if isinstance(given_name, str) else builder._pending[call_id].name
             builder.tool_result(call_id, name, content, is_error_output(content))
         else:
             builder.message(role, content)
@@ -115,7 +132,7 @@ def _task_of(item: dict[str, Any], task_id: Any, source: str, place: str, domain
                        "(another instruction or other gold actions): the --tasks set does not match these results")
         return given
     info = item.get("info")
-    ours = info.get("tauplay") if isinstance(info, dict) and isinstance(info.get("tauplay"), dict) else {}
+    ours = _obj(info.get("tauplay")) if isinstance(info, dict) else {}
     if isinstance(ours.get("task"), dict):  # written by tauplay: its own snapshot, kept whole
         try:
             return task_from_json(ours["task"], Path(source), 0, domain)
@@ -132,7 +149,7 @@ def _task_of(item: dict[str, Any], task_id: Any, source: str, place: str, domain
     return task
 
 
-def labels_from_json(raw: Any, source: str, where: str) -> list[LabelRecord]:
+def labels_from_json(raw: Any, source: str, where: str) -> list[FaultLabel]:
     """Labels that tauplay wrote into info.tauplay.labels (absent in files from other tools)."""
     if raw is None:
         return []
@@ -147,7 +164,7 @@ def labels_from_json(raw: Any, source: str, where: str) -> list[LabelRecord]:
                              ("source", ANNOTATION_SOURCES)):
             if lb.get(key, "human") not in allowed:
                 raise fail(source, f"{where}[{k}].{key}", f"{lb.get(key)!r} is not one of: {', '.join(allowed)}")
-        out.append(LabelRecord(lb["category"], lb["who_erred"], lb["severity"], lb["annotator"],
+        out.append(FaultLabel(lb["category"], lb["who_erred"], lb["severity"], lb["annotator"],
                                str(lb.get("note") or ""), lb.get("turn"), lb.get("seq"),
                                str(lb.get("source") or "human")))
     return out
@@ -200,13 +217,13 @@ def sessions_from_taubench(data: Any, source: str, domain: str, tasks: TaskSet |
         if not isinstance(info, dict):
             raise fail(source, f"{place}, field 'info'", f"expected an object, got {kind_of(info)}")
         task = _task_of(item, task_id, source, place, domain, tasks)
-        ours = info.get("tauplay") if isinstance(info.get("tauplay"), dict) else {}
+        ours = _obj(info.get("tauplay"))
         labels = labels_from_json(ours.get("labels"), source, f"{place}, field 'info'.'tauplay'.'labels'")
         reviews = reviews_from_json(ours.get("reviews"), source, f"{place}, field 'info'.'tauplay'.'reviews'")
         builder = traj_events(item.get("traj"), source, place, env_factory() if env_factory else None)
         task_json = task.to_json()
         reason = ours.get("termination_reason") or _reason(item["traj"], float(reward))
-        builder.add("terminated", "system", terminated_data(builder.events, task_json, domain, reason, float(reward)))
+        builder.add("system", imported_termination(builder.events, task_json, domain, reason, float(reward)))
         rest = {("info_source" if k == "source" else k): v for k, v in info.items() if k not in ("task", "tauplay")}
         bundles.append(SessionBundle(
             domain=domain, task_id=task.id, task=task_json, events=builder.events,
@@ -216,7 +233,7 @@ def sessions_from_taubench(data: Any, source: str, domain: str, tasks: TaskSet |
             status="abandoned" if reason == "user_abandoned" else "finished", termination_reason=reason,
             reward=float(reward), reward_info={"reward": float(reward), "source": "tau-bench", **rest},
             trial=trial, labels=labels, reviews=reviews, annotator=ours.get("annotator"),
-            session_id=ours["session_id"] if isinstance(ours.get("session_id"), str) and ours["session_id"] else None))
+            id=ours["session_id"] if isinstance(ours.get("session_id"), str) and ours["session_id"] else None))
     return bundles
 
 
@@ -230,7 +247,7 @@ def taubench_task(task: dict[str, Any], domain: str) -> dict[str, Any]:
         out = {"user_id": task.get("user_id"), "instruction": task.get("instruction", ""),
                "actions": task.get("actions") or [], "outputs": task.get("outputs") or []}
     if not out.get("user_id"):
-        known = task.get("known_info") if isinstance(task.get("known_info"), dict) else {}
+        known = _obj(task.get("known_info"))
         if isinstance(known.get("user_id"), str) and known["user_id"]:
             out["user_id"] = known["user_id"]
     return out
@@ -242,13 +259,13 @@ def inexpressible(bundle: SessionBundle) -> str | None:
     if not isinstance(task.get("user_id"), str) or not task["user_id"]:
         return "its task has no user id"
     if any(a.get("requestor", "assistant") != "assistant" for a in task.get("actions") or []) or any(
-            e.kind == "tool_call" and e.data.get("requestor") == "user" for e in bundle.events):
+            call.by_user for _, call in of_kind(bundle.events, ToolCallData)):
         return "the user acts with tools of its own (tau-bench has no dual control)"
     return None
 
 
 def taubench_result(bundle: SessionBundle, task_id: int) -> dict[str, Any]:
-    messages = openai_messages(bundle.events)
+    messages = chat_messages(bundle.events)
     saved = dict(bundle.reward_info or {})
     if saved.get("source") == "tau-bench":  # imported: tau-bench's own info fields, as they were
         info = {k: v for k, v in saved.items() if k not in ("reward", "source")}
@@ -258,7 +275,7 @@ def taubench_result(bundle: SessionBundle, task_id: int) -> dict[str, Any]:
     else:
         info, ours_reward = {}, saved
     info["task"] = taubench_task(bundle.task, bundle.domain)
-    info["tauplay"] = {"session_id": bundle.session_id, "domain": bundle.domain, "task": bundle.task,
+    info["tauplay"] = {"session_id": bundle.id, "domain": bundle.domain, "task": bundle.task,
                        "task_id": bundle.task_id, "termination_reason": bundle.termination_reason,
                        "agent": bundle.agent, "user": bundle.user, "annotator": bundle.annotator,
                        "labels": [lb.to_json() for lb in bundle.labels],
@@ -271,7 +288,7 @@ def taubench_result(bundle: SessionBundle, task_id: int) -> dict[str, Any]:
 
 def taubench_results(bundles: Sequence[SessionBundle]) -> list[dict[str, Any]]:
     """The sessions as a tau-bench results list; InteropError naming the sessions it cannot express."""
-    refused = [(b.session_id or b.task_id, why) for b in bundles if (why := inexpressible(b)) is not None]
+    refused = [(b.id or b.task_id, why) for b in bundles if (why := inexpressible(b)) is not None]
     if refused:
         names = ", ".join(sid for sid, _ in refused[:5]) + (f" and {len(refused) - 5} more" if len(refused) > 5 else "")
         raise InteropError(f"taubench-results: {len(refused)} session(s) cannot be written in tau-bench's form "

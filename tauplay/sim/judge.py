@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tauplay.core.evaluation import RewardBreakdown
+from tauplay.core.events import MessageData
+from tauplay.core.vocabulary import Role
 from tauplay.llm import LLMConfig, LLMError, complete
 from tauplay.sim.participants import Conversation
 
@@ -22,8 +24,8 @@ Answer with JSON only: {"results": [{"expectedOutcome": "<the outcome, as given>
 
 
 def transcript(conversation: Conversation) -> str:
-    return "\n".join(f"{'assistant' if e.role == 'agent' else 'user'}: {e.data.get('content') or ''}"
-                     for e in conversation.messages())
+    return "\n".join(f"{'assistant' if e.role == Role.AGENT else 'user'}: {e.as_(MessageData).content}"
+                      for e in conversation.messages())
 
 
 def parse_verdicts(text: str, assertions: list[str]) -> list[dict[str, Any]]:

@@ -18,14 +18,24 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tauplay.core.environment import Environment, ToolCall
+from tauplay.core.environment import Environment
 from tauplay.core.evaluation import RewardBreakdown, align, evaluate_session
-from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event, EventKind, Role
+from tauplay.core.events import (
+    Event,
+    EventPayload,
+    MessageData,
+    NoticeData,
+    SessionStartedData,
+    TerminatedData,
+    ToolCallData,
+    ToolResultData,
+)
 from tauplay.core.tasks import Task
+from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role, TerminationReason
 from tauplay.sim.participants import (
     AgentParticipant,
     CallTools,
@@ -34,11 +44,14 @@ from tauplay.sim.participants import (
     PlannedCall,
     Say,
     UserParticipant,
+    prompt_of,
 )
 
 GREETING = "Hi! How can I help you today?"
 
 Sink = Callable[[Event], None | Awaitable[None]]
+# Judges what the reward rule cannot (tau2-bench's natural-language assertions) when the session ends.
+Judge = Callable[[Conversation, RewardBreakdown], Awaitable[RewardBreakdown]]
 
 
 class OrchestratorError(Exception):
@@ -72,15 +85,14 @@ class Orchestrator:
     limits: Limits = field(default_factory=Limits)
     sinks: list[Sink] = field(default_factory=list)
     started_data: dict[str, Any] = field(default_factory=dict)  # extra fields for session_started
-    # Judges what the reward rule cannot (tau2-bench's natural-language assertions) when the session ends.
-    judge: Callable[[Conversation, RewardBreakdown], Awaitable[RewardBreakdown]] | None = None
+    judge: Judge | None = None
 
     def __post_init__(self) -> None:
         events = self.conversation.events
         self._turn = events[-1].turn if events else 0
         self._seq = events[-1].seq + 1 if events else 0
-        self._steps = sum(1 for e in events if e.kind in ("message", "tool_call"))
-        self._errors = sum(1 for e in events if e.kind == "tool_result" and e.data.get("error"))
+        self._steps = sum(1 for e in events if e.kind in (EventKind.MESSAGE, EventKind.TOOL_CALL))
+        self._errors = sum(1 for e in events if e.kind == EventKind.TOOL_RESULT and e.as_(ToolResultData).error)
         self._error_text: str | None = None
         self._error_side: str | None = None  # whose model failed ("agent" or "user"), for llm_error
 
@@ -92,13 +104,10 @@ class Orchestrator:
     def task(self) -> Task:
         return self.conversation.task
 
-    def subscribe(self, sink: Sink) -> None:
-        self.sinks.append(sink)
-
     # -- events -----------------------------------------------------------------------------------
 
-    async def emit(self, kind: EventKind, role: Role, data: dict[str, Any]) -> Event:
-        event = Event(seq=self._seq, kind=kind, role=role, data=data, turn=self._turn, at=time.time())
+    async def emit(self, role: Role, payload: EventPayload) -> Event:
+        event = Event.of(self._seq, role, payload, turn=self._turn, at=time.time())
         self._seq += 1
         self.conversation.events.append(event)
         for sink in self.sinks:
@@ -113,7 +122,7 @@ class Orchestrator:
         from tauplay.llm import LLMError  # light: tauplay.llm imports litellm only inside complete()
 
         events = self.conversation.events
-        if any(e.kind == "terminated" for e in events):
+        if any(e.kind == EventKind.TERMINATED for e in events):
             raise OrchestratorError("this session has already ended")
         try:
             if not events:
@@ -127,67 +136,73 @@ class Orchestrator:
                 else:
                     reason, mover = await self._agent_move()
         except LLMError as e:
-            reason = "llm_error"
+            reason = TerminationReason.LLM_ERROR
             self._error_text = f"{e.kind}: {e}"
-            await self.emit("notice", "system", {"level": "error", "text": f"model call failed ({self._error_text})"})
+            await self.emit(Role.SYSTEM, NoticeData(level="error", text=f"model call failed ({self._error_text})"))
         return await self._finish(reason)
+
+    def _prompts(self) -> dict[str, Any] | None:
+        """What each model participant is given, saved with the session (export training writes it)."""
+        prompts = {role: p for role, p in (("agent", prompt_of(self.agent, self.conversation)),
+                                           ("user", prompt_of(self.user, self.conversation))) if p is not None}
+        return prompts or None
 
     async def _start(self) -> None:
         conv = self.conversation
-        await self.emit("session_started", "system", {
-            "domain": conv.domain.name, "task_id": conv.task.id,
-            "agent": self.agent.describe(), "user": self.user.describe(),
-            "emotion": conv.emotion.to_json() if conv.emotion else None,
-            "start_hash": self.env.hash, **self.started_data,
-        })
+        extra = dict(self.started_data)
+        prompts = self._prompts()
+        if prompts is not None:
+            extra["prompts"] = prompts
+        await self.emit(Role.SYSTEM, SessionStartedData(
+            domain=conv.domain.name, task_id=conv.task.id, agent=self.agent.describe(), user=self.user.describe(),
+            emotion=conv.emotion.to_json() if conv.emotion else None, start_hash=self.env.hash, **extra))
         await self._greet()
 
     async def _greet(self) -> None:
         self._steps += 1
-        await self.emit("message", "agent", {"content": GREETING, "intent": "greeting"})
+        await self.emit(Role.AGENT, MessageData(content=GREETING, intent="greeting"))
 
     async def _where_we_are(self) -> tuple[str | None, str]:
         """(ending reason if the stored events already imply one, whose move it is)."""
-        last = next((e for e in reversed(self.conversation.events) if e.kind in ("message", "tool_call",
-                                                                                "tool_result")), None)
+        last = next((e for e in reversed(self.conversation.events)
+                     if e.kind in (EventKind.MESSAGE, EventKind.TOOL_CALL, EventKind.TOOL_RESULT)), None)
         if last is None:  # only session_started survived
             await self._greet()
             return None, "user"
-        if last.kind == "message" and last.role == "user":
-            return self._user_said(str(last.data.get("content") or "")), "agent"
-        if last.kind == "message":
-            return self._agent_said(str(last.data.get("content") or "")), "user"
-        by_user = last.data.get("requestor") == "user"
-        if last.kind == "tool_call":  # its result was never recorded: the call changed nothing that survived
-            reason = await self._run_call(PlannedCall(
-                last.data.get("name", ""), dict(last.data.get("arguments") or {}), last.data.get("call_id", ""),
-                last.data.get("raw_arguments"), last.data.get("problem")), emit_call=False,
-                requestor="user" if by_user else "assistant")
-            return reason, "user" if by_user else "agent"
-        if by_user:  # the user was acting on its side: it has the move again
+        payload = last.payload
+        if isinstance(payload, MessageData):
+            if last.role == Role.USER:
+                return self._user_said(payload.content), "agent"
+            return self._agent_said(payload.content), "user"
+        if isinstance(payload, ToolCallData):  # its result was never recorded: the call changed nothing that survived
+            reason = await self._run_call(PlannedCall(payload.name, dict(payload.arguments), payload.call_id,
+                                                      payload.raw_arguments, payload.problem), emit_call=False,
+                                          requestor="user" if payload.by_user else "assistant")
+            return reason, "user" if payload.by_user else "agent"
+        if isinstance(payload, ToolResultData) and payload.by_user:  # the user was acting on its side: its move
             return self._limit_reached(), "user"
-        if last.data.get("terminal") and not last.data.get("error"):
-            return "transfer", "agent"
+        if isinstance(payload, ToolResultData) and payload.terminal and not payload.error:
+            return TerminationReason.TRANSFER, "agent"
         return self._limit_reached(), "agent"
 
     def _limit_reached(self) -> str | None:
         if self._errors >= self.limits.max_errors:
-            return "too_many_errors"
+            return TerminationReason.TOO_MANY_ERRORS
         if self._steps >= self.limits.max_steps:
-            return "max_steps"
+            return TerminationReason.MAX_STEPS
         return None
 
     @staticmethod
     def _user_said(text: str) -> str | None:
         if UNSATISFIED_TOKEN in text:
-            return "user_abandoned"
+            return TerminationReason.USER_ABANDONED
         if STOP_TOKEN in text:
-            return "user_stop"
+            return TerminationReason.USER_STOP
         return None
 
     @staticmethod
     def _agent_said(text: str) -> str | None:
-        return "agent_stop" if STOP_TOKEN in text else None
+        return TerminationReason.AGENT_STOP if STOP_TOKEN in text else None
 
     async def _user_move(self) -> str | None:
         if (reason := self._limit_reached()) is not None:
@@ -206,11 +221,12 @@ class Orchestrator:
                 return reason
             reply = await self.user.respond(self.conversation)
         self._steps += 1
-        data: dict[str, Any] = {"content": reply.text}
-        if reply.intent:
-            data["intent"] = reply.intent
-        await self.emit("message", "user", data)
+        await self.emit(Role.USER, self._message(reply.text, reply.intent))
         return self._user_said(reply.text)
+
+    @staticmethod
+    def _message(text: str, intent: str | None) -> MessageData:
+        return MessageData(content=text, intent=intent or None)
 
     async def _agent_move(self) -> tuple[str | None, str]:
         if (reason := self._limit_reached()) is not None:
@@ -218,19 +234,16 @@ class Orchestrator:
         action = await self.agent.act(self.conversation)
         if isinstance(action, Say):
             self._steps += 1
-            data: dict[str, Any] = {"content": action.text}
-            if action.intent:
-                data["intent"] = action.intent
-            await self.emit("message", "agent", data)
+            await self.emit(Role.AGENT, self._message(action.text, action.intent))
             return self._agent_said(action.text), "user"
         if isinstance(action, EndSession):
             if action.note:
-                await self.emit("notice", "agent", {"level": "info", "text": action.note})
-            return "agent_stop", "agent"
+                await self.emit(Role.AGENT, NoticeData(level="info", text=action.note))
+            return TerminationReason.AGENT_STOP, "agent"
         if isinstance(action, CallTools):
             group = self._seq
             for i, call in enumerate(action.calls):
-                extra = {"group": group}
+                extra: dict[str, Any] = {"group": group}
                 if i == 0 and action.content:
                     extra["content"] = action.content
                 reason = await self._run_call(call, extra=extra)
@@ -245,13 +258,13 @@ class Orchestrator:
         mark: dict[str, Any] = {"requestor": "user"} if requestor == "user" else {}
         if emit_call:
             self._steps += 1
-            data: dict[str, Any] = {"call_id": call_id, "name": call.name, "arguments": call.arguments, **(extra or {}),
-                                    **mark}
+            fields: dict[str, Any] = {"call_id": call_id, "name": call.name, "arguments": call.arguments,
+                                      **(extra or {}), **mark}
             if call.raw_arguments is not None:
-                data["raw_arguments"] = call.raw_arguments
+                fields["raw_arguments"] = call.raw_arguments
             if call.problem is not None:
-                data["problem"] = call.problem
-            await self.emit("tool_call", "user" if requestor == "user" else "agent", data)
+                fields["problem"] = call.problem
+            await self.emit(Role.USER if requestor == "user" else Role.AGENT, ToolCallData(**fields))
         if call.problem is not None:
             output, error, diff, terminal = f"Error: {call.problem}", True, None, False
         else:
@@ -262,41 +275,33 @@ class Orchestrator:
                 mark = {**mark, "ignored": list(result.ignored)}
         if error:
             self._errors += 1
-        data = {"call_id": call_id, "name": call.name, "output": output, "error": error, "diff": diff,
-                "hash": self.env.hash, **mark}
+        result_fields: dict[str, Any] = {"call_id": call_id, "name": call.name, "output": output, "error": error,
+                                         "diff": diff, "hash": self.env.hash, **mark}
         if terminal:
-            data["terminal"] = True
-        await self.emit("tool_result", "env", data)
+            result_fields["terminal"] = True
+        await self.emit(Role.ENV, ToolResultData(**result_fields))
         if terminal and not error:
-            return "transfer"
+            return TerminationReason.TRANSFER
         return self._limit_reached() if error else None
 
     async def _finish(self, reason: str) -> Outcome:
         conv = self.conversation
-        calls: list[ToolCall] = []
-        succeeded: list[bool] = []
-        for call, ok in conv.tool_calls():
-            calls.append(call)
-            succeeded.append(ok)
-        reward = evaluate_session(self.env, self.task, conv.agent_texts(), abandoned=reason == "user_abandoned",
-                                  calls=calls)
+        pairs = conv.tool_calls()
+        reward = evaluate_session(self.env, self.task, conv.agent_texts(),
+                                  abandoned=reason == TerminationReason.USER_ABANDONED, calls=[c for c, _ in pairs])
         if self.judge is not None:
             from tauplay.llm import LLMError
 
             try:
                 reward = await self.judge(conv, reward)
             except LLMError as e:  # the session stands; its assertions stay unchecked, saying why
-                await self.emit("notice", "system", {"level": "warning", "text": f"the judge model failed ({e})"})
-        faults = [f.to_json() for f in align(calls, self.task.actions, conv.domain, succeeded)]
-        data: dict[str, Any] = {"reason": reason, "reward": reward.to_json(), "faults": faults,
-                                "steps": self._steps, "errors": self._errors}
+                await self.emit(Role.SYSTEM, NoticeData(level="warning", text=f"the judge model failed ({e})"))
+        faults = [f.to_json() for f in align([c for c, _ in pairs], self.task.actions, conv.domain,
+                                             [ok for _, ok in pairs])]
+        fields: dict[str, Any] = {"reason": str(reason), "reward": reward.to_json(), "faults": faults,
+                                  "steps": self._steps, "errors": self._errors}
         if self._error_text:
-            data["error"] = self._error_text
-            data["error_side"] = self._error_side
-        await self.emit("terminated", "system", data)
-        return Outcome(reason, reward, faults, list(conv.events), self._error_text)
-
-
-def make_conversation(domain: Any, task: Task, env: Environment, emotion: Any = None,
-                      history: Sequence[Event] = ()) -> Conversation:
-    return Conversation(domain=domain, task=task, env=env, emotion=emotion, events=list(history))
+            fields["error"] = self._error_text
+            fields["error_side"] = self._error_side
+        await self.emit(Role.SYSTEM, TerminatedData(**fields))
+        return Outcome(str(reason), reward, faults, list(conv.events), self._error_text)

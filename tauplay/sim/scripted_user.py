@@ -17,9 +17,10 @@ from typing import Any
 
 from tauplay.core.callsyntax import CallSyntaxError, parse_call
 from tauplay.core.emotions import EmotionCondition, patience
-from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event
+from tauplay.core.events import MessageData, ToolResultData
 from tauplay.core.tasks import Task
 from tauplay.core.tools import ToolSpec
+from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
 from tauplay.sim.participants import Conversation, PlannedCall, UserReply
 
 # -- turning the task's second-person instruction into what the customer says ---------------------------
@@ -176,26 +177,24 @@ def device_reply(conversation: Conversation) -> UserReply | None:
     """Dual control: act on the device when the agent's last message asks for one of the user's tools, and once
     the call is made, say what it showed. None when the agent asked for nothing on the device."""
     events = conversation.events
-    last = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == "message"
-                 and events[i].role == "agent"), None)
+    last = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == EventKind.MESSAGE
+                 and events[i].role == Role.AGENT), None)
     if last is None:
         return None
-    after = events[last + 1:]
-    mine = [e for e in after if e.kind == "tool_result" and e.data.get("requestor") == "user"]
+    mine = [r for e in events[last + 1:] if e.kind == EventKind.TOOL_RESULT
+            for r in [e.as_(ToolResultData)] if r.by_user]
     if mine:
-        said = "; ".join(f"{e.data.get('name')} shows: {e.data.get('output')}" for e in mine)
-        return UserReply(f"Done. {said}", "report")
-    call = requested_user_call(str(events[last].data.get("content") or ""), conversation.domain.user_tool_map)
+        return UserReply("Done. " + "; ".join(f"{r.name} shows: {r.output}" for r in mine), "report")
+    call = requested_user_call(events[last].as_(MessageData).content, conversation.domain.user_tool_map)
     return UserReply("", "act", (call,)) if call is not None else None
 
 
-def asks_to_confirm(message: Event | None) -> bool:
+def asks_to_confirm(message: MessageData | None) -> bool:
     if message is None:
         return False
-    if message.data.get("intent") == "confirm":
+    if message.intent == "confirm":
         return True
-    text = str(message.data.get("content") or "")
-    return "?" in text and bool(_CONFIRM_ASK.search(text))
+    return "?" in message.content and bool(_CONFIRM_ASK.search(message.content))
 
 
 class ScriptedUser:
@@ -208,7 +207,7 @@ class ScriptedUser:
         task = conversation.task
         tone = Tone(conversation.emotion)
         parts = disclosure_parts(task)
-        mine = list(conversation.messages("user"))
+        mine = conversation.said("user")
         n = len(mine)
         if n == 0:
             return UserReply(tone.opening(parts[0]), "disclose")
@@ -216,17 +215,17 @@ class ScriptedUser:
             return UserReply(f"{tone.close()} {STOP_TOKEN}", "stop")
         if conversation.domain.user_tools and (on_device := device_reply(conversation)) is not None:
             return on_device
-        agent_last = conversation.last_message("agent")
-        agent_text = str(agent_last.data.get("content") or "") if agent_last else ""
+        agent_last = conversation.last_said("agent")
+        agent_text = agent_last.content if agent_last else ""
         if asks_to_confirm(agent_last):
             return UserReply(tone.yes(n), "confirm")
         user_id = task.known_info.get("user_id") or task.user_id
         if user_id and _ASKS_USER_ID.search(agent_text) and "?" in agent_text:
             return UserReply(f"My user id is {user_id}.", "answer")
         if _REFUSAL.search(agent_text) and "human" in task.goal.lower():
-            if not any(m.data.get("intent") == "escalate" for m in mine):
+            if not any(m.intent == "escalate" for m in mine):
                 return UserReply(tone.escalate(), "escalate")
-        disclosed = sum(1 for m in mine if m.data.get("intent") == "disclose")
+        disclosed = sum(1 for m in mine if m.intent == "disclose")
         if disclosed < len(parts):
             return UserReply(tone.disclose(parts[disclosed], n), "disclose")
         if self._fruitless(conversation) >= patience(conversation.emotion):
@@ -238,8 +237,8 @@ class ScriptedUser:
         """Nudges sent since the agent last did anything in the environment."""
         count = 0
         for e in reversed(conversation.events):
-            if e.kind == "tool_call" and e.role == "agent":
+            if e.kind == EventKind.TOOL_CALL and e.role == Role.AGENT:
                 break
-            if e.kind == "message" and e.role == "user" and e.data.get("intent") == "nudge":
+            if e.kind == EventKind.MESSAGE and e.role == Role.USER and e.as_(MessageData).intent == "nudge":
                 count += 1
         return count
