@@ -263,7 +263,8 @@ def bad_calls(env: Environment) -> list[tuple[str, dict[str, Any]]]:
         ("update_prescription_supplier", {"record_id": bare_id, "medication": "X", "supplier_company": "A",
                                           "brand_name": "B", "price_usd": 1.0}),
         ("update_medical_record_note", {"record_id": "REC999", "note": "x"}),
-        ("get_medical_record", {}),
+        # get_medical_record({}) is not here: it answers with a plain request for an id, as the published tool
+        # does (tests/test_fidelity.py)
         ("find_patient_by_email", {"email": "nobody@example.org"}),
         ("get_appointment_details", {"appointment_id": "APPT999"}),
     ]
