@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay_domains.airline import tools
+from tauplay_domains.airline.constraints import MODEL as CONSTRAINTS
 from tauplay_domains.airline.data_model import Flight, Reservation, User
 from tauplay_domains.airline.generator import generate
 
@@ -31,4 +32,5 @@ DOMAIN = Domain(
         Requires("send_certificate", ("get_user_details", "get_reservation_details"), "confirm the facts first"),
     ],
     task_sets={"starter": "starter.json", "test": "test.json"},
+    constraints=CONSTRAINTS,
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay_domains.restaurant import tools
+from tauplay_domains.restaurant.constraints import MODEL as CONSTRAINTS
 from tauplay_domains.restaurant.data_model import Guest, Order, Reservation, Restaurant
 from tauplay_domains.restaurant.generator import generate
 
@@ -47,4 +48,5 @@ DOMAIN = Domain(
                  "check the order, its owner, its times and what was refunded already first"),
     ],
     task_sets={"starter": "starter.json", "test": "test.json"},
+    constraints=CONSTRAINTS,
 )

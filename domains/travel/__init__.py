@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay_domains.travel import tools
+from tauplay_domains.travel.constraints import MODEL as CONSTRAINTS
 from tauplay_domains.travel.data_model import Booking, Hotel, Package, Traveller
 from tauplay_domains.travel.generator import generate
 
@@ -40,4 +41,5 @@ DOMAIN = Domain(
         Requires("issue_travel_credit", ("get_booking_details",), "confirm the recorded incident first"),
     ],
     task_sets={"starter": "starter.json", "test": "test.json"},
+    constraints=CONSTRAINTS,
 )

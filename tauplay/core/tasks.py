@@ -45,6 +45,10 @@ class Task:
     emotion: EmotionCondition | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     difficulty: int | None = None  # number of dependent steps in the gold path
+    # A constraint task (tauplay.core.constraints): the goal as rules over several entities, as data; any end
+    # state that meets them is rewarded. Distractors: options breaking exactly one rule, {actions, violates}.
+    constraints: dict[str, Any] | None = None
+    distractors: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def goal(self) -> str:
@@ -70,6 +74,9 @@ class Task:
             "provenance": self.provenance,
             "difficulty": self.difficulty,
         }
+        if self.constraints is not None:  # only constraint tasks carry these, so other files stay as they were
+            out["constraints"] = self.constraints
+            out["distractors"] = self.distractors
         return out
 
     def to_taubench(self) -> dict[str, Any]:
@@ -203,6 +210,7 @@ def task_from_json(raw: Any, path: Path, index: int, domain: str | None) -> Task
         except (EmotionError, TypeError) as e:
             raise TaskFileError(f"{_where(path, index, 'emotion')}: {e}") from None
     difficulty = raw.get("difficulty")
+    constraints, distractors = _constraints(raw, path, index)
     return Task(
         id=raw["id"],
         domain=raw.get("domain") or domain or "",
@@ -214,7 +222,30 @@ def task_from_json(raw: Any, path: Path, index: int, domain: str | None) -> Task
         emotion=emotion,
         provenance=dict(raw.get("provenance") or {}),
         difficulty=difficulty if isinstance(difficulty, int) else None,
+        constraints=constraints,
+        distractors=distractors,
     )
+
+
+def _constraints(raw: dict[str, Any], path: Path, index: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The optional constraint problem and its distractors, checked so that a bad one is named at its place."""
+    from tauplay.core.constraints import ConstraintError, parse_problem
+
+    constraints = raw.get("constraints")
+    distractors = raw.get("distractors") or []
+    if constraints is None:
+        return None, []
+    try:
+        parse_problem(constraints)
+    except ConstraintError as e:
+        raise TaskFileError(f"{_where(path, index, 'constraints')}: {e}") from None
+    if not isinstance(distractors, list):
+        raise TaskFileError(f"{_where(path, index, 'distractors')}: expected a list")
+    for j, d in enumerate(distractors):
+        if not isinstance(d, dict) or not isinstance(d.get("violates"), str):
+            raise TaskFileError(f"{_where(path, index, 'distractors')}[{j}]: needs 'actions' and a 'violates' rule id")
+        _actions(d.get("actions"), path, index)
+    return constraints, distractors
 
 
 def _py_literal(node: ast.AST, path: Path) -> Any:

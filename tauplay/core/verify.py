@@ -1,19 +1,22 @@
-"""Verify a task set: replay each task's gold actions on a fresh copy of the start state."""
+"""Verify a task set: replay each task's gold actions on a fresh copy of the start state. A task with
+constraints is also checked: does the gold end state meet them?"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tauplay.core.constraints import ConstraintCheck
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
-from tauplay.core.evaluation import Replay, replay_gold
+from tauplay.core.evaluation import Replay, check_task_state, replay_actions
 from tauplay.core.tasks import Task
 
 
 @dataclass(frozen=True)
 class VerifyReport:
     replays: list[Replay]
+    checks: list[ConstraintCheck | None]  # per task; None for a task without constraints
 
     @property
     def total(self) -> int:
@@ -23,6 +26,22 @@ class VerifyReport:
     def executed(self) -> int:
         return sum(1 for r in self.replays if r.executed)
 
+    @property
+    def constraint_tasks(self) -> int:
+        return sum(1 for c in self.checks if c is not None)
+
+    @property
+    def constraints_met(self) -> int:
+        return sum(1 for c in self.checks if c is not None and c.met)
+
+
+def verify_task(domain: Domain, database: Database, task: Task) -> tuple[Replay, ConstraintCheck | None]:
+    env, first_error, error_step = replay_actions(domain, database, task.actions)
+    replay = Replay(task.id, first_error is None, env.hash, len(env.changes_since_start()), first_error, error_step)
+    check = check_task_state(domain, database, env.state, task) if task.constraints is not None else None
+    return replay, check
+
 
 def verify_tasks(domain: Domain, database: Database, tasks: Sequence[Task]) -> VerifyReport:
-    return VerifyReport([replay_gold(domain, database, t) for t in tasks])
+    done = [verify_task(domain, database, t) for t in tasks]
+    return VerifyReport([r for r, _ in done], [c for _, c in done])
