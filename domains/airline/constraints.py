@@ -190,11 +190,11 @@ class AirlineConstraints(ConstraintModel):
         stay = rng.choice((2, 3, 4))
         ctx = {"user_id": user_id, "passengers": passengers, "payment_id": card}
         entities = (
-            Entity("leg_1", KIND, "the first flight", {"origin": a, "destination": b, "date_from": _shift(start, -2),
-                                                        "date_to": _shift(start, 2)}),
+            Entity("leg_1", KIND, "the first flight", {"origin": a, "destination": b, "date_from": _shift(start, -3),
+                                                        "date_to": _shift(start, 3)}),
             Entity("leg_2", KIND, "the second flight", {"origin": b, "destination": c,
-                                                         "date_from": _shift(start, stay - 2),
-                                                         "date_to": _shift(start, stay + 4)}),
+                                                         "date_from": _shift(start, stay - 3),
+                                                         "date_to": _shift(start, stay + 6)}),
         )
         probe = Problem(ctx, entities, ())
         firsts = [(k, f) for k, f in self.candidates(database, probe, entities[0]).items() if f["date"] == start]

@@ -66,10 +66,9 @@ class Rule:
     def holds(self, facts: Mapping[str, Facts]) -> bool:
         """Whether the rule holds for these entities' facts; a missing fact never satisfies it."""
         try:
-            values = [facts[e][self.field] for e in self.entities]
             if self.kind == "sum_max":
-                return bool(sum(values) <= self.value)
-            a = values[0]
+                return bool(sum(facts[e][self.field] for e in self.entities) <= self.value)
+            a = facts[self.entities[0]][self.field]
             if self.kind == "eq":
                 return bool(a == self.value)
             if self.kind == "one_of":

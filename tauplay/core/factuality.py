@@ -3,9 +3,10 @@
 The policies say the agent gives only facts that come from the user or from the tools. This check reads the
 agent's messages for checkable statements -- prices and other amounts, ids, dates, clock times, numbers --
 and looks each up in the evidence: the outputs of the session's tool calls (what the database said), the
-user's instruction and the policy. An amount is also supported when it is the sum of two amounts the tools
-gave (a total of two bookings); anything else the agent worked out should come from the calculator tool,
-whose output is evidence too. A statement found nowhere is reported as unsupported. Report only: the reward
+user's instruction and the policy. An amount is also supported when it is the sum of two amounts that the
+session's writes returned (a total of two bookings); anything else the agent worked out should come from the
+calculator tool, whose output is evidence too. (Sums over every searched price would support almost any
+amount.) A statement found nowhere is reported as unsupported. Report only: the reward
 does not change.
 """
 
@@ -81,12 +82,13 @@ class Evidence:
     """What the agent could know, indexed for look-ups."""
 
     numbers: set[int] = field(default_factory=set)  # every number, in cents
-    amounts: set[int] = field(default_factory=set)  # numbers under money-like keys of tool outputs, in cents
+    amounts: set[int] = field(default_factory=set)  # numbers under money-like keys of write outputs, in cents
     tokens: set[str] = field(default_factory=set)  # lower-case words and ids
     dates: set[str] = field(default_factory=set)  # YYYY-MM-DD
     times: set[str] = field(default_factory=set)  # HH:MM
 
-    def add_text(self, text: str) -> None:
+    def add_text(self, text: str, written: bool = False) -> None:
+        """Index one text; `written`: the output of a write (its amounts may be added up)."""
         flat = re.sub(r"(?<=\d),(?=\d{3})", "", text)
         self.numbers.update(round(float(m) * 100) for m in _EVIDENCE_NUMBER.findall(flat))
         self.tokens.update(t.lower() for t in re.findall(r"[\w-]+", text))
@@ -98,6 +100,8 @@ class Evidence:
             iso = _month_day(m)
             if iso:
                 self.dates.add(iso)
+        if not written:
+            return
         try:
             self._walk(json.loads(text), False)
         except (json.JSONDecodeError, ValueError):
@@ -132,10 +136,12 @@ def _month_day(m: re.Match[str]) -> str | None:
     return f"{year}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
 
 
-def evidence_of(texts: Iterable[str]) -> Evidence:
+def evidence_of(texts: Iterable[str], written: Iterable[str] = ()) -> Evidence:
     evidence = Evidence()
     for text in texts:
         evidence.add_text(text)
+    for text in written:
+        evidence.add_text(text, written=True)
     return evidence
 
 
@@ -189,10 +195,12 @@ def check_statements(agent_messages: Sequence[str], evidence: Evidence) -> State
 
 def session_evidence(env: Environment, task: Task) -> Evidence:
     """What the agent of a session could know: every tool output, the user's instruction, the policy."""
+    tools = env.domain.tool_map
     texts = [r.output for r in env.history]
     texts.append(task.instruction)
     try:
         texts.append(env.domain.policy)
     except OSError:
         pass
-    return evidence_of(texts)
+    written = [r.output for r in env.history if not r.error and r.call.name in tools and tools[r.call.name].is_write]
+    return evidence_of(texts, written)
