@@ -186,7 +186,7 @@ class RestaurantConstraints(ConstraintModel):
 
         bands = {2: "$$ only", 3: "$$ or $$$"}.get(top, "")
         when = spoken(days[0]) if len(days) == 1 else f"{spoken(days[0])} or {spoken(days[1])}"
-        rules = (
+        rules: tuple[Rule, ...] = (
             Rule("c1", "eq", ("dinner_1",), "city", f1["city"], text=f"The first dinner is in {f1['city']}"),
             Rule("c2", "same", ("dinner_1", "dinner_2"), "city", text="The second restaurant is in the same city "
                                                                        "as the first"),

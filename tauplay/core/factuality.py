@@ -165,10 +165,11 @@ def statements_in(text: str, message: int, evidence: Evidence) -> list[Statement
             iso = m.group(0)
             add("date", m, iso, iso in evidence.dates)
     for m in _MONTH_DAY.finditer(text):
-        iso = _month_day(m)
-        if iso and free(m.span()):
-            ok = iso in evidence.dates if not iso.startswith("--") else any(d.endswith(iso[1:]) for d in evidence.dates)
-            add("date", m, iso, ok)
+        said = _month_day(m)
+        if said and free(m.span()):
+            ok = said in evidence.dates if not said.startswith("--") else any(d.endswith(said[1:])
+                                                                               for d in evidence.dates)
+            add("date", m, said, ok)
     for m in _TIME.finditer(text):
         if free(m.span()):
             hhmm = f"{int(m.group(1)):02d}:{m.group(2)}"
