@@ -339,3 +339,42 @@ def test_model_rewrites_instructions_and_a_rewrite_that_drops_a_value_falls_back
         "Hello there. ")
     assert set(result.report.fallbacks) == {"reply drops a stated value", "reply names a tool"}
     assert len(llm_server.requests_for("writer")) == 3
+
+
+def test_llm_verifier_after_a_run_saves_its_findings(generated: dict[str, Path], tmp_path: Path, llm_server: Any,
+                                                     capsys: Any) -> None:
+    from tauplay.store import SessionStore
+
+    queue = llm_server.queue("verifier")
+    queue.text('```json\n{"unsupported": [{"message": 1, "statement": "the total is $5", "why": "no such price"}]}\n```')
+    queue.text("I think everything is fine.")  # not the JSON asked for
+    db = str(tmp_path / "v.db")
+    tasks = load_tasks(generated["travel"], "travel").tasks
+    code, report = _json(capsys, "run", "--domain", "travel", "--tasks", str(generated["travel"]), "--task-ids",
+                         tasks[0].id, tasks[1].id, "--concurrency", "1", "--db", db, "--verifier-model",
+                         "openai/verifier", "--verifier-api-base", llm_server.url, "--json")
+    assert code == 0 and [s["reward"] for s in report["sessions"]] == [1.0, 1.0]
+    by_session = {s["session_id"]: s["llm_statements"] for s in report["sessions"]}
+    found = sorted(by_session.values(), key=lambda e: "error" in e)
+    assert found[0] == {"model": "openai/verifier",
+                        "unsupported": [{"message": 1, "statement": "the total is $5", "why": "no such price"}]}
+    assert found[1]["error"].startswith("malformed")
+    with SessionStore(db) as store:
+        for sid, entry in by_session.items():
+            info = store.get_session(sid).reward_info
+            assert info["statements"]["llm"] == entry and "unsupported" in info["statements"]  # rule-based kept
+            assert info["reward"] == 1.0
+    request = llm_server.requests_for("verifier")[0]["messages"][1]["content"]
+    assert "tool create_booking:" in request and "Agent messages:" in request and "[1] " in request
+    assert main(["run", "--domain", "travel", "--verifier-api-base", llm_server.url]) == 2
+    assert "--verifier-api-base needs --verifier-model" in capsys.readouterr().err
+
+
+def test_the_solver_is_imported_only_when_a_problem_is_solved() -> None:
+    from tests.test_import_hygiene import every_module, imported_after, roots
+
+    mods = imported_after(every_module("tauplay.core") + every_module("tauplay.tracer")
+                          + "from tauplay.core.domain import get_domain\n"
+                            "for name in ('travel', 'restaurant', 'airline'): get_domain(name)\n"
+                            "import tauplay.cli, tauplay.commands.solutions, tauplay.commands.generate\n")
+    assert "constraint" not in roots(mods)
