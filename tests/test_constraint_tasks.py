@@ -378,3 +378,21 @@ def test_the_solver_is_imported_only_when_a_problem_is_solved() -> None:
                             "for name in ('travel', 'restaurant', 'airline'): get_domain(name)\n"
                             "import tauplay.cli, tauplay.commands.solutions, tauplay.commands.generate\n")
     assert "constraint" not in roots(mods)
+
+
+def test_end_screen_names_the_failed_rule() -> None:
+    from rich.console import Console
+
+    from tauplay.core.constraints import Failure
+    from tauplay.core.evaluation import RewardBreakdown
+    from tauplay.sim.orchestrator import Outcome
+    from tauplay.tui.screens.end import reward_view
+
+    failed = RewardBreakdown(0.0, False, {}, constraints_met=False,
+                             failed_constraints=(Failure("c3", "You stay [bold]3[/bold] nights in Lisbon"),))
+    console = Console(width=100, record=True)
+    console.print(reward_view(Outcome("user_stop", failed, [], [], None), None))
+    text = console.export_text()
+    assert "constraints met (any valid end state): no" in text
+    assert "✗ c3: You stay [bold]3[/bold] nights in Lisbon" in text  # shown literally
+    assert "database matches gold" not in text
