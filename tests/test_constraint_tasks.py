@@ -239,6 +239,13 @@ def test_any_valid_end_state_is_rewarded_and_a_failed_rule_is_named(generated: d
     assert reward.final_hash != reward.expected_hash  # not the gold end state, and still a valid one
     as_json = reward.to_json()
     assert as_json["constraints_met"] is True and as_json["failed_constraints"] == []
+    # Fault suggestions compare the session with the solution it reached, not with the gold one.
+    from tauplay.core.evaluation import align, reference_actions
+
+    calls = [r.call for r in env.history]
+    assert [a.to_json() for a in reference_actions(env, task)] == other
+    assert align(calls, reference_actions(env, task), domain) == []
+    assert {f.category for f in align(calls, task.actions, domain)} >= {"Extra Action", "Missed Action"}
     distractor = task.distractors[0]
     env, error, _ = replay_actions(domain, database, [Action(a["name"], a["kwargs"]) for a in distractor["actions"]])
     reward = evaluate_session(env, task, ["All booked."])
@@ -339,6 +346,11 @@ def test_model_rewrites_instructions_and_a_rewrite_that_drops_a_value_falls_back
         "Hello there. ")
     assert set(result.report.fallbacks) == {"reply drops a stated value", "reply names a tool"}
     assert len(llm_server.requests_for("writer")) == 3
+    llm_server.queue("kind").fallback = Reply(builder=lambda req: Reply(content="Hi. " + req["messages"][-1]["content"]))
+    airline = get_domain("airline")
+    config = LLMConfig("openai/kind", api_base=llm_server.url, timeout=10, retries=0)
+    done = ConstraintGenerator(airline, airline.database(), ConstraintSettings(n=3, seed=4, model=config)).run()
+    assert [t.provenance["instruction_by"] for t in done.tasks.tasks] == ["model"] * 3
 
 
 def test_llm_verifier_after_a_run_saves_its_findings(generated: dict[str, Path], tmp_path: Path, llm_server: Any,

@@ -254,6 +254,7 @@ class ConstraintCheck:
     met: bool
     failures: tuple[Failure, ...] = ()
     assignment: dict[str, str] = field(default_factory=dict)  # entity -> the option found for it
+    actions: tuple[Action, ...] = ()  # when met: the calls that book the solution found (for fault alignment)
 
     def to_json(self) -> dict[str, Any]:
         return {"constraints_met": self.met, "failed_constraints": [f.to_json() for f in self.failures],
@@ -300,13 +301,14 @@ def check_state(domain: Domain, database: Database, state: State, problem: Probl
     # Every rule holds: the end state must also be exactly what booking these options as asked gives.
     by_index = {i: problem.entity(n) for n, i in pairing.items()}
     choices = [(by_index[i], observed[i]) for i in range(len(observed))]
-    env, error, _ = replay_actions(domain, database, model.actions(database, problem, choices))
+    actions = model.actions(database, problem, choices)
+    env, error, _ = replay_actions(domain, database, actions)
     if error is not None or env.hash != state.hash:
         why = f" ({error})" if error else ""
         return ConstraintCheck(False, (Failure(END_STATE, "the end state differs from booking the chosen options "
                                                           f"as asked: other changes or other details{why}"),),
                                assignment)
-    return ConstraintCheck(True, (), assignment)
+    return ConstraintCheck(True, (), assignment, tuple(actions))
 
 
 def added_keys(state: State, table: str, before: Sequence[str], after: Sequence[str]) -> list[str]:

@@ -153,6 +153,16 @@ def check_task_state(domain: Domain, database: Database, state: State, task: Tas
     return check_state(domain, database, state, problem)
 
 
+def reference_actions(env: Environment, task: Task) -> list[Action]:
+    """The actions a session is compared with for fault suggestions: the gold actions, or for a constraint
+    task whose end state is another valid solution, the actions that book that solution."""
+    if task.constraints is not None:
+        check = check_task_state(env.domain, env.database, env.state, task)
+        if check.met and check.actions:
+            return list(check.actions)
+    return list(task.actions)
+
+
 def state_matches(env: Environment, task: Task, gold: GoldCache = GOLD) -> bool:
     """The end-state half of the reward: a valid solution for a task with constraints, else the gold hash."""
     if task.constraints is not None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tauplay.core.environment import Environment, ToolCall
-from tauplay.core.evaluation import RewardBreakdown, align, evaluate_session
+from tauplay.core.evaluation import RewardBreakdown, align, evaluate_session, reference_actions
 from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event, EventKind, Role
 from tauplay.core.tasks import Task
 from tauplay.sim.participants import (
@@ -251,7 +251,9 @@ class Orchestrator:
         for call, ok in conv.tool_calls():
             calls.append(call)
             succeeded.append(ok)
-        faults = [f.to_json() for f in align(calls, self.task.actions, conv.domain, succeeded)]
+        # Against the solution reached when a constraint task was solved another valid way, else the gold.
+        reference = reference_actions(self.env, self.task)
+        faults = [f.to_json() for f in align(calls, reference, conv.domain, succeeded)]
         data: dict[str, Any] = {"reason": reason, "reward": reward.to_json(), "faults": faults,
                                 "steps": self._steps, "errors": self._errors}
         if self._error_text:

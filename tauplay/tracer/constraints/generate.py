@@ -228,15 +228,16 @@ class ConstraintGenerator:
 
     # -- the model path ------------------------------------------------------------------------------------
     def facts(self, task: Task) -> list[Fact]:
-        """What a rewrite must keep: the user's email and every value a rule states."""
-        out = [fact("email", task.known_info["email"])] if task.known_info.get("email") else []
+        """What a rewrite must keep: the user's email or id and every value a rule states, in the words the
+        template used (a value the template does not spell out, such as a cabin's rank, is not asked for)."""
+        out = [fact(k, task.known_info[k]) for k in ("email", "user_id") if task.known_info.get(k)]
         for rule in (task.constraints or {}).get("rules", []):
             value = rule.get("value")
             for v in value if isinstance(value, list) else [value]:
                 if isinstance(v, str | int | float) and not isinstance(v, bool):
                     forms = (f"{v:,}", f"${v:,}") if isinstance(v, int) and v >= 1000 else ()
                     out.append(fact(rule["field"], v, *forms))
-        return out
+        return [f for f in out if f.found_in(task.instruction)]  # called before the rewrite replaces it
 
     async def refine(self, tasks: list[Task]) -> None:
         from tauplay.llm import LLMError, complete
