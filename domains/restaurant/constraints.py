@@ -35,6 +35,10 @@ def _shift(iso: str, days: int) -> str:
     return (Date.fromisoformat(iso) + timedelta(days=days)).isoformat()
 
 
+def _a(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
 def spoken(iso: str) -> str:
     d = Date.fromisoformat(iso)
     return f"{d.strftime('%A')}, {d.strftime('%B')} {d.day}"
@@ -195,7 +199,7 @@ class RestaurantConstraints(ConstraintModel):
                  text="The second dinner is the evening after the first"),
             Rule("c5", "between", ("dinner_1",), "time", t1, text=f"For the first dinner you sit down between "
                                                                    f"{t1[0]} and {t1[1]}"),
-            Rule("c6", "between", ("dinner_2",), "time", t2, text=f"For the second between {t2[0]} and {t2[1]}"),
+            Rule("c6", "between", ("dinner_2",), "time", t2, text=f"For the second dinner you sit down between {t2[0]} and {t2[1]}"),
             Rule("c7", "min", ("dinner_1",), "suitable_mains", need,
                  text=f"The first restaurant has at least {dishes(need)} on its menu"),
             Rule("c8", "differ", ("dinner_1", "dinner_2"), "cuisine", text="The two restaurants serve different "
@@ -208,10 +212,10 @@ class RestaurantConstraints(ConstraintModel):
             Rule("c10", "min", ("dinner_2",), "suitable_mains", min(need, f2["suitable_mains"]),
                  text=f"The second restaurant has at least {dishes(min(need, f2['suitable_mains']))} too")
             if f2["suitable_mains"] else None,
-            Rule("c11", "eq", ("dinner_1",), "cuisine", f1["cuisine"], text=f"The first dinner is {f1['cuisine']}"),
+            Rule("c11", "eq", ("dinner_1",), "cuisine", f1["cuisine"], text=f"The first dinner is at {_a(f1['cuisine'])} restaurant"),
             Rule("c12", "eq", ("dinner_2",), "time", f2["time"], text=f"The second table is at {f2['time']}"),
             Rule("c13", "eq", ("dinner_1",), "time", f1["time"], text=f"The first table is at {f1['time']}"),
-            Rule("c14", "eq", ("dinner_2",), "cuisine", f2["cuisine"], text=f"The second dinner is {f2['cuisine']}"),
+            Rule("c14", "eq", ("dinner_2",), "cuisine", f2["cuisine"], text=f"The second dinner is at {_a(f2['cuisine'])} restaurant"),
         ]
         problem = Problem(ctx, entities, rules)
         method = guest["payment_methods"][card]

@@ -194,7 +194,7 @@ class TravelConstraints(ConstraintModel):
             Rule("c4", "min", ("stay_1",), "stars", stars, text=f"The hotel in {first_city} has at least {stars} stars"),
             Rule("c5", "eq", ("stay_2",), "city", second_city, text=f"The second stay is in {second_city}"),
             Rule("c6", "same", ("stay_1", "stay_2"), "check_out", other="check_in",
-                 text=f"It starts the day you leave {first_city}"),
+                 text=f"The stay in {second_city} starts the day you leave {first_city}"),
             Rule("c7", "eq", ("stay_2",), "nights", n2, text=f"You stay {n2} nights in {second_city}"),
             Rule("c8", "contains", ("stay_2",), "amenities", amenity,
                  text=f"The hotel in {second_city} lists {amenity} among its amenities"),
