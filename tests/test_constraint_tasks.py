@@ -15,7 +15,7 @@ from tauplay.cli import main
 from tauplay.core.constraints import ConstraintError, Problem, Rule, check_state, parse_problem
 from tauplay.core.domain import get_domain
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import evaluate_session, replay_actions
+from tauplay.core.evaluation import evaluate_session
 from tauplay.core.factuality import check_statements, evidence_of, session_evidence
 from tauplay.core.tasks import Action, Task, TaskFileError, TaskSet, load_tasks
 from tauplay.llm import LLMConfig
@@ -24,6 +24,13 @@ from tauplay.tracer.constraints.solve import Space, brute_force, build_space, ne
 from tests.support.llm_server import Reply
 
 DOMAINS = ("travel", "restaurant", "airline")
+
+
+def replay_actions(domain: Any, database: Any, actions: list[Action]) -> tuple[Environment, str | None, None]:
+    """A session's environment after `actions` (what an agent that made these calls leaves behind)."""
+    env = Environment(domain, database)
+    errors = [f"{a.name}: {r.output}" for a in actions if (r := env.call(a.name, a.kwargs)).error]
+    return env, (errors[0] if errors else None), None
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.airline import tools
-from tauplay_domains.airline.constraints import MODEL as CONSTRAINTS
-from tauplay_domains.airline.data_model import Flight, Reservation, User
-from tauplay_domains.airline.generator import generate
-
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
+
+from . import tools
+from .constraints import MODEL as CONSTRAINTS
+from .data_model import Flight, Reservation, User
+from .generator import generate
 
 DOMAIN = Domain(
     name="airline",

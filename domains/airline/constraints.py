@@ -16,11 +16,11 @@ from datetime import date as Date
 from datetime import timedelta
 from typing import Any
 
-from tauplay_domains.airline.tools import AIRPORTS
-
 from tauplay.core.constraints import ConstraintModel, Draft, Entity, Facts, Problem, Rule, added_keys
 from tauplay.core.db import Database, State
 from tauplay.core.tasks import Action
+
+from .tools import AIRPORTS
 
 KIND = "flight"
 CABINS = ("basic_economy", "economy", "business")

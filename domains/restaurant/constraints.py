@@ -16,12 +16,12 @@ from datetime import date as Date
 from datetime import timedelta
 from typing import Any
 
-from tauplay_domains.restaurant import seating
-from tauplay_domains.restaurant.catalogue import BOOKING_WINDOW_DAYS, MAX_BOOKING_DAYS, TODAY
-
 from tauplay.core.constraints import ConstraintModel, Draft, Entity, Facts, Problem, Rule, added_keys
 from tauplay.core.db import Database, State
 from tauplay.core.tasks import Action
+
+from . import seating
+from .catalogue import BOOKING_WINDOW_DAYS, MAX_BOOKING_DAYS, TODAY
 
 KIND = "dinner"
 EVENING = ("17:00", "21:30")  # seatings looked at

@@ -15,7 +15,11 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from tauplay_domains.travel.terms import (
+from tauplay.core.constraints import ConstraintModel, Draft, Entity, Facts, Problem, Rule, added_keys
+from tauplay.core.db import Database, State
+from tauplay.core.tasks import Action
+
+from .terms import (
     CALENDAR_END,
     PROTECTION_PER_TRAVELLER,
     TODAY,
@@ -26,10 +30,6 @@ from tauplay_domains.travel.terms import (
     passport_needed_until,
     room_total,
 )
-
-from tauplay.core.constraints import ConstraintModel, Draft, Entity, Facts, Problem, Rule, added_keys
-from tauplay.core.db import Database, State
-from tauplay.core.tasks import Action
 
 KIND = "stay"
 BRANDS = {"visa": "Visa card", "mastercard": "Mastercard", "amex": "American Express card"}

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 from tauplay.core.constraints import ConstraintCheck
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
-from tauplay.core.evaluation import Replay, check_task_state, replay_actions
+from tauplay.core.evaluation import check_task_state
+from tauplay.core.gold import GoldRun, gold_run
 from tauplay.core.tasks import Task
 
 
 @dataclass(frozen=True)
 class VerifyReport:
-    replays: list[Replay]
+    replays: list[GoldRun]
     checks: list[ConstraintCheck | None]  # per task; None for a task without constraints
 
     @property
@@ -35,11 +36,10 @@ class VerifyReport:
         return sum(1 for c in self.checks if c is not None and c.met)
 
 
-def verify_task(domain: Domain, database: Database, task: Task) -> tuple[Replay, ConstraintCheck | None]:
-    env, first_error, error_step = replay_actions(domain, database, task.actions)
-    replay = Replay(task.id, first_error is None, env.hash, len(env.changes_since_start()), first_error, error_step)
-    check = check_task_state(domain, database, env.state, task) if task.constraints is not None else None
-    return replay, check
+def verify_task(domain: Domain, database: Database, task: Task) -> tuple[GoldRun, ConstraintCheck | None]:
+    run = gold_run(domain, database, task)
+    check = check_task_state(domain, database, run.state, task) if task.constraints is not None else None
+    return run, check
 
 
 def verify_tasks(domain: Domain, database: Database, tasks: Sequence[Task]) -> VerifyReport:

@@ -23,7 +23,7 @@ from tauplay.core.constraints import ConstraintModel, Draft, Problem, Rule, chec
 from tauplay.core.db import Database, canonical
 from tauplay.core.domain import Domain
 from tauplay.core.emotions import FAMILIES
-from tauplay.core.evaluation import replay_actions
+from tauplay.core.gold import run_actions
 from tauplay.core.tasks import Action, Task, TaskSet
 from tauplay.tracer.constraints.solve import Assignment, Space, build_space, near_misses, solutions
 from tauplay.tracer.emotion import condition_for, quotas
@@ -191,14 +191,14 @@ class ConstraintGenerator:
 
     def _self_check(self, problem: Problem, gold: Assignment, distractors: list[tuple[Assignment, str]]) -> str:
         """'' when the gold end state meets the rules and every distractor executes and fails them."""
-        env, error, _ = replay_actions(self.domain, self.database, self.actions_for(problem, gold))
-        if error or not check_state(self.domain, self.database, env.state, problem).met:
+        run = run_actions(self.domain, self.database, self.actions_for(problem, gold))
+        if not run.executed or not check_state(self.domain, self.database, run.state, problem).met:
             return "the gold solution does not meet its own constraints"
         for miss, rule_id in distractors:
-            env, error, _ = replay_actions(self.domain, self.database, self.actions_for(problem, miss))
-            if error:
+            run = run_actions(self.domain, self.database, self.actions_for(problem, miss))
+            if not run.executed:
                 return "a distractor cannot be executed"
-            check = check_state(self.domain, self.database, env.state, problem)
+            check = check_state(self.domain, self.database, run.state, problem)
             if check.met or rule_id not in {f.constraint for f in check.failures}:
                 return "a distractor is not caught by the rule it breaks"
         return ""

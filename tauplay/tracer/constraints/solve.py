@@ -109,9 +109,9 @@ def brute_force(space: Space) -> list[Assignment]:
     """The same enumeration without a solver: every combination of options, each rule checked. For
     cross-checking the solver on small problems only (it costs the whole candidate space)."""
     names = [e.name for e in space.problem.entities]
-    found = []
+    found: list[dict[str, Any]] = []
     for combo in itertools.product(*(sorted(space.options[n]) for n in names)):
         assignment = dict(zip(names, combo, strict=True))
         if not space.problem.failed(space.facts_of(assignment)):
             found.append(assignment)
-    return _order(space, found)  # type: ignore[arg-type]
+    return _order(space, list(found))
