@@ -1,5 +1,6 @@
-"""Verify a task set: replay each task's gold actions on a fresh copy of the start state. A task with
-constraints is also checked: does the gold end state meet them?"""
+"""Verify a task set: replay each task's gold actions on a fresh copy of the start state (every time: a
+verification is a replay, never a cached answer). A task with constraints is also checked: does the gold
+end state meet them?"""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from tauplay.core.constraints import ConstraintCheck
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
 from tauplay.core.evaluation import check_task_state
-from tauplay.core.gold import GoldRun, gold_run
+from tauplay.core.gold import GoldRun, run_actions
 from tauplay.core.tasks import Task
 
 
@@ -37,7 +38,7 @@ class VerifyReport:
 
 
 def verify_task(domain: Domain, database: Database, task: Task) -> tuple[GoldRun, ConstraintCheck | None]:
-    run = gold_run(domain, database, task)
+    run = run_actions(domain, database, task.actions, task_id=task.id)
     check = check_task_state(domain, database, run.state, task) if task.constraints is not None else None
     return run, check
 
