@@ -12,7 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from tauplay.core.events import Event
+from tauplay.core.events import Event, MessageData, ToolResultData, of_kind
+from tauplay.core.vocabulary import Role
 from tauplay.llm import LLMConfig, LLMError, complete
 
 EVIDENCE_CHARS = 6_000  # of each tool output, so that long search results do not crowd out the rest
@@ -30,8 +31,7 @@ _FENCE = re.compile(r"^```[a-z]*\n?|\n?```$")
 
 def evidence_texts(events: Sequence[Event], instruction: str, policy: str = "") -> list[str]:
     """The evidence of a stored session: its tool outputs (cut to EVIDENCE_CHARS each), the instruction, the policy."""
-    texts = [f"tool {e.data.get('name', '')}: {str(e.data.get('output', ''))[:EVIDENCE_CHARS]}"
-             for e in events if e.kind == "tool_result"]
+    texts = [f"tool {r.name}: {r.output[:EVIDENCE_CHARS]}" for _, r in of_kind(events, ToolResultData)]
     texts.append(f"customer's request: {instruction}")
     if policy:
         texts.append(f"policy: {policy}")
@@ -39,7 +39,7 @@ def evidence_texts(events: Sequence[Event], instruction: str, policy: str = "") 
 
 
 def agent_messages(events: Sequence[Event]) -> list[str]:
-    return [str(e.data.get("content") or "") for e in events if e.kind == "message" and e.role == "agent"]
+    return [m.content for e, m in of_kind(events, MessageData) if e.role == Role.AGENT]
 
 
 def prompt(messages: Sequence[str], evidence: Sequence[str]) -> list[dict[str, str]]:
