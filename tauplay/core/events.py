@@ -2,10 +2,14 @@
 it, so what is shown is what is saved.
 
 An `Event` keeps its payload in the wire form (`data`, the JSON object the store and the exported files hold,
-unchanged since the first schema) and offers it typed (`payload`): one pydantic model per kind. Readers use
-the typed payload; `of_kind(events, ToolCallData)` walks the events of one kind with their payloads.
-Unknown keys are kept (`extra="allow"`), so a file written by a newer tauplay or an importer's extra fields
-survive a round trip, and every field has a default, so readers never need `.get()` on the wire form.
+unchanged since the first schema) and offers it typed (`payload`): one frozen dataclass per kind.
+Readers use the typed payload; `of_kind(events, ToolCallData)` walks the events of one kind with their
+payloads. Keys this version does not know are kept (`extra`), so a file written by a newer tauplay or an
+importer's own fields survive a round trip, and every field has a default, so readers never `.get()`.
+
+Payloads are plain dataclasses, not pydantic models: events are the hottest path (several per turn) and the
+app's first screen draws them, so they cost no validation library. What comes from outside (an imported
+file) is checked with pydantic, lazily, by `payload_errors`.
 
 `turn` counts user messages: 0 for the start and the greeting, n for the n-th user message and everything
 the agent does in answer to it.
@@ -15,11 +19,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from functools import cached_property
 from typing import Any, ClassVar, TypeVar
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tauplay.core.vocabulary import EventKind, Role
 
@@ -31,23 +33,58 @@ class PayloadError(ValueError):
     """An event whose payload does not fit its kind; the message names the field."""
 
 
-class EventPayload(BaseModel):
-    """Base of the per-kind payloads."""
+P = TypeVar("P", bound="EventPayload")
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+
+@dataclass(frozen=True, kw_only=True)
+class EventPayload:
+    """Base of the per-kind payloads. The wire form holds the fields in ALWAYS, every other field that is not at
+    its default, and the extra keys as they were read."""
+
     KIND: ClassVar[EventKind]
+    ALWAYS: ClassVar[tuple[str, ...]] = ()
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def wire(self) -> dict[str, Any]:
-        """The JSON object saved for this payload: the fields that were given (or read), nothing more."""
-        return self.model_dump(mode="json", exclude_unset=True)
+        defaults = _defaults(type(self))
+        out: dict[str, Any] = {}
+        for name, default in defaults.items():
+            value = getattr(self, name)
+            if name in self.ALWAYS or value != default:
+                out[name] = value
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_wire(cls: type[P], data: dict[str, Any]) -> P:
+        """The typed payload of a wire object (not type-checked: see `payload_errors` for what comes from outside)."""
+        names = _defaults(cls)
+        return cls(**{k: v for k, v in data.items() if k in names},
+                   extra={k: v for k, v in data.items() if k not in names})
 
 
+_DEFAULTS: dict[type, dict[str, Any]] = {}
+_CHECKERS: dict[type, Any] = {}
+
+
+def _defaults(cls: type[EventPayload]) -> dict[str, Any]:
+    """Each wire field of a payload class with its default value (the `extra` bag is not a wire field)."""
+    found = _DEFAULTS.get(cls)
+    if found is None:
+        found = {f.name: f.default_factory() if f.default_factory is not MISSING else f.default
+                 for f in fields(cls) if f.name != "extra"}
+        _DEFAULTS[cls] = found
+    return found
+
+
+@dataclass(frozen=True, kw_only=True)
 class SessionStartedData(EventPayload):
     KIND: ClassVar[EventKind] = EventKind.SESSION_STARTED
+    ALWAYS: ClassVar[tuple[str, ...]] = ("domain", "task_id", "agent", "user", "emotion", "start_hash")
     domain: str = ""
     task_id: str = ""
-    agent: dict[str, Any] = Field(default_factory=dict)  # participant descriptions, never keys
-    user: dict[str, Any] = Field(default_factory=dict)
+    agent: dict[str, Any] = field(default_factory=dict)  # participant descriptions, never keys
+    user: dict[str, Any] = field(default_factory=dict)
     emotion: dict[str, Any] | None = None
     start_hash: str = ""
     session_id: str | None = None
@@ -58,19 +95,23 @@ class SessionStartedData(EventPayload):
     prompts: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class MessageData(EventPayload):
     KIND: ClassVar[EventKind] = EventKind.MESSAGE
+    ALWAYS: ClassVar[tuple[str, ...]] = ("content",)
     content: str = ""  # shown literally, never as markup
     # What an offline participant meant (greeting, confirm, skip, done, more, disclose, answer, escalate,
     # nudge, stop, abandon): the state an offline participant reads back on resume.
     intent: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
 class ToolCallData(EventPayload):
     KIND: ClassVar[EventKind] = EventKind.TOOL_CALL
+    ALWAYS: ClassVar[tuple[str, ...]] = ("call_id", "name", "arguments")
     call_id: str = ""
     name: str = ""
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = field(default_factory=dict)
     group: int | None = None  # calls from one model reply share it
     content: str | None = None  # text a model sent with its calls
     raw_arguments: str | None = None  # arguments that were not valid JSON, as sent...
@@ -78,8 +119,10 @@ class ToolCallData(EventPayload):
     requestor: str | None = None  # who made the call when it is not the agent (an imported user-side call)
 
 
+@dataclass(frozen=True, kw_only=True)
 class ToolResultData(EventPayload):
     KIND: ClassVar[EventKind] = EventKind.TOOL_RESULT
+    ALWAYS: ClassVar[tuple[str, ...]] = ("call_id", "name", "output", "error", "diff", "hash")
     call_id: str = ""
     name: str = ""
     output: str = ""
@@ -90,16 +133,20 @@ class ToolResultData(EventPayload):
     replay_error: str | None = None  # an imported call that failed when replayed here
 
 
+@dataclass(frozen=True, kw_only=True)
 class NoticeData(EventPayload):
     KIND: ClassVar[EventKind] = EventKind.NOTICE
+    ALWAYS: ClassVar[tuple[str, ...]] = ("level", "text")
     level: str = "info"  # info | warning | error
     text: str = ""
 
 
+@dataclass(frozen=True, kw_only=True)
 class TerminatedData(EventPayload):
     KIND: ClassVar[EventKind] = EventKind.TERMINATED
+    ALWAYS: ClassVar[tuple[str, ...]] = ("reason", "reward")
     reason: str | None = None  # a TerminationReason (None on some imported sessions)
-    reward: dict[str, Any] = Field(default_factory=dict)  # RewardBreakdown.to_json()
+    reward: dict[str, Any] = field(default_factory=dict)  # RewardBreakdown.to_json()
     faults: list[dict[str, Any]] | None = None  # FaultSuggestion.to_json() each; None: not computed
     steps: int | None = None
     errors: int | None = None
@@ -109,14 +156,6 @@ class TerminatedData(EventPayload):
 PAYLOAD_TYPES: dict[str, type[EventPayload]] = {
     cls.KIND: cls for cls in (SessionStartedData, MessageData, ToolCallData, ToolResultData, NoticeData,
                               TerminatedData)}
-
-P = TypeVar("P", bound=EventPayload)
-
-
-def _first_error(e: ValidationError) -> str:
-    err = e.errors()[0]
-    where = ".".join(str(p) for p in err["loc"])
-    return f"field '{where}': {err['msg']}" if where else err["msg"]
 
 
 @dataclass(frozen=True)
@@ -143,16 +182,13 @@ class Event:
         """An event built from a typed payload (what the orchestrator and importers emit)."""
         event = cls(seq=seq, kind=payload.KIND, role=Role(role), data=payload.wire(), turn=turn,
                     at=time.time() if at is None else at)
-        event.__dict__["payload"] = payload  # already typed: skip parsing it back
+        event.__dict__["payload"] = payload  # already typed: nothing to read back
         return event
 
     @cached_property
     def payload(self) -> EventPayload:
-        """The payload, typed by kind. PayloadError naming the field when the data does not fit."""
-        try:
-            return PAYLOAD_TYPES[self.kind].model_validate(self.data)
-        except ValidationError as e:
-            raise PayloadError(f"{self.kind} event {self.seq}: {_first_error(e)}") from None
+        """The payload, typed by kind."""
+        return PAYLOAD_TYPES[self.kind].from_wire(self.data)
 
     def as_(self, cls: type[P]) -> P:
         """The payload as `cls`; PayloadError when the event is of another kind."""
@@ -178,10 +214,32 @@ def of_kind(events: Iterable[Event], cls: type[P]) -> Iterator[tuple[Event, P]]:
             yield event, event.as_(cls)
 
 
+def _checker(cls: type[EventPayload]) -> Any:
+    """A strict pydantic check of the wire fields of `cls`: each field's type, every field optional."""
+    if cls not in _CHECKERS:
+        from typing import get_type_hints
+
+        from pydantic import TypeAdapter  # only files from outside are checked: the app never pays for it
+        from typing_extensions import TypedDict
+
+        hints = get_type_hints(cls)
+        shape = TypedDict(f"{cls.__name__}Wire", {name: hints[name] for name in _defaults(cls)},  # type: ignore[misc]
+                          total=False)
+        _CHECKERS[cls] = TypeAdapter(shape)
+    return _CHECKERS[cls]
+
+
 def payload_errors(event: Event) -> str | None:
-    """Why the event's payload does not fit its kind, or None (importers check every event up front)."""
+    """Why the event's payload does not fit its kind (the first misfit, with its field), or None. Importers check
+    every event of a file before saving any."""
+    from pydantic import ValidationError
+
+    cls = PAYLOAD_TYPES[event.kind]
+    names = _defaults(cls)
     try:
-        _ = event.payload
-    except PayloadError as e:
-        return str(e)
+        _checker(cls).validate_python({k: v for k, v in event.data.items() if k in names}, strict=True)
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        return f"{event.kind} event {event.seq}: field '{where}': {err['msg']}" if where else err["msg"]
     return None

@@ -75,4 +75,4 @@ def imported_termination(events: Sequence[Event], task: dict[str, Any], domain_n
     faults = alignment_faults(events, task, domain_name)
     if faults is not None:
         data["faults"] = faults
-    return TerminatedData.model_validate(data)
+    return TerminatedData.from_wire(data)

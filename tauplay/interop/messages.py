@@ -57,7 +57,7 @@ class EventBuilder:
         role = ROLE_OF_SPEAKER[speaker]
         if role == Role.USER:
             self.turn += 1
-        self.add(role, MessageData(content=content, **extra), at)
+        self.add(role, MessageData.from_wire({"content": content, **extra}), at)
 
     def tool_call(self, call_id: str, name: str, arguments: Any, *, group: int, content: str | None = None,
                   requestor: str = "assistant", at: float | None = None) -> None:

@@ -202,7 +202,7 @@ class Orchestrator:
 
     @staticmethod
     def _message(text: str, intent: str | None) -> MessageData:
-        return MessageData(content=text, intent=intent) if intent else MessageData(content=text)
+        return MessageData(content=text, intent=intent or None)
 
     async def _agent_move(self) -> tuple[str | None, str]:
         if (reason := self._limit_reached()) is not None:
