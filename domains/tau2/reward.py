@@ -39,7 +39,7 @@ def tau2_reward(domain: Any, env: Any, task: Any, agent_messages: list[str], aba
     if fields.evaluation_criteria is None:
         details["note"] = "no evaluation criteria"
         return RewardBreakdown(-1.0 if abandoned else 1.0, True, {}, abandoned, expected.hash, env.hash,
-                               {**details, "basis_reward": 1.0})
+                               details={**details, "basis_reward": 1.0})
     breakdown: dict[str, float] = {}
     # DB and ENV_ASSERTION: tau2-bench gives both full marks when the task has no actions and no assertions.
     no_env_criteria = not fields.actions and not fields.env_assertions
@@ -78,4 +78,4 @@ def tau2_reward(domain: Any, env: Any, task: Any, agent_messages: list[str], aba
     details.update(reward_breakdown=breakdown, env_assertions=checks, action_checks=action_checks,
                    basis_reward=value)
     return RewardBreakdown(-1.0 if abandoned else value, db_match, outputs, abandoned, expected.hash, env.hash,
-                           details)
+                           details=details)

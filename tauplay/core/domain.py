@@ -58,6 +58,7 @@ class Domain:
     task_sets: dict[str, str] = field(default_factory=dict)  # name -> file under package_dir/tasks
     default_task_set: str = "starter"
     default_seed: int = 7
+    constraints: Any = None  # a tauplay.core.constraints.ConstraintModel when the domain offers constraint tasks
     # Dual control: tools the user calls on their own side (a phone's settings, say); none in most domains.
     user_tools: list[ToolSpec] = field(default_factory=list)
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tauplay.core.constraint_rules import ConstraintError, parse_problem
 from tauplay.core.emotions import EmotionCondition, EmotionError
 from tauplay.core.task_shapes import ValidationError, validator
 from tauplay.core.tau2_fields import Tau2Fields, Tau2FieldsError
@@ -55,6 +56,10 @@ class Task:
     provenance: dict[str, Any] = field(default_factory=dict)
     difficulty: int | None = None  # number of dependent steps in the gold path
     tau2: Tau2Fields | None = None  # a tau2-bench task's own fields, kept whole (see tauplay.core.tau2_fields)
+    # A constraint task (tauplay.core.constraints): the goal as rules over several entities, as data; any end
+    # state that meets them is rewarded. Distractors: options breaking exactly one rule, {actions, violates}.
+    constraints: dict[str, Any] | None = None
+    distractors: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def goal(self) -> str:
@@ -82,6 +87,9 @@ class Task:
         }
         if self.tau2 is not None:
             out["tau2"] = self.tau2.to_json()
+        if self.constraints is not None:  # only constraint tasks carry these, so other files stay as they were
+            out["constraints"] = self.constraints
+            out["distractors"] = self.distractors
         return out
 
     def to_taubench(self) -> dict[str, Any]:
@@ -257,8 +265,23 @@ def task_from_json(raw: Any, path: Path, index: int, domain: str | None) -> Task
         emotion=emotion,
         provenance=dict(parsed.get("provenance") or {}),
         difficulty=parsed.get("difficulty"),
+        constraints=_constraints(parsed, path, index),
+        distractors=[{"actions": [a.to_json() for a in _actions(d["actions"])], "violates": d["violates"]}
+                     for d in parsed.get("distractors") or []],
         tau2=tau2,
     )
+
+
+def _constraints(parsed: dict[str, Any], path: Path, index: int) -> dict[str, Any] | None:
+    """The optional constraint problem, checked so that a bad one is named at its place."""
+    constraints: dict[str, Any] | None = parsed.get("constraints")
+    if constraints is None:
+        return None
+    try:
+        parse_problem(constraints)
+    except ConstraintError as e:
+        raise TaskFileError(f"{_where(path, index, 'constraints')}: {e}") from None
+    return constraints
 
 
 def task_from_tau2(raw: Any, path: Path, index: int, domain: str | None) -> Task:

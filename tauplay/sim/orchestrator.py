@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import RewardBreakdown, align, evaluate_session
+from tauplay.core.evaluation import RewardBreakdown, align, evaluate_session, reference_actions
 from tauplay.core.events import (
     Event,
     EventPayload,
@@ -296,7 +296,9 @@ class Orchestrator:
                 reward = await self.judge(conv, reward)
             except LLMError as e:  # the session stands; its assertions stay unchecked, saying why
                 await self.emit(Role.SYSTEM, NoticeData(level="warning", text=f"the judge model failed ({e})"))
-        faults = [f.to_json() for f in align([c for c, _ in pairs], self.task.actions, conv.domain,
+        # Against the solution reached when a constraint task was solved another valid way, else the gold.
+        reference = reference_actions(self.env, self.task)
+        faults = [f.to_json() for f in align([c for c, _ in pairs], reference, conv.domain,
                                              [ok for _, ok in pairs])]
         fields: dict[str, Any] = {"reason": str(reason), "reward": reward.to_json(), "faults": faults,
                                   "steps": self._steps, "errors": self._errors}
