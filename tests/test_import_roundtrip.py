@@ -327,3 +327,25 @@ def test_taubench_export_is_what_taubench_accepts_with_numbered_task_ids(tmp_pat
     for item in json.loads((tmp_path / "g.json").read_text()):
         env_run_result.model_validate(item)
         env_info.model_validate(item["info"])
+
+
+def test_a_tau2_tasks_set_that_does_not_match_the_files_tasks_stops_the_import(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    task = {"id": "t1", "user_scenario": {"instructions": {"domain": "airline", "reason_for_call": "Say bye.",
+                                                           "task_instructions": ""}},
+            "evaluation_criteria": {"actions": [], "communicate_info": []}}
+    sim = {"id": "sim-1", "task_id": "t1", "start_time": "2025-01-01T10:00:00", "end_time": "2025-01-01T10:01:00",
+           "duration": 60.0, "termination_reason": "user_stop", "reward_info": {"reward": 1.0},
+           "messages": [{"role": "assistant", "content": "Hi!"}, {"role": "user", "content": "Bye ###STOP###"}]}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"info": {}, "tasks": [task], "simulations": [sim]}))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{**task, "user_scenario": {"instructions": {
+        "domain": "airline", "reason_for_call": "Something else entirely.", "task_instructions": ""}}}]))
+    db = tmp_path / "s.db"
+    err = refused(capsys, "import", "tau2-results", str(path), "--domain", "airline", "--tasks", str(other),
+                  "--db", str(db))
+    assert "simulation 0" in err and "does not match these results" in err
+    assert not db.exists() or not sessions(db)
+    assert run("import", "tau2-results", str(path), "--domain", "airline", "--tasks", str(path.with_name("same.json"))
+               ) == 2  # a task file that is not there: one line too
