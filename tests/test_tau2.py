@@ -87,6 +87,12 @@ def test_import_tasks_and_verify_read_tau2_task_files(tmp_path: Path, capsys: py
     assert "50 task(s) written" in capsys.readouterr().out
     assert main(["verify", str(source), "--domain", "tau2-airline"]) == 0
     assert "verified: 50/50 executable" in capsys.readouterr().out
+    # tasks that set up their own start state (telecom's initialization actions, mock's data and history)
+    telecom = get_domain("tau2-telecom").package_dir / "tasks_small.json"
+    assert main(["verify", str(telecom), "--domain", "tau2-telecom"]) == 0
+    assert "verified: 20/20 executable" in capsys.readouterr().out
+    assert main(["verify", str(get_domain("tau2-mock").package_dir / "tasks.json"), "--domain", "tau2-mock"]) == 0
+    assert "verified: 9/9 executable" in capsys.readouterr().out
 
 
 # -- domains ---------------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ class VerifyReport:
 
 
 def verify_task(domain: Domain, database: Database, task: Task) -> tuple[GoldRun, ConstraintCheck | None]:
+    database = domain.start_for(database, task)  # a task's own start state (tau2-bench's initial_state)
     run = run_actions(domain, database, task.actions, task_id=task.id)
     check = check_task_state(domain, database, run.state, task) if task.constraints is not None else None
     return run, check
