@@ -25,9 +25,11 @@ class Event:
     - session_started: domain, task_id, agent, user (participant descriptions, never keys), emotion, start_hash;
       optional: session_id, data_source, seed
     - message: content (shown literally, never as markup); optional: intent (what an offline participant
-      meant: greeting, confirm, skip, done, more, disclose, answer, escalate, nudge, stop, abandon)
+      meant: greeting, confirm, skip, done, more, disclose, answer, escalate, nudge, stop, abandon), usage
+      (a model's reply: prompt_tokens, completion_tokens, cost in US dollars)
     - tool_call: call_id, name, arguments; optional: group (calls from one model reply share it), content
-      (text the model sent with its calls), raw_arguments + problem (arguments that were not valid JSON)
+      (text the model sent with its calls), usage (on the group's first call), raw_arguments + problem
+      (arguments that were not valid JSON)
     - tool_result: call_id, name, output, error (bool), diff (StepDiff.to_json() or None), hash;
       optional: terminal (True when the tool ends the episode, e.g. a transfer)
     - notice: level ("info" | "warning" | "error"), text

@@ -65,9 +65,12 @@ def classify(exc: BaseException, config: LLMConfig, key: str | None) -> LLMError
         if isinstance(e, asyncio.TimeoutError | TimeoutError) or _named(e, "Timeout", "APITimeoutError",
                                                                          "TimeoutException"):
             return texts.timeout_error(config.timeout)
-    for e in chain:  # a real HTTP status from the server (openai.APIStatusError carries its response)
+    for e in chain:
+        # A real HTTP status: raised by the openai client, whose APIStatusError carries the server's response.
+        # litellm's own exceptions subclass it too but make up a status (500 for a reply that is not JSON).
         response = getattr(e, "response", None)
-        if _named(e, "APIStatusError") and response is not None and hasattr(response, "status_code"):
+        if type(e).__module__.split(".")[0] == "openai" and _named(e, "APIStatusError") \
+                and response is not None and hasattr(response, "status_code"):
             try:
                 body = response.text
             except Exception:  # a streamed body that was never read

@@ -1,4 +1,4 @@
-"""Participants backed by a language model through `tauplay.llm` (litellm, imported lazily there).
+"""Participants backed by a language model through `tauplay.llm` (the lean HTTP client or litellm).
 
 Both rebuild their chat history from the conversation's events, incrementally, so a resumed session
 gives the model exactly what it saw before. Model failures that survive `tauplay.llm`'s retries raise
@@ -13,8 +13,14 @@ from typing import Any
 
 from tauplay.core.emotions import user_instructions
 from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event
-from tauplay.llm import LLMConfig, LLMError, complete
+from tauplay.llm import LLMConfig, LLMError, complete, preload
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say, UserReply
+
+
+def preload_models(*participants: Any) -> None:
+    """Import the model client these participants will use (litellm takes seconds), e.g. in a thread before
+    the session starts so that no event loop stalls on the first call. Other participants are ignored."""
+    preload([p.config for p in participants if isinstance(p, LLMAgent | LLMUser)])
 
 
 class _History:
@@ -93,10 +99,10 @@ class LLMAgent:
                     planned.append(PlannedCall(raw.name, raw.parsed(), raw.id))
                 except LLMError as e:  # malformed arguments: the model hears about it as the call's result
                     planned.append(PlannedCall(raw.name, {}, raw.id, raw_arguments=raw.arguments, problem=str(e)))
-            return CallTools(planned, content=reply.content or None)
+            return CallTools(planned, content=reply.content or None, usage=reply.usage())
         if reply.content is None or not reply.content.strip():
             raise LLMError("malformed", "the agent model sent neither text nor tool calls")
-        return Say(reply.content)
+        return Say(reply.content, usage=reply.usage())
 
 
 USER_RULES = f"""You are a customer talking to a customer service agent. Play this person; never act as the agent.
@@ -149,4 +155,4 @@ class LLMUser:
         text = (reply.content or "").strip()
         if not text:
             raise LLMError("malformed", "the user model sent an empty message")
-        return UserReply(text)
+        return UserReply(text, usage=reply.usage())

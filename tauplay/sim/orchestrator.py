@@ -185,6 +185,8 @@ class Orchestrator:
         data: dict[str, Any] = {"content": reply.text}
         if reply.intent:
             data["intent"] = reply.intent
+        if reply.usage is not None:
+            data["usage"] = reply.usage
         await self.emit("message", "user", data)
         return self._user_said(reply.text)
 
@@ -197,6 +199,8 @@ class Orchestrator:
             data: dict[str, Any] = {"content": action.text}
             if action.intent:
                 data["intent"] = action.intent
+            if action.usage is not None:
+                data["usage"] = action.usage
             await self.emit("message", "agent", data)
             return self._agent_said(action.text), "user"
         if isinstance(action, EndSession):
@@ -209,6 +213,8 @@ class Orchestrator:
                 extra = {"group": group}
                 if i == 0 and action.content:
                     extra["content"] = action.content
+                if i == 0 and action.usage is not None:
+                    extra["usage"] = action.usage
                 reason = await self._run_call(call, extra=extra)
                 if reason is not None:
                     return reason, "agent"

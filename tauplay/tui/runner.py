@@ -1,14 +1,13 @@
 """Runs one play session: the store, the participants and the orchestrator, on the app's event loop.
 
 No Textual here: the screen passes two callbacks (an event to draw, whose turn it is) and awaits `run()`
-inside a worker. The store (SQLModel) is opened, and every write made, in a thread; litellm is imported
-in a thread before a model participant first needs it, so the screen never stalls on either.
+inside a worker. The store (SQLModel) is opened, and every write made, in a thread; the model client
+(litellm, or httpx for the lean path) is imported in a thread before a model participant first needs it, so the screen never stalls on either.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -103,9 +102,11 @@ class SessionRunner:
                 user=p.user, task=p.task.to_json(), emotion=p.emotion.to_json() if p.emotion else None,
                 data_source=p.config.data_dir or "", seed=None, annotator=p.config.annotator)
 
-        if p.uses_llm:
-            await asyncio.to_thread(importlib.import_module, "litellm")
         agent, user = self._participants()
+        if p.uses_llm:  # the model client loads off the UI loop (litellm costs seconds; the lean path ~0.1 s)
+            from tauplay.sim.llm_participants import preload_models
+
+            await asyncio.to_thread(preload_models, agent, user)
         orchestrator = new_orchestrator(self._setup(database), agent, user, sinks=[self._save, self.on_event],
                                         history=history)
         orchestrator.started_data = {"session_id": self.session_id, "role": p.role,

@@ -89,6 +89,8 @@ class FakeLLMServer:
     def __init__(self) -> None:
         self.queues: dict[str, ReplyQueue] = {}
         self.requests: list[dict[str, Any]] = []
+        self.peers: list[tuple[str, int]] = []  # the client address of each request (a kept-alive one repeats)
+        self.headers: list[dict[str, str]] = []  # each request's headers, names in lower case
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -122,6 +124,8 @@ class FakeLLMServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 server.requests.append(body)
+                server.peers.append(self.client_address[:2])
+                server.headers.append({k.lower(): v for k, v in self.headers.items()})
                 model = str(body.get("model", ""))
                 reply = server.queue(model).pop()
                 if reply is None:
