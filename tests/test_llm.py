@@ -139,15 +139,24 @@ async def test_lean_keeps_one_connection_alive_per_api_base(llm_server, monkeypa
     for _ in range(6):
         await complete(cfg(llm_server), HI)
     assert len(set(llm_server.peers)) == 1  # six requests, one TCP connection
-    pool = lean_client._client(llm_server.url)
-    assert pool is lean_client._client(llm_server.url)  # shared by every call in this loop
+    pool = lean_client.pool_for(llm_server.url)
+    assert pool is lean_client.pool_for(llm_server.url)  # shared by every call in this loop
+    assert len(pool.clients) == 1
+
+    async def one(i: int) -> None:
+        llm_server.queue(f"c{i}").text("x", delay=0.2)
+        await complete(cfg(llm_server, f"c{i}"), HI)
+
+    await asyncio.gather(*(one(i) for i in range(4)))  # four at once need four connections...
+    assert len(pool.clients) == 4 and len(pool.idle) == 4  # ...which stay open for the next calls
+    clients = list(pool.clients)
     await lean_client.aclose_pools()
-    assert pool.is_closed
+    assert all(c.is_closed for c in clients)
 
 
 def test_each_event_loop_gets_its_own_pool(llm_server):
     async def pool_id() -> int:
-        return id(lean_client._client(llm_server.url))
+        return id(lean_client.pool_for(llm_server.url))
 
     loop_a, loop_b = asyncio.new_event_loop(), asyncio.new_event_loop()
     try:

@@ -2,8 +2,8 @@
 proxy), with httpx and nothing else. It serves `openai/<name>` and `hosted_vllm/<name>` models that have an api
 base; litellm serves everything else (tauplay.llm.route decides).
 
-Connections are kept alive in one pool per api base within the running event loop: the sessions of a batch
-share it, and a new loop (a new asyncio.run, a test) gets its own. The request is what litellm sends for the
+Connections are kept alive in one pool per api base within the running event loop (`_Pool`): the sessions of
+a batch share it, and a new loop (a new asyncio.run, a test) gets its own. The request is what litellm sends for the
 same call (model name without its provider, messages without null fields, temperature, tools), so a server
 cannot tell the two apart.
 """
@@ -22,10 +22,46 @@ if TYPE_CHECKING:
     import httpx
 
 PROVIDERS = ("openai", "hosted_vllm")
-POOL_CONNECTIONS = 256  # per api base: far above any batch's concurrency, so a call never waits for a slot
+MAX_IDLE = 256  # kept-alive connections per api base: far above any batch's concurrency
 
-_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, httpx.AsyncClient]] = (
-    weakref.WeakKeyDictionary())
+
+class _Pool:
+    """Kept-alive connections to one api base. Each is an httpx client limited to one connection; a call takes
+    an idle one (last used first) and gives it back. One shared httpx client with many connections does the
+    same, but its pool looks at every connection on every request: at 16 concurrent sessions that doubled the
+    CPU time of a call here (2.6 ms against 1.3 ms)."""
+
+    def __init__(self) -> None:
+        self.idle: list[httpx.AsyncClient] = []
+        self.clients: list[httpx.AsyncClient] = []
+
+    def take(self) -> httpx.AsyncClient:
+        import httpx
+
+        while self.idle:
+            client = self.idle.pop()
+            if not client.is_closed:
+                return client
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        client = httpx.AsyncClient(limits=limits, http1=True, http2=False)
+        self.clients.append(client)
+        return client
+
+    def give(self, client: httpx.AsyncClient) -> None:
+        if len(self.idle) < MAX_IDLE:
+            self.idle.append(client)
+        else:
+            self.clients.remove(client)
+            asyncio.get_running_loop().create_task(client.aclose())
+
+    async def aclose(self) -> None:
+        for client in self.clients:
+            await client.aclose()
+        self.idle.clear()
+        self.clients.clear()
+
+
+_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, _Pool]] = weakref.WeakKeyDictionary()
 
 
 def serves(config: LLMConfig) -> bool:
@@ -34,23 +70,19 @@ def serves(config: LLMConfig) -> bool:
     return bool(config.api_base) and provider in PROVIDERS and bool(name)
 
 
-def _client(api_base: str) -> httpx.AsyncClient:
-    import httpx
-
-    clients = _pools.setdefault(asyncio.get_running_loop(), {})
-    client = clients.get(api_base)
-    if client is None or client.is_closed:
-        limits = httpx.Limits(max_connections=POOL_CONNECTIONS, max_keepalive_connections=POOL_CONNECTIONS)
-        client = httpx.AsyncClient(limits=limits, http1=True, http2=False)
-        clients[api_base] = client
-    return client
+def pool_for(api_base: str) -> _Pool:
+    """The running loop's pool for this api base (a new loop gets new ones)."""
+    pools = _pools.setdefault(asyncio.get_running_loop(), {})
+    pool = pools.get(api_base)
+    if pool is None:
+        pool = pools[api_base] = _Pool()
+    return pool
 
 
 async def aclose_pools() -> None:
     """Close the connection pools of the running loop (call before the loop ends, to leave no open sockets)."""
-    clients = _pools.pop(asyncio.get_running_loop(), {})
-    for client in clients.values():
-        await client.aclose()
+    for pool in _pools.pop(asyncio.get_running_loop(), {}).values():
+        await pool.aclose()
 
 
 def _clean(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -76,8 +108,9 @@ async def call_once(config: LLMConfig, messages: list[dict[str, Any]], tools: li
     headers = {"Content-Type": "application/json"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
+    pool = pool_for(config.api_base)
+    client = pool.take()
     try:
-        client = _client(config.api_base)
         # httpx's timeout bounds each read and write; the outer one bounds the whole call, as litellm's does.
         async with asyncio.timeout(config.timeout):
             response = await client.post(url, content=request_body(config, messages, tools), headers=headers,
@@ -89,6 +122,8 @@ async def call_once(config: LLMConfig, messages: list[dict[str, Any]], tools: li
                                             key)) from None
     except httpx.TransportError as e:
         raise texts.connection_error(config.api_base, str(e) or type(e).__name__, key) from None
+    finally:
+        pool.give(client)  # httpx has closed a connection that failed half-way; the client opens a new one
     if not 200 <= response.status_code < 300:
         raise texts.http_error(response.status_code, texts.error_detail(response.text), key)
     provider, _, name = config.model.partition("/")

@@ -52,6 +52,7 @@ class LLMAgent:
         self._history = _History()
         self._tools: list[dict[str, Any]] | None = None
         self._by_group: dict[Any, dict[str, Any]] = {}  # tool-call group -> its assistant message
+        self._system_message: dict[str, Any] | None = None  # built once: the policy is read from a file
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, **self.config.describe()}
@@ -89,8 +90,10 @@ class LLMAgent:
     async def act(self, conversation: Conversation) -> AgentAction:
         if self._tools is None:
             self._tools = [t.openai_schema() for t in conversation.domain.tools]
+        if self._system_message is None:
+            self._system_message = self._system(conversation)
         history = self._history.update(conversation.events, self._convert)
-        messages = [self._system(conversation), *history]
+        messages = [self._system_message, *history]
         reply = await complete(self.config, messages, tools=self._tools)
         if reply.tool_calls:
             planned = []
@@ -127,6 +130,7 @@ class LLMUser:
     def __init__(self, config: LLMConfig) -> None:
         self.config = config
         self._history = _History()
+        self._system_message: dict[str, Any] | None = None  # the task and emotion do not change mid-session
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, **self.config.describe()}
@@ -149,8 +153,10 @@ class LLMUser:
             messages.append({"role": role, "content": str(event.data.get("content") or "")})
 
     async def respond(self, conversation: Conversation) -> UserReply:
+        if self._system_message is None:
+            self._system_message = {"role": "system", "content": self.system_prompt(conversation)}
         history = self._history.update(conversation.events, self._convert)
-        messages = [{"role": "system", "content": self.system_prompt(conversation)}, *history]
+        messages = [self._system_message, *history]
         reply = await complete(self.config, messages)
         text = (reply.content or "").strip()
         if not text:

