@@ -11,7 +11,9 @@ cannot tell the two apart.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import ssl
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +45,7 @@ class _Pool:
             if not client.is_closed:
                 return client
         limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-        client = httpx.AsyncClient(limits=limits, http1=True, http2=False)
+        client = httpx.AsyncClient(limits=limits, http1=True, http2=False, verify=_tls_context())
         self.clients.append(client)
         return client
 
@@ -59,6 +61,14 @@ class _Pool:
             await client.aclose()
         self.idle.clear()
         self.clients.clear()
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    # One for the process: each httpx client would otherwise load the CA bundle again (~30 ms apiece).
+    import httpx
+
+    return httpx.create_ssl_context()
 
 
 _pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, _Pool]] = weakref.WeakKeyDictionary()
