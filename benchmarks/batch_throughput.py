@@ -197,35 +197,42 @@ def typical_request(tasks: list[Any], plans: list[dict[str, Any]]) -> tuple[list
     return messages, tools
 
 
-def raw_round_trip_ms(port: int, body: bytes, n: int) -> float:
+def raw_round_trip_ms(port: int, body: bytes, n: int) -> tuple[float, float]:
+    """(median wall ms, mean CPU ms) of one request with http.client on a kept-alive connection."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     times = []
+    c0 = time.process_time()
     for _ in range(n):
         t0 = time.perf_counter()
         conn.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
         conn.getresponse().read()
         times.append(time.perf_counter() - t0)
+    cpu = (time.process_time() - c0) / n * 1000
     conn.close()
-    return statistics.median(times) * 1000
+    return statistics.median(times) * 1000, cpu
 
 
-def client_ms(url: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], client: str, n: int) -> float:
+def client_ms(url: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], client: str,
+              n: int) -> tuple[float, float]:
+    """(median wall ms, mean CPU ms) of one call through tauplay.llm.complete with this client."""
     from tauplay.llm import LLMConfig, complete
     from tauplay.llm.lean import aclose_pools
 
     os.environ["TAUPLAY_LLM_CLIENT"] = client
     config = LLMConfig("openai/agent", api_base=url, timeout=30, retries=0)
 
-    async def go() -> float:
+    async def go() -> tuple[float, float]:
         for _ in range(20):  # warm up: imports, the first connection, litellm's first-call set-up
             await complete(config, messages, tools)
         times = []
+        c0 = time.process_time()
         for _ in range(n):
             t0 = time.perf_counter()
             await complete(config, messages, tools)
             times.append(time.perf_counter() - t0)
+        cpu = (time.process_time() - c0) / n * 1000
         await aclose_pools()
-        return statistics.median(times) * 1000
+        return statistics.median(times) * 1000, cpu
 
     try:
         return asyncio.run(go())
@@ -362,12 +369,13 @@ def main() -> None:
 
             messages, tools = typical_request(tasks, plans)
             body = json.dumps({"model": "agent", "messages": messages, "temperature": 0.0, "tools": tools}).encode()
-            raw = raw_round_trip_ms(stub.port, body, args.calls)
-            lean_ms = client_ms(stub.url, messages, tools, "auto", args.calls)
-            lite_ms = client_ms(stub.url, messages, tools, "litellm", args.calls)
-            print(f"one agent call ({len(body) // 1024} KiB request), median: raw HTTP {raw:.2f} ms, "
-                  f"lean client {lean_ms:.2f} ms (+{lean_ms - raw:.2f}), litellm {lite_ms:.2f} ms "
-                  f"(+{lite_ms - raw:.2f}) (issue 19: litellm ~6 ms, raw ~0.3 ms)")
+            raw, raw_cpu = raw_round_trip_ms(stub.port, body, args.calls)
+            lean, lean_cpu = client_ms(stub.url, messages, tools, "auto", args.calls)
+            lite, lite_cpu = client_ms(stub.url, messages, tools, "litellm", args.calls)
+            print(f"one agent call ({len(body) // 1024} KiB request), one at a time: median wall raw HTTP {raw:.2f} ms, "
+                  f"lean client {lean:.2f} ms, litellm {lite:.2f} ms; client CPU beyond raw HTTP: lean "
+                  f"{lean_cpu - raw_cpu:.2f} ms, litellm {lite_cpu - raw_cpu:.2f} ms per call "
+                  "(issue 19: litellm ~6 ms, raw ~0.3 ms)")
             lean_import = import_seconds("import httpx, tauplay.llm.lean")
             lite_import = import_seconds("from tauplay.llm import load_litellm; load_litellm()")
             print(f"import: lean path (httpx) {lean_import * 1000:.0f} ms, litellm {lite_import:.2f} s "

@@ -231,3 +231,10 @@ def test_litellm_is_never_imported_when_the_lean_path_serves(llm_server, tmp_pat
     summary = json.loads("\n".join(lines[:-2]))
     assert summary["sessions"][0]["reason"] == "user_stop"
     assert len(llm_server.requests) == 4
+
+
+def test_importing_the_door_loads_neither_client():
+    code = ("import sys, tauplay.llm, tauplay.sim.llm_participants; "
+            "print(sorted(m for m in ('litellm', 'httpx', 'openai') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert proc.stdout.strip() == "[]", proc.stderr
