@@ -27,6 +27,7 @@ import asyncio
 import http.client
 import json
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -45,6 +46,7 @@ from agent_user_stub import Plans, build_plan, completion  # noqa: E402
 TARGET_RATIO = 10.0
 TARGET_TURN_MS = 0.5
 ANCHOR = "issue 19: tauplay 47 msgs/s, tau2 23 msgs/s (2.1x)"
+SPY_RATE = 250  # samples per second
 STUB_KEY = "sk-local-stub-0000000000000000"  # a local stub needs some key; both sides get the same
 
 TAU2_LAUNCH = r"""
@@ -124,7 +126,8 @@ def run_tauplay(args: argparse.Namespace, tasks: list[Any], url: str, folder: Pa
         cmd = [str(REPO / ".venv" / "bin" / "python"), "-m", "pyinstrument", "--outfile", str(out), *cmd]
     elif profile == "py-spy":
         out = folder / "tauplay-profile.txt"
-        cmd = ["py-spy", "record", "--format", "raw", "--rate", "500", "-o", str(out), "--", *cmd]
+        spy = shutil.which("py-spy") or str(REPO / ".venv" / "bin" / "py-spy")
+        cmd = [spy, "record", "--nonblocking", "--format", "raw", "--rate", str(SPY_RATE), "-o", str(out), "--", *cmd]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=child_env(TAUPLAY_LLM_CLIENT=client),
                           timeout=1200)
@@ -165,6 +168,42 @@ def run_tau2(args: argparse.Namespace, tasks: list[Any], url: str, folder: Path)
     rewards = [str((s.get("reward_info") or {}).get("reward")) for s in sims]
     return {"wall": wall, "messages": sum(len(s["messages"]) for s in sims), "sessions": len(sims),
             "reasons": _count(reasons), "rewards": _count(rewards)}
+
+
+# Where a sampled stack's time goes: the first rule that matches it (py-spy's raw format, one stack a line).
+_WHERE: list[tuple[str, Any]] = [
+    ("imports (module loading)", lambda fs: any(f.startswith("<module>") for f in fs[1:])),
+    ("store: commits, scrubbing, session rows (tauplay/store, SQLAlchemy)",
+     lambda fs: any(x in f for f in fs for x in ("tauplay/store/", "sqlalchemy/", "sqlmodel/"))),
+    ("HTTP client (httpx, httpcore, anyio, h11)",
+     lambda fs: any(x in f for f in fs for x in ("httpx/", "httpcore/", "anyio/", "h11/", "ssl.py"))),
+    ("lean client's own work (request JSON, reply parsing)", lambda fs: any("tauplay/llm/" in f for f in fs)),
+    ("end of session: reward and fault alignment", lambda fs: any("tauplay/core/evaluation.py" in f for f in fs)),
+    ("environment: tool calls, diffs, hashes",
+     lambda fs: any("tauplay/core/environment.py" in f or "domains/" in f for f in fs)),
+    ("data load and start-state hash", lambda fs: any(x in f for f in fs for x in ("tauplay/core/db.py",
+                                                                                       "tauplay/core/domain.py"))),
+    ("orchestrator and participants (tauplay/sim)", lambda fs: any("tauplay/sim/" in f for f in fs)),
+    ("progress bar (rich)", lambda fs: any("rich/" in f for f in fs)),
+    ("asyncio event loop", lambda fs: any("asyncio/" in f for f in fs)),
+]
+
+
+def where_time_goes(raw_profile: Path) -> str:
+    totals: dict[str, int] = {}
+    samples = 0
+    for line in raw_profile.read_text().splitlines():
+        stack, _, count = line.rstrip().rpartition(" ")
+        if not count.isdigit():
+            continue
+        frames = stack.split(";")
+        name = next((n for n, rule in _WHERE if rule(frames)), "other (interpreter start and exit, argparse, ...)")
+        totals[name] = totals.get(name, 0) + int(count)
+        samples += int(count)
+    lines = [f"{samples} samples of busy threads ({samples / SPY_RATE:.2f} s; idle waits are not sampled):"]
+    for name, count in sorted(totals.items(), key=lambda kv: -kv[1]):
+        lines.append(f"  {count / samples * 100:5.1f}%  {count / SPY_RATE:5.2f} s  {name}")
+    return "\n".join(lines)
 
 
 def _count(values: Any) -> dict[str, int]:
@@ -401,7 +440,10 @@ def main() -> None:
             finally:
                 stub.stop()
             print(f"\nprofile of one tauplay run ({args.profile}, {prof['wall']:.2f} s under the profiler):")
-            print(Path(prof["profile"]).read_text()[:6000])
+            if args.profile == "py-spy":
+                print(where_time_goes(Path(prof["profile"])))
+            else:
+                print(Path(prof["profile"]).read_text()[:6000])
 
 
 if __name__ == "__main__":
