@@ -16,6 +16,9 @@ Also printed: what one model call costs in the client beyond the raw HTTP round 
 litellm), the import time the lean path saves, and the orchestrator's own cost per turn (the same sessions
 with an instant in-process model, events committed to SQLite) against the issue's target of 0.5 ms.
 
+--profile runs tauplay once more under a profiler (not a dependency: `.venv/bin/pip install py-spy` or
+`pyinstrument`); with py-spy the busy samples are summed by part (HTTP client, store, imports, ...).
+
 Anchors (issue 19, same machine kind): tauplay 47 messages/s, tau2 23 messages/s (2.1x); target >= 10x
 τ²-bench's messages/s; litellm ~6 ms per call vs ~0.3 ms raw HTTP; importing litellm 3-4 s.
 """
@@ -115,7 +118,7 @@ def child_env(**extra: str) -> dict[str, str]:
 
 def run_tauplay(args: argparse.Namespace, tasks: list[Any], url: str, folder: Path, client: str = "auto",
                 profile: str | None = None) -> dict[str, Any]:
-    db = folder / f"tauplay-{client}.db"
+    db = folder / f"tauplay-{client}-{profile or 'plain'}-{time.monotonic_ns()}.db"  # a fresh store each run
     cmd = [str(REPO / ".venv" / "bin" / "tauplay"), "run", "--domain", "airline", "--data", str(args.data),
            "--tasks", str(args.tasks), "--task-ids", *[t.id for t in tasks],
            "--agent-model", "openai/agent", "--agent-api-base", url, "--user-model", "openai/user",
@@ -134,7 +137,7 @@ def run_tauplay(args: argparse.Namespace, tasks: list[Any], url: str, folder: Pa
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"tauplay run failed ({proc.returncode}): {proc.stderr.strip()[-1500:]}")
-    summary = json.loads(proc.stdout[proc.stdout.index("{"):])
+    summary, _ = json.JSONDecoder().raw_decode(proc.stdout[proc.stdout.index("{"):])  # a profiler may print after
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT session_id, kind, data FROM events").fetchall()
     groups = {(sid, json.loads(d).get("group")) for sid, k, d in rows if k == "tool_call"}
