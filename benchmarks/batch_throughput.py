@@ -300,12 +300,14 @@ def own_cost_per_turn(args: argparse.Namespace, tasks: list[Any], plans: list[di
     script (no HTTP, no client): time minus time inside the model calls, per model call, as wall time and as
     this process's CPU time (which other processes on a shared machine do not inflate)."""
     from tauplay.core.domain import get_domain
+    from tauplay.core.environment import Environment
     from tauplay.llm import LLMConfig, LLMReply, RawToolCall
     from tauplay.sim import llm_participants
     from tauplay.sim.batch import Job, run_batch
     from tauplay.sim.llm_participants import LLMAgent, LLMUser
-    from tauplay.sim.orchestrator import Limits
-    from tauplay.sim.session import SessionSetup, new_orchestrator
+    from tauplay.sim.orchestrator import Limits, Orchestrator
+    from tauplay.sim.participants import Conversation
+    from tauplay.sim.session import SessionSetup
     from tauplay.store import SessionStore
 
     stub = Plans(plans)
@@ -345,8 +347,8 @@ def own_cost_per_turn(args: argparse.Namespace, tasks: list[Any], plans: list[di
 
                 async def one(task: Any) -> int:
                     async with gate:
-                        orch = new_orchestrator(SessionSetup(domain, task, database), LLMAgent(agent), LLMUser(user),
-                                                limits=Limits(100, 10))
+                        conversation = Conversation(domain, task, Environment(domain, database), task.emotion)
+                        orch = Orchestrator(LLMAgent(agent), LLMUser(user), conversation, Limits(100, 10))
                         return len((await orch.run()).events)
 
                 return sum(await asyncio.gather(*(one(t) for t in tasks)))

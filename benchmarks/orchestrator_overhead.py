@@ -35,14 +35,17 @@ from urllib.parse import urlparse
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tauplay.core.domain import get_domain  # noqa: E402
-from tauplay.core.events import STOP_TOKEN  # noqa: E402
+from tauplay.core.environment import Environment  # noqa: E402
 from tauplay.core.tasks import load_tasks  # noqa: E402
+from tauplay.core.vocabulary import STOP_TOKEN  # noqa: E402
 from tauplay.llm import LLMConfig, client_for  # noqa: E402
 from tauplay.sim import llm_participants  # noqa: E402
 from tauplay.sim.llm_participants import LLMAgent, LLMUser  # noqa: E402
 from tauplay.sim.oracle import OracleAgent  # noqa: E402
+from tauplay.sim.orchestrator import Orchestrator  # noqa: E402
+from tauplay.sim.participants import Conversation  # noqa: E402
 from tauplay.sim.scripted_user import ScriptedUser  # noqa: E402
-from tauplay.sim.session import SessionSetup, StoreRecorder, new_orchestrator, run_session  # noqa: E402
+from tauplay.sim.session import SessionSetup, run_session  # noqa: E402
 from tauplay.store import SessionStore  # noqa: E402
 from tests.support.llm_server import FakeLLMServer, Reply  # noqa: E402
 
@@ -147,7 +150,9 @@ async def sequential(url: str, clock: ModelClock, sessions: int, store: SessionS
         setup = SessionSetup(DOMAIN, TASK, DOMAIN.database())
         t0 = time.perf_counter()
         if store is None:
-            orchestrator = new_orchestrator(setup, agent, user)
+            conversation = Conversation(setup.domain, setup.task, Environment(setup.domain, setup.database),
+                                        setup.condition)
+            orchestrator = Orchestrator(agent, user, conversation)
             outcome = await orchestrator.run()
         else:
             _, outcome = await run_session(store, setup, agent, user)
@@ -212,7 +217,7 @@ async def main_async(args: argparse.Namespace) -> None:
         print(f"{n} concurrent offline sessions (oracle + scripted, SQLite store): {wall:.2f} s, "
               f"{n / wall:.1f} sessions/s, {events / wall:.0f} events/s")
         recorder_ms = _recorder_ms(store)
-        print(f"one event committed to SQLite (StoreRecorder, median): {recorder_ms:.3f} ms")
+        print(f"one event committed to SQLite (SessionStore.append_event, median): {recorder_ms:.3f} ms")
         store.close()
     server.stop()
 
@@ -222,12 +227,11 @@ def _recorder_ms(store: SessionStore, n: int = 300) -> float:
 
     sid = store.create_session(domain="airline", task_id=TASK.id, role="batch", agent={"kind": "x"},
                                user={"kind": "x"}, task=TASK.to_json())
-    recorder = StoreRecorder(store, sid)
     times = []
     for i in range(n):
         event = Event(i, "message", "user", {"content": "I need an extra bag on 842X51."}, i // 2)
         t0 = time.perf_counter()
-        recorder(event)
+        store.append_event(sid, event)
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1000
 

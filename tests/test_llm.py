@@ -213,7 +213,7 @@ print("LITELLM", "litellm" in sys.modules)
 
 @pytest.mark.parametrize("forced", [False, True])
 def test_litellm_is_never_imported_when_the_lean_path_serves(llm_server, tmp_path, forced):
-    from tauplay.core.events import STOP_TOKEN
+    from tauplay.core.vocabulary import STOP_TOKEN
 
     llm_server.queue("user").text("Add a bag to 842X51 please.").text(STOP_TOKEN)
     llm_server.queue("agent").tool_call("get_reservation_details", {"reservation_id": "842X51"}).text("Done.")

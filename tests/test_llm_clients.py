@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from tauplay.core.domain import get_domain
-from tauplay.core.events import STOP_TOKEN
 from tauplay.core.tasks import load_tasks
+from tauplay.core.vocabulary import STOP_TOKEN
 from tauplay.llm import CLIENT_VAR, LLMConfig, client_for
 from tauplay.sim.llm_participants import LLMAgent, LLMUser
 from tauplay.sim.session import SessionSetup, run_session

@@ -6,15 +6,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tauplay.core.evaluation import pass_hat_k
 from tauplay.sim.orchestrator import Limits
 from tauplay.sim.participants import AgentParticipant, UserParticipant
 from tauplay.sim.session import SessionSetup, run_session
-
-if TYPE_CHECKING:
-    from tauplay.store import SessionStore
+from tauplay.sim.writer import LogWriter, SessionLog
 
 
 @dataclass(frozen=True)
@@ -37,7 +35,7 @@ class JobResult:
 
     @property
     def family(self) -> str:
-        emotion = self.job.setup.emotion or self.job.setup.task.emotion
+        emotion = self.job.setup.condition
         if emotion:
             return emotion.family
         # A published task whose leaf lies outside its family keeps its (valid) family in provenance.
@@ -50,19 +48,21 @@ class JobResult:
                 "reward": self.reward, "failure": self.failure}
 
 
-async def run_batch(store: SessionStore, jobs: Sequence[Job], *, agent: Callable[[], AgentParticipant],
+async def run_batch(log: SessionLog, jobs: Sequence[Job], *, agent: Callable[[], AgentParticipant],
                     user: Callable[[], UserParticipant], concurrency: int = 4, limits: Limits | None = None,
                     batch_id: str | None = None,
                     on_done: Callable[[JobResult], None] | None = None) -> list[JobResult]:
-    """Run every job (fresh participants for each) with at most `concurrency` at a time. A session that
-    fails outside the conversation (e.g. the store) is reported in its result; the others go on."""
+    """Run every job (fresh participants for each) with at most `concurrency` at a time, all saving through
+    one writer. A session that fails outside the conversation (e.g. the store) is reported in its result;
+    the others go on."""
     gate = asyncio.Semaphore(max(1, concurrency))
+    writer = LogWriter(log)
 
     async def one(job: Job) -> JobResult:
         async with gate:
             created: list[str] = []
             try:
-                sid, outcome = await run_session(store, job.setup, agent(), user(), limits=limits,
+                sid, outcome = await run_session(writer, job.setup, agent(), user(), limits=limits,
                                                  batch_id=batch_id, trial=job.trial, on_created=created.append)
                 result = JobResult(job, sid, outcome.reason, outcome.reward.reward)
             except Exception as e:  # one broken session must not sink the batch; its events stay saved
@@ -72,7 +72,10 @@ async def run_batch(store: SessionStore, jobs: Sequence[Job], *, agent: Callable
             on_done(result)
         return result
 
-    return list(await asyncio.gather(*(one(j) for j in jobs)))
+    try:
+        return list(await asyncio.gather(*(one(j) for j in jobs)))
+    finally:
+        await asyncio.to_thread(writer.close)
 
 
 @dataclass
@@ -115,7 +118,7 @@ def _row(group: str, name: str, results: list[JobResult], k_max: int) -> Summary
 
 def summarize(results: Sequence[JobResult], trials: int) -> list[SummaryRow]:
     """One row per domain, then one per emotion family (tasks without a condition under "none")."""
-    rows = []
+    rows: list[SummaryRow] = []
     for group, key in (("domain", lambda r: r.job.setup.domain.name), ("emotion", lambda r: r.family)):
         buckets: dict[str, list[JobResult]] = {}
         for r in results:
