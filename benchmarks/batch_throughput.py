@@ -200,7 +200,8 @@ def where_time_goes(raw_profile: Path) -> str:
         if not count.isdigit():
             continue
         frames = stack.split(";")
-        name = next((n for n, rule in _WHERE if rule(frames)), "other (interpreter start and exit, argparse, ...)")
+        name = next((n for n, rule in _WHERE if rule(frames)),
+                    "other (no Python frame sampled: interpreter start and exit, native code)")
         totals[name] = totals.get(name, 0) + int(count)
         samples += int(count)
     lines = [f"{samples} samples of busy threads ({samples / SPY_RATE:.2f} s; idle waits are not sampled):"]
