@@ -58,6 +58,7 @@ class Domain:
     task_sets: dict[str, str] = field(default_factory=dict)  # name -> file under package_dir/tasks
     default_task_set: str = "starter"
     default_seed: int = 7
+    constraints: Any = None  # a tauplay.core.constraints.ConstraintModel when the domain offers constraint tasks
 
     @cached_property
     def tool_map(self) -> dict[str, ToolSpec]:
