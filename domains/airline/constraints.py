@@ -16,7 +16,7 @@ from datetime import date as Date
 from datetime import timedelta
 from typing import Any
 
-from tauplay.core.constraints import ConstraintModel, Draft, Entity, Facts, Problem, Rule, added_keys
+from tauplay.core.constraints import ConstraintModel, Draft, Entity, Facts, Problem, Rule, added_records
 from tauplay.core.db import Database, State
 from tauplay.core.tasks import Action
 
@@ -156,16 +156,8 @@ class AirlineConstraints(ConstraintModel):
         return out
 
     def observe(self, state: State, problem: Problem) -> list[str]:
-        user_id = problem.context["user_id"]
-        now, start = state.get("users", user_id), state.base.tables["users"].get(user_id)
-        if now is None or start is None:
-            return []
-        out = []
-        for rid in added_keys(state, "reservations", start["reservations"], now["reservations"]):
-            r = state.get("reservations", rid)
-            assert r is not None
-            out.append(option([(f["flight_number"], f["date"]) for f in r["flights"]], r["cabin"]))
-        return out
+        return [option([(f["flight_number"], f["date"]) for f in r["flights"]], r["cabin"])
+                for r in added_records(state, "users", problem.context["user_id"], "reservations")]
 
     # -- generation ---------------------------------------------------------------------------------------
     def draft(self, database: Database, rng: random.Random) -> Draft | None:

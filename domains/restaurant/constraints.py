@@ -16,7 +16,7 @@ from datetime import date as Date
 from datetime import timedelta
 from typing import Any
 
-from tauplay.core.constraints import ConstraintModel, Draft, Entity, Facts, Problem, Rule, added_keys
+from tauplay.core.constraints import ConstraintModel, Draft, Entity, Facts, Problem, Rule, added_records
 from tauplay.core.db import Database, State
 from tauplay.core.tasks import Action
 
@@ -123,16 +123,8 @@ class RestaurantConstraints(ConstraintModel):
         return out
 
     def observe(self, state: State, problem: Problem) -> list[str]:
-        guest_id = problem.context["guest_id"]
-        now, start = state.get("guests", guest_id), state.base.tables["guests"].get(guest_id)
-        if now is None or start is None:
-            return []
-        out = []
-        for code in added_keys(state, "reservations", start["reservations"], now["reservations"]):
-            r = state.get("reservations", code)
-            assert r is not None
-            out.append(option(r["restaurant_id"], r["date"], r["time"]))
-        return out
+        return [option(r["restaurant_id"], r["date"], r["time"])
+                for r in added_records(state, "guests", problem.context["guest_id"], "reservations")]
 
     # -- generation ---------------------------------------------------------------------------------------
     def draft(self, database: Database, rng: random.Random) -> Draft | None:

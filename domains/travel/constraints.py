@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from tauplay.core.constraints import ConstraintModel, Draft, Entity, Facts, Problem, Rule, added_keys
+from tauplay.core.constraints import ConstraintModel, Draft, Entity, Facts, Problem, Rule, added_records
 from tauplay.core.db import Database, State
 from tauplay.core.tasks import Action
 
@@ -129,17 +129,8 @@ class TravelConstraints(ConstraintModel):
         return out
 
     def observe(self, state: State, problem: Problem) -> list[str]:
-        traveller_id = problem.context["traveller_id"]
-        now = state.get("travellers", traveller_id)
-        start = state.base.tables["travellers"].get(traveller_id)
-        if now is None or start is None:
-            return []
-        out = []
-        for booking_id in added_keys(state, "bookings", start["bookings"], now["bookings"]):
-            b = state.get("bookings", booking_id)
-            assert b is not None
-            out.append(option(b["hotel_id"], b["room_type"], b["check_in"], int(b["nights"])))
-        return out
+        return [option(b["hotel_id"], b["room_type"], b["check_in"], int(b["nights"]))
+                for b in added_records(state, "travellers", problem.context["traveller_id"], "bookings")]
 
     # -- generation ---------------------------------------------------------------------------------------
     def draft(self, database: Database, rng: random.Random) -> Draft | None:

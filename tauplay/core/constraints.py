@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from tauplay.core.tasks import Action
 
 __all__ = ["END_STATE", "EXTRA", "FORMAT", "MISSING", "RULE_KINDS", "ConstraintCheck", "ConstraintError",
-           "ConstraintModel", "Draft", "Entity", "Facts", "Failure", "Problem", "Rule", "added_keys", "check_state",
+           "ConstraintModel", "Draft", "Entity", "Facts", "Failure", "Problem", "Rule", "added_records", "check_state",
            "parse_problem"]
 
 
@@ -160,8 +160,13 @@ def check_state(domain: Domain, database: Database, state: State, problem: Probl
     return ConstraintCheck(True, (), assignment, tuple(actions))
 
 
-def added_keys(state: State, table: str, before: Sequence[str], after: Sequence[str]) -> list[str]:
-    """Ids in `after` (a persona's list of bookings now) that were not in `before` (at the start) and exist
-    in `table`: the bookings made in this session, in the order they were made."""
-    old = set(before)
-    return [k for k in after if k not in old and state.get(table, k) is not None]
+def added_records(state: State, persona_table: str, persona_id: str, table: str) -> list[dict[str, Any]]:
+    """The records of `table` this session added to a persona's list of them (a user's `reservations`, a
+    traveller's `bookings`: the persona record lists them under the table's name), in the order they were
+    made; [] when the persona is unknown."""
+    now, start = state.get(persona_table, persona_id), state.base.tables[persona_table].get(persona_id)
+    if now is None or start is None:
+        return []
+    old = set(start[table])
+    found = (state.get(table, key) for key in now[table] if key not in old)
+    return [record for record in found if record is not None]
