@@ -75,10 +75,10 @@ class LLMAgent:
 
     def _system(self, conversation: Conversation) -> dict[str, Any]:
         domain = conversation.domain
-        return {"role": "system", "content": (
+        preamble = domain.agent_preamble or (
             f"You are a customer service agent for {domain.title}. Help the user within the policy below, "
-            "using the tools to look things up and make changes. Make at most one change at a time.\n\n"
-            + domain.policy)}
+            "using the tools to look things up and make changes. Make at most one change at a time.")
+        return {"role": "system", "content": preamble + "\n\n" + domain.policy}
 
     async def act(self, conversation: Conversation) -> AgentAction:
         if self._tools is None:
