@@ -36,13 +36,17 @@ def room_progress(state: State, task: Task, reveal: bool) -> list[ProgressNode]:
     steps = _steps(state, room, reveal)
     done = {s["step_id"] for s in steps if s["done"]}
     submitted = state.get("submissions", room) if inside else None
-    nodes = []
+    rows = []
     for gold, s in enumerate(steps):
         is_done = s["step_id"] in done or (s["tool"] == "submit_answer" and submitted is not None)
         known = inside and (s["hint_after"] is None or s["hint_after"] in done)
         status = "done" if is_done else "known" if known else "hidden"
         if status == "hidden" and not reveal:
             continue
+        rows.append((gold, s, status, is_done))
+    shown = {s["step_id"] for _, s, _, _ in rows}
+    nodes = []
+    for gold, s, status, is_done in rows:
         label = s["label"] if s["kind"] in ("object", "answer") else f"{s['tool']} → {s['label']}"
         if s["tool"] == "submit_answer":
             detail = (f"gave {submitted['answer']} ({'correct' if submitted['correct'] else 'wrong'})"
@@ -51,6 +55,7 @@ def room_progress(state: State, task: Task, reveal: bool) -> list[ProgressNode]:
             detail = f"= {s['value']}" if s["value"] is not None else "found " + ", ".join(s["reveals"])
         else:
             detail = s["hint"]
-        nodes.append(ProgressNode(s["step_id"], label, detail, status, int(s["depth"]), tuple(s["needs"]),
+        needs = tuple(n for n in s["needs"] if n in shown)  # a step not yet discovered is not even named
+        nodes.append(ProgressNode(s["step_id"], label, detail, status, int(s["depth"]), needs,
                                   gold if reveal else None))
     return nodes
