@@ -569,6 +569,25 @@ def gold_order(nodes: list[_Node], last: int) -> list[int]:
     return order
 
 
+_VALUE_LABEL = re.compile(r"\b([Vv]alue) ([A-Z]+)\b")
+
+
+def _letters_in_order(nodes: list[_Node], order: list[int]) -> None:
+    """Name the values A, B, C ... in the order a player meets them (the builder named them as it went)."""
+    letters: dict[str, str] = {}
+    for i in order:
+        m = _VALUE_LABEL.fullmatch(nodes[i].label)
+        if m:
+            letters[m[2]] = _label_letters(len(letters))
+
+    def rename(m: re.Match[str]) -> str:
+        return f"{m[1]} {letters.get(m[2], m[2])}"
+
+    for n in nodes:
+        n.label = _VALUE_LABEL.sub(rename, n.label)
+        n.hint = _VALUE_LABEL.sub(rename, n.hint)
+
+
 def build_room(seed: int, depth: int, index: int, attempt: int = 0) -> BuiltRoom:
     """The room with this id. Deterministic: string-seeded random generator, tuples only, no clock."""
     rid = room_id(seed, depth, index, attempt)
@@ -591,6 +610,7 @@ def build_room(seed: int, depth: int, index: int, attempt: int = 0) -> BuiltRoom
         raise AssertionError(f"room {rid}: depth {b.nodes[last].depth}, not {depth}")
     order = gold_order(b.nodes, last)
     step_ids = {node: f"S{i + 1:02d}" for i, node in enumerate(order)}
+    _letters_in_order(b.nodes, order)
     title, flavour = TITLES[rng.randrange(len(TITLES))]
     scene = (f"You are shut in {title}. {flavour} A panel by the door asks for a single {answer_kind}; "
              "give it the right one and the door opens. It takes one try only.")
@@ -611,7 +631,7 @@ def build_room(seed: int, depth: int, index: int, attempt: int = 0) -> BuiltRoom
         steps[f"{rid}/{sid}"] = {
             "id": f"{rid}/{sid}", "room_id": rid, "step_id": sid, "tool": n.tool, "arguments": n.arguments,
             "match": match_key(n.tool, n.arguments), "needs": [step_ids[j] for j in n.needs], "depth": n.depth,
-            "kind": n.kind, "value": n.value, "label": n.label, "hint": n.hint,
+            "kind": n.kind, "value": n.value, "label": n.label, "hint": n.hint[:1].upper() + n.hint[1:],
             "hint_after": step_ids[n.hint_after] if n.hint_after is not None else None,
             "reveals": list(n.reveals), "done": False}
     return BuiltRoom(room, objects, steps)
