@@ -172,7 +172,7 @@ def test_every_shipped_room_is_solved_by_the_oracle_in_batch(tmp_path: Path, cap
     for tier in rooms.TIERS:
         row = tiers[str(tier)]
         assert (row["sessions"], row["success"], row["mean_tool_errors"]) == (54, 1.0, 0.0)
-        assert row["mean_seconds"] > 0
+        assert row["mean_seconds"] > 0 and row["mean_steps"] == pytest.approx(row["mean_tool_calls"] + 3)
     assert calls == sorted(calls) and calls[0] > 5  # deeper rooms take more calls
 
 
@@ -395,9 +395,29 @@ def test_llm_agent_runs_rooms_and_results_come_per_tier(llm_server: Any, tmp_pat
     for task in picked:
         row = tiers[str(task.difficulty)]
         assert row["mean_tool_calls"] == len(task.actions) and row["mean_tool_errors"] == 0
+        assert row["mean_steps"] == len(task.actions) + 3  # + the greeting, the scene, the narrator's end
     assert len(llm_server.requests_for("agent")) == sum(len(a) for a in gold.values())
     from tauplay.store import SessionStore
 
     with SessionStore(str(tmp_path / "s.db")) as store:
         saved = store.list_sessions(batch_id=report["batch_id"])
         assert sorted(s.reward for s in saved) == [0.0, 1.0, 1.0, 1.0, 1.0]
+
+
+async def test_a_session_cut_right_after_the_answer_resumes_with_the_narrator(db: Any) -> None:
+    """The answer hands the turn to the narrator (the tool `ends_turn`), in a live session and after a
+    resume from saved events alike: the agent is not asked again."""
+    from tauplay.sim.oracle import OracleAgent
+    from tauplay.sim.scripted_user import ScriptedUser
+    from tauplay.sim.session import SessionSetup, new_orchestrator, replay_into
+
+    task = _shipped(5)
+    setup = SessionSetup(DOMAIN, task, db)
+    full = await new_orchestrator(setup, OracleAgent(), ScriptedUser()).run()
+    cut = next(i for i, e in enumerate(full.events) if e.kind == "tool_result" and e.data["name"] == "submit_answer")
+    again = new_orchestrator(setup, OracleAgent(), ScriptedUser(), history=full.events[:cut + 1])
+    replay_into(again.env, full.events[:cut + 1])
+    out = await again.run()
+    after = out.events[cut + 1:]
+    assert [(e.kind, e.role) for e in after] == [("message", "user"), ("terminated", "system")]
+    assert (out.reason, out.value) == ("user_stop", 1.0)

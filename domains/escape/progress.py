@@ -13,7 +13,7 @@ from tauplay_domains.escape.rooms import RoomIdError, build_room_by_id
 from tauplay_domains.escape.tools import room_steps
 
 from tauplay.core.db import State
-from tauplay.core.progress import ProgressNode
+from tauplay.core.progress import NodeStatus, ProgressNode
 from tauplay.core.tasks import Task
 
 
@@ -40,7 +40,7 @@ def room_progress(state: State, task: Task, reveal: bool) -> list[ProgressNode]:
     for gold, s in enumerate(steps):
         is_done = s["step_id"] in done or (s["tool"] == "submit_answer" and submitted is not None)
         known = inside and (s["hint_after"] is None or s["hint_after"] in done)
-        status = "done" if is_done else "known" if known else "hidden"
+        status: NodeStatus = "done" if is_done else "known" if known else "hidden"
         if status == "hidden" and not reveal:
             continue
         rows.append((gold, s, status, is_done))

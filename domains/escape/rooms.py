@@ -404,18 +404,19 @@ class Builder:
                 coded = puzzles.encode(plain, method)
                 text = self.make_value("text", depth - 1, assign=coded)
                 spine = text
-            key_value = self.value_of(key) if key is not None else None
-            assert puzzles.decode(coded, method, key_value) == plain
+            given = self.value_of(key) if key is not None else None
+            assert puzzles.decode(coded, method, given) == plain
             label, text_label = self._label(), self.nodes[text].label
+            key_label = self.nodes[key].label if key is not None else ""
             if method == "caesar":
-                hint = f"{label}: move every letter of {text_label} back by {self.nodes[key].label} (method caesar)."
+                hint = f"{label}: move every letter of {text_label} back by {key_label} (method caesar)."
             elif method == "vigenere":
-                hint = f"{label}: decode {text_label} with the vigenere method, key {self.nodes[key].label}."
+                hint = f"{label}: decode {text_label} with the vigenere method, key {key_label}."
             else:
                 hint = f"{label}: decode {text_label} with the {method} method."
             arguments: dict[str, Any] = {"text": coded, "method": method}
-            if key_value is not None:
-                arguments["key"] = key_value
+            if given is not None:
+                arguments["key"] = given
             return self._node("decode", arguments, [text] + ([key] if key is not None else []), [], spine, "word",
                               plain, label, hint)
 

@@ -1,7 +1,7 @@
 """Batch runs: many sessions (tasks x trials) at a bounded concurrency, each saved as it happens, and the
 summary of their rewards: counts and pass^1..k per domain, per emotion family and, when the tasks carry a
-difficulty, per difficulty (an escape room's tier); with each row the success rate and the mean tool calls,
-tool errors and seconds of its sessions."""
+difficulty, per difficulty (an escape room's tier); with each row the success rate and the mean steps, tool
+calls, tool errors and seconds of its sessions."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ class JobResult:
     reason: str | None  # None when the session itself could not run (see `failure`)
     reward: float | None
     failure: str | None = None
+    steps: int = 0  # messages and tool calls, both sides (what --max-steps counts)
     calls: int = 0  # tool calls the agent made
     errors: int = 0  # of which failed
     seconds: float = 0.0  # from the first saved event to the last
@@ -56,16 +57,17 @@ class JobResult:
     def to_json(self) -> dict[str, Any]:
         return {"session_id": self.session_id, "domain": self.job.setup.domain.name, "task_id": self.task_id,
                 "trial": self.job.trial, "emotion_family": self.family, "difficulty": self.difficulty,
-                "reason": self.reason, "reward": self.reward, "failure": self.failure, "tool_calls": self.calls,
-                "tool_errors": self.errors, "seconds": round(self.seconds, 3)}
+                "reason": self.reason, "reward": self.reward, "failure": self.failure, "steps": self.steps,
+                "tool_calls": self.calls, "tool_errors": self.errors, "seconds": round(self.seconds, 3)}
 
 
-def _effort(events: Sequence[Any]) -> tuple[int, int, float]:
-    """(tool calls, failed ones, seconds from the first event to the last) of a session's events."""
+def _effort(events: Sequence[Any]) -> tuple[int, int, int, float]:
+    """(steps, tool calls, failed ones, seconds from the first event to the last) of a session's events."""
+    steps = sum(1 for e in events if e.kind in ("message", "tool_call"))
     calls = sum(1 for e in events if e.kind == "tool_call")
     errors = sum(1 for e in events if e.kind == "tool_result" and e.data.get("error"))
     seconds = events[-1].at - events[0].at if events else 0.0
-    return calls, errors, seconds
+    return steps, calls, errors, seconds
 
 
 async def run_batch(store: SessionStore, jobs: Sequence[Job], *, agent: Callable[[], AgentParticipant],
@@ -103,7 +105,8 @@ class SummaryRow:
     mean: float = 0.0
     pass_k: dict[int, float] = field(default_factory=dict)
     success: float = 0.0  # sessions with reward 1, of all sessions (one that did not run did not succeed)
-    calls: float = 0.0  # means over the sessions that ran
+    steps: float = 0.0  # means over the sessions that ran
+    calls: float = 0.0
     errors: float = 0.0
     seconds: float = 0.0
 
@@ -111,7 +114,7 @@ class SummaryRow:
         return {"group": self.group, "name": self.name, "tasks": self.tasks, "sessions": self.sessions,
                 "rewards": self.counts, "mean_reward": self.mean,
                 "pass_hat_k": {str(k): v for k, v in self.pass_k.items()}, "success": self.success,
-                "mean_tool_calls": self.calls, "mean_tool_errors": self.errors, "mean_seconds": self.seconds}
+                "mean_steps": self.steps, "mean_tool_calls": self.calls, "mean_tool_errors": self.errors, "mean_seconds": self.seconds}
 
 
 def _row(group: str, name: str, results: list[JobResult], k_max: int) -> SummaryRow:
@@ -133,6 +136,7 @@ def _row(group: str, name: str, results: list[JobResult], k_max: int) -> Summary
     ran = [r for r in results if r.reward is not None]
     row.success = row.counts["1"] / row.sessions if row.sessions else 0.0
     if ran:
+        row.steps = sum(r.steps for r in ran) / len(ran)
         row.calls = sum(r.calls for r in ran) / len(ran)
         row.errors = sum(r.errors for r in ran) / len(ran)
         row.seconds = sum(r.seconds for r in ran) / len(ran)
@@ -145,7 +149,7 @@ def _row(group: str, name: str, results: list[JobResult], k_max: int) -> Summary
 def summarize(results: Sequence[JobResult], trials: int) -> list[SummaryRow]:
     """One row per domain, then one per emotion family (tasks without a condition under "none"), then one
     per difficulty, easiest first, when the tasks carry one (tasks without under "none")."""
-    rows = []
+    rows: list[SummaryRow] = []
     groups: list[tuple[str, Callable[[JobResult], str]]] = [("domain", lambda r: r.job.setup.domain.name),
                                                             ("emotion", lambda r: r.family)]
     if any(r.difficulty is not None for r in results):

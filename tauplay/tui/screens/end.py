@@ -182,7 +182,8 @@ class EndScreen(Screen[None]):
 
     def progress_state(self) -> tuple[Any, Any, bool]:
         """A task with its own graph (an escape room) is shown whole once the session is over."""
-        return self.runner.env.state, self.prepared.task, True
+        env = self.runner.env
+        return (env.state if env is not None else None), self.prepared.task, True
 
     def graph_state(self) -> tuple[list[str], list[str] | None]:
         history = [str(e.data.get("name", "")) for e in self.events if e.kind == "tool_call"]
