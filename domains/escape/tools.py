@@ -128,16 +128,15 @@ def _materialize(db: State, room_id: str) -> Record:
 def describe_room(db: State, room: str) -> str:
     record = db.get("rooms", room) or {}
     lines = [f"Room {room}: {record.get('title', '')}.", str(record.get("scene", "")), "You can see:"]
+    steps = room_steps(db, room)
+    done = {s["step_id"] for s in steps if s["done"]}
+    opened = {s["arguments"]["lock_id"] for s in steps if s["tool"] == "open_lock" and s["done"]}
     for thing in room_objects(db, room):
         if thing["found"]:
             state = ""
             if thing["kind"] == "lock":
-                opened = any(s["done"] for s in room_steps(db, room)
-                             if s["tool"] == "open_lock" and s["arguments"].get("lock_id") == thing["object_id"])
-                state = " [open]" if opened else f" [locked: it takes a {thing['takes']}]"
+                state = " [open]" if thing["object_id"] in opened else f" [locked: it takes a {thing['takes']}]"
             lines.append(f"- {thing['object_id']}: {thing['name']}{state}. {thing['description']}".rstrip())
-    steps = room_steps(db, room)
-    done = {s["step_id"] for s in steps if s["done"]}
     clues = [_sentence(s["hint"]) for s in steps if s["hint_after"] is None or s["hint_after"] in done]
     lines.append("Clues you have: " + (" ".join(clues) if clues else "none yet."))
     submitted = db.get("submissions", room)
