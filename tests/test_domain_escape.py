@@ -421,3 +421,36 @@ async def test_a_session_cut_right_after_the_answer_resumes_with_the_narrator(db
     after = out.events[cut + 1:]
     assert [(e.kind, e.role) for e in after] == [("message", "user"), ("terminated", "system")]
     assert (out.reason, out.value) == ("user_stop", 1.0)
+
+
+async def test_another_valid_order_and_equivalent_calls_are_no_fault(db: Any) -> None:
+    """A person may take the steps in any order the room allows, write a sum's operands either way round
+    and the answer in small letters: the reward is 1 and alignment suggests no fault (the domain's
+    call_key and gold_order_matters); a wrong answer still shows as a missed gold write."""
+    from tauplay.sim.human import HumanAgent
+    from tauplay.sim.scripted_user import ScriptedUser
+    from tauplay.sim.session import SessionSetup, new_orchestrator
+
+    task = next(t for t in SHIPPED.tasks if t.difficulty == 15 and any(
+        a.name == "compute" and a.kwargs["operation"] in ("add", "multiply") for a in t.actions)
+        and t.actions[-1].kwargs["answer"].isalpha())
+    room = _room(db, task)
+    steps = list(room.steps.values())
+    order: list[int] = []
+    placed: set[str] = set()
+    while len(order) < len(steps):  # the last step whose needs are met, each time: not the gold order
+        ready = [i for i, s in enumerate(steps) if i not in order and all(n in placed for n in s["needs"])]
+        order.append(ready[-1])
+        placed.add(steps[ready[-1]]["step_id"])
+    assert order != sorted(order)
+    agent = HumanAgent()
+    agent.call_tool("enter_room", {"room_id": room.room_id.upper()})
+    for i in order:
+        args = dict(task.actions[1 + i].kwargs)
+        if task.actions[1 + i].name == "compute" and args["operation"] in ("add", "multiply"):
+            args["a"], args["b"] = args["b"], args["a"]
+        if task.actions[1 + i].name == "submit_answer":
+            args["answer"] = args["answer"].lower()
+        agent.call_tool(task.actions[1 + i].name, args)
+    out = await new_orchestrator(SessionSetup(DOMAIN, task, db), agent, ScriptedUser()).run()
+    assert (out.reason, out.value, out.faults) == ("user_stop", 1.0, [])

@@ -16,6 +16,7 @@ from tauplay_domains.escape.data_model import Room, Step, Submission, Thing, Vis
 from tauplay_domains.escape.generator import generate
 from tauplay_domains.escape.narrator import narrate
 from tauplay_domains.escape.progress import room_progress
+from tauplay_domains.escape.rooms import call_key
 
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
@@ -43,4 +44,6 @@ DOMAIN = Domain(
     scripted_user=narrate,
     progress=room_progress,
     fault_labels=dict(faults.LABELS),
+    call_key=call_key,  # 12 + 30 is 30 + 12, "lantern" is LANTERN
+    gold_order_matters=False,  # a step taken too early is refused, so every order that works is valid
 )

@@ -36,6 +36,8 @@ from tauplay_domains.escape.vocabulary import (
     WORDS,
 )
 
+from tauplay.core.db import canonical
+
 TIERS = (5, 10, 15, 20, 25)
 ROOMS_PER_TIER = 54
 MIN_DEPTH, MAX_DEPTH = 2, 40  # a room needs a finding and its submission; beyond 40 nobody plays it
@@ -98,6 +100,20 @@ def match_key(tool: str, args: dict[str, Any]) -> str:
     if tool == "date_part":
         return f"date_part|{norm(args.get('date', ''))}|{args.get('part')}"
     return tool
+
+
+def call_key(tool: str, args: dict[str, Any]) -> str:
+    """What makes two calls the same for fault alignment: the step they take (match_key), and for the
+    entrance, a lock and the panel also the room, code or answer they give, compared as the room does."""
+    if tool == "enter_room":
+        return f"enter_room|{str(args.get('room_id', '')).strip().lower()}"
+    if tool == "open_lock":
+        return f"{match_key(tool, args)}|{norm(args.get('code', ''))}"
+    if tool == "submit_answer":
+        return f"submit_answer|{norm(args.get('answer', ''))}"
+    if tool in ("look_around", "calculate", "think"):
+        return f"{tool}|{canonical(args)}"
+    return match_key(tool, args)
 
 
 # -- the builder's own records ---------------------------------------------------------------------------
@@ -548,8 +564,6 @@ class BuiltRoom:
 
     def fingerprint(self) -> str:
         """What makes two rooms the same puzzle: the calls of their steps and what each reveals."""
-        from tauplay.core.db import canonical
-
         return canonical([[s["tool"], s["arguments"], s["value"]] for s in self.steps.values()])
 
 

@@ -71,6 +71,11 @@ class Domain:
     progress: Callable[[State, Task, bool], list[ProgressNode]] | None = None
     # Failure labels particular to the domain (name -> what it means), offered beside the general taxonomy.
     fault_labels: dict[str, str] = field(default_factory=dict)
+    # How fault alignment compares a call with a gold action: (tool, arguments) -> a key equal for calls
+    # that do the same (None: the arguments exactly). And whether a valid order other than gold's is a
+    # fault ("Wrong Order"); a domain whose tools refuse a step taken too early says no.
+    call_key: Callable[[str, dict[str, Any]], str] | None = None
+    gold_order_matters: bool = True
 
     @cached_property
     def tool_map(self) -> dict[str, ToolSpec]:
