@@ -307,6 +307,8 @@ async def test_the_narrator_opens_ends_on_the_answer_and_calls_time(tmp_path: Pa
         _, out = await run_session(store, SessionSetup(DOMAIN, task, db), idle, ScriptedUser())
         assert (out.reason, out.value) == ("user_stop", 0.0)
         assert "time in the room is up" in out.events[-2].data["content"]
+        nudges = [e.data["content"] for e in out.events if e.kind == "message" and e.data.get("intent") == "nudge"]
+        assert len(nudges) == PATIENCE and all(task.id in n for n in nudges)  # still at the door: named again
     finally:
         store.close()
 

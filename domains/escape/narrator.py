@@ -48,5 +48,8 @@ def narrate(conversation: Any) -> tuple[str, str | None]:
         return f"The panel flashes red and goes dark. The room keeps you. {STOP_TOKEN}", "stop"
     if _idle_replies(conversation) >= PATIENCE:
         return f"The lights go out: your time in the room is up. {STOP_TOKEN}", "stop"
+    if conversation.env.state.get("visits", "current") is None:
+        room = conversation.task.known_info.get("room_id", "")
+        return f"You are still at the door of room {room}. Step in to begin.", "nudge"
     return ("The room stays silent. Everything you need is in here: look around, and follow the clues you "
             "have found."), "nudge"
