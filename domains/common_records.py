@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
 
 
 class Name(TypedDict):

@@ -20,21 +20,18 @@ from typing import Any
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition
-from tauplay.core.environment import Environment, ToolResult
+from tauplay.core.environment import ToolResult
+from tauplay.core.gold import run_actions
 from tauplay.core.tasks import EMOTION_MARK, Action, TaskSet
 
 
 def run_gold(domain: Domain, database: Database, actions: Sequence[Action], label: str) -> list[ToolResult]:
     """Runs `actions` in order on a fresh session over `database` and returns their results; a task being
     built must not err, so the first error raises RuntimeError naming `label` and the action."""
-    env = Environment(domain, database)
-    results = []
-    for action in actions:
-        result = env.call(action.name, action.kwargs)
-        if result.error:
-            raise RuntimeError(f"{label}: {action.name}: {result.output}")
-        results.append(result)
-    return results
+    run = run_actions(domain, database, actions, task_id=label)
+    if run.error_step is not None:
+        raise RuntimeError(f"{label}: {run.first_error}")
+    return list(run.results)
 
 
 def check_executes(domain: Domain, task_set: TaskSet) -> None:

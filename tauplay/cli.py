@@ -6,6 +6,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from tauplay import __version__
 from tauplay.commands.common import UsageError
@@ -26,11 +27,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _parser_for(name: str) -> tuple[argparse.ArgumentParser, object]:
+def _parser_for(name: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     module_name, help_text = COMMANDS[name]
     module = importlib.import_module(f"tauplay.commands.{module_name}")
     parser = argparse.ArgumentParser(prog=f"tauplay {name}", description=help_text)
-    module.add_arguments(parser)  # type: ignore[attr-defined]
+    module.add_arguments(parser)
     return parser, module
 
 
@@ -64,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser, module = _parser_for(name)
     ns = parser.parse_args(args)
     try:
-        return int(module.run(ns) or 0)  # type: ignore[attr-defined]
+        return int(module.run(ns) or 0)
     except UsageError as e:
         print(f"tauplay {name}: {e}", file=sys.stderr)
         return 2

@@ -266,9 +266,9 @@ def test_agreement_command_against_automatic_suggestions(tmp_path: Path, capsys:
     """Imported sessions carry alignment suggestions; a person who labels exactly them agrees fully."""
     from tauplay.cli import main
     from tauplay.core.tasks import load_tasks
-    from tauplay.interop.store_io import write_bundles
     from tauplay.interop.taubench import sessions_from_taubench
     from tauplay.store import SessionStore
+    from tauplay.store.bundles import write_bundles
     from tests.test_interop import REPO, results_fixture
 
     db = tmp_path / "a.db"

@@ -16,12 +16,14 @@ from typing import Any
 
 import pytest
 
+from tauplay.core.db import canonical, record_hash
 from tauplay.core.domain import available_domains, get_domain
 from tauplay.core.environment import Environment
+from tauplay.core.gold import run_actions
 from tauplay.core.graph import ToolGraph
 from tauplay.core.schema import validate
+from tauplay.core.task_checks import check_tasks
 from tauplay.core.verify import verify_tasks
-from tauplay.interop.task_checks import check_tasks
 from tests.support.domains import (
     SecondInterpreter,
     assert_refused,
@@ -162,6 +164,23 @@ async def test_oracle_and_scripted_user_score_one_on_every_task(name: str, set_n
 
 
 # -- malformed calls -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_the_start_state_is_read_only_to_every_shipped_gold_call(name: str) -> None:
+    """Tools change records only through the session's copy-on-write state: one that mutated a record the start
+    state handed it would corrupt every later session (with the cached hashes hiding it)."""
+    domain = get_domain(name)
+    database = domain.database()
+    before = canonical(database.tables)
+    calls = 0
+    for set_name in domain.task_sets:
+        for task in task_set(name, set_name).tasks:
+            calls += len(run_actions(domain, database, task.actions, task_id=task.id).results)
+    assert calls > 0
+    assert canonical(database.tables) == before, f"{name}: a gold call changed the shared start state"
+    recomputed = sum(record_hash(t, k, r) for t, rows in database.tables.items() for k, r in rows.items())
+    assert f"{recomputed & ((1 << 128) - 1):032x}" == database.new_state().hash
+
 
 @pytest.mark.parametrize("name", DOMAINS)
 def test_malformed_write_calls_are_refused_and_change_nothing(name: str) -> None:

@@ -55,6 +55,15 @@ def _room(db: Any, task: Any) -> Any:
     return room_of(db, task.known_info["room_id"])
 
 
+def _orchestrator(task: Any, db: Any, agent: Any, user: Any, history: Any = ()) -> Any:
+    """A session in memory (no store): what the orchestrator does is what is checked."""
+    from tauplay.sim.orchestrator import Limits, Orchestrator
+    from tauplay.sim.participants import Conversation
+
+    env = Environment(DOMAIN, db)
+    return Orchestrator(agent, user, Conversation(DOMAIN, task, env, None, list(history)), Limits(), [])
+
+
 # -- generation, per tier -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("tier", rooms.TIERS)
@@ -344,7 +353,7 @@ def test_only_discovered_steps_are_in_the_graph_until_the_end(db: Any) -> None:
 def test_failure_labels_come_from_what_the_tools_answered(db: Any) -> None:
     assert set(DOMAIN.fault_labels) == {"Lost State", "Ignored Clue", "Dropped Intermediate Result",
                                         "Wrong Final Answer"}
-    from tauplay.core.evaluation import FAULT_CATEGORIES
+    from tauplay.core.vocabulary import FAULT_CATEGORIES
 
     assert not set(DOMAIN.fault_labels) & set(FAULT_CATEGORIES)  # beside the taxonomy, not in it
     task = _shipped(10, "compute")
@@ -411,13 +420,12 @@ async def test_a_session_cut_right_after_the_answer_resumes_with_the_narrator(db
     resume from saved events alike: the agent is not asked again."""
     from tauplay.sim.oracle import OracleAgent
     from tauplay.sim.scripted_user import ScriptedUser
-    from tauplay.sim.session import SessionSetup, new_orchestrator, replay_into
+    from tauplay.sim.session import replay_into
 
     task = _shipped(5)
-    setup = SessionSetup(DOMAIN, task, db)
-    full = await new_orchestrator(setup, OracleAgent(), ScriptedUser()).run()
+    full = await _orchestrator(task, db, OracleAgent(), ScriptedUser()).run()
     cut = next(i for i, e in enumerate(full.events) if e.kind == "tool_result" and e.data["name"] == "submit_answer")
-    again = new_orchestrator(setup, OracleAgent(), ScriptedUser(), history=full.events[:cut + 1])
+    again = _orchestrator(task, db, OracleAgent(), ScriptedUser(), history=full.events[:cut + 1])
     replay_into(again.env, full.events[:cut + 1])
     out = await again.run()
     after = out.events[cut + 1:]
@@ -431,7 +439,6 @@ async def test_another_valid_order_and_equivalent_calls_are_no_fault(db: Any) ->
     call_key and gold_order_matters); a wrong answer still shows as a missed gold write."""
     from tauplay.sim.human import HumanAgent
     from tauplay.sim.scripted_user import ScriptedUser
-    from tauplay.sim.session import SessionSetup, new_orchestrator
 
     task = next(t for t in SHIPPED.tasks if t.difficulty == 15 and any(
         a.name == "compute" and a.kwargs["operation"] in ("add", "multiply") for a in t.actions)
@@ -454,5 +461,5 @@ async def test_another_valid_order_and_equivalent_calls_are_no_fault(db: Any) ->
         if task.actions[1 + i].name == "submit_answer":
             args["answer"] = args["answer"].lower()
         agent.call_tool(task.actions[1 + i].name, args)
-    out = await new_orchestrator(SessionSetup(DOMAIN, task, db), agent, ScriptedUser()).run()
+    out = await _orchestrator(task, db, agent, ScriptedUser()).run()
     assert (out.reason, out.value, out.faults) == ("user_stop", 1.0, [])

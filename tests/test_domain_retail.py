@@ -14,7 +14,7 @@ from tauplay_domains.retail.generator import CATALOG
 
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import replay_gold
+from tauplay.core.gold import gold_run as replay_gold
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import load_tasks
 from tauplay.core.verify import verify_tasks

@@ -16,7 +16,7 @@ from tauplay_domains.telehealth.tools import TODAY
 
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import replay_gold
+from tauplay.core.gold import gold_run as replay_gold
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Task, load_tasks
 from tauplay.core.verify import verify_tasks

@@ -12,13 +12,14 @@ import pytest
 from tauplay.cli import main
 from tauplay.core.domain import get_domain
 from tauplay.core.environment import Environment
+from tauplay.core.labels import SessionBundle
+from tauplay.core.prompts import agent_system_prompt
 from tauplay.core.tasks import load_tasks
+from tauplay.core.transcript import chat_messages as openai_messages
 from tauplay.interop.errors import InteropError
-from tauplay.interop.messages import openai_messages
-from tauplay.interop.sessions import SessionBundle
-from tauplay.interop.store_io import bundle_of, write_bundles
 from tauplay.interop.taubench import sessions_from_taubench
 from tauplay.store import SessionStore, StoreError
+from tauplay.store.bundles import bundle_of, write_bundles
 from tests.conftest import taubench_dir
 
 REPO = Path(__file__).resolve().parents[1]
@@ -325,7 +326,7 @@ def test_training_export_filters(tmp_path: Path, airline_tasks) -> None:  # type
     [example] = export()  # only the successful trajectory
     assert example["metadata"]["task_id"] == "0"
     messages = example["messages"]
-    assert messages[0]["role"] == "system" and messages[0]["content"] == get_domain("airline").policy
+    assert messages[0]["role"] == "system" and messages[0]["content"] == agent_system_prompt(get_domain("airline"))
     call = next(m for m in messages if m.get("tool_calls"))
     assert call["tool_calls"][0]["function"] == {"name": "get_reservation_details",
                                                  "arguments": '{"reservation_id": "99NH3S"}'}

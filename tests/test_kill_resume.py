@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tauplay.core.domain import get_domain
-from tauplay.core.events import STOP_TOKEN
 from tauplay.core.tasks import load_tasks
+from tauplay.core.vocabulary import STOP_TOKEN
 from tauplay.llm import LLMConfig
 from tauplay.sim.llm_participants import LLMAgent, LLMUser
 from tauplay.sim.session import resume_session

@@ -11,8 +11,8 @@ import pytest
 
 from tauplay.core.domain import get_domain
 from tauplay.core.environment import Environment
-from tauplay.core.events import STOP_TOKEN, TERMINATION_REASONS, UNSATISFIED_TOKEN
 from tauplay.core.tasks import load_tasks
+from tauplay.core.vocabulary import STOP_TOKEN, TERMINATION_REASONS, UNSATISFIED_TOKEN
 from tauplay.llm import LLMConfig
 from tauplay.sim.llm_participants import LLMAgent, LLMUser
 from tauplay.sim.orchestrator import Limits

@@ -10,8 +10,9 @@ import pytest
 
 from tauplay.core.domain import get_domain
 from tauplay.core.emotions import EmotionCondition
-from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event
+from tauplay.core.events import Event
 from tauplay.core.tasks import load_tasks
+from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN
 from tauplay.sim.human import HumanAgent, HumanUser
 from tauplay.sim.oracle import OracleAgent
 from tauplay.sim.orchestrator import Limits

@@ -8,8 +8,8 @@ import pytest
 
 from tauplay.cli import main
 from tauplay.core.domain import get_domain
-from tauplay.core.events import STOP_TOKEN
 from tauplay.core.tasks import load_tasks
+from tauplay.core.vocabulary import STOP_TOKEN
 from tauplay.store import SessionStore
 
 STARTER = load_tasks(get_domain("airline").task_set_path(), "airline")

@@ -153,7 +153,8 @@ def test_reviewed_marks_round_trip(store: SessionStore) -> None:
 
 
 def test_import_carries_reviewed_marks(store: SessionStore) -> None:
-    from tauplay.store.records import ImportedSession, ReviewInput
+    from tauplay.core.labels import ReviewMark as ReviewInput
+    from tauplay.core.labels import SessionBundle as ImportedSession
 
     def imported(sid: str, reviews: list[ReviewInput]) -> ImportedSession:
         return ImportedSession(id=sid, domain="airline", task_id="3", task={"id": "3"}, role="batch", agent={},

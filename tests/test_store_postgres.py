@@ -20,9 +20,10 @@ from sqlalchemy import create_engine, inspect
 from tauplay.cli import main
 from tauplay.core.domain import get_domain
 from tauplay.core.events import Event
+from tauplay.core.labels import FaultLabel as LabelInput
+from tauplay.core.labels import SessionBundle as ImportedSession
 from tauplay.core.tasks import load_tasks
 from tauplay.store import SCHEMA_VERSION, SessionStore, StoreError
-from tauplay.store.records import ImportedSession, LabelInput
 from tauplay.store.tables import StoreModel
 from tests.support.postgres import PostgresServer, find_bin_dir, free_port
 

@@ -322,7 +322,7 @@ def test_generic_pipeline_on_other_domains(name: str) -> None:
 # -- the shipped airline test set ---------------------------------------------------------------------
 
 def test_shipped_airline_test_set_is_what_the_pipeline_makes(airline: Any, tmp_path: Path) -> None:
-    from tauplay.interop.task_checks import check_tasks
+    from tauplay.core.task_checks import check_tasks
 
     domain, db = airline
     path = domain.task_set_path("test")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.airline import tools
-from tauplay_domains.airline.data_model import Flight, Reservation, User
-from tauplay_domains.airline.generator import generate
-
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
+
+from . import tools
+from .data_model import Flight, Reservation, User
+from .generator import generate
 
 DOMAIN = Domain(
     name="airline",

@@ -6,7 +6,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from tauplay_domains.airline.tools import AIRPORTS
+from .tools import AIRPORTS
 
 FIRST = ("Mia", "Noah", "Liam", "Emma", "Olivia", "Ava", "Ethan", "Sofia", "Lucas", "Amelia", "Yusuf", "Aarav",
          "Mei", "Omar", "Fatima", "Chen", "Raj", "Isabella", "Harper", "Evelyn", "Juan", "Anya", "Lei", "Ivan",

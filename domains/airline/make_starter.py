@@ -10,11 +10,11 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from tauplay_domains import starter
-from tauplay_domains.airline import DOMAIN
-
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.tasks import Action, Task, TaskSet
+
+from .. import starter
+from . import DOMAIN
 
 
 def _first(items: Any, pred: Any) -> Any:

@@ -7,11 +7,11 @@ from datetime import date as Date
 from datetime import timedelta
 from typing import Any, Literal
 
-from tauplay_domains.airline.data_model import Cabin, FlightSegment, Passenger, Payment
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-
 from tauplay.core.db import State, copy_json
 from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from .data_model import Cabin, FlightSegment, Passenger, Payment
 
 AIRPORTS = {
     "SFO": "San Francisco", "JFK": "New York", "LAX": "Los Angeles", "ORD": "Chicago", "DFW": "Dallas",

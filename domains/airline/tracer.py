@@ -12,14 +12,14 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from tauplay_domains.airline.generator import CABINS, TODAY
-from tauplay_domains.airline.tools import AIRPORTS, BAG_FEE, BOOKING_TIME, INSURANCE_FEE
-
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact, words
 from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+from .generator import CABINS, TODAY
+from .tools import AIRPORTS, BAG_FEE, BOOKING_TIME, INSURANCE_FEE
 
 # Free checked bags per passenger, by membership and cabin (policy.md, "Booking").
 FREE_BAGS = {

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.bank import tools
-from tauplay_domains.bank.data_model import Account, Card, Customer, Transaction
-from tauplay_domains.bank.generator import generate
-
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
+
+from . import tools
+from .data_model import Account, Card, Customer, Transaction
+from .generator import generate
 
 FIND = ("find_customer_by_phone", "find_customer_by_name_dob")
 _VERIFIED = ("verify_identity",)

@@ -11,7 +11,9 @@ Money is in US dollars, as floats rounded to cents. Dates are 'YYYY-MM-DD' strin
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal
+
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
 
 Tier = Literal["standard", "plus", "premier"]
 AccountType = Literal["checking", "savings"]

@@ -18,7 +18,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from tauplay_domains.bank.rules import (
+from .rules import (
     ATM_FEE,
     DAILY_TRANSFER_LIMIT,
     EXCESS_WITHDRAWAL_FEE,
@@ -28,7 +28,7 @@ from tauplay_domains.bank.rules import (
     SAVINGS_TRANSFERS_PER_MONTH,
     TODAY,
 )
-from tauplay_domains.bank.tools import FIRST_NEW_CARD, FIRST_TRANSACTION
+from .tools import FIRST_NEW_CARD, FIRST_TRANSACTION
 
 N_CUSTOMERS, N_ACCOUNTS, N_CARDS, N_TRANSACTIONS = 600, 1100, 900, 6000
 N_SECOND_CHECKING = 100  # with 600 primary checking accounts, the rest (400) are savings

@@ -15,9 +15,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from tauplay_domains import starter
-from tauplay_domains.bank import DOMAIN
-from tauplay_domains.bank.rules import (
+from tauplay.core.db import State
+from tauplay.core.emotions import EmotionCondition
+from tauplay.core.graph import ToolGraph
+from tauplay.core.tasks import Action, Task, TaskSet
+
+from .. import starter
+from . import DOMAIN
+from .rules import (
     NEW_PAYEE_MAX,
     SAVINGS_TRANSFERS_PER_MONTH,
     TODAY,
@@ -28,12 +33,7 @@ from tauplay_domains.bank.rules import (
     expiring_soon,
     new_payee,
 )
-from tauplay_domains.bank.tracer import FEE_WORDS, card_words, money, month_words
-
-from tauplay.core.db import State
-from tauplay.core.emotions import EmotionCondition
-from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import Action, Task, TaskSet
+from .tracer import FEE_WORDS, card_words, money, month_words
 
 Record = dict[str, Any]
 

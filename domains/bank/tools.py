@@ -13,7 +13,11 @@ import re
 from datetime import date
 from typing import Any
 
-from tauplay_domains.bank.data_model import (
+from tauplay.core.db import State
+from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from .data_model import (
     Category,
     DisputeReason,
     LockAction,
@@ -21,11 +25,7 @@ from tauplay_domains.bank.data_model import (
     Shipping,
     WaiverReason,
 )
-from tauplay_domains.bank.rules import EXPEDITE_FEE, TODAY
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-
-from tauplay.core.db import State
-from tauplay.core.tools import ToolError, tool
+from .rules import EXPEDITE_FEE, TODAY
 
 OUTGOING = ("transfer_out", "payee_payment")
 FIRST_TRANSACTION = 30_000_001  # transaction ids count up from here, in date order

@@ -17,7 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tauplay_domains.bank.rules import (
+from tauplay.core.db import Database, State
+from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import PerDatabase
+from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+from .rules import (
     EXPEDITE_FEE,
     NEW_PAYEE_MAX,
     PREMIER_FREE_FEES,
@@ -31,13 +37,7 @@ from tauplay_domains.bank.rules import (
     new_payee,
     same_charge,
 )
-from tauplay_domains.bank.tools import OUTGOING
-
-from tauplay.core.db import Database, State
-from tauplay.tracer.facts import Fact, fact
-from tauplay.tracer.hint_helpers import PerDatabase
-from tauplay.tracer.hints import TracerHints
-from tauplay.tracer.trace import Intent, Skip, TraceContext
+from .tools import OUTGOING
 
 WRITES = ("update_card_lock", "replace_card", "file_dispute", "transfer_funds", "waive_fee")
 BY_PHONE, BY_NAME = "find_customer_by_phone", "find_customer_by_name_dob"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.basketball import tools
-from tauplay_domains.basketball.data_model import Club, Game, Player, Transaction, Venue
-from tauplay_domains.basketball.generator import generate
-
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
+
+from . import tools
+from .data_model import Club, Game, Player, Transaction, Venue
+from .generator import generate
 
 _OFFICIAL = ("find_club_official",)
 _CAP_SHEET = ("get_cap_sheet",)

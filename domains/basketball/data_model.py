@@ -9,7 +9,9 @@ league time (US Eastern); a season is named like '2024-25'.
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal
+
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
 
 Position = Literal["guard", "forward", "center"]
 RosterStatus = Literal["active", "injured_reserve", "free_agent"]

@@ -13,7 +13,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from tauplay_domains.basketball.league import (
+from .league import (
     CONFERENCES,
     MAX_ACTIVE,
     MIN_SALARY,

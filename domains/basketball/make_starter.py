@@ -13,13 +13,13 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tauplay_domains import starter
-from tauplay_domains.basketball import DOMAIN, league
-
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
+
+from .. import starter
+from . import DOMAIN, league
 
 Record = dict[str, Any]
 

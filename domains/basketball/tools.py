@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tauplay_domains.basketball import league
-from tauplay_domains.basketball.data_model import Position, RosterMove
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from . import league
+from .data_model import Position, RosterMove
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")

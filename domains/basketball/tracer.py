@@ -17,13 +17,13 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from tauplay_domains.basketball import league
-
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact, words
 from tauplay.tracer.hint_helpers import PerDatabase
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+from . import league
 
 Record = dict[str, Any]
 

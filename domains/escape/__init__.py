@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.escape import faults, tools
-from tauplay_domains.escape.data_model import Room, Step, Submission, Thing, Visit
-from tauplay_domains.escape.generator import generate
-from tauplay_domains.escape.narrator import narrate
-from tauplay_domains.escape.progress import room_progress
-from tauplay_domains.escape.rooms import call_key
-
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
+
+from . import faults, tools
+from .data_model import Room, Step, Submission, Thing, Visit
+from .generator import generate
+from .narrator import narrate
+from .progress import room_progress
+from .rooms import call_key
 
 _IN_ROOM = "everything happens inside the room the narrator named"
 ROOM_TOOLS = ("look_around", "search", "examine", "open_lock", "combine", "lookup", "compute", "decode",

@@ -18,7 +18,9 @@ of a session that solved its room equals the gold end state, whatever order it f
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
+
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
 
 ObjectKind = Literal["container", "item", "lock", "document", "piece", "decoy"]
 StepKind = Literal["object", "number", "word", "date", "text", "answer"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay_domains.escape.rooms import ROOMS_PER_TIER, TIERS, BuiltRoom, build_room
+from .rooms import ROOMS_PER_TIER, TIERS, BuiltRoom, build_room
 
 Tables = dict[str, dict[str, dict[str, Any]]]
 

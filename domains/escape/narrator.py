@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay.core.events import STOP_TOKEN
+from tauplay.core.vocabulary import STOP_TOKEN
 
 PATIENCE = 3  # replies in a row without the player touching anything before the narrator calls time
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay_domains.escape.rooms import RoomIdError, build_room_by_id
-from tauplay_domains.escape.tools import room_steps
-
 from tauplay.core.db import State
 from tauplay.core.progress import NodeStatus, ProgressNode
 from tauplay.core.tasks import Task
+
+from .rooms import RoomIdError, build_room_by_id
+from .tools import room_steps
 
 
 def _steps(state: State, room: str, reveal: bool) -> list[dict[str, Any]]:

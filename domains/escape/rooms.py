@@ -22,9 +22,11 @@ from datetime import date, timedelta
 from fractions import Fraction
 from typing import Any
 
-from tauplay_domains.escape import puzzles
-from tauplay_domains.escape.puzzles import PuzzleError, norm
-from tauplay_domains.escape.vocabulary import (
+from tauplay.core.db import canonical
+
+from . import puzzles
+from .puzzles import PuzzleError, norm
+from .vocabulary import (
     CONTAINERS,
     DECOYS,
     DOCUMENTS,
@@ -35,8 +37,6 @@ from tauplay_domains.escape.vocabulary import (
     TITLES,
     WORDS,
 )
-
-from tauplay.core.db import canonical
 
 TIERS = (5, 10, 15, 20, 25)
 ROOMS_PER_TIER = 54

@@ -12,13 +12,13 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from tauplay_domains.escape.puzzles import norm
-from tauplay_domains.escape.rooms import BuiltRoom, build_room_by_id
-
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
 from tauplay.core.environment import Environment
 from tauplay.core.tasks import Action
+
+from .puzzles import norm
+from .rooms import BuiltRoom, build_room_by_id
 
 Record = dict[str, Any]
 # Arguments that carry a found value, and those that name an object in sight, per tool.

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from tauplay_domains.escape import puzzles
-from tauplay_domains.escape.puzzles import DatePart, Method, Operation, PuzzleError, Unit, norm
-from tauplay_domains.escape.rooms import RoomIdError, build_room_by_id, match_key
-
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from . import puzzles
+from .puzzles import DatePart, Method, Operation, PuzzleError, Unit, norm
+from .rooms import RoomIdError, build_room_by_id, match_key
 
 Record = dict[str, Any]
 NOT_FOUND = ("is not among your findings in this room (devices take only values you have found: seen on an "

@@ -12,8 +12,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tauplay_domains.escape.rooms import TIERS, room_id
-from tauplay_domains.escape.solve import (
+from tauplay.core.db import Database
+from tauplay.core.domain import Domain
+from tauplay.core.tasks import Task
+from tauplay.tracer.hints import TracerHints
+
+from .rooms import TIERS, room_id
+from .solve import (
     escaped,
     gold_actions,
     inputs_unexplained,
@@ -23,11 +28,6 @@ from tauplay_domains.escape.solve import (
     room_of,
     shuffled_breaking,
 )
-
-from tauplay.core.db import Database
-from tauplay.core.domain import Domain
-from tauplay.core.tasks import Task
-from tauplay.tracer.hints import TracerHints
 
 GENERATOR = "tauplay.tracer/1"  # the pipeline's name (tauplay.tracer.pipeline.GENERATOR), kept in step by a test
 

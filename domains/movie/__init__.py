@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.movie import tools
-from tauplay_domains.movie.data_model import TABLE_TYPES
-from tauplay_domains.movie.generator import generate
-
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
+
+from . import tools
+from .data_model import TABLE_TYPES
+from .generator import generate
 
 IDENTIFY = ("find_member_by_email", "find_member_by_phone")
 _IDENTIFY_REASON = "identify the member first (email or phone)"

@@ -10,9 +10,11 @@ bookings on that showtime.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired
 
-from tauplay_domains.common_records import Name
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
+
+from ..common_records import Name
 
 Tier = Literal["basic", "silver", "gold"]
 TicketType = Literal["adult", "child", "senior", "student"]

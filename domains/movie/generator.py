@@ -15,7 +15,7 @@ from datetime import date, datetime, timedelta
 from itertools import accumulate
 from typing import Any
 
-from tauplay_domains.movie.rules import (
+from .rules import (
     ALCOHOL_MIN_AGE,
     BOOKING_FEE,
     NOW,

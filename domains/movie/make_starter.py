@@ -16,9 +16,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tauplay_domains import starter
-from tauplay_domains.movie import DOMAIN
-from tauplay_domains.movie.rules import (
+from tauplay.core.db import Database, State
+from tauplay.core.emotions import EmotionCondition
+from tauplay.core.graph import ToolGraph
+from tauplay.core.tasks import Action, Task, TaskSet
+
+from .. import starter
+from ..starter import emotion
+from . import DOMAIN
+from .rules import (
     BOOKING_FEE,
     CANCEL_CUTOFF_MINUTES,
     CHANGE_CUTOFF_MINUTES,
@@ -33,12 +39,6 @@ from tauplay_domains.movie.rules import (
     seat_class,
     taken_seats,
 )
-from tauplay_domains.starter import emotion
-
-from tauplay.core.db import Database, State
-from tauplay.core.emotions import EmotionCondition
-from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import Action, Task, TaskSet
 
 Record = dict[str, Any]
 TOMORROW = "2025-06-15"

@@ -8,11 +8,16 @@ booking may be exchanged) are the agent's to check, as `policy.md` says; the too
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from tauplay_domains.movie.data_model import CancelReason, TicketType
-from tauplay_domains.movie.rules import (
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
+
+from tauplay.core.db import State
+from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from .data_model import CancelReason, TicketType
+from .rules import (
     BOOKING_FEE,
     MAX_ITEM_QUANTITY,
     MAX_TICKETS,
@@ -32,9 +37,6 @@ from tauplay_domains.movie.rules import (
     taken_seats,
     ticket_price,
 )
-
-from tauplay.core.db import State
-from tauplay.core.tools import ToolError, tool
 
 
 class TicketRequest(TypedDict):

@@ -16,7 +16,14 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from tauplay_domains.movie.rules import (
+from tauplay.core.db import Database, State
+from tauplay.core.domain import Domain
+from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
+from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+from .rules import (
     ALCOHOL_MIN_AGE,
     BOOKING_FEE,
     CANCEL_CUTOFF_MINUTES,
@@ -32,13 +39,6 @@ from tauplay_domains.movie.rules import (
     taken_seats,
     ticket_price,
 )
-
-from tauplay.core.db import Database, State
-from tauplay.core.domain import Domain
-from tauplay.tracer.facts import Fact, fact
-from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
-from tauplay.tracer.hints import TracerHints
-from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 Record = dict[str, Any]
 BRANDS = {"visa": "Visa card", "mastercard": "Mastercard", "amex": "American Express card",

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.restaurant import tools
-from tauplay_domains.restaurant.data_model import Guest, Order, Reservation, Restaurant
-from tauplay_domains.restaurant.generator import generate
-
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
+
+from . import tools
+from .data_model import Guest, Order, Reservation, Restaurant
+from .generator import generate
 
 AUTHENTICATE = ("find_guest_id_by_email", "find_guest_id_by_phone")
 _IDENTIFY = "identify the guest first"

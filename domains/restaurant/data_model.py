@@ -8,9 +8,11 @@ orders, keyed by order id, which starts with 'ORD'). Times are the restaurant's 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal
 
-from tauplay_domains.common_records import Name
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
+
+from ..common_records import Name
 
 Allergen = Literal["gluten", "dairy", "egg", "peanut", "tree_nut", "soy", "fish", "shellfish", "sesame"]
 DietaryTag = Literal["vegetarian", "vegan", "gluten_free", "halal"]

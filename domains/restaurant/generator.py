@@ -15,8 +15,8 @@ from datetime import date as Date
 from datetime import datetime, timedelta
 from typing import Any
 
-from tauplay_domains.restaurant import seating
-from tauplay_domains.restaurant.catalogue import (
+from . import seating
+from .catalogue import (
     ALLERGENS,
     BOOKING_WINDOW_DAYS,
     CITIES,

@@ -18,21 +18,21 @@ from datetime import datetime, timedelta
 from hashlib import blake2b
 from typing import Any
 
-from tauplay_domains import starter
-from tauplay_domains.restaurant import DOMAIN, seating
-from tauplay_domains.restaurant.catalogue import (
+from tauplay.core.db import State
+from tauplay.core.emotions import EmotionCondition
+from tauplay.core.graph import ToolGraph
+from tauplay.core.tasks import Action, Task, TaskSet
+
+from .. import starter
+from . import DOMAIN, seating
+from .catalogue import (
     BOOKING_WINDOW_DAYS,
     FEE_FREE_TIERS,
     LATE_DELIVERY_MINUTES,
     REFUND_WINDOW_HOURS,
     TODAY,
 )
-from tauplay_domains.restaurant.tracer import ALLERGEN_WORDS, BRANDS, hours_since
-
-from tauplay.core.db import State
-from tauplay.core.emotions import EmotionCondition
-from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import Action, Task, TaskSet
+from .tracer import ALLERGEN_WORDS, BRANDS, hours_since
 
 
 def _name_parts(g: dict[str, Any]) -> tuple[str, str]:

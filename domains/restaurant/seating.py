@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date as Date
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from tauplay_domains.restaurant.catalogue import (
+from .catalogue import (
     EXTRA_SEATS,
     LAST_SEATING_BEFORE_CLOSE,
     NOW,
@@ -63,10 +63,6 @@ def hours_until(day: str, hhmm: str, now: str = NOW) -> float:
     """Hours from `now` to a date and time (negative when it is past)."""
     delta = datetime.fromisoformat(stamp(day, hhmm)) - datetime.fromisoformat(now)
     return delta.total_seconds() / 3600
-
-
-def add_minutes(when: str, mins: int) -> str:
-    return (datetime.fromisoformat(when) + timedelta(minutes=mins)).strftime("%Y-%m-%dT%H:%M")
 
 
 def closed_reason(restaurant: dict[str, Any], day: str) -> str | None:

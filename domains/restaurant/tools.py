@@ -13,9 +13,12 @@ from datetime import date as Date
 from hashlib import blake2b
 from typing import Any
 
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from tauplay_domains.restaurant import seating
-from tauplay_domains.restaurant.catalogue import (
+from tauplay.core.db import State
+from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from . import seating
+from .catalogue import (
     CITIES,
     CODE_ALPHABET,
     CUISINES,
@@ -24,10 +27,7 @@ from tauplay_domains.restaurant.catalogue import (
     NOW,
     TODAY,
 )
-from tauplay_domains.restaurant.data_model import RefundDestination, RefundLine, RefundReason
-
-from tauplay.core.db import State
-from tauplay.core.tools import ToolError, tool
+from .data_model import RefundDestination, RefundLine, RefundReason
 
 
 def reservation_code(seed: str) -> str:

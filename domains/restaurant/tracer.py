@@ -19,8 +19,14 @@ from datetime import date as Date
 from datetime import datetime, timedelta
 from typing import Any
 
-from tauplay_domains.restaurant import seating
-from tauplay_domains.restaurant.catalogue import (
+from tauplay.core.db import Database, State
+from tauplay.tracer.facts import NUMBER_WORDS, Fact, fact, words
+from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
+from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+from . import seating
+from .catalogue import (
     BOOKING_WINDOW_DAYS,
     CHANGE_CUTOFF_HOURS,
     FEE_FREE_TIERS,
@@ -31,13 +37,7 @@ from tauplay_domains.restaurant.catalogue import (
     REFUND_WINDOW_HOURS,
     TODAY,
 )
-from tauplay_domains.restaurant.generator import BUSY_DATES
-
-from tauplay.core.db import Database, State
-from tauplay.tracer.facts import NUMBER_WORDS, Fact, fact, words
-from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
-from tauplay.tracer.hints import TracerHints
-from tauplay.tracer.trace import Intent, Skip, TraceContext
+from .generator import BUSY_DATES
 
 Record = dict[str, Any]
 

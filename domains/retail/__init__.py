@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.retail import tools
-from tauplay_domains.retail.data_model import Order, Product, User
-from tauplay_domains.retail.generator import generate
-
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
+
+from . import tools
+from .data_model import Order, Product, User
+from .generator import generate
 
 AUTHENTICATE = ("find_user_id_by_email", "find_user_id_by_name_zip")
 _CHECK_ORDER = "check the order and its status first"

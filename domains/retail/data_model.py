@@ -6,9 +6,11 @@ product id) and `orders` (keyed by order id, which starts with '#W').
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired
 
-from tauplay_domains.common_records import Address, Name
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
+
+from ..common_records import Address, Name
 
 CancelReason = Literal["no longer needed", "ordered by mistake"]
 OrderStatus = Literal["pending", "processed", "delivered", "cancelled", "delivered (return requested)",

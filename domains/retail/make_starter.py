@@ -13,13 +13,13 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from tauplay_domains import starter
-from tauplay_domains.retail import DOMAIN
-
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
+
+from .. import starter
+from . import DOMAIN
 
 
 class Picker:

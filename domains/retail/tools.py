@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from tauplay_domains.retail.data_model import CancelReason
-
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from .data_model import CancelReason
 
 ADDRESS_FIELDS = ("address1", "address2", "city", "state", "country", "zip")
 EXCHANGED = "delivered (exchange requested)"

@@ -23,14 +23,14 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from tauplay_domains.retail.generator import ADDRESS2, CITIES, STREETS
-from tauplay_domains.retail.tools import ADDRESS_FIELDS
-
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact
 from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_done
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+from .generator import ADDRESS2, CITIES, STREETS
+from .tools import ADDRESS_FIELDS
 
 AUTH_EMAIL, AUTH_ZIP = "find_user_id_by_email", "find_user_id_by_name_zip"
 CANCEL_REASONS = {  # the reason as the tool takes it -> why, as the customer would put it

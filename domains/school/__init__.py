@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.school import tools
-from tauplay_domains.school.data_model import Course, Registration, Student
-from tauplay_domains.school.generator import generate
-
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
+
+from . import tools
+from .data_model import Course, Registration, Student
+from .generator import generate
 
 AUTHENTICATE = ("find_student_id_by_email", "find_student_id_by_name_dob")
 

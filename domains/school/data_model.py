@@ -7,9 +7,11 @@ the order they were made), so there is one place for each fact.
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal
 
-from tauplay_domains.common_records import Name
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
+
+from ..common_records import Name
 
 Term = Literal["2024FA", "2025SP"]
 Level = Literal["undergraduate", "graduate"]

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay_domains.school.catalogue import (
+from tauplay.core.db import State
+
+from .catalogue import (
     BLOCKING_HOLDS,
     FALL,
     MAX_CREDITS,
@@ -19,9 +21,7 @@ from tauplay_domains.school.catalogue import (
     passed_courses,
     sections_clash,
 )
-from tauplay_domains.school.tools import ACTIVE
-
-from tauplay.core.db import State
+from .tools import ACTIVE
 
 
 def credit_limit(student: dict[str, Any]) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tauplay_domains.school.catalogue import (
+from .catalogue import (
     BLOCKING_HOLDS,
     COURSES,
     DEPARTMENTS,

@@ -17,9 +17,14 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from tauplay_domains import starter
-from tauplay_domains.school import DOMAIN
-from tauplay_domains.school.catalogue import (
+from tauplay.core.emotions import EmotionCondition
+from tauplay.core.environment import Environment
+from tauplay.core.graph import ToolGraph
+from tauplay.core.tasks import Action, Task, TaskSet
+
+from .. import starter
+from . import DOMAIN
+from .catalogue import (
     FALL,
     SPRING,
     TODAY,
@@ -27,14 +32,9 @@ from tauplay_domains.school.catalogue import (
     grade_points_average,
     sections_clash,
 )
-from tauplay_domains.school.eligibility import active_registrations, credit_limit, problems
-from tauplay_domains.school.tools import seat_counts
-from tauplay_domains.school.tracer import DAYS
-
-from tauplay.core.emotions import EmotionCondition
-from tauplay.core.environment import Environment
-from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import Action, Task, TaskSet
+from .eligibility import active_registrations, credit_limit, problems
+from .tools import seat_counts
+from .tracer import DAYS
 
 
 def _name(s: dict[str, Any]) -> str:

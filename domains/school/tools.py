@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from tauplay_domains.school.catalogue import (
+from tauplay.core.db import State
+from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from .catalogue import (
     DEPARTMENTS,
     FALL,
     TERMS,
@@ -20,10 +23,7 @@ from tauplay_domains.school.catalogue import (
     TUITION_PER_CREDIT,
     WITHDRAWAL_REFUND_SHARE,
 )
-from tauplay_domains.school.data_model import Term
-
-from tauplay.core.db import State
-from tauplay.core.tools import ToolError, tool
+from .data_model import Term
 
 ACTIVE = ("enrolled", "waitlisted")
 

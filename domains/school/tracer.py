@@ -14,7 +14,13 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from tauplay_domains.school.catalogue import (
+from tauplay.core.db import Database, State
+from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import EmailOrNameAndBirth, PerDatabase, earlier, fresh_choice, hashed_trait
+from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+from .catalogue import (
     BLOCKING_HOLDS,
     DEPARTMENTS,
     FALL,
@@ -22,14 +28,8 @@ from tauplay_domains.school.catalogue import (
     SPRING,
     TERMS,
 )
-from tauplay_domains.school.eligibility import active_registrations, problems
-from tauplay_domains.school.tools import seat_counts
-
-from tauplay.core.db import Database, State
-from tauplay.tracer.facts import Fact, fact
-from tauplay.tracer.hint_helpers import EmailOrNameAndBirth, PerDatabase, earlier, fresh_choice, hashed_trait
-from tauplay.tracer.hints import TracerHints
-from tauplay.tracer.trace import Intent, Skip, TraceContext
+from .eligibility import active_registrations, problems
+from .tools import seat_counts
 
 WRITES = ("enroll_in_section", "join_waitlist", "drop_registration", "pay_balance")
 DAYS = {"MWF": "Mondays, Wednesdays and Fridays", "MW": "Mondays and Wednesdays", "TR": "Tuesdays and Thursdays"}

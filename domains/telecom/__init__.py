@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.telecom import tools
-from tauplay_domains.telecom.data_model import Billing, Customer, Device, Service, SupportTicket
-from tauplay_domains.telecom.generator import generate
-
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
+
+from . import tools
+from .data_model import Billing, Customer, Device, Service, SupportTicket
+from .generator import generate
 
 _AUTHENTICATE = ("find_customer_by_email", "find_customer_by_phone")
 

@@ -7,9 +7,11 @@ the device's market name, which is not repeated inside the record.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired
 
-from tauplay_domains.common_records import Address, Name
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
+
+from ..common_records import Address, Name
 
 ServiceCategory = Literal["mobile", "internet", "tv", "phone", "security"]
 DeviceCategory = Literal["mobile_phone", "networking", "tv", "phone", "security"]

@@ -7,7 +7,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from tauplay_domains.telecom.catalogue import DEVICES, SERVICES
+from .catalogue import DEVICES, SERVICES
 
 N_CUSTOMERS = 500
 N_TICKETS = 240

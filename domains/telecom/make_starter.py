@@ -13,14 +13,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from tauplay_domains import starter
-from tauplay_domains.telecom import DOMAIN
-from tauplay_domains.telecom.catalogue import SENIOR_DISCOUNT
-
 from tauplay.core.db import State
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
+
+from .. import starter
+from . import DOMAIN
+from .catalogue import SENIOR_DISCOUNT
 
 PAY_DATE = "2025-09-30"  # the generated bills run to late September 2025
 

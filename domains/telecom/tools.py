@@ -15,17 +15,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from tauplay_domains.telecom.catalogue import (
+from tauplay.core.db import State
+from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from .catalogue import (
     DEVICES,
     ISSUES,
     SENIOR_DISCOUNT,
     TICKET_CATEGORIES,
     TICKET_PRIORITIES,
 )
-
-from tauplay.core.db import State
-from tauplay.core.tools import ToolError, tool
 
 DeviceName = Annotated[str, "Market name of the device, one of: " + "; ".join(DEVICES) + "."]
 CustomerId = Annotated[str, "The customer's id, e.g. 'emerson_allen_5994'."]

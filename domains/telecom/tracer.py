@@ -30,14 +30,14 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from tauplay_domains.telecom.catalogue import BILLING_CYCLES, DEVICES, SERVICES, TICKET_PRIORITIES
-from tauplay_domains.telecom.generator import TODAY
-
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact
 from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_done
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+from .catalogue import BILLING_CYCLES, DEVICES, SERVICES, TICKET_PRIORITIES
+from .generator import TODAY
 
 AUTH_EMAIL, AUTH_PHONE = "find_customer_by_email", "find_customer_by_phone"
 PAYMENT_METHODS = ("credit_card", "bank_transfer")

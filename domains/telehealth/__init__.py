@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.telehealth import tools
-from tauplay_domains.telehealth.data_model import (
+from tauplay.core.domain import ROW_NUMBER, Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+from . import tools
+from .data_model import (
     Appointment,
+    DrugInteractions,
     MedicalRecord,
     Patient,
     Provider,
     RegimenPlan,
+    SupplierOffer,
     TelemetryDevice,
     TelemetryUpload,
 )
-from tauplay_domains.telehealth.generator import generate
-
-from tauplay.core.domain import ROW_NUMBER, Domain, Requires, TableSpec
-from tauplay.core.tools import collect_tools
+from .generator import generate
 
 # Patient-specific tools wait for the patient to be authenticated (policy: email, or name + birth date).
 AUTHENTICATED = ("find_patient_by_email", "find_patient_by_name_dob")
@@ -29,9 +31,9 @@ DOMAIN = Domain(
     tools=collect_tools(tools),
     tables=[
         TableSpec("appointments", "appointment_id", Appointment),
-        TableSpec("drug_interactions", "medication"),  # keyed by medication name; values hold no id
+        TableSpec("drug_interactions", "medication", DrugInteractions),  # keyed by medication name; no id inside
         TableSpec("medical_records", "record_id", MedicalRecord),
-        TableSpec("medication_suppliers", "medication"),  # keyed by medication name; values are lists
+        TableSpec("medication_suppliers", "medication", list[SupplierOffer]),  # keyed by medication: offers
         TableSpec("patients", "patient_id", Patient),
         TableSpec("providers", "provider_id", Provider),
         TableSpec("regimen_plans", "patient_id", RegimenPlan),

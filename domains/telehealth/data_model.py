@@ -8,9 +8,11 @@ duplicates), so its records are keyed by their position in the list.
 
 from __future__ import annotations
 
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired
 
-from tauplay_domains.common_records import Address, Name
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
+
+from ..common_records import Address, Name
 
 AppointmentStatus = Literal["scheduled", "pending_approval", "completed", "cancelled"]
 ACTIVE_STATUSES = ("scheduled", "pending_approval")  # the statuses that occupy a provider's slot
@@ -41,11 +43,17 @@ class HomeMedication(TypedDict):
     frequency: str
 
 
+class Surgery(TypedDict):
+    procedure: str
+    date: str
+    surgeon: NotRequired[str]
+
+
 class MedicalHistory(TypedDict):
     conditions: list[str]
     allergies: list[str]
     medications: list[HomeMedication]
-    surgeries: NotRequired[list[str]]
+    surgeries: NotRequired[list[str | Surgery]]  # the published data has both forms
 
 
 class EmergencyContact(TypedDict):
@@ -129,7 +137,9 @@ class Prescription(TypedDict):
     refills: NotRequired[int]
     duration: NotRequired[str]
     pharmacy: NotRequired[str]  # "<company> (<brand>)" once a supplier is chosen
-    supplier: NotRequired[SupplierChoice]
+    supplier: NotRequired[SupplierChoice | str]  # the published data also names a supplier as text...
+    brand: NotRequired[str]  # ...with the brand and the unit cost beside it
+    unit_cost_usd: NotRequired[float]
 
 
 class RecordNote(TypedDict):

@@ -8,7 +8,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from tauplay_domains.telehealth.tools import MEETING_ROOM, TODAY
+from .tools import MEETING_ROOM, TODAY
 
 N_PATIENTS, N_PROVIDERS, N_APPOINTMENTS = 239, 114, 214
 N_COMPLETED, N_CANCELLED, N_PENDING = 72, 6, 10  # the rest of the appointments are scheduled

@@ -14,16 +14,16 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from tauplay_domains import starter
-from tauplay_domains.starter import emotion
-from tauplay_domains.telehealth import DOMAIN
-from tauplay_domains.telehealth.generator import WEEKDAYS
-from tauplay_domains.telehealth.tools import TODAY
-
 from tauplay.core.db import Database
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
+
+from .. import starter
+from ..starter import emotion
+from . import DOMAIN
+from .generator import WEEKDAYS
+from .tools import TODAY
 
 Tables = dict[str, dict[str, Any]]
 

@@ -13,11 +13,11 @@ import re
 from datetime import datetime
 from typing import Any
 
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from tauplay_domains.telehealth.data_model import ACTIVE_STATUSES
-
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from .data_model import ACTIVE_STATUSES
 
 # The domain's "today". The published tool stamps a cancellation with the wall-clock date; gold replay
 # and agent run then share that date, so any fixed day keeps rewards the same. A fixed day makes end

@@ -14,10 +14,6 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from tauplay_domains.telehealth.data_model import ACTIVE_STATUSES
-from tauplay_domains.telehealth.generator import CONDITIONS, WEEKDAYS
-from tauplay_domains.telehealth.tools import TODAY  # policy.md's today; the tools stamp cancellations with it
-
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact, words
 from tauplay.tracer.hint_helpers import (
@@ -30,6 +26,10 @@ from tauplay.tracer.hint_helpers import (
 )
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+from .data_model import ACTIVE_STATUSES
+from .generator import CONDITIONS, WEEKDAYS
+from .tools import TODAY  # policy.md's today; the tools stamp cancellations with it
 
 HORIZON = 14  # new and moved visits go on one of the next two weeks' days
 ADULT_BORN_BY = "2007-12-17"  # patients who call for themselves: children's visits are their parents' calls

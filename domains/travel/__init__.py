@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tauplay_domains.travel import tools
-from tauplay_domains.travel.data_model import Booking, Hotel, Package, Traveller
-from tauplay_domains.travel.generator import generate
-
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
+
+from . import tools
+from .data_model import Booking, Hotel, Package, Traveller
+from .generator import generate
 
 IDENTIFY = ("find_traveller_by_email",)
 _CHECK_BOOKING = "read the booking (owner, status, dates, rate plan) first"

@@ -8,9 +8,11 @@ Money is in US dollars; dates are YYYY-MM-DD.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired
 
-from tauplay_domains.common_records import Name
+from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
+
+from ..common_records import Name
 
 Tier = Literal["standard", "silver", "gold"]
 RatePlan = Literal["flexible", "saver"]

@@ -14,7 +14,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
-from tauplay_domains.travel.catalogue import (
+from .catalogue import (
     AMENITIES,
     CITIES,
     FIRST,
@@ -27,7 +27,7 @@ from tauplay_domains.travel.catalogue import (
     STAR_FACTOR,
     WEEKEND_FACTOR,
 )
-from tauplay_domains.travel.terms import (
+from .terms import (
     CALENDAR_END,
     HOME_COUNTRY,
     PROTECTION_PER_TRAVELLER,

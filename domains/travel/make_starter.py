@@ -16,9 +16,14 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from tauplay_domains import starter
-from tauplay_domains.travel import DOMAIN, tools
-from tauplay_domains.travel.terms import (
+from tauplay.core.db import State
+from tauplay.core.emotions import EmotionCondition
+from tauplay.core.graph import ToolGraph
+from tauplay.core.tasks import Action, Task, TaskSet
+
+from .. import starter
+from . import DOMAIN, tools
+from .terms import (
     CHANGE_FEE,
     HOME_COUNTRY,
     MIN_DAYS_TO_CHANGE,
@@ -33,11 +38,6 @@ from tauplay_domains.travel.terms import (
     refund_percent,
     room_total,
 )
-
-from tauplay.core.db import State
-from tauplay.core.emotions import EmotionCondition
-from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import Action, Task, TaskSet
 
 Record = dict[str, Any]
 

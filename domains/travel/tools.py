@@ -12,9 +12,12 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from tauplay_domains.common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
-from tauplay_domains.travel.data_model import CancelReason, Guest, RatePlan, RefundTo
-from tauplay_domains.travel.terms import (
+from tauplay.core.db import State
+from tauplay.core.tools import ToolError, tool
+
+from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from .data_model import CancelReason, Guest, RatePlan, RefundTo
+from .terms import (
     CALENDAR_END,
     CHANGE_FEE,
     COMPENSATION_CAP,
@@ -31,9 +34,6 @@ from tauplay_domains.travel.terms import (
     refund_percent,
     room_total,
 )
-
-from tauplay.core.db import State
-from tauplay.core.tools import ToolError, tool
 
 HOLDING = ("confirmed", "checked_in")  # statuses whose nights are taken out of the calendar
 

@@ -15,8 +15,15 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from tauplay_domains.travel.catalogue import FIRST, LAST
-from tauplay_domains.travel.terms import (
+from tauplay.core.db import Database, State
+from tauplay.core.domain import Domain
+from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
+from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.trace import Intent, Skip, TraceContext
+
+from .catalogue import FIRST, LAST
+from .terms import (
     CALENDAR_END,
     CHANGE_FEE,
     HOME_COUNTRY,
@@ -34,13 +41,6 @@ from tauplay_domains.travel.terms import (
     refund_percent,
     room_total,
 )
-
-from tauplay.core.db import Database, State
-from tauplay.core.domain import Domain
-from tauplay.tracer.facts import Fact, fact
-from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
-from tauplay.tracer.hints import TracerHints
-from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 Record = dict[str, Any]
 WRITES = ("create_booking", "change_booking", "add_travellers", "cancel_booking", "issue_travel_credit")

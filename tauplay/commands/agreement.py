@@ -30,7 +30,7 @@ def _fmt(value: float | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from tauplay.core.agreement import AUTO, Label, agreement_report, auto_agreement, label_sets
-    from tauplay.interop.sessions import fault_suggestions
+    from tauplay.core.faults import fault_suggestions
     from tauplay.store import SessionStore, StoreError
 
     chosen: list[str] | None = None

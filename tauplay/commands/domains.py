@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from tauplay.commands.common import UsageError
 
@@ -25,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = []
         for d in domains:
-            entry = {"name": d.name, "title": d.title, "read_tools": [t.name for t in d.read_tools],
+            entry: dict[str, Any] = {"name": d.name, "title": d.title, "read_tools": [t.name for t in d.read_tools],
                      "write_tools": [t.name for t in d.write_tools], "tables": [t.name for t in d.tables],
                      "task_sets": sorted(d.task_sets)}
             if args.name:

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace, store: Any) -> tuple[str, str]:
     from tauplay.interop import benchmark, jsonl, tau2, taubench, training
-    from tauplay.interop.store_io import bundle_of
+    from tauplay.store.bundles import bundle_of
     from tauplay.store.scrub import mask_all
 
     if args.kind == "tasks":
@@ -98,40 +98,36 @@ def _export(args: argparse.Namespace, store: Any) -> tuple[str, str]:
     domains = sorted({b.domain for b in bundles})
     if len(domains) > 1:
         raise UsageError(f"{args.kind}: sessions of several domains ({', '.join(domains)}); pick one with --domain")
-    if args.kind == "tau2-results":
-        data: Any = tau2.tau2_results(bundles)
-    else:
-        data = taubench.taubench_results(bundles)
-    return json.dumps(data, indent=1, ensure_ascii=False) + "\n", jsonl.summary(bundles)
+    results: Any = tau2.tau2_results(bundles) if args.kind == "tau2-results" else taubench.taubench_results(bundles)
+    return json.dumps(results, indent=1, ensure_ascii=False) + "\n", jsonl.summary(bundles)
 
 
 def _scrubbed(bundle: Any) -> Any:
     from dataclasses import replace
 
-    from tauplay.interop.sessions import LabelRecord, ReviewMark
+    from tauplay.core.labels import FaultLabel, ReviewMark
     from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
 
     # The same cleaning as the store applies on the way in: nothing secret leaves, domain data stays whole.
     return replace(bundle, task=mask_all(bundle.task), agent=scrub(bundle.agent), user=scrub(bundle.user),
                    reward_info=scrub(bundle.reward_info), data_source=mask_string(bundle.data_source),
                    events=[replace(e, data=clean_event_data(e.kind, e.data)) for e in bundle.events],
-                   labels=[LabelRecord(**mask_all(lb.to_json())) for lb in bundle.labels],
+                   labels=[FaultLabel(**mask_all(lb.to_json())) for lb in bundle.labels],
                    reviews=[ReviewMark(**mask_all(r.to_json())) for r in bundle.reviews])
 
 
 @functools.cache
-def _domain_parts(name: str) -> tuple[str | None, list[dict[str, Any]]]:
+def _domain_prompt(name: str) -> dict[str, Any] | None:
     from tauplay.core.domain import DomainError, get_domain
+    from tauplay.core.prompts import agent_prompt
 
     try:
-        domain = get_domain(name)
+        return agent_prompt(get_domain(name))
     except DomainError:
-        return None, []
-    return domain.policy, [t.openai_schema() for t in domain.tools]
+        return None
 
 
 def _training_line(bundle: Any) -> dict[str, Any]:
     from tauplay.interop import training
 
-    policy, tools = _domain_parts(bundle.domain)
-    return training.training_example(_scrubbed(bundle), policy, tools)
+    return training.training_example(_scrubbed(bundle), _domain_prompt(bundle.domain))

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         print(f"tauplay generate: {message} (see tauplay generate --help)", file=sys.stderr)
         raise SystemExit(2)
 
-    parser.error = one_line  # type: ignore[method-assign]
+    parser.error = one_line  # type: ignore[method-assign,assignment]  # argparse's error is typed NoReturn; ours exits too
     parser.add_argument("--domain", required=True, help="domain name, e.g. airline")
     parser.add_argument("--n", type=int, required=True, help="number of tasks to generate")
     parser.add_argument("--seed", type=int, default=0, help="generation seed: the same seed gives the same set")

@@ -84,10 +84,12 @@ def _participants(args: argparse.Namespace, source: str) -> tuple[dict[str, Any]
 
 
 def _import_sessions(args: argparse.Namespace) -> int:
+    from tauplay.core.events import ToolCallData, ToolResultData, of_kind
     from tauplay.core.tasks import TaskFileError, load_tasks
     from tauplay.interop import jsonl, tau2, taubench
     from tauplay.interop.errors import read_json
-    from tauplay.interop.store_io import already_there, import_ids, write_bundles
+    from tauplay.interop.store_io import already_there, import_ids
+    from tauplay.store.bundles import write_bundles
 
     path = Path(args.file)
     if args.kind != "sessions" and not args.domain:
@@ -119,8 +121,8 @@ def _import_sessions(args: argparse.Namespace) -> int:
                     b.agent["model"] = args.agent_model
                 if args.user_model:
                     b.user["model"] = args.user_model
-    calls = sum(1 for b in bundles for e in b.events if e.kind == "tool_call")
-    mismatches = sum(1 for b in bundles for e in b.events if e.kind == "tool_result" and "replay_error" in e.data)
+    calls = sum(1 for b in bundles for _ in of_kind(b.events, ToolCallData))
+    mismatches = sum(1 for b in bundles for _, r in of_kind(b.events, ToolResultData) if r.replay_error is not None)
     labels = sum(len(b.labels) for b in bundles)
     marks = sum(len(b.reviews) for b in bundles)
     summary = f"{len(bundles)} session(s), {calls} tool call(s), {labels} label(s)"

@@ -67,18 +67,24 @@ def _resume_all(store: Any, records: list[Any], concurrency: int) -> list[tuple[
     import asyncio
 
     from tauplay.sim.session import ResumeError, resume_session
+    from tauplay.sim.writer import LogWriter
     from tauplay.store import StoreError
 
     gate = asyncio.Semaphore(concurrency)
 
-    async def one(record: Any) -> tuple[Any, Any, str | None]:
-        async with gate:
-            try:
-                return record, await resume_session(store, record.id), None
-            except (ResumeError, StoreError) as e:
-                return record, None, str(e)
-
     async def every() -> list[tuple[Any, Any, str | None]]:
-        return list(await asyncio.gather(*(one(r) for r in records)))
+        writer = LogWriter(store)
+
+        async def one(record: Any) -> tuple[Any, Any, str | None]:
+            async with gate:
+                try:
+                    return record, await resume_session(writer, record.id), None
+                except (ResumeError, StoreError) as e:
+                    return record, None, str(e)
+
+        try:
+            return list(await asyncio.gather(*(one(r) for r in records)))
+        finally:
+            await asyncio.to_thread(writer.close)
 
     return asyncio.run(every())

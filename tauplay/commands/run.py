@@ -113,8 +113,8 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from tauplay.sim.batch import Job, run_batch, summarize
+    from tauplay.sim.kinds import make_agent, make_user
     from tauplay.sim.orchestrator import Limits
-    from tauplay.sim.participants import make_agent, make_user
     from tauplay.sim.session import SessionSetup
 
     jobs = [Job(SessionSetup(domain, task, database, emotion, args.data or "", args.seed), trial)

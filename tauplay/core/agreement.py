@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from tauplay.core.evaluation import AUTOMATIC_FAULTS, FAULT_CATEGORIES
+from tauplay.core.vocabulary import AUTOMATIC_FAULTS, FAULT_CATEGORIES
 
 Unit = Hashable
 # unit -> annotator -> label (one value per annotator who judged the unit)
@@ -32,12 +32,6 @@ AUTO = "auto"  # the automatic suggestions, as a rater
 
 
 # -- the coefficients ------------------------------------------------------------------------------
-
-def observed_agreement(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
-    if not pairs:
-        return None
-    return sum(1 for a, b in pairs if a == b) / len(pairs)
-
 
 def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
     """Cohen's kappa for two raters: (p_o - p_e) / (1 - p_e), p_e from each rater's own label frequencies.
@@ -79,7 +73,7 @@ def fleiss_kappa(units: Sequence[Sequence[Hashable]]) -> float | None:
 def krippendorff_alpha(ratings: Ratings) -> float | None:
     """Krippendorff's alpha for nominal labels; raters may miss units (units with fewer than two ratings are
     not pairable and are left out). alpha = 1 - (n - 1) * sum_{c!=k} o_ck / sum_{c!=k} n_c n_k."""
-    coincidence: Counter[tuple[Hashable, Hashable]] = Counter()
+    coincidence: dict[tuple[Hashable, Hashable], float] = {}
     for by_rater in ratings.values():
         values = list(by_rater.values())
         m = len(values)
@@ -88,10 +82,10 @@ def krippendorff_alpha(ratings: Ratings) -> float | None:
         for i, a in enumerate(values):
             for j, b in enumerate(values):
                 if i != j:
-                    coincidence[(a, b)] += 1 / (m - 1)
-    n_c: Counter[Hashable] = Counter()
+                    coincidence[(a, b)] = coincidence.get((a, b), 0.0) + 1 / (m - 1)
+    n_c: dict[Hashable, float] = {}
     for (a, _b), weight in coincidence.items():
-        n_c[a] += weight
+        n_c[a] = n_c.get(a, 0.0) + weight
     n = sum(n_c.values())
     if n <= 1:
         return None

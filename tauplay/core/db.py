@@ -10,6 +10,7 @@ step diff, the cumulative diff and the state hash incremental.
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from hashlib import blake2b
@@ -44,8 +45,35 @@ def record_hash(table: str, key: str, record: Any) -> int:
     return int.from_bytes(digest, "big")
 
 
+class BoundedCache:
+    """A least-recently-used map with a bound, for what is derived from one start state."""
+
+    def __init__(self, bound: int) -> None:
+        self.bound = bound
+        self._items: OrderedDict[str, Any] = OrderedDict()
+
+    def get(self, key: str) -> Any:
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    def put(self, key: str, value: Any) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.bound:
+            self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
 class Database:
-    """An immutable start state. Tables map record id -> record. Never mutate what it returns."""
+    """An immutable start state. Tables map record id -> record. Never mutate what it returns: tools change
+    records only through `State.edit/insert/delete` (the domain contract test checks every shipped gold
+    call leaves the start state as it was)."""
+
+    GOLD_RUNS = 4096  # gold replays kept per start state (tauplay.core.gold)
 
     def __init__(self, tables: dict[str, dict[str, Record]], *, source: str = "") -> None:
         self.tables = tables
@@ -53,6 +81,7 @@ class Database:
         self._hash: int | None = None
         self._record_hashes: dict[Key, int] = {}
         self._indexes: dict[tuple[str, str], dict[Any, list[str]]] = {}
+        self.gold_runs = BoundedCache(self.GOLD_RUNS)  # owned here, so it goes when the database goes
 
     def record_hash(self, table: str, key: str) -> int:
         cached = self._record_hashes.get((table, key))

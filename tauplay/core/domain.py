@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +122,7 @@ class Domain:
                     raise DomainError(f"{path}: every record needs a '{spec.key}' field") from None
             if not isinstance(raw, dict):
                 raise DomainError(f"{path}: expected an object of records keyed by {spec.key}")
+            check_records(spec, raw, path)
             tables[spec.name] = raw
         return tables
 
@@ -140,6 +141,32 @@ class Domain:
 
 
 _DB_CACHE: dict[tuple[str, str | None, int | None], Database] = {}
+
+
+@cache
+def _table_adapter(record_type: Any) -> Any:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(dict[str, record_type])  # the whole table in one call into pydantic's core
+
+
+def check_records(spec: TableSpec, records: dict[str, Any], source: Path | str) -> None:
+    """Every record of a table read from a data folder fits the domain's record type (strictly: a string is
+    not a number); DomainError naming the file, the record and the field of the first that does not."""
+    if spec.record_type is None:
+        return
+    from pydantic import ValidationError
+
+    try:
+        _table_adapter(spec.record_type).validate_python(records, strict=True)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key, *loc = list(err["loc"]) or [""]
+        field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).removeprefix(".")
+        got = err.get("input")
+        shown = repr(got) if isinstance(got, str | int | float | bool) or got is None else type(got).__name__
+        where = f", field '{field}'" if field else ""
+        raise DomainError(f"{source}: record {key!r}{where}: {err['msg']} (got {shown})") from None
 
 
 def _entry_points() -> dict[str, Any]:
@@ -167,7 +194,7 @@ def get_domain(name: str) -> Domain:
     registered = _entry_points()
     ep = registered.get(name)
     if ep is None:
-        raise DomainError(f"unknown domain '{name}' (available: {', '.join(sorted(registered))})")
+        raise DomainError(f"unknown domain '{name}' (available: {', '.join(sorted(registered)) or 'none installed'})")
     try:
         domain = ep.load()
     except Exception as e:  # a broken plug-in must not take the app down with a traceback

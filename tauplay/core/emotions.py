@@ -125,11 +125,6 @@ def default_intensity(leaf: str) -> str:
     return "moderate"
 
 
-def emotion_words() -> list[str]:
-    """Every word `resolve_emotion` accepts: adjectives, leaves and families."""
-    return sorted(set(ADJECTIVES) | set(LEAF_FAMILY) | set(FAMILIES))
-
-
 def resolve_emotion(word: str) -> tuple[str, str]:
     """(family, leaf) for a typed word: an adjective (`frustrated`), a leaf (`frustration`), a family
     (`anger`, its default leaf) or `family/leaf`. EmotionError listing the choices for anything else."""

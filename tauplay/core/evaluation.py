@@ -1,4 +1,4 @@
-"""Gold replay, rewards, pass^k and the alignment that suggests fault labels."""
+"""Rewards, pass^k and the alignment that suggests fault labels (the gold replay itself: tauplay.core.gold)."""
 
 from __future__ import annotations
 
@@ -7,62 +7,12 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import Any
 
-from tauplay.core.db import Database, canonical
+from tauplay.core.db import canonical
 from tauplay.core.domain import Domain
 from tauplay.core.environment import Environment, ToolCall
+from tauplay.core.gold import gold_run
 from tauplay.core.tasks import Action, Task
-
-FAULT_CATEGORIES = ("Missed Action", "Wrong Order", "Extra Action", "Repeated Action", "Misread Intent", "Early Stop")
-AUTOMATIC_FAULTS = FAULT_CATEGORIES[:4]
-# Why a task is rejected or sent back in validation: (code as saved, label as shown).
-REVIEW_REASONS = (("ambiguous_instruction", "ambiguous instruction"), ("unreachable_goal", "unreachable goal"),
-                  ("wrong_gold_action", "wrong gold action"), ("policy_conflict", "policy conflict"),
-                  ("emotion_mismatch", "emotion mismatch"), ("other", "other"))
-
-
-@dataclass(frozen=True)
-class Replay:
-    """What replaying a task's gold actions on a fresh start state did."""
-
-    task_id: str
-    executed: bool
-    hash: str
-    records_changed: int
-    first_error: str | None = None
-    error_step: int | None = None  # index into the gold actions
-
-    def to_json(self) -> dict[str, Any]:
-        return {"task_id": self.task_id, "executed": self.executed, "first_error": self.first_error,
-                "error_step": self.error_step, "hash": self.hash, "records_changed": self.records_changed}
-
-
-def replay_gold(domain: Domain, database: Database, task: Task) -> Replay:
-    env = Environment(domain, database)
-    first_error: str | None = None
-    error_step: int | None = None
-    for i, action in enumerate(task.actions):
-        result = env.call(action.name, action.kwargs)
-        if result.error and first_error is None:
-            first_error, error_step = f"{action.name}: {result.output}", i
-    return Replay(task.id, first_error is None, env.hash, len(env.changes_since_start()), first_error, error_step)
-
-
-class GoldCache:
-    """Expected end-state hashes, computed once per (database, gold actions)."""
-
-    def __init__(self) -> None:
-        self._hashes: dict[tuple[int, str, str], Replay] = {}
-
-    def replay(self, domain: Domain, database: Database, task: Task) -> Replay:
-        key = (id(database), domain.name, canonical([a.to_json() for a in task.actions]))
-        hit = self._hashes.get(key)
-        if hit is None:
-            hit = replay_gold(domain, database, task)
-            self._hashes[key] = hit
-        return hit
-
-
-GOLD = GoldCache()
+from tauplay.core.vocabulary import FaultCategory
 
 
 @dataclass(frozen=True)
@@ -100,9 +50,9 @@ def reward_of(final_hash: str, expected_hash: str, required_outputs: Sequence[st
     return RewardBreakdown(value, db_match, outputs, abandoned, expected_hash, final_hash)
 
 
-def evaluate_session(env: Environment, task: Task, agent_messages: Iterable[str], abandoned: bool = False,
-                     gold: GoldCache = GOLD) -> RewardBreakdown:
-    expected = gold.replay(env.domain, env.database, task).hash
+def evaluate_session(env: Environment, task: Task, agent_messages: Iterable[str],
+                     abandoned: bool = False) -> RewardBreakdown:
+    expected = gold_run(env.domain, env.database, task).hash
     return reward_of(env.hash, expected, task.outputs, agent_messages, abandoned)
 
 
@@ -129,7 +79,7 @@ class FaultSuggestion:
     detail: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"category": self.category, "tool": self.tool, "call_index": self.call_index,
+        return {"category": str(self.category), "tool": self.tool, "call_index": self.call_index,
                 "gold_index": self.gold_index, "detail": self.detail}
 
 
@@ -170,16 +120,16 @@ def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
                            and _key(domain, call.name, calls[p].arguments)
                            == _key(domain, call.name, call.arguments)), None)
             if repeat is not None:
-                suggestions.append(FaultSuggestion("Repeated Action", call.name, ci, None,
+                suggestions.append(FaultSuggestion(FaultCategory.REPEATED_ACTION, call.name, ci, None,
                                                    f"same call as step {repeat + 1}"))
             else:
-                suggestions.append(FaultSuggestion("Extra Action", call.name, ci, None,
+                suggestions.append(FaultSuggestion(FaultCategory.EXTRA_ACTION, call.name, ci, None,
                                                    "write not among the gold actions"))
         seen_calls.append(ci)
     for gi, action in enumerate(gold):
         if gi not in used:
             kind = "write" if is_write.get(action.name, False) else "read"
-            suggestions.append(FaultSuggestion("Missed Action", action.name, None, gi,
+            suggestions.append(FaultSuggestion(FaultCategory.MISSED_ACTION, action.name, None, gi,
                                                f"gold {kind} action {gi + 1} was never carried out"))
     # Wrong order: matched writes whose gold order is inverted (unless the domain's tools refuse a call
     # made too early, so that any order that succeeded was a valid one).
@@ -188,7 +138,7 @@ def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
     best = -1
     for ci, gi in writes:
         if gi < best:
-            suggestions.append(FaultSuggestion("Wrong Order", gold[gi].name, ci, gi,
+            suggestions.append(FaultSuggestion(FaultCategory.WRONG_ORDER, gold[gi].name, ci, gi,
                                                f"gold action {gi + 1} was done after a later one"))
         best = max(best, gi)
     suggestions.sort(key=lambda s: (s.call_index if s.call_index is not None else 10**9, s.gold_index or 0))

@@ -1,7 +1,7 @@
 """How far a session's database is from the task's gold end state, counted in records.
 
-The gold end state is the start state with the gold actions replayed (once per database and task,
-cached). Both states share the same start, so only records that either of them changed can differ:
+The gold end state is the start state with the gold actions replayed (tauplay.core.gold, cached by the
+start state). Both states share the same start, so only records that either of them changed can differ:
 the cost grows with the changes, not with the database.
 """
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from tauplay.core.db import Database, State, canonical
 from tauplay.core.domain import Domain
 from tauplay.core.environment import Environment
+from tauplay.core.gold import gold_run
 from tauplay.core.tasks import Task
 
 
@@ -31,20 +32,9 @@ class GoldDistance:
         return self.count
 
 
-_GOLD_STATES: dict[tuple[int, str, str], State] = {}
-
-
 def gold_end_state(domain: Domain, database: Database, task: Task) -> State:
-    """The state after replaying the task's gold actions on a fresh copy of `database`."""
-    key = (id(database), domain.name, canonical([a.to_json() for a in task.actions]))
-    state = _GOLD_STATES.get(key)
-    if state is None:
-        env = Environment(domain, database)
-        for action in task.actions:
-            env.call(action.name, action.kwargs)
-        state = env.state
-        _GOLD_STATES[key] = state
-    return state
+    """The state after replaying the task's gold actions on a fresh copy of `database` (read it only)."""
+    return gold_run(domain, database, task).state
 
 
 def distance(current: State, gold: State) -> GoldDistance:

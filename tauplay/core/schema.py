@@ -11,7 +11,9 @@ import inspect
 import re
 import types
 import typing
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints, is_typeddict
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+
+from typing_extensions import is_typeddict  # also knows typing_extensions.TypedDict on Python 3.11
 
 _SCALARS: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 

@@ -12,7 +12,9 @@ import ast
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from tauplay.core.emotions import EmotionCondition, EmotionError
 
@@ -22,6 +24,9 @@ EMOTION_MARK = "Emotion Instruction:"
 
 class TaskFileError(Exception):
     """A task file that cannot be read; the message names the file and the place."""
+
+
+_M = TypeVar("_M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -119,28 +124,86 @@ class TaskSet:
 
 
 # -- reading -------------------------------------------------------------------------------------
+# Task files are read through pydantic models, strictly: a string is not a list of characters, a number is not
+# a string, true is not a whole number. Every malformed field is named with its file, task index and place.
 
-def _where(path: Path, index: int | None, key: str | None = None) -> str:
+
+def _where(path: Path, index: int | None, key: str | None = None, rest: str = "") -> str:
     place = f"{path}"
     if index is not None:
         place += f": task {index}"
     if key:
-        place += f", field '{key}'"
+        place += f", field '{key}'{rest}"
     return place
 
 
-def _actions(raw: Any, path: Path, index: int) -> list[Action]:
-    if not isinstance(raw, list):
-        raise TaskFileError(f"{_where(path, index, 'actions')}: expected a list of {{name, kwargs}}")
-    out = []
-    for j, a in enumerate(raw):
-        if not isinstance(a, dict) or not isinstance(a.get("name"), str):
-            raise TaskFileError(f"{_where(path, index, 'actions')}[{j}]: each action needs a 'name' string")
-        kwargs = a.get("kwargs", a.get("arguments", {}))
-        if not isinstance(kwargs, dict):
-            raise TaskFileError(f"{_where(path, index, 'actions')}[{j}]: 'kwargs' must be an object")
-        out.append(Action(a["name"], kwargs))
-    return out
+def _rest(loc: tuple[int | str, ...]) -> str:
+    """The place inside a field: (0, 'kwargs') -> "[0].kwargs"."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
+
+
+_EXPECTED = {"string_type": "a string", "list_type": "a list", "dict_type": "an object", "model_type": "an object",
+             "int_type": "a whole number", "float_type": "a number", "bool_type": "true or false"}
+
+
+def _first_problem(e: ValidationError, path: Path, index: int) -> TaskFileError:
+    err = e.errors()[0]
+    loc, kind = tuple(err["loc"]), err["type"]
+    if len(loc) == 3 and loc[0] == "actions" and loc[2] == "name" and kind in ("missing", "string_type"):
+        return TaskFileError(f"{_where(path, index, 'actions', _rest(loc[1:2]))}: each action needs a 'name' string")
+    if len(loc) == 1 and loc[0] in ("id", "instruction") and kind in ("missing", "string_type"):
+        message = "missing or not a string"
+    elif kind == "missing":
+        message = "missing"
+    elif kind in _EXPECTED:
+        message = f"expected {_EXPECTED[kind]}, got {_kind(err.get('input'))}"
+    else:
+        message = err["msg"]
+    if not loc:
+        return TaskFileError(f"{_where(path, index)}: {message}")
+    return TaskFileError(f"{_where(path, index, str(loc[0]), _rest(loc[1:]))}: {message}")
+
+
+def _kind(value: Any) -> str:
+    return {str: "a string", int: "a whole number", float: "a number", bool: "true/false", list: "a list",
+            dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+class _ActionIn(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    name: str
+    # named `args` here: the pydantic mypy plugin keeps `kwargs` for the synthesized __init__
+    args: dict[str, Any] = Field(default_factory=dict, validation_alias=AliasChoices("kwargs", "arguments"))
+
+
+class _TaskBase(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    instruction: str
+    user_id: str | None = None
+    actions: list[_ActionIn] = Field(default_factory=list)
+    outputs: list[str] | None = None
+
+
+class _TaubenchTaskIn(_TaskBase):
+    """A task in the tau-bench / tau-Emotion-Bench form (its emotion fields are read separately: published
+    sets hold leaves outside their family, kept as published)."""
+
+
+class _TauplayTaskIn(_TaskBase):
+    """A task in tauplay's own form."""
+
+    id: str
+    domain: str | None = None
+    known_info: dict[str, Any] | None = None
+    emotion: dict[str, Any] | None = None
+    provenance: dict[str, Any] | None = None
+    difficulty: int | None = None
+
+
+def _actions(items: list[_ActionIn]) -> list[Action]:
+    return [Action(a.name, dict(a.args)) for a in items]
 
 
 PUBLISHED_EMOTION_FIELDS = ("emotion_family", "emotion_leaf", "dimension_politeness", "dimension_urgency",
@@ -167,54 +230,75 @@ def _emotion_from_taubench(raw: dict[str, Any], provenance: dict[str, Any]) -> E
         return None
 
 
-def task_from_taubench(raw: Any, path: Path, index: int, domain: str | None) -> Task:
+def _parse(model: type[_M], raw: Any, path: Path, index: int) -> _M:
     if not isinstance(raw, dict):
-        raise TaskFileError(f"{_where(path, index)}: expected an object, got {type(raw).__name__}")
-    if not isinstance(raw.get("instruction"), str):
-        raise TaskFileError(f"{_where(path, index, 'instruction')}: missing or not a string")
-    outputs = raw.get("outputs", [])
-    if not isinstance(outputs, list) or not all(isinstance(o, str) for o in outputs):
-        raise TaskFileError(f"{_where(path, index, 'outputs')}: expected a list of strings")
-    user_id = raw.get("user_id")
+        raise TaskFileError(f"{_where(path, index)}: expected an object, got {_kind(raw)}")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as e:
+        raise _first_problem(e, path, index) from None
+
+
+def task_from_taubench(raw: Any, path: Path, index: int, domain: str | None) -> Task:
+    parsed = _parse(_TaubenchTaskIn, raw, path, index)
+    for key in PUBLISHED_EMOTION_FIELDS:
+        if raw.get(key) is not None and not isinstance(raw[key], str):
+            raise TaskFileError(f"{_where(path, index, key)}: expected a string, got {_kind(raw[key])}")
     provenance: dict[str, Any] = {"source": path.name, "index": index, "format": "tau-bench"}
     return Task(
         id=str(index),
         domain=domain or "",
-        instruction=raw["instruction"],
-        actions=_actions(raw.get("actions", []), path, index),
-        user_id=user_id,
-        outputs=list(outputs),
-        known_info={"user_id": user_id} if user_id else {},
+        instruction=parsed.instruction,
+        actions=_actions(parsed.actions),
+        user_id=parsed.user_id,
+        outputs=list(parsed.outputs or []),
+        known_info={"user_id": parsed.user_id} if parsed.user_id else {},
         emotion=_emotion_from_taubench(raw, provenance),
         provenance=provenance,
     )
 
 
 def task_from_json(raw: Any, path: Path, index: int, domain: str | None) -> Task:
-    if not isinstance(raw, dict):
-        raise TaskFileError(f"{_where(path, index)}: expected an object, got {type(raw).__name__}")
-    for key in ("id", "instruction"):
-        if not isinstance(raw.get(key), str):
-            raise TaskFileError(f"{_where(path, index, key)}: missing or not a string")
+    parsed = _parse(_TauplayTaskIn, raw, path, index)
     emotion = None
-    if raw.get("emotion"):
+    if parsed.emotion:
         try:
-            emotion = EmotionCondition.from_json(raw["emotion"])
+            emotion = EmotionCondition.from_json(parsed.emotion)
         except (EmotionError, TypeError) as e:
             raise TaskFileError(f"{_where(path, index, 'emotion')}: {e}") from None
-    difficulty = raw.get("difficulty")
     return Task(
-        id=raw["id"],
-        domain=raw.get("domain") or domain or "",
-        instruction=raw["instruction"],
-        actions=_actions(raw.get("actions", []), path, index),
-        user_id=raw.get("user_id"),
-        outputs=list(raw.get("outputs") or []),
-        known_info=dict(raw.get("known_info") or {}),
+        id=parsed.id,
+        domain=parsed.domain or domain or "",
+        instruction=parsed.instruction,
+        actions=_actions(parsed.actions),
+        user_id=parsed.user_id,
+        outputs=list(parsed.outputs or []),
+        known_info=dict(parsed.known_info or {}),
         emotion=emotion,
-        provenance=dict(raw.get("provenance") or {}),
-        difficulty=difficulty if isinstance(difficulty, int) else None,
+        provenance=dict(parsed.provenance or {}),
+        difficulty=parsed.difficulty,
     )
+
+
+def _line(node: ast.AST) -> Any:
+    return getattr(node, "lineno", "?")
+
+
+def _not_literal(node: ast.AST, path: Path, why: str = "") -> TaskFileError:
+    return TaskFileError(f"{path}:{_line(node)}: not a literal value ({ast.unparse(node)[:60]})"
+                         f"{'; ' + why if why else ''}; task modules are read as data only")
+
+
+def _concatenation(node: ast.BinOp, path: Path) -> str | None:
+    """`"a" + "b" + ...` (a left-deep chain, any length) as one string; None when a part is not a string."""
+    parts: list[ast.AST] = []
+    left: ast.AST = node
+    while isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add):  # walked, not recursed: chains are long
+        parts.append(left.right)
+        left = left.left
+    parts.append(left)
+    values = [_py_literal(p, path) for p in reversed(parts)]
+    return "".join(values) if all(isinstance(v, str) for v in values) else None
 
 
 def _py_literal(node: ast.AST, path: Path) -> Any:
@@ -228,19 +312,25 @@ def _py_literal(node: ast.AST, path: Path) -> Any:
         if isinstance(parts, list) and all(isinstance(p, str) for p in parts):
             return node.func.value.value.join(parts)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _py_literal(node.left, path), _py_literal(node.right, path)
-        if isinstance(left, str) and isinstance(right, str):
-            return left + right
+        joined = _concatenation(node, path)
+        if joined is not None:
+            return joined
     if isinstance(node, (ast.List, ast.Tuple)):
         return [_py_literal(e, path) for e in node.elts]
     if isinstance(node, ast.Dict):
-        return {_py_literal(k, path): _py_literal(v, path) for k, v in zip(node.keys, node.values, strict=True)
-                if k is not None}
+        out: dict[Any, Any] = {}
+        for k, v in zip(node.keys, node.values, strict=True):
+            if k is None:
+                continue
+            key = _py_literal(k, path)
+            if not isinstance(key, str | int | float | bool) and key is not None:
+                raise _not_literal(k, path, "a dictionary key must be a string or a number")
+            out[key] = _py_literal(v, path)
+        return out
     try:
         return ast.literal_eval(node)
-    except ValueError:
-        raise TaskFileError(f"{path}:{getattr(node, 'lineno', '?')}: not a literal value "
-                            f"({ast.unparse(node)[:60]}); task modules are read as data only") from None
+    except (ValueError, TypeError, SyntaxError, MemoryError) as e:  # TypeError: {[1], ...} is not a set
+        raise _not_literal(node, path, str(e) if isinstance(e, TypeError) else "") from None
 
 
 def _read_python_tasks(path: Path, text: str) -> list[Any]:
@@ -248,12 +338,29 @@ def _read_python_tasks(path: Path, text: str) -> list[Any]:
         tree = ast.parse(text, filename=str(path))
     except SyntaxError as e:
         raise TaskFileError(f"{path}:{e.lineno}:{e.offset}: Python syntax error: {e.msg}") from None
+    except (RecursionError, MemoryError):  # Python's own parser gives up on deep nesting or very long chains
+        raise TaskFileError(f"{path}: nested too deeply to read (an expression nested or chained deeper than "
+                            "Python's parser allows)") from None
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.List):
             names = [t.id for t in node.targets if isinstance(t, ast.Name)]
             if any(n.isupper() for n in names):
-                return _py_literal(node.value, path)
+                try:
+                    return _py_literal(node.value, path)
+                except RecursionError:
+                    raise TaskFileError(f"{path}:{_line(node)}: nested too deeply to read") from None
     raise TaskFileError(f"{path}: no task list found (expected e.g. TASKS = [Task(...), ...])")
+
+
+class _TaskSetIn(BaseModel):
+    """The envelope of a tauplay task set (the tasks themselves are read one by one, to name their index)."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    format: str | None = None
+    domain: str | None = None
+    provenance: dict[str, Any] | None = None
+    tasks: list[Any]
 
 
 def load_tasks(path: Path | str, domain: str | None = None) -> TaskSet:
@@ -275,18 +382,26 @@ def load_tasks(path: Path | str, domain: str | None = None) -> TaskSet:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise TaskFileError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    except RecursionError:
+        raise TaskFileError(f"{path}: JSON nested too deeply to read") from None
     if isinstance(data, list):
         tasks = [task_from_taubench(r, path, i, domain) for i, r in enumerate(data)]
         return TaskSet(domain, tasks, str(path))
-    if isinstance(data, dict) and isinstance(data.get("tasks"), list):
-        file_domain = data.get("domain") or domain
-        if domain and data.get("domain") and data["domain"] != domain:
-            raise TaskFileError(f"{path}: task set is for domain '{data['domain']}', not '{domain}'")
-        tasks = [task_from_json(r, path, i, file_domain) for i, r in enumerate(data["tasks"])]
-        seen: set[str] = set()
-        for i, t in enumerate(tasks):
-            if t.id in seen:
-                raise TaskFileError(f"{_where(path, i, 'id')}: duplicate task id '{t.id}'")
-            seen.add(t.id)
-        return TaskSet(file_domain, tasks, str(path), dict(data.get("provenance") or {}))
-    raise TaskFileError(f"{path}: not a task set (expected a list of tasks or an object with a 'tasks' list)")
+    if not (isinstance(data, dict) and isinstance(data.get("tasks"), list)):
+        raise TaskFileError(f"{path}: not a task set (expected a list of tasks or an object with a 'tasks' list)")
+    try:
+        envelope = _TaskSetIn.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        raise TaskFileError(f"{path}: field '{err['loc'][0]}': expected {_EXPECTED.get(err['type'], 'another value')}"
+                            f", got {_kind(err.get('input'))}") from None
+    file_domain = envelope.domain or domain
+    if domain and envelope.domain and envelope.domain != domain:
+        raise TaskFileError(f"{path}: task set is for domain '{envelope.domain}', not '{domain}'")
+    tasks = [task_from_json(r, path, i, file_domain) for i, r in enumerate(envelope.tasks)]
+    seen: set[str] = set()
+    for i, t in enumerate(tasks):
+        if t.id in seen:
+            raise TaskFileError(f"{_where(path, i, 'id')}: duplicate task id '{t.id}'")
+        seen.add(t.id)
+    return TaskSet(file_domain, tasks, str(path), dict(envelope.provenance or {}))

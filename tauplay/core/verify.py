@@ -1,4 +1,5 @@
-"""Verify a task set: replay each task's gold actions on a fresh copy of the start state."""
+"""Verify a task set: replay each task's gold actions on a fresh copy of the start state (every time: a
+verification is a replay, never a cached answer)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,13 @@ from dataclasses import dataclass
 
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
-from tauplay.core.evaluation import Replay, replay_gold
+from tauplay.core.gold import GoldRun, run_actions
 from tauplay.core.tasks import Task
 
 
 @dataclass(frozen=True)
 class VerifyReport:
-    replays: list[Replay]
+    replays: list[GoldRun]
 
     @property
     def total(self) -> int:
@@ -25,4 +26,4 @@ class VerifyReport:
 
 
 def verify_tasks(domain: Domain, database: Database, tasks: Sequence[Task]) -> VerifyReport:
-    return VerifyReport([replay_gold(domain, database, t) for t in tasks])
+    return VerifyReport([run_actions(domain, database, t.actions, task_id=t.id) for t in tasks])

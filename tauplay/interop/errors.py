@@ -29,6 +29,8 @@ def read_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise InteropError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    except RecursionError:
+        raise InteropError(f"{path}: JSON nested too deeply to read") from None
 
 
 def kind_of(value: Any) -> str:

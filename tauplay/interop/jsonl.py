@@ -8,26 +8,25 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tauplay.core.events import Event
+from tauplay.core.events import Event, payload_errors
+from tauplay.core.labels import FaultLabel, SessionBundle
+from tauplay.core.transcript import chat_messages
+from tauplay.core.vocabulary import EVENT_KINDS, ROLES
 from tauplay.interop.errors import InteropError, fail, kind_of
-from tauplay.interop.messages import openai_messages
-from tauplay.interop.sessions import LabelRecord, SessionBundle
 from tauplay.interop.taubench import labels_from_json, reviews_from_json
 
 FORMAT = "tauplay.session/1"
-EVENT_KINDS = ("session_started", "message", "tool_call", "tool_result", "notice", "terminated")
-EVENT_ROLES = ("agent", "user", "env", "system")
 
 
 def session_line(bundle: SessionBundle) -> dict[str, Any]:
     return {
-        "format": FORMAT, "id": bundle.session_id, "domain": bundle.domain, "task_id": bundle.task_id,
+        "format": FORMAT, "id": bundle.id, "domain": bundle.domain, "task_id": bundle.task_id,
         "task": bundle.task, "role": bundle.role, "agent": bundle.agent, "user": bundle.user, "emotion": bundle.emotion,
         "status": bundle.status, "termination_reason": bundle.termination_reason, "reward": bundle.reward,
         "reward_info": bundle.reward_info, "data_source": bundle.data_source, "seed": bundle.seed,
         "trial": bundle.trial, "batch_id": bundle.batch_id, "annotator": bundle.annotator,
         "created_at": bundle.created_at,
-        "messages": openai_messages(bundle.events),
+        "messages": chat_messages(bundle.events),
         "events": [e.to_json() for e in bundle.events],
         "labels": [lb.to_json() for lb in bundle.labels],
         "reviews": [r.to_json() for r in bundle.reviews],
@@ -43,13 +42,17 @@ def _event(raw: Any, source: str, where: str) -> Event:
         raise fail(source, where, f"expected an event object, got {kind_of(raw)}")
     if raw.get("kind") not in EVENT_KINDS:
         raise fail(source, f"{where}.kind", f"unknown event kind {raw.get('kind')!r}")
-    if raw.get("role") not in EVENT_ROLES:
+    if raw.get("role") not in ROLES:
         raise fail(source, f"{where}.role", f"unknown role {raw.get('role')!r}")
     if not isinstance(raw.get("seq"), int) or not isinstance(raw.get("data", {}), dict):
         raise fail(source, where, "needs a whole-number 'seq' and an object 'data'")
     if not isinstance(raw.get("turn", 0), int) or not isinstance(raw.get("at", 0.0), int | float):
         raise fail(source, where, "'turn' must be a whole number and 'at' a number")
-    return Event.from_json(raw)
+    event = Event.from_json(raw)
+    problem = payload_errors(event)
+    if problem is not None:
+        raise fail(source, f"{where}.data", problem.split(": ", 1)[-1])
+    return event
 
 
 def sessions_from_jsonl(text: str, source: str) -> list[SessionBundle]:
@@ -63,6 +66,8 @@ def sessions_from_jsonl(text: str, source: str) -> list[SessionBundle]:
             raw = json.loads(line)
         except json.JSONDecodeError as e:
             raise InteropError(f"{source}:{n}:{e.colno}: invalid JSON: {e.msg}") from None
+        except RecursionError:
+            raise InteropError(f"{source}:{n}: JSON nested too deeply to read") from None
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
             raise fail(source, place, f"not a tauplay session (expected \"format\": \"{FORMAT}\")")
         for key in ("domain", "task_id"):
@@ -78,7 +83,7 @@ def sessions_from_jsonl(text: str, source: str) -> list[SessionBundle]:
         seqs = [e.seq for e in events]
         if len(set(seqs)) != len(seqs):
             raise fail(source, f"{place}, field 'events'", "two events share a seq")
-        labels: list[LabelRecord] = labels_from_json(raw.get("labels"), source, f"{place}, field 'labels'")
+        labels: list[FaultLabel] = labels_from_json(raw.get("labels"), source, f"{place}, field 'labels'")
         reviews = reviews_from_json(raw.get("reviews"), source, f"{place}, field 'reviews'")
         reward = raw.get("reward")
         if reward is not None and (not isinstance(reward, int | float) or isinstance(reward, bool)):

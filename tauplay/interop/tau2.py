@@ -14,11 +14,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tauplay.core.events import Event
+from tauplay.core.events import Event, EventKind, MessageData, ToolCallData, ToolResultData
+from tauplay.core.faults import imported_termination
+from tauplay.core.labels import FaultLabel, SessionBundle
 from tauplay.core.tasks import Action, Task, TaskFileError, TaskSet, task_from_json
+from tauplay.core.transcript import SPEAKER_OF_ROLE, conversation_items
 from tauplay.interop.errors import fail, kind_of
-from tauplay.interop.messages import SPEAKER_OF_ROLE, EventBuilder, conversation_items
-from tauplay.interop.sessions import LabelRecord, SessionBundle, terminated_data
+from tauplay.interop.messages import EventBuilder
 from tauplay.interop.taubench import EnvFactory, labels_from_json, reviews_from_json
 
 SPEAKERS = ("system", "user", "assistant", "tool")
@@ -110,7 +112,7 @@ def messages_events(messages: Any, source: str, place: str, builder: EventBuilde
                 raise fail(source, f"{where}.id", "a tool message needs the id of the call it answers")
             if call_id not in builder._pending:
                 raise fail(source, f"{where}.id", f"answers no earlier tool call (id {call_id!r})")
-            name = builder._pending[call_id]["name"]
+            name = builder._pending[call_id].name
             builder.tool_result(call_id, name, content or "", bool(msg.get("error")), at)
         elif calls:
             if role not in ("assistant", "user"):
@@ -183,7 +185,7 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
         if trial is not None and (not isinstance(trial, int) or isinstance(trial, bool)):
             raise fail(source, f"{place}, field 'trial'", f"expected a whole number, got {kind_of(trial)}")
         ours = sim.get("tauplay") if isinstance(sim.get("tauplay"), dict) else {}
-        labels: list[LabelRecord] = labels_from_json(ours.get("labels"), source, f"{place}, field 'tauplay'.'labels'")
+        labels: list[FaultLabel] = labels_from_json(ours.get("labels"), source, f"{place}, field 'tauplay'.'labels'")
         reviews = reviews_from_json(ours.get("reviews"), source, f"{place}, field 'tauplay'.'reviews'")
         start = _epoch(sim.get("start_time")) or _epoch(sim.get("timestamp")) or now
         builder = messages_events(sim.get("messages"), source, place,
@@ -191,7 +193,7 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
         reason = sim.get("termination_reason")
         reason = str(reason) if reason is not None else None
         task_json = task.to_json()
-        builder.add("terminated", "system", terminated_data(builder.events, task_json, domain, reason,
+        builder.add("system", imported_termination(builder.events, task_json, domain, reason,
                                                             None if reward is None else float(reward)),
                     _epoch(sim.get("end_time")))
         bundles.append(SessionBundle(
@@ -212,19 +214,19 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
 def _tau2_messages(events: Sequence[Event]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for item in conversation_items(events):
-        if isinstance(item, Event) and item.kind == "tool_result":
-            out.append({"id": item.data.get("call_id", ""), "role": "tool", "content": str(item.data.get("output", "")),
-                        "requestor": "assistant", "error": bool(item.data.get("error")), "turn_idx": len(out),
-                        "timestamp": _iso(item.at)})
+        if isinstance(item, Event) and item.kind == EventKind.TOOL_RESULT:
+            result = item.as_(ToolResultData)
+            out.append({"id": result.call_id, "role": "tool", "content": result.output, "requestor": "assistant",
+                        "error": result.error, "turn_idx": len(out), "timestamp": _iso(item.at)})
         elif isinstance(item, Event):
-            out.append({"role": SPEAKER_OF_ROLE.get(item.role, "assistant"), "content": str(item.data.get("content") or ""),
+            out.append({"role": SPEAKER_OF_ROLE.get(item.role, "assistant"), "content": item.as_(MessageData).content,
                         "tool_calls": None, "turn_idx": len(out), "timestamp": _iso(item.at)})
         else:
             first = item.calls[0]
+            calls = [c.as_(ToolCallData) for c in item.calls]
             out.append({"role": SPEAKER_OF_ROLE.get(first.role, "assistant"), "content": item.content,
-                        "tool_calls": [{"id": c.data.get("call_id", ""), "name": c.data.get("name", ""),
-                                        "arguments": c.data.get("arguments") or {},
-                                        "requestor": c.data.get("requestor", "assistant")} for c in item.calls],
+                        "tool_calls": [{"id": c.call_id, "name": c.name, "arguments": c.arguments,
+                                        "requestor": c.requestor or "assistant"} for c in calls],
                         "turn_idx": len(out), "timestamp": _iso(first.at)})
     for msg in out:  # results answer the requestor of their call
         if msg["role"] == "tool":
@@ -244,7 +246,7 @@ def tau2_simulation(bundle: SessionBundle) -> dict[str, Any]:
     reward_info = {"reward": reward, "db_check": info.pop("db_check", {"db_match": bool(info.get("db_match")),
                                                                        "db_reward": reward}), **info}
     return {
-        "id": bundle.session_id or "", "task_id": bundle.task_id, "timestamp": _iso(start),
+        "id": bundle.id or "", "task_id": bundle.task_id, "timestamp": _iso(start),
         "start_time": _iso(start), "end_time": _iso(end), "duration": max(0.0, end - start),
         "termination_reason": bundle.termination_reason, "agent_cost": None, "user_cost": None,
         "reward_info": reward_info, "messages": _tau2_messages(events), "trial": bundle.trial or 0,

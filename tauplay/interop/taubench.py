@@ -12,13 +12,20 @@ from pathlib import Path
 from typing import Any
 
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import FAULT_CATEGORIES
-from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN
+from tauplay.core.faults import imported_termination
+from tauplay.core.labels import FaultLabel, ReviewMark, SessionBundle
 from tauplay.core.tasks import Task, TaskFileError, TaskSet, task_from_json, task_from_taubench
+from tauplay.core.transcript import chat_messages
+from tauplay.core.vocabulary import (
+    ANNOTATION_SOURCES,
+    FAULT_CATEGORIES,
+    SEVERITIES,
+    STOP_TOKEN,
+    UNSATISFIED_TOKEN,
+    WHO_ERRED,
+)
 from tauplay.interop.errors import fail, kind_of
-from tauplay.interop.messages import EventBuilder, is_error_output, openai_messages
-from tauplay.interop.sessions import LabelRecord, ReviewMark, SessionBundle, terminated_data
-from tauplay.store.records import ANNOTATION_SOURCES, SEVERITIES, WHO_ERRED
+from tauplay.interop.messages import EventBuilder, is_error_output
 
 SPEAKERS = ("system", "user", "assistant", "tool")
 EnvFactory = Callable[[], Environment | None]
@@ -86,7 +93,7 @@ def traj_events(traj: Any, source: str, place: str, env: Environment | None) -> 
                 if not pending:
                     raise fail(source, where, "a tool result that answers no tool call")
                 call_id = pending[0]
-            name = msg.get("name") if isinstance(msg.get("name"), str) else builder._pending[call_id]["name"]
+            name = msg.get("name") if isinstance(msg.get("name"), str) else builder._pending[call_id].name
             builder.tool_result(call_id, name, content, is_error_output(content))
         else:
             builder.message(role, content)
@@ -119,7 +126,7 @@ def _task_of(item: dict[str, Any], task_id: Any, source: str, place: str, domain
     return task
 
 
-def labels_from_json(raw: Any, source: str, where: str) -> list[LabelRecord]:
+def labels_from_json(raw: Any, source: str, where: str) -> list[FaultLabel]:
     """Labels that tauplay wrote into info.tauplay.labels (absent in files from other tools)."""
     if raw is None:
         return []
@@ -134,7 +141,7 @@ def labels_from_json(raw: Any, source: str, where: str) -> list[LabelRecord]:
                              ("source", ANNOTATION_SOURCES)):
             if lb.get(key, "human") not in allowed:
                 raise fail(source, f"{where}[{k}].{key}", f"{lb.get(key)!r} is not one of: {', '.join(allowed)}")
-        out.append(LabelRecord(lb["category"], lb["who_erred"], lb["severity"], lb["annotator"],
+        out.append(FaultLabel(lb["category"], lb["who_erred"], lb["severity"], lb["annotator"],
                                str(lb.get("note") or ""), lb.get("turn"), lb.get("seq"),
                                str(lb.get("source") or "human")))
     return out
@@ -193,7 +200,7 @@ def sessions_from_taubench(data: Any, source: str, domain: str, tasks: TaskSet |
         builder = traj_events(item.get("traj"), source, place, env_factory() if env_factory else None)
         task_json = task.to_json()
         reason = ours.get("termination_reason") or _reason(item["traj"], float(reward))
-        builder.add("terminated", "system", terminated_data(builder.events, task_json, domain, reason, float(reward)))
+        builder.add("system", imported_termination(builder.events, task_json, domain, reason, float(reward)))
         rest = {k: v for k, v in info.items() if k not in ("task", "tauplay")}
         bundles.append(SessionBundle(
             domain=domain, task_id=task.id, task=task_json, events=builder.events,
@@ -222,10 +229,10 @@ def taubench_task(task: dict[str, Any], domain: str) -> dict[str, Any]:
 
 
 def taubench_result(bundle: SessionBundle) -> dict[str, Any]:
-    messages = openai_messages(bundle.events)
+    messages = chat_messages(bundle.events)
     info = {k: v for k, v in (bundle.reward_info or {}).items() if k not in ("reward", "source")}
     info["task"] = taubench_task(bundle.task, bundle.domain)
-    info["tauplay"] = {"session_id": bundle.session_id, "domain": bundle.domain, "task": bundle.task,
+    info["tauplay"] = {"session_id": bundle.id, "domain": bundle.domain, "task": bundle.task,
                        "termination_reason": bundle.termination_reason, "agent": bundle.agent, "user": bundle.user,
                        "annotator": bundle.annotator, "labels": [lb.to_json() for lb in bundle.labels],
                        "reviews": [r.to_json() for r in bundle.reviews]}

@@ -4,12 +4,12 @@ message, tool calls with JSON arguments, tool results) with the domain's tool sc
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tauplay.interop.messages import openai_messages
-from tauplay.interop.sessions import SessionBundle
+from tauplay.core.events import EventKind, MessageData, Role, SessionStartedData, ToolCallData, of_kind
+from tauplay.core.labels import SessionBundle
+from tauplay.core.transcript import chat_messages
 
 
 @dataclass(frozen=True)
@@ -26,9 +26,8 @@ def is_question(text: str) -> bool:
 
 
 def call_question_counts(bundle: SessionBundle) -> tuple[int, int]:
-    calls = sum(1 for e in bundle.events if e.kind == "tool_call" and e.role == "agent")
-    questions = sum(1 for e in bundle.events if e.kind == "message" and e.role == "agent"
-                    and is_question(str(e.data.get("content") or "")))
+    calls = sum(1 for e, _ in of_kind(bundle.events, ToolCallData) if e.role == Role.AGENT)
+    questions = sum(1 for e, m in of_kind(bundle.events, MessageData) if e.role == Role.AGENT and is_question(m.content))
     return calls, questions
 
 
@@ -51,12 +50,23 @@ def keep(bundle: SessionBundle, rule: TrainingFilter) -> bool:
     return not (rule.max_ratio is not None and ratio > rule.max_ratio)
 
 
-def training_example(bundle: SessionBundle, policy: str | None, tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def saved_prompt(bundle: SessionBundle) -> dict[str, Any] | None:
+    """The agent prompt the session saved when it started (sessions from before tauplay saved it: None)."""
+    started = next((e for e in bundle.events if e.kind == EventKind.SESSION_STARTED), None)
+    prompts = started.as_(SessionStartedData).prompts if started is not None else None
+    agent = (prompts or {}).get("agent")
+    return agent if isinstance(agent, dict) else None
+
+
+def training_example(bundle: SessionBundle, fallback: dict[str, Any] | None) -> dict[str, Any]:
+    """One chat-format example: the system prompt and tools the agent's model was given (as saved with the
+    session; `fallback`, the domain's prompt built the same way, for sessions that saved none)."""
+    prompt = saved_prompt(bundle) or fallback or {}
     calls, questions = call_question_counts(bundle)
     return {
-        "messages": openai_messages(bundle.events, system=policy),
-        "tools": list(tools),
-        "metadata": {"session_id": bundle.session_id, "domain": bundle.domain, "task_id": bundle.task_id,
+        "messages": chat_messages(bundle.events, system=prompt.get("system")),
+        "tools": list(prompt.get("tools") or []),
+        "metadata": {"session_id": bundle.id, "domain": bundle.domain, "task_id": bundle.task_id,
                      "reward": bundle.reward, "emotion": bundle.emotion, "tool_calls": calls,
                      "follow_up_questions": questions, "agent": bundle.agent.get("model") or bundle.agent.get("kind")},
     }

@@ -8,15 +8,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tauplay.core.evaluation import pass_hat_k
+from tauplay.core.events import Event, ToolResultData, of_kind
+from tauplay.core.vocabulary import EventKind
 from tauplay.sim.orchestrator import Limits
 from tauplay.sim.participants import AgentParticipant, UserParticipant
 from tauplay.sim.session import SessionSetup, run_session
-
-if TYPE_CHECKING:
-    from tauplay.store import SessionStore
+from tauplay.sim.writer import LogWriter, SessionLog
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class JobResult:
 
     @property
     def family(self) -> str:
-        emotion = self.job.setup.emotion or self.job.setup.task.emotion
+        emotion = self.job.setup.condition
         if emotion:
             return emotion.family
         # A published task whose leaf lies outside its family keeps its (valid) family in provenance.
@@ -61,28 +61,30 @@ class JobResult:
                 "tool_calls": self.calls, "tool_errors": self.errors, "seconds": round(self.seconds, 3)}
 
 
-def _effort(events: Sequence[Any]) -> tuple[int, int, int, float]:
+def _effort(events: Sequence[Event]) -> tuple[int, int, int, float]:
     """(steps, tool calls, failed ones, seconds from the first event to the last) of a session's events."""
-    steps = sum(1 for e in events if e.kind in ("message", "tool_call"))
-    calls = sum(1 for e in events if e.kind == "tool_call")
-    errors = sum(1 for e in events if e.kind == "tool_result" and e.data.get("error"))
+    steps = sum(1 for e in events if e.kind in (EventKind.MESSAGE, EventKind.TOOL_CALL))
+    calls = sum(1 for e in events if e.kind == EventKind.TOOL_CALL)
+    errors = sum(1 for _, p in of_kind(events, ToolResultData) if p.error)
     seconds = events[-1].at - events[0].at if events else 0.0
     return steps, calls, errors, seconds
 
 
-async def run_batch(store: SessionStore, jobs: Sequence[Job], *, agent: Callable[[], AgentParticipant],
+async def run_batch(log: SessionLog, jobs: Sequence[Job], *, agent: Callable[[], AgentParticipant],
                     user: Callable[[], UserParticipant], concurrency: int = 4, limits: Limits | None = None,
                     batch_id: str | None = None,
                     on_done: Callable[[JobResult], None] | None = None) -> list[JobResult]:
-    """Run every job (fresh participants for each) with at most `concurrency` at a time. A session that
-    fails outside the conversation (e.g. the store) is reported in its result; the others go on."""
+    """Run every job (fresh participants for each) with at most `concurrency` at a time, all saving through
+    one writer. A session that fails outside the conversation (e.g. the store) is reported in its result;
+    the others go on."""
     gate = asyncio.Semaphore(max(1, concurrency))
+    writer = LogWriter(log)
 
     async def one(job: Job) -> JobResult:
         async with gate:
             created: list[str] = []
             try:
-                sid, outcome = await run_session(store, job.setup, agent(), user(), limits=limits,
+                sid, outcome = await run_session(writer, job.setup, agent(), user(), limits=limits,
                                                  batch_id=batch_id, trial=job.trial, on_created=created.append)
                 result = JobResult(job, sid, outcome.reason, outcome.reward.reward, None, *_effort(outcome.events))
             except Exception as e:  # one broken session must not sink the batch; its events stay saved
@@ -92,7 +94,10 @@ async def run_batch(store: SessionStore, jobs: Sequence[Job], *, agent: Callable
             on_done(result)
         return result
 
-    return list(await asyncio.gather(*(one(j) for j in jobs)))
+    try:
+        return list(await asyncio.gather(*(one(j) for j in jobs)))
+    finally:
+        await asyncio.to_thread(writer.close)
 
 
 @dataclass

@@ -1,15 +1,17 @@
 """Human participants: the orchestrator awaits what a person enters (the TUI feeds it).
 
 Both keep an asyncio queue; the UI calls the submit methods from the same event loop the orchestrator
-runs on. `waiting` is set while the orchestrator waits for this person, so a UI can enable its inputs.
+runs on. `waiting` is set while the orchestrator waits for this person, and `on_turn(True/False)` (when
+given) is called as the wait starts and ends, so a UI can enable its inputs.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
-from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN
+from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN
 from tauplay.sim.participants import (
     AgentAction,
     CallTools,
@@ -20,17 +22,35 @@ from tauplay.sim.participants import (
     UserReply,
 )
 
+TurnCallback = Callable[[bool], None]
 
-class HumanAgent:
+
+class _Seat:
+    """What both human seats share: a name, and telling the UI when the session waits for the person."""
+
     kind = "human"
 
-    def __init__(self, name: str = "") -> None:
+    def __init__(self, name: str = "", on_turn: TurnCallback | None = None) -> None:
         self.name = name
-        self._inbox: asyncio.Queue[AgentAction] = asyncio.Queue()
+        self.on_turn = on_turn
         self.waiting = asyncio.Event()
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "name": self.name} if self.name else {"kind": self.kind}
+
+    def _turn(self, mine: bool) -> None:
+        if mine:
+            self.waiting.set()
+        else:
+            self.waiting.clear()
+        if self.on_turn is not None:
+            self.on_turn(mine)
+
+
+class HumanAgent(_Seat):
+    def __init__(self, name: str = "", on_turn: TurnCallback | None = None) -> None:
+        super().__init__(name, on_turn)
+        self._inbox: asyncio.Queue[AgentAction] = asyncio.Queue()
 
     # what the UI calls
     def say(self, text: str) -> None:
@@ -43,23 +63,17 @@ class HumanAgent:
         self._inbox.put_nowait(EndSession(note))
 
     async def act(self, conversation: Conversation) -> AgentAction:
-        self.waiting.set()
+        self._turn(True)
         try:
             return await self._inbox.get()
         finally:
-            self.waiting.clear()
+            self._turn(False)
 
 
-class HumanUser:
-    kind = "human"
-
-    def __init__(self, name: str = "") -> None:
-        self.name = name
+class HumanUser(_Seat):
+    def __init__(self, name: str = "", on_turn: TurnCallback | None = None) -> None:
+        super().__init__(name, on_turn)
         self._inbox: asyncio.Queue[str] = asyncio.Queue()
-        self.waiting = asyncio.Event()
-
-    def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name} if self.name else {"kind": self.kind}
 
     def say(self, text: str) -> None:
         self._inbox.put_nowait(text)
@@ -73,8 +87,8 @@ class HumanUser:
         self._inbox.put_nowait(f"{text} {UNSATISFIED_TOKEN}".strip())
 
     async def respond(self, conversation: Conversation) -> UserReply:
-        self.waiting.set()
+        self._turn(True)
         try:
             return UserReply(await self._inbox.get())
         finally:
-            self.waiting.clear()
+            self._turn(False)

@@ -12,7 +12,9 @@ import json
 import re
 from typing import Any
 
+from tauplay.core.events import MessageData
 from tauplay.core.tasks import Action
+from tauplay.core.vocabulary import EventKind, Role
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 
 _NEGATIVE = re.compile(r"^\W*(no|nope|nah|don'?t|do not|stop|wait|cancel that|never mind)\b", re.IGNORECASE)
@@ -41,16 +43,16 @@ class OracleAgent:
         awaiting = False  # a confirm request is out and no call followed it yet
         answered = False
         for e in conversation.events:
-            if e.kind == "tool_call":
+            if e.kind == EventKind.TOOL_CALL:
                 done += 1
                 awaiting = answered = False
-            elif e.kind == "message" and e.role == "agent":
-                intent = e.data.get("intent")
+            elif e.kind == EventKind.MESSAGE and e.role == Role.AGENT:
+                intent = e.as_(MessageData).intent
                 if intent == "skip":
                     done += 1
                 awaiting = intent == "confirm"
                 answered = False
-            elif e.kind == "message" and e.role == "user" and awaiting:
+            elif e.kind == EventKind.MESSAGE and e.role == Role.USER and awaiting:
                 answered = True
         return done, answered
 
@@ -65,16 +67,16 @@ class OracleAgent:
                            "Shall I go ahead? Please answer yes or no.", intent="confirm")
             outputs = conversation.task.outputs
             if spec is not None and spec.terminal and outputs and not any(
-                    e.data.get("intent") in ("answer", "done") for e in conversation.messages("agent")):
+                    m.intent in ("answer", "done") for m in conversation.said("agent")):
                 # A hand-over ends the episode: say what the user must hear first.
                 return Say("Before I hand you over, the answer you asked for: " + " / ".join(outputs) + ".",
                            intent="answer")
             if answered:
-                last = conversation.last_message("user")
-                if last is not None and _NEGATIVE.match(str(last.data.get("content") or "")):
+                last = conversation.last_said("user")
+                if last is not None and _NEGATIVE.match(last.content):
                     return Say("All right, I will not make that change.", intent="skip")
             return CallTools([PlannedCall(action.name, dict(action.kwargs), f"oracle_{index}")])
-        if not any(e.data.get("intent") == "done" for e in conversation.messages("agent")):
+        if not any(m.intent == "done" for m in conversation.said("agent")):
             return Say(self._summary(conversation), intent="done")
         return Say("Is there anything else I can help you with?", intent="more")
 

@@ -13,14 +13,24 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tauplay.core.environment import Environment, ToolCall
+from tauplay.core.environment import Environment
 from tauplay.core.evaluation import RewardBreakdown, align, evaluate_session
-from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event, EventKind, Role
+from tauplay.core.events import (
+    Event,
+    EventPayload,
+    MessageData,
+    NoticeData,
+    SessionStartedData,
+    TerminatedData,
+    ToolCallData,
+    ToolResultData,
+)
 from tauplay.core.tasks import Task
+from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role, TerminationReason
 from tauplay.sim.participants import (
     AgentParticipant,
     CallTools,
@@ -29,6 +39,7 @@ from tauplay.sim.participants import (
     PlannedCall,
     Say,
     UserParticipant,
+    prompt_of,
 )
 
 GREETING = "Hi! How can I help you today?"
@@ -72,8 +83,8 @@ class Orchestrator:
         events = self.conversation.events
         self._turn = events[-1].turn if events else 0
         self._seq = events[-1].seq + 1 if events else 0
-        self._steps = sum(1 for e in events if e.kind in ("message", "tool_call"))
-        self._errors = sum(1 for e in events if e.kind == "tool_result" and e.data.get("error"))
+        self._steps = sum(1 for e in events if e.kind in (EventKind.MESSAGE, EventKind.TOOL_CALL))
+        self._errors = sum(1 for e in events if e.kind == EventKind.TOOL_RESULT and e.as_(ToolResultData).error)
         self._error_text: str | None = None
 
     @property
@@ -84,13 +95,10 @@ class Orchestrator:
     def task(self) -> Task:
         return self.conversation.task
 
-    def subscribe(self, sink: Sink) -> None:
-        self.sinks.append(sink)
-
     # -- events -----------------------------------------------------------------------------------
 
-    async def emit(self, kind: EventKind, role: Role, data: dict[str, Any]) -> Event:
-        event = Event(seq=self._seq, kind=kind, role=role, data=data, turn=self._turn, at=time.time())
+    async def emit(self, role: Role, payload: EventPayload) -> Event:
+        event = Event.of(self._seq, role, payload, turn=self._turn, at=time.time())
         self._seq += 1
         self.conversation.events.append(event)
         for sink in self.sinks:
@@ -105,7 +113,7 @@ class Orchestrator:
         from tauplay.llm import LLMError  # light: tauplay.llm imports litellm only inside complete()
 
         events = self.conversation.events
-        if any(e.kind == "terminated" for e in events):
+        if any(e.kind == EventKind.TERMINATED for e in events):
             raise OrchestratorError("this session has already ended")
         try:
             if not events:
@@ -118,69 +126,78 @@ class Orchestrator:
                 else:
                     reason, mover = await self._agent_move()
         except LLMError as e:
-            reason = "llm_error"
+            reason = TerminationReason.LLM_ERROR
             self._error_text = f"{e.kind}: {e}"
-            await self.emit("notice", "system", {"level": "error", "text": f"model call failed ({self._error_text})"})
+            await self.emit(Role.SYSTEM, NoticeData(level="error", text=f"model call failed ({self._error_text})"))
         return await self._finish(reason)
+
+    def _prompts(self) -> dict[str, Any] | None:
+        """What each model participant is given, saved with the session (export training writes it)."""
+        prompts = {role: p for role, p in (("agent", prompt_of(self.agent, self.conversation)),
+                                           ("user", prompt_of(self.user, self.conversation))) if p is not None}
+        return prompts or None
 
     async def _start(self) -> None:
         conv = self.conversation
-        await self.emit("session_started", "system", {
-            "domain": conv.domain.name, "task_id": conv.task.id,
-            "agent": self.agent.describe(), "user": self.user.describe(),
-            "emotion": conv.emotion.to_json() if conv.emotion else None,
-            "start_hash": self.env.hash, **self.started_data,
-        })
+        extra = dict(self.started_data)
+        prompts = self._prompts()
+        if prompts is not None:
+            extra["prompts"] = prompts
+        await self.emit(Role.SYSTEM, SessionStartedData(
+            domain=conv.domain.name, task_id=conv.task.id, agent=self.agent.describe(), user=self.user.describe(),
+            emotion=conv.emotion.to_json() if conv.emotion else None, start_hash=self.env.hash, **extra))
         await self._greet()
 
     async def _greet(self) -> None:
         self._steps += 1
-        await self.emit("message", "agent", {"content": GREETING, "intent": "greeting"})
+        await self.emit(Role.AGENT, MessageData(content=GREETING, intent="greeting"))
 
     async def _where_we_are(self) -> tuple[str | None, str]:
         """(ending reason if the stored events already imply one, whose move it is)."""
-        last = next((e for e in reversed(self.conversation.events) if e.kind in ("message", "tool_call",
-                                                                                "tool_result")), None)
+        last = next((e for e in reversed(self.conversation.events)
+                     if e.kind in (EventKind.MESSAGE, EventKind.TOOL_CALL, EventKind.TOOL_RESULT)), None)
         if last is None:  # only session_started survived
             await self._greet()
             return None, "user"
-        if last.kind == "message" and last.role == "user":
-            return self._user_said(str(last.data.get("content") or "")), "agent"
-        if last.kind == "message":
-            return self._agent_said(str(last.data.get("content") or "")), "user"
-        if last.kind == "tool_call":  # its result was never recorded: the call changed nothing that survived
-            reason = await self._run_call(PlannedCall(
-                last.data.get("name", ""), dict(last.data.get("arguments") or {}), last.data.get("call_id", ""),
-                last.data.get("raw_arguments"), last.data.get("problem")), emit_call=False)
+        payload = last.payload
+        if isinstance(payload, MessageData):
+            if last.role == Role.USER:
+                return self._user_said(payload.content), "agent"
+            return self._agent_said(payload.content), "user"
+        if isinstance(payload, ToolCallData):  # its result was never recorded: the call changed nothing that survived
+            reason = await self._run_call(PlannedCall(payload.name, dict(payload.arguments), payload.call_id,
+                                                      payload.raw_arguments, payload.problem), emit_call=False)
             return reason, "agent"
-        if last.data.get("terminal") and not last.data.get("error"):
-            return "transfer", "agent"
+        if isinstance(payload, ToolResultData) and payload.terminal and not payload.error:
+            return TerminationReason.TRANSFER, "agent"
         return self._limit_reached(), "user" if self._ended_turn(last) else "agent"
 
     def _ended_turn(self, result: Event) -> bool:
         """A successful call of a tool that hands the turn to the user (an escape room's answer)."""
-        spec = self.conversation.domain.tool_map.get(str(result.data.get("name", "")))
-        return (result.kind == "tool_result" and spec is not None and spec.ends_turn
-                and not result.data.get("error"))
+        if result.kind != EventKind.TOOL_RESULT:
+            return False
+        payload = result.as_(ToolResultData)
+        spec = self.conversation.domain.tool_map.get(payload.name)
+        return spec is not None and spec.ends_turn and not payload.error
 
     def _limit_reached(self) -> str | None:
         if self._errors >= self.limits.max_errors:
-            return "too_many_errors"
+            return TerminationReason.TOO_MANY_ERRORS
         if self._steps >= self.limits.max_steps:
-            return "max_steps"
+            return TerminationReason.MAX_STEPS
         return None
 
     @staticmethod
     def _user_said(text: str) -> str | None:
         if UNSATISFIED_TOKEN in text:
-            return "user_abandoned"
+            return TerminationReason.USER_ABANDONED
         if STOP_TOKEN in text:
-            return "user_stop"
+            return TerminationReason.USER_STOP
         return None
 
     @staticmethod
     def _agent_said(text: str) -> str | None:
-        return "agent_stop" if STOP_TOKEN in text else None
+        return TerminationReason.AGENT_STOP if STOP_TOKEN in text else None
 
     async def _user_move(self) -> str | None:
         if (reason := self._limit_reached()) is not None:
@@ -188,11 +205,12 @@ class Orchestrator:
         reply = await self.user.respond(self.conversation)
         self._turn += 1
         self._steps += 1
-        data: dict[str, Any] = {"content": reply.text}
-        if reply.intent:
-            data["intent"] = reply.intent
-        await self.emit("message", "user", data)
+        await self.emit(Role.USER, self._message(reply.text, reply.intent))
         return self._user_said(reply.text)
+
+    @staticmethod
+    def _message(text: str, intent: str | None) -> MessageData:
+        return MessageData(content=text, intent=intent or None)
 
     async def _agent_move(self) -> tuple[str | None, str]:
         if (reason := self._limit_reached()) is not None:
@@ -200,19 +218,16 @@ class Orchestrator:
         action = await self.agent.act(self.conversation)
         if isinstance(action, Say):
             self._steps += 1
-            data: dict[str, Any] = {"content": action.text}
-            if action.intent:
-                data["intent"] = action.intent
-            await self.emit("message", "agent", data)
+            await self.emit(Role.AGENT, self._message(action.text, action.intent))
             return self._agent_said(action.text), "user"
         if isinstance(action, EndSession):
             if action.note:
-                await self.emit("notice", "agent", {"level": "info", "text": action.note})
-            return "agent_stop", "agent"
+                await self.emit(Role.AGENT, NoticeData(level="info", text=action.note))
+            return TerminationReason.AGENT_STOP, "agent"
         if isinstance(action, CallTools):
             group = self._seq
             for i, call in enumerate(action.calls):
-                extra = {"group": group}
+                extra: dict[str, Any] = {"group": group}
                 if i == 0 and action.content:
                     extra["content"] = action.content
                 reason = await self._run_call(call, extra=extra)
@@ -228,12 +243,13 @@ class Orchestrator:
         call_id = call.call_id or f"call_{self._seq}"
         if emit_call:
             self._steps += 1
-            data: dict[str, Any] = {"call_id": call_id, "name": call.name, "arguments": call.arguments, **(extra or {})}
+            fields: dict[str, Any] = {"call_id": call_id, "name": call.name, "arguments": call.arguments,
+                                      **(extra or {})}
             if call.raw_arguments is not None:
-                data["raw_arguments"] = call.raw_arguments
+                fields["raw_arguments"] = call.raw_arguments
             if call.problem is not None:
-                data["problem"] = call.problem
-            await self.emit("tool_call", "agent", data)
+                fields["problem"] = call.problem
+            await self.emit(Role.AGENT, ToolCallData(**fields))
         if call.problem is not None:
             output, error, diff, terminal = f"Error: {call.problem}", True, None, False
         else:
@@ -242,32 +258,25 @@ class Orchestrator:
             diff = result.diff.to_json() if result.diff else None
         if error:
             self._errors += 1
-        data = {"call_id": call_id, "name": call.name, "output": output, "error": error, "diff": diff,
-                "hash": self.env.hash}
+        result_fields: dict[str, Any] = {"call_id": call_id, "name": call.name, "output": output, "error": error,
+                                         "diff": diff, "hash": self.env.hash}
         if terminal:
-            data["terminal"] = True
-        await self.emit("tool_result", "env", data)
+            result_fields["terminal"] = True
+        await self.emit(Role.ENV, ToolResultData(**result_fields))
         if terminal and not error:
-            return "transfer"
+            return TerminationReason.TRANSFER
         return self._limit_reached() if error else None
 
     async def _finish(self, reason: str) -> Outcome:
         conv = self.conversation
-        reward = evaluate_session(self.env, self.task, conv.agent_texts(), abandoned=reason == "user_abandoned")
-        calls: list[ToolCall] = []
-        succeeded: list[bool] = []
-        for call, ok in conv.tool_calls():
-            calls.append(call)
-            succeeded.append(ok)
-        faults = [f.to_json() for f in align(calls, self.task.actions, conv.domain, succeeded)]
-        data: dict[str, Any] = {"reason": reason, "reward": reward.to_json(), "faults": faults,
-                                "steps": self._steps, "errors": self._errors}
+        reward = evaluate_session(self.env, self.task, conv.agent_texts(),
+                                  abandoned=reason == TerminationReason.USER_ABANDONED)
+        pairs = conv.tool_calls()
+        faults = [f.to_json() for f in align([c for c, _ in pairs], self.task.actions, conv.domain,
+                                             [ok for _, ok in pairs])]
+        fields: dict[str, Any] = {"reason": str(reason), "reward": reward.to_json(), "faults": faults,
+                                  "steps": self._steps, "errors": self._errors}
         if self._error_text:
-            data["error"] = self._error_text
-        await self.emit("terminated", "system", data)
-        return Outcome(reason, reward, faults, list(conv.events), self._error_text)
-
-
-def make_conversation(domain: Any, task: Task, env: Environment, emotion: Any = None,
-                      history: Sequence[Event] = ()) -> Conversation:
-    return Conversation(domain=domain, task=task, env=env, emotion=emotion, events=list(history))
+            fields["error"] = self._error_text
+        await self.emit(Role.SYSTEM, TerminatedData(**fields))
+        return Outcome(str(reason), reward, faults, list(conv.events), self._error_text)

@@ -6,8 +6,8 @@ Both read the conversation so far through a `Conversation`; they keep no state t
 not also hold, so that a session rebuilt from its stored events continues exactly where it stopped.
 
 Implementations: `tauplay.sim.llm_participants` (LLMAgent, LLMUser), `tauplay.sim.oracle` (OracleAgent),
-`tauplay.sim.scripted_user` (ScriptedUser), `tauplay.sim.human` (HumanAgent, HumanUser).
-`make_agent` / `make_user` build one from the description that the store saves.
+`tauplay.sim.scripted_user` (ScriptedUser), `tauplay.sim.human` (HumanAgent, HumanUser); they import this
+module, never the other way round. `tauplay.sim.kinds` builds one from the description that the store saves.
 """
 
 from __future__ import annotations
@@ -21,14 +21,12 @@ from tauplay.core.db import canonical
 from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment, ToolCall
-from tauplay.core.evaluation import GOLD, outputs_found
-from tauplay.core.events import Event
+from tauplay.core.evaluation import outputs_found
+from tauplay.core.events import Event, MessageData
+from tauplay.core.gold import gold_run
 from tauplay.core.tasks import Task
-
-
-class ParticipantError(ValueError):
-    """A participant description that cannot be turned into a participant."""
-
+from tauplay.core.transcript import tool_calls
+from tauplay.core.vocabulary import EventKind
 
 # -- what an agent does on its move ---------------------------------------------------------------
 
@@ -96,27 +94,33 @@ class Conversation:
     events: list[Event] = field(default_factory=list)
 
     def messages(self, role: str | None = None) -> Iterator[Event]:
-        return (e for e in self.events if e.kind == "message" and (role is None or e.role == role))
+        """The message events, in order (of one side when `role` is given)."""
+        return (e for e in self.events if e.kind == EventKind.MESSAGE and (role is None or e.role == role))
+
+    def said(self, role: str | None = None) -> list[MessageData]:
+        """What was said, in order (by one side when `role` is given)."""
+        return [e.as_(MessageData) for e in self.messages(role)]
 
     def agent_texts(self) -> list[str]:
-        return [str(e.data.get("content") or "") for e in self.messages("agent")]
+        return [m.content for m in self.said("agent")]
 
     def last_message(self, role: str) -> Event | None:
         for e in reversed(self.events):
-            if e.kind == "message" and e.role == role:
+            if e.kind == EventKind.MESSAGE and e.role == role:
                 return e
         return None
 
+    def last_said(self, role: str) -> MessageData | None:
+        last = self.last_message(role)
+        return last.as_(MessageData) if last is not None else None
+
     def tool_calls(self) -> list[tuple[ToolCall, bool]]:
         """Every tool call with whether it succeeded (False while its result is pending)."""
-        results = {e.data.get("call_id"): not e.data.get("error") for e in self.events if e.kind == "tool_result"}
-        return [(ToolCall(e.data.get("name", ""), dict(e.data.get("arguments") or {})),
-                 results.get(e.data.get("call_id"), False))
-                for e in self.events if e.kind == "tool_call"]
+        return tool_calls(self.events)
 
     @property
     def expected_hash(self) -> str:
-        return GOLD.replay(self.domain, self.env.database, self.task).hash
+        return gold_run(self.domain, self.env.database, self.task).hash
 
     def goal_status(self) -> GoalStatus:
         done = [(c.name, canonical(c.arguments)) for c, ok in self.tool_calls() if ok]
@@ -144,6 +148,14 @@ class Conversation:
 
 
 # -- the two interfaces ---------------------------------------------------------------------------
+# A participant backed by a model also has `prompt(conversation) -> {"system": ..., "tools": [...]}`: what
+# the model is given, saved with the session (`prompt_of`); participants without one need not define it.
+
+
+def prompt_of(participant: AgentParticipant | UserParticipant, conversation: Conversation) -> dict[str, Any] | None:
+    prompt = getattr(participant, "prompt", None)
+    return prompt(conversation) if callable(prompt) else None
+
 
 @runtime_checkable
 class AgentParticipant(Protocol):
@@ -166,54 +178,3 @@ class UserParticipant(Protocol):
 
     async def respond(self, conversation: Conversation) -> UserReply:
         ...
-
-
-# -- building participants from saved descriptions -------------------------------------------------
-
-AGENT_KINDS = ("oracle", "llm", "human")
-USER_KINDS = ("scripted", "llm", "human")
-
-
-def _llm_config(desc: dict[str, Any], role: str) -> Any:
-    from tauplay.llm import LLMConfig
-
-    model = desc.get("model")
-    if not model:
-        raise ParticipantError(f"an llm {role} needs a model")
-    return LLMConfig(model=str(model), api_base=desc.get("api_base") or None,
-                     temperature=float(desc.get("temperature") or 0.0),
-                     timeout=float(desc.get("timeout") or 60.0), retries=int(desc.get("retries", 2)))
-
-
-def make_agent(desc: dict[str, Any]) -> AgentParticipant:
-    kind = desc.get("kind")
-    if kind == "oracle":
-        from tauplay.sim.oracle import OracleAgent
-
-        return OracleAgent()
-    if kind == "llm":
-        from tauplay.sim.llm_participants import LLMAgent
-
-        return LLMAgent(_llm_config(desc, "agent"))
-    if kind == "human":
-        from tauplay.sim.human import HumanAgent
-
-        return HumanAgent(name=str(desc.get("name") or ""))
-    raise ParticipantError(f"unknown agent kind '{kind}' (kinds: {', '.join(AGENT_KINDS)})")
-
-
-def make_user(desc: dict[str, Any]) -> UserParticipant:
-    kind = desc.get("kind")
-    if kind == "scripted":
-        from tauplay.sim.scripted_user import ScriptedUser
-
-        return ScriptedUser()
-    if kind == "llm":
-        from tauplay.sim.llm_participants import LLMUser
-
-        return LLMUser(_llm_config(desc, "user"))
-    if kind == "human":
-        from tauplay.sim.human import HumanUser
-
-        return HumanUser(name=str(desc.get("name") or ""))
-    raise ParticipantError(f"unknown user kind '{kind}' (kinds: {', '.join(USER_KINDS)})")

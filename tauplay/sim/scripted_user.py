@@ -16,8 +16,9 @@ import re
 from typing import Any
 
 from tauplay.core.emotions import EmotionCondition, patience
-from tauplay.core.events import STOP_TOKEN, UNSATISFIED_TOKEN, Event
+from tauplay.core.events import MessageData
 from tauplay.core.tasks import Task
+from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
 from tauplay.sim.participants import Conversation, UserReply
 
 # -- turning the task's second-person instruction into what the customer says ---------------------------
@@ -143,13 +144,12 @@ class Tone:
         return _ESCALATE[self.c.politeness]
 
 
-def asks_to_confirm(message: Event | None) -> bool:
+def asks_to_confirm(message: MessageData | None) -> bool:
     if message is None:
         return False
-    if message.data.get("intent") == "confirm":
+    if message.intent == "confirm":
         return True
-    text = str(message.data.get("content") or "")
-    return "?" in text and bool(_CONFIRM_ASK.search(text))
+    return "?" in message.content and bool(_CONFIRM_ASK.search(message.content))
 
 
 class ScriptedUser:
@@ -166,23 +166,23 @@ class ScriptedUser:
         task = conversation.task
         tone = Tone(conversation.emotion)
         parts = disclosure_parts(task)
-        mine = list(conversation.messages("user"))
+        mine = conversation.said("user")
         n = len(mine)
         if n == 0:
             return UserReply(tone.opening(parts[0]), "disclose")
         if conversation.goal_status().met:
             return UserReply(f"{tone.close()} {STOP_TOKEN}", "stop")
-        agent_last = conversation.last_message("agent")
-        agent_text = str(agent_last.data.get("content") or "") if agent_last else ""
+        agent_last = conversation.last_said("agent")
+        agent_text = agent_last.content if agent_last else ""
         if asks_to_confirm(agent_last):
             return UserReply(tone.yes(n), "confirm")
         user_id = task.known_info.get("user_id") or task.user_id
         if user_id and _ASKS_USER_ID.search(agent_text) and "?" in agent_text:
             return UserReply(f"My user id is {user_id}.", "answer")
         if _REFUSAL.search(agent_text) and "human" in task.goal.lower():
-            if not any(m.data.get("intent") == "escalate" for m in mine):
+            if not any(m.intent == "escalate" for m in mine):
                 return UserReply(tone.escalate(), "escalate")
-        disclosed = sum(1 for m in mine if m.data.get("intent") == "disclose")
+        disclosed = sum(1 for m in mine if m.intent == "disclose")
         if disclosed < len(parts):
             return UserReply(tone.disclose(parts[disclosed], n), "disclose")
         if self._fruitless(conversation) >= patience(conversation.emotion):
@@ -194,8 +194,8 @@ class ScriptedUser:
         """Nudges sent since the agent last did anything in the environment."""
         count = 0
         for e in reversed(conversation.events):
-            if e.kind == "tool_call":
+            if e.kind == EventKind.TOOL_CALL:
                 break
-            if e.kind == "message" and e.role == "user" and e.data.get("intent") == "nudge":
+            if e.kind == EventKind.MESSAGE and e.role == Role.USER and e.as_(MessageData).intent == "nudge":
                 count += 1
         return count

@@ -1,64 +1,44 @@
-"""Sessions saved as they happen, and resumed from what was saved.
+"""The one session lifecycle: start a session (or reopen a saved one), run it, end it -- for the app, for
+`tauplay run` and `tauplay resume` alike.
 
-`run_session` creates the session in the store, runs the orchestrator with the store's recorder as a sink
-(every event committed when it happens) and marks the session finished with its reason and reward.
-`resume_session` rebuilds a session from its stored events -- the successful tool calls replayed into a
-fresh environment, each checked against the state hash saved with it -- and continues it with the same id
-and the next seq. The store is passed in; this module never opens one itself.
+`Session.start` saves a new running session and builds its orchestrator; `Session.reopen` rebuilds a saved,
+unfinished one from its events (the successful tool calls replayed into a fresh environment, each checked
+against the state hash saved with it) and continues it with the same id and the next seq. Both record every
+event through the session's `LogWriter` before anything else sees it, off the event loop; the `terminated`
+event and the session's final status are one commit. The log is passed in; this module never opens one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain, get_domain
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
-from tauplay.core.events import Event
+from tauplay.core.events import Event, NoticeData, TerminatedData, ToolCallData, ToolResultData
 from tauplay.core.tasks import Task, TaskFileError, task_from_json
+from tauplay.core.vocabulary import EventKind, Role, SessionRole, SessionStatus, status_of
+from tauplay.sim.kinds import ParticipantError, make_agent, make_user
 from tauplay.sim.orchestrator import Limits, Orchestrator, Outcome, Sink
-from tauplay.sim.participants import (
-    AgentParticipant,
-    Conversation,
-    ParticipantError,
-    UserParticipant,
-    make_agent,
-    make_user,
-)
-
-if TYPE_CHECKING:
-    from tauplay.store import SessionStore
+from tauplay.sim.participants import AgentParticipant, Conversation, UserParticipant
+from tauplay.sim.writer import LogWriter, SessionLog
 
 
 class ResumeError(Exception):
     """A stored session that cannot be continued; the message says why."""
 
 
-STATUS_OF_REASON = {"user_abandoned": "abandoned", "llm_error": "failed"}  # any other reason: finished
-
-
-class StoreRecorder:
-    """The sink that commits each event to the store before the session goes on."""
-
-    def __init__(self, store: SessionStore, session_id: str) -> None:
-        self.store = store
-        self.session_id = session_id
-
-    def __call__(self, event: Event) -> None:
-        self.store.append_event(self.session_id, event)
-
-
-def session_role(agent: AgentParticipant, user: UserParticipant) -> str:
+def session_role(agent: AgentParticipant, user: UserParticipant) -> SessionRole:
     """Which side a person plays (the store's `role`): user, agent, or batch when nobody does."""
     if user.kind == "human":
-        return "user"
+        return SessionRole.USER
     if agent.kind == "human":
-        return "agent"
-    return "batch"
+        return SessionRole.AGENT
+    return SessionRole.BATCH
 
 
 @dataclass
@@ -72,63 +52,52 @@ class SessionSetup:
     data_source: str = ""  # a data folder, or "" for the seeded generator
     seed: int | None = None
 
-
-def new_orchestrator(setup: SessionSetup, agent: AgentParticipant, user: UserParticipant, *,
-                     limits: Limits | None = None, sinks: Sequence[Sink] = (),
-                     history: Sequence[Event] = ()) -> Orchestrator:
-    env = Environment(setup.domain, setup.database)
-    conversation = Conversation(setup.domain, setup.task, env, setup.emotion if setup.emotion is not None
-                                else setup.task.emotion, list(history))
-    return Orchestrator(agent, user, conversation, limits or Limits(), list(sinks))
+    @property
+    def condition(self) -> EmotionCondition | None:
+        """The emotion the user plays: the one chosen for this session, else the task's own."""
+        return self.emotion if self.emotion is not None else self.task.emotion
 
 
-def finish(store: SessionStore, session_id: str, outcome: Outcome) -> None:
-    store.finish_session(session_id, status=STATUS_OF_REASON.get(outcome.reason, "finished"),
-                         reason=outcome.reason, reward=outcome.reward.reward, reward_info=outcome.reward.to_json())
+class Recorder:
+    """The sink that commits each event before the session goes on; the `terminated` event is committed
+    with the session's final status, reason and reward in one transaction."""
 
+    def __init__(self, writer: LogWriter, session_id: str) -> None:
+        self.writer = writer
+        self.session_id = session_id
 
-async def run_session(store: SessionStore, setup: SessionSetup, agent: AgentParticipant, user: UserParticipant, *,
-                      limits: Limits | None = None, sinks: Sequence[Sink] = (), batch_id: str | None = None,
-                      trial: int | None = None, annotator: str | None = None, session_id: str | None = None,
-                      on_created: Any = None) -> tuple[str, Outcome]:
-    """Create, run and finish one session; returns (session id, outcome). `on_created(session_id)` is
-    called once the session exists in the store (a UI can show its id)."""
-    emotion = setup.emotion if setup.emotion is not None else setup.task.emotion
-    sid = store.create_session(
-        domain=setup.domain.name, task_id=setup.task.id, role=session_role(agent, user), agent=agent.describe(),
-        user=user.describe(), task=setup.task.to_json(), emotion=emotion.to_json() if emotion else None,
-        data_source=setup.data_source, seed=setup.seed, annotator=annotator, batch_id=batch_id, trial=trial,
-        session_id=session_id)
-    if on_created is not None:
-        on_created(sid)
-    orchestrator = new_orchestrator(setup, agent, user, limits=limits,
-                                    sinks=[StoreRecorder(store, sid), *sinks])
-    orchestrator.started_data = {"session_id": sid, "data_source": setup.data_source, "seed": setup.seed}
-    outcome = await orchestrator.run()
-    finish(store, sid, outcome)
-    return sid, outcome
+    async def __call__(self, event: Event) -> None:
+        if event.kind != EventKind.TERMINATED:
+            await self.writer.append(self.session_id, event)
+            return
+        end = event.as_(TerminatedData)
+        reason = end.reason or ""
+        await self.writer.call(self.writer.log.finish_session, self.session_id, status=status_of(reason),
+                               reason=end.reason, reward=end.reward.get("reward"), reward_info=end.reward,
+                               event=event)
 
-
-# -- resume ---------------------------------------------------------------------------------------------
 
 def replay_into(env: Environment, events: Sequence[Event]) -> int:
     """Apply the stored events' successful tool calls to `env`, checking each saved state hash.
     Returns how many calls were replayed; ResumeError when the stored history does not replay."""
-    calls = {e.data.get("call_id"): e for e in events if e.kind == "tool_call"}
+    calls = {c.call_id: (e, c) for e in events if e.kind == EventKind.TOOL_CALL for c in [e.as_(ToolCallData)]}
     replayed = 0
     for event in events:
-        if event.kind != "tool_result" or event.data.get("error"):
+        if event.kind != EventKind.TOOL_RESULT:
             continue
-        call = calls.get(event.data.get("call_id"))
-        if call is None:
-            raise ResumeError(f"event {event.seq}: a tool result without its call")
-        result = env.call(call.data.get("name", ""), dict(call.data.get("arguments") or {}))
+        result = event.as_(ToolResultData)
         if result.error:
-            raise ResumeError(f"event {call.seq}: {call.data.get('name')} succeeded when recorded but fails on "
-                              f"replay: {result.output}")
-        saved = event.data.get("hash")
-        if saved and saved != env.hash:
-            raise ResumeError(f"event {event.seq}: the state after {call.data.get('name')} differs from the "
+            continue
+        found = calls.get(result.call_id)
+        if found is None:
+            raise ResumeError(f"event {event.seq}: a tool result without its call")
+        call_event, call = found
+        again = env.call(call.name, dict(call.arguments))
+        if again.error:
+            raise ResumeError(f"event {call_event.seq}: {call.name} succeeded when recorded but fails on "
+                              f"replay: {again.output}")
+        if result.hash and result.hash != env.hash:
+            raise ResumeError(f"event {event.seq}: the state after {call.name} differs from the "
                               "recorded one (different data or tools?)")
         replayed += 1
     return replayed
@@ -149,32 +118,116 @@ def setup_from_record(record: Any, domain: Domain | None = None, database: Datab
     return SessionSetup(domain, task, database, emotion, record.data_source or "", record.seed)
 
 
-async def resume_session(store: SessionStore, session_id: str, *, agent: AgentParticipant | None = None,
+@dataclass
+class Session:
+    """One session, started or reopened, ready to run. `history` holds the events it was rebuilt from."""
+
+    session_id: str
+    orchestrator: Orchestrator
+    writer: LogWriter
+    history: list[Event] = field(default_factory=list)
+
+    @property
+    def env(self) -> Environment:
+        return self.orchestrator.env
+
+    @classmethod
+    async def start(cls, writer: LogWriter, setup: SessionSetup, agent: AgentParticipant, user: UserParticipant,
+                    *, limits: Limits | None = None, sinks: Sequence[Sink] = (), batch_id: str | None = None,
+                    trial: int | None = None, annotator: str | None = None, session_id: str | None = None,
+                    on_created: Callable[[str], None] | None = None) -> Session:
+        """Save a new running session and build what runs it. `on_created(session_id)` is called once the
+        session exists in the log (a UI can show its id)."""
+        emotion = setup.condition
+        role = session_role(agent, user)
+        sid = await writer.call(
+            writer.log.create_session, domain=setup.domain.name, task_id=setup.task.id, role=role,
+            agent=agent.describe(), user=user.describe(), task=setup.task.to_json(),
+            emotion=emotion.to_json() if emotion else None, data_source=setup.data_source, seed=setup.seed,
+            annotator=annotator, batch_id=batch_id, trial=trial, session_id=session_id)
+        if on_created is not None:
+            on_created(sid)
+        orchestrator = _orchestrator(setup, agent, user, limits, [Recorder(writer, sid), *sinks], [])
+        orchestrator.started_data = {"session_id": sid, "role": str(role), "data_source": setup.data_source,
+                                     "seed": setup.seed}
+        return cls(sid, orchestrator, writer)
+
+    @classmethod
+    async def reopen(cls, writer: LogWriter, session_id: str, *, agent: AgentParticipant | None = None,
+                     user: UserParticipant | None = None, limits: Limits | None = None, sinks: Sequence[Sink] = (),
+                     domain: Domain | None = None, database: Database | None = None) -> Session:
+        """Rebuild a stored, unfinished session. Participants default to new ones built from the saved
+        descriptions (a human participant must be passed in by the UI that hosts it)."""
+        log = writer.log
+        record = await writer.call(log.get_session, session_id)
+        events = await writer.call(log.events, session_id)
+        if any(e.kind == EventKind.TERMINATED for e in events):
+            raise ResumeError(f"session {session_id} has already ended ({record.termination_reason or 'terminated'})")
+        for given, desc, role in ((agent, record.agent, "agent"), (user, record.user, "user")):
+            if given is None and desc.get("kind") == "human":
+                raise ResumeError(f"session {session_id}: the {role} was a person; pass the human {role} that "
+                                  "continues")
+        try:
+            agent = agent or make_agent(record.agent)
+            user = user or make_user(record.user)
+        except ParticipantError as e:
+            raise ResumeError(f"session {session_id}: {e}") from None
+        setup = setup_from_record(record, domain, database)
+        orchestrator = _orchestrator(setup, agent, user, limits, [Recorder(writer, session_id), *sinks], events)
+        replay_into(orchestrator.env, events)
+        if record.status != SessionStatus.RUNNING:
+            await writer.call(log.set_status, session_id, SessionStatus.RUNNING)
+        return cls(session_id, orchestrator, writer, list(events))
+
+    async def run(self) -> Outcome:
+        """Run to the end; the final status is saved with the `terminated` event."""
+        if self.history:
+            await self.orchestrator.emit(Role.SYSTEM, NoticeData(level="info",
+                                                                 text=f"resumed after event {self.history[-1].seq}"))
+        return await self.orchestrator.run()
+
+
+def _orchestrator(setup: SessionSetup, agent: AgentParticipant, user: UserParticipant, limits: Limits | None,
+                  sinks: list[Sink], history: Sequence[Event]) -> Orchestrator:
+    env = Environment(setup.domain, setup.database)
+    conversation = Conversation(setup.domain, setup.task, env, setup.condition, list(history))
+    return Orchestrator(agent, user, conversation, limits or Limits(), sinks)
+
+
+def _writer(log: SessionLog | LogWriter) -> tuple[LogWriter, bool]:
+    """The writer to use, and whether this call owns it (and must close it)."""
+    if isinstance(log, LogWriter):
+        return log, False
+    return LogWriter(log), True
+
+
+async def run_session(log: SessionLog | LogWriter, setup: SessionSetup, agent: AgentParticipant,
+                      user: UserParticipant, *, limits: Limits | None = None, sinks: Sequence[Sink] = (),
+                      batch_id: str | None = None, trial: int | None = None, annotator: str | None = None,
+                      session_id: str | None = None,
+                      on_created: Callable[[str], None] | None = None) -> tuple[str, Outcome]:
+    """Start, run and end one session; returns (session id, outcome)."""
+    writer, owned = _writer(log)
+    try:
+        session = await Session.start(writer, setup, agent, user, limits=limits, sinks=sinks, batch_id=batch_id,
+                                      trial=trial, annotator=annotator, session_id=session_id,
+                                      on_created=on_created)
+        return session.session_id, await session.run()
+    finally:
+        if owned:
+            writer.close()
+
+
+async def resume_session(log: SessionLog | LogWriter, session_id: str, *, agent: AgentParticipant | None = None,
                          user: UserParticipant | None = None, limits: Limits | None = None,
                          sinks: Sequence[Sink] = (), domain: Domain | None = None,
                          database: Database | None = None) -> Outcome:
-    """Continue a stored, unfinished session to its end. Participants default to new ones built from the
-    saved descriptions (a human participant must be passed in by the UI that hosts it)."""
-    record = store.get_session(session_id)
-    events = store.events(session_id)
-    if any(e.kind == "terminated" for e in events):
-        raise ResumeError(f"session {session_id} has already ended ({record.termination_reason or 'terminated'})")
-    setup = setup_from_record(record, domain, database)
-    for given, desc, role in ((agent, record.agent, "agent"), (user, record.user, "user")):
-        if given is None and desc.get("kind") == "human":
-            raise ResumeError(f"session {session_id}: the {role} was a person; pass the human {role} that continues")
+    """Continue a stored, unfinished session to its end."""
+    writer, owned = _writer(log)
     try:
-        agent = agent or make_agent(record.agent)
-        user = user or make_user(record.user)
-    except ParticipantError as e:
-        raise ResumeError(f"session {session_id}: {e}") from None
-    orchestrator = new_orchestrator(setup, agent, user, limits=limits,
-                                    sinks=[StoreRecorder(store, session_id), *sinks], history=events)
-    replay_into(orchestrator.env, events)
-    if record.status != "running":
-        store.set_status(session_id, "running")
-    if events:
-        await orchestrator.emit("notice", "system", {"level": "info", "text": f"resumed after event {events[-1].seq}"})
-    outcome = await orchestrator.run()
-    finish(store, session_id, outcome)
-    return outcome
+        session = await Session.reopen(writer, session_id, agent=agent, user=user, limits=limits, sinks=sinks,
+                                       domain=domain, database=database)
+        return await session.run()
+    finally:
+        if owned:
+            writer.close()

@@ -99,7 +99,8 @@ def read_version(conn: Connection, name: str) -> int | None:
         if inspector.has_table("sessions"):
             raise _not_ours(conn, name, "has a sessions table but no schema version")
         return None
-    raw = conn.execute(select(MetaRow.value).where(MetaRow.key == VERSION_KEY)).scalar()
+    meta = StoreModel.metadata.tables[MetaRow.__tablename__]
+    raw = conn.execute(select(meta.c.value).where(meta.c.key == VERSION_KEY)).scalar()
     if raw is None:
         raise _not_ours(conn, name, "the meta table has no schema version")
     try:

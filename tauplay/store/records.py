@@ -5,16 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tauplay.core import evaluation
+from tauplay.core.labels import FaultLabel, ReviewMark
+from tauplay.core.vocabulary import SessionStatus
 from tauplay.store.tables import AnnotationRow, SessionReviewRow, SessionRow, TaskReviewRow
-
-SESSION_ROLES = ("user", "agent", "batch")
-STATUSES = ("running", "finished", "abandoned", "failed", "interrupted")
-WHO_ERRED = ("agent", "user", "environment")
-SEVERITIES = ("minor", "major", "critical")
-ANNOTATION_SOURCES = ("human", "auto")
-VERDICTS = ("approve", "reject", "needs_edit")
-REVIEW_REASONS = tuple(code for code, _ in evaluation.REVIEW_REASONS)
 
 
 @dataclass(frozen=True)
@@ -51,26 +44,16 @@ class SessionRecord:
 
     @property
     def finished(self) -> bool:
-        return self.status != "running"
+        return self.status != SessionStatus.RUNNING
 
 
 @dataclass(frozen=True)
-class AnnotationRecord:
-    id: int
-    session_id: str
-    turn: int | None
-    seq: int | None
-    category: str
-    who_erred: str
-    severity: str
-    note: str
-    annotator: str
-    source: str
-    created_at: float
+class AnnotationRecord(FaultLabel):
+    """A saved label: the label itself, where it is and when it was saved."""
 
-    @property
-    def whole_session(self) -> bool:
-        return self.turn is None and self.seq is None
+    id: int = 0
+    session_id: str = ""
+    created_at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -88,15 +71,12 @@ class TaskReviewRecord:
 
 
 @dataclass(frozen=True)
-class SessionReviewRecord:
-    """An annotator's mark that they finished reviewing a session (with no label of theirs: no fault found)."""
+class SessionReviewRecord(ReviewMark):
+    """A saved reviewed mark: first made at created_at, last saved at updated_at."""
 
-    id: int
-    session_id: str
-    annotator: str
-    note: str
-    created_at: float
-    updated_at: float
+    id: int = 0
+    session_id: str = ""
+    updated_at: float = 0.0
 
 
 def session_record(row: SessionRow, event_count: int = 0, annotation_count: int = 0,
@@ -128,53 +108,3 @@ def task_review_record(row: TaskReviewRow) -> TaskReviewRecord:
     return TaskReviewRecord(id=row.id, domain=row.domain, task_id=row.task_id, task=row.task or {},
                             verdict=row.verdict, reasons=list(row.reasons or []), note=row.note,
                             edited_task=row.edited_task, annotator=row.annotator, created_at=row.created_at)
-
-
-@dataclass(frozen=True)
-class LabelInput:
-    """One label of an imported session."""
-
-    category: str
-    who_erred: str
-    severity: str
-    annotator: str
-    note: str = ""
-    turn: int | None = None
-    seq: int | None = None
-    source: str = "human"
-
-
-@dataclass(frozen=True)
-class ReviewInput:
-    """One reviewed-mark of an imported session (created_at None: the time of the import)."""
-
-    annotator: str
-    note: str = ""
-    created_at: float | None = None
-
-
-@dataclass(frozen=True)
-class ImportedSession:
-    """A whole session to save at once (an importer's unit): the session row, its events, its labels."""
-
-    id: str
-    domain: str
-    task_id: str
-    task: dict[str, Any]
-    role: str
-    agent: dict[str, Any]
-    user: dict[str, Any]
-    events: list[Any]  # tauplay.core.events.Event
-    emotion: dict[str, Any] | None = None
-    data_source: str = ""
-    seed: int | None = None
-    status: str = "finished"
-    termination_reason: str | None = None
-    reward: float | None = None
-    reward_info: dict[str, Any] | None = None
-    batch_id: str | None = None
-    trial: int | None = None
-    annotator: str | None = None
-    created_at: float | None = None
-    labels: list[LabelInput] = field(default_factory=list)
-    reviews: list[ReviewInput] = field(default_factory=list)

@@ -13,22 +13,36 @@ from typing import Any
 
 from sqlalchemy import bindparam, func, update
 from sqlalchemy import exc as sa_exc
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
-from tauplay.core.evaluation import FAULT_CATEGORIES
 from tauplay.core.events import Event
+from tauplay.core.labels import FaultLabel, SessionBundle
+from tauplay.core.vocabulary import (
+    REVIEW_REASON_CODES,
+    SESSION_ROLES,
+    STATUSES,
+    VERDICTS,
+)
 from tauplay.store import records as rec
 from tauplay.store.engine import WRITE_OPTION, describe, make_engine, resolve_url, secrets_of, translated
 from tauplay.store.errors import StoreError
 from tauplay.store.migrate import migrate
 from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
-from tauplay.store.tables import AnnotationRow, EventRow, SessionReviewRow, SessionRow, TaskReviewRow
+from tauplay.store.tables import (
+    AnnotationRow,
+    EventRow,
+    SessionReviewRow,
+    SessionRow,
+    StoreModel,
+    TaskReviewRow,
+)
 
-_EVENTS = EventRow.__table__  # type: ignore[attr-defined]
-_SESSIONS = SessionRow.__table__  # type: ignore[attr-defined]
+_EVENTS = StoreModel.metadata.tables[EventRow.__tablename__]
+_SESSIONS = StoreModel.metadata.tables[SessionRow.__tablename__]
 _TOUCH_SESSION = _SESSIONS.update().where(_SESSIONS.c.id == bindparam("sid")).values(updated_at=bindparam("now"))
 _INSERT_EVENT = _EVENTS.insert()
-_SELECT_EVENTS = (select(_EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.role, _EVENTS.c.turn, _EVENTS.c.at, _EVENTS.c.data)
+_SELECT_EVENTS = (sa_select(_EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.role, _EVENTS.c.turn, _EVENTS.c.at, _EVENTS.c.data)
                   .where(_EVENTS.c.session_id == bindparam("sid")).order_by(_EVENTS.c.seq))
 _IN_CHUNK = 500  # ids per IN (...) list: well under SQLite's and PostgreSQL's bound-parameter limits
 
@@ -100,11 +114,11 @@ class SessionStore:
                        seed: int | None = None, annotator: str | None = None, batch_id: str | None = None,
                        trial: int | None = None, session_id: str | None = None) -> str:
         """Save a new running session and return its id (a uuid hex unless one is given)."""
-        _check(role, rec.SESSION_ROLES, "session role")
+        _check(role, SESSION_ROLES, "session role")
         sid = session_id or uuid.uuid4().hex
         now = time.time()
         row = SessionRow(id=sid, created_at=now, updated_at=now, domain=domain, task_id=str(task_id),
-                         task=mask_all(task), role=role, agent=scrub(agent), user=scrub(user),
+                         task=mask_all(task), role=str(role), agent=scrub(agent), user=scrub(user),
                          emotion=scrub(emotion) if emotion is not None else None,
                          data_source=mask_string(data_source), seed=seed, status="running", batch_id=batch_id,
                          trial=trial, annotator=annotator)
@@ -118,21 +132,25 @@ class SessionStore:
         return sid
 
     def finish_session(self, session_id: str, *, status: str, reason: str | None, reward: float | None,
-                       reward_info: dict[str, Any] | None) -> None:
-        _check(status, rec.STATUSES, "session status")
-        with self._write() as session:
-            done = session.execute(update(SessionRow).where(col(SessionRow.id) == session_id).values(
-                status=status, termination_reason=reason, reward=reward,
+                       reward_info: dict[str, Any] | None, event: Event | None = None) -> None:
+        """Mark the session ended. With `event` (its `terminated` event) both are one commit: a session is never
+        left running with an ending saved, nor ended without it."""
+        _check(status, STATUSES, "session status")
+        with self._translated(), self._write_engine.begin() as conn:
+            if event is not None:
+                self._insert_events(conn, [(session_id, event)])
+            done = conn.execute(_SESSIONS.update().where(_SESSIONS.c.id == session_id).values(
+                status=str(status), termination_reason=reason, reward=reward,
                 reward_info=scrub(reward_info) if reward_info is not None else None, updated_at=time.time()))
-            if done.rowcount == 0:  # type: ignore[attr-defined]
+            if done.rowcount == 0:
                 raise self._unknown_session(session_id)
 
     def set_status(self, session_id: str, status: str) -> None:
         """Change only the status (e.g. back to running when a session is resumed)."""
-        _check(status, rec.STATUSES, "session status")
+        _check(status, STATUSES, "session status")
         with self._write() as session:
             done = session.execute(update(SessionRow).where(col(SessionRow.id) == session_id).values(
-                status=status, updated_at=time.time()))
+                status=str(status), updated_at=time.time()))
             if done.rowcount == 0:  # type: ignore[attr-defined]
                 raise self._unknown_session(session_id)
 
@@ -158,7 +176,7 @@ class SessionStore:
 
     def _records(self, session: Session, found: Sequence[Any]) -> list[rec.SessionRecord]:
         reviewers = self._reviewers(session, [row[0].id for row in found])
-        return [rec.session_record(*row, reviewers=reviewers.get(row[0].id, ())) for row in found]
+        return [rec.session_record(row[0], row[1], row[2], reviewers=reviewers.get(row[0].id, ())) for row in found]
 
     def get_session(self, session_id: str) -> rec.SessionRecord:
         with self._read() as session:
@@ -219,33 +237,35 @@ class SessionStore:
         """Sessions still marked running (a process died or was stopped mid-session): candidates to resume."""
         return self.list_sessions(status="running", domain=domain, batch_id=batch_id)
 
-    def import_sessions(self, sessions: Sequence[rec.ImportedSession]) -> None:
+    def import_sessions(self, sessions: Sequence[SessionBundle]) -> None:
         """Save whole sessions (row, events, labels, reviewed marks) in ONE transaction: all of them or none
-        (for importers). Values are checked and cleaned exactly as the one-at-a-time methods do."""
+        (for importers). Values are checked and cleaned exactly as the one-at-a-time methods do; every
+        bundle needs its id."""
         now = time.time()
         rows: list[Any] = []
         for s in sessions:
-            _check(s.role, rec.SESSION_ROLES, "session role")
-            _check(s.status, rec.STATUSES, "session status")
+            if not s.id:
+                raise StoreError(f"session of task {s.task_id!r}: an imported session needs an id")
+            _check(s.role, SESSION_ROLES, "session role")
+            _check(s.status, STATUSES, "session status")
             rows.append(SessionRow(
                 id=s.id, created_at=s.created_at or now, updated_at=now, domain=s.domain, task_id=str(s.task_id),
-                task=mask_all(s.task), role=s.role, agent=scrub(s.agent), user=scrub(s.user),
+                task=mask_all(s.task), role=str(s.role), agent=scrub(s.agent), user=scrub(s.user),
                 emotion=scrub(s.emotion) if s.emotion is not None else None,
-                data_source=mask_string(s.data_source), seed=s.seed, status=s.status,
+                data_source=mask_string(s.data_source), seed=s.seed, status=str(s.status),
                 termination_reason=s.termination_reason, reward=s.reward,
                 reward_info=scrub(s.reward_info) if s.reward_info is not None else None,
                 batch_id=s.batch_id, trial=s.trial, annotator=s.annotator))
             for e in s.events:
-                rows.append(EventRow(session_id=s.id, seq=e.seq, kind=e.kind, role=e.role, turn=e.turn, at=e.at,
-                                     data=clean_event_data(e.kind, e.data)))
+                rows.append(EventRow(session_id=s.id, seq=e.seq, kind=str(e.kind), role=str(e.role), turn=e.turn,
+                                     at=e.at, data=clean_event_data(e.kind, e.data)))
             for lb in s.labels:
-                _check(lb.category, FAULT_CATEGORIES, "fault category")
-                _check(lb.who_erred, rec.WHO_ERRED, "who_erred")
-                _check(lb.severity, rec.SEVERITIES, "severity")
-                _check(lb.source, rec.ANNOTATION_SOURCES, "annotation source")
-                rows.append(AnnotationRow(session_id=s.id, turn=lb.turn, seq=lb.seq, category=lb.category,
-                                          who_erred=lb.who_erred, severity=lb.severity, note=mask_string(lb.note),
-                                          annotator=lb.annotator, source=lb.source, created_at=now))
+                if problems := lb.problems():
+                    raise StoreError(f"session {s.id!r}: {problems[0]}")
+                rows.append(AnnotationRow(session_id=s.id, turn=lb.turn, seq=lb.seq, category=str(lb.category),
+                                          who_erred=str(lb.who_erred), severity=str(lb.severity),
+                                          note=mask_string(lb.note), annotator=lb.annotator, source=str(lb.source),
+                                          created_at=now))
             marked: set[str] = set()
             for rv in s.reviews:
                 if not rv.annotator:
@@ -270,20 +290,35 @@ class SessionStore:
 
     # -- events -----------------------------------------------------------------------------------------------
 
+    @staticmethod
+    def _event_values(session_id: str, event: Event) -> dict[str, Any]:
+        return {"session_id": session_id, "seq": event.seq, "kind": str(event.kind), "role": str(event.role),
+                "turn": event.turn, "at": event.at, "data": clean_event_data(event.kind, event.data)}
+
+    def _insert_events(self, conn: Any, items: Sequence[tuple[str, Event]]) -> None:
+        """Insert events inside an open transaction, each session touched first: a write that also proves the
+        session exists, under the write lock."""
+        now = time.time()
+        for sid in dict.fromkeys(sid for sid, _ in items):
+            if conn.execute(_TOUCH_SESSION, {"sid": sid, "now": now}).rowcount == 0:
+                raise self._unknown_session(sid)
+        for sid, event in items:
+            try:
+                conn.execute(_INSERT_EVENT, self._event_values(sid, event))
+            except sa_exc.IntegrityError:
+                raise StoreError(f"{self.name}: session {sid!r} already has an event with seq {event.seq}") from None
+
     def append_event(self, session_id: str, event: Event) -> None:
         """Save one event, committed before returning: a process killed afterwards loses nothing."""
-        values = {"session_id": session_id, "seq": event.seq, "kind": event.kind, "role": event.role,
-                  "turn": event.turn, "at": event.at, "data": clean_event_data(event.kind, event.data)}
+        self.append_events([(session_id, event)])
+
+    def append_events(self, items: Sequence[tuple[str, Event]]) -> None:
+        """Save several events (of one or more sessions) in one transaction: all of them or none."""
+        if not items:
+            return
         # Core statements, not the ORM unit of work: this is the hot path (several events per turn).
         with self._translated(), self._write_engine.begin() as conn:
-            # Touch the session first: a write that also proves the session exists, under the write lock.
-            if conn.execute(_TOUCH_SESSION, {"sid": session_id, "now": time.time()}).rowcount == 0:
-                raise self._unknown_session(session_id)
-            try:
-                conn.execute(_INSERT_EVENT, values)
-            except sa_exc.IntegrityError:
-                raise StoreError(f"{self.name}: session {session_id!r} already has an event with seq {event.seq}"
-                                 ) from None
+            self._insert_events(conn, items)
 
     def events(self, session_id: str) -> list[Event]:
         """A session's events in seq order (what the orchestrator replays to resume it)."""
@@ -305,14 +340,15 @@ class SessionStore:
                        note: str = "", turn: int | None = None, seq: int | None = None,
                        source: str = "human") -> int:
         """Label a fault in a session (turn/seq None: the whole session). Returns the annotation id."""
-        _check(category, FAULT_CATEGORIES, "fault category")
-        _check(who_erred, rec.WHO_ERRED, "who_erred")
-        _check(severity, rec.SEVERITIES, "severity")
-        _check(source, rec.ANNOTATION_SOURCES, "annotation source")
-        if not annotator:
-            raise StoreError("an annotation needs an annotator name")
-        row = AnnotationRow(session_id=session_id, turn=turn, seq=seq, category=category, who_erred=who_erred,
-                            severity=severity, note=mask_string(note), annotator=annotator, source=source,
+        return self.add_label(session_id, FaultLabel(category, who_erred, severity, annotator, note, turn, seq, source))
+
+    def add_label(self, session_id: str, label: FaultLabel) -> int:
+        """Save one label on a session. Returns the annotation id."""
+        if problems := label.problems():
+            raise StoreError(problems[0])
+        row = AnnotationRow(session_id=session_id, turn=label.turn, seq=label.seq, category=str(label.category),
+                            who_erred=str(label.who_erred), severity=str(label.severity),
+                            note=mask_string(label.note), annotator=label.annotator, source=str(label.source),
                             created_at=time.time())
         with self._write() as session:
             self._require_session(session, session_id)
@@ -407,9 +443,9 @@ class SessionStore:
                         reasons: Sequence[str] = (), note: str = "",
                         edited_task: dict[str, Any] | None = None) -> int:
         """Record a verdict on a task. Returns the review id (a later review supersedes an earlier one)."""
-        _check(verdict, rec.VERDICTS, "verdict")
+        _check(verdict, VERDICTS, "verdict")
         for reason in reasons:
-            _check(reason, rec.REVIEW_REASONS, "review reason")
+            _check(reason, REVIEW_REASON_CODES, "review reason")
         if not annotator:
             raise StoreError("a task review needs an annotator name")
         row = TaskReviewRow(domain=domain, task_id=str(task_id), task=mask_all(task), verdict=verdict,

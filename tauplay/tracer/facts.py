@@ -85,11 +85,11 @@ def surface_forms(field: str, value: Any, extra: tuple[str, ...] = ()) -> tuple[
 def fact(field: str, value: Any, *extra: str) -> Fact:
     if isinstance(value, dict | list):
         return Fact(field, value, surface_forms(field, value, tuple(extra)))
-    return _fact(field, value, type(value), tuple(extra))
+    return _fact(field, value, type(value).__name__, tuple(extra))
 
 
 @lru_cache(maxsize=65536)
-def _fact(field: str, value: Any, kind: type, extra: tuple[str, ...]) -> Fact:
+def _fact(field: str, value: Any, kind: str, extra: tuple[str, ...]) -> Fact:
     # `kind` keeps 1 and True (equal as keys) apart.
     return Fact(field, value, surface_forms(field, value, extra))
 

@@ -92,7 +92,7 @@ def guess_persona_table(domain: Domain, database: Database) -> str | None:
         if not isinstance(sample, dict):
             continue
         score = sum(1.0 for other in domain.tables if other.name != spec.name
-                    and isinstance(samples[other.name], dict) and spec.key in samples[other.name])
+                    and isinstance(theirs := samples[other.name], dict) and spec.key in theirs)
         score += 0.5 if "name" in sample else 0.0
         score += 0.25 if spec.key in domain.user_knows else 0.0
         if score > best_score:

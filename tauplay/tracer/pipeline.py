@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -86,6 +85,8 @@ class Result:
 
 
 class Tracer:
+    STAGE_CLOCKS = ("sample", "instruct+emotion", "model", "verify")
+
     def __init__(self, domain: Domain, database: Database, settings: Settings,
                  hints: TracerHints | None = None) -> None:
         self.domain = domain
@@ -102,7 +103,7 @@ class Tracer:
         self.sampler = Sampler(domain, database, self.hints, self.graph)
         self.filters = Filters(domain, database, self.graph, self.hints)
         self.report = Report(requested=settings.n)
-        self.seconds: Counter[str] = Counter()  # wall time per stage (benchmarks; never saved: not reproducible)
+        self.seconds: dict[str, float] = dict.fromkeys(self.STAGE_CLOCKS, 0.0)  # wall time per stage (benchmarks; never saved: not reproducible)
         self.families = quotas(settings.emotions, settings.n, random.Random(f"tracer:{settings.seed}:families"))
         self.tool_names = [t.name for t in domain.tools]
         width = max(3, len(str(settings.n)))
@@ -144,7 +145,7 @@ class Tracer:
             self.seconds["instruct+emotion"] += time.perf_counter() - clock
         stages["emotion"].passed += 1
         return Candidate(self._task(slot, attempt, trace, instruction, emotion), facts,
-                         [trace.goals[s.goal].intent.known if trace.goals[s.goal].intent else {} for s in trace.steps],
+                         [intent.known if (intent := trace.goals[s.goal].intent) else {} for s in trace.steps],
                          trace.end_hash, slot, attempt, trace)
 
     def _build_own(self, slot: int, attempt: int, depth: int) -> Candidate | None:

@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tauplay.core.db import Database
+from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
-from tauplay.core.environment import Environment
+from tauplay.core.gold import run_actions
 from tauplay.core.graph import ToolGraph
-from tauplay.core.tasks import Task
+from tauplay.core.tasks import Action, Task
 from tauplay.tracer.facts import Fact
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.instruct import problems
@@ -65,24 +65,29 @@ class Filters:
     def judge(self, c: Candidate) -> Verdict:
         """Run every filter; an accepted candidate's end state is remembered for the duplicate check."""
         task = c.task
-        env = Environment(self.domain, self.database)
-        error = unchanged = guard = ""
-        writes = 0
-        for i, action in enumerate(task.actions):
+        guards: list[str] = []
+
+        def policy_guard(i: int, action: Action, state: State) -> None:
             spec = self.domain.tool_map.get(action.name)
-            if spec is not None and spec.is_write and not guard:
+            if spec is not None and spec.is_write and not guards:
                 known = c.action_known[i] if i < len(c.action_known) else task.known_info
-                why = self.hints.policy(action.name, action.kwargs, env.state, known)
+                why = self.hints.policy(action.name, action.kwargs, state, known)
                 if why:
-                    guard = f"action {i + 1} ({action.name}): {why}"
-            result = env.call(action.name, action.kwargs)
+                    guards.append(f"action {i + 1} ({action.name}): {why}")
+
+        run = run_actions(self.domain, self.database, task.actions, task_id=task.id, before=policy_guard)
+        guard = guards[0] if guards else ""
+        error = unchanged = ""
+        writes = 0
+        for i, (action, result) in enumerate(zip(task.actions, run.results, strict=True)):
+            spec = self.domain.tool_map.get(action.name)
             if result.error and not error:
                 error = f"action {i + 1} ({action.name}): {result.output}"
             if spec is not None and spec.is_write and not result.error:
                 writes += 1
                 if not result.changed and not unchanged:
                     unchanged = f"action {i + 1} ({action.name}) changed nothing"
-        end = env.hash
+        end = run.hash
         if error:
             return Verdict("executes", "a gold action fails", error, end)
         if c.trace_hash is not None and c.trace_hash != end:
@@ -91,7 +96,7 @@ class Filters:
             return Verdict("changes", "a write changes nothing", unchanged, end)
         if writes == 0 and not task.outputs:
             return Verdict("changes", "read-only task with no outputs to check", task.id, end)
-        if writes and not env.changes_since_start():
+        if writes and not run.changes():
             return Verdict("changes", "the writes leave the database as it was", task.id, end)
         bad = next((s for s in self.graph.path([a.name for a in task.actions]) if not s.valid), None)
         if bad is not None:

@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -31,7 +32,7 @@ class TauplayApp(App[int]):
         self.last_error: str | None = None
 
     # -- start-up ---------------------------------------------------------------------------------
-    def on_mount(self) -> None:
+    def on_mount(self, event: events.Mount) -> None:
         self._load_keymap()
         if self.config.role is None and self._prepared is None:
             from tauplay.tui.screens.home import HomeScreen

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import Select
 
 from tauplay.tui import keys
 from tauplay.tui.app import TauplayApp
@@ -83,7 +84,7 @@ async def _steady(pilot: Pilot[Any]) -> None:
 async def view_home(pilot: Pilot[Any]) -> None:
     home = pilot.app.screen
     await wait_until(pilot, lambda: getattr(home, "sessions_loaded", False) and
-                     len(home.query_one("#task")._options) > 2)
+                     len(home.query_one("#task", Select)._options) > 2)
     await _steady(pilot)
 
 
@@ -136,8 +137,8 @@ async def view_annotation(pilot: Pilot[Any]) -> None:
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, EndScreen))
     end = pilot.app.screen
     await pilot.press("ctrl+d")  # reveal the distance to gold
-    end.query_one("#label-category").value = "Misread Intent"
-    end.query_one("#verdict").value = "approve"
+    end.query_one("#label-category", Select).value = "Misread Intent"
+    end.query_one("#verdict", Select).value = "approve"
     await _steady(pilot)
 
 

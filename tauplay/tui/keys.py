@@ -13,7 +13,7 @@ from pathlib import Path
 
 from textual.binding import Binding
 
-from tauplay.core.evaluation import FAULT_CATEGORIES, REVIEW_REASONS
+from tauplay.core.vocabulary import FAULT_CATEGORIES, REVIEW_REASONS
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ in a worker thread; every text from a model, a person or a tool is shown literal
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Iterable
@@ -24,13 +23,22 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
 
-from tauplay.core.evaluation import FAULT_CATEGORIES
+from tauplay.core.events import MessageData, NoticeData, TerminatedData, ToolCallData, ToolResultData
+from tauplay.core.labels import FaultLabel
+from tauplay.core.transcript import arguments_text
+from tauplay.core.vocabulary import (
+    FAULT_CATEGORIES,
+    SEVERITIES,
+    WHO_ERRED,
+    AnnotationSource,
+    Role,
+    Severity,
+    WhoErred,
+)
 from tauplay.tui.app import TauplayApp
 from tauplay.tui.keys import KEYS, bindings
 from tauplay.tui.widgets.validate_parts import EditScreen, change_lines, palette_commands
 
-WHO = ("agent", "user", "environment")
-SEVERITY = ("minor", "major", "critical")
 MAX_OUTPUT = 400
 
 
@@ -205,18 +213,11 @@ class ReviewListScreen(Screen[None]):
         self.app.push_screen(SessionReviewScreen(record, annotator=self.annotator, blind=self.blind))
 
 
-@dataclass
-class LabelRow:
-    """A line of the labels table: a suggestion or new label not yet saved, or a saved label."""
+@dataclass(frozen=True)
+class LabelRow(FaultLabel):
+    """A line of the labels table: a label, and whether it is a suggestion or new one not yet saved, or saved."""
 
-    state: str  # suggested | new | mine | other
-    category: str
-    who_erred: str = "agent"
-    severity: str = "major"
-    turn: int | None = None
-    seq: int | None = None
-    note: str = ""
-    annotator: str = ""
+    state: str = "new"  # suggested | new | mine | other
     annotation_id: int | None = None
 
     @property
@@ -228,44 +229,39 @@ def transcript_lines(events_: list[Any]) -> list[Text]:
     """The session for the reviewer: every event with its turn and seq, tool calls, results and diffs."""
     lines: list[Text] = []
     for e in events_:
-        data = e.data
         tag = Text(f"t{e.turn:<2} #{e.seq:<3} ", style="dim")
-        if e.kind == "message":
-            content = str(data.get("content") or "")
+        payload = e.payload
+        if isinstance(payload, MessageData):
             line = tag.copy()
-            if e.role == "system":
-                line.append(f"system prompt ({len(content)} characters)", style="dim italic")
+            if e.role == Role.SYSTEM:
+                line.append(f"system prompt ({len(payload.content)} characters)", style="dim italic")
             else:
-                line.append(f"{e.role}: ", style="bold cyan" if e.role == "agent" else "bold magenta")
-                line.append(content)
+                line.append(f"{e.role}: ", style="bold cyan" if e.role == Role.AGENT else "bold magenta")
+                line.append(payload.content)
             lines.append(line)
-        elif e.kind == "tool_call":
+        elif isinstance(payload, ToolCallData):
             line = tag.copy()
             line.append("→ ", style="dim")
-            line.append(str(data.get("name", "")), style="bold yellow")
-            args = data.get("raw_arguments") or json.dumps(data.get("arguments") or {}, ensure_ascii=False)
-            line.append(f"({args})", style="yellow")
-            if data.get("content"):
-                line.append(f"  [{data['content']}]", style="dim")
+            line.append(payload.name, style="bold yellow")
+            line.append(f"({arguments_text(payload)})", style="yellow")
+            if payload.content:
+                line.append(f"  [{payload.content}]", style="dim")
             lines.append(line)
-        elif e.kind == "tool_result":
-            output = str(data.get("output", ""))
+        elif isinstance(payload, ToolResultData):
+            output = payload.output
             if len(output) > MAX_OUTPUT:
-                output = output[:MAX_OUTPUT] + f"… ({len(str(data.get('output', '')))} characters)"
+                output = output[:MAX_OUTPUT] + f"… ({len(payload.output)} characters)"
             line = tag.copy()
             line.append("← ", style="dim")
-            line.append(output, style="red" if data.get("error") else "")
+            line.append(output, style="red" if payload.error else "")
             lines.append(line)
-            diff = data.get("diff")
-            if isinstance(diff, dict):
-                for change in diff.get("changes") or []:
-                    lines.extend(change_lines(change, indent="          "))
-        elif e.kind == "notice":
-            lines.append(tag + Text(f"! {data.get('text', '')}", style="yellow"))
-        elif e.kind == "terminated":
-            reward = data.get("reward")
-            value = reward.get("reward") if isinstance(reward, dict) else reward
-            lines.append(tag + Text(f"— ended: {data.get('reason')} · reward {value} —", style="bold"))
+            for change in (payload.diff or {}).get("changes") or []:
+                lines.extend(change_lines(change, indent="          "))
+        elif isinstance(payload, NoticeData):
+            lines.append(tag + Text(f"! {payload.text}", style="yellow"))
+        elif isinstance(payload, TerminatedData):
+            lines.append(tag + Text(f"— ended: {payload.reason} · reward {payload.reward.get('reward')} —",
+                                    style="bold"))
     return lines
 
 
@@ -328,7 +324,7 @@ class SessionReviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="review-session", exit_on_error=False)
     def load(self) -> None:
-        from tauplay.interop.sessions import fault_suggestions
+        from tauplay.core.faults import fault_suggestions
         from tauplay.store import StoreError
 
         store = self.app.open_store()  # type: ignore[attr-defined]
@@ -353,13 +349,14 @@ class SessionReviewScreen(Screen[None]):
         rows: list[LabelRow] = []
         mine = [a for a in notes if a.annotator == self.annotator]
         for a in notes:
-            rows.append(LabelRow("mine" if a.annotator == self.annotator else "other", a.category, a.who_erred,
-                                 a.severity, a.turn, a.seq, a.note, a.annotator, a.id))
+            rows.append(LabelRow(a.category, a.who_erred, a.severity, a.annotator, a.note, a.turn, a.seq, a.source,
+                                 state="mine" if a.annotator == self.annotator else "other", annotation_id=a.id))
         # A suggestion the person already saved (same category and place) is not offered again.
         for s in suggestions:
             if not any(a.category == s.category and a.turn == s.turn and a.seq == s.seq for a in mine):
-                rows.append(LabelRow("suggested", s.category, "agent", "major", s.turn, s.seq,
-                                     f"{s.tool}: {s.detail}" if s.tool else s.detail))
+                rows.append(LabelRow(s.category, WhoErred.AGENT, Severity.MAJOR, "",
+                                     f"{s.tool}: {s.detail}" if s.tool else s.detail, s.turn, s.seq,
+                                     AnnotationSource.AUTO, state="suggested"))
         self.rows = sorted(rows, key=lambda r: (-1 if r.turn is None else r.turn, r.seq or 0))
         self.loaded = True
         self.redraw()
@@ -435,9 +432,9 @@ class SessionReviewScreen(Screen[None]):
         if (row := self._editable()) is None:
             return
         if what == "who":
-            self._change(row, who_erred=WHO[(WHO.index(row.who_erred) + 1) % len(WHO)])
+            self._change(row, who_erred=WHO_ERRED[(WHO_ERRED.index(row.who_erred) + 1) % len(WHO_ERRED)])
         else:
-            self._change(row, severity=SEVERITY[(SEVERITY.index(row.severity) + 1) % len(SEVERITY)])
+            self._change(row, severity=SEVERITIES[(SEVERITIES.index(row.severity) + 1) % len(SEVERITIES)])
 
     def action_shift_turn(self, step: int) -> None:
         if (row := self._editable()) is None or not self.turns:
@@ -456,7 +453,7 @@ class SessionReviewScreen(Screen[None]):
         base = self.current
         turn = base.turn if base is not None else (self.turns[-1] if self.turns else None)
         seq = base.seq if base is not None else None
-        self.rows.append(LabelRow("new", FAULT_CATEGORIES[0], turn=turn, seq=seq))
+        self.rows.append(LabelRow(FAULT_CATEGORIES[0], WhoErred.AGENT, Severity.MAJOR, "", turn=turn, seq=seq))
         self.redraw(select=len(self.rows) - 1)
 
     def action_note(self) -> None:
@@ -551,9 +548,9 @@ class SessionReviewScreen(Screen[None]):
             if old is not None and old.annotation_id is not None:
                 store.delete_annotation(old.annotation_id)
             if new is not None:
-                aid = store.add_annotation(self.record.id, category=new.category, who_erred=new.who_erred,
-                                           severity=new.severity, annotator=self.annotator, note=new.note,
-                                           turn=new.turn, seq=new.seq, source="human")
+                # Saved by the person, whether they wrote it or confirmed a suggestion.
+                aid = store.add_label(self.record.id, replace(new, annotator=self.annotator,
+                                                              source=AnnotationSource.HUMAN))
                 new = replace(new, annotation_id=aid)
         except StoreError as e:
             self.app.call_from_thread(self._failed, str(e))

@@ -1,57 +1,25 @@
-"""Runs one play session: the store, the participants and the orchestrator, on the app's event loop.
+"""Hosts one play session on the app's event loop, through the one session lifecycle (tauplay.sim.session).
 
 No Textual here: the screen passes two callbacks (an event to draw, whose turn it is) and awaits `run()`
-inside a worker. The store (SQLModel) is opened, and every write made, in a thread; litellm is imported
-in a thread before a model participant first needs it, so the screen never stalls on either.
+inside a worker. What is slow happens off the loop: the store is opened and the start state built in
+threads, every store call goes through the session's log writer thread, and the model client is imported
+in a thread before a model participant first needs it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import Callable
 from typing import Any
 
-from tauplay.core.db import Database
 from tauplay.core.environment import Environment
 from tauplay.core.events import Event
-from tauplay.sim.human import HumanAgent, HumanUser
+from tauplay.sim.human import HumanAgent, HumanUser, TurnCallback
+from tauplay.sim.kinds import make_agent, make_user, preload_model_client, uses_model
 from tauplay.sim.orchestrator import Outcome
-from tauplay.sim.participants import AgentParticipant, UserParticipant, make_agent, make_user
-from tauplay.sim.session import ResumeError, SessionSetup, finish, new_orchestrator, replay_into
+from tauplay.sim.session import Session, SessionSetup
+from tauplay.sim.writer import LogWriter
 from tauplay.tui.session import Prepared
-
-TurnCallback = Callable[[bool], None]
-
-
-class UserSeat(HumanUser):
-    """The person playing the user: tells the screen when the orchestrator waits for them."""
-
-    def __init__(self, name: str, on_turn: TurnCallback) -> None:
-        super().__init__(name)
-        self.on_turn = on_turn
-
-    async def respond(self, conversation: Any) -> Any:
-        self.on_turn(True)
-        try:
-            return await super().respond(conversation)
-        finally:
-            self.on_turn(False)
-
-
-class AgentSeat(HumanAgent):
-    """The person playing the agent."""
-
-    def __init__(self, name: str, on_turn: TurnCallback) -> None:
-        super().__init__(name)
-        self.on_turn = on_turn
-
-    async def act(self, conversation: Any) -> Any:
-        self.on_turn(True)
-        try:
-            return await super().act(conversation)
-        finally:
-            self.on_turn(False)
 
 
 def open_store(url: str | None) -> Any:
@@ -65,60 +33,40 @@ class SessionRunner:
         self.prepared = prepared
         self.on_event = on_event
         name = prepared.config.annotator
-        self.seat: UserSeat | AgentSeat = UserSeat(name, on_turn) if prepared.role == "user" \
-            else AgentSeat(name, on_turn)
+        self.seat: HumanUser | HumanAgent = HumanUser(name, on_turn) if prepared.role == "user" \
+            else HumanAgent(name, on_turn)
         self.store: Any = None
         self.session_id: str | None = prepared.config.resume
-        self.env: Environment | None = None  # set when the session starts (the database is built then)
+        self.session: Session | None = None
         self.outcome: Outcome | None = None
 
-    def _participants(self) -> tuple[AgentParticipant, UserParticipant]:
-        p = self.prepared
-        if p.role == "user":
-            assert isinstance(self.seat, UserSeat)
-            return make_agent(p.agent), self.seat
-        assert isinstance(self.seat, AgentSeat)
-        return self.seat, make_user(p.user)
-
-    def _setup(self, database: Database) -> SessionSetup:
-        p = self.prepared
-        return SessionSetup(p.domain, p.task, database, p.emotion, p.config.data_dir or "", None)
-
-    async def _save(self, event: Event) -> None:
-        # Saved before it is shown (sinks run in order); the commit happens off the UI thread.
-        await asyncio.to_thread(self.store.append_event, self.session_id, event)
+    @property
+    def env(self) -> Environment | None:
+        """The session's environment, once it has started (the database is built then)."""
+        return self.session.env if self.session is not None else None
 
     async def run(self) -> Outcome:
         p = self.prepared
         database = await asyncio.to_thread(p.database)
         self.store = await asyncio.to_thread(open_store, p.config.db_url)
-        history: list[Event] = []
-        if self.session_id:
-            history = await asyncio.to_thread(self.store.events, self.session_id)
-            if any(e.kind == "terminated" for e in history):
-                raise ResumeError(f"session {self.session_id} has already ended")
-        else:
-            self.session_id = await asyncio.to_thread(
-                self.store.create_session, domain=p.domain.name, task_id=p.task.id, role=p.role, agent=p.agent,
-                user=p.user, task=p.task.to_json(), emotion=p.emotion.to_json() if p.emotion else None,
-                data_source=p.config.data_dir or "", seed=None, annotator=p.config.annotator)
-
-        if p.uses_llm:
-            await asyncio.to_thread(importlib.import_module, "litellm")
-        agent, user = self._participants()
-        orchestrator = new_orchestrator(self._setup(database), agent, user, sinks=[self._save, self.on_event],
-                                        history=history)
-        orchestrator.started_data = {"session_id": self.session_id, "role": p.role,
-                                     "data_source": p.config.data_dir or ""}
-        self.env = orchestrator.env
-        if history:
-            replay_into(self.env, history)  # checks each saved state hash
-            await asyncio.to_thread(self.store.set_status, self.session_id, "running")
-            for event in history:  # draw what was said before
-                self.on_event(event)
-            await orchestrator.emit("notice", "system", {"level": "info",
-                                                         "text": f"resumed after event {history[-1].seq}"})
-        outcome = await orchestrator.run()
-        self.outcome = outcome
-        await asyncio.to_thread(finish, self.store, self.session_id, outcome)
-        return outcome
+        writer = LogWriter(self.store)
+        try:
+            if uses_model(p.agent, p.user):
+                await asyncio.to_thread(preload_model_client)
+            if self.session_id:
+                agent, user = (None, self.seat) if isinstance(self.seat, HumanUser) else (self.seat, None)
+                self.session = await Session.reopen(writer, self.session_id, agent=agent, user=user,
+                                                    sinks=[self.on_event], domain=p.domain, database=database)
+                for event in self.session.history:  # draw what was said before
+                    self.on_event(event)
+            else:
+                agent_p, user_p = ((make_agent(p.agent), self.seat) if isinstance(self.seat, HumanUser)
+                                   else (self.seat, make_user(p.user)))
+                setup = SessionSetup(p.domain, p.task, database, p.emotion, p.config.data_dir or "", None)
+                self.session = await Session.start(writer, setup, agent_p, user_p, sinks=[self.on_event],
+                                                   annotator=p.config.annotator)
+                self.session_id = self.session.session_id
+            self.outcome = await self.session.run()
+            return self.outcome
+        finally:
+            await asyncio.to_thread(writer.close)

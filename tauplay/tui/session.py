@@ -15,7 +15,7 @@ from typing import Any
 
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain, DomainError, get_domain
-from tauplay.core.emotions import EmotionCondition, EmotionError
+from tauplay.core.emotions import EmotionCondition, EmotionError, condition_from_word
 from tauplay.core.tasks import Task, TaskFileError, TaskSet, load_tasks, task_from_json
 
 ROLES = ("user", "agent")
@@ -106,18 +106,8 @@ def emotion_for(task: Task, word: str | None) -> EmotionCondition | None:
     """The task's own condition, or the one a typed word means (keeping the task's trigger)."""
     if not word:
         return task.emotion
-    from tauplay.core import emotions
-
     try:
-        make = getattr(emotions, "condition_from_word", None)
-        trigger = task.emotion.trigger if task.emotion else ""
-        if make is not None:
-            return make(word, trigger=trigger)
-        family = word if word in emotions.FAMILIES else emotions.LEAF_FAMILY.get(word)
-        if family is None:
-            raise EmotionError(f"unknown emotion '{word}'")
-        leaf = emotions.DEFAULT_LEAF[family] if word == family else word
-        return EmotionCondition(family, leaf, trigger=trigger)
+        return condition_from_word(word, trigger=task.emotion.trigger if task.emotion else "")
     except EmotionError as e:
         raise PlayError(str(e)) from None
 

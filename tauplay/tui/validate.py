@@ -25,8 +25,8 @@ from textual.widgets import Footer, Static
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition, EmotionError
-from tauplay.core.evaluation import REVIEW_REASONS
 from tauplay.core.tasks import Task, TaskSet, task_from_json
+from tauplay.core.vocabulary import REVIEW_REASONS
 from tauplay.tui.app import TauplayApp
 from tauplay.tui.keys import KEYS, bindings
 from tauplay.tui.widgets.validate_parts import EditScreen, changes_group, palette_commands
@@ -113,7 +113,7 @@ class ValidateScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="validate-load", exit_on_error=False)
     def load(self) -> None:
         from tauplay.core.graph import ToolGraph
-        from tauplay.interop.task_checks import check_tasks
+        from tauplay.core.task_checks import check_tasks
         from tauplay.store import SessionStore, StoreError
 
         try:
@@ -139,7 +139,7 @@ class ValidateScreen(Screen[None]):
 
     # -- state --------------------------------------------------------------------------------------------
     @property
-    def task(self) -> Task:
+    def task(self) -> Task:  # type: ignore[override]  # Textual's MessagePump.task (its asyncio task) is unused by Textual itself
         return self.tasks[self.index]
 
     @property

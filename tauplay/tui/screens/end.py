@@ -7,7 +7,7 @@ The gold path and the distance to gold may be revealed here, now that playing is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
@@ -18,8 +18,18 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Input, Select, Static, TabbedContent, TabPane
 
-from tauplay.core.evaluation import FAULT_CATEGORIES
-from tauplay.core.events import Event
+from tauplay.core.events import Event, MessageData, ToolCallData, ToolResultData, of_kind
+from tauplay.core.faults import place_faults
+from tauplay.core.labels import FaultLabel
+from tauplay.core.vocabulary import (
+    FAULT_CATEGORIES,
+    SEVERITIES,
+    VERDICTS,
+    WHO_ERRED,
+    AnnotationSource,
+    Severity,
+    WhoErred,
+)
 from tauplay.sim.orchestrator import Outcome
 from tauplay.tui import keys
 from tauplay.tui.session import Prepared
@@ -31,21 +41,12 @@ if TYPE_CHECKING:
     from tauplay.tui.runner import SessionRunner
 
 WHOLE_SESSION = -1
-# Kept in step with tauplay.store.records (not imported here: the screen must not depend on SQLAlchemy).
-WHO_ERRED = ("agent", "user", "environment")
-SEVERITIES = ("minor", "major", "critical")
-VERDICTS = ("approve", "reject", "needs_edit")
 
 
-@dataclass
-class Label:
-    seq: int | None
-    turn: int | None
-    category: str
-    who_erred: str
-    severity: str
-    note: str
-    source: str  # "auto" (a suggestion kept by the person) or "human"
+@dataclass(frozen=True)
+class Label(FaultLabel):
+    """A label on the form: source "auto" for a suggestion kept by the person; saved once it is in the store."""
+
     saved: bool = False
 
 
@@ -82,10 +83,11 @@ def reward_view(outcome: Outcome, distance: int | None) -> Group:
 def turn_options(events: list[Event]) -> list[tuple[Text, int]]:
     options: list[tuple[Text, int]] = [(Text("whole session"), WHOLE_SESSION)]
     for e in events:
-        if e.kind == "message":
-            body = str(e.data.get("content") or "").replace("\n", " ")
-        elif e.kind == "tool_call":
-            body = f"→ {e.data.get('name', '')}"
+        payload = e.payload
+        if isinstance(payload, MessageData):
+            body = payload.content.replace("\n", " ")
+        elif isinstance(payload, ToolCallData):
+            body = f"→ {payload.name}"
         else:
             continue
         options.append((Text(f"#{e.seq} t{e.turn} {e.role}: {body}"[:70], no_wrap=True, overflow="ellipsis"), e.seq))
@@ -100,6 +102,9 @@ class EndScreen(Screen[None]):
         super().__init__()
         self.prepared = prepared
         self.runner = runner
+        env = runner.env
+        assert env is not None, "a session that ended had started"
+        self.env = env
         self.outcome = outcome
         self.events = list(events)
         self.distance: int | None = None
@@ -109,14 +114,10 @@ class EndScreen(Screen[None]):
         self.saves = 0  # completed saves (tests wait on it)
 
     def _suggested(self) -> list[Label]:
-        calls = [e for e in self.events if e.kind == "tool_call"]
-        out = []
-        for f in self.outcome.faults:
-            index = f.get("call_index")
-            event = calls[index] if isinstance(index, int) and index < len(calls) else None
-            out.append(Label(event.seq if event else None, event.turn if event else None, f["category"], "agent",
-                             "major", f"{f.get('tool', '')}: {f.get('detail', '')}", "auto"))
-        return out
+        annotator = self.prepared.config.annotator
+        return [Label(s.category, WhoErred.AGENT, Severity.MAJOR, annotator,
+                      f"{s.tool}: {s.detail}", s.turn, s.seq, AnnotationSource.AUTO)
+                for s in place_faults(self.outcome.faults, self.events)]
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -165,9 +166,9 @@ class EndScreen(Screen[None]):
         transcript = self.query_one("#transcript", Transcript)
         for e in self.events:
             transcript.add_event(e)
-        last = next((e.data["diff"] for e in reversed(self.events)
-                     if e.kind == "tool_result" and e.data.get("diff") is not None), None)
-        self.query_one("#diff", DiffPanel).show(last, self.runner.env.changes_since_start(), None,
+        last = next((r.diff for _, r in reversed(list(of_kind(self.events, ToolResultData))) if r.diff is not None),
+                    None)
+        self.query_one("#diff", DiffPanel).show(last, self.env.changes_since_start(), None,
                                                 "hidden (ctrl+d reveals)")
         self._fill_labels()
         self.query_one("#labels", DataTable).focus()
@@ -186,7 +187,7 @@ class EndScreen(Screen[None]):
         return (env.state if env is not None else None), self.prepared.task, True
 
     def graph_state(self) -> tuple[list[str], list[str] | None]:
-        history = [str(e.data.get("name", "")) for e in self.events if e.kind == "tool_call"]
+        history = [c.name for _, c in of_kind(self.events, ToolCallData)]
         gold = [a.name for a in self.prepared.task.actions] if self.show_gold else None
         return history, gold
 
@@ -199,10 +200,10 @@ class EndScreen(Screen[None]):
         seq = self.query_one("#label-turn", Select).value
         event = next((e for e in self.events if e.seq == seq), None)
         note_box = self.query_one("#label-note", Input)
-        self.labels.append(Label(None if event is None else event.seq, None if event is None else event.turn,
-                                 str(category), str(self.query_one("#label-who", Select).value),
-                                 str(self.query_one("#label-severity", Select).value), note_box.value.strip(),
-                                 "human"))
+        self.labels.append(Label(str(category), str(self.query_one("#label-who", Select).value),
+                                 str(self.query_one("#label-severity", Select).value), self.prepared.config.annotator,
+                                 note_box.value.strip(), None if event is None else event.turn,
+                                 None if event is None else event.seq, AnnotationSource.HUMAN))
         note_box.value = ""
         self._fill_labels()
         return True
@@ -237,13 +238,11 @@ class EndScreen(Screen[None]):
         store, sid, p = self.runner.store, self.runner.session_id, self.prepared
         verdict = self.app.call_from_thread(lambda: self.query_one("#verdict", Select).value)
         verdict_note = self.app.call_from_thread(lambda: self.query_one("#verdict-note", Input).value.strip())
-        pending = [label for label in self.labels if not label.saved]
+        pending = [i for i, label in enumerate(self.labels) if not label.saved]
         try:
-            for label in pending:
-                store.add_annotation(sid, category=label.category, who_erred=label.who_erred,
-                                     severity=label.severity, annotator=p.config.annotator, note=label.note,
-                                     turn=label.turn, seq=label.seq, source=label.source)
-                label.saved = True
+            for i in pending:
+                store.add_label(sid, self.labels[i])
+                self.labels[i] = replace(self.labels[i], saved=True)
             store.mark_reviewed(sid, p.config.annotator)  # the form is done: judged, clean if no label was kept
             saved_verdict = False
             if verdict is not Select.NULL:
@@ -269,7 +268,7 @@ class EndScreen(Screen[None]):
     def action_reveal(self) -> None:
         from tauplay.core.gold_distance import distance_to_gold
 
-        self.distance = distance_to_gold(self.runner.env, self.prepared.task).count
+        self.distance = distance_to_gold(self.env, self.prepared.task).count
         self.query_one("#reward", Static).update(reward_view(self.outcome, self.distance))
         self.query_one("#diff", DiffPanel).reveal(self.distance)
 

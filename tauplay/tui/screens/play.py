@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from tauplay.core.events import Event
+from tauplay.core.events import Event, NoticeData, ToolCallData, ToolResultData
 from tauplay.tui import keys
 from tauplay.tui.session import Prepared
 from tauplay.tui.widgets.call_line import CallLine
@@ -151,16 +151,18 @@ class PlayScreen(Screen[None]):
     def on_session_event(self, event: Event) -> None:
         self.events.append(event)
         self.query_one("#transcript", Transcript).add_event(event)
-        if event.kind == "tool_call":
-            self.history.append(str(event.data.get("name", "")))
+        payload = event.payload
+        if isinstance(payload, ToolCallData):
+            self.history.append(payload.name)
             self.redraw_graph()
-        elif event.kind == "tool_result" and self.prepared.domain.progress is not None:
-            self.redraw_graph()  # what the call revealed shows in the task's own graph
-        if event.kind == "tool_result" and event.data.get("diff") is not None:
-            self.last_diff = event.data["diff"]
-            self.redraw_diff()
-        elif event.kind == "notice" and event.data.get("level") == "error":
-            self.app.report(str(event.data.get("text", "")))  # type: ignore[attr-defined]
+        elif isinstance(payload, ToolResultData):
+            if self.prepared.domain.progress is not None:
+                self.redraw_graph()  # what the call revealed shows in the task's own graph
+            if payload.diff is not None:
+                self.last_diff = payload.diff
+                self.redraw_diff()
+        elif isinstance(payload, NoticeData) and payload.level == "error":
+            self.app.report(payload.text)  # type: ignore[attr-defined]
 
     # -- panels -----------------------------------------------------------------------------------
     def gold_names(self) -> list[str]:

@@ -20,7 +20,8 @@ _PREFERENCE = re.compile(r"\b(prefer|rather|if |unless|only|not |don't|do not|ne
 def split_goal(goal: str) -> tuple[list[str], list[str]]:
     """(what you want, your preferences and limits): the goal's sentences, sorted by what they say."""
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", goal.strip()) if s.strip()]
-    wants, prefs = [], []
+    wants: list[str] = []
+    prefs: list[str] = []
     for s in sentences:
         (prefs if _PREFERENCE.search(s) and wants else wants).append(s)
     return wants, prefs
@@ -50,10 +51,10 @@ def task_card(task: Task) -> Group:
 
 def emotion_card(condition: EmotionCondition | None, published_text: str = "") -> Group:
     if condition is None:
-        parts = [Text("No emotion condition: play a neutral customer.", style="dim")]
+        neutral = [Text("No emotion condition: play a neutral customer.", style="dim")]
         if published_text:
-            parts += [Text("\nPublished emotion instruction", style="bold underline"), Text(published_text)]
-        return Group(*parts)
+            neutral += [Text("\nPublished emotion instruction", style="bold underline"), Text(published_text)]
+        return Group(*neutral)
     from tauplay.core import emotions
 
     title = Text()

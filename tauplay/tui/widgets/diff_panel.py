@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.console import Group
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -96,7 +97,7 @@ class DiffPanel(VerticalScroll):
         self.distance_note = "hidden until the end of the session"
         self.updates = 0  # how many times the panel was redrawn with a write (benchmarks wait on it)
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(id="diff-body")
 
     def on_mount(self) -> None:

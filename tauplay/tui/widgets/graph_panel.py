@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -147,7 +148,7 @@ class GraphPanel(VerticalScroll):
         self.task_graph: Any = None  # the domain's progress function, when it has one
         self.last: Any = Text("")  # the renderable shown last
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(Text("building the dependency graph…", style="dim"), id="graph-body")
 
     def on_mount(self) -> None:

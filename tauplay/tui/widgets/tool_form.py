@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -113,7 +113,8 @@ class ScalarEditor(Horizontal):
             yield Select(options, prompt=self.placeholder or "choose", compact=True)
         else:
             kind = self.schema.get("type")
-            input_type = {"integer": "integer", "number": "number"}.get(kind or "", "text")
+            input_type: Literal["integer", "number", "text"] = (
+                "integer" if kind == "integer" else "number" if kind == "number" else "text")
             yield Input(placeholder=self.placeholder or (kind or "JSON"), type=input_type, compact=True,
                         select_on_focus=False)
 
@@ -170,8 +171,8 @@ class RowsEditor(Vertical):
         event.stop()
         if event.button.has_class("add"):
             self.run_worker(self.add_row(), exclusive=False)
-        elif event.button.has_class("remove") and event.button.parent is not None:
-            event.button.parent.remove()
+        elif event.button.has_class("remove") and isinstance(row := event.button.parent, Widget):
+            row.remove()
 
     def read(self) -> Any:
         items = []

@@ -49,8 +49,7 @@ class ToolsPanel(Vertical):
         box = self.query_one("#tool-form-box", VerticalScroll)
         if self.current != name or self.form is None:
             await box.remove_children()
-            form = ToolForm(self.domain.tool_map[name], id=f"form-{name}")
-            await box.mount(form)
+            await box.mount(ToolForm(self.domain.tool_map[name], id=f"form-{name}"))
             self.current = name
         form = self.form
         assert form is not None

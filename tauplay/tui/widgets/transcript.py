@@ -10,7 +10,8 @@ from rich.text import Text
 from textual.events import Resize
 from textual.widgets import RichLog
 
-from tauplay.core.events import Event
+from tauplay.core.events import Event, MessageData, NoticeData, TerminatedData, ToolCallData, ToolResultData
+from tauplay.core.vocabulary import Role
 
 USER_VIEW_OUTPUT = 160  # characters of a tool result shown to the person playing the user
 
@@ -23,33 +24,32 @@ def _args(arguments: Any) -> str:
 
 def event_lines(event: Event, me: str | None, max_output: int | None = None) -> list[Text]:
     """The lines an event adds to the transcript (none for events that are not part of the conversation)."""
-    data = event.data
-    if event.kind == "message":
+    payload = event.payload
+    if isinstance(payload, MessageData):
         who = event.role + (" (you)" if event.role == me else "")
         line = Text()
-        line.append(f"{who}: ", style="bold cyan" if event.role == "agent" else "bold magenta")
-        line.append(str(data.get("content") or ""))
+        line.append(f"{who}: ", style="bold cyan" if event.role == Role.AGENT else "bold magenta")
+        line.append(payload.content)
         return [line]
-    if event.kind == "tool_call":
+    if isinstance(payload, ToolCallData):
         line = Text("  → ", style="dim")
-        line.append(str(data.get("name", "")), style="bold yellow")
-        line.append(f"({_args(data.get('arguments'))})", style="yellow")
+        line.append(payload.name, style="bold yellow")
+        line.append(f"({_args(payload.arguments)})", style="yellow")
         return [line]
-    if event.kind == "tool_result":
-        output = str(data.get("output", ""))
+    if isinstance(payload, ToolResultData):
+        output = payload.output
         if max_output is not None and len(output) > max_output:
-            output = output[:max_output] + f"… ({len(data.get('output', ''))} characters)"
+            output = output[:max_output] + f"… ({len(payload.output)} characters)"
         line = Text("  ← ", style="dim")
-        line.append(output, style="red" if data.get("error") else "dim")
-        if data.get("diff") and data["diff"].get("changes"):
-            n = len(data["diff"]["changes"])
-            line.append(f"  [{n} record(s) changed]", style="bold green")
+        line.append(output, style="red" if payload.error else "dim")
+        changes = (payload.diff or {}).get("changes")
+        if changes:
+            line.append(f"  [{len(changes)} record(s) changed]", style="bold green")
         return [line]
-    if event.kind == "notice":
-        level = data.get("level", "info")
-        return [Text(f"! {data.get('text', '')}", style="bold red" if level == "error" else "yellow")]
-    if event.kind == "terminated":
-        return [Text(f"— session ended: {data.get('reason', '')} —", style="bold")]
+    if isinstance(payload, NoticeData):
+        return [Text(f"! {payload.text}", style="bold red" if payload.level == "error" else "yellow")]
+    if isinstance(payload, TerminatedData):
+        return [Text(f"— session ended: {payload.reason or ''} —", style="bold")]
     return []
 
 

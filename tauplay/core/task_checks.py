@@ -11,7 +11,7 @@ from typing import Any
 
 from tauplay.core.db import Database, RecordChange, canonical
 from tauplay.core.domain import Domain
-from tauplay.core.environment import Environment
+from tauplay.core.gold import gold_run
 from tauplay.core.graph import PathStep, ToolGraph
 from tauplay.core.tasks import Task
 
@@ -43,13 +43,10 @@ class TaskFacts:
 
 
 def replay(domain: Domain, database: Database, task: Task, graph: ToolGraph) -> TaskFacts:
-    env = Environment(domain, database)
-    first_error = None
-    for i, action in enumerate(task.actions):
-        result = env.call(action.name, action.kwargs)
-        if result.error and first_error is None:
-            first_error = f"step {i + 1} {action.name}: {result.output}"
-    return TaskFacts(task, graph.gold_path(task), env.changes_since_start(), env.hash, first_error)
+    run = gold_run(domain, database, task)
+    step = run.error_step
+    first_error = None if step is None else f"step {step + 1} {task.actions[step].name}: {run.results[step].output}"
+    return TaskFacts(task, graph.gold_path(task), run.changes(), run.hash, first_error)
 
 
 def _duplicate_key(facts: TaskFacts) -> str:

@@ -1,0 +1,99 @@
+"""The one shape of a fault label and of a reviewed mark, and a saved session as plain values.
+
+The store saves them (adding ids and times), importers and exporters carry them, the screens edit them;
+nobody defines them again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tauplay.core.events import Event
+from tauplay.core.vocabulary import (
+    ANNOTATION_SOURCES,
+    FAULT_CATEGORIES,
+    SEVERITIES,
+    WHO_ERRED,
+    AnnotationSource,
+    SessionRole,
+    SessionStatus,
+)
+
+
+@dataclass(frozen=True)
+class FaultLabel:
+    """A fault in a session, by one annotator. turn and seq None: about the whole session."""
+
+    category: str
+    who_erred: str
+    severity: str
+    annotator: str
+    note: str = ""
+    turn: int | None = None
+    seq: int | None = None
+    source: str = AnnotationSource.HUMAN
+
+    def problems(self) -> list[str]:
+        """What in this label is outside the vocabulary (empty when it is a valid label)."""
+        out = []
+        for name, value, allowed in (("fault category", self.category, FAULT_CATEGORIES),
+                                     ("who_erred", self.who_erred, WHO_ERRED),
+                                     ("severity", self.severity, SEVERITIES),
+                                     ("annotation source", self.source, ANNOTATION_SOURCES)):
+            if value not in allowed:
+                out.append(f"unknown {name} {value!r}; expected one of: {', '.join(allowed)}")
+        if not self.annotator:
+            out.append("an annotation needs an annotator name")
+        return out
+
+    @property
+    def whole_session(self) -> bool:
+        return self.turn is None and self.seq is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"category": self.category, "who_erred": self.who_erred, "severity": self.severity,
+                "annotator": self.annotator, "note": self.note, "turn": self.turn, "seq": self.seq,
+                "source": str(self.source)}
+
+
+@dataclass(frozen=True)
+class ReviewMark:
+    """An annotator's mark that they finished reviewing a session (with no label of theirs: no fault found).
+    created_at None: not known (whoever saves it dates it)."""
+
+    annotator: str
+    note: str = ""
+    created_at: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"annotator": self.annotator, "note": self.note, "created_at": self.created_at}
+
+
+@dataclass
+class SessionBundle:
+    """Everything one session holds: its description, its events, its labels and who reviewed it. What an
+    importer produces, an exporter reads and the store saves whole. id None: a new id is chosen on saving."""
+
+    domain: str
+    task_id: str
+    task: dict[str, Any]
+    events: list[Event]
+    agent: dict[str, Any] = field(default_factory=dict)
+    user: dict[str, Any] = field(default_factory=dict)
+    emotion: dict[str, Any] | None = None
+    role: str = SessionRole.BATCH
+    status: str = SessionStatus.FINISHED
+    termination_reason: str | None = None
+    reward: float | None = None
+    reward_info: dict[str, Any] | None = None
+    data_source: str = ""
+    seed: int | None = None
+    trial: int | None = None
+    batch_id: str | None = None
+    annotator: str | None = None
+    labels: Sequence[FaultLabel] = field(default_factory=list)
+    reviews: Sequence[ReviewMark] = field(default_factory=list)
+    id: str | None = None
+    created_at: float | None = None

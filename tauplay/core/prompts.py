@@ -1,0 +1,54 @@
+"""What a model participant is told: the agent's system prompt and tools, the simulated user's instructions.
+
+The LLM participants build their prompts here, save them with the session (`session_started.prompts`), and
+`export training` writes the saved ones, so a training example holds exactly what the model saw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tauplay.core.domain import Domain
+from tauplay.core.emotions import EmotionCondition, user_instructions
+from tauplay.core.tasks import Task
+from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN
+
+
+def agent_system_prompt(domain: Domain) -> str:
+    preamble = domain.agent_preamble or (
+        f"You are a customer service agent for {domain.title}. Help the user within the policy below, "
+        "using the tools to look things up and make changes. Make at most one change at a time.")
+    return preamble + "\n\n" + domain.policy
+
+
+def agent_tools(domain: Domain) -> list[dict[str, Any]]:
+    """The tool schemas the agent's model is given (OpenAI function form, derived from each tool's signature)."""
+    return [t.openai_schema() for t in domain.tools]
+
+
+def agent_prompt(domain: Domain) -> dict[str, Any]:
+    """The agent's whole prompt, as saved with a session: {"system": text, "tools": [schemas]}."""
+    return {"system": agent_system_prompt(domain), "tools": agent_tools(domain)}
+
+
+USER_RULES = f"""You are a customer talking to a customer service agent. Play this person; never act as the agent.
+
+How to talk:
+- Write one short message at a time, the way a person types in a chat.
+- Reveal what you want step by step: only what the current step needs, not the whole task at once.
+- Use only facts from your task. If the agent asks for something your task does not say, say you do not know
+  or do not have it; never invent ids, dates or numbers.
+- Put the task in your own words rather than repeating it.
+- When what you asked for is done and you are content, send {STOP_TOKEN} on its own.
+- If the agent ignores how you feel, goes in circles, keeps asking what you already gave, is evasive or
+  dismissive, and you lose patience before the task is done, send {UNSATISFIED_TOKEN} on its own.
+  Do not send it once the task is done and you are content."""
+
+
+def user_system_prompt(task: Task, emotion: EmotionCondition | None) -> str:
+    parts = [USER_RULES, "Your task:\n" + task.goal]
+    if emotion is not None:
+        parts.append("How you feel and behave:\n" + user_instructions(emotion))
+    elif task.emotion_text:
+        parts.append("How you feel and behave:\n" + task.emotion_text)
+    return "\n\n".join(parts)

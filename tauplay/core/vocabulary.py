@@ -1,0 +1,132 @@
+"""The one vocabulary of tauplay: event kinds and roles, how a session ends, its status, and the words of
+annotation (fault categories, who erred, severities, task verdicts and reasons).
+
+Every other module imports these; none spells them again. Each is a StrEnum (a member equals its text, so
+what is saved and compared stays plain text) with a tuple of the values for membership checks and choices.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+def values(enum: type[StrEnum]) -> tuple[str, ...]:
+    return tuple(member.value for member in enum)
+
+
+class EventKind(StrEnum):
+    SESSION_STARTED = "session_started"
+    MESSAGE = "message"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    NOTICE = "notice"
+    TERMINATED = "terminated"
+
+
+class Role(StrEnum):
+    """Who an event comes from."""
+
+    AGENT = "agent"
+    USER = "user"
+    ENV = "env"
+    SYSTEM = "system"
+
+
+class TerminationReason(StrEnum):
+    USER_STOP = "user_stop"
+    USER_ABANDONED = "user_abandoned"
+    TRANSFER = "transfer"
+    AGENT_STOP = "agent_stop"
+    MAX_STEPS = "max_steps"
+    TOO_MANY_ERRORS = "too_many_errors"
+    LLM_ERROR = "llm_error"
+
+
+class SessionStatus(StrEnum):
+    RUNNING = "running"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+
+# The status a session ends in, by its termination reason (any other reason: finished).
+STATUS_OF_REASON: dict[str, SessionStatus] = {
+    TerminationReason.USER_ABANDONED: SessionStatus.ABANDONED,
+    TerminationReason.LLM_ERROR: SessionStatus.FAILED,
+}
+
+
+def status_of(reason: str) -> SessionStatus:
+    return STATUS_OF_REASON.get(reason, SessionStatus.FINISHED)
+
+
+class SessionRole(StrEnum):
+    """Which side a person played: the user, the agent, or nobody (a batch run)."""
+
+    USER = "user"
+    AGENT = "agent"
+    BATCH = "batch"
+
+
+class FaultCategory(StrEnum):
+    """The fault taxonomy of the τ-Emotion-Bench paper."""
+
+    MISSED_ACTION = "Missed Action"
+    WRONG_ORDER = "Wrong Order"
+    EXTRA_ACTION = "Extra Action"
+    REPEATED_ACTION = "Repeated Action"
+    MISREAD_INTENT = "Misread Intent"
+    EARLY_STOP = "Early Stop"
+
+
+class WhoErred(StrEnum):
+    AGENT = "agent"
+    USER = "user"
+    ENVIRONMENT = "environment"
+
+
+class Severity(StrEnum):
+    MINOR = "minor"
+    MAJOR = "major"
+    CRITICAL = "critical"
+
+
+class AnnotationSource(StrEnum):
+    """Who put a label there: a person, or an automatic suggestion a person kept."""
+
+    HUMAN = "human"
+    AUTO = "auto"
+
+
+class Verdict(StrEnum):
+    """A person's verdict on a task in validation."""
+
+    APPROVE = "approve"
+    REJECT = "reject"
+    NEEDS_EDIT = "needs_edit"
+
+
+# Why a task is rejected or sent back in validation: (code as saved, label as shown).
+REVIEW_REASONS: tuple[tuple[str, str], ...] = (
+    ("ambiguous_instruction", "ambiguous instruction"), ("unreachable_goal", "unreachable goal"),
+    ("wrong_gold_action", "wrong gold action"), ("policy_conflict", "policy conflict"),
+    ("emotion_mismatch", "emotion mismatch"), ("other", "other"))
+
+EVENT_KINDS = values(EventKind)
+ROLES = values(Role)
+TERMINATION_REASONS = values(TerminationReason)
+STATUSES = values(SessionStatus)
+SESSION_ROLES = values(SessionRole)
+FAULT_CATEGORIES = values(FaultCategory)
+# The categories alignment with the gold actions can suggest; the others need a person.
+AUTOMATIC_FAULTS = FAULT_CATEGORIES[:4]
+WHO_ERRED = values(WhoErred)
+SEVERITIES = values(Severity)
+ANNOTATION_SOURCES = values(AnnotationSource)
+VERDICTS = values(Verdict)
+REVIEW_REASON_CODES = tuple(code for code, _ in REVIEW_REASONS)
+
+# What a simulated user writes to end a session: satisfied, or giving up on the agent.
+STOP_TOKEN = "###STOP###"
+UNSATISFIED_TOKEN = "###UNSATISFIED###"

@@ -1,0 +1,72 @@
+"""Participants built from the descriptions the store saves (`{"kind": "oracle"}`, `{"kind": "llm", "model":
+...}`). Implementations are imported only when their kind is asked for: a model participant must not cost
+the import of the model client to a session without one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tauplay.sim.participants import AgentParticipant, UserParticipant
+
+AGENT_KINDS = ("oracle", "llm", "human")
+USER_KINDS = ("scripted", "llm", "human")
+
+
+class ParticipantError(ValueError):
+    """A participant description that cannot be turned into a participant."""
+
+
+def _llm_config(desc: dict[str, Any], role: str) -> Any:
+    from tauplay.llm import LLMConfig
+
+    model = desc.get("model")
+    if not model:
+        raise ParticipantError(f"an llm {role} needs a model")
+    return LLMConfig(model=str(model), api_base=desc.get("api_base") or None,
+                     temperature=float(desc.get("temperature") or 0.0),
+                     timeout=float(desc.get("timeout") or 60.0), retries=int(desc.get("retries", 2)))
+
+
+def make_agent(desc: dict[str, Any]) -> AgentParticipant:
+    kind = desc.get("kind")
+    if kind == "oracle":
+        from tauplay.sim.oracle import OracleAgent
+
+        return OracleAgent()
+    if kind == "llm":
+        from tauplay.sim.llm_participants import LLMAgent
+
+        return LLMAgent(_llm_config(desc, "agent"))
+    if kind == "human":
+        from tauplay.sim.human import HumanAgent
+
+        return HumanAgent(name=str(desc.get("name") or ""))
+    raise ParticipantError(f"unknown agent kind '{kind}' (kinds: {', '.join(AGENT_KINDS)})")
+
+
+def make_user(desc: dict[str, Any]) -> UserParticipant:
+    kind = desc.get("kind")
+    if kind == "scripted":
+        from tauplay.sim.scripted_user import ScriptedUser
+
+        return ScriptedUser()
+    if kind == "llm":
+        from tauplay.sim.llm_participants import LLMUser
+
+        return LLMUser(_llm_config(desc, "user"))
+    if kind == "human":
+        from tauplay.sim.human import HumanUser
+
+        return HumanUser(name=str(desc.get("name") or ""))
+    raise ParticipantError(f"unknown user kind '{kind}' (kinds: {', '.join(USER_KINDS)})")
+
+
+def uses_model(*descriptions: dict[str, Any]) -> bool:
+    return any(d.get("kind") == "llm" for d in descriptions)
+
+
+def preload_model_client() -> None:
+    """Import the model client now (seconds): a UI calls it in a thread before a model participant needs it."""
+    from tauplay.llm import load_litellm
+
+    load_litellm()
