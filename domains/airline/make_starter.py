@@ -28,6 +28,12 @@ def build() -> TaskSet:
     def card_of(user: dict[str, Any]) -> dict[str, Any] | None:
         return next((p for p in user["payment_methods"].values() if p["source"] == "credit_card"), None)
 
+    def the_card(user: dict[str, Any]) -> dict[str, Any]:
+        """The credit card of a user picked for having one."""
+        card = card_of(user)
+        assert card is not None, "the user was picked for having a credit card"
+        return card
+
     def name_of(uid: str) -> str:
         n = users[uid]["name"]
         return f"{n['first_name']} {n['last_name']}"
@@ -57,12 +63,12 @@ def build() -> TaskSet:
     add("book-direct",
         f"You are {name_of(uid)} (user id {uid}). You want a one-way economy ticket from {f['origin']} to "
         f"{f['destination']} on 2024-05-20, just for yourself, on flight {f['flight_number']}. No checked bags, "
-        f"no insurance. Pay with your credit card ending in {card_of(user)['last_four']}.",
+        f"no insurance. Pay with your credit card ending in {the_card(user)['last_four']}.",
         [Action("get_user_details", {"user_id": uid}),
          Action("book_reservation", {
             "user_id": uid, "origin": f["origin"], "destination": f["destination"], "flight_type": "one_way",
             "cabin": "economy", "flights": [{"flight_number": f["flight_number"], "date": "2024-05-20"}],
-            "passengers": [me], "payment_methods": [{"payment_id": card_of(user)["id"], "amount": price}],
+            "passengers": [me], "payment_methods": [{"payment_id": the_card(user)["id"], "amount": price}],
             "total_baggages": 0, "nonfree_baggages": 0, "insurance": "no"})],
         uid, EmotionCondition("fear", "nervousness", "mild", "warm", "moderate", "cautious",
                               "first trip alone to a job interview"))
@@ -80,7 +86,7 @@ def build() -> TaskSet:
     # 3. Adding one paid checked bag.
     r = _first(reservations.values(), lambda r: future(r) and r["cabin"] != "basic_economy"
                and card_of(users[r["user_id"]]) and r["nonfree_baggages"] == 0)
-    card = card_of(users[r["user_id"]])
+    card = the_card(users[r["user_id"]])
     add("add-bag",
         f"You are {name_of(r['user_id'])} (user id {r['user_id']}). On reservation {r['reservation_id']} you want "
         f"to add one checked bag that you pay for, so {r['total_baggages'] + 1} bags in total, charged to your card "
@@ -112,7 +118,7 @@ def build() -> TaskSet:
                         for s in r["flights"]))
 
     r = _first(reservations.values(), upgradable)
-    card = card_of(users[r["user_id"]])
+    card = the_card(users[r["user_id"]])
     segs = [{"flight_number": s["flight_number"], "date": s["date"]} for s in r["flights"]]
     add("upgrade-cabin",
         f"You are {name_of(r['user_id'])} (user id {r['user_id']}). You want to move every flight of reservation "
@@ -176,14 +182,14 @@ def build() -> TaskSet:
         f"{out['origin']} to {out['destination']}: out on 2024-05-22 on {out['flight_number']}, back on 2024-05-25 "
         f"on {back['flight_number']}, for you and {companion['first_name']} {companion['last_name']} (saved in your "
         f"profile). You want travel insurance, and three checked bags in total (two are free). Pay everything with "
-        f"your card ending in {card_of(user)['last_four']}.",
+        f"your card ending in {the_card(user)['last_four']}.",
         [Action("get_user_details", {"user_id": uid}),
          Action("book_reservation", {
              "user_id": uid, "origin": out["origin"], "destination": out["destination"], "flight_type": "round_trip",
              "cabin": "economy", "flights": [{"flight_number": out["flight_number"], "date": "2024-05-22"},
                                              {"flight_number": back["flight_number"], "date": "2024-05-25"}],
              "passengers": [me, dict(companion)],
-             "payment_methods": [{"payment_id": card_of(user)["id"], "amount": total}],
+             "payment_methods": [{"payment_id": the_card(user)["id"], "amount": total}],
              "total_baggages": 3, "nonfree_baggages": 1, "insurance": "yes"})],
         uid, EmotionCondition("enjoyment", "excitement", "intense", "warm", "moderate", "trusting",
                               "a surprise anniversary trip"))
@@ -198,7 +204,7 @@ def build() -> TaskSet:
             and s["date"] != "2024-05-28"
 
     r = _first(reservations.values(), movable)
-    card = card_of(users[r["user_id"]])
+    card = the_card(users[r["user_id"]])
     seg = r["flights"][0]
     add("move-date",
         f"You are {name_of(r['user_id'])} (user id {r['user_id']}). Move reservation {r['reservation_id']} "
@@ -256,14 +262,14 @@ def build() -> TaskSet:
         f"You are {name_of(uid)} (user id {uid}). Book a one-way business ticket for yourself from {f['origin']} to "
         f"{f['destination']} on 2024-05-26, flight {f['flight_number']}, no bags, no insurance. Use up your whole gift "
         f"card ({gift['amount']} dollars) first and put the rest on your credit card ending in "
-        f"{card_of(user)['last_four']}.",
+        f"{the_card(user)['last_four']}.",
         [Action("get_user_details", {"user_id": uid}),
          Action("book_reservation", {
              "user_id": uid, "origin": f["origin"], "destination": f["destination"], "flight_type": "one_way",
              "cabin": "business", "flights": [{"flight_number": f["flight_number"], "date": "2024-05-26"}],
              "passengers": [me],
              "payment_methods": [{"payment_id": gift["id"], "amount": gift["amount"]},
-                                 {"payment_id": card_of(user)["id"], "amount": price - gift["amount"]}],
+                                 {"payment_id": the_card(user)["id"], "amount": price - gift["amount"]}],
              "total_baggages": 0, "nonfree_baggages": 0, "insurance": "no"})],
         uid, EmotionCondition("sadness", "discouragement", "moderate", "warm", "moderate", "cautious",
                               "a gift card from a late grandparent"))

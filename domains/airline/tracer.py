@@ -18,6 +18,8 @@ from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
+from ..common_reads import must_get
+from ..common_tracer import persona_of
 from .generator import CABINS, TODAY
 from .tools import AIRPORTS, BAG_FEE, BOOKING_TIME, INSURANCE_FEE
 
@@ -231,7 +233,7 @@ class AirlineHints(TracerHints):
             return self._book_target(ctx)
         mine = self._mine(ctx)
         if write == "send_certificate":
-            options = [r for r in mine if not compensation_allowed(state, ctx.persona, r)]
+            options = [r for r in mine if not compensation_allowed(state, persona_of(ctx), r)]
             if not options:
                 raise Skip("no reservation eligible for compensation", write)
             r = rng.choice(options)
@@ -240,11 +242,11 @@ class AirlineHints(TracerHints):
                     "_needs": ("get_user_details", "get_reservation_details")}
         mine = [r for r in mine if _not_flown(state, r)]
         if write == "cancel_reservation":
-            options = [(r, reason) for r in mine for reason in CANCEL_REASONS
-                       if not cancel_allowed(state, r, reason)]
-            if not options:
+            pairs = [(r, reason) for r in mine for reason in CANCEL_REASONS
+                     if not cancel_allowed(state, r, reason)]
+            if not pairs:
                 raise Skip("no reservation the policy lets this user cancel", write)
-            r, reason = rng.choice(options)
+            r, reason = rng.choice(pairs)
             return {"reservation_id": r["reservation_id"], "reason": reason}
         if not mine:
             raise Skip("no reservation left to change", write)
@@ -283,7 +285,7 @@ class AirlineHints(TracerHints):
                         "destination": seg["destination"], "date": day,
                         "_needs": ("get_reservation_details", "search_direct_flight")}
         cabins = [c for c in CABINS if c != r["cabin"] and all(
-            state.get("flights", s["flight_number"])["dates"][s["date"]]["available_seats"][c] >= travellers
+            must_get(state, "flights", s["flight_number"])["dates"][s["date"]]["available_seats"][c] >= travellers
             for s in r["flights"])]
         if not cabins:
             raise Skip("no other cabin has seats for every passenger", "update_reservation_flights")
@@ -295,13 +297,13 @@ class AirlineHints(TracerHints):
         if build is None:
             return None
         # The profile as it was before this write (a certificate used to pay disappears from it).
-        ctx.goal.target["methods"] = dict(ctx.persona["payment_methods"])
+        ctx.goal.target["methods"] = dict(persona_of(ctx)["payment_methods"])
         return build(ctx)
 
     def _payment(self, ctx: TraceContext, amount: float, *, change: bool) -> list[dict[str, Any]]:
         """One or two payment methods from the profile that the policy accepts for `amount`."""
         rng = ctx.rng
-        methods = list(ctx.persona["payment_methods"].values())
+        methods = list(persona_of(ctx)["payment_methods"].values())
         cards = [m for m in methods if m["source"] == "credit_card"]
         gifts = [m for m in methods if m["source"] == "gift_card" and m["amount"] >= max(amount, 0)]
         certs = [m for m in methods if m["source"] == "certificate" and m["amount"] >= amount and not change]
@@ -320,7 +322,7 @@ class AirlineHints(TracerHints):
         raise Skip("no payment method the policy accepts covers the amount", "payment")
 
     def _args_book_reservation(self, ctx: TraceContext) -> dict[str, Any]:
-        rng, target, user = ctx.rng, ctx.goal.target, ctx.persona
+        rng, target, user = ctx.rng, ctx.goal.target, persona_of(ctx)
         search = ctx.last("search_direct_flight", "search_onestop_flight")
         if search is None or not search.output:
             raise Skip("flight search found nothing", "book_reservation")
@@ -354,12 +356,12 @@ class AirlineHints(TracerHints):
         return {"reservation_id": ctx.goal.target["reservation_id"]}
 
     def _args_send_certificate(self, ctx: TraceContext) -> dict[str, Any]:
-        r = ctx.state.get("reservations", ctx.goal.target["reservation_id"])
+        r = must_get(ctx.state, "reservations", ctx.goal.target["reservation_id"])
         return {"user_id": ctx.persona_id, "amount": CERTIFICATE_PER_PASSENGER * len(r["passengers"])}
 
     def _args_update_reservation_baggages(self, ctx: TraceContext) -> dict[str, Any]:
-        rng, user = ctx.rng, ctx.persona
-        r = ctx.state.get("reservations", ctx.goal.target["reservation_id"])
+        rng, user = ctx.rng, persona_of(ctx)
+        r = must_get(ctx.state, "reservations", ctx.goal.target["reservation_id"])
         added = rng.choice((1, 1, 2))
         total = r["total_baggages"] + added
         free = bag_allowance(user["membership"], r["cabin"], len(r["passengers"]))
@@ -372,21 +374,22 @@ class AirlineHints(TracerHints):
 
     def _args_update_reservation_flights(self, ctx: TraceContext) -> dict[str, Any]:
         target, state = ctx.goal.target, ctx.state
-        r = state.get("reservations", target["reservation_id"])
+        r = must_get(state, "reservations", target["reservation_id"])
         travellers = len(r["passengers"])
         flights = [{"flight_number": s["flight_number"], "date": s["date"]} for s in r["flights"]]
         if target["variant"] == "cabin":
             cabin = target["cabin"]
-            new_prices = [state.get("flights", s["flight_number"])["dates"][s["date"]]["prices"][cabin]
+            new_prices = [must_get(state, "flights", s["flight_number"])["dates"][s["date"]]["prices"][cabin]
                           for s in r["flights"]]
         else:
             cabin = r["cabin"]
             search = ctx.last("search_direct_flight")
-            options = [f for f in (search.output if search else []) if f["available_seats"][cabin] >= travellers]
+            found = search.output if search else []
+            options = [f for f in found if f["available_seats"][cabin] >= travellers]
             if not options:
                 raise Skip("no flight on the new day has seats in the cabin", "update_reservation_flights")
             new = ctx.rng.choice(options)
-            target["choice"], target["options"] = [new], [[o] for o in search.output]
+            target["choice"], target["options"] = [new], [[o] for o in found]
             flights[target["segment"]] = {"flight_number": new["flight_number"], "date": new["date"]}
             new_prices = [s["price"] for s in r["flights"]]
             new_prices[target["segment"]] = new["prices"][cabin]
@@ -395,8 +398,8 @@ class AirlineHints(TracerHints):
         return {"reservation_id": r["reservation_id"], "cabin": cabin, "flights": flights, "payment_id": pay}
 
     def _args_update_reservation_passengers(self, ctx: TraceContext) -> dict[str, Any]:
-        rng, user, target = ctx.rng, ctx.persona, ctx.goal.target
-        r = ctx.state.get("reservations", target["reservation_id"])
+        rng, user, target = ctx.rng, persona_of(ctx), ctx.goal.target
+        r = must_get(ctx.state, "reservations", target["reservation_id"])
         passengers = [dict(p) for p in r["passengers"]]
         on_board = {(p["first_name"], p["last_name"]) for p in passengers}
         saved = [p for p in user["saved_passengers"] if (p["first_name"], p["last_name"]) not in on_board]
@@ -446,8 +449,9 @@ class AirlineHints(TracerHints):
         same_time = [o for o in options if _time(o[0]["scheduled_departure_time_est"]) == departure]
         if len(same_time) == 1 and rng.random() < 0.4:
             if len(chosen) == 1:
-                forms = (f"leaving at {departure}", f"departing at {departure}", f"departs at {departure}",
-                         f"leaves at {departure}", f"{departure} departure")
+                forms: tuple[str, ...] = (f"leaving at {departure}", f"departing at {departure}",
+                                          f"departs at {departure}", f"leaves at {departure}",
+                                          f"{departure} departure")
                 facts = [fact("flight_number", first["flight_number"], *forms)]
                 return facts, f"the direct flight leaving at {departure}"
             via = _city(first["destination"])
@@ -468,7 +472,7 @@ class AirlineHints(TracerHints):
         return facts, f"from {_city(origin)} ({origin}) to {_city(destination)} ({destination})"
 
     def _say_book_reservation(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        rng, user, target = ctx.rng, ctx.persona, ctx.goal.target
+        rng, user, target = ctx.rng, persona_of(ctx), ctx.goal.target
         facts, route = self._route(args["origin"], args["destination"])
         day = args["flights"][0]["date"]
         facts.append(fact("date", day))
@@ -529,7 +533,7 @@ class AirlineHints(TracerHints):
                       known={"cancel_reason": reason}, slots={"city": city, "date": day})
 
     def _say_send_certificate(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        r = ctx.state.get("reservations", ctx.goal.target["reservation_id"])
+        r = must_get(ctx.state, "reservations", ctx.goal.target["reservation_id"])
         state = ctx.state
         bad = next(s for s in r["flights"] if _status(state, s["flight_number"], s["date"]) == "cancelled")
         city, _, what = self._reservation_subject(r)
@@ -543,8 +547,8 @@ class AirlineHints(TracerHints):
 
     def _say_update_reservation_baggages(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         added = ctx.goal.target["added"]
-        r = ctx.database.tables["reservations"].get(args["reservation_id"]) or ctx.state.get(
-            "reservations", args["reservation_id"])
+        r = ctx.database.tables["reservations"].get(args["reservation_id"]) or must_get(
+            ctx.state, "reservations", args["reservation_id"])
         city, day, what = self._reservation_subject(r)
         pay_fact, pay_phrase = self._payment_fact(ctx.goal.target["methods"], args["payment_id"])
         more = (f"{added} more", f"{added} extra", f"{added} additional") + (("another", "one more") if added == 1 else ())
@@ -558,8 +562,8 @@ class AirlineHints(TracerHints):
 
     def _say_update_reservation_flights(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target, rng = ctx.goal.target, ctx.rng
-        r = ctx.database.tables["reservations"].get(args["reservation_id"]) or ctx.state.get(
-            "reservations", args["reservation_id"])
+        r = ctx.database.tables["reservations"].get(args["reservation_id"]) or must_get(
+            ctx.state, "reservations", args["reservation_id"])
         city, day, what = self._reservation_subject(r)
         pay_fact, pay_phrase = self._payment_fact(ctx.goal.target["methods"], args["payment_id"])
         facts = [fact("reservation_id", args["reservation_id"]), pay_fact]
@@ -586,8 +590,8 @@ class AirlineHints(TracerHints):
 
     def _say_update_reservation_passengers(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target = ctx.goal.target
-        r = ctx.database.tables["reservations"].get(args["reservation_id"]) or ctx.state.get(
-            "reservations", args["reservation_id"])
+        r = ctx.database.tables["reservations"].get(args["reservation_id"]) or must_get(
+            ctx.state, "reservations", args["reservation_id"])
         city, day, what = self._reservation_subject(r)
         old, new = target["old"], args["passengers"][target["index"]]
         old_name = f"{old['first_name']} {old['last_name']}"
@@ -626,7 +630,7 @@ class AirlineHints(TracerHints):
             if r is None or not _not_flown(state, r):
                 return "the reservation is cancelled or partly flown"
             if tool == "update_reservation_baggages":
-                user = state.get("users", r["user_id"])
+                user = must_get(state, "users", r["user_id"])
                 free = bag_allowance(user["membership"], r["cabin"], len(r["passengers"]))
                 due = max(r["nonfree_baggages"], args["total_baggages"] - free)
                 if args["total_baggages"] < r["total_baggages"]:

@@ -442,15 +442,15 @@ def _transactions(rng: random.Random, accounts: list[dict[str, Any]], customers:
             _checking_event(led, account, customer, own[account["customer_id"]],
                             by_account.get(account["account_id"], []), room)
         else:
-            checking = [o for o in own[account["customer_id"]] if o["type"] == "checking" and o["status"] == "open"]
+            checkings = [o for o in own[account["customer_id"]] if o["type"] == "checking" and o["status"] == "open"]
             day = rng.choice(led.days)
             amount = float(rng.choice((50, 100, 200, 300, 500)))
             # This month, only a few outgoing transfers for the accounts not already at the allowance.
             month_ok = day[:7] != this_month[0][:7] or (account["account_id"] not in at_allowance
                                                         and outgoing.get(account["account_id"], 0) < 3)
-            if checking and room >= 2 and account["status"] == "open" and month_ok \
+            if checkings and room >= 2 and account["status"] == "open" and month_ok \
                     and led.can_send(account, day, amount):
-                led.transfer(account, checking[0], day, amount)
+                led.transfer(account, checkings[0], day, amount)
                 if day[:7] == this_month[0][:7]:
                     outgoing[account["account_id"]] = outgoing.get(account["account_id"], 0) + 1
             else:

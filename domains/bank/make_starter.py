@@ -164,9 +164,11 @@ def build() -> TaskSet:
             account = pick.get("accounts", card["account_id"])
             if account["status"] != "open":
                 continue
-            buys = pick.transactions(account, lambda t, card_id=card["card_id"]: t["category"] == "purchase"
-                                     and t["status"] == "posted" and t["card_id"] == card_id
-                                     and t["dispute"] is None and dispute_in_window(t) and t["amount"] > 60)
+            def bought(t: Record, card_id: str = card["card_id"]) -> bool:
+                return (t["category"] == "purchase" and t["status"] == "posted" and t["card_id"] == card_id
+                        and t["dispute"] is None and dispute_in_window(t) and t["amount"] > 60)
+
+            buys = pick.transactions(account, bought)
             buys = [t for t in buys if _unique_amount(pick, account, t)]
             if buys:
                 return card, buys[-1]

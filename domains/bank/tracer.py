@@ -23,6 +23,8 @@ from tauplay.tracer.hint_helpers import PerDatabase
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
+from ..common_reads import must_get
+from ..common_tracer import persona_of
 from .rules import (
     EXPEDITE_FEE,
     NEW_PAYEE_MAX,
@@ -137,22 +139,22 @@ def policy_problem(tool: str, args: dict[str, Any], state: State, caller: str | 
         if source["type"] == "savings" and outgoing_this_month(state, source["account_id"]) \
                 >= SAVINGS_TRANSFERS_PER_MONTH:
             return "the savings account has made its six outgoing transfers this month"
-        owner = state.get("customers", source["customer_id"]) or {"payees": []}
-        payee = next((p for p in owner["payees"] if p["payee_id"] == args.get("destination_id")), None)
+        holder = state.get("customers", source["customer_id"]) or {"payees": []}
+        payee = next((p for p in holder["payees"] if p["payee_id"] == args.get("destination_id")), None)
         if payee is not None and new_payee(payee) and float(args.get("amount", 0)) > NEW_PAYEE_MAX:
             return "a new payee may receive at most $500.00 per transfer"
         return ""
     if tool == "waive_fee":
         fee = state.get("transactions", args.get("transaction_id", ""))
-        owner = _owner(state, fee["account_id"]) if fee else None
-        if fee is None or owner is None or fee["category"] != "fee":
+        fee_holder = _owner(state, fee["account_id"]) if fee else None
+        if fee is None or fee_holder is None or fee["category"] != "fee":
             return ""
         if args.get("reason") == "charged_in_error":
-            why = "" if charged_in_error(owner, fee) else "the fee was charged correctly"
-        elif charged_in_error(owner, fee):
+            why = "" if charged_in_error(fee_holder, fee) else "the fee was charged correctly"
+        elif charged_in_error(fee_holder, fee):
             why = "a fee charged in error is refunded as 'charged_in_error', not as a courtesy"
         else:
-            why = courtesy_waiver_allowed(owner, fee)
+            why = courtesy_waiver_allowed(fee_holder, fee)
         return why or _frozen(state, fee["account_id"])
     return ""
 
@@ -177,7 +179,7 @@ def lock_options(state: State, customer: dict[str, Any]) -> list[tuple[dict[str,
 
 def replace_options(state: State, customer: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
     """(card, true reason): a card the customer locked is one they lost; 'expiring' only within the window."""
-    out = []
+    out: list[tuple[dict[str, Any], str]] = []
     for card in usable_cards(state, customer):
         if card["status"] == "locked":
             reasons = ["lost", "stolen"]
@@ -449,10 +451,10 @@ class BankHints(TracerHints):
 
     def _needs(self, ctx: TraceContext) -> tuple[str, ...]:
         """Find, verify, then read the profile (where the ids are): every goal starts there."""
-        return (BY_NAME if finds_by_name(ctx.persona) else BY_PHONE, "verify_identity", "get_customer_details")
+        return (BY_NAME if finds_by_name(persona_of(ctx)) else BY_PHONE, "verify_identity", "get_customer_details")
 
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
-        rng, customer = ctx.rng, ctx.persona
+        rng, customer = ctx.rng, persona_of(ctx)
         earlier = ctx.goals[:-1]
         # Cards locked, or replaced as lost or stolen, earlier in this conversation: a charge on one of them
         # can now be disputed as unauthorized (the policy wants the card secured first).
@@ -474,15 +476,15 @@ class BankHints(TracerHints):
         else:
             used = {g.target.get("transaction_id") for g in earlier}
             choices = [(t, k) for t, k in choices if t["transaction_id"] not in used]
-            fraud = [(t, k) for t, k in choices if k == "unauthorized" and t["card_id"] in secured]
-            if fraud and rng.random() < FRAUD_FOLLOW_UP:
-                choices = fraud  # the card went missing, and a charge on it was not the customer's
+            on_secured = [(t, k) for t, k in choices if k == "unauthorized" and t["card_id"] in secured]
+            if on_secured and rng.random() < FRAUD_FOLLOW_UP:
+                choices = on_secured  # the card went missing, and a charge on it was not the customer's
         if not choices:
             raise Skip("nothing left that the policy lets this customer ask for", write)
         rarity = {k: 1 / len(ids) for k, ids in self._suitable[ctx.database][write].items()}
         chosen, kind = pick(rng, choices, rarity)
         # Values under argument names ground the goal's reads (`account_id`: the account they look at).
-        base = {"_needs": self._needs(ctx)}
+        base: dict[str, Any] = {"_needs": self._needs(ctx)}
         if write in ("update_card_lock", "replace_card"):
             base.update(card_id=chosen["card_id"], account_id=chosen["account_id"])
             if write == "update_card_lock":
@@ -498,7 +500,7 @@ class BankHints(TracerHints):
 
     # -- arguments -----------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        customer, target = ctx.persona, ctx.goal.target
+        customer, target = persona_of(ctx), ctx.goal.target
         if tool == BY_PHONE:
             return {"phone": customer["phone"]}
         if tool == BY_NAME:
@@ -546,7 +548,7 @@ class BankHints(TracerHints):
         if build is None:
             return None
         intent: Intent = build(args, ctx)
-        identity = identity_facts(ctx.persona)
+        identity = identity_facts(persona_of(ctx))
         intent.facts = identity + intent.facts
         # Who is calling: stage 5 checks that each write acts on this caller's own cards and accounts.
         intent.known.update({f.field: f.value for f in identity if f.field != "ssn_last4"})
@@ -576,7 +578,7 @@ class BankHints(TracerHints):
     def _say_replace_card(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng = ctx.rng
         card = ctx.database.tables["cards"][args["card_id"]]
-        words, reason, premier = card_words(card), args["reason"], ctx.persona["tier"] == "premier"
+        words, reason, premier = card_words(card), args["reason"], persona_of(ctx)["tier"] == "premier"
         because = {
             "lost": (("because you lost it and it has not turned up", "lost")
                      if card["status"] == "active" else
@@ -618,7 +620,7 @@ class BankHints(TracerHints):
         charge = f"the {amount} charge at {merchant} on {t['date']} on {where}"
         if reason == "unauthorized":
             facts.append(fact("dispute_reason", reason, "did not make", "unauthorized"))
-            card = ctx.state.get("cards", t["card_id"])
+            card = must_get(ctx.state, "cards", t["card_id"])
             # Say how the card was secured unless an earlier goal of this conversation already covers it.
             told = any(card["card_id"] in (g.target.get("card_id"), g.target.get("purchase_card"))
                        for g in ctx.goals[:-1])

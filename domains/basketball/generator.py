@@ -169,7 +169,7 @@ def _clubs(rng: random.Random) -> tuple[dict[str, dict[str, Any]], dict[str, dic
 
 
 def _identities(rng: random.Random) -> list[dict[str, Any]]:
-    people = []
+    people: list[dict[str, Any]] = []
     seen: set[tuple[str, str, str]] = set()
     while len(people) < N_PLAYERS:
         first, last = rng.choice(FIRST), rng.choice(LAST)
@@ -323,9 +323,9 @@ def _games(rng: random.Random, clubs: dict[str, dict[str, Any]],
             del fixtures[drop]  # a bye for both clubs that round
         offset = 7 * (c % 2) + (c // 2) % 3  # conferences alternate weeks and spread over Fri-Sun
         for r, (home, away) in fixtures:
-            day = season_start + timedelta(days=14 * r + offset)
-            times = FRIDAY_TIMES if day.weekday() == 4 else WEEKEND_TIMES
-            drafts.append((day.isoformat(), rng.choice(times), home, away, r + 1))
+            played = season_start + timedelta(days=14 * r + offset)
+            times = FRIDAY_TIMES if played.weekday() == 4 else WEEKEND_TIMES
+            drafts.append((played.isoformat(), rng.choice(times), home, away, r + 1))
     drafts.sort(key=lambda d: (d[0], d[1], d[2]))
     games = {}
     for n, (day, time, home, away, rnd) in enumerate(drafts, start=1):

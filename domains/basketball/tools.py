@@ -189,7 +189,7 @@ def get_club_details(db: State, club_id: str) -> dict[str, Any]:
     staff = {o["role"]: o["name"] for o in club["officials"]}
     return {"club_id": club["club_id"], "name": club["name"], "city": club["city"], "state": club["state"],
             "conference": club["conference"], "founded": club["founded"], "home_venue_id": club["home_venue_id"],
-            "home_venue": db.get("venues", club["home_venue_id"])["name"],
+            "home_venue": _venue(db, club["home_venue_id"])["name"],
             "general_manager": staff.get("general_manager"), "head_coach": staff.get("head_coach"),
             "roster": [{"player_id": p["player_id"], "name": _name(p), "position": p["position"],
                         "jersey_number": p["jersey_number"], "roster_status": p["roster_status"]}

@@ -23,6 +23,8 @@ from tauplay.tracer.hint_helpers import PerDatabase
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
+from ..common_reads import must_get
+from ..common_tracer import persona_id_of, persona_of
 from . import league
 
 Record = dict[str, Any]
@@ -155,7 +157,7 @@ def reschedule_problem(args: Record, state: State) -> str:
         return f"tip-off is less than {league.NOTICE_HOURS} hours away"
     if not EARLIEST_TIP <= args["new_time"] <= LATEST_TIP:
         return f"tip-off {args['new_time']} is outside {EARLIEST_TIP}-{LATEST_TIP}"
-    allowed = {game["venue_id"]} | {state.get("clubs", game[f"{side}_club_id"])["home_venue_id"]
+    allowed = {game["venue_id"]} | {must_get(state, "clubs", game[f"{side}_club_id"])["home_venue_id"]
                                     for side in ("home", "away")}
     if args["venue_id"] not in allowed:
         return "the venue is neither the game's own nor a home venue of its clubs"
@@ -224,7 +226,7 @@ def busy(state: State, club_id: str, day: str) -> bool:
 
 
 def venue_free(state: State, venue_id: str, day: str) -> bool:
-    venue = state.get("venues", venue_id)
+    venue = must_get(state, "venues", venue_id)
     return day not in venue["blocked_dates"] and not any(
         g["venue_id"] == venue_id and g["status"] in ("scheduled", "final") for g in state.find("games", "date", day))
 
@@ -363,7 +365,7 @@ class BasketballHints(TracerHints):
 
     # -- what each goal acts on --------------------------------------------------------------------------
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
-        me, club = self._me(ctx), ctx.persona
+        me, club = self._me(ctx), persona_of(ctx)
         request = {"sign_player": "sign", "reschedule_game": "reschedule"}.get(write)
         if request and me["role"] not in ALLOWED_ROLES[request]:
             raise Skip("a head coach may not ask for this", write)
@@ -404,14 +406,14 @@ class BasketballHints(TracerHints):
     def _reschedule_target(self, ctx: TraceContext, club: Record) -> dict[str, Any]:
         rng, state = ctx.rng, ctx.state
         used = self._used(ctx)
-        games = sorted((g for g in club_games(state, ctx.persona_id) if movable(state, g) and g["game_id"] not in used),
-                       key=lambda g: g["game_id"])
+        games = sorted((g for g in club_games(state, persona_id_of(ctx))
+                        if movable(state, g) and g["game_id"] not in used), key=lambda g: g["game_id"])
         rng.shuffle(games)
         if rng.random() < POSTPONED_FIRST:  # the few postponed games would otherwise hardly ever come up
             games.sort(key=lambda g: g["status"] != "postponed")
         for game in games[:6]:
             sides = (game["home_club_id"], game["away_club_id"])
-            homes = {state.get("clubs", c)["home_venue_id"] for c in sides}
+            homes = {must_get(state, "clubs", c)["home_venue_id"] for c in sides}
             venue = game["venue_id"]
             others = sorted(homes - {venue})
             if others and rng.random() < 0.3:
@@ -438,7 +440,7 @@ class BasketballHints(TracerHints):
         if tool == "check_venue_availability":
             return {"venue_id": target["venue_id"], "date": target["new_date"]}
         if tool == "get_venue_details":
-            return {"venue_id": target.get("venue_id") or ctx.state.get("clubs", ctx.persona_id)["home_venue_id"]}
+            return {"venue_id": target.get("venue_id") or persona_of(ctx)["home_venue_id"]}
         if tool == "list_club_games":
             return {"club_id": ctx.persona_id}
         return None
@@ -534,7 +536,7 @@ class BasketballHints(TracerHints):
         game = ctx.database.tables["games"][args["game_id"]]
         state = ctx.state
         home = game["home_club_id"] == ctx.persona_id
-        opponent = state.get("clubs", game["away_club_id" if home else "home_club_id"])["name"]
+        opponent = must_get(state, "clubs", game["away_club_id" if home else "home_club_id"])["name"]
         where = "home" if home else "away"
         facts: list[Fact] = [fact("opponent", opponent)]
         if target["by_id"]:
@@ -555,9 +557,9 @@ class BasketballHints(TracerHints):
         if args["venue_id"] == game["venue_id"]:
             place = "at the same venue"
         else:
-            venue = state.get("venues", args["venue_id"])["name"]
+            venue = must_get(state, "venues", args["venue_id"])["name"]
             facts.append(fact("venue", venue))
-            mine = state.get("clubs", ctx.persona_id)["home_venue_id"] == args["venue_id"]
+            mine = persona_of(ctx)["home_venue_id"] == args["venue_id"]
             place = f"at your own home arena, {venue}" if mine else f"at their home arena, {venue}"
         details = [f"You want it played {when}, {place}.",
                    "If the agent mentions a fee, accept it." if game["status"] == "scheduled"

@@ -157,7 +157,7 @@ def _pay(db: State, member_id: str, method_id: str, amount: float) -> dict[str, 
     if method_id == POINTS:
         line["points"] = points_needed(amount)
         db.edit("members", member_id)["points"] -= line["points"]
-    elif db.get("members", member_id)["payment_methods"][method_id]["source"] == "gift_card":  # type: ignore[index]
+    elif _member(db, member_id)["payment_methods"][method_id]["source"] == "gift_card":
         card = db.edit("members", member_id)["payment_methods"][method_id]
         card["balance"] = money(card["balance"] - amount)
     return line
@@ -170,7 +170,7 @@ def _refund(db: State, member_id: str, method_id: str, amount: float) -> dict[st
         line["points"] = round(amount * POINTS_PER_DOLLAR_REDEEMED)
         db.edit("members", member_id)["points"] += line["points"]
         return line
-    method = db.get("members", member_id)["payment_methods"].get(method_id)  # type: ignore[index]
+    method = _member(db, member_id)["payment_methods"].get(method_id)
     if method is None:
         raise ToolError(f"payment method '{method_id}' is no longer in the profile of {member_id}; a human agent "
                         "must arrange this refund")
@@ -409,7 +409,7 @@ def book_tickets(db: State, member_id: str, showtime_id: str, tickets: list[Tick
     lines = in_seat_order([{"seat": seat, "ticket_type": t["ticket_type"],
                             "price": ticket_price(showtime, auditorium, seat, t["ticket_type"])}
                            for seat, t in zip(seats, tickets, strict=True)])
-    snacks = []
+    snacks: list[dict[str, Any]] = []
     for request in concessions or []:
         item_id, quantity = request["item_id"], request["quantity"]
         if item_id not in cinema["concessions"]:
@@ -419,8 +419,10 @@ def book_tickets(db: State, member_id: str, showtime_id: str, tickets: list[Tick
         if any(s["item_id"] == item_id for s in snacks):
             raise ToolError(f"'{item_id}' is listed twice; give one line per item with its total quantity")
         item = db.get("concessions", item_id)
-        snacks.append({"item_id": item_id, "name": item["name"], "quantity": quantity,  # type: ignore[index]
-                       "unit_price": concession_price(item["price"], member["tier"])})  # type: ignore[index]
+        if item is None:  # a menu lists catalogue items only: this is a broken database, not a bad request
+            raise ToolError(f"'{item_id}' is on the menu at {cinema['name']} but not in the concession catalogue")
+        snacks.append({"item_id": item_id, "name": item["name"], "quantity": quantity,
+                       "unit_price": concession_price(item["price"], member["tier"])})
     fee = money(BOOKING_FEE[member["tier"]] * len(lines))
     total = money(sum(t["price"] for t in lines) + sum(s["unit_price"] * s["quantity"] for s in snacks) + fee)
     _check_payment(member, payment_method_id, total)

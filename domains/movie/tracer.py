@@ -23,6 +23,8 @@ from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
+from ..common_reads import must_get
+from ..common_tracer import persona_of
 from .rules import (
     ALCOHOL_MIN_AGE,
     BOOKING_FEE,
@@ -85,12 +87,16 @@ def identified(state: State, known: Record) -> str | None:
 
 
 def _rating(state: State, showtime: Record) -> str:
-    return state.get("films", showtime["film_id"])["rating"]
+    return must_get(state, "films", showtime["film_id"])["rating"]
+
+
+def _auditorium(state: State, showtime: Record) -> Record:
+    return must_get(state, "cinemas", showtime["cinema_id"])["auditoriums"][showtime["auditorium_id"]]
 
 
 def _new_accessible(state: State, showtime: Record, seats: list[str], held: set[str]) -> list[str]:
     """Wheelchair spaces among `seats` that the booking did not already hold."""
-    auditorium = state.get("cinemas", showtime["cinema_id"])["auditoriums"][showtime["auditorium_id"]]
+    auditorium = _auditorium(state, showtime)
     return [s for s in seats if seat_class(auditorium, s) == "accessible" and s not in held]
 
 
@@ -110,7 +116,7 @@ def policy_problem(tool: str, args: Record, state: State, known: Record) -> str:
     me = identified(state, known)
     if me is None:
         return "the member was not identified by email or phone"
-    member = state.get("members", me)
+    member = must_get(state, "members", me)
     if tool == "book_tickets":
         if args.get("member_id") != me:
             return "tickets are booked for the identified member only"
@@ -135,7 +141,7 @@ def policy_problem(tool: str, args: Record, state: State, known: Record) -> str:
         return ""
     if booking["member_id"] != me:
         return f"booking {booking['booking_id']} is not the identified member's"
-    showtime = state.get("showtimes", booking["showtime_id"])
+    showtime = must_get(state, "showtimes", booking["showtime_id"])
     called_off = showtime["status"] == "cancelled"
     held = {t["seat"] for t in booking["tickets"]}
     if tool == "cancel_booking":
@@ -165,7 +171,7 @@ def policy_problem(tool: str, args: Record, state: State, known: Record) -> str:
 # -- what the database offers -----------------------------------------------------------------------------
 
 def can_cancel(state: State, booking: Record, tier: str) -> bool:
-    showtime = state.get("showtimes", booking["showtime_id"])
+    showtime = must_get(state, "showtimes", booking["showtime_id"])
     if booking["status"] != "confirmed":
         return False
     return showtime["status"] == "cancelled" or (
@@ -173,13 +179,13 @@ def can_cancel(state: State, booking: Record, tier: str) -> bool:
 
 
 def can_reseat(state: State, booking: Record) -> bool:
-    showtime = state.get("showtimes", booking["showtime_id"])
+    showtime = must_get(state, "showtimes", booking["showtime_id"])
     return booking["status"] == "confirmed" and showtime["status"] == "scheduled" \
         and minutes_until(showtime) >= CHANGE_CUTOFF_MINUTES
 
 
 def can_exchange(state: State, booking: Record, tier: str) -> bool:
-    showtime = state.get("showtimes", booking["showtime_id"])
+    showtime = must_get(state, "showtimes", booking["showtime_id"])
     if booking["status"] != "confirmed":
         return False
     if showtime["status"] == "cancelled":
@@ -188,8 +194,8 @@ def can_exchange(state: State, booking: Record, tier: str) -> bool:
 
 
 def _wheelchair(state: State, booking: Record) -> bool:
-    showtime = state.get("showtimes", booking["showtime_id"])
-    auditorium = state.get("cinemas", showtime["cinema_id"])["auditoriums"][showtime["auditorium_id"]]
+    showtime = must_get(state, "showtimes", booking["showtime_id"])
+    auditorium = _auditorium(state, showtime)
     return any(seat_class(auditorium, t["seat"]) == "accessible" for t in booking["tickets"])
 
 
@@ -222,7 +228,8 @@ class Options:
         called_off = [b for b in suitable["cancel_booking"]
                       if database.tables["showtimes"][database.tables["bookings"][b]["showtime_id"]]["status"]
                       == "cancelled"]
-        on_sale, showings = [], {}
+        on_sale: list[str] = []
+        showings: dict[tuple[str, str], list[str]] = {}
         for showtime_id in sorted(database.tables["showtimes"]):
             s = database.tables["showtimes"][showtime_id]
             showings.setdefault((s["film_id"], s["cinema_id"]), []).append(showtime_id)
@@ -395,13 +402,13 @@ class MovieHints(TracerHints):
     @staticmethod
     def _called_off_first(ctx: TraceContext, mine: list[Record]) -> Record:
         """The booking a member calls about: one whose showing the cinema called off, when they hold one."""
-        off = [b for b in mine if ctx.state.get("showtimes", b["showtime_id"])["status"] == "cancelled"]
+        off = [b for b in mine if must_get(ctx.state, "showtimes", b["showtime_id"])["status"] == "cancelled"]
         return ctx.rng.choice(off) if off and ctx.rng.random() < 0.8 else ctx.rng.choice(mine)
 
     def _payer(self, ctx: TraceContext, amount: float, prefer: str | None = None) -> str:
         """A method of the member that can pay `amount` alone: mostly a card, sometimes a gift card or points
         that cover it (policy: one method pays it all)."""
-        member = ctx.persona
+        member = persona_of(ctx)
         cards = [m for m, rec in member["payment_methods"].items() if rec["source"] == "credit_card"]
         gifts = [m for m, rec in member["payment_methods"].items()
                  if rec["source"] == "gift_card" and rec["balance"] + 1e-9 >= amount]
@@ -410,7 +417,7 @@ class MovieHints(TracerHints):
             return ctx.rng.choice(gifts)
         if member["points"] >= points_needed(amount) and roll > 0.85:
             return POINTS
-        if prefer in cards and ctx.rng.random() < 0.5:
+        if prefer is not None and prefer in cards and ctx.rng.random() < 0.5:
             return prefer
         return ctx.rng.choice(cards)
 
@@ -418,7 +425,7 @@ class MovieHints(TracerHints):
     def _free_run(ctx: TraceContext, showtime: Record, count: int, kind: str,
                   except_booking: str = "") -> list[str] | None:
         """`count` neighbouring free seats of one class (never wheelchair spaces), in a random row."""
-        auditorium = ctx.state.get("cinemas", showtime["cinema_id"])["auditoriums"][showtime["auditorium_id"]]
+        auditorium = _auditorium(ctx.state, showtime)
         taken = taken_seats(ctx.state, showtime, except_booking)
         rows = sorted(auditorium["rows"])
         ctx.rng.shuffle(rows)
@@ -435,12 +442,12 @@ class MovieHints(TracerHints):
         return getattr(self, f"_target_{write}")(ctx)
 
     def _target_cancel_booking(self, ctx: TraceContext) -> Record:
-        tier = ctx.persona["tier"]
+        tier = persona_of(ctx)["tier"]
         mine = self._mine(ctx, lambda b: can_cancel(ctx.state, b, tier))
         if not mine:
             raise Skip("no booking of the member can be cancelled", "cancel_booking")
         booking = self._called_off_first(ctx, mine)
-        showtime = ctx.state.get("showtimes", booking["showtime_id"])
+        showtime = must_get(ctx.state, "showtimes", booking["showtime_id"])
         reason = "showtime_cancelled_by_cinema" if showtime["status"] == "cancelled" else "change_of_plans"
         return {"booking_id": booking["booking_id"], "reason": reason,
                 "_needs": (self._identify(ctx), "get_booking_details")}
@@ -450,8 +457,8 @@ class MovieHints(TracerHints):
         mine = self._mine(ctx, lambda b: can_reseat(ctx.state, b))
         rng.shuffle(mine)
         for booking in mine:
-            showtime = ctx.state.get("showtimes", booking["showtime_id"])
-            auditorium = ctx.state.get("cinemas", showtime["cinema_id"])["auditoriums"][showtime["auditorium_id"]]
+            showtime = must_get(ctx.state, "showtimes", booking["showtime_id"])
+            auditorium = _auditorium(ctx.state, showtime)
             kinds = ["standard"] + (["premium"] * 2 if auditorium["premium_rows"] else [])
             kind = rng.choice(kinds)
             seats = self._free_run(ctx, showtime, len(booking["tickets"]), kind, booking["booking_id"])
@@ -473,19 +480,20 @@ class MovieHints(TracerHints):
 
     def _target_exchange_showtime(self, ctx: TraceContext) -> Record:
         rng, state, options = ctx.rng, ctx.state, self._options(ctx)
-        tier = ctx.persona["tier"]
+        tier = persona_of(ctx)["tier"]
         mine = self._mine(ctx, lambda b: can_exchange(state, b, tier))
         rng.shuffle(mine)
         first = self._called_off_first(ctx, mine) if mine else None
         mine = [first, *(b for b in mine if b is not first)] if first else mine
         for booking in mine:
-            old = state.get("showtimes", booking["showtime_id"])
-            others = [state.get("showtimes", s) for s in options.showings[(old["film_id"], old["cinema_id"])]]
+            old = must_get(state, "showtimes", booking["showtime_id"])
+            showings = options.showings[(old["film_id"], old["cinema_id"])]
+            others = [must_get(state, "showtimes", s) for s in showings]
             others = [s for s in others if s["showtime_id"] != old["showtime_id"] and s["status"] == "scheduled"
                       and minutes_until(s) >= BOOK_LEAD_MINUTES]
             # The member names the new showing by its day and time: keep only unambiguous ones (another
             # screen at the very same time, or the booked showing's own time, would not say which).
-            every = [state.get("showtimes", s) for s in options.showings[(old["film_id"], old["cinema_id"])]]
+            every = [must_get(state, "showtimes", s) for s in showings]
             others = [s for s in others if sum(1 for o in every if (o["date"], o["start_time"]) ==
                                                (s["date"], s["start_time"])) == 1]
             if not others:
@@ -494,13 +502,13 @@ class MovieHints(TracerHints):
             seats = self._free_run(ctx, new, len(booking["tickets"]), "standard")
             if seats is None:
                 continue
-            auditorium = state.get("cinemas", new["cinema_id"])["auditoriums"][new["auditorium_id"]]
+            auditorium = _auditorium(state, new)
             price = sum(ticket_price(new, auditorium, s, t["ticket_type"])
                         for s, t in zip(seats, booking["tickets"], strict=True))
             difference = money(price - sum(t["price"] for t in booking["tickets"]))
             target: Record = {"booking_id": booking["booking_id"], "showtime_id": new["showtime_id"],
                               "new_showtime_id": new["showtime_id"], "seats": seats, "difference": difference,
-                              "date": new["date"], "film_title": state.get("films", new["film_id"])["title"],
+                              "date": new["date"], "film_title": must_get(state, "films", new["film_id"])["title"],
                               "cinema_id": new["cinema_id"], "called_off": old["status"] == "cancelled"}
             needs = [self._identify(ctx), "get_booking_details", "search_showtimes", "get_showtime_details"]
             if difference > 0:
@@ -513,30 +521,33 @@ class MovieHints(TracerHints):
 
     def _target_book_tickets(self, ctx: TraceContext) -> Record:
         rng, state, options = ctx.rng, ctx.state, self._options(ctx)
-        member = ctx.persona
+        member = persona_of(ctx)
         age = age_on(member["date_of_birth"])
-        home = [s for s in options.on_sale if state.get("showtimes", s)["cinema_id"] == member["home_cinema_id"]]
+        home = [s for s in options.on_sale
+                if must_get(state, "showtimes", s)["cinema_id"] == member["home_cinema_id"]]
         # A second outing in the same call is on another day (a day already searched would not be searched
         # again, and the gold path would skip the search that finds the showing).
         searched = {s.args.get("date") for s in ctx.steps if s.tool == "search_showtimes"}
         for _ in range(10):
-            showtime = state.get("showtimes", rng.choice(home if home and rng.random() < 0.6 else options.on_sale))
+            showtime = must_get(state, "showtimes",
+                                rng.choice(home if home and rng.random() < 0.6 else options.on_sale))
             if showtime["date"] in searched:
                 continue
-            film = state.get("films", showtime["film_id"])
+            film = must_get(state, "films", showtime["film_id"])
             types = self._party(rng, film["rating"], age)
             if types is None:
                 continue
-            auditorium = state.get("cinemas", showtime["cinema_id"])["auditoriums"][showtime["auditorium_id"]]
+            auditorium = _auditorium(state, showtime)
             kind = "premium" if auditorium["premium_rows"] and rng.random() < 0.3 else "standard"
             seats = self._free_run(ctx, showtime, len(types), kind)
             if seats is None:
                 continue
-            cinema = state.get("cinemas", showtime["cinema_id"])
+            cinema = must_get(state, "cinemas", showtime["cinema_id"])
             snacks = self._snacks(rng, cinema, age, len(types))
             tickets = [{"seat": s, "ticket_type": t} for s, t in zip(seats, types, strict=True)]
             total = money(sum(ticket_price(showtime, auditorium, s, t) for s, t in zip(seats, types, strict=True))
-                          + sum(concession_price(state.get("concessions", c["item_id"])["price"], member["tier"])
+                          + sum(concession_price(must_get(state, "concessions", c["item_id"])["price"],
+                                                 member["tier"])
                                 * c["quantity"] for c in snacks)
                           + BOOKING_FEE[member["tier"]] * len(types))
             args: Record = {"member_id": ctx.persona_id, "showtime_id": showtime["showtime_id"], "tickets": tickets,
@@ -586,9 +597,9 @@ class MovieHints(TracerHints):
     def read_args(self, tool: str, ctx: TraceContext) -> Record | None:
         t = ctx.goal.target
         if tool == "find_member_by_email":
-            return {"email": ctx.persona["email"]}
+            return {"email": persona_of(ctx)["email"]}
         if tool == "find_member_by_phone":
-            return {"phone": ctx.persona["phone"]}
+            return {"phone": persona_of(ctx)["phone"]}
         if tool == "get_member_details":
             return {"member_id": ctx.persona_id}
         if tool == "get_booking_details":
@@ -622,15 +633,16 @@ class MovieHints(TracerHints):
     # -- the user's side ------------------------------------------------------------------------------
     def intent(self, tool: str, args: Record, ctx: TraceContext) -> Intent | None:
         intent: Intent = getattr(self, f"_say_{tool}")(args, ctx)
-        contact = contact_fact(ctx.persona)
+        contact = contact_fact(persona_of(ctx))
         intent.facts.insert(0, contact)
         intent.known = {contact.field: contact.value, **intent.known}
         return intent
 
     @staticmethod
     def _show(ctx: TraceContext, showtime_id: str) -> tuple[Record, Record, Record]:
-        showtime = ctx.state.get("showtimes", showtime_id)
-        return showtime, ctx.state.get("films", showtime["film_id"]), ctx.state.get("cinemas", showtime["cinema_id"])
+        showtime = must_get(ctx.state, "showtimes", showtime_id)
+        return (showtime, must_get(ctx.state, "films", showtime["film_id"]),
+                must_get(ctx.state, "cinemas", showtime["cinema_id"]))
 
     def _booked(self, ctx: TraceContext, booking_id: str) -> tuple[Record, Record, Record, Record, str]:
         """The booking as it was at the start, its showtime, film and cinema, and words for it."""
@@ -648,11 +660,11 @@ class MovieHints(TracerHints):
         """Who pays any extra: the member's choice when there is a charge, else a card they name anyway (a
         lower price goes back to the original payment method by policy)."""
         if args.get("payment_method_id"):
-            pay_fact, words = _method_words(ctx.persona, args["payment_method_id"])
+            pay_fact, words = _method_words(persona_of(ctx), args["payment_method_id"])
             facts.append(pay_fact)
         else:
-            cards = [m for m, r in ctx.persona["payment_methods"].items() if r["source"] == "credit_card"]
-            _, words = _method_words(ctx.persona, ctx.rng.choice(cards))
+            cards = [m for m, r in persona_of(ctx)["payment_methods"].items() if r["source"] == "credit_card"]
+            _, words = _method_words(persona_of(ctx), ctx.rng.choice(cards))
         return f"Pay any extra {what} with {words}."
 
     def _say_cancel_booking(self, args: Record, ctx: TraceContext) -> Intent:
@@ -689,7 +701,7 @@ class MovieHints(TracerHints):
     def _say_exchange_showtime(self, args: Record, ctx: TraceContext) -> Intent:
         rng, t = ctx.rng, ctx.goal.target
         booking, _, film, cinema, what = self._booked(ctx, args["booking_id"])
-        new = ctx.state.get("showtimes", args["new_showtime_id"])
+        new = must_get(ctx.state, "showtimes", args["new_showtime_id"])
         facts = [fact("booking_id", args["booking_id"]), fact("date", new["date"]),
                  fact("new_showtime_id", new["showtime_id"], *_clock(new["start_time"])),
                  *_seat_facts(args["seats"], "seats")]
@@ -703,7 +715,7 @@ class MovieHints(TracerHints):
                       slots=self._slots(film, cinema))
 
     def _say_book_tickets(self, args: Record, ctx: TraceContext) -> Intent:
-        rng, t, member = ctx.rng, ctx.goal.target, ctx.persona
+        rng, t, member = ctx.rng, ctx.goal.target, persona_of(ctx)
         showtime, film, cinema = self._show(ctx, args["showtime_id"])
         when = f"{_day(showtime['date'])} at {rng.choice(_clock(showtime['start_time'])[:2])}"
         facts = [fact("film_title", film["title"]), fact("date", showtime["date"]),
@@ -731,7 +743,7 @@ class MovieHints(TracerHints):
         if snacks:
             words = []
             for c in snacks:
-                item = ctx.state.get("concessions", c["item_id"])
+                item = must_get(ctx.state, "concessions", c["item_id"])
                 said = snack_words(c["item_id"], item["name"], c["quantity"])
                 facts += [fact("item_id", c["item_id"], said.split(" ", 1)[1], SNACK_WORDS.get(c["item_id"], ""),
                                item["name"]), fact("quantity", c["quantity"])]

@@ -24,6 +24,7 @@ from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
 
 from .. import starter
+from ..common_reads import must_get
 from . import DOMAIN, seating
 from .catalogue import (
     BOOKING_WINDOW_DAYS,
@@ -55,10 +56,10 @@ class Picker(starter.Picker):
         return guest, found
 
     def reservations(self, guest: dict[str, Any]) -> list[dict[str, Any]]:
-        return [self.state.get("reservations", r) for r in guest["reservations"]]  # type: ignore[misc]
+        return [must_get(self.state, "reservations", r) for r in guest["reservations"]]
 
     def orders(self, guest: dict[str, Any]) -> list[dict[str, Any]]:
-        return [self.state.get("orders", o) for o in guest["orders"]]  # type: ignore[misc]
+        return [must_get(self.state, "orders", o) for o in guest["orders"]]
 
     def restaurant(self, restaurant_id: str) -> dict[str, Any]:
         restaurant = self.state.get("restaurants", restaurant_id)
@@ -158,7 +159,8 @@ def build() -> TaskSet:
                      if r["status"] == "confirmed" and seating.hours_until(r["date"], r["time"]) > 0 and test(r)),
                     None)
 
-    def recent_orders(g: dict[str, Any], test: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    def recent_orders(g: dict[str, Any], test: Callable[[dict[str, Any]], object]) -> dict[str, Any] | None:
+        """The guest's first recent completed order, not refunded, for which `test` gives something truthy."""
         return next((o for o in sorted(pick.orders(g), key=lambda o: o["order_id"])
                      if o["status"] == "completed" and not o["refunds"]
                      and hours_since(o["completed_at"]) < REFUND_WINDOW_HOURS - 2 and test(o)), None)

@@ -25,6 +25,8 @@ from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
+from ..common_reads import must_get
+from ..common_tracer import persona_of
 from . import seating
 from .catalogue import (
     BOOKING_WINDOW_DAYS,
@@ -190,14 +192,15 @@ def policy_problem(tool: str, args: Record, state: State, known: dict[str, Any])
             return "the reservation belongs to another guest"
         if tool == "modify_reservation":
             return change_problem(args, guest, reservation)
-        return cancel_problem(args, guest, reservation, state.get("restaurants", reservation["restaurant_id"]))
+        restaurant = must_get(state, "restaurants", reservation["restaurant_id"])
+        return cancel_problem(args, guest, reservation, restaurant)
     if tool == "refund_order":
         order = state.get("orders", args["order_id"].upper())
         if order is None:
             return ""
         if order["guest_id"] != guest["guest_id"]:
             return "the order belongs to another guest"
-        return refund_problem(args, order, state.get("restaurants", order["restaurant_id"]), known)
+        return refund_problem(args, order, must_get(state, "restaurants", order["restaurant_id"]), known)
     return ""
 
 
@@ -233,7 +236,7 @@ def complaints(state: State, guest: Record, order: Record) -> dict[str, list[Any
     """What each kind of complaint could be about in this order: lines (or allergen claims)."""
     left = units_left(order)
     lines = [li for li in order["items"] if left[li["line_id"]] > 0]
-    restaurant = state.get("restaurants", order["restaurant_id"])
+    restaurant = must_get(state, "restaurants", order["restaurant_id"])
     # Food that can arrive cold or badly made: not a drink.
     cooked = [li for li in lines if dish(restaurant, li["item_id"])["category"] in ("starter", "main", "dessert")]
     out: dict[str, list[Any]] = {"missing_item": lines, "wrong_item": lines, "quality": cooked,
@@ -339,12 +342,14 @@ class RestaurantHints(TracerHints):
     # -- who calls ---------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
         rng, guests = ctx.rng, self._data[ctx.database].guests
-        kind = {"book_reservation": "book", "modify_reservation": "change", "cancel_reservation": "cancel"}.get(write)
-        if kind == "cancel" and guests["cancel_late"] and rng.random() < CANCEL_LATE:
-            kind = "cancel_late"
         if write == "refund_order":
             found = [k for k in REFUND_WEIGHTS if guests.get(f"refund:{k}")]
             kind = "refund:" + rng.choices(found, weights=[REFUND_WEIGHTS[k] for k in found], k=1)[0]
+        else:
+            kind = {"book_reservation": "book", "modify_reservation": "change",
+                    "cancel_reservation": "cancel"}[write]
+            if kind == "cancel" and guests["cancel_late"] and rng.random() < CANCEL_LATE:
+                kind = "cancel_late"
         return rng.choice(guests[kind])
 
     @staticmethod
@@ -362,7 +367,7 @@ class RestaurantHints(TracerHints):
         return target
 
     def _book_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
-        rng, state, guest = ctx.rng, ctx.state, ctx.persona
+        rng, state, guest = ctx.rng, ctx.state, persona_of(ctx)
         cards = credit_cards(guest)
         if not cards:
             raise Skip("the guest has no credit card to guarantee a booking", "book_reservation")
@@ -410,12 +415,12 @@ class RestaurantHints(TracerHints):
         return found
 
     def _change_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
-        rng, state, guest = ctx.rng, ctx.state, ctx.persona
+        rng, state, guest = ctx.rng, ctx.state, persona_of(ctx)
         mine = fresh_records(ctx, "reservations", upcoming(state, guest, CHANGE_CUTOFF_HOURS + SAFETY_HOURS),
                              "reservation_id")
         rng.shuffle(mine)
         for r in mine[:4]:
-            restaurant = state.get("restaurants", r["restaurant_id"])
+            restaurant = must_get(state, "restaurants", r["restaurant_id"])
             rid, options = r["reservation_id"], []
             for party in range(1, min(MAX_PARTY, seating.largest_table(restaurant)) + 1):
                 if party != r["party_size"] and r["time"] in free_times(state, restaurant, r["date"], party, rid):
@@ -435,8 +440,8 @@ class RestaurantHints(TracerHints):
             kind = rng.choice(sorted({o[0] for o in options}))
             _, day, time, party = rng.choice([o for o in options if o[0] == kind])
             by_code = rng.random() < 0.65
-            needs = (login, "get_reservation_details") if by_code else (login, "get_guest_details",
-                                                                        "get_reservation_details")
+            needs: tuple[str, ...] = (login, "get_reservation_details") if by_code else (
+                login, "get_guest_details", "get_reservation_details")
             if kind != "party":
                 needs += ("search_restaurants",)  # the free times at the new date or hour
             return {"reservation_id": rid, "new": {"date": day, "time": time, "party_size": party}, "change": kind,
@@ -444,13 +449,13 @@ class RestaurantHints(TracerHints):
         raise Skip("no reservation of this guest can change", "modify_reservation")
 
     def _cancel_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
-        rng, state, guest = ctx.rng, ctx.state, ctx.persona
+        rng, state, guest = ctx.rng, ctx.state, persona_of(ctx)
         mine = fresh_records(ctx, "reservations", upcoming(state, guest, SAFETY_HOURS), "reservation_id")
         late = [r for r in mine if seating.hours_until(r["date"], r["time"]) < LATE_CANCEL_HOURS]
         if not mine:
             raise Skip("no reservation of this guest can be cancelled", "cancel_reservation")
         r = rng.choice(late) if late and rng.random() < 0.8 else rng.choice(mine)
-        restaurant = state.get("restaurants", r["restaurant_id"])
+        restaurant = must_get(state, "restaurants", r["restaurant_id"])
         by_code = rng.random() < 0.65
         needs: tuple[str, ...] = (login, "get_reservation_details") if by_code else (
             login, "get_guest_details", "get_reservation_details")
@@ -463,7 +468,7 @@ class RestaurantHints(TracerHints):
                 "by_code": by_code, "_needs": needs}
 
     def _refund_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
-        rng, state, guest = ctx.rng, ctx.state, ctx.persona
+        rng, state, guest = ctx.rng, ctx.state, persona_of(ctx)
         orders = fresh_records(ctx, "orders", refundable(state, guest), "order_id")
         options = [(o, kind, about) for o in orders for kind, abouts in complaints(state, guest, o).items()
                    for about in abouts]
@@ -495,7 +500,7 @@ class RestaurantHints(TracerHints):
 
     # -- arguments ---------------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        target, guest = ctx.goal.target, ctx.persona
+        target, guest = ctx.goal.target, persona_of(ctx)
         if tool == "find_guest_id_by_email":
             return {"email": guest["email"]}
         if tool == "find_guest_id_by_phone":
@@ -552,8 +557,8 @@ class RestaurantHints(TracerHints):
                 f"your {BRANDS.get(card['brand'], card['brand'])} card ending in {card['last_four']}")
 
     def _say_book(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        rng, target, guest = ctx.rng, ctx.goal.target, ctx.persona
-        restaurant = ctx.state.get("restaurants", args["restaurant_id"])
+        rng, target, guest = ctx.rng, ctx.goal.target, persona_of(ctx)
+        restaurant = must_get(ctx.state, "restaurants", args["restaurant_id"])
         where, when = f"{restaurant['name']} in {restaurant['city']}", _day_words(args["date"])
         card_fact, card = self._card_fact(guest, args["payment_method_id"])
         n = args["party_size"]
@@ -577,7 +582,7 @@ class RestaurantHints(TracerHints):
 
     def _reservation_words(self, ctx: TraceContext, by_code: bool) -> tuple[Record, Record, str, list[Fact]]:
         r = ctx.database.tables["reservations"][ctx.goal.target["reservation_id"]]
-        restaurant = ctx.state.get("restaurants", r["restaurant_id"])
+        restaurant = must_get(ctx.state, "restaurants", r["restaurant_id"])
         if by_code:
             return r, restaurant, f"your reservation {r['reservation_id']} at {restaurant['name']}", [
                 fact("reservation_id", r["reservation_id"])]
@@ -613,7 +618,7 @@ class RestaurantHints(TracerHints):
                       slots={"restaurant": restaurant["name"], "date": args["date"]})
 
     def _say_cancel(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        rng, target, guest = ctx.rng, ctx.goal.target, ctx.persona
+        rng, target, guest = ctx.rng, ctx.goal.target, persona_of(ctx)
         r, restaurant, what, facts = self._reservation_words(ctx, target["by_code"])
         late = seating.hours_until(r["date"], r["time"]) < LATE_CANCEL_HOURS
         if not late:
@@ -634,7 +639,7 @@ class RestaurantHints(TracerHints):
     def _say_refund(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng, target = ctx.rng, ctx.goal.target
         order = ctx.database.tables["orders"][args["order_id"]]
-        restaurant = ctx.state.get("restaurants", order["restaurant_id"])
+        restaurant = must_get(ctx.state, "restaurants", order["restaurant_id"])
         oid, kind = order["order_id"], target["reason"]
         facts = [fact("order_id", oid)]
         situation, known = "refund", {}

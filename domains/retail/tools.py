@@ -72,6 +72,14 @@ def _check_items_in_order(order: dict[str, Any], item_ids: list[str], message: s
             raise ToolError(message or f"item {item_id} not found in order {order['order_id']}")
 
 
+def _product(db: State, item: dict[str, Any]) -> dict[str, Any]:
+    """The product of an order line."""
+    product = db.get("products", item["product_id"])
+    if product is None:
+        raise ToolError(f"product {item['product_id']} of item {item['item_id']} not found")
+    return product
+
+
 def _price_difference(db: State, order: dict[str, Any], item_ids: list[str], new_item_ids: list[str]) -> Any:
     """Sum of (new price - old price) over the pairs, summed in order (float sums must match the
     published tools bit for bit, since they end up in the database)."""
@@ -81,9 +89,7 @@ def _price_difference(db: State, order: dict[str, Any], item_ids: list[str], new
     difference: Any = 0
     for item_id, new_item_id in zip(item_ids, new_item_ids, strict=True):
         item = next(i for i in order["items"] if i["item_id"] == item_id)
-        product = db.get("products", item["product_id"])
-        if product is None:
-            raise ToolError(f"product {item['product_id']} of item {item_id} not found")
+        product = _product(db, item)
         variant = product["variants"].get(new_item_id)
         if variant is None or not variant["available"]:
             raise ToolError(f"new item {new_item_id} is not an available item of product "
@@ -298,11 +304,11 @@ def modify_pending_order_items(
                                      "amount": abs(difference), "payment_method_id": payment_method_id})
     if method["source"] == "gift_card":
         _adjust_gift_card(db, order["user_id"], payment_method_id, -difference)
-    products = {}
+    products: dict[str, dict[str, Any]] = {}
     for item_id, new_item_id in zip(item_ids, new_item_ids, strict=True):
         # The first line still holding the old id: with repeated ids, each pass takes the next one.
         item = next(i for i in order["items"] if i["item_id"] == item_id)
-        product = products.setdefault(item["product_id"], db.get("products", item["product_id"]))
+        product = products.setdefault(item["product_id"], _product(db, item))
         variant = product["variants"][new_item_id]
         item["item_id"] = new_item_id
         item["price"] = variant["price"]

@@ -29,6 +29,8 @@ from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
+from ..common_reads import must_get
+from ..common_tracer import persona_id_of, persona_of
 from .generator import ADDRESS2, CITIES, STREETS
 from .tools import ADDRESS_FIELDS
 
@@ -271,7 +273,7 @@ class RetailHints(TracerHints):
         if not orders:
             raise Skip("no pending order of this customer to re-address", "modify_pending_order_address")
         order = ctx.rng.choice(orders)
-        home = ctx.persona["address"]
+        home = persona_of(ctx)["address"]
         if order["address"] != home and ctx.rng.random() < 0.5:
             # Ship to the default address on the profile: the agent reads it there.
             return {"order_id": order["order_id"], "address": dict(home), "variant": "home",
@@ -280,7 +282,7 @@ class RetailHints(TracerHints):
                 "_needs": ("get_order_details",)}
 
     def _target_modify_pending_order_payment(self, ctx: TraceContext) -> dict[str, Any]:
-        methods = ctx.persona["payment_methods"]
+        methods = persona_of(ctx)["payment_methods"]
         options = []
         for order in self._orders(ctx, "pending", "modify_pending_order_payment"):
             history = order["payment_history"]
@@ -310,7 +312,7 @@ class RetailHints(TracerHints):
     def _difference_method(self, ctx: TraceContext, order: dict[str, Any], difference: float) -> tuple[str, bool]:
         """The method that pays or receives a price difference: usually the order's own, else another of
         the profile; a gift card only when its balance covers the difference. (id, read from the profile)."""
-        methods = ctx.persona["payment_methods"]
+        methods = persona_of(ctx)["payment_methods"]
         own = current_method(order)
         fits = [mid for mid, m in sorted(methods.items())
                 if m["source"] != "gift_card" or m["balance"] >= difference]
@@ -352,7 +354,7 @@ class RetailHints(TracerHints):
         count = len(lines) if rng.random() < 0.3 else rng.randint(1, min(2, len(lines)))
         chosen = sorted(rng.sample(range(len(lines)), count))
         original = order["payment_history"][0]["payment_method_id"]
-        gifts = [mid for mid, m in sorted(ctx.persona["payment_methods"].items())
+        gifts = [mid for mid, m in sorted(persona_of(ctx)["payment_methods"].items())
                  if m["source"] == "gift_card" and mid != original]
         to_gift = bool(gifts) and rng.random() < 0.35
         refund = rng.choice(gifts) if to_gift else original
@@ -362,7 +364,7 @@ class RetailHints(TracerHints):
     def _target_modify_user_address(self, ctx: TraceContext) -> dict[str, Any]:
         if any(g.tool == "modify_user_address" for g in ctx.goals[:-1]):
             raise Skip("the default address changes once per conversation", "modify_user_address")
-        return {"user_id": ctx.persona_id, "address": new_address(ctx.rng, ctx.persona["address"])}
+        return {"user_id": ctx.persona_id, "address": new_address(ctx.rng, persona_of(ctx)["address"])}
 
     # -- arguments ----------------------------------------------------------------------------------------
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
@@ -378,7 +380,7 @@ class RetailHints(TracerHints):
             return {"order_id": t["order_id"], "item_ids": [t["item"]["item_id"]], "new_item_ids": [t["new"]["item_id"]],
                     "payment_method_id": t["payment_method_id"]}
         if tool == "return_delivered_order_items":
-            order = ctx.state.get("orders", t["order_id"])
+            order = must_get(ctx.state, "orders", t["order_id"])
             return {"order_id": t["order_id"], "item_ids": [order["items"][i]["item_id"] for i in t["lines"]],
                     "payment_method_id": t["payment_method_id"]}
         return None
@@ -442,7 +444,7 @@ class RetailHints(TracerHints):
         if own:
             return fact("payment_method_id", mid, "original payment method", "same payment method"), \
                 "the same payment method the order was paid with"
-        methods = ctx.database.tables["users"][ctx.persona_id]["payment_methods"]
+        methods = ctx.database.tables["users"][persona_id_of(ctx)]["payment_methods"]
         method = methods[mid]
         same = [m for m in methods.values() if m["source"] == method["source"]]
         if method["source"] == "credit_card":

@@ -4,6 +4,7 @@ states the same numbers in words (a test checks that they agree)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 TODAY = "2024-09-20"
@@ -194,8 +195,8 @@ def passed_courses(transcript: list[dict[str, Any]]) -> set[str]:
     return {e["course_id"] for e in transcript if e["grade"] in PASSING_FOR_PREREQUISITE}
 
 
-def missing_prerequisites(course_id: str, level: str, done: set[str], in_progress: set[str] = frozenset()
-                          ) -> list[str]:
+def missing_prerequisites(course_id: str, level: str, done: Collection[str],
+                          in_progress: Collection[str] = frozenset()) -> list[str]:
     """The prerequisites of a course a student has not met. `done` is what they passed with C or better,
     `in_progress` what they are enrolled in this Fall (it counts for Spring registration). A graduate
     student's prerequisites below the 500 level count as met (they come from the prior degree)."""

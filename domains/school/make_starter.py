@@ -259,7 +259,10 @@ def build() -> TaskSet:
         for r in active_registrations(st, s, SPRING):
             if r["status"] != "enrolled":
                 continue
-            choice = b.open_choice(s, lambda c, r=r: c["course_id"] == r["course_id"], replacing=r["registration_id"])
+            def same_course(c: dict[str, Any], r: dict[str, Any] = r) -> bool:
+                return c["course_id"] == r["course_id"]
+
+            choice = b.open_choice(s, same_course, replacing=r["registration_id"])
             if choice and choice[1]["section_id"] != r["section_id"]:
                 return r, choice[1]
         return None
@@ -465,7 +468,10 @@ def build() -> TaskSet:
         for r in active_registrations(st, s, SPRING):
             if r["status"] != "waitlisted":
                 continue
-            choice = b.open_choice(s, lambda c, r=r: c["course_id"] == r["course_id"], replacing=r["registration_id"])
+            def same_course(c: dict[str, Any], r: dict[str, Any] = r) -> bool:
+                return c["course_id"] == r["course_id"]
+
+            choice = b.open_choice(s, same_course, replacing=r["registration_id"])
             if choice:
                 return r, choice[1]
         return None

@@ -73,9 +73,9 @@ def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[st
             return ""  # the tool refuses it
         if registration["student_id"] != student_id:
             return "the registration belongs to another student"
-        student = state.get("students", student_id) or {}
+        registrant = state.get("students", student_id) or {}
         if registration["term"] == FALL and registration["status"] == "enrolled" \
-                and len(_fall_enrolled(state, student)) == 1:
+                and len(_fall_enrolled(state, registrant)) == 1:
             return "withdrawing from the last Fall 2024 course is a withdrawal from the university (transfer)"
         return ""
     if args.get("student_id") != student_id:

@@ -19,6 +19,7 @@ from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
 
 from .. import starter
+from ..common_reads import must_get
 from . import DOMAIN
 from .catalogue import SENIOR_DISCOUNT
 
@@ -114,7 +115,7 @@ def build() -> TaskSet:
     c = pick.customer(on_cable)
     old = next(s for s in c["services"] if s.startswith("internet_cable"))
     routers = [d["device_id"] for d in c["devices"] if d["service"] == old]
-    old_name = state.get("services", old)["name"]  # type: ignore[index]
+    old_name = must_get(state, "services", old)["name"]
     add(c, f"You want to swap your {old_name} for the Fiber Internet 1GB plan and keep using the "
         f"same router with it. Your phone number is {c['demographics']['phone']}.",
         [_by_phone(c), _details(c),
@@ -154,8 +155,7 @@ def build() -> TaskSet:
 
     # 5. Escalate an open ticket.
     t = pick.ticket(lambda t: t["status"] == "open" and t["priority"] != "high")
-    c = state.get("customers", t["customer_id"])
-    assert c is not None
+    c = must_get(state, "customers", t["customer_id"])
     add(c, f"Your support ticket {t['ticket_id']} has been open for too long. Ask for its status and have it "
         "marked in progress with urgent priority.",
         [Action("get_support_ticket_details", {"ticket_id": t["ticket_id"]}),
@@ -167,7 +167,7 @@ def build() -> TaskSet:
 
     # 6. Read only: the price of the senior plan after the senior discount.
     c = pick.customer(lambda c, b: "mobile_senior" in c["services"])
-    price = state.get("services", "mobile_senior")["price"]  # type: ignore[index]
+    price = must_get(state, "services", "mobile_senior")["price"]
     discounted = f"{max(price - SENIOR_DISCOUNT, 0.0):.2f}"
     add(c, "You have the Senior Mobile Plan and heard about a senior discount. Ask what the plan costs "
         f"and what it would cost with the discount. Change nothing. Your email is {c['demographics']['email']}.",

@@ -183,7 +183,7 @@ def troubleshoot_device(db: State, device_name: DeviceName, issue: str) -> str:
     device = db.get("devices", device_name)
     if device is None:
         raise ToolError(f"no device called '{device_name}' is on the market")
-    category = device.get("category", "")
+    category: str = device.get("category", "")
     steps = _GUIDES.get((_GROUP.get(category, category), issue))
     if steps is not None:
         return "Troubleshooting steps:\n" + "\n".join(f"{i}) {s}" for i, s in enumerate(steps, start=1))

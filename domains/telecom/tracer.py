@@ -36,6 +36,8 @@ from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
+from ..common_reads import must_get
+from ..common_tracer import persona_id_of, persona_of
 from .catalogue import BILLING_CYCLES, DEVICES, SERVICES, TICKET_PRIORITIES
 from .generator import TODAY
 
@@ -313,7 +315,7 @@ class TelecomHints(TracerHints):
         return target
 
     def _target_record_payment(self, ctx: TraceContext) -> dict[str, Any]:
-        owed = (ctx.state.get("billing", ctx.persona_id) or {}).get("current_balance", 0.0)
+        owed = (ctx.state.get("billing", persona_id_of(ctx)) or {}).get("current_balance", 0.0)
         if owed <= 0 or self._earlier(ctx, "record_payment"):
             raise Skip("no balance owed to pay", "record_payment")
         rng = ctx.rng
@@ -343,7 +345,7 @@ class TelecomHints(TracerHints):
         mine = [t for key, t in start.items() if t["customer_id"] == ctx.persona_id and key not in done]
         if not mine:
             raise Skip("the customer has no ticket left to change", "modify_support_ticket")
-        ticket = ctx.state.get("support_tickets", rng.choice(mine)["ticket_id"])
+        ticket = must_get(ctx.state, "support_tickets", rng.choice(mine)["ticket_id"])
         level = TICKET_PRIORITIES.index(ticket["priority"])
         higher = list(TICKET_PRIORITIES[level + 1:])
         if ticket["status"] == "closed":  # the problem is back
@@ -359,7 +361,7 @@ class TelecomHints(TracerHints):
 
     def _target_add_device(self, ctx: TraceContext) -> dict[str, Any]:
         rng = ctx.rng
-        customer = ctx.persona
+        customer = persona_of(ctx)
         categories = {service_category(s) for s in customer["services"]}
         kinds = ["mobile_phone"] * 3 + [k for k in ("networking", "tv", "security") if SERVES[k] in categories]
         if self._earlier(ctx, "add_device"):
@@ -373,7 +375,7 @@ class TelecomHints(TracerHints):
 
     def _target_create_support_ticket(self, ctx: TraceContext) -> dict[str, Any]:
         rng = ctx.rng
-        customer = ctx.persona
+        customer = persona_of(ctx)
         opened = {t["category"] for t in self._earlier(ctx, "create_support_ticket")}
         priority = rng.choices(TICKET_PRIORITIES, weights=(2, 4, 4, 2))[0]
         troubled = [d for d in customer["devices"] if d["service"] and DEVICES[d["name"]][0] in ISSUES]
@@ -390,8 +392,8 @@ class TelecomHints(TracerHints):
         return {"category": "billing", "priority": priority, "_needs": ("get_billing_details",)}
 
     def _target_manage_service(self, ctx: TraceContext) -> dict[str, Any]:
-        rng, customer = ctx.rng, ctx.persona
-        start = ctx.database.tables["customers"][ctx.persona_id]
+        rng, customer = ctx.rng, persona_of(ctx)
+        start = ctx.database.tables["customers"][persona_id_of(ctx)]
         touched = {t["service_id"] for t in self._earlier(ctx, "manage_service")}
         removed = [t["service_id"] for t in self._earlier(ctx, "manage_service") if t["action"] == "remove"]
         switches = [(old, new) for old in removed for new in plans_for(customer, service_category(old))
@@ -418,7 +420,7 @@ class TelecomHints(TracerHints):
 
     def _add(self, ctx: TraceContext, service: str, devices: list[str], replaces: str | None) -> dict[str, Any]:
         needs: tuple[str, ...] = ("get_customer_details", "get_services")
-        discount = is_senior(ctx.persona) and ctx.rng.random() < 0.5
+        discount = is_senior(persona_of(ctx)) and ctx.rng.random() < 0.5
         if discount:  # a senior asks what the plan costs with the discount before deciding
             needs += ("get_service_details", "get_senior_discount")
         return {"action": "add", "service_id": service, "devices_ids": devices, "replaces": replaces,
@@ -433,7 +435,7 @@ class TelecomHints(TracerHints):
         if tool == "manage_billing":
             return {**me, **t["settings"]}
         if tool == "modify_support_ticket":
-            ticket = ctx.state.get("support_tickets", t["ticket_id"])
+            ticket = must_get(ctx.state, "support_tickets", t["ticket_id"])
             return {"ticket_id": t["ticket_id"], "status": t["change"].get("status", ticket["status"]),
                     "priority": t["change"].get("priority", ticket["priority"])}
         if tool == "add_device":
@@ -471,9 +473,9 @@ class TelecomHints(TracerHints):
     def _device_ref(self, ctx: TraceContext, device_id: str) -> tuple[Fact, str]:
         """A device on the profile as the customer names it: the model, "the new ..." for one added in this
         conversation, and its device id when they have several of that model."""
-        devices = ctx.state.get("customers", ctx.persona_id)["devices"]
+        devices = persona_of(ctx)["devices"]
         device = next(d for d in devices if d["device_id"] == device_id)
-        known = {d["device_id"] for d in ctx.database.tables["customers"][ctx.persona_id]["devices"]}
+        known = {d["device_id"] for d in ctx.database.tables["customers"][persona_id_of(ctx)]["devices"]}
         name = device["name"]
         if device_id not in known:
             return fact("devices_ids", device_id, f"new {name}"), f"the new {name}"

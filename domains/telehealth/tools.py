@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
@@ -251,10 +251,11 @@ def get_medical_record(db: State, record_id: str | None = None, appointment_id: 
     if record_id:
         record = _record(db, record_id)
     else:
-        record = next((r for r in db.values("medical_records") if r.get("appointment_id") == appointment_id), None)
-        if record is None:
+        found = next((r for r in db.values("medical_records") if r.get("appointment_id") == appointment_id), None)
+        if found is None:
             _appointment(db, appointment_id or "")
             return f"Appointment {appointment_id} has no medical record."
+        record = found
     return {**record, **_names(db, record.get("patient_id", ""), record.get("provider_id", ""))}
 
 
@@ -306,7 +307,9 @@ def list_medication_suppliers(
     """
     by_lower = {name.lower(): name for name, _ in db.rows("medication_suppliers")}
     name = by_lower.get(medication.lower())
-    offers = db.get("medication_suppliers", name) if name else None
+    # A medication_suppliers value is a list of offers (data_model.SupplierOffer), not the record dict that
+    # State.get is typed for.
+    offers = cast("list[dict[str, Any]] | None", db.get("medication_suppliers", name)) if name else None
     if not offers:
         return f"The supplier catalogue has no entry for {medication}."
     if country_filter:

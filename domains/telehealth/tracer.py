@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, cast
 
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact, words
@@ -73,7 +73,8 @@ auth_method = PATIENTS.method
 def _catalogue(state: State, medication: str) -> list[dict[str, Any]]:
     for name, offers in state.rows("medication_suppliers"):
         if name.lower() == medication.strip().lower():
-            return list(offers)
+            # The value under a medication is a list of offers (data_model.SupplierOffer), not a record dict.
+            return list(cast("list[dict[str, Any]]", offers))
     return []
 
 

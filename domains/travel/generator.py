@@ -130,9 +130,9 @@ def _packages(rng: random.Random, hotels: dict[str, dict[str, Any]]) -> dict[str
         for n, (hotel, theme) in enumerate(zip(rng.sample(best, PACKAGES_PER_CITY), themes, strict=True), 1):
             nights = rng.choice((3, 4, 5, 7))
             picked = set(rng.sample(range(len(city.activities)), rng.randrange(1, 4)))
-            activities = [{"name": a, "price_per_person": p} for i, (a, p) in enumerate(city.activities)
-                          if i in picked]
-            transfer = {"name": "Return airport transfer", "price_per_person": city.transfer}
+            activities: list[dict[str, Any]] = [{"name": a, "price_per_person": p}
+                                                for i, (a, p) in enumerate(city.activities) if i in picked]
+            transfer: dict[str, Any] = {"name": "Return airport transfer", "price_per_person": city.transfer}
             package_id = f"PKG-{city.code}-{n}"
             packages[package_id] = {
                 "package_id": package_id, "name": f"{city.name} {theme}, {nights} nights", "city": city.name,

@@ -115,7 +115,7 @@ def _stay(check_in: str, check_out: str) -> list[str]:
     return nights
 
 
-def _guests(guests: list[dict[str, Any]]) -> list[dict[str, str]]:
+def _guests(guests: list[Guest]) -> list[dict[str, str]]:
     out = []
     for i, guest in enumerate(guests):
         first, last = guest["first_name"].strip(), guest["last_name"].strip()

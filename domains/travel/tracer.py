@@ -11,6 +11,7 @@ chosen to satisfy them and `policy()` checks them again in stage 5 (`policy_prob
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -22,6 +23,8 @@ from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
+from ..common_reads import must_get
+from ..common_tracer import persona_of
 from .catalogue import FIRST, LAST
 from .terms import (
     CALENDAR_END,
@@ -147,9 +150,10 @@ def policy_problem(tool: str, args: Record, state: State, known: Record) -> str:
 
 # -- what the database offers -----------------------------------------------------------------------------
 
-def _free(state: State, hotel_id: str, room_type: str, nights: list[str], held: set[str] = frozenset()) -> bool:
+def _free(state: State, hotel_id: str, room_type: str, nights: list[str],
+          held: Collection[str] = frozenset()) -> bool:
     """A room of this type is free every night (nights the booking itself holds count as free)."""
-    hotel = state.get("hotels", hotel_id)
+    hotel = must_get(state, "hotels", hotel_id)
     calendar = hotel["availability"][room_type]
     return all(calendar.get(n, 0) + (1 if n in held else 0) >= 1 for n in nights)
 
@@ -370,13 +374,13 @@ class TravelHints(TracerHints):
     def _payer(self, ctx: TraceContext, amount: float, prefer: str | None = None) -> str:
         """A payment method of the persona that can pay `amount`: mostly a card, sometimes a travel credit
         that covers it (policy: a credit must be unexpired and cover the whole amount)."""
-        methods = ctx.persona["payment_methods"]
+        methods = persona_of(ctx)["payment_methods"]
         cards = [m for m, rec in methods.items() if rec["source"] == "credit_card"]
         credits = [m for m, rec in methods.items() if rec["source"] == "travel_credit"
                    and rec["expires"] >= TODAY and rec["balance"] >= amount]
         if credits and ctx.rng.random() < 0.35:
             return ctx.rng.choice(credits)
-        if prefer in cards and ctx.rng.random() < 0.6:
+        if prefer is not None and prefer in cards and ctx.rng.random() < 0.6:
             return prefer
         return ctx.rng.choice(cards)
 
@@ -407,18 +411,18 @@ class TravelHints(TracerHints):
         rng, state = ctx.rng, ctx.state
         options = []
         for booking in self._mine(ctx, can_add):
-            hotel = state.get("hotels", booking["hotel_id"])
+            hotel = must_get(state, "hotels", booking["hotel_id"])
             room = hotel["room_types"][booking["room_type"]]
             if room["capacity"] > len(booking["travellers"]):
                 options.append(booking)
         if not options:
             raise Skip("no booking of the traveller has room for more people", "add_travellers")
         booking = rng.choice(options)
-        hotel = state.get("hotels", booking["hotel_id"])
+        hotel = must_get(state, "hotels", booking["hotel_id"])
         space = hotel["room_types"][booking["room_type"]]["capacity"] - len(booking["travellers"])
         abroad = hotel["country"] != HOME_COUNTRY
         on_board = {(g["first_name"], g["last_name"], g["dob"]) for g in booking["travellers"]}
-        companions = [c for c in ctx.persona["companions"]
+        companions = [c for c in persona_of(ctx)["companions"]
                       if (c["first_name"], c["last_name"], c["dob"]) not in on_board
                       and not (abroad and short_passports([c], booking["check_out"]))]
         count = 1 if space == 1 or rng.random() < 0.7 else 2
@@ -428,11 +432,11 @@ class TravelHints(TracerHints):
         else:
             guests = []
             for _ in range(count):
-                guests.append(self._new_person(rng, booking["check_out"], abroad, ctx.persona,
+                guests.append(self._new_person(rng, booking["check_out"], abroad, persona_of(ctx),
                                                booking["travellers"] + guests))
         per_person = 0
         if booking["package_id"]:
-            per_person += state.get("packages", booking["package_id"])["price_per_person"]
+            per_person += must_get(state, "packages", booking["package_id"])["price_per_person"]
         if booking["protection"]:
             per_person += PROTECTION_PER_TRAVELLER
         charge = money(per_person * len(guests))
@@ -480,7 +484,7 @@ class TravelHints(TracerHints):
     def _change_for(self, ctx: TraceContext, booking: Record) -> Record | None:
         """A date move or a room change that is free, fits everyone, and keeps passports valid."""
         rng, state = ctx.rng, ctx.state
-        hotel = state.get("hotels", booking["hotel_id"])
+        hotel = must_get(state, "hotels", booking["hotel_id"])
         held = _held(booking)
         variant = rng.choices(("shift", "room", "length"), (5, 4, 0 if booking["package_id"] else 2))[0]
         check_in, check_out, room_type = booking["check_in"], booking["check_out"], booking["room_type"]
@@ -505,7 +509,7 @@ class TravelHints(TracerHints):
         if hotel["country"] != HOME_COUNTRY and check_out != booking["check_out"] \
                 and short_passports(booking["travellers"], check_out):
             return None
-        owner = state.get("travellers", booking["traveller_id"])
+        owner = must_get(state, "travellers", booking["traveller_id"])
         new_rooms = room_total(hotel["room_types"][room_type], check_in, check_out, booking["rate_plan"])
         due = money(new_rooms - booking["price"]["rooms"] + CHANGE_FEE[owner["tier"]])
         original = booking["payments"][0]["payment_method_id"]
@@ -522,7 +526,7 @@ class TravelHints(TracerHints):
 
     def _target_create_booking(self, ctx: TraceContext) -> Record:
         rng, state, options = ctx.rng, ctx.state, self._options(ctx)
-        traveller = ctx.persona
+        traveller = persona_of(ctx)
         lead = lead_guest(traveller)
         for _ in range(8):
             city = rng.choice(options.cities)
@@ -534,12 +538,12 @@ class TravelHints(TracerHints):
             check_in = (first + timedelta(days=rng.randrange(span))).isoformat()
             check_out = (day(check_in) + timedelta(days=nights)).isoformat()
             hotel_ids = [package["hotel_id"]] if package else options.hotels_in[city]
-            abroad = state.get("hotels", hotel_ids[0])["country"] != HOME_COUNTRY
+            abroad = must_get(state, "hotels", hotel_ids[0])["country"] != HOME_COUNTRY
             if abroad and short_passports([lead], check_out):
                 continue  # a lead traveller without a valid enough passport cannot book abroad
             party, saved = self._party(ctx, check_out, abroad)
-            rooms = [(h, code) for h in hotel_ids for code, room in state.get("hotels", h)["room_types"].items()
-                     if room["capacity"] >= len(party) + 1 and _free(state, h, code, nights_of(check_in, check_out))]
+            rooms = [(h, code) for h in hotel_ids
+                     for code, room in must_get(state, "hotels", h)["room_types"].items() if room["capacity"] >= len(party) + 1 and _free(state, h, code, nights_of(check_in, check_out))]
             if not rooms:
                 continue
             rate_plan = "saver" if rng.random() < 0.35 else "flexible"
@@ -548,11 +552,11 @@ class TravelHints(TracerHints):
             cheapest = False
             if not package and rng.random() < 0.3:  # "the cheapest hotel with a free X", when one is cheapest
                 code = rng.choice(sorted({c for _, c in rooms}))
-                prices = sorted((room_total(state.get("hotels", h)["room_types"][code], check_in, check_out,
+                prices = sorted((room_total(must_get(state, "hotels", h)["room_types"][code], check_in, check_out,
                                             rate_plan), h) for h, c in rooms if c == code)
                 if len(prices) == 1 or prices[0][0] < prices[1][0]:
                     hotel_id, room_type, cheapest = prices[0][1], code, True
-            hotel = state.get("hotels", hotel_id)
+            hotel = must_get(state, "hotels", hotel_id)
             people = len(party) + 1
             total = money(room_total(hotel["room_types"][room_type], check_in, check_out, rate_plan)
                           + (package["price_per_person"] * people if package else 0)
@@ -572,21 +576,21 @@ class TravelHints(TracerHints):
     def _party(self, ctx: TraceContext, check_out: str, abroad: bool) -> tuple[list[Record], list[bool]]:
         """Who travels with the lead: nobody, saved companions, or someone new (passports checked abroad)."""
         rng = ctx.rng
-        companions = [c for c in ctx.persona["companions"] if not (abroad and short_passports([c], check_out))]
+        companions = [c for c in persona_of(ctx)["companions"] if not (abroad and short_passports([c], check_out))]
         roll = rng.random()
         if roll < 0.4:
             return [], []
         if roll < 0.8 and companions:
             chosen = rng.sample(companions, min(len(companions), rng.choice((1, 1, 2))))
             return [dict(c) for c in chosen], [True] * len(chosen)
-        person = self._new_person(rng, check_out, abroad, ctx.persona, [])
+        person = self._new_person(rng, check_out, abroad, persona_of(ctx), [])
         return [person], [False]
 
     # -- arguments ------------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> Record | None:
         target = ctx.goal.target
         if tool == "find_traveller_by_email":
-            return {"email": ctx.persona["email"]}
+            return {"email": persona_of(ctx)["email"]}
         if tool == "get_traveller_details":
             return {"traveller_id": ctx.persona_id}
         if tool == "get_booking_details":
@@ -625,14 +629,14 @@ class TravelHints(TracerHints):
     # -- the user's side ------------------------------------------------------------------------------
     def intent(self, tool: str, args: Record, ctx: TraceContext) -> Intent | None:
         intent: Intent = getattr(self, f"_say_{tool}")(args, ctx)
-        intent.facts.insert(0, fact("email", ctx.persona["email"]))
-        intent.known = {"email": ctx.persona["email"], **intent.known}
+        intent.facts.insert(0, fact("email", persona_of(ctx)["email"]))
+        intent.known = {"email": persona_of(ctx)["email"], **intent.known}
         return intent
 
     @staticmethod
     def _stay(ctx: TraceContext, booking_id: str) -> tuple[Record, Record, str]:
-        booking = ctx.database.tables["bookings"].get(booking_id) or ctx.state.get("bookings", booking_id)
-        hotel = ctx.state.get("hotels", booking["hotel_id"])
+        booking = ctx.database.tables["bookings"].get(booking_id) or must_get(ctx.state, "bookings", booking_id)
+        hotel = must_get(ctx.state, "hotels", booking["hotel_id"])
         what = f"booking {booking_id} at {hotel['name']} in {hotel['city']}"
         return booking, hotel, what
 
@@ -693,7 +697,7 @@ class TravelHints(TracerHints):
         names = _people([_name(g) for g in args["guests"]])
         details = [f"The {'person' if len(phrases) == 1 else 'people'} to add: {_people(phrases)}."]
         if args.get("payment_method_id"):
-            pay_fact, pay_words = _method_words(ctx.persona, args["payment_method_id"])
+            pay_fact, pay_words = _method_words(persona_of(ctx), args["payment_method_id"])
             facts.append(pay_fact)
             details.append(f"Any charge goes on {pay_words}.")
         else:
@@ -730,11 +734,11 @@ class TravelHints(TracerHints):
         # The traveller names a card either way; when the change gives money back, the policy sends it to
         # the booking's original payment instead (the agent must know that, the user need not).
         if t["due"] > 0:
-            pay_fact, pay_words = _method_words(ctx.persona, args["payment_method_id"])
+            pay_fact, pay_words = _method_words(persona_of(ctx), args["payment_method_id"])
             facts.append(pay_fact)
         else:
-            cards = [m for m, r in ctx.persona["payment_methods"].items() if r["source"] == "credit_card"]
-            _, pay_words = _method_words(ctx.persona, rng.choice(cards))
+            cards = [m for m, r in persona_of(ctx)["payment_methods"].items() if r["source"] == "credit_card"]
+            _, pay_words = _method_words(persona_of(ctx), rng.choice(cards))
         details.append(f"Anything extra to pay goes on {pay_words}.")
         details.append(rng.choice(("Ask what the change costs before agreeing.",
                                    "You want to hear the new price and any fee before you say yes.")))
@@ -745,7 +749,7 @@ class TravelHints(TracerHints):
     def _say_create_booking(self, args: Record, ctx: TraceContext) -> Intent:
         rng, t = ctx.rng, ctx.goal.target
         spoken = rng.random() < 0.5
-        hotel = ctx.state.get("hotels", args["hotel_id"])
+        hotel = must_get(ctx.state, "hotels", args["hotel_id"])
         room = hotel["room_types"][args["room_type"]]["name"]
         facts = [fact("city", hotel["city"]), fact("check_in", args["check_in"]),
                  _room_fact(hotel, args["room_type"]), fact("rate_plan", args["rate_plan"]),
@@ -782,7 +786,7 @@ class TravelHints(TracerHints):
                 else "the cheaper saver rate (you accept that it cannot be changed or refunded)")
         cover = "with travel protection" if args["protection"] else "without travel protection"
         details.append(f"You want {plan}, {cover}.")
-        pay_fact, pay_words = _method_words(ctx.persona, args["payment_method_id"])
+        pay_fact, pay_words = _method_words(persona_of(ctx), args["payment_method_id"])
         facts.append(pay_fact)
         details.append(f"Pay with {pay_words}, and ask for the total before you agree.")
         return Intent("create_booking", action, details, reason=rng.choice(BOOK_WHY), facts=facts, situation="book",

@@ -12,11 +12,10 @@ import ast
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
+from typing import Any
 
 from tauplay.core.emotions import EmotionCondition, EmotionError
+from tauplay.core.task_shapes import ValidationError, validator
 
 FORMAT = "tauplay.tasks/1"
 EMOTION_MARK = "Emotion Instruction:"
@@ -24,9 +23,6 @@ EMOTION_MARK = "Emotion Instruction:"
 
 class TaskFileError(Exception):
     """A task file that cannot be read; the message names the file and the place."""
-
-
-_M = TypeVar("_M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -124,8 +120,8 @@ class TaskSet:
 
 
 # -- reading -------------------------------------------------------------------------------------
-# Task files are read through pydantic models, strictly: a string is not a list of characters, a number is not
-# a string, true is not a whole number. Every malformed field is named with its file, task index and place.
+# Task files are checked against their shapes (tauplay.core.task_shapes, strictly) before anything is read from
+# them; every malformed field is named with its file, task index and place.
 
 
 def _where(path: Path, index: int | None, key: str | None = None, rest: str = "") -> str:
@@ -169,41 +165,8 @@ def _kind(value: Any) -> str:
             dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
 
 
-class _ActionIn(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    name: str
-    # named `args` here: the pydantic mypy plugin keeps `kwargs` for the synthesized __init__
-    args: dict[str, Any] = Field(default_factory=dict, validation_alias=AliasChoices("kwargs", "arguments"))
-
-
-class _TaskBase(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    instruction: str
-    user_id: str | None = None
-    actions: list[_ActionIn] = Field(default_factory=list)
-    outputs: list[str] | None = None
-
-
-class _TaubenchTaskIn(_TaskBase):
-    """A task in the tau-bench / tau-Emotion-Bench form (its emotion fields are read separately: published
-    sets hold leaves outside their family, kept as published)."""
-
-
-class _TauplayTaskIn(_TaskBase):
-    """A task in tauplay's own form."""
-
-    id: str
-    domain: str | None = None
-    known_info: dict[str, Any] | None = None
-    emotion: dict[str, Any] | None = None
-    provenance: dict[str, Any] | None = None
-    difficulty: int | None = None
-
-
-def _actions(items: list[_ActionIn]) -> list[Action]:
-    return [Action(a.name, dict(a.args)) for a in items]
+def _actions(items: list[dict[str, Any]] | None) -> list[Action]:
+    return [Action(a["name"], dict(a.get("kwargs") or a.get("arguments") or {})) for a in items or []]
 
 
 PUBLISHED_EMOTION_FIELDS = ("emotion_family", "emotion_leaf", "dimension_politeness", "dimension_urgency",
@@ -230,53 +193,52 @@ def _emotion_from_taubench(raw: dict[str, Any], provenance: dict[str, Any]) -> E
         return None
 
 
-def _parse(model: type[_M], raw: Any, path: Path, index: int) -> _M:
+def _parse(shape: str, raw: Any, path: Path, index: int) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise TaskFileError(f"{_where(path, index)}: expected an object, got {_kind(raw)}")
     try:
-        return model.model_validate(raw)
+        parsed: dict[str, Any] = validator(shape).validate_python(raw)
     except ValidationError as e:
         raise _first_problem(e, path, index) from None
+    return parsed
 
 
 def task_from_taubench(raw: Any, path: Path, index: int, domain: str | None) -> Task:
-    parsed = _parse(_TaubenchTaskIn, raw, path, index)
-    for key in PUBLISHED_EMOTION_FIELDS:
-        if raw.get(key) is not None and not isinstance(raw[key], str):
-            raise TaskFileError(f"{_where(path, index, key)}: expected a string, got {_kind(raw[key])}")
+    parsed = _parse("tau-bench task", raw, path, index)
     provenance: dict[str, Any] = {"source": path.name, "index": index, "format": "tau-bench"}
+    user_id = parsed.get("user_id")
     return Task(
         id=str(index),
         domain=domain or "",
-        instruction=parsed.instruction,
-        actions=_actions(parsed.actions),
-        user_id=parsed.user_id,
-        outputs=list(parsed.outputs or []),
-        known_info={"user_id": parsed.user_id} if parsed.user_id else {},
+        instruction=parsed["instruction"],
+        actions=_actions(parsed.get("actions")),
+        user_id=user_id,
+        outputs=list(parsed.get("outputs") or []),
+        known_info={"user_id": user_id} if user_id else {},
         emotion=_emotion_from_taubench(raw, provenance),
         provenance=provenance,
     )
 
 
 def task_from_json(raw: Any, path: Path, index: int, domain: str | None) -> Task:
-    parsed = _parse(_TauplayTaskIn, raw, path, index)
+    parsed = _parse("tauplay task", raw, path, index)
     emotion = None
-    if parsed.emotion:
+    if parsed.get("emotion"):
         try:
-            emotion = EmotionCondition.from_json(parsed.emotion)
+            emotion = EmotionCondition.from_json(parsed["emotion"])
         except (EmotionError, TypeError) as e:
             raise TaskFileError(f"{_where(path, index, 'emotion')}: {e}") from None
     return Task(
-        id=parsed.id,
-        domain=parsed.domain or domain or "",
-        instruction=parsed.instruction,
-        actions=_actions(parsed.actions),
-        user_id=parsed.user_id,
-        outputs=list(parsed.outputs or []),
-        known_info=dict(parsed.known_info or {}),
+        id=parsed["id"],
+        domain=parsed.get("domain") or domain or "",
+        instruction=parsed["instruction"],
+        actions=_actions(parsed.get("actions")),
+        user_id=parsed.get("user_id"),
+        outputs=list(parsed.get("outputs") or []),
+        known_info=dict(parsed.get("known_info") or {}),
         emotion=emotion,
-        provenance=dict(parsed.provenance or {}),
-        difficulty=parsed.difficulty,
+        provenance=dict(parsed.get("provenance") or {}),
+        difficulty=parsed.get("difficulty"),
     )
 
 
@@ -352,17 +314,6 @@ def _read_python_tasks(path: Path, text: str) -> list[Any]:
     raise TaskFileError(f"{path}: no task list found (expected e.g. TASKS = [Task(...), ...])")
 
 
-class _TaskSetIn(BaseModel):
-    """The envelope of a tauplay task set (the tasks themselves are read one by one, to name their index)."""
-
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    format: str | None = None
-    domain: str | None = None
-    provenance: dict[str, Any] | None = None
-    tasks: list[Any]
-
-
 def load_tasks(path: Path | str, domain: str | None = None) -> TaskSet:
     """Read any supported task file. Raises TaskFileError naming the file and the place."""
     path = Path(path)
@@ -390,18 +341,18 @@ def load_tasks(path: Path | str, domain: str | None = None) -> TaskSet:
     if not (isinstance(data, dict) and isinstance(data.get("tasks"), list)):
         raise TaskFileError(f"{path}: not a task set (expected a list of tasks or an object with a 'tasks' list)")
     try:
-        envelope = _TaskSetIn.model_validate(data)
+        envelope: dict[str, Any] = validator("task set").validate_python(data)
     except ValidationError as e:
         err = e.errors()[0]
         raise TaskFileError(f"{path}: field '{err['loc'][0]}': expected {_EXPECTED.get(err['type'], 'another value')}"
                             f", got {_kind(err.get('input'))}") from None
-    file_domain = envelope.domain or domain
-    if domain and envelope.domain and envelope.domain != domain:
-        raise TaskFileError(f"{path}: task set is for domain '{envelope.domain}', not '{domain}'")
-    tasks = [task_from_json(r, path, i, file_domain) for i, r in enumerate(envelope.tasks)]
+    file_domain = envelope.get("domain") or domain
+    if domain and envelope.get("domain") and envelope["domain"] != domain:
+        raise TaskFileError(f"{path}: task set is for domain '{envelope['domain']}', not '{domain}'")
+    tasks = [task_from_json(r, path, i, file_domain) for i, r in enumerate(envelope["tasks"])]
     seen: set[str] = set()
     for i, t in enumerate(tasks):
         if t.id in seen:
             raise TaskFileError(f"{_where(path, i, 'id')}: duplicate task id '{t.id}'")
         seen.add(t.id)
-    return TaskSet(file_domain, tasks, str(path), dict(envelope.provenance or {}))
+    return TaskSet(file_domain, tasks, str(path), dict(envelope.get("provenance") or {}))

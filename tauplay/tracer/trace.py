@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from tauplay.core.db import Database
+from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
 from tauplay.core.environment import Environment
 from tauplay.core.graph import ToolGraph
@@ -107,7 +107,7 @@ class TraceContext:
 
     # -- state ---------------------------------------------------------------------------------------
     @property
-    def state(self) -> Any:
+    def state(self) -> State:
         return self.env.state
 
     @property
