@@ -14,6 +14,7 @@ from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 
 from . import tools
+from .constraints import MODEL as CONSTRAINTS
 from .data_model import Guest, Order, Reservation, Restaurant
 from .generator import generate
 
@@ -47,4 +48,5 @@ DOMAIN = Domain(
                  "check the order, its owner, its times and what was refunded already first"),
     ],
     task_sets={"starter": "starter.json", "test": "test.json"},
+    constraints=CONSTRAINTS,
 )

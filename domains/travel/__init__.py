@@ -9,6 +9,7 @@ from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 
 from . import tools
+from .constraints import MODEL as CONSTRAINTS
 from .data_model import Booking, Hotel, Package, Traveller
 from .generator import generate
 
@@ -40,4 +41,5 @@ DOMAIN = Domain(
         Requires("issue_travel_credit", ("get_booking_details",), "confirm the recorded incident first"),
     ],
     task_sets={"starter": "starter.json", "test": "test.json"},
+    constraints=CONSTRAINTS,
 )

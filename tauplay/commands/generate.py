@@ -1,4 +1,6 @@
-"""`tauplay generate --domain NAME --n N --seed S ...`: the Tracer pipeline, stages 2 to 5.
+"""`tauplay generate --domain NAME --n N --seed S ...`: the Tracer pipeline, stages 2 to 5, or with
+`--kind constraint` constraint tasks (goals stated as rules over several entities, several valid solutions,
+distractors; see tauplay.tracer.constraints).
 
 Writes a tauplay task set (with provenance: seed, stage settings, model, per-stage drop report) that
 `tauplay verify` and `tauplay validate` read. Offline templates write the instructions unless --model
@@ -32,29 +34,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="generation seed: the same seed gives the same set")
     parser.add_argument("--model", help="litellm model that writes the instructions (default: offline templates)")
     parser.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server for --model")
+    parser.add_argument("--kind", choices=("trace", "constraint"), default="trace",
+                        help="trace: Tracer tasks on the tool graph (default); constraint: goals as rules over "
+                             "several entities with several valid solutions (travel, restaurant, airline)")
     parser.add_argument("--depth", default=None, metavar="MIN-MAX",
                         help="dependent steps per task, drawn in equal tiers (default 1-4, or every tier of a "
                              "domain that has tiers; one number for one tier)")
     parser.add_argument("--difficulty", type=int, default=None, metavar="D",
                         help="exactly this depth for every task (escape: one of its tiers 5, 10, 15, 20, 25)")
+    parser.add_argument("--solutions", default=None, metavar="MIN-MAX",
+                        help="--kind constraint: valid solutions a task may have (default 2-16)")
     parser.add_argument("--emotions", default="balanced", metavar="DIST",
                         help="'balanced', 'none', or weights per family, e.g. anger=2,fear=1,sadness=1")
     parser.add_argument("--out", metavar="FILE", help="task set to write (default: <domain>-tasks-seed<S>.json)")
     parser.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     parser.add_argument("--data", metavar="DIR", help="tau-bench data folder instead of the generated database")
     parser.add_argument("--concurrency", type=int, default=8, help="model calls in flight at once (default 8)")
-    parser.add_argument("--attempts", type=int, default=60, help="candidates per task before giving up (default 60)")
+    parser.add_argument("--attempts", type=int, default=None,
+                        help="candidates per task before giving up (default 60; 200 for --kind constraint)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of text (no progress bar)")
 
 
-def parse_depth(text: str) -> tuple[int, int]:
+def parse_depth(text: str, flag: str = "--depth") -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
     if not m:
-        raise UsageError(f"--depth must be MIN-MAX or a number, e.g. 1-4 (got '{text}')")
+        raise UsageError(f"{flag} must be MIN-MAX or a number, e.g. 1-4 (got '{text}')")
     lo = int(m.group(1))
     hi = int(m.group(2)) if m.group(2) else lo
     if hi < lo:
-        raise UsageError(f"--depth {text}: MIN is larger than MAX")
+        raise UsageError(f"{flag} {text}: MIN is larger than MAX")
     return lo, hi
 
 
@@ -77,14 +85,24 @@ def _depth(args: argparse.Namespace, tiers: tuple[int, ...] | None) -> tuple[int
 
 
 def _settings(args: argparse.Namespace, hints: Any) -> Any:
-    from tauplay.tracer.emotion import DistributionError, parse_distribution
     from tauplay.tracer.pipeline import Settings
 
     if hints.builds_tasks and args.model:
         raise UsageError("--model: this domain writes each task from its own data; no model takes part")
+    emotions, model = _common(args)
+    if args.solutions is not None:
+        raise UsageError("--solutions applies to --kind constraint only")
+    return Settings(n=args.n, seed=args.seed, depth=_depth(args, hints.depth_tiers), emotions=emotions, model=model,
+                    concurrency=args.concurrency, attempts=60 if args.attempts is None else args.attempts)
+
+
+def _common(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(emotion weights, model) after the checks both kinds share."""
+    from tauplay.tracer.emotion import DistributionError, parse_distribution
+
     if args.n < 1:
         raise UsageError(f"--n must be at least 1 (got {args.n})")
-    if args.concurrency < 1 or args.attempts < 1:
+    if args.concurrency < 1 or (args.attempts is not None and args.attempts < 1):
         raise UsageError("--concurrency and --attempts must be at least 1")
     if args.api_base and not args.model:
         raise UsageError("--api-base needs --model (the model to call there)")
@@ -97,12 +115,26 @@ def _settings(args: argparse.Namespace, hints: Any) -> Any:
         from tauplay.llm import LLMConfig
 
         model = LLMConfig(args.model, api_base=args.api_base)
-    return Settings(n=args.n, seed=args.seed, depth=_depth(args, hints.depth_tiers), emotions=emotions, model=model,
-                    concurrency=args.concurrency, attempts=args.attempts)
+    return emotions, model
+
+
+def _constraint_settings(args: argparse.Namespace) -> Any:
+    from tauplay.tracer.constraints.generate import ConstraintSettings
+
+    emotions, model = _common(args)
+    if args.depth is not None or args.difficulty is not None:
+        raise UsageError("--depth and --difficulty apply to --kind trace only (constraint tasks take --solutions)")
+    lo, hi = parse_depth(args.solutions or "2-16", "--solutions")
+    if lo < 1:
+        raise UsageError(f"--solutions {args.solutions}: a task needs at least 1 solution")
+    return ConstraintSettings(n=args.n, seed=args.seed, emotions=emotions, model=model, solutions=(lo, hi),
+                              attempts=200 if args.attempts is None else args.attempts,
+                              concurrency=args.concurrency)
 
 
 def _out_path(args: argparse.Namespace) -> Path:
-    out = Path(args.out) if args.out else Path(f"{args.domain}-tasks-seed{args.seed}.json")
+    kind = "-constraint" if args.kind == "constraint" else ""
+    out = Path(args.out) if args.out else Path(f"{args.domain}{kind}-tasks-seed{args.seed}.json")
     if out.is_dir():
         raise UsageError(f"--out {out}: is a folder, expected a file name")
     if not out.parent.exists():
@@ -123,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.tracer.hints import hints_for
     from tauplay.tracer.pipeline import Tracer
 
+    if args.kind == "constraint":
+        return _run_constraint(args)
     try:
         domain = get_domain(args.domain)
     except DomainError as e:
@@ -164,5 +198,49 @@ def run(args: argparse.Namespace) -> int:
         print(result.report.render())
         print("depth:  " + "  ".join(f"{k}:{v}" for k, v in dist["depth"].items()))
         print("family: " + "  ".join(f"{k}:{v}" for k, v in dist["family"].items()))
+        print(summary)
+    return 0 if result.complete else 1
+
+
+def _run_constraint(args: argparse.Namespace) -> int:
+    from tauplay.core.domain import DomainError, get_domain
+    from tauplay.tracer.constraints.generate import ConstraintGenerator
+    from tauplay.tracer.constraints.solve import SolverMissing, load_solver
+
+    settings = _constraint_settings(args)
+    out = _out_path(args)
+    try:
+        load_solver()
+        domain = get_domain(args.domain)
+        generator = ConstraintGenerator(domain, domain.database(args.data), settings)
+    except (DomainError, SolverMissing, ValueError) as e:
+        raise UsageError(str(e)) from None
+    show_bar = not args.json and sys.stderr.isatty()
+    if show_bar:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("generating {task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+            job = bar.add_task(f"{domain.name} constraint tasks", total=settings.n)
+            result = generator.run(lambda done, total: bar.update(job, completed=done))
+    else:
+        result = generator.run()
+    tmp = out.with_name(out.name + ".part")
+    result.tasks.save(tmp)
+    os.replace(tmp, out)
+    summary = (f"generated {result.report.accepted}/{settings.n} {domain.name} constraint tasks -> {out}"
+               + ("" if result.complete else " (too few drafts fit; see the report)"))
+    per_task = [{"task_id": b.task.id, "candidate_space": b.space_size, "solutions": b.solutions,
+                 "near_misses": b.near_misses, "distractors": len(b.task.distractors)} for b in result.built]
+    if args.json:
+        print(json.dumps({"summary": summary, "out": str(out), "requested": settings.n,
+                          "accepted": result.report.accepted, "tasks": per_task,
+                          "report": result.report.to_json()}, indent=1))
+    else:
+        print(result.report.render())
+        for row in per_task:
+            print(f"  {row['task_id']}: {row['solutions']} solutions among {row['candidate_space']:,} candidate "
+                  f"assignments, {row['near_misses']:,} near misses, {row['distractors']} distractors saved")
         print(summary)
     return 0 if result.complete else 1

@@ -39,6 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-steps", type=int, default=100, help="messages and tool calls per session (default 100)")
     parser.add_argument("--max-errors", type=int, default=10, help="failed tool calls before a session ends (default 10)")
     parser.add_argument("--llm-timeout", type=float, default=60.0, help="seconds per model call (default 60)")
+    parser.add_argument("--verifier-model", metavar="M",
+                        help="litellm model that checks what the agent said against the tool outputs after each "
+                             "session (saved in the reward info under statements.llm; the reward is unchanged)")
+    parser.add_argument("--verifier-api-base", metavar="URL", help="api base of the verifier model")
     parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
     parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
 
@@ -71,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.core.tasks import TaskFileError, load_tasks
 
     _check_numbers(args)
+    if args.verifier_api_base and not args.verifier_model:
+        raise UsageError("--verifier-api-base needs --verifier-model")
     agent_desc = _participant(args.agent, args.agent_model, args.agent_api_base, role="agent", offline="oracle",
                               timeout=args.llm_timeout)
     user_desc = _participant(args.user, args.user_model, args.user_api_base, role="user", offline="scripted",
@@ -140,17 +146,54 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
             store, jobs, agent=lambda: make_agent(agent_desc), user=lambda: make_user(user_desc),
             concurrency=args.concurrency, limits=Limits(args.max_steps, args.max_errors), batch_id=batch_id,
             on_done=done))
+    verified: dict[str, Any] = {}
+    if args.verifier_model:
+        verified = asyncio.run(_verify_statements(args, store, domain, results))
     rows = summarize(results, args.trials)
     failures = [r for r in results if r.failure]
     if args.json:
         print(json.dumps({"batch_id": batch_id, "store": store.name, "domain": domain.name, "agent": agent_desc,
                           "user": user_desc, "trials": args.trials, "summary": [r.to_json() for r in rows],
-                          "sessions": [r.to_json() for r in results]}, indent=1))
+                          "sessions": [{**r.to_json(), **({"llm_statements": verified[r.session_id]}
+                                                          if r.session_id in verified else {})} for r in results]},
+                         indent=1))
     else:
         _print_table(rows, args.trials, batch_id, store.name)
     for f in failures:
         print(f"task {f.task_id} trial {f.job.trial}: session did not run: {f.failure}", file=sys.stderr)
     return 1 if failures else 0
+
+
+async def _verify_statements(args: argparse.Namespace, store: Any, domain: Any, results: list[Any]) -> dict[str, Any]:
+    """Ask the verifier model about each finished session; its findings (or its error) go into the session's
+    reward info under statements.llm. Returns them by session id."""
+    import asyncio
+
+    from tauplay.llm import LLMConfig, LLMError
+    from tauplay.sim.llm_verifier import agent_messages, evidence_texts, judge
+
+    config = LLMConfig(args.verifier_model, api_base=args.verifier_api_base, timeout=args.llm_timeout)
+    gate = asyncio.Semaphore(max(1, args.concurrency))
+    found: dict[str, Any] = {}
+
+    async def one(session_id: str) -> None:
+        record = store.get_session(session_id)
+        events = store.events(session_id)
+        async with gate:
+            try:
+                unsupported = await judge(config, agent_messages(events),
+                                          evidence_texts(events, str(record.task.get("instruction", "")), domain.policy))
+                entry: dict[str, Any] = {"model": config.model, "unsupported": unsupported}
+            except LLMError as e:
+                entry = {"model": config.model, "error": f"{e.kind}: {e}"}
+        info = dict(record.reward_info or {})
+        info["statements"] = {**dict(info.get("statements") or {}), "llm": entry}
+        store.finish_session(session_id, status=record.status, reason=record.termination_reason,
+                             reward=record.reward, reward_info=info)
+        found[session_id] = entry
+
+    await asyncio.gather(*(one(r.session_id) for r in results if r.session_id and r.reward is not None))
+    return found
 
 
 def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from tauplay.commands.common import UsageError
 
@@ -30,13 +31,29 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     report = verify_tasks(domain, database, tasks.tasks)
     summary = f"verified: {report.executed}/{report.total} executable"
+    if report.constraint_tasks:
+        summary += f"; constraints met by the gold end state: {report.constraints_met}/{report.constraint_tasks}"
     if args.json:
         print(json.dumps({"summary": summary, "domain": domain.name, "database": database.source,
                           "start_hash": database.new_state().hash,
-                          "tasks": [r.to_json() for r in report.replays]}, indent=1))
+                          "tasks": [_entry(r, c) for r, c in zip(report.replays, report.checks, strict=True)]},
+                         indent=1))
     else:
-        for r in report.replays:
+        for r, c in zip(report.replays, report.checks, strict=True):
             if not r.executed:
                 print(f"task {r.task_id}: not executable: {r.first_error}", file=sys.stderr)
+            if c is not None and not c.met:
+                failed = "; ".join(f"{f.constraint}: {f.text}" for f in c.failures)
+                print(f"task {r.task_id}: constraints not met: {failed}", file=sys.stderr)
         print(summary)
-    return 0 if report.executed == report.total else 1
+    ok = report.executed == report.total and report.constraints_met == report.constraint_tasks
+    return 0 if ok else 1
+
+
+def _entry(replay: Any, check: Any) -> dict[str, Any]:
+    """A task's line of the JSON report: the replay, and for a constraint task whether the gold end state
+    meets the constraints (null for a task judged by its gold hash alone) and which failed."""
+    out: dict[str, Any] = {**replay.to_json(), "constraints_met": None if check is None else check.met}
+    if check is not None:
+        out["failed_constraints"] = [f.to_json() for f in check.failures]
+    return out

@@ -60,6 +60,7 @@ class Domain:
     task_sets: dict[str, str] = field(default_factory=dict)  # name -> file under package_dir/tasks
     default_task_set: str = "starter"
     default_seed: int = 7
+    constraints: Any = None  # a tauplay.core.constraints.ConstraintModel when the domain offers constraint tasks
     # -- what a domain may change about how sessions run (the defaults suit customer service) --------------
     confirm_writes: bool = True  # the policy has the agent confirm each write with the user first (the oracle does)
     agent_preamble: str = ""  # first words of an LLM agent's system prompt ("" : a customer service agent)

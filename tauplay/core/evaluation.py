@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import comb
 from typing import Any
 
-from tauplay.core.db import canonical
+from tauplay.core.constraints import (
+    END_STATE,
+    ConstraintCheck,
+    ConstraintError,
+    Failure,
+    check_state,
+    parse_problem,
+)
+from tauplay.core.db import Database, State, canonical
 from tauplay.core.domain import Domain
 from tauplay.core.environment import Environment, ToolCall
+from tauplay.core.factuality import check_statements, session_evidence
 from tauplay.core.gold import gold_run
 from tauplay.core.tasks import Action, Task
 from tauplay.core.vocabulary import FaultCategory
@@ -23,14 +32,25 @@ class RewardBreakdown:
     abandoned: bool = False
     expected_hash: str = ""
     final_hash: str = ""
+    # Tasks with constraints: db_match means the end state is a valid solution (any of them), and these say
+    # which rules failed. None / () for tasks judged by the gold hash alone.
+    constraints_met: bool | None = None
+    failed_constraints: tuple[Failure, ...] = ()
+    statements: dict[str, Any] | None = None  # the abstract verifier's report (tauplay.core.factuality)
 
     @property
     def outputs_ok(self) -> bool:
         return all(self.outputs.values())
 
     def to_json(self) -> dict[str, Any]:
-        return {"reward": self.reward, "db_match": self.db_match, "outputs": self.outputs,
-                "abandoned": self.abandoned, "expected_hash": self.expected_hash, "final_hash": self.final_hash}
+        out = {"reward": self.reward, "db_match": self.db_match, "outputs": self.outputs,
+               "abandoned": self.abandoned, "expected_hash": self.expected_hash, "final_hash": self.final_hash}
+        if self.constraints_met is not None:
+            out["constraints_met"] = self.constraints_met
+            out["failed_constraints"] = [f.to_json() for f in self.failed_constraints]
+        if self.statements is not None:
+            out["statements"] = self.statements
+        return out
 
 
 def outputs_found(required: Iterable[str], agent_messages: Iterable[str]) -> dict[str, bool]:
@@ -52,8 +72,45 @@ def reward_of(final_hash: str, expected_hash: str, required_outputs: Sequence[st
 
 def evaluate_session(env: Environment, task: Task, agent_messages: Iterable[str],
                      abandoned: bool = False) -> RewardBreakdown:
+    """The session's reward. A task with constraints is rewarded for any end state that is a valid solution;
+    any other task for the gold end state. Either way the abstract verifier's report of what the agent said
+    rides along (it does not change the reward)."""
+    messages = list(agent_messages)
     expected = gold_run(env.domain, env.database, task).hash
-    return reward_of(env.hash, expected, task.outputs, agent_messages, abandoned)
+    statements = check_statements(messages, session_evidence(env, task)).to_json()
+    if task.constraints is None:
+        return replace(reward_of(env.hash, expected, task.outputs, messages, abandoned), statements=statements)
+    check = check_task_state(env.domain, env.database, env.state, task)
+    outputs = outputs_found(task.outputs, messages)
+    value = -1.0 if abandoned else 1.0 if check.met and all(outputs.values()) else 0.0
+    return RewardBreakdown(value, check.met, outputs, abandoned, expected, env.hash, check.met, check.failures,
+                           statements)
+
+
+def check_task_state(domain: Domain, database: Database, state: State, task: Task) -> ConstraintCheck:
+    """Whether `state` meets the task's constraints (a task whose field cannot be read meets nothing)."""
+    try:
+        problem = parse_problem(task.constraints)
+    except ConstraintError as e:
+        return ConstraintCheck(False, (Failure(END_STATE, f"the task's constraints cannot be read: {e}"),))
+    return check_state(domain, database, state, problem)
+
+
+def reference_actions(env: Environment, task: Task) -> list[Action]:
+    """The actions a session is compared with for fault suggestions: the gold actions, or for a constraint
+    task whose end state is another valid solution, the actions that book that solution."""
+    if task.constraints is not None:
+        check = check_task_state(env.domain, env.database, env.state, task)
+        if check.met and check.actions:
+            return list(check.actions)
+    return list(task.actions)
+
+
+def state_matches(env: Environment, task: Task) -> bool:
+    """The end-state half of the reward: a valid solution for a task with constraints, else the gold hash."""
+    if task.constraints is not None:
+        return check_task_state(env.domain, env.database, env.state, task).met
+    return env.hash == gold_run(env.domain, env.database, task).hash
 
 
 def pass_hat_k(trials: Mapping[str, Sequence[float]], k: int) -> float:

@@ -139,6 +139,7 @@ class NoticeData(EventPayload):
     ALWAYS: ClassVar[tuple[str, ...]] = ("level", "text")
     level: str = "info"  # info | warning | error
     text: str = ""
+    about: str | None = None  # what it records, when a reader acts on it (e.g. "reveal": the agent's side shown)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,6 +149,7 @@ class TerminatedData(EventPayload):
     reason: str | None = None  # a TerminationReason (None on some imported sessions)
     reward: dict[str, Any] = field(default_factory=dict)  # RewardBreakdown.to_json()
     faults: list[dict[str, Any]] | None = None  # FaultSuggestion.to_json() each; None: not computed
+    violations: list[dict[str, Any]] | None = None  # policy rules broken: {rule, detail, seq, turn}; None: not checked
     steps: int | None = None
     errors: int | None = None
     error: str | None = None  # the model failure behind llm_error

@@ -40,8 +40,12 @@ def _shape(fields: dict[str, cs.TypedDictField]) -> cs.CoreSchema:
     return cs.typed_dict_schema(fields, extra_behavior="ignore", strict=True)
 
 
+def _action() -> cs.CoreSchema:
+    return _shape({"name": _required(_text()), "kwargs": _optional(_object()), "arguments": _optional(_object())})
+
+
 def _task_fields() -> dict[str, cs.TypedDictField]:
-    action = _shape({"name": _required(_text()), "kwargs": _optional(_object()), "arguments": _optional(_object())})
+    action = _action()
     return {
         "instruction": _required(_text()),
         "user_id": _optional(_text()),
@@ -55,9 +59,13 @@ def _shapes() -> dict[str, cs.CoreSchema]:
     for name in ("emotion_family", "emotion_leaf", "dimension_politeness", "dimension_urgency",
                  "dimension_trust_in_agent"):
         taubench[name] = _optional(_text())
+    # A constraint task's problem (its rules are read by core.constraint_rules) and its distractors.
+    distractor = _shape({"actions": _required(cs.list_schema(_action(), strict=True)), "violates": _required(_text())})
     tauplay = {**_task_fields(), "id": _required(_text()), "domain": _optional(_text()),
                "known_info": _optional(_object()), "emotion": _optional(_object()),
-               "provenance": _optional(_object()), "difficulty": _optional(cs.int_schema(strict=True))}
+               "provenance": _optional(_object()), "difficulty": _optional(cs.int_schema(strict=True)),
+               "constraints": _optional(_object()),
+               "distractors": _optional(cs.list_schema(distractor, strict=True))}
     task_set = {"format": _optional(_text()), "domain": _optional(_text()), "provenance": _optional(_object()),
                 "tasks": _required(cs.list_schema(cs.any_schema(), strict=True))}
     return {"tau-bench task": _shape(taubench), "tauplay task": _shape(tauplay), "task set": _shape(task_set)}

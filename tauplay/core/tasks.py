@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tauplay.core.constraint_rules import ConstraintError, parse_problem
 from tauplay.core.emotions import EmotionCondition, EmotionError
 from tauplay.core.task_shapes import ValidationError, validator
 
@@ -46,6 +47,10 @@ class Task:
     emotion: EmotionCondition | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     difficulty: int | None = None  # number of dependent steps in the gold path
+    # A constraint task (tauplay.core.constraints): the goal as rules over several entities, as data; any end
+    # state that meets them is rewarded. Distractors: options breaking exactly one rule, {actions, violates}.
+    constraints: dict[str, Any] | None = None
+    distractors: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def goal(self) -> str:
@@ -71,6 +76,9 @@ class Task:
             "provenance": self.provenance,
             "difficulty": self.difficulty,
         }
+        if self.constraints is not None:  # only constraint tasks carry these, so other files stay as they were
+            out["constraints"] = self.constraints
+            out["distractors"] = self.distractors
         return out
 
     def to_taubench(self) -> dict[str, Any]:
@@ -239,7 +247,22 @@ def task_from_json(raw: Any, path: Path, index: int, domain: str | None) -> Task
         emotion=emotion,
         provenance=dict(parsed.get("provenance") or {}),
         difficulty=parsed.get("difficulty"),
+        constraints=_constraints(parsed, path, index),
+        distractors=[{"actions": [a.to_json() for a in _actions(d["actions"])], "violates": d["violates"]}
+                     for d in parsed.get("distractors") or []],
     )
+
+
+def _constraints(parsed: dict[str, Any], path: Path, index: int) -> dict[str, Any] | None:
+    """The optional constraint problem, checked so that a bad one is named at its place."""
+    constraints: dict[str, Any] | None = parsed.get("constraints")
+    if constraints is None:
+        return None
+    try:
+        parse_problem(constraints)
+    except ConstraintError as e:
+        raise TaskFileError(f"{_where(path, index, 'constraints')}: {e}") from None
+    return constraints
 
 
 def _line(node: ast.AST) -> Any:

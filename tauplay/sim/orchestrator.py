@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import RewardBreakdown, align, evaluate_session
+from tauplay.core.evaluation import RewardBreakdown, align, evaluate_session, reference_actions
 from tauplay.core.events import (
     Event,
     EventPayload,
@@ -272,7 +272,9 @@ class Orchestrator:
         reward = evaluate_session(self.env, self.task, conv.agent_texts(),
                                   abandoned=reason == TerminationReason.USER_ABANDONED)
         pairs = conv.tool_calls()
-        faults = [f.to_json() for f in align([c for c, _ in pairs], self.task.actions, conv.domain,
+        # Against the solution reached when a constraint task was solved another valid way, else the gold.
+        reference = reference_actions(self.env, self.task)
+        faults = [f.to_json() for f in align([c for c, _ in pairs], reference, conv.domain,
                                              [ok for _, ok in pairs])]
         fields: dict[str, Any] = {"reason": str(reason), "reward": reward.to_json(), "faults": faults,
                                   "steps": self._steps, "errors": self._errors}

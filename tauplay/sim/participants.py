@@ -21,7 +21,7 @@ from tauplay.core.db import canonical
 from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment, ToolCall
-from tauplay.core.evaluation import outputs_found
+from tauplay.core.evaluation import outputs_found, state_matches
 from tauplay.core.events import Event, MessageData
 from tauplay.core.gold import gold_run
 from tauplay.core.tasks import Task
@@ -144,7 +144,8 @@ class Conversation:
         wanted = Counter(a.name for a in self.task.actions
                          if a.name in tools and (tools[a.name].is_write or tools[a.name].terminal))
         seen = all(made[name] >= count for name, count in wanted.items())
-        return GoalStatus(self.env.hash == self.expected_hash, outputs_ok, (gold_done or not needs_calls) and seen)
+        # A task with constraints is met by any valid end state, not only the gold one.
+        return GoalStatus(state_matches(self.env, self.task), outputs_ok, (gold_done or not needs_calls) and seen)
 
 
 # -- the two interfaces ---------------------------------------------------------------------------

@@ -95,14 +95,32 @@ def _fill(template: str, slots: dict[str, Any]) -> str | None:
 
 def trigger_for(family: str, trace: Trace, hints: TracerHints, rng: random.Random) -> str:
     intent = rng.choice(trace.intents)
-    slots = {"subject": intent.subject or "this request", **intent.slots}
+    return trigger_about(family, intent.situation, intent.subject, intent.slots, hints, rng)
+
+
+def trigger_about(family: str, situation: str, subject: str, slots: dict[str, Any], hints: TracerHints,
+                  rng: random.Random) -> str:
+    """A trigger for a goal of this kind (`situation`, the domain's triggers key) about `subject`."""
+    slots = {"subject": subject or "this request", **slots}
     slots = {k: v for k, v in slots.items() if v}
-    domain_options = [t for t in hints.triggers.get(intent.situation, {}).get(family, []) if _fill(t, slots)]
+    domain_options = [t for t in hints.triggers.get(situation, {}).get(family, []) if _fill(t, slots)]
     options = domain_options or GENERIC_TRIGGERS[family]
     return _fill(rng.choice(options), slots) or GENERIC_TRIGGERS[family][0].format(subject="this request")
 
 
-def condition_for(family: str, trace: Trace, hints: TracerHints, rng: random.Random) -> EmotionCondition:
+def _trigger(family: str, trace: Trace | None, hints: TracerHints, rng: random.Random,
+             about: tuple[str, str, dict[str, Any]] | None) -> str:
+    if about is not None:
+        return trigger_about(family, *about, hints, rng)
+    if trace is None:
+        raise ValueError("a condition needs a trace or what the task is about")
+    return trigger_for(family, trace, hints, rng)
+
+
+def condition_for(family: str, trace: Trace | None, hints: TracerHints, rng: random.Random,
+                  about: tuple[str, str, dict[str, Any]] | None = None) -> EmotionCondition:
+    """A condition of `family`; its trigger comes from the trace, or from `about` (situation, subject, slots)
+    for a task that has no trace (constraint tasks)."""
     leaves = FAMILIES[family][:MAIN_LEAVES]
     index = rng.choices(range(len(leaves)), weights=LEAF_WEIGHTS[: len(leaves)], k=1)[0]
     intensity = default_intensity(leaves[index])
@@ -119,5 +137,5 @@ def condition_for(family: str, trace: Trace, hints: TracerHints, rng: random.Ran
         politeness=_weighted(rng, ("cold", "neutral", "warm"), politeness_w),
         urgency=urgency,
         trust=_weighted(rng, ("skeptical", "cautious", "trusting"), trust_w),
-        trigger=trigger_for(family, trace, hints, rng),
+        trigger=_trigger(family, trace, hints, rng, about),
     )

@@ -56,9 +56,16 @@ def reward_view(outcome: Outcome, distance: int | None) -> Group:
     title.append(f"{r.reward:g}", style="bold green" if r.reward == 1 else "bold red")
     title.append(f"   (ended: {outcome.reason})", style="dim")
     lines: list[Text] = [title]
-    db = Text("  database matches gold: ")
-    db.append("yes" if r.db_match else "no", style="green" if r.db_match else "red")
-    lines.append(db)
+    if r.constraints_met is None:
+        db = Text("  database matches gold: ")
+        db.append("yes" if r.db_match else "no", style="green" if r.db_match else "red")
+        lines.append(db)
+    else:  # a constraint task: any valid end state counts; name the rules that failed
+        db = Text("  constraints met (any valid end state): ")
+        db.append("yes" if r.constraints_met else "no", style="green" if r.constraints_met else "red")
+        lines.append(db)
+        for failure in r.failed_constraints:
+            lines.append(Text(f"    ✗ {failure.constraint}: {failure.text}", style="red"))
     out = Text("  outputs communicated: ")
     if not r.outputs:
         out.append("none required", style="dim")

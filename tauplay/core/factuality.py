@@ -1,0 +1,207 @@
+"""The abstract verifier: is what the agent told the user supported by what it could know?
+
+The policies say the agent gives only facts that come from the user or from the tools. This check reads the
+agent's messages for checkable statements -- prices and other amounts, ids, dates, clock times, numbers --
+and looks each up in the evidence: the outputs of the session's tool calls (what the database said), the
+user's instruction and the policy. An amount is also supported when it is the sum of two amounts that the
+session's writes returned (a total of two bookings); anything else the agent worked out should come from the
+calculator tool, whose output is evidence too. (Sums over every searched price would support almost any
+amount.) A statement found nowhere is reported as unsupported. Report only: the reward
+does not change.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tauplay.core.environment import Environment
+    from tauplay.core.tasks import Task
+
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+_MONTH = "|".join(m for m in MONTHS) + "|" + "|".join(m[:3] for m in MONTHS if len(m) > 3) + "|sept"
+_MONEY = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?|(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?"
+                    r"\s*(?:dollars|usd)\b", re.IGNORECASE)
+_ISO = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])")
+_MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b"
+                        rf"|\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b(?:,?\s+(\d{{4}}))?", re.IGNORECASE)
+_TIME = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?::\d\d)?(?![\d:])")
+_ID = re.compile(r"(?<![\w-])(?=[\w-]*[A-Za-z])(?=[\w-]*\d)[A-Za-z0-9][\w-]{3,}(?![\w-])")
+_NUMBER = re.compile(r"(?<![\w.,$-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w-]|[.,]\d)")
+_EVIDENCE_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
+_MONEY_KEY = re.compile(r"price|amount|total|rate|fee|balance|refund|cost|credit|rooms|extras|protection|paid",
+                        re.IGNORECASE)
+SMALL = 10  # bare whole numbers up to this are counts the agent may say freely ("2 travellers"): not checked
+
+
+def _cents(whole: str, frac: str | None = None) -> int:
+    return int(whole.replace(",", "")) * 100 + (int((frac or "0").ljust(2, "0")[:2]) if frac else 0)
+
+
+def _month_index(word: str) -> int:
+    low = word.lower().rstrip(".")
+    return next(i for i, m in enumerate(MONTHS, start=1) if m.startswith(low[:3]))
+
+
+@dataclass(frozen=True)
+class Statement:
+    kind: str  # money | id | date | time | number
+    text: str  # as the agent wrote it
+    value: str  # normalised: cents, lower-case id, YYYY-MM-DD or --MM-DD, HH:MM
+    message: int  # index among the agent's messages
+    supported: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, "value": self.value, "message": self.message}
+
+
+@dataclass(frozen=True)
+class StatementReport:
+    statements: tuple[Statement, ...] = ()
+
+    @property
+    def unsupported(self) -> list[Statement]:
+        return [s for s in self.statements if not s.supported]
+
+    @property
+    def ok(self) -> bool:
+        return not self.unsupported
+
+    def to_json(self) -> dict[str, Any]:
+        return {"checked": len(self.statements), "unsupported": [s.to_json() for s in self.unsupported]}
+
+
+@dataclass
+class Evidence:
+    """What the agent could know, indexed for look-ups."""
+
+    numbers: set[int] = field(default_factory=set)  # every number, in cents
+    amounts: set[int] = field(default_factory=set)  # numbers under money-like keys of write outputs, in cents
+    tokens: set[str] = field(default_factory=set)  # lower-case words and ids
+    dates: set[str] = field(default_factory=set)  # YYYY-MM-DD
+    times: set[str] = field(default_factory=set)  # HH:MM
+
+    def add_text(self, text: str, written: bool = False) -> None:
+        """Index one text; `written`: the output of a write (its amounts may be added up)."""
+        flat = re.sub(r"(?<=\d),(?=\d{3})", "", text)
+        self.numbers.update(round(float(m) * 100) for m in _EVIDENCE_NUMBER.findall(flat))
+        self.tokens.update(t.lower() for t in re.findall(r"[\w-]+", text))
+        for y, mo, d in _ISO.findall(text):
+            self.dates.add(f"{y}-{mo}-{d}")
+        for h, mi in _TIME.findall(text):
+            self.times.add(f"{int(h):02d}:{mi}")
+        for m in _MONTH_DAY.finditer(text):
+            iso = _month_day(m)
+            if iso:
+                self.dates.add(iso)
+        if not written:
+            return
+        try:
+            self._walk(json.loads(text), False)
+        except (json.JSONDecodeError, ValueError):
+            pass
+
+    def _walk(self, value: Any, money: bool) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                self._walk(v, money or bool(_MONEY_KEY.search(str(k))))
+        elif isinstance(value, list):
+            for v in value:
+                self._walk(v, money)
+        elif isinstance(value, int | float) and not isinstance(value, bool) and money:
+            self.amounts.add(round(float(value) * 100))
+
+    def supports_amount(self, cents: int) -> bool:
+        if cents in self.numbers:
+            return True
+        amounts = sorted(self.amounts)
+        return any(cents - a in self.amounts for a in amounts if a <= cents)
+
+
+def _month_day(m: re.Match[str]) -> str | None:
+    """YYYY-MM-DD when the year is given, else --MM-DD (month and day only)."""
+    month_word, day_text, year = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(4),
+                                                                                          m.group(6))
+    try:
+        month, day = _month_index(month_word), int(day_text)
+        date(int(year) if year else 2000, month, day)
+    except (StopIteration, ValueError):
+        return None
+    return f"{year}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
+
+
+def evidence_of(texts: Iterable[str], written: Iterable[str] = ()) -> Evidence:
+    evidence = Evidence()
+    for text in texts:
+        evidence.add_text(text)
+    for text in written:
+        evidence.add_text(text, written=True)
+    return evidence
+
+
+def statements_in(text: str, message: int, evidence: Evidence) -> list[Statement]:
+    """The checkable statements of one agent message, each judged against the evidence."""
+    out: list[Statement] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(span: tuple[int, int]) -> bool:
+        return all(span[1] <= a or span[0] >= b for a, b in taken)
+
+    def add(kind: str, m: re.Match[str], value: str, supported: bool) -> None:
+        taken.append(m.span())
+        out.append(Statement(kind, m.group(0).strip(), value, message, supported))
+
+    for m in _MONEY.finditer(text):
+        cents = _cents(m.group(1), m.group(2)) if m.group(1) else _cents(m.group(3), m.group(4))
+        add("money", m, str(cents), evidence.supports_amount(cents))
+    for m in _ISO.finditer(text):
+        if free(m.span()):
+            iso = m.group(0)
+            add("date", m, iso, iso in evidence.dates)
+    for m in _MONTH_DAY.finditer(text):
+        said = _month_day(m)
+        if said and free(m.span()):
+            ok = said in evidence.dates if not said.startswith("--") else any(d.endswith(said[1:])
+                                                                               for d in evidence.dates)
+            add("date", m, said, ok)
+    for m in _TIME.finditer(text):
+        if free(m.span()):
+            hhmm = f"{int(m.group(1)):02d}:{m.group(2)}"
+            add("time", m, hhmm, hhmm in evidence.times)
+    for m in _ID.finditer(text):
+        if free(m.span()):
+            add("id", m, m.group(0).lower(), m.group(0).lower() in evidence.tokens)
+    for m in _NUMBER.finditer(text):
+        if not free(m.span()):
+            continue
+        cents = _cents(m.group(1), m.group(2))
+        if m.group(2) is None and cents <= SMALL * 100:
+            continue
+        add("number", m, str(cents), evidence.supports_amount(cents))
+    return out
+
+
+def check_statements(agent_messages: Sequence[str], evidence: Evidence) -> StatementReport:
+    found: list[Statement] = []
+    for i, text in enumerate(agent_messages):
+        found.extend(statements_in(text, i, evidence))
+    return StatementReport(tuple(found))
+
+
+def session_evidence(env: Environment, task: Task) -> Evidence:
+    """What the agent of a session could know: every tool output, the user's instruction, the policy."""
+    tools = env.domain.tool_map
+    texts = [r.output for r in env.history]
+    texts.append(task.instruction)
+    try:
+        texts.append(env.domain.policy)
+    except OSError:
+        pass
+    written = [r.output for r in env.history if not r.error and r.call.name in tools and tools[r.call.name].is_write]
+    return evidence_of(texts, written)

@@ -1,0 +1,302 @@
+"""Constraint-task generation (`tauplay generate --kind constraint`).
+
+Each task slot draws problems from the domain's constraint model (a plan the database offers, and rules
+built around it), each from its own seeded generator (seed, slot, attempt), and keeps the first whose
+solutions number within the asked range. The solver enumerates the solutions; the gold actions book one of
+them; distractors are options that break exactly one rule (found by the solver with that rule negated),
+saved with the rule they break. Before a task is kept, its gold end state must meet the constraints and
+every distractor must execute and fail them. The instruction states the rules in the user's words (an
+offline template; with a model, the model rewrites it and the rewrite must keep every stated value).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tauplay.core.constraints import ConstraintModel, Draft, Problem, Rule, check_state
+from tauplay.core.db import Database, canonical
+from tauplay.core.domain import Domain
+from tauplay.core.emotions import FAMILIES
+from tauplay.core.gold import run_actions
+from tauplay.core.tasks import Action, Task, TaskSet
+from tauplay.tracer.constraints.solve import Assignment, Space, build_space, near_misses, solutions
+from tauplay.tracer.emotion import condition_for, quotas
+from tauplay.tracer.facts import Fact, fact, missing, tool_names_in
+from tauplay.tracer.hints import hints_for
+from tauplay.tracer.instruct import clean_reply, sentence
+
+GENERATOR = "tauplay.constraints/1"
+CLOSING = ("Any option that meets all of this is fine with you; if several do, take the one the agent offers. "
+           "Ask for the total before you agree. Give details when the agent asks for them.")
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ConstraintSettings:
+    n: int
+    seed: int
+    emotions: dict[str, float] | None = field(default_factory=lambda: {f: 1.0 for f in FAMILIES})
+    model: Any = None  # tauplay.llm.LLMConfig: the model rewrites the instructions; None: offline template
+    solutions: tuple[int, int] = (2, 16)  # the number of valid solutions a task may have
+    distractors: int = 2  # kept per rule
+    near_miss_cap: int = 20_000  # near misses counted per rule at most (the count is a statistic)
+    attempts: int = 200
+    concurrency: int = 8
+
+    def __post_init__(self) -> None:
+        lo, hi = self.solutions
+        if self.n < 1:
+            raise ValueError("n must be at least 1")
+        if lo < 1 or hi < lo:
+            raise ValueError(f"solutions range {lo}-{hi} is not MIN-MAX with 1 <= MIN <= MAX")
+
+
+@dataclass
+class Built:
+    task: Task
+    space_size: int
+    solutions: int
+    near_misses: int
+    seconds: float
+
+
+@dataclass
+class ConstraintReport:
+    requested: int
+    accepted: int = 0
+    drafts: int = 0
+    drops: Counter[str] = field(default_factory=Counter)
+    fallbacks: Counter[str] = field(default_factory=Counter)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"requested": self.requested, "accepted": self.accepted, "drafts": self.drafts,
+                "drops": dict(sorted(self.drops.items())), "model_fallbacks": dict(sorted(self.fallbacks.items()))}
+
+    def render(self) -> str:
+        lines = [f"accepted {self.accepted}/{self.requested} constraint tasks from {self.drafts} drafts"]
+        lines += [f"  {n:>6}  dropped: {reason}" for reason, n in self.drops.most_common()]
+        lines += [f"  {n:>6}  model reply refused (template kept): {reason}" for reason, n in self.fallbacks.most_common()]
+        return "\n".join(lines)
+
+
+@dataclass
+class ConstraintResult:
+    tasks: TaskSet
+    report: ConstraintReport
+    built: list[Built]
+
+    @property
+    def complete(self) -> bool:
+        return self.report.accepted == self.report.requested
+
+
+def _group(problem: Problem, rule: Rule) -> tuple[int, int]:
+    """Where a rule is said: with its (last) entity; a sum over entities at the end."""
+    names = [e.name for e in problem.entities]
+    if rule.kind == "sum_max":
+        return len(names), 0
+    return max(names.index(n) for n in rule.entities), 0 if len(rule.entities) == 1 else 1
+
+
+def compose(draft: Draft) -> str:
+    """The offline instruction: who the user is and what they want, every rule in its words (grouped by the
+    entity it is about), the fixed choices, and that any option meeting them all will do."""
+    problem = draft.problem
+    rules = sorted(problem.rules, key=lambda r: _group(problem, r))
+    said = " ".join(sentence(r.text) for r in rules if r.text)
+    return " ".join(p for p in (draft.opening, said, draft.tail, CLOSING) if p)
+
+
+def model_of(domain: Domain) -> ConstraintModel:
+    model = domain.constraints
+    if not isinstance(model, ConstraintModel):
+        raise ValueError(f"domain '{domain.name}' has no constraint tasks (no constraint model)")
+    return model
+
+
+class ConstraintGenerator:
+    def __init__(self, domain: Domain, database: Database, settings: ConstraintSettings) -> None:
+        self.domain = domain
+        self.database = database
+        self.settings = settings
+        self.model = model_of(domain)
+        self.hints = hints_for(domain)
+        self.report = ConstraintReport(settings.n)
+        self.families = quotas(settings.emotions, settings.n, random.Random(f"constraints:{settings.seed}:families"))
+        width = max(3, len(str(settings.n)))
+        self.ids = [f"{domain.name}-c{settings.seed}-{i + 1:0{width}d}" for i in range(settings.n)]
+        self.tool_names = [t.name for t in domain.tools]
+        self._seen: set[str] = set()
+
+    def build(self, slot: int, attempt: int) -> Built | None:
+        clock = time.perf_counter()
+        rng = random.Random(f"constraints:{self.settings.seed}:{slot}:{attempt}")
+        self.report.drafts += 1
+        draft = self.model.draft(self.database, rng)
+        if draft is None:
+            self.report.drops["the draw found no plan the database offers"] += 1
+            return None
+        space = build_space(self.model, self.database, draft.problem)
+        found = solutions(space)
+        lo, hi = self.settings.solutions
+        extra = list(draft.extra)
+        while len(found) > hi and extra:  # tighten with the draft's further wishes, in order
+            problem = draft.problem
+            space = Space(Problem(problem.context, problem.entities, (*problem.rules, extra.pop(0))), space.options)
+            draft = replace(draft, problem=space.problem)
+            found = solutions(space)
+        if not lo <= len(found) <= hi:
+            self.report.drops["fewer solutions than asked" if len(found) < lo else "too many solutions"] += 1
+            return None
+        key = canonical(draft.problem.to_json())
+        if key in self._seen:
+            self.report.drops["same problem as an earlier task"] += 1
+            return None
+        gold = rng.choice(found)
+        distractors, counted = self._distractors(space, rng)
+        problem_problem = self._self_check(draft.problem, gold, distractors)
+        if problem_problem:
+            self.report.drops[problem_problem] += 1
+            return None
+        self._seen.add(key)
+        task = self._task(slot, attempt, draft, gold, distractors, rng, space.size, len(found), counted)
+        return Built(task, space.size, len(found), counted, time.perf_counter() - clock)
+
+    def _distractors(self, space: Space, rng: random.Random) -> tuple[list[tuple[Assignment, str]], int]:
+        """Up to `distractors` near misses per rule, drawn from the first thousand the solver gives, and
+        how many near misses there are in all (counted up to the cap per rule)."""
+        chosen: list[tuple[Assignment, str]] = []
+        total = 0
+        for rule in space.problem.rules:
+            pool: list[Assignment] = []
+            for i, miss in enumerate(near_misses(space, rule)):
+                if i < 1000:
+                    pool.append(miss)
+                total += 1
+                if i + 1 >= self.settings.near_miss_cap:
+                    break
+            for miss in rng.sample(pool, min(self.settings.distractors, len(pool))):
+                chosen.append((miss, rule.id))
+        return chosen, total
+
+    def actions_for(self, problem: Problem, assignment: Assignment) -> list[Action]:
+        return self.model.actions(self.database, problem,
+                                  [(e, assignment[e.name]) for e in problem.entities])
+
+    def _self_check(self, problem: Problem, gold: Assignment, distractors: list[tuple[Assignment, str]]) -> str:
+        """'' when the gold end state meets the rules and every distractor executes and fails them."""
+        run = run_actions(self.domain, self.database, self.actions_for(problem, gold))
+        if not run.executed or not check_state(self.domain, self.database, run.state, problem).met:
+            return "the gold solution does not meet its own constraints"
+        for miss, rule_id in distractors:
+            run = run_actions(self.domain, self.database, self.actions_for(problem, miss))
+            if not run.executed:
+                return "a distractor cannot be executed"
+            check = check_state(self.domain, self.database, run.state, problem)
+            if check.met or rule_id not in {f.constraint for f in check.failures}:
+                return "a distractor is not caught by the rule it breaks"
+        return ""
+
+    def _task(self, slot: int, attempt: int, draft: Draft, gold: Assignment,
+              distractors: list[tuple[Assignment, str]], rng: random.Random, size: int, count: int,
+              near: int) -> Task:
+        family = self.families[slot]
+        emotion = condition_for(family, None, self.hints, rng, (draft.situation, draft.subject, draft.slots)) \
+            if family else None
+        return Task(
+            id=self.ids[slot],
+            domain=self.domain.name,
+            instruction=compose(draft),
+            actions=self.actions_for(draft.problem, gold),
+            user_id=draft.user_id,
+            known_info=dict(draft.known_info),
+            emotion=emotion,
+            provenance={"generator": GENERATOR, "seed": self.settings.seed, "slot": slot, "attempt": attempt,
+                        "instruction_by": "template", "candidate_space": size, "solutions": count,
+                        "near_misses": near, "near_miss_cap_per_rule": self.settings.near_miss_cap},
+            difficulty=len(draft.problem.rules),
+            constraints=draft.problem.to_json(),
+            distractors=[{"actions": [a.to_json() for a in self.actions_for(draft.problem, miss)], "violates": rule_id}
+                         for miss, rule_id in distractors],
+        )
+
+    # -- the model path ------------------------------------------------------------------------------------
+    def facts(self, task: Task) -> list[Fact]:
+        """What a rewrite must keep: the user's email or id and every value a rule states, in the words the
+        template used (a value the template does not spell out, such as a cabin's rank, is not asked for)."""
+        out = [fact(k, task.known_info[k]) for k in ("email", "user_id") if task.known_info.get(k)]
+        for rule in (task.constraints or {}).get("rules", []):
+            value = rule.get("value")
+            for v in value if isinstance(value, list) else [value]:
+                if isinstance(v, str | int | float) and not isinstance(v, bool):
+                    forms = (f"{v:,}", f"${v:,}") if isinstance(v, int) and v >= 1000 else ()
+                    out.append(fact(rule["field"], v, *forms))
+        return [f for f in out if f.found_in(task.instruction)]  # called before the rewrite replaces it
+
+    async def refine(self, tasks: list[Task]) -> None:
+        from tauplay.llm import LLMError, complete
+
+        gate = asyncio.Semaphore(max(1, self.settings.concurrency))
+        system = ("You rewrite task cards for people and simulators who play a customer contacting "
+                  f"{self.domain.title}. Rewrite the card as a natural second-person instruction. Keep every "
+                  "requirement and every value exactly as written (names, email, dates, numbers, amounts); keep "
+                  "that any option meeting all requirements is acceptable. Never name tools or the database. "
+                  "Reply with the card only.")
+
+        async def one(task: Task) -> None:
+            async with gate:
+                try:
+                    reply = await complete(self.settings.model, [{"role": "system", "content": system},
+                                                                 {"role": "user", "content": task.instruction}])
+                except LLMError as e:
+                    self._fallback(task, f"model call failed ({e.kind})")
+                    return
+            text = clean_reply(reply.content)
+            lost = missing(text, self.facts(task)) if text else []
+            if not text:
+                self._fallback(task, "reply is empty")
+            elif tool_names_in(text, self.tool_names):
+                self._fallback(task, "reply names a tool")
+            elif lost:
+                self._fallback(task, "reply drops a stated value: " + ", ".join(f.label for f in lost[:3]))
+            else:
+                task.instruction = text
+                task.provenance["instruction_by"] = "model"
+
+        await asyncio.gather(*(one(t) for t in tasks))
+
+    def _fallback(self, task: Task, reason: str) -> None:
+        self.report.fallbacks[reason.split(":")[0]] += 1
+        task.provenance["model_fallback"] = reason
+
+    # -- the loop --------------------------------------------------------------------------------------------
+    def run(self, progress: Progress | None = None) -> ConstraintResult:
+        built: list[Built] = []
+        for slot in range(self.settings.n):
+            for attempt in range(self.settings.attempts):
+                one = self.build(slot, attempt)
+                if one is not None:
+                    built.append(one)
+                    self.report.accepted += 1
+                    if progress:
+                        progress(len(built), self.settings.n)
+                    break
+        tasks = [b.task for b in built]
+        if self.settings.model is not None and tasks:
+            asyncio.run(self.refine(tasks))
+        return ConstraintResult(TaskSet(self.domain.name, tasks, "", self.provenance()), self.report, built)
+
+    def provenance(self) -> dict[str, Any]:
+        s = self.settings
+        return {"generator": GENERATOR, "kind": "constraint", "seed": s.seed, "n": s.n,
+                "solutions": f"{s.solutions[0]}-{s.solutions[1]}", "distractors_per_rule": s.distractors,
+                "emotions": dict(s.emotions) if s.emotions is not None else "none",
+                "instruction": s.model.describe() if s.model is not None else "offline templates",
+                "database": self.database.source, "start_hash": self.database.new_state().hash,
+                "attempts_per_slot": s.attempts, "report": self.report.to_json()}
