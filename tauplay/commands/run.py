@@ -129,7 +129,8 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     err = Console(stderr=True, highlight=False)
     rewards = {"1": 0, "0": 0, "-1": 0, "failed": 0}
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        TextColumn("{task.fields[tally]}", markup=False), console=err, transient=False)
+                        TextColumn("{task.fields[tally]}", markup=False), console=err, transient=False,
+                        refresh_per_second=4)  # rich's default 10 redraws/s took ~5% of a fast batch's CPU
 
     def tally() -> str:
         return f"reward 1: {rewards['1']}  0: {rewards['0']}  -1: {rewards['-1']}  failed: {rewards['failed']}"

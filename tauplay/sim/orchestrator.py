@@ -205,12 +205,12 @@ class Orchestrator:
         reply = await self.user.respond(self.conversation)
         self._turn += 1
         self._steps += 1
-        await self.emit(Role.USER, self._message(reply.text, reply.intent))
+        await self.emit(Role.USER, self._message(reply.text, reply.intent, reply.usage))
         return self._user_said(reply.text)
 
     @staticmethod
-    def _message(text: str, intent: str | None) -> MessageData:
-        return MessageData(content=text, intent=intent or None)
+    def _message(text: str, intent: str | None, usage: dict[str, Any] | None = None) -> MessageData:
+        return MessageData(content=text, intent=intent or None, usage=usage)
 
     async def _agent_move(self) -> tuple[str | None, str]:
         if (reason := self._limit_reached()) is not None:
@@ -218,7 +218,7 @@ class Orchestrator:
         action = await self.agent.act(self.conversation)
         if isinstance(action, Say):
             self._steps += 1
-            await self.emit(Role.AGENT, self._message(action.text, action.intent))
+            await self.emit(Role.AGENT, self._message(action.text, action.intent, action.usage))
             return self._agent_said(action.text), "user"
         if isinstance(action, EndSession):
             if action.note:
@@ -230,6 +230,8 @@ class Orchestrator:
                 extra: dict[str, Any] = {"group": group}
                 if i == 0 and action.content:
                     extra["content"] = action.content
+                if i == 0 and action.usage is not None:
+                    extra["usage"] = action.usage
                 reason = await self._run_call(call, extra=extra)
                 if reason is not None:
                     return reason, "agent"
