@@ -170,7 +170,15 @@ class Orchestrator:
             return reason, "agent"
         if isinstance(payload, ToolResultData) and payload.terminal and not payload.error:
             return TerminationReason.TRANSFER, "agent"
-        return self._limit_reached(), "agent"
+        return self._limit_reached(), "user" if self._ended_turn(last) else "agent"
+
+    def _ended_turn(self, result: Event) -> bool:
+        """A successful call of a tool that hands the turn to the user (an escape room's answer)."""
+        if result.kind != EventKind.TOOL_RESULT:
+            return False
+        payload = result.as_(ToolResultData)
+        spec = self.conversation.domain.tool_map.get(payload.name)
+        return spec is not None and spec.ends_turn and not payload.error
 
     def _limit_reached(self) -> str | None:
         if self._errors >= self.limits.max_errors:
@@ -227,6 +235,8 @@ class Orchestrator:
                 reason = await self._run_call(call, extra=extra)
                 if reason is not None:
                     return reason, "agent"
+                if self._ended_turn(self.conversation.events[-1]):
+                    return self._limit_reached(), "user"  # the rest of the reply's calls are not made
             return self._limit_reached(), "agent"
         raise OrchestratorError(f"an agent returned {type(action).__name__}, not Say / CallTools / EndSession")
 
