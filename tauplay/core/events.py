@@ -103,7 +103,7 @@ class MessageData(EventPayload):
     # What an offline participant meant (greeting, confirm, skip, done, more, disclose, answer, escalate,
     # nudge, stop, abandon, instruct, act, report): the state an offline participant reads back on resume.
     intent: str | None = None
-    cost: float | None = None  # what the model's reply cost, and its token usage (kept from tau2-bench files)
+    # A model's reply: {"prompt_tokens": int, "completion_tokens": int, "cost": float (US dollars)}.
     usage: dict[str, Any] | None = None
 
 
@@ -120,8 +120,7 @@ class ToolCallData(EventPayload):
     problem: str | None = None  # ...and why they could not be used
     # "user": the user's own call on its side (dual control); the event's role is then "user" too
     requestor: str | None = None
-    cost: float | None = None  # of the model reply that made the calls (kept from tau2-bench files)
-    usage: dict[str, Any] | None = None
+    usage: dict[str, Any] | None = None  # the model reply's tokens and cost, on the first call of its group
 
     @property
     def by_user(self) -> bool:

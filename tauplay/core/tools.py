@@ -25,6 +25,7 @@ class ToolSpec:
     produces: frozenset[str] = frozenset()  # entity fields the output supplies (graph edges)
     terminal: bool = False  # ends the episode (transfer to a human)
     utility: bool = False  # neither reads nor writes data (think, calculate)
+    ends_turn: bool = False  # once it succeeds the other side speaks next (an escape room's answer)
     # False for a tool that answers malformed arguments itself, as the benchmark whose tool it wraps does
     # (tau2-bench passes arguments straight to the function): the environment then runs it unchecked.
     check_arguments: bool = True
@@ -73,6 +74,7 @@ class _Marker:
     terminal: bool = False
     utility: bool = False
     name: str | None = None
+    ends_turn: bool = False
 
 
 def tool(
@@ -82,11 +84,13 @@ def tool(
     terminal: bool = False,
     utility: bool = False,
     name: str | None = None,
+    ends_turn: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark a function `f(db, **arguments)` as a domain tool."""
 
     def mark(func: Callable[..., Any]) -> Callable[..., Any]:
-        func.__tauplay_tool__ = _Marker(kind, tuple(produces), terminal, utility, name)  # type: ignore[attr-defined]
+        func.__tauplay_tool__ = _Marker(kind, tuple(produces), terminal, utility, name,  # type: ignore[attr-defined]
+                                        ends_turn)
         return func
 
     return mark
@@ -104,6 +108,7 @@ def spec_of(func: Callable[..., Any]) -> ToolSpec:
         produces=frozenset(marker.produces),
         terminal=marker.terminal,
         utility=marker.utility,
+        ends_turn=marker.ends_turn,
     )
 
 

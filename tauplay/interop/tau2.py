@@ -95,7 +95,7 @@ def messages_events(messages: Any, source: str, place: str, builder: EventBuilde
             raise fail(source, f"{where}.content", f"expected a string, got {kind_of(content)}")
         at = _epoch(msg.get("timestamp"))
         calls = msg.get("tool_calls")
-        spent = {k: msg[k] for k in ("cost", "usage") if msg.get(k) is not None}  # kept, and written back
+        spent = _usage_of(msg)  # kept (tokens and cost in tauplay's one usage field), and written back
         if role == "tool":
             call_id = msg.get("id")
             if not isinstance(call_id, str):
@@ -249,8 +249,23 @@ def _speaker(event: Event) -> str:
     return SPEAKER_OF_ROLE.get(event.role, "assistant")
 
 
+def _usage_of(msg: dict[str, Any]) -> dict[str, Any]:
+    """A tau2-bench message's `cost` and `usage` as tauplay's one `usage` field ({tokens..., "cost"})."""
+    usage = dict(msg["usage"]) if isinstance(msg.get("usage"), dict) else {}
+    if isinstance(msg.get("cost"), int | float) and not isinstance(msg.get("cost"), bool):
+        usage["cost"] = msg["cost"]
+    return {"usage": usage} if usage else {}
+
+
 def _spent(payload: MessageData | ToolCallData) -> dict[str, Any]:
-    return {k: v for k, v in (("cost", payload.cost), ("usage", payload.usage)) if v is not None}
+    """tauplay's usage field back as tau2-bench's `cost` and `usage`."""
+    usage = dict(payload.usage or {})
+    out: dict[str, Any] = {}
+    if "cost" in usage:
+        out["cost"] = usage.pop("cost")
+    if usage:
+        out["usage"] = usage
+    return out
 
 
 def _tau2_messages(events: Sequence[Event]) -> list[dict[str, Any]]:

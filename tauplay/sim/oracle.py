@@ -1,7 +1,8 @@
 """The offline oracle agent: it carries out the task's gold actions in order and talks in plain sentences.
 
-It asks the user before each write (as the policies require) and skips a write the user turns down. A gold
-action of the user's own (dual control: `requestor: user`) it asks the user to do, naming the call.
+It asks the user before each write (as the policies require; a domain whose policy does not, such as
+escape rooms, sets `confirm_writes` off) and skips a write the user turns down. A gold action of the user's
+own (dual control: `requestor: user`) it asks the user to do, naming the call.
 All it needs to know about its progress is in the event stream: one tool call of its own per gold action
 handled, the user's call of the action it asked for, one message with intent "skip" per write declined.
 """
@@ -71,7 +72,7 @@ class OracleAgent:
                 return Say(f"Please do this on your device: {format_call(action.name, action.kwargs)}. "
                            "Then tell me what it shows.", intent="instruct")
             spec = conversation.domain.tool_map.get(action.name)
-            if spec is not None and spec.is_write and not answered:
+            if spec is not None and spec.is_write and not answered and conversation.domain.confirm_writes:
                 return Say(f"Here is what I am about to do: {describe_action(action)}. "
                            "Shall I go ahead? Please answer yes or no.", intent="confirm")
             outputs = conversation.task.outputs

@@ -48,12 +48,14 @@ class PlannedCall:
 class Say:
     text: str
     intent: str | None = None  # what an offline participant meant (confirm, done, ...); saved with the message
+    usage: dict[str, Any] | None = None  # a model's tokens and cost for this reply (LLMReply.usage()); saved
 
 
 @dataclass(frozen=True)
 class CallTools:
     calls: list[PlannedCall]
     content: str | None = None  # text a model sent alongside its tool calls (kept, not shown to the user)
+    usage: dict[str, Any] | None = None  # saved with the first call of the group
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ AgentAction = Say | CallTools | EndSession
 class UserReply:
     text: str
     intent: str | None = None
+    usage: dict[str, Any] | None = None
     calls: tuple[PlannedCall, ...] = ()  # the user's own tool calls (dual control), run before the message
 
 

@@ -8,6 +8,8 @@ permission="sms")`) and then says what it showed; ends with ###STOP### as soon a
 met (the database is as the gold actions leave it and every required answer was given); and gives up with
 ###UNSATISFIED### after as many fruitless replies as its patience allows. Its progress is read from the
 event stream (the intent saved with each of its messages), so a resumed session continues the same way.
+A domain may bring its own offline user instead (`Domain.scripted_user`: the escape domain's narrator);
+the kind stays `scripted`, so saved sessions and `--user scripted` mean the same everywhere.
 """
 
 from __future__ import annotations
@@ -186,7 +188,7 @@ def device_reply(conversation: Conversation) -> UserReply | None:
     if mine:
         return UserReply("Done. " + "; ".join(f"{r.name} shows: {r.output}" for r in mine), "report")
     call = requested_user_call(events[last].as_(MessageData).content, conversation.domain.user_tool_map)
-    return UserReply("", "act", (call,)) if call is not None else None
+    return UserReply("", "act", calls=(call,)) if call is not None else None
 
 
 def asks_to_confirm(message: MessageData | None) -> bool:
@@ -204,6 +206,10 @@ class ScriptedUser:
         return {"kind": self.kind}
 
     async def respond(self, conversation: Conversation) -> UserReply:
+        own = conversation.domain.scripted_user
+        if own is not None:  # the domain's own offline user (escape rooms: a narrator)
+            text, intent = own(conversation)
+            return UserReply(text, intent)
         task = conversation.task
         tone = Tone(conversation.emotion)
         parts = disclosure_parts(task)

@@ -5,6 +5,9 @@ StoreError. Everything saved passes through `scrub`, so no key or token reaches 
 
 from __future__ import annotations
 
+import json
+import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -25,7 +28,15 @@ from tauplay.core.vocabulary import (
     VERDICTS,
 )
 from tauplay.store import records as rec
-from tauplay.store.engine import WRITE_OPTION, describe, make_engine, resolve_url, secrets_of, translated
+from tauplay.store.engine import (
+    WRITE_OPTION,
+    describe,
+    is_sqlite_file,
+    make_engine,
+    resolve_url,
+    secrets_of,
+    translated,
+)
 from tauplay.store.errors import StoreError
 from tauplay.store.migrate import migrate
 from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
@@ -44,6 +55,9 @@ _TOUCH_SESSION = _SESSIONS.update().where(_SESSIONS.c.id == bindparam("sid")).va
 _INSERT_EVENT = _EVENTS.insert()
 _SELECT_EVENTS = (sa_select(_EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.role, _EVENTS.c.turn, _EVENTS.c.at, _EVENTS.c.data)
                   .where(_EVENTS.c.session_id == bindparam("sid")).order_by(_EVENTS.c.seq))
+# The same two statements for the SQLite fast path, as DBAPI SQL.
+_TOUCH_SQL = f"UPDATE {_SESSIONS.name} SET updated_at = ? WHERE id = ?"
+_INSERT_SQL = f"INSERT INTO {_EVENTS.name} (session_id, seq, kind, role, turn, at, data) VALUES (?, ?, ?, ?, ?, ?, ?)"
 _IN_CHUNK = 500  # ids per IN (...) list: well under SQLite's and PostgreSQL's bound-parameter limits
 
 
@@ -67,6 +81,10 @@ class SessionStore:
         # Writers ask for the write lock when they begin (SQLite: BEGIN IMMEDIATE), so a busy database makes
         # them wait up to busy_timeout instead of failing half-way through on a read-to-write upgrade.
         self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
+        # append_events on a SQLite file keeps one DBAPI connection (see _append_sqlite), shared by threads.
+        self._sqlite_file = is_sqlite_file(self.url)
+        self._append_conn: Any = None
+        self._append_lock = threading.Lock()
         try:
             with self._translated():
                 self.schema_version = migrate(self._engine)
@@ -99,6 +117,10 @@ class SessionStore:
             raise self._unknown_session(session_id)
 
     def close(self) -> None:
+        with self._append_lock:
+            if self._append_conn is not None:
+                self._append_conn.close()  # back to the pool, which dispose() then closes
+                self._append_conn = None
         self._engine.dispose()
 
     def __enter__(self) -> SessionStore:
@@ -316,9 +338,42 @@ class SessionStore:
         """Save several events (of one or more sessions) in one transaction: all of them or none."""
         if not items:
             return
+        if self._sqlite_file:
+            return self._append_sqlite(items)
         # Core statements, not the ORM unit of work: this is the hot path (several events per turn).
         with self._translated(), self._write_engine.begin() as conn:
             self._insert_events(conn, items)
+
+    def _append_sqlite(self, items: Sequence[tuple[str, Event]]) -> None:
+        """append_events on a SQLite file through one kept DBAPI connection: the same transaction (BEGIN
+        IMMEDIATE, touch each session, insert, COMMIT) without SQLAlchemy's per-statement work, which was two
+        thirds of an event's cost (0.29 ms against 0.11 ms for one event a transaction)."""
+        rows = []
+        for sid, event in items:
+            values = self._event_values(sid, event)
+            rows.append((sid, values["seq"], values["kind"], values["role"], values["turn"], values["at"],
+                         json.dumps(values["data"])))  # what SQLAlchemy's JSON type stores on SQLite
+        now = time.time()
+        with self._translated(), self._append_lock:
+            if self._append_conn is None:
+                self._append_conn = self._engine.raw_connection()  # pooled, with the connect-time PRAGMAs
+            conn = self._append_conn.driver_connection
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for sid in dict.fromkeys(sid for sid, _ in items):
+                    if conn.execute(_TOUCH_SQL, (now, sid)).rowcount == 0:
+                        raise self._unknown_session(sid)
+                for row in rows:
+                    try:
+                        conn.execute(_INSERT_SQL, row)
+                    except sqlite3.IntegrityError:
+                        raise StoreError(f"{self.name}: session {row[0]!r} already has an event with seq "
+                                         f"{row[1]}") from None
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
 
     def events(self, session_id: str) -> list[Event]:
         """A session's events in seq order (what the orchestrator replays to resume it)."""
