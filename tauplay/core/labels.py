@@ -14,8 +14,8 @@ from tauplay.core.emotions import FAMILIES, INTENSITY
 from tauplay.core.events import Event
 from tauplay.core.vocabulary import (
     ANNOTATION_SOURCES,
-    PERCEIVED_NONE,
     FAULT_CATEGORIES,
+    PERCEIVED_NONE,
     SEVERITIES,
     WHO_ERRED,
     AnnotationSource,

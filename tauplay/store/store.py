@@ -28,6 +28,7 @@ from tauplay.core.vocabulary import (
     VERDICTS,
 )
 from tauplay.store import records as rec
+from tauplay.store import stats_queries
 from tauplay.store.engine import (
     WRITE_OPTION,
     describe,
@@ -41,7 +42,6 @@ from tauplay.store.errors import StoreError
 from tauplay.store.filters import SessionFilter, apply_filter
 from tauplay.store.migrate import migrate
 from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
-from tauplay.store import stats_queries
 from tauplay.store.tables import (
     AnnotationRow,
     EventRow,
