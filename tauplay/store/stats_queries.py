@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, exists, literal, or_
-from sqlmodel import col, func, select
+from sqlalchemy import Connection, and_, case, exists, func, literal, or_, select
+from sqlmodel import col
 
 from tauplay.core.vocabulary import ERROR_STATUSES, EventKind, Role, SessionStatus, WhoErred
 from tauplay.store.filters import SessionFilter, agent_key, apply_filter
@@ -179,7 +179,7 @@ def tool_call_counts(conn: Connection, f: SessionFilter) -> list[dict[str, Any]]
 
 def task_snapshots(conn: Connection, f: SessionFilter) -> list[dict[str, Any]]:
     """One saved task per (domain, task id) with its session count: what the sessions ran, read once a task."""
-    first = (select(col(SessionRow.domain).label("domain"), col(SessionRow.task_id).label("task_id"),
+    first: Any = (select(col(SessionRow.domain).label("domain"), col(SessionRow.task_id).label("task_id"),
                     func.min(col(SessionRow.id)).label("sid"), func.count().label("sessions")))
     first = _base(first, f).group_by(col(SessionRow.domain), col(SessionRow.task_id)).subquery("first")
     query = (select(first.c.domain, first.c.task_id, first.c.sessions, col(SessionRow.task).label("task"))

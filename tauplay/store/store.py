@@ -567,22 +567,22 @@ class SessionStore:
             return fn(conn, *args)
 
     def stats_task_groups(self, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
-        return self._query(stats_queries.task_groups, dims, f)  # type: ignore[no-any-return]
+        return self._query(stats_queries.task_groups, dims, f)
 
     def stats_label_counts(self, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
-        return self._query(stats_queries.label_counts, dims, f)  # type: ignore[no-any-return]
+        return self._query(stats_queries.label_counts, dims, f)
 
     def stats_perception_counts(self, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
-        return self._query(stats_queries.perception_counts, dims, f)  # type: ignore[no-any-return]
+        return self._query(stats_queries.perception_counts, dims, f)
 
     def stats_ratio_counts(self, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
-        return self._query(stats_queries.ratio_counts, dims, f)  # type: ignore[no-any-return]
+        return self._query(stats_queries.ratio_counts, dims, f)
 
     def stats_tool_calls(self, f: SessionFilter) -> list[dict[str, Any]]:
-        return self._query(stats_queries.tool_call_counts, f)  # type: ignore[no-any-return]
+        return self._query(stats_queries.tool_call_counts, f)
 
     def stats_tasks(self, f: SessionFilter) -> list[dict[str, Any]]:
-        return self._query(stats_queries.task_snapshots, f)  # type: ignore[no-any-return]
+        return self._query(stats_queries.task_snapshots, f)
 
     def change_marker(self) -> tuple[Any, ...]:
-        return self._query(stats_queries.change_marker)  # type: ignore[no-any-return]
+        return self._query(stats_queries.change_marker)
