@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from math import exp, lgamma, log, log1p
 
 
@@ -20,7 +20,7 @@ def binomial(n: int, p: float, rng: random.Random) -> int:
         return 0
     if p >= 1.0:
         return n
-    if n < 40:
+    if n < 16:
         return sum(1 for _ in range(n) if rng.random() < p)
     mode = min(n, int((n + 1) * p))
     p_mode = exp(lgamma(n + 1) - lgamma(mode + 1) - lgamma(n - mode + 1) + mode * log(p) + (n - mode) * log1p(-p))
@@ -44,6 +44,64 @@ def binomial(n: int, p: float, rng: random.Random) -> int:
             if u <= 0:
                 return hi
     return mode  # what floating-point rounding left over
+
+
+def resampled_counts(weights: Sequence[int], size: int, rng: random.Random) -> list[int]:
+    """A multinomial draw of `size` over categories weighted `weights` (sequential exact binomials)."""
+    left, mass = size, sum(weights)
+    out = [0] * len(weights)
+    for i, weight in enumerate(weights):
+        if left == 0:
+            break
+        drawn = left if i == len(weights) - 1 else binomial(left, weight / mass, rng)
+        out[i] = drawn
+        left -= drawn
+        mass -= weight
+    return out
+
+
+def pass_k_intervals(tasks: Sequence[tuple[int, int]], ks: Sequence[int], score: Callable[[int, int, int], float],
+                     *, resamples: int, confidence: float, seed: str) -> dict[int, tuple[float, float] | None]:
+    """Percentile bootstrap intervals of pass^k for every k at once: each replicate resamples the group's tasks
+    ((trials, successes) pairs) with replacement, and pass^k of the replicate is the mean score of its tasks
+    with at least k trials. None for a k that no task reaches (or with no resamples)."""
+    out: dict[int, tuple[float, float] | None] = dict.fromkeys(ks, None)
+    if not tasks or resamples < 1:
+        return out
+    kinds = sorted(Counter(tasks).items())
+    pairs = [pair for pair, _ in kinds]
+    weights = [count for _, count in kinds]
+    scores = {k: [score(n, c, k) if n >= k else None for n, c in pairs] for k in ks}
+    tail = (1.0 - confidence) / 2
+    todo = []
+    for k in ks:
+        valid = [v for v in scores[k] if v is not None]
+        if not valid:
+            continue
+        if len(set(valid)) == 1:  # every task scores the same: so does every replicate
+            out[k] = (valid[0], valid[0])
+        else:
+            todo.append(k)
+    if not todo:
+        return out
+    rng = random.Random(seed)
+    means: dict[int, list[float]] = {k: [] for k in todo}
+    size = len(tasks)
+    for _ in range(resamples):
+        counts = resampled_counts(weights, size, rng)
+        for k in todo:
+            total = drawn = 0.0
+            for count, value in zip(counts, scores[k], strict=True):
+                if count and value is not None:
+                    total += count * value
+                    drawn += count
+            if drawn:
+                means[k].append(total / drawn)
+    for k in todo:
+        ordered = sorted(means[k])
+        if ordered:
+            out[k] = (quantile(ordered, tail), quantile(ordered, 1.0 - tail))
+    return out
 
 
 def resampled_means(values: Sequence[float], resamples: int, rng: random.Random) -> list[float]:

@@ -18,11 +18,11 @@ computes pass^k over each group's tasks. Conventions:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tauplay.analysis.bootstrap import mean_interval
+from tauplay.analysis.bootstrap import pass_k_intervals
 from tauplay.analysis.fidelity import Fidelity, fidelity_of
 from tauplay.analysis.keys import DIMENSIONS, KeyValue, group_key
 from tauplay.core.evaluation import pass_hat_k
@@ -145,18 +145,10 @@ def check_dims(by: Sequence[str]) -> list[str]:
     return dims
 
 
-def _task_scores(tasks: Mapping[tuple[str, str], list[int]], k: int, cache: dict[tuple[int, int, int], float]
+def _task_scores(tasks: Mapping[tuple[str, str], list[int]], k: int, score: Callable[[int, int, int], float]
                  ) -> list[float]:
     """Each task's C(c, k) / C(n, k), for the tasks with n >= k (through pass_hat_k, the one definition)."""
-    scores = []
-    for n, c in tasks.values():
-        if n < k:
-            continue
-        score = cache.get((n, c, k))
-        if score is None:
-            score = cache[(n, c, k)] = pass_hat_k({"task": [1.0] * c + [0.0] * (n - c)}, k)
-        scores.append(score)
-    return scores
+    return [score(n, c, k) for n, c in tasks.values() if n >= k]
 
 
 def compute_stats(store: Any, by: Sequence[str] = (), *, k: int = DEFAULT_K, flt: SessionFilter | None = None,
@@ -198,13 +190,21 @@ def compute_stats(store: Any, by: Sequence[str] = (), *, k: int = DEFAULT_K, flt
         for name, group in groups.items():
             group.fidelity = fidelity_of(seen.get(name, []))
     cache: dict[tuple[int, int, int], float] = {}
+
+    def score(n: int, c: int, kk: int) -> float:
+        found = cache.get((n, c, kk))
+        if found is None:
+            found = cache[(n, c, kk)] = pass_hat_k({"task": [1.0] * c + [0.0] * (n - c)}, kk)
+        return found
+
+    ks = list(range(1, k + 1))
     for name, group in groups.items():
-        for kk in range(1, k + 1):
-            scores = _task_scores(group.tasks, kk, cache)
+        for kk in ks:
+            scores = _task_scores(group.tasks, kk, score)
             group.pass_k_tasks[kk] = len(scores)
             group.pass_k[kk] = sum(scores) / len(scores) if scores else None
-            group.pass_k_ci[kk] = mean_interval(scores, resamples=resamples, confidence=confidence,
-                                                seed=f"{seed}:{name}:{kk}")
+        group.pass_k_ci = pass_k_intervals([(n, c) for n, c in group.tasks.values()], ks, score,
+                                           resamples=resamples, confidence=confidence, seed=f"{seed}:{name}")
     ordered = sorted(groups.values(), key=lambda g: _sort_key(g.key))
     filters = {k_: v for k_, v in vars(flt).items() if v is not None}
     return StatsReport(dims, k, ordered, resamples, seed, confidence, filters)
