@@ -103,7 +103,7 @@ async def test_perceived_emotion_marked_with_single_keys_blind_to_the_condition(
             for key in keys:
                 before = screen.writes
                 await pilot.press(key)
-                await wait_until(pilot, lambda: screen.writes == before + 1 and not screen.busy, what=key)
+                await wait_until(pilot, lambda before=before: screen.writes == before + 1 and not screen.busy, what=key)
 
         await press("2", "i")  # turn 1: fear, then intense
         screen.query_one("#p-turns").move_cursor(row=1)
