@@ -63,8 +63,31 @@ def _v2_to_v3(conn: Connection) -> None:
         "WHERE annotator <> '' GROUP BY session_id, annotator"))
 
 
+def _v4_perceptions() -> Table:
+    """perceptions as schema v4 first made it (spelled out for the same reason as _v3_session_reviews)."""
+    meta = MetaData()
+    Table("sessions", meta, Column("id", String(32), primary_key=True))
+    return Table(
+        "perceptions", meta,
+        Column("id", Integer, primary_key=True),
+        Column("session_id", String(32), ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False, index=True),
+        Column("seq", Integer, nullable=False),
+        Column("turn", Integer, nullable=False),
+        Column("family", String, nullable=False),
+        Column("intensity", String, nullable=True),
+        Column("annotator", String, nullable=False, index=True),
+        Column("created_at", Float, nullable=False),
+        UniqueConstraint("session_id", "seq", "annotator", name="uq_perceptions_session_seq_annotator"))
+
+
+def _v3_to_v4(conn: Connection) -> None:
+    """v4 records the emotion a person perceived in each user turn (emotion fidelity). A new table: nothing
+    older to carry over."""
+    _v4_perceptions().create(conn)
+
+
 # from-version -> the step that upgrades it to from-version + 1
-STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
+STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 MIGRATION_LOCK = 0x7461_7570_6C61_79  # the bytes of "tauplay": the PostgreSQL advisory lock of schema changes
 

@@ -9,7 +9,7 @@ from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 3  # bump together with a new step in tauplay.store.migrate
+SCHEMA_VERSION = 4  # bump together with a new step in tauplay.store.migrate
 
 
 class StoreModel(SQLModel, registry=registry()):
@@ -117,3 +117,20 @@ class SessionReviewRow(StoreModel, table=True):
     note: str = ""
     created_at: float  # the first mark
     updated_at: float  # the last time it was saved again
+
+
+class PerceptionRow(StoreModel, table=True):
+    """The emotion a person perceived in one user turn (added in schema v4): a family and intensity, or "none".
+    One per (session, user message, annotator): marking the turn again replaces it."""
+
+    __tablename__ = "perceptions"
+    __table_args__ = (UniqueConstraint("session_id", "seq", "annotator", name="uq_perceptions_session_seq_annotator"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = _session_fk()
+    seq: int  # the user message's event
+    turn: int
+    family: str  # an emotion family, or "none"
+    intensity: str | None = None  # mild | moderate | intense; None with "none"
+    annotator: str = Field(index=True)
+    created_at: float
