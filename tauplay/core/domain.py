@@ -59,6 +59,9 @@ class Domain:
     default_task_set: str = "starter"
     default_seed: int = 7
     constraints: Any = None  # a tauplay.core.constraints.ConstraintModel when the domain offers constraint tasks
+    # Wrong-but-plausible values for an argument, from the domain's own data (semantic_wrong injections):
+    # AlternativeQuery -> [(value, what it is)]; see tauplay.core.injection. None: the generic fallback only.
+    alternatives: Callable[[Any], list[tuple[Any, str]]] | None = None
 
     @cached_property
     def tool_map(self) -> dict[str, ToolSpec]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tauplay.core.environment import Environment
@@ -29,8 +29,10 @@ from tauplay.core.events import (
     ToolCallData,
     ToolResultData,
 )
+from tauplay.core.interceptor import REFUSED_BY, Interceptor
 from tauplay.core.tasks import Task
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role, TerminationReason
+from tauplay.sim.injector import Injector, session_view
 from tauplay.sim.participants import (
     AgentParticipant,
     CallTools,
@@ -78,6 +80,9 @@ class Orchestrator:
     limits: Limits = field(default_factory=Limits)
     sinks: list[Sink] = field(default_factory=list)
     started_data: dict[str, Any] = field(default_factory=dict)  # extra fields for session_started
+    # An AgentProp study: corrupt chosen calls before they run, and/or check every call before the tool sees it.
+    injector: Injector | None = None
+    interceptor: Interceptor | None = None
 
     def __post_init__(self) -> None:
         events = self.conversation.events
@@ -231,6 +236,11 @@ class Orchestrator:
     async def _run_call(self, call: PlannedCall, *, extra: dict[str, Any] | None = None,
                         emit_call: bool = True) -> str | None:
         call_id = call.call_id or f"call_{self._seq}"
+        if emit_call and self.injector is not None and call.problem is None:
+            injection = self.injector.plan(call_id, call.name, call.arguments, self.conversation)
+            if injection is not None:  # recorded first; the call then carries (and runs) the injected arguments
+                await self.emit(Role.SYSTEM, injection)
+                call = replace(call, arguments=injection.injected)
         if emit_call:
             self._steps += 1
             fields: dict[str, Any] = {"call_id": call_id, "name": call.name, "arguments": call.arguments,
@@ -240,8 +250,13 @@ class Orchestrator:
             if call.problem is not None:
                 fields["problem"] = call.problem
             await self.emit(Role.AGENT, ToolCallData(**fields))
+        refusal = None
+        if call.problem is None and self.interceptor is not None:
+            refusal = self.interceptor.check(call.name, call.arguments, session_view(self.conversation))
         if call.problem is not None:
             output, error, diff, terminal = f"Error: {call.problem}", True, None, False
+        elif refusal is not None:
+            output, error, diff, terminal = f"Error: {refusal}", True, None, False
         else:
             result = self.env.call(call.name, call.arguments)
             output, error, terminal = result.output, result.error, result.terminal
@@ -252,6 +267,8 @@ class Orchestrator:
                                          "diff": diff, "hash": self.env.hash}
         if terminal:
             result_fields["terminal"] = True
+        if refusal is not None:
+            result_fields["refused_by"] = REFUSED_BY
         await self.emit(Role.ENV, ToolResultData(**result_fields))
         if terminal and not error:
             return TerminationReason.TRANSFER
