@@ -14,6 +14,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
     parser.add_argument("--annotator", help="your name, saved with every label (default: your login)")
     parser.add_argument("--blind", action="store_true", help="hide other annotators' labels")
+    parser.add_argument("--show-judges", action="store_true",
+                        help="show the automatic judges' answers on injected sessions (hidden by default, so that "
+                             "your 'propagated?' label stays your own)")
     parser.add_argument("--domain", help="only sessions of this domain")
     parser.add_argument("--task", metavar="ID", help="only sessions of this task")
     parser.add_argument("--reward", type=float, help="only sessions with this reward (1, 0 or -1)")
@@ -47,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
         filters = parse_filters(filter_text({k: v for k, v in raw.items() if v is not None}))
     except FilterError as e:
         raise UsageError(str(e)) from None
-    app = ReviewApp(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db)
+    app = ReviewApp(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db,
+                    show_judges=args.show_judges)
     require_terminal()
     app.run()
     return 0

@@ -48,6 +48,29 @@ def path_text(path: ArgPath) -> str:
     return out
 
 
+def parse_path(text: str) -> ArgPath:
+    """`flights[0].date` -> `("flights", 0, "date")` (the inverse of path_text)."""
+    out: list[PathPart] = []
+    for part in text.replace("]", "").split("."):
+        name, *indexes = part.split("[")
+        if name:
+            out.append(name)
+        out.extend(int(i) for i in indexes if i.isdigit())
+    return tuple(out)
+
+
+def change_text(original: dict[str, Any], injected: dict[str, Any], argument: str) -> tuple[str, str]:
+    """The injected argument's value before and after, as JSON text ("(absent)" where it is missing)."""
+
+    def shown(arguments: dict[str, Any]) -> str:
+        try:
+            return json.dumps(get_at(arguments, parse_path(argument)), ensure_ascii=False)
+        except (KeyError, IndexError, TypeError):
+            return "(absent)"
+
+    return shown(original), shown(injected)
+
+
 def leaf_name(path: ArgPath) -> str:
     """The field an argument path ends in (`flights[0].date` -> `date`, `item_ids[1]` -> `item_ids`)."""
     return next((p for p in reversed(path) if isinstance(p, str)), "")
@@ -390,5 +413,5 @@ def corrupt(kind: str, spec: ToolSpec, arguments: dict[str, Any], view: SessionV
 
 
 __all__ = ["Alternative", "AlternativeQuery", "AlternativesHook", "ArgPath", "Corruption", "Leaf", "SessionView",
-           "candidates", "corrupt", "generic_alternatives", "get_at", "leaf_name", "leaves", "path_text",
-           "required_paths", "semantic_alternatives"]
+           "candidates", "change_text", "corrupt", "generic_alternatives", "get_at", "leaf_name", "leaves",
+           "parse_path", "path_text", "required_paths", "semantic_alternatives"]

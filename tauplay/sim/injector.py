@@ -87,7 +87,8 @@ class Injector:
         self.task = task
         self.key = f"{config.seed}:{task.id}:{trial or 0}:{config.kind}"
         self.marked: str | None = None  # the kind a person asked for on their next call
-        self._target: tuple[str, int] | None | bool = False  # (tool, occurrence), None: none; False: not chosen yet
+        self._target: tuple[str, int] | None = None  # (tool, occurrence) of the chosen gold action
+        self._chosen = False
 
     def mark(self, kind: str | None) -> None:
         """Corrupt the next call with `kind` (None: take the mark back)."""
@@ -101,7 +102,8 @@ class Injector:
     def target(self) -> tuple[str, int] | None:
         """(tool, occurrence) of the gold action chosen for the one injection of this session, or None when no
         gold action has an argument of the kind."""
-        if self._target is False:
+        if not self._chosen:
+            self._chosen = True
             kind = self.config.kind
             env = Environment(self.domain, self.database)
             seen: list[str] = []
@@ -118,7 +120,7 @@ class Injector:
                 if not result.error:
                     seen.append(result.output)
             self._target = self._rng("target").choice(eligible) if eligible else None
-        return self._target if self._target is not False else None
+        return self._target
 
     def plan(self, call_id: str, name: str, arguments: dict[str, Any],
              conversation: Conversation) -> InjectionData | None:

@@ -63,8 +63,31 @@ def _v2_to_v3(conn: Connection) -> None:
         "WHERE annotator <> '' GROUP BY session_id, annotator"))
 
 
+def _v4_judgments() -> Table:
+    """judgments as schema v4 first made it (spelled out for the same reason as session_reviews)."""
+    meta = MetaData()
+    Table("sessions", meta, Column("id", String(32), primary_key=True))
+    return Table(
+        "judgments", meta,
+        Column("id", Integer, primary_key=True),
+        Column("session_id", String(32), ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False, index=True),
+        Column("judge", String, nullable=False, index=True),
+        Column("model", String, nullable=False),
+        Column("annotator", String, nullable=False),
+        Column("label", String, nullable=False),
+        Column("reason", String, nullable=False),
+        Column("created_at", Float, nullable=False),
+        UniqueConstraint("session_id", "judge", "model", "annotator", name="uq_judgments_who"))
+
+
+def _v3_to_v4(conn: Connection) -> None:
+    """v4 keeps judgments on whether an injected error propagated (AgentProp studies): automatic judges' and
+    people's, in a table of their own. A self-contained step: nothing before v4 held such answers."""
+    _v4_judgments().create(conn)
+
+
 # from-version -> the step that upgrades it to from-version + 1
-STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
+STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 MIGRATION_LOCK = 0x7461_7570_6C61_79  # the bytes of "tauplay": the PostgreSQL advisory lock of schema changes
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tauplay.core.labels import FaultLabel, ReviewMark
+from tauplay.core.labels import FaultLabel, Judgment, ReviewMark
 from tauplay.core.vocabulary import SessionStatus
-from tauplay.store.tables import AnnotationRow, SessionReviewRow, SessionRow, TaskReviewRow
+from tauplay.store.tables import AnnotationRow, JudgmentRow, SessionReviewRow, SessionRow, TaskReviewRow
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,21 @@ class SessionReviewRecord(ReviewMark):
     id: int = 0
     session_id: str = ""
     updated_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class JudgmentRecord(Judgment):
+    """A saved judgment: the answer, on which session, when."""
+
+    id: int = 0
+    session_id: str = ""
+    created_at: float = 0.0
+
+
+def judgment_record(row: JudgmentRow) -> JudgmentRecord:
+    assert row.id is not None
+    return JudgmentRecord(judge=row.judge, label=row.label, reason=row.reason, model=row.model,
+                          annotator=row.annotator, id=row.id, session_id=row.session_id, created_at=row.created_at)
 
 
 def session_record(row: SessionRow, event_count: int = 0, annotation_count: int = 0,

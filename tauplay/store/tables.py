@@ -9,7 +9,7 @@ from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 3  # bump together with a new step in tauplay.store.migrate
+SCHEMA_VERSION = 4  # bump together with a new step in tauplay.store.migrate
 
 
 class StoreModel(SQLModel, registry=registry()):
@@ -117,3 +117,22 @@ class SessionReviewRow(StoreModel, table=True):
     note: str = ""
     created_at: float  # the first mark
     updated_at: float  # the last time it was saved again
+
+
+class JudgmentRow(StoreModel, table=True):
+    """An answer to "did the injected error propagate to a wrong end state or final answer?" about one injected
+    session (added in schema v4): by an automatic judge (substring, llm, ensemble: `model` names the model(s)) or
+    by a person (judge "human", `annotator` their name). One answer per (session, judge, model, annotator): asking
+    again replaces it. Kept apart from fault labels (annotations), which answer another question."""
+
+    __tablename__ = "judgments"
+    __table_args__ = (UniqueConstraint("session_id", "judge", "model", "annotator", name="uq_judgments_who"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = _session_fk()
+    judge: str = Field(index=True)  # substring | llm | ensemble | human
+    model: str = ""  # the model(s) of an llm or ensemble judge; "" otherwise
+    annotator: str = ""  # the person, for judge "human"; "" otherwise
+    label: str  # yes | no
+    reason: str = ""
+    created_at: float
