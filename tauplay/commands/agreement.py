@@ -84,10 +84,12 @@ def _against_judges(args: argparse.Namespace) -> int:
 
 
 def _print_judges(against: list[Any], between: list[Any]) -> None:
+    import sys
+
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     for title, items in (("Propagation judges against people", against), ("Between people", between)):
         if not items:
             continue
