@@ -104,7 +104,7 @@ SCOPE_TITLES = {"app": "Everywhere", "home": "Home", "play": "Playing (both role
                 "play-agent": "Playing the agent", "end": "End of session", "help": "Help",
                 "validate": "Validating tasks (tauplay validate)", "review-list": "Reviewing: the session list",
                 "review-session": "Reviewing: one session", "edit": "Editing a text (validate, review)",
-                "play-inject": "Playing the agent: injecting errors (AgentProp)"}
+                "play-inject": "Playing the agent: injection"}
 
 
 def bindings(*scopes: str, labels: dict[str, str] | None = None) -> list[Binding]:
