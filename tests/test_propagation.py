@@ -268,3 +268,30 @@ def _t_tail(t: float, df: int, steps: int = 20000) -> float:
         total += density(t + i * h) * (4 if i % 2 else 2)
     tail_beyond = c * df ** ((df + 1) / 2) / (df * top ** df)  # the density ~ c df^((df+1)/2) x^-(df+1) out there
     return total * h / 3 + tail_beyond
+
+
+def test_the_correlation_of_rejection_and_recovery_across_models() -> None:
+    """Four models' sessions, counted by hand: the report's Spearman rho is that of their two rates."""
+    from tauplay.core.propagation import Classified, build_report
+
+    def sessions(model: str, rejected: int, recovered: int, propagated: int, on: bool = False) -> list[Classified]:
+        out = []
+        for verdict, n in (("rejected", rejected), ("recovered", recovered), ("propagated", propagated)):
+            for i in range(n):
+                out.append(Classified(f"{model}-{verdict}-{i}", model, on, "semantic_wrong", verdict, "", verdict ==
+                                      "rejected", False, verdict != "propagated", True, False, 0,
+                                      verdict == "recovered", 1.0))
+        return out
+
+    # rejection rates 2/7, 4/8, 6/9, 8/10; recovery rates 1/5, 3/4, 1/3, 1/2 (recovered / (recovered + propagated))
+    items = (sessions("a", 2, 1, 4) + sessions("b", 4, 3, 1) + sessions("c", 6, 1, 2) + sessions("d", 8, 1, 1)
+             + sessions("a", 9, 0, 1, on=True))  # with the interceptor: not a model's own ability
+    rep = build_report(items)
+    rows = {r.model: r for r in rep.rows if r.kind == "all" and not r.interceptor}
+    assert [rows[m].rejection_rate for m in "abcd"] == [2 / 7, 4 / 8, 6 / 9, 8 / 10]
+    rejection = [rows[m].rejection_rate or 0 for m in "abcd"]
+    recovery = [rows[m].recovery_rate or 0 for m in "abcd"]
+    assert recovery == [1 / 5, 3 / 4, 1 / 3, 1 / 2]
+    # ranks: rejection 1, 2, 3, 4; recovery 1, 4, 2, 3: sum of d^2 = 0 + 4 + 1 + 1 = 6, rho = 1 - 6*6 / (4*15)
+    assert rep.correlation == {"models": 4, "spearman_rho": round(1 - 6 * 6 / (4 * 15), 4),
+                               "p_value": round(spearman(rejection, recovery)[1], 4)}  # type: ignore[index]

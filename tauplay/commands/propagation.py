@@ -11,8 +11,12 @@ compared with the gold end state) and its final answers:
   unaffected  as recovered, with no correction: the corrupted call did not matter
   propagated  anything else: the end state or an answer is wrong, or the user gave up
 
+A rejection stops the bad value, not always the harm: a write it blocked may leave the task undone ("task done"
+counts sessions whose end state and answers are right). People answering "propagated?" in review judge the
+outcome, so they may say yes there; their labels calibrate the figure below.
+
 Per agent model (with and without the interceptor) and per kind: the rates, the propagation probability with
-a 95% Wilson interval, the rejection rate (rejected / sessions), the recovery rate (recovered / (recovered +
+a 95% Wilson interval, the rejection rate (the share rejected), the recovery rate (recovered / (recovered +
 accepted errors that propagated)), their Spearman correlation across models, the failure rate of the same
 agent without injection (baseline), and, where people answered "propagated?" in `tauplay review`, the
 probability calibrated by their labels (bootstrap interval) with the classifier's kappa against them.
@@ -127,16 +131,14 @@ def _print(report: Any, name: str, batch: str | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 180)
     where = f"batch {batch}" if batch else name
     if report.rows:
         table = Table(title=f"Propagation of injected errors ({where}: {len(report.sessions)} injected sessions)",
                       title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        for col, justify in (("agent", "left"), ("interceptor", "left"), ("kind", "left"), ("n", "right"),
-                             ("rejected", "right"), ("recovered", "right"), ("propagated", "right"),
-                             ("unaffected", "right"), ("P(propagated) [95% CI]", "right"),
-                             ("rejection", "right"), ("recovery", "right"), ("calibrated by people", "right")):
-            table.add_column(col, justify=justify)  # type: ignore[arg-type]
+        for col in ("agent", "interceptor", "kind", "n", "rejected", "recovered", "propagated", "unaffected",
+                    "done", "P(prop) [95% CI]", "recovery", "calibrated by people"):
+            table.add_column(col, justify="left" if col in ("agent", "interceptor", "kind") else "right", no_wrap=True)
         model = None
         for row in report.rows:
             if model is not None and (row.model, row.interceptor) != model:
@@ -146,10 +148,12 @@ def _print(report: Any, name: str, batch: str | None) -> None:
             cal = row.calibrated
             table.add_row(row.model, "on" if row.interceptor else "off", row.kind, str(row.sessions),
                           *(_pct(row.rate(c)) for c in ("rejected", "recovered", "propagated", "unaffected")),
-                          f"{ci.p:.2f} [{ci.low:.2f}–{ci.high:.2f}]" if ci else "—",
-                          _pct(row.rejection_rate), _pct(row.recovery_rate),
+                          _pct(row.completed / row.sessions if row.sessions else None),
+                          f"{ci.p:.2f} [{ci.low:.2f}–{ci.high:.2f}]" if ci else "—", _pct(row.recovery_rate),
                           f"{cal['p']:.2f} [{cal['low']:.2f}–{cal['high']:.2f}] n={cal['labelled']}" if cal else "—")
         console.print(table, markup=False)
+        console.print("done: the task's end state and answers are right despite the injection; recovery: recovered "
+                      "/ (recovered + accepted errors that propagated)", style="dim", markup=False)
     else:
         console.print("no injected sessions", markup=False)
     if report.not_injected:
@@ -161,13 +165,14 @@ def _print(report: Any, name: str, batch: str | None) -> None:
                       f"{b.wrong} not solved ({_pct(b.wrong / b.sessions if b.sessions else None)})", markup=False)
     corr = report.correlation or {}
     rho = corr.get("spearman_rho")
-    console.print(f"rejection vs recovery across {corr.get('models', 0)} agent(s): "
+    console.print(f"rejection vs recovery across {corr.get('models', 0)} agent model(s) without the interceptor: "
                   + (f"Spearman ρ = {rho:.3f}, p = {corr['p_value']:.3f}" if rho is not None
                      else "Spearman ρ undefined (needs 3 agents with both rates)")
                   + f"   [AgentProp-Bench: {ANCHORS['spearman']}]", markup=False)
     for e in report.interceptor_effect:
         console.print(f"interceptor, {e['model']} / {e['kind']}: P(propagated) {e['propagation_without']:.2f} → "
                       f"{e['propagation_with']:.2f} ({e['points']:+.1f} points), rejection "
-                      f"{_pct(e['rejection_without'])} → {_pct(e['rejection_with'])}"
-                      f"   [AgentProp-Bench: {ANCHORS['interceptor']}]", markup=False)
+                      f"{_pct(e['rejection_without'])} → {_pct(e['rejection_with'])}", markup=False)
+    if report.interceptor_effect:
+        console.print(f"AgentProp-Bench's tuned interceptor: {ANCHORS['interceptor']}", markup=False)
     console.print(f"AgentProp-Bench's propagation probability: {ANCHORS['propagation']}", markup=False)

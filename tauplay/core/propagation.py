@@ -452,7 +452,7 @@ def _row(model: str, interceptor: bool, kind: str, items: Sequence[Classified],
 def build_report(classified: Iterable[Classified], baselines: Sequence[Baseline] = (), not_injected: int = 0,
                  human: Mapping[str, bool] | None = None) -> Report:
     """Rows per (model, interceptor) over all kinds, then per kind; the Spearman correlation of rejection and
-    recovery rates across models; and for each model and kind run both ways, what the interceptor changed."""
+    recovery rates across models (runs without the interceptor); and for each model and kind run both ways, what the interceptor changed."""
     items = sorted(classified, key=lambda c: (c.model, c.interceptor, c.kind, c.session_id))
     human = human or {}
     groups: dict[tuple[str, bool], list[Classified]] = {}
@@ -463,7 +463,9 @@ def build_report(classified: Iterable[Classified], baselines: Sequence[Baseline]
         rows.append(_row(model, interceptor, ALL_KINDS, members, human))
         for kind in sorted({c.kind for c in members}):
             rows.append(_row(model, interceptor, kind, [c for c in members if c.kind == kind], human))
-    overall = [r for r in rows if r.kind == ALL_KINDS and r.rejection_rate is not None and r.recovery_rate is not None]
+    # The models' own abilities: runs without the interceptor (it does the rejecting when it is on).
+    overall = [r for r in rows if r.kind == ALL_KINDS and not r.interceptor and r.rejection_rate is not None
+               and r.recovery_rate is not None]
     correlation: dict[str, Any] | None = None
     found = spearman([r.rejection_rate or 0.0 for r in overall], [r.recovery_rate or 0.0 for r in overall]) \
         if len(overall) >= 3 else None
