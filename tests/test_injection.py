@@ -358,3 +358,27 @@ def test_the_interceptor_refuses_bad_schema_unknown_and_unseen_ids(airline_db: D
     assert refusal and "payment_methods[0].payment_id 'credit_card_0000000' has not come up" in refusal
     assert check("list_all_airports", {}, v2) is None
     assert "no tool 'fly'" in (check("fly", {}, v2) or "")
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail", "telecom", "telehealth", "school", "basketball",
+                                    "restaurant", "travel", "movie", "bank"])
+def test_semantic_wrong_works_on_every_domain(domain: str, tmp_path: Path) -> None:
+    """The starter tasks of every domain, oracle: each session is injected with a value of the right type and
+    range (the domain's alternatives or the generic fallback) and the session ends normally."""
+    import contextlib
+    import io
+
+    db = tmp_path / "s.db"
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main(["run", "--domain", domain, "--inject", "semantic_wrong", "--seed", "1", "--db", str(db),
+                     "--json"]) == 0
+    report = json.loads(buffer.getvalue())
+    spec = get_domain(domain)
+    with SessionStore(str(db)) as store:
+        found = injected_calls(store, report["batch_id"])
+        assert len({r.id for r, *_ in found}) >= 0.9 * len(report["sessions"])
+        for _, injection, call, _ in found:
+            assert injection.original != injection.injected
+            assert validate(injection.injected, spec.tool_map[call.name].parameters) == []
+    assert all(s["reason"] is not None for s in report["sessions"])
