@@ -119,13 +119,14 @@ def test_concurrent_first_opens_create_the_schema_once(pg_url: str) -> None:
 
 
 def make_v1(url: str) -> None:
-    """A schema-v1 database: v3 without the table v3 added and the two columns v2 added, one row in every table."""
+    """A schema-v1 database: today's without the tables v3 and v4 added and the two columns v2 added, one row in
+    every table."""
     engine = create_engine(url)
     try:
         with engine.begin() as conn:
             StoreModel.metadata.create_all(conn)
             for sql in (
-                "DROP TABLE session_reviews",
+                "DROP TABLE session_reviews", "DROP TABLE judgments",
                 "ALTER TABLE sessions DROP COLUMN data_source", "ALTER TABLE annotations DROP COLUMN source",
                 "INSERT INTO meta VALUES ('schema_version', '1')",
                 """INSERT INTO sessions (id, created_at, updated_at, domain, task_id, task, role, agent, "user",
@@ -162,7 +163,7 @@ def test_migrates_a_v1_database(pg_url: str) -> None:
     engine = create_engine(pg_url)
     try:
         with engine.connect() as conn:
-            assert conn.exec_driver_sql("SELECT value FROM meta").scalar() == "3"
+            assert conn.exec_driver_sql("SELECT value FROM meta").scalar() == "4"
     finally:
         engine.dispose()
     with SessionStore(pg_url) as s:  # an up-to-date database opens unchanged
