@@ -1,6 +1,7 @@
 """`tauplay review [--db URL] [filters]`: browse saved sessions and label their faults turn by turn, with the
 automatic suggestions pre-filled, or mark a session reviewed with no fault; --blind hides other annotators'
-labels and marks."""
+labels and marks. On a session with an injected error (tauplay run --inject), key p answers "did it propagate?"
+(yes, no, none), saved as your judgment beside the automatic judges' (hidden unless --show-judges)."""
 
 from __future__ import annotations
 
