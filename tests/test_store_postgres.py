@@ -119,14 +119,14 @@ def test_concurrent_first_opens_create_the_schema_once(pg_url: str) -> None:
 
 
 def make_v1(url: str) -> None:
-    """A schema-v1 database: v4 without the tables v4 and v3 added and the two columns v2 added, one row in every
-    table."""
+    """A schema-v1 database: today's without the tables v3, v4 and v5 added and the two columns v2 added, one row
+    in every table."""
     engine = create_engine(url)
     try:
         with engine.begin() as conn:
             StoreModel.metadata.create_all(conn)
             for sql in (
-                "DROP TABLE perceptions", "DROP TABLE session_reviews",
+                "DROP TABLE perceptions", "DROP TABLE session_reviews", "DROP TABLE judgments",
                 "ALTER TABLE sessions DROP COLUMN data_source", "ALTER TABLE annotations DROP COLUMN source",
                 "INSERT INTO meta VALUES ('schema_version', '1')",
                 """INSERT INTO sessions (id, created_at, updated_at, domain, task_id, task, role, agent, "user",

@@ -8,6 +8,7 @@ from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 
 from . import tools
+from .alternatives import alternatives
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Flight, Reservation, User
 from .generator import generate
@@ -32,5 +33,6 @@ DOMAIN = Domain(
         Requires("send_certificate", ("get_user_details", "get_reservation_details"), "confirm the facts first"),
     ],
     task_sets={"starter": "starter.json", "test": "test.json"},
+    alternatives=alternatives,
     constraints=CONSTRAINTS,
 )

@@ -8,6 +8,7 @@ from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 
 from . import tools
+from .alternatives import alternatives
 from .data_model import Order, Product, User
 from .generator import generate
 
@@ -38,4 +39,5 @@ DOMAIN = Domain(
         Requires("exchange_delivered_order_items", ("get_order_details",), _CHECK_ORDER),
     ],
     task_sets={"starter": "starter.json", "test": "test.json"},
+    alternatives=alternatives,
 )

@@ -2,6 +2,10 @@
 agree on fault labels (Cohen's kappa per pair, Fleiss' kappa and Krippendorff's alpha for more), per label,
 and how far each agrees with the automatic suggestions.
 
+`tauplay agreement --against judges [--batch ID]`: on injected sessions, how far each propagation judge
+(`tauplay judge`) agrees with each person's "propagated?" label and people with each other: Cohen's kappa and
+the confusion counts (conservative / liberal bias).
+
 An annotator judged a session when they saved a label on it or marked it reviewed (the review screen's
 "no fault" key, or saving labels there or in the end-of-session form); on a session they judged, a label they
 did not give counts as absent. Every label a person saved counts as theirs, suggestions they kept included."""
@@ -22,6 +26,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "or reviewed)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument("--no-auto", action="store_true", help="skip the comparison with automatic suggestions")
+    parser.add_argument("--against", choices=("judges",),
+                        help="judges: on injected sessions, Cohen's kappa of each propagation judge (tauplay judge) "
+                             "against each person's 'propagated?' label (tauplay review, key p), and between people, "
+                             "with confusion counts: conservative = the judge misses more propagations than it "
+                             "invents, liberal = the reverse")
+    parser.add_argument("--batch", metavar="ID", help="with --against judges: only the sessions of this batch")
 
 
 def _fmt(value: float | None) -> str:
@@ -29,6 +39,76 @@ def _fmt(value: float | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.against == "judges":
+        return _against_judges(args)
+    if args.batch:
+        raise UsageError("--batch applies with --against judges")
+    return _between_annotators(args)
+
+
+# The published figures of AgentProp-Bench's judge study, printed beside ours.
+JUDGE_ANCHORS = {"substring": "κ = 0.049 (chance)", "ensemble": "κ = 0.432, conservative (three LLMs)"}
+
+
+def _against_judges(args: argparse.Namespace) -> int:
+    from tauplay.core.agreement import judges_against_people
+    from tauplay.store import SessionStore, StoreError
+
+    chosen = {a.strip() for a in args.annotators.split(",") if a.strip()} if args.annotators else None
+    try:
+        with SessionStore(args.db) as store:
+            sessions = {s.id for s in store.list_sessions(domain=args.domain, batch_id=args.batch)}
+            rows = [j for j in store.judgments(batch_id=args.batch) if j.session_id in sessions]
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    answers: dict[str, dict[Any, bool]] = {}
+    people: set[str] = set()
+    for j in rows:
+        if j.judge == "human":
+            if chosen is not None and j.annotator not in chosen:
+                continue
+            people.add(j.annotator)
+        answers.setdefault(j.rater, {})[j.session_id] = j.propagated
+    if not people:
+        raise UsageError("no person has labelled propagation yet (tauplay review, key p on an injected session)")
+    if len(answers) == len(people) and len(people) < 2:
+        raise UsageError("no judge has answered yet (tauplay judge --judge substring|llm|ensemble)")
+    against, between = judges_against_people(answers, sorted(people))
+    if args.json:
+        print(json.dumps({"domain": args.domain, "batch": args.batch, "people": sorted(people),
+                          "judges": [a.to_json() for a in against], "between_people": [b.to_json() for b in between],
+                          "anchors": JUDGE_ANCHORS}, indent=1))
+        return 0
+    _print_judges(against, between)
+    return 0
+
+
+def _print_judges(against: list[Any], between: list[Any]) -> None:
+    import sys
+
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    for title, items in (("Propagation judges against people", against), ("Between people", between)):
+        if not items:
+            continue
+        table = Table(title=title)
+        for col in ("judge", "person", "units", "Cohen κ", "observed", "yes/yes", "yes/no", "no/yes", "no/no",
+                    "bias", "AgentProp-Bench"):
+            table.add_column(col, justify="left" if col in ("judge", "person", "bias", "AgentProp-Bench") else "right")
+        for a in items:
+            c = a.confusion
+            anchor = next((v for k, v in JUDGE_ANCHORS.items() if a.judge.split(":")[0] == k), "")
+            table.add_row(a.judge, a.person, str(a.units), _fmt(a.kappa), _fmt(a.observed), str(c["yes_yes"]),
+                          str(c["yes_no"]), str(c["no_yes"]), str(c["no_no"]), a.bias, anchor)
+        console.print(table, markup=False)
+    console.print("yes/no = the judge said yes, the person no; conservative: more misses (no/yes) than false alarms "
+                  "(yes/no). — : undefined (no shared sessions, or both always gave one label)", style="dim",
+                  markup=False)
+
+
+def _between_annotators(args: argparse.Namespace) -> int:
     from tauplay.core.agreement import AUTO, Label, agreement_report, auto_agreement, label_sets
     from tauplay.core.faults import fault_suggestions
     from tauplay.store import SessionStore, StoreError

@@ -32,6 +32,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed for the random task choice")
     parser.add_argument("--validate", action="store_true",
                         help="validation mode: the gold path and the distance to gold may be shown while playing")
+    parser.add_argument("--inject", metavar="KIND",
+                        choices=("type_mismatch", "out_of_range", "missing_required", "semantic_wrong"),
+                        help="AgentProp study: corrupt one of the agent's tool calls before it runs (playing the "
+                             "agent you see its result as a model would; the call is marked at the end and in "
+                             "review); --seed seeds the choice")
+    parser.add_argument("--inject-at", type=int, metavar="N", help="with --inject: at the agent's N-th tool call")
+    parser.add_argument("--interceptor", action="store_true",
+                        help="check every call before it runs and refuse bad arguments (as tauplay run --interceptor)")
     parser.add_argument("--annotator", metavar="NAME", help="your name in the saved sessions (default: login name)")
     parser.add_argument("--keymap", metavar="FILE", type=Path,
                         help="key remapping file (default: $TAUPLAY_KEYMAP or ~/.config/tauplay/keymap.toml)")
@@ -44,12 +52,15 @@ def config_from(args: argparse.Namespace) -> object:
     return PlayConfig(role=args.role, domain=args.domain, task_id=args.task, tasks=args.tasks, emotion=args.emotion,
                       agent_model=args.agent_model, agent_api_base=args.agent_api_base, user_model=args.user_model,
                       user_api_base=args.user_api_base, db_url=args.db, data_dir=args.data, seed=args.seed,
-                      validate=args.validate, **extra)
+                      validate=args.validate, inject=args.inject, inject_at=args.inject_at,
+                      interceptor=args.interceptor, **extra)
 
 
 def run(args: argparse.Namespace) -> int:
     from tauplay.tui.session import PlayError, prepare
 
+    if args.inject_at is not None and (not args.inject or args.inject_at < 1):
+        raise UsageError("--inject-at N needs --inject KIND and N of at least 1")
     config = config_from(args)
     if args.keymap is not None and not args.keymap.exists():
         raise UsageError(f"{args.keymap}: no such keymap file")

@@ -1,6 +1,7 @@
 """`tauplay review [--db URL] [filters]`: browse saved sessions and label their faults turn by turn, with the
 automatic suggestions pre-filled, or mark a session reviewed with no fault; --blind hides other annotators'
-labels and marks."""
+labels and marks. On a session with an injected error (tauplay run --inject), key p answers "did it propagate?"
+(yes, no, none), saved as your judgment beside the automatic judges' (hidden unless --show-judges)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--show-condition", action="store_true",
                         help="show each session's emotion condition (hidden by default, so that the emotion "
                              "perceived in user turns is marked blind to it)")
+    parser.add_argument("--show-judges", action="store_true",
+                        help="show the automatic judges' answers on injected sessions (hidden by default, so that "
+                             "your 'propagated?' label stays your own)")
     parser.add_argument("--domain", help="only sessions of this domain")
     parser.add_argument("--task", metavar="ID", help="only sessions of this task")
     parser.add_argument("--reward", type=float, help="only sessions with this reward (1, 0 or -1)")
@@ -52,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     except FilterError as e:
         raise UsageError(str(e)) from None
     app = ReviewApp(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db,
-                    show_condition=args.show_condition)
+                    show_condition=args.show_condition, show_judges=args.show_judges)
     require_terminal()
     app.run()
     return 0

@@ -20,11 +20,15 @@ from typing import Any
 
 from tauplay.commands.common import UsageError
 
+# The injection kinds, spelled here so that --help needs no import of the vocabulary's module tree.
+INJECTION_KIND_CHOICES = ("type_mismatch", "out_of_range", "missing_required", "semantic_wrong")
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--domain", required=True, help="domain name, e.g. airline")
     parser.add_argument("--data", metavar="DIR", help="tau-bench data folder instead of the generated database")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the generated database")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the generated database, and of the injections with --inject (default 0 there)")
     parser.add_argument("--tasks", metavar="FILE", help="task file (default: the domain's default task set)")
     parser.add_argument("--task-ids", nargs="+", metavar="ID", help="run only these task ids")
     parser.add_argument("--agent", choices=("oracle", "llm"), help="agent kind (default: oracle; llm when a model is given)")
@@ -46,6 +50,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="litellm model that checks what the agent said against the tool outputs after each "
                              "session (saved in the reward info under statements.llm; the reward is unchanged)")
     parser.add_argument("--verifier-api-base", metavar="URL", help="api base of the verifier model")
+    parser.add_argument("--inject", metavar="KIND", choices=INJECTION_KIND_CHOICES,
+                        help="AgentProp study: corrupt an argument of the agent's tool calls before they run: "
+                             "type_mismatch, out_of_range, missing_required or semantic_wrong (one call per session "
+                             "by default, a seeded choice among the gold actions that have an argument of that kind)")
+    parser.add_argument("--inject-at", type=int, metavar="N",
+                        help="inject at the agent's N-th tool call (or the first later one that has such an argument)")
+    parser.add_argument("--inject-rate", type=float, metavar="P",
+                        help="inject each call that has such an argument with probability P (any number per session)")
+    parser.add_argument("--interceptor", action="store_true",
+                        help="check every call before it runs: refuse arguments that fail the schema, name no record "
+                             "or have not come up in the session, with an error the agent can act on")
     parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
     parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
 
@@ -70,6 +85,20 @@ def _check_numbers(args: argparse.Namespace) -> None:
             raise UsageError(f"{flag} must be at least {least}, got {value}")
     if args.llm_timeout <= 0:
         raise UsageError(f"--llm-timeout must be positive, got {args.llm_timeout:g}")
+    if (args.inject_at is not None or args.inject_rate is not None) and not args.inject:
+        raise UsageError("--inject-at / --inject-rate need --inject KIND")
+
+
+def _injection(args: argparse.Namespace) -> Any:
+    """The study's injection plan, or None without --inject."""
+    if not args.inject:
+        return None
+    from tauplay.sim.injector import InjectionConfig, InjectionConfigError
+
+    try:
+        return InjectionConfig(args.inject, args.inject_at, args.inject_rate, args.seed or 0)
+    except InjectionConfigError as e:
+        raise UsageError(str(e)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.core.tasks import TaskFileError, load_tasks
 
     _check_numbers(args)
+    injection = _injection(args)
     if args.verifier_api_base and not args.verifier_model:
         raise UsageError("--verifier-api-base needs --verifier-model")
     agent_desc = _participant(args.agent, args.agent_model, args.agent_api_base, role="agent", offline="oracle",
@@ -109,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     except StoreError as e:
         raise UsageError(str(e)) from None
     try:
-        return _run_batch(args, store, domain, database, tasks, emotion, agent_desc, user_desc)
+        return _run_batch(args, store, domain, database, tasks, emotion, agent_desc, user_desc, injection)
     finally:
         store.close()
 
@@ -124,7 +154,7 @@ def _judge(args: argparse.Namespace) -> Any:
 
 
 def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any, tasks: list[Any], emotion: Any,
-               agent_desc: dict[str, Any], user_desc: dict[str, Any]) -> int:
+               agent_desc: dict[str, Any], user_desc: dict[str, Any], injection: Any = None) -> int:
     import asyncio
 
     from rich.console import Console
@@ -135,7 +165,8 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     from tauplay.sim.orchestrator import Limits
     from tauplay.sim.session import SessionSetup
 
-    jobs = [Job(SessionSetup(domain, task, database, emotion, args.data or "", args.seed), trial)
+    jobs = [Job(SessionSetup(domain, task, database, emotion, args.data or "", args.seed, injection,
+                             args.interceptor), trial)
             for task in tasks for trial in range(args.trials)]
     batch_id = uuid.uuid4().hex[:12]
     err = Console(stderr=True, highlight=False)
@@ -166,15 +197,38 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     failures = [r for r in results if r.failure]
     if args.json:
         print(json.dumps({"batch_id": batch_id, "store": store.name, "domain": domain.name, "agent": agent_desc,
-                          "user": user_desc, "trials": args.trials, "summary": [r.to_json() for r in rows],
+                          "user": user_desc, "trials": args.trials,
+                          "injection": injection.to_json() if injection else None,
+                          "interceptor": bool(args.interceptor), "summary": [r.to_json() for r in rows],
                           "sessions": [{**r.to_json(), **({"llm_statements": verified[r.session_id]}
                                                           if r.session_id in verified else {})} for r in results]},
                          indent=1))
     else:
         _print_table(rows, args.trials, batch_id, store.name)
+        if injection is not None or args.interceptor:
+            print(_study_line(store, results, injection, args.interceptor), flush=True)
     for f in failures:
         print(f"task {f.task_id} trial {f.job.trial}: session did not run: {f.failure}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _study_line(store: Any, results: list[Any], injection: Any, interceptor: bool) -> str:
+    """How many sessions got an injection, and how many calls the interceptor refused (from the saved events)."""
+    from tauplay.core.events import InjectionData, ToolResultData, of_kind
+
+    injected = refused = 0
+    for r in results:
+        if not r.session_id:
+            continue
+        events = store.events(r.session_id)
+        injected += any(True for _ in of_kind(events, InjectionData))
+        refused += sum(1 for _, res in of_kind(events, ToolResultData) if res.refused_by)
+    parts = []
+    if injection is not None:
+        parts.append(f"{injection.kind} injected in {injected} of {len(results)} sessions (seed {injection.seed})")
+    if interceptor:
+        parts.append(f"the interceptor refused {refused} call(s)")
+    return "; ".join(parts) + " — tauplay propagation classifies them"
 
 
 async def _verify_statements(args: argparse.Namespace, store: Any, domain: Any, results: list[Any]) -> dict[str, Any]:

@@ -253,3 +253,63 @@ def auto_agreement(labels: Sequence[Label], people: Sequence[str], judged: Mappi
         pair = [person, AUTO]
         reports.append(agreement_report(label_sets(suggestible, pair, seen), pair, AUTOMATIC_FAULTS))
     return reports
+
+
+# -- judges against people: "did the injected error propagate?" ----------------------------------------------
+
+PEOPLE = "people"  # the people's majority label, as a rater, when more than one person answered
+
+
+@dataclass
+class JudgeAgreement:
+    """One judge (or person) against one person (or the people's majority) on the sessions both answered.
+    Confusion counts are judge/person: `yes_no` = the judge said yes where the person said no."""
+
+    judge: str
+    person: str
+    units: int
+    kappa: float | None
+    observed: float | None
+    confusion: dict[str, int]
+
+    @property
+    def bias(self) -> str:
+        """conservative: the judge calls propagation less often than the person (more misses than false alarms);
+        liberal: more often; balanced: as often."""
+        misses, alarms = self.confusion["no_yes"], self.confusion["yes_no"]
+        return "conservative" if misses > alarms else "liberal" if alarms > misses else "balanced"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"judge": self.judge, "person": self.person, "units": self.units, "kappa": _round(self.kappa),
+                "observed": _round(self.observed), "confusion": self.confusion, "bias": self.bias}
+
+
+def yes_no_agreement(judge: str, person: str, a: Mapping[Unit, bool], b: Mapping[Unit, bool]) -> JudgeAgreement:
+    """Cohen's kappa and confusion counts of two yes/no raters on the units both rated."""
+    shared = [u for u in a if u in b]
+    pairs = [(a[u], b[u]) for u in shared]
+    confusion = {f"{'yes' if x else 'no'}_{'yes' if y else 'no'}": 0 for x in (True, False) for y in (True, False)}
+    for x, y in pairs:
+        confusion[f"{'yes' if x else 'no'}_{'yes' if y else 'no'}"] += 1
+    observed = sum(1 for x, y in pairs if x == y) / len(pairs) if pairs else None
+    return JudgeAgreement(judge, person, len(pairs), cohen_kappa(pairs), observed, confusion)
+
+
+def judges_against_people(answers: Mapping[str, Mapping[Unit, bool]], people: Sequence[str]
+                          ) -> tuple[list[JudgeAgreement], list[JudgeAgreement]]:
+    """(each judge against each person and, with several people, against their majority; each pair of people).
+    `answers`: rater -> unit -> said yes; raters not in `people` are judges."""
+    persons = [p for p in people if p in answers]
+    judges = sorted(r for r in answers if r not in persons)
+    between = [yes_no_agreement(a, b, answers[a], answers[b]) for a, b in combinations(persons, 2)]
+    targets: list[tuple[str, Mapping[Unit, bool]]] = [(p, answers[p]) for p in persons]
+    if len(persons) > 1:
+        majority: dict[Unit, bool] = {}
+        for unit in {u for p in persons for u in answers[p]}:
+            said = [answers[p][unit] for p in persons if unit in answers[p]]
+            yes = sum(said)
+            if yes * 2 != len(said):
+                majority[unit] = yes * 2 > len(said)
+        targets.append((PEOPLE, majority))
+    against = [yes_no_agreement(j, name, answers[j], target) for j in judges for name, target in targets]
+    return against, between

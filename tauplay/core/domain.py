@@ -79,6 +79,9 @@ class Domain:
     gold_order_matters: bool = True
     # Dual control: tools the user calls on their own side (a phone's settings, say); none in most domains.
     user_tools: list[ToolSpec] = field(default_factory=list)
+    # Wrong-but-plausible values for an argument, from the domain's own data (semantic_wrong injections):
+    # AlternativeQuery -> [(value, what it is)]; see tauplay.core.injection. None: the generic fallback only.
+    alternatives: Callable[[Any], list[tuple[Any, str]]] | None = None
 
     @cached_property
     def tool_map(self) -> dict[str, ToolSpec]:

@@ -26,7 +26,8 @@ from typing import Any, ClassVar, TypeVar
 from tauplay.core.vocabulary import EventKind, Role
 
 __all__ = ["Event", "EventKind", "EventPayload", "MessageData", "NoticeData", "PayloadError", "Role",
-           "SessionStartedData", "TerminatedData", "ToolCallData", "ToolResultData", "of_kind", "payload_errors"]
+           "InjectionData", "SessionStartedData", "TerminatedData", "ToolCallData", "ToolResultData", "of_kind",
+           "payload_errors"]
 
 
 class PayloadError(ValueError):
@@ -93,6 +94,10 @@ class SessionStartedData(EventPayload):
     seed: int | None = None
     # What each model participant was given, exactly: {"agent": {"system": ..., "tools": [...]}, "user": {...}}
     prompts: dict[str, Any] | None = None
+    # An injection study (tauplay.sim.injector.InjectionConfig.to_json()), and whether the interceptor checked
+    # the agent's calls: what a resumed session needs to go on the same way, and what `propagation` groups by.
+    injection: dict[str, Any] | None = None
+    interceptor: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -141,6 +146,7 @@ class ToolResultData(EventPayload):
     replay_error: str | None = None  # an imported call that failed when replayed here
     requestor: str | None = None  # "user": the result of the user's own call
     ignored: list[str] | None = None  # unknown keys inside list items the call carried and the tool did not get
+    refused_by: str | None = None  # "interceptor": the runtime check refused the call before the tool ran
 
     @property
     def by_user(self) -> bool:
@@ -154,6 +160,24 @@ class NoticeData(EventPayload):
     level: str = "info"  # info | warning | error
     text: str = ""
     about: str | None = None  # what it records, when a reader acts on it (e.g. "reveal": the agent's side shown)
+
+
+@dataclass(frozen=True, kw_only=True)
+class InjectionData(EventPayload):
+    """An argument of the agent's next tool call was corrupted on purpose before it ran. The `tool_call` event
+    that follows (same call_id) carries the injected arguments, as the tool ran them and as the agent's
+    model sees its own call afterwards; `original` is what the agent sent."""
+
+    KIND: ClassVar[EventKind] = EventKind.INJECTION
+    ALWAYS: ClassVar[tuple[str, ...]] = ("call_id", "tool", "argument", "kind", "original", "injected")
+    call_id: str = ""
+    tool: str = ""
+    argument: str = ""  # the path of the corrupted argument: "reservation_id", "flights[0].date"
+    kind: str = ""  # an InjectionKind
+    original: dict[str, Any] = field(default_factory=dict)
+    injected: dict[str, Any] = field(default_factory=dict)
+    detail: str = ""  # what the new value is ("another reservation of the same user", "removed")
+    source: str = ""  # what chose this call: seeded | at | rate | marked (a person in the app)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -174,7 +198,7 @@ class TerminatedData(EventPayload):
 
 PAYLOAD_TYPES: dict[str, type[EventPayload]] = {
     cls.KIND: cls for cls in (SessionStartedData, MessageData, ToolCallData, ToolResultData, NoticeData,
-                              TerminatedData)}
+                              TerminatedData, InjectionData)}
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,13 @@ from tauplay.core.events import Event
 from tauplay.core.vocabulary import (
     ANNOTATION_SOURCES,
     FAULT_CATEGORIES,
+    JUDGE_KINDS,
+    JUDGE_LABELS,
     PERCEIVED_NONE,
     SEVERITIES,
     WHO_ERRED,
     AnnotationSource,
+    JudgeKind,
     SessionRole,
     SessionStatus,
 )
@@ -87,6 +90,45 @@ class EmotionPerception:
 
     def to_json(self) -> dict[str, Any]:
         return {"seq": self.seq, "turn": self.turn, "family": self.family, "intensity": self.intensity,
+                "annotator": self.annotator}
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """An answer to "did the injected error propagate?" about one session: by an automatic judge (`model` names
+    its model or models) or by a person (judge "human", `annotator` their name)."""
+
+    judge: str
+    label: str  # yes | no
+    reason: str = ""
+    model: str = ""
+    annotator: str = ""
+
+    @property
+    def propagated(self) -> bool:
+        return self.label == "yes"
+
+    @property
+    def rater(self) -> str:
+        """How agreement names this rater: the person, or the judge with its model."""
+        if self.judge == JudgeKind.HUMAN:
+            return self.annotator
+        return f"{self.judge}:{self.model}" if self.model else str(self.judge)
+
+    def problems(self) -> list[str]:
+        out = []
+        if self.judge not in JUDGE_KINDS:
+            out.append(f"unknown judge {self.judge!r}; expected one of: {', '.join(JUDGE_KINDS)}")
+        if self.label not in JUDGE_LABELS:
+            out.append(f"unknown judgment {self.label!r}; expected one of: {', '.join(JUDGE_LABELS)}")
+        if self.judge == JudgeKind.HUMAN and not self.annotator:
+            out.append("a person's judgment needs an annotator name")
+        if self.judge != JudgeKind.HUMAN and self.annotator:
+            out.append("an automatic judge's judgment has no annotator")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"judge": self.judge, "label": self.label, "reason": self.reason, "model": self.model,
                 "annotator": self.annotator}
 
 

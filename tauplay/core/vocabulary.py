@@ -21,6 +21,7 @@ class EventKind(StrEnum):
     TOOL_RESULT = "tool_result"
     NOTICE = "notice"
     TERMINATED = "terminated"
+    INJECTION = "injection"  # an argument of the next tool call was corrupted on purpose (an AgentProp study)
 
 
 class Role(StrEnum):
@@ -107,6 +108,38 @@ class Verdict(StrEnum):
     NEEDS_EDIT = "needs_edit"
 
 
+class InjectionKind(StrEnum):
+    """How an injected argument is wrong (AgentProp-Bench's parameter errors)."""
+
+    TYPE_MISMATCH = "type_mismatch"  # a value of the wrong JSON type
+    OUT_OF_RANGE = "out_of_range"  # outside an enum, a numeric bound or the calendar
+    MISSING_REQUIRED = "missing_required"  # a required argument removed
+    SEMANTIC_WRONG = "semantic_wrong"  # right type and range, wrong meaning (another record of the same kind)
+
+
+class Propagation(StrEnum):
+    """What became of an injected error in a session (defined in tauplay.core.propagation)."""
+
+    REJECTED = "rejected"
+    RECOVERED = "recovered"
+    PROPAGATED = "propagated"
+    UNAFFECTED = "unaffected"
+
+
+class JudgeKind(StrEnum):
+    """Who answered "did the injected error propagate?": an automatic judge, or a person."""
+
+    SUBSTRING = "substring"
+    LLM = "llm"
+    ENSEMBLE = "ensemble"
+    HUMAN = "human"
+
+
+class JudgeLabel(StrEnum):
+    YES = "yes"  # the error propagated to a wrong end state or final answer
+    NO = "no"
+
+
 # Why a task is rejected or sent back in validation: (code as saved, label as shown).
 REVIEW_REASONS: tuple[tuple[str, str], ...] = (
     ("ambiguous_instruction", "ambiguous instruction"), ("unreachable_goal", "unreachable goal"),
@@ -125,6 +158,11 @@ WHO_ERRED = values(WhoErred)
 SEVERITIES = values(Severity)
 ANNOTATION_SOURCES = values(AnnotationSource)
 VERDICTS = values(Verdict)
+INJECTION_KINDS = values(InjectionKind)
+PROPAGATION_CLASSES = values(Propagation)
+JUDGE_KINDS = values(JudgeKind)
+AUTOMATIC_JUDGES = JUDGE_KINDS[:3]
+JUDGE_LABELS = values(JudgeLabel)
 REVIEW_REASON_CODES = tuple(code for code, _ in REVIEW_REASONS)
 
 # Emotion fidelity: what a person perceived in a user turn. A family of tauplay.core.emotions, or this word.

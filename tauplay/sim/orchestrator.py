@@ -19,7 +19,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tauplay.core.environment import Environment
@@ -34,8 +34,10 @@ from tauplay.core.events import (
     ToolCallData,
     ToolResultData,
 )
+from tauplay.core.interceptor import REFUSED_BY, Interceptor
 from tauplay.core.tasks import Task
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role, TerminationReason
+from tauplay.sim.injector import Injector, session_view
 from tauplay.sim.participants import (
     AgentParticipant,
     CallTools,
@@ -86,6 +88,9 @@ class Orchestrator:
     sinks: list[Sink] = field(default_factory=list)
     started_data: dict[str, Any] = field(default_factory=dict)  # extra fields for session_started
     judge: Judge | None = None
+    # An AgentProp study: corrupt chosen calls before they run, and/or check every call before the tool sees it.
+    injector: Injector | None = None
+    interceptor: Interceptor | None = None
 
     def __post_init__(self) -> None:
         events = self.conversation.events
@@ -268,6 +273,11 @@ class Orchestrator:
                         emit_call: bool = True, requestor: str = "assistant") -> str | None:
         call_id = call.call_id or f"call_{self._seq}"
         mark: dict[str, Any] = {"requestor": "user"} if requestor == "user" else {}
+        if emit_call and self.injector is not None and call.problem is None and requestor != "user":
+            injection = self.injector.plan(call_id, call.name, call.arguments, self.conversation)
+            if injection is not None:  # recorded first; the call then carries (and runs) the injected arguments
+                await self.emit(Role.SYSTEM, injection)
+                call = replace(call, arguments=injection.injected)
         if emit_call:
             self._steps += 1
             fields: dict[str, Any] = {"call_id": call_id, "name": call.name, "arguments": call.arguments,
@@ -277,8 +287,13 @@ class Orchestrator:
             if call.problem is not None:
                 fields["problem"] = call.problem
             await self.emit(Role.USER if requestor == "user" else Role.AGENT, ToolCallData(**fields))
+        refusal = None
+        if call.problem is None and self.interceptor is not None and requestor != "user":
+            refusal = self.interceptor.check(call.name, call.arguments, session_view(self.conversation))
         if call.problem is not None:
             output, error, diff, terminal = f"Error: {call.problem}", True, None, False
+        elif refusal is not None:
+            output, error, diff, terminal = f"Error: {refusal}", True, None, False
         else:
             result = self.env.call(call.name, call.arguments, requestor)
             output, error, terminal = result.output, result.error, result.terminal
@@ -291,6 +306,8 @@ class Orchestrator:
                                          "diff": diff, "hash": self.env.hash, **mark}
         if terminal:
             result_fields["terminal"] = True
+        if refusal is not None:
+            result_fields["refused_by"] = REFUSED_BY
         await self.emit(Role.ENV, ToolResultData(**result_fields))
         if terminal and not error:
             return TerminationReason.TRANSFER

@@ -19,9 +19,18 @@ from tauplay.core.db import Database
 from tauplay.core.domain import Domain, get_domain
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
-from tauplay.core.events import Event, NoticeData, TerminatedData, ToolCallData, ToolResultData
+from tauplay.core.events import (
+    Event,
+    NoticeData,
+    SessionStartedData,
+    TerminatedData,
+    ToolCallData,
+    ToolResultData,
+)
+from tauplay.core.interceptor import Interceptor
 from tauplay.core.tasks import Task, TaskFileError, task_from_json
 from tauplay.core.vocabulary import EventKind, Role, SessionRole, SessionStatus, status_of
+from tauplay.sim.injector import InjectionConfig, InjectionConfigError, Injector
 from tauplay.sim.kinds import ParticipantError, make_agent, make_user
 from tauplay.sim.orchestrator import Judge, Limits, Orchestrator, Outcome, Sink
 from tauplay.sim.participants import AgentParticipant, Conversation, UserParticipant
@@ -51,6 +60,8 @@ class SessionSetup:
     emotion: EmotionCondition | None = None
     data_source: str = ""  # a data folder, or "" for the seeded generator
     seed: int | None = None
+    injection: InjectionConfig | None = None  # an AgentProp study: which calls get a parameter error
+    interceptor: bool = False  # check every call's arguments before the tool runs (tauplay.core.interceptor)
 
     @property
     def condition(self) -> EmotionCondition | None:
@@ -147,9 +158,13 @@ class Session:
             annotator=annotator, batch_id=batch_id, trial=trial, session_id=session_id)
         if on_created is not None:
             on_created(sid)
-        orchestrator = _orchestrator(setup, agent, user, limits, [Recorder(writer, sid), *sinks], [], judge)
+        orchestrator = _orchestrator(setup, agent, user, limits, [Recorder(writer, sid), *sinks], [], judge, trial)
         orchestrator.started_data = {"session_id": sid, "role": str(role), "data_source": setup.data_source,
                                      "seed": setup.seed}
+        if setup.injection is not None:
+            orchestrator.started_data["injection"] = setup.injection.to_json()
+        if setup.interceptor:
+            orchestrator.started_data["interceptor"] = True
         return cls(sid, orchestrator, writer)
 
     @classmethod
@@ -173,7 +188,15 @@ class Session:
         except ParticipantError as e:
             raise ResumeError(f"session {session_id}: {e}") from None
         setup = setup_from_record(record, domain, database)
-        orchestrator = _orchestrator(setup, agent, user, limits, [Recorder(writer, session_id), *sinks], events)
+        started = next((e.as_(SessionStartedData) for e in events if e.kind == EventKind.SESSION_STARTED), None)
+        if started is not None:  # the study goes on as it began
+            try:
+                setup.injection = InjectionConfig.from_json(started.injection) if started.injection else None
+            except (InjectionConfigError, TypeError, ValueError) as e:
+                raise ResumeError(f"session {session_id}: its injection plan cannot be read: {e}") from None
+            setup.interceptor = bool(started.interceptor)
+        orchestrator = _orchestrator(setup, agent, user, limits, [Recorder(writer, session_id), *sinks], events,
+                                     trial=record.trial)
         replay_into(orchestrator.env, events)
         if record.status != SessionStatus.RUNNING:
             await writer.call(log.set_status, session_id, SessionStatus.RUNNING)
@@ -188,10 +211,16 @@ class Session:
 
 
 def _orchestrator(setup: SessionSetup, agent: AgentParticipant, user: UserParticipant, limits: Limits | None,
-                  sinks: list[Sink], history: Sequence[Event], judge: Judge | None = None) -> Orchestrator:
-    env = Environment(setup.domain, setup.domain.start_for(setup.database, setup.task))  # the task's own start
+                  sinks: list[Sink], history: Sequence[Event], judge: Judge | None = None,
+                  trial: int | None = None) -> Orchestrator:
+    start = setup.domain.start_for(setup.database, setup.task)  # the task's own start state
+    env = Environment(setup.domain, start)
     conversation = Conversation(setup.domain, setup.task, env, setup.condition, list(history))
-    return Orchestrator(agent, user, conversation, limits or Limits(), sinks, judge=judge)
+    injector = Injector(setup.injection, setup.domain, start, setup.task, trial) \
+        if setup.injection is not None else None
+    interceptor = Interceptor(setup.domain) if setup.interceptor else None
+    return Orchestrator(agent, user, conversation, limits or Limits(), sinks, judge=judge, injector=injector,
+                        interceptor=interceptor)
 
 
 def new_orchestrator(setup: SessionSetup, agent: AgentParticipant, user: UserParticipant, *,

@@ -86,8 +86,31 @@ def _v3_to_v4(conn: Connection) -> None:
     _v4_perceptions().create(conn)
 
 
+def _v5_judgments() -> Table:
+    """judgments as schema v5 first made it (spelled out for the same reason as session_reviews)."""
+    meta = MetaData()
+    Table("sessions", meta, Column("id", String(32), primary_key=True))
+    return Table(
+        "judgments", meta,
+        Column("id", Integer, primary_key=True),
+        Column("session_id", String(32), ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False, index=True),
+        Column("judge", String, nullable=False, index=True),
+        Column("model", String, nullable=False),
+        Column("annotator", String, nullable=False),
+        Column("label", String, nullable=False),
+        Column("reason", String, nullable=False),
+        Column("created_at", Float, nullable=False),
+        UniqueConstraint("session_id", "judge", "model", "annotator", name="uq_judgments_who"))
+
+
+def _v4_to_v5(conn: Connection) -> None:
+    """v5 keeps judgments on whether an injected error propagated (AgentProp studies): automatic judges' and
+    people's, in a table of their own. A self-contained step: nothing before v5 held such answers."""
+    _v5_judgments().create(conn)
+
+
 # from-version -> the step that upgrades it to from-version + 1
-STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
 
 MIGRATION_LOCK = 0x7461_7570_6C61_79  # the bytes of "tauplay": the PostgreSQL advisory lock of schema changes
 

@@ -1,4 +1,5 @@
-"""SessionStore: sessions, their event streams, annotations, reviewed marks and task reviews, one commit per write.
+"""SessionStore: sessions, their event streams, annotations, reviewed marks, task reviews and propagation judgments,
+one commit per write.
 
 Every public method takes and returns plain records (tauplay.store.records), never table rows, and raises only
 StoreError. Everything saved passes through `scrub`, so no key or token reaches the database."""
@@ -20,7 +21,7 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from tauplay.core.events import Event
-from tauplay.core.labels import EmotionPerception, FaultLabel, SessionBundle
+from tauplay.core.labels import EmotionPerception, FaultLabel, Judgment, SessionBundle
 from tauplay.core.vocabulary import (
     REVIEW_REASON_CODES,
     SESSION_ROLES,
@@ -45,6 +46,7 @@ from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
 from tauplay.store.tables import (
     AnnotationRow,
     EventRow,
+    JudgmentRow,
     PerceptionRow,
     SessionReviewRow,
     SessionRow,
@@ -471,6 +473,62 @@ class SessionStore:
                                col(SessionReviewRow.id))
         with self._read() as session:
             return [rec.session_review_record(r) for r in session.exec(query).all()]
+
+    # -- propagation judgments --------------------------------------------------------------------------------
+
+    def save_judgment(self, session_id: str, judgment: Judgment) -> rec.JudgmentRecord:
+        """Save a judge's or a person's answer on a session; one per (session, judge, model, annotator): saving
+        again replaces the label and reason (and dates it anew)."""
+        if problems := judgment.problems():
+            raise StoreError(problems[0])
+        for attempt in range(2):
+            try:
+                with self._write() as session:
+                    self._require_session(session, session_id)
+                    row = session.exec(select(JudgmentRow).where(
+                        col(JudgmentRow.session_id) == session_id, col(JudgmentRow.judge) == judgment.judge,
+                        col(JudgmentRow.model) == judgment.model,
+                        col(JudgmentRow.annotator) == judgment.annotator)).first()
+                    if row is None:
+                        row = JudgmentRow(session_id=session_id, judge=str(judgment.judge), model=judgment.model,
+                                          annotator=judgment.annotator, label=str(judgment.label), reason="",
+                                          created_at=0.0)
+                    row.label = str(judgment.label)
+                    row.reason = mask_string(judgment.reason)
+                    row.created_at = time.time()
+                    session.add(row)
+                    session.flush()
+                    return rec.judgment_record(row)
+            except StoreError as exc:  # two first saves at once: the loser updates the winner's row
+                if attempt or not isinstance(exc.__cause__, sa_exc.IntegrityError):
+                    raise
+        raise AssertionError("unreachable")
+
+    def judgments(self, session_id: str | None = None, judge: str | None = None, annotator: str | None = None,
+                  batch_id: str | None = None) -> list[rec.JudgmentRecord]:
+        """Saved judgments (of a session, a judge, a person, a batch's sessions), by session then oldest first."""
+        query = select(JudgmentRow)
+        for column, value in ((JudgmentRow.session_id, session_id), (JudgmentRow.judge, judge),
+                              (JudgmentRow.annotator, annotator)):
+            if value is not None:
+                query = query.where(col(column) == value)
+        if batch_id is not None:
+            in_batch = select(SessionRow.id).where(col(SessionRow.batch_id) == batch_id)
+            query = query.where(col(JudgmentRow.session_id).in_(in_batch))
+        query = query.order_by(col(JudgmentRow.session_id), col(JudgmentRow.created_at), col(JudgmentRow.id))
+        with self._read() as session:
+            return [rec.judgment_record(r) for r in session.exec(query).all()]
+
+    def delete_judgment(self, session_id: str, judge: str, *, model: str = "", annotator: str = "") -> bool:
+        """Take back one judgment; False when there was none."""
+        with self._write() as session:
+            row = session.exec(select(JudgmentRow).where(
+                col(JudgmentRow.session_id) == session_id, col(JudgmentRow.judge) == judge,
+                col(JudgmentRow.model) == model, col(JudgmentRow.annotator) == annotator)).first()
+            if row is None:
+                return False
+            session.delete(row)
+            return True
 
     # -- task reviews -----------------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 4  # bump together with a new step in tauplay.store.migrate
+SCHEMA_VERSION = 5  # bump together with a new step in tauplay.store.migrate
 
 
 class StoreModel(SQLModel, registry=registry()):
@@ -133,4 +133,23 @@ class PerceptionRow(StoreModel, table=True):
     family: str  # an emotion family, or "none"
     intensity: str | None = None  # mild | moderate | intense; None with "none"
     annotator: str = Field(index=True)
+    created_at: float
+
+
+class JudgmentRow(StoreModel, table=True):
+    """An answer to "did the injected error propagate to a wrong end state or final answer?" about one injected
+    session (added in schema v5): by an automatic judge (substring, llm, ensemble: `model` names the model(s)) or
+    by a person (judge "human", `annotator` their name). One answer per (session, judge, model, annotator): asking
+    again replaces it. Kept apart from fault labels (annotations), which answer another question."""
+
+    __tablename__ = "judgments"
+    __table_args__ = (UniqueConstraint("session_id", "judge", "model", "annotator", name="uq_judgments_who"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = _session_fk()
+    judge: str = Field(index=True)  # substring | llm | ensemble | human
+    model: str = ""  # the model(s) of an llm or ensemble judge; "" otherwise
+    annotator: str = ""  # the person, for judge "human"; "" otherwise
+    label: str  # yes | no
+    reason: str = ""
     created_at: float

@@ -88,6 +88,9 @@ KEYS: tuple[Key, ...] = (
         detail="mark the session reviewed by you with no fault found (again: take the mark back); saving a label "
         "marks it reviewed too"),
     Key("review.delete", "x", "delete", "Delete / dismiss", "review-session", priority=False),
+    Key("review.propagation", "p", "propagation", "Propagated?", "review-session", priority=False,
+        detail="on an injected session: your answer to 'did the injected error propagate?', yes, then no, then "
+        "none (saved as your judgment; the judges' answers stay hidden unless review --show-judges)"),
     Key("review.back", "escape", "back", "Back to the list", "review-session", priority=False),
     *(Key(f"review.category.{i}", str(i), f"category({i})", f"Category: {c}", "review-session", show=False,
           priority=False) for i, c in enumerate(FAULT_CATEGORIES, start=1)),
@@ -111,6 +114,10 @@ KEYS: tuple[Key, ...] = (
     # text editor pop-up (validate, review)
     Key("edit.save", "ctrl+s", "save", "Save", "edit"),
     Key("edit.cancel", "escape", "cancel", "Cancel", "edit"),
+    # playing the agent in an AgentProp study
+    Key("play.inject", "f6", "mark_injection", "Corrupt next call", "play-inject", show=False,
+        detail="cycle the kind of error put into your next tool call before it runs (type_mismatch, out_of_range, "
+        "missing_required, semantic_wrong, none); you see its result as a model would"),
 )
 
 SCOPE_TITLES = {"app": "Everywhere", "home": "Home", "play": "Playing (both roles)", "play-user": "Playing the user",
@@ -118,7 +125,8 @@ SCOPE_TITLES = {"app": "Everywhere", "home": "Home", "play": "Playing (both role
                 "validate": "Validating tasks (tauplay validate)", "review-list": "Reviewing: the session list",
                 "review-session": "Reviewing: one session",
                 "review-perceive": "Reviewing: perceived emotion",
-                "stats": "Statistics", "edit": "Editing a text (validate, review)"}
+                "stats": "Statistics", "edit": "Editing a text (validate, review)",
+                "play-inject": "Playing the agent: injection"}
 
 
 def bindings(*scopes: str, labels: dict[str, str] | None = None) -> list[Binding]:

@@ -11,7 +11,7 @@ in a worker thread; every text from a model, a person or a tool is shown literal
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,19 +22,29 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
 
-from tauplay.core.events import MessageData, NoticeData, TerminatedData, ToolCallData, ToolResultData
-from tauplay.core.labels import FaultLabel
+from tauplay.core.events import (
+    InjectionData,
+    MessageData,
+    NoticeData,
+    TerminatedData,
+    ToolCallData,
+    ToolResultData,
+)
+from tauplay.core.labels import FaultLabel, Judgment
 from tauplay.core.transcript import arguments_text
 from tauplay.core.vocabulary import (
     FAULT_CATEGORIES,
     SEVERITIES,
     WHO_ERRED,
     AnnotationSource,
+    JudgeKind,
+    JudgeLabel,
     Role,
     Severity,
     WhoErred,
 )
 from tauplay.tui.keys import bindings
+from tauplay.tui.widgets.transcript import injection_line
 from tauplay.tui.widgets.validate_parts import EditScreen, change_lines
 
 MAX_OUTPUT = 400
@@ -281,6 +291,8 @@ def transcript_lines(events_: list[Any]) -> list[Text]:
             lines.append(line)
             for change in (payload.diff or {}).get("changes") or []:
                 lines.extend(change_lines(change, indent="          "))
+        elif isinstance(payload, InjectionData):
+            lines.append(tag + injection_line(payload))
         elif isinstance(payload, NoticeData):
             lines.append(tag + Text(f"! {payload.text}", style="yellow"))
         elif isinstance(payload, TerminatedData):
@@ -313,6 +325,12 @@ class SessionReviewScreen(Screen[None]):
         self.loaded = False
         self.busy = False
         self.writes = 0  # label rows saved or deleted, reviewed marks set or taken back (tests wait on it)
+        # An injected session (AgentProp study): my answer to "did the error propagate?", other people's (not in
+        # blind mode) and the automatic judges' (only when the app was asked to show them: blind by default).
+        self.injected = False
+        self.propagation: str | None = None
+        self.others_propagation: list[tuple[str, str]] = []
+        self.judge_answers: list[Any] = []
 
     def compose(self) -> ComposeResult:
         yield Static(self.status_text(), id="s-status")
@@ -357,15 +375,24 @@ class SessionReviewScreen(Screen[None]):
             notes = store.annotations(self.record.id, annotator=self.annotator if self.blind else None)
             reviewers = [m.annotator for m in store.reviewed_by(self.record.id)
                          if not self.blind or m.annotator == self.annotator]
+            answers = store.judgments(session_id=self.record.id)
         except StoreError as e:
             self.app.call_from_thread(self.app.report, str(e))  # type: ignore[attr-defined]
             return
         suggestions = fault_suggestions(evts, self.record.task, self.record.domain) or []
-        self.app.call_from_thread(self._loaded, evts, notes, suggestions, reviewers)
+        self.app.call_from_thread(self._loaded, evts, notes, suggestions, reviewers, answers)
 
-    def _loaded(self, evts: list[Any], notes: list[Any], suggestions: list[Any], reviewers: list[str]) -> None:
+    def _loaded(self, evts: list[Any], notes: list[Any], suggestions: list[Any], reviewers: list[str],
+                answers: Sequence[Any] = ()) -> None:
         self.events = evts
         self.reviewers = reviewers
+        self.injected = any(e.kind == InjectionData.KIND for e in evts)
+        people = [a for a in answers if a.judge == JudgeKind.HUMAN]
+        self.propagation = next((a.label for a in people if a.annotator == self.annotator), None)
+        self.others_propagation = [] if self.blind else \
+            [(a.annotator, a.label) for a in people if a.annotator != self.annotator]
+        show_judges = bool(getattr(self.app, "show_judges", False))
+        self.judge_answers = [a for a in answers if a.judge != JudgeKind.HUMAN] if show_judges else []
         self.turns = sorted({e.turn for e in evts})
         log = self.query_one("#s-transcript", RichLog)
         for line in transcript_lines(evts):
@@ -421,7 +448,55 @@ class SessionReviewScreen(Screen[None]):
                 detail.append(row.note)
         detail.append("\nc confirm · 1-6 category · w who · v severity · [ ] turn · s whole session · x delete"
                       " · n reviewed, no fault", style="dim")
+        if self.injected:
+            detail.append("\n")
+            detail.append_text(self.propagation_text())
         self.query_one("#s-detail", Static).update(detail)
+
+    def propagation_text(self) -> Text:
+        """The propagation line of an injected session: my answer, other people's, the judges' when shown."""
+        text = Text("propagated? ", style="bold")
+        text.append(self.propagation or "not labelled", style="bold red" if self.propagation == "yes" else
+                    "bold green" if self.propagation == "no" else "dim")
+        text.append(" (p: yes → no → none)", style="dim")
+        if self.others_propagation:
+            text.append(" · others: " + ", ".join(f"{n} {label}" for n, label in self.others_propagation))
+        if self.judge_answers:
+            text.append(" · judges: " + ", ".join(f"{a.rater} {a.label}" for a in self.judge_answers), style="dim")
+        return text
+
+    def action_propagation(self) -> None:
+        """Answer "did the injected error propagate?" for this session: yes, then no, then take it back."""
+        if not self.loaded or self.busy:
+            return
+        if not self.injected:
+            self.app.notify("no injection in this session: nothing to answer about propagation", markup=False)
+            return
+        order: list[str | None] = [None, JudgeLabel.YES, JudgeLabel.NO]
+        label = order[(order.index(self.propagation) + 1) % len(order)]
+        self.busy = True
+        self._save_propagation(label)
+
+    @work(thread=True, group="review-db", exit_on_error=False)
+    def _save_propagation(self, label: str | None) -> None:
+        from tauplay.store import StoreError
+
+        store = self.app.open_store()  # type: ignore[attr-defined]
+        try:
+            if label is None:
+                store.delete_judgment(self.record.id, JudgeKind.HUMAN, annotator=self.annotator)
+            else:
+                store.save_judgment(self.record.id, Judgment(JudgeKind.HUMAN, label, annotator=self.annotator))
+        except StoreError as e:
+            self.app.call_from_thread(self._failed, str(e), "propagation label not saved")
+            return
+        self.app.call_from_thread(self._propagation_saved, label)
+
+    def _propagation_saved(self, label: str | None) -> None:
+        self.propagation = label
+        self.busy = False
+        self.writes += 1
+        self.show_detail()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show_detail()

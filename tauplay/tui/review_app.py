@@ -22,13 +22,14 @@ class ReviewApp(TauplayApp):
     """The tauplay app opened on the session browser; one store for all its screens."""
 
     def __init__(self, filters: dict[str, Any], *, annotator: str, blind: bool, db_url: str | None,
-                 show_condition: bool = False) -> None:
+                 show_condition: bool = False, show_judges: bool = False) -> None:
         from tauplay.tui.session import PlayConfig
 
         super().__init__(PlayConfig(db_url=db_url, annotator=annotator))
         self.filters = filters
         self.blind = blind
-        self.show_condition = show_condition
+        self.show_condition = show_condition  # the sessions' emotion conditions (hidden by default)
+        self.show_judges = show_judges  # the automatic propagation judges' answers (hidden by default)
         self.db_url = db_url
         self.store: Any = None
         self._store_lock = threading.Lock()

@@ -15,6 +15,7 @@ from typing import Any
 from tauplay.core.environment import Environment
 from tauplay.core.events import Event
 from tauplay.sim.human import HumanAgent, HumanUser, TurnCallback
+from tauplay.sim.injector import InjectionConfig, Injector
 from tauplay.sim.kinds import make_agent, make_user, preload_model_client, uses_model
 from tauplay.sim.orchestrator import Outcome
 from tauplay.sim.session import Session, SessionSetup
@@ -26,6 +27,12 @@ def open_store(url: str | None) -> Any:
     from tauplay.store import SessionStore  # heavy (SQLAlchemy): only ever called in a thread
 
     return SessionStore(url)
+
+
+def _injection(p: Prepared) -> InjectionConfig | None:
+    if not p.config.inject:
+        return None
+    return InjectionConfig(p.config.inject, p.config.inject_at, None, p.config.seed or 0)
 
 
 class SessionRunner:
@@ -45,6 +52,18 @@ class SessionRunner:
         """The session's environment, once it has started (the database is built then)."""
         return self.session.env if self.session is not None else None
 
+    def mark_injection(self, kind: str | None) -> bool:
+        """Corrupt the agent's next tool call with `kind` (None: take the mark back); False before the session
+        has started. A session run without --inject gets its injector now."""
+        if self.session is None:
+            return False
+        orchestrator = self.session.orchestrator
+        if orchestrator.injector is None:
+            orchestrator.injector = Injector(InjectionConfig(None), self.prepared.domain, self.session.env.database,
+                                             self.prepared.task)
+        orchestrator.injector.mark(kind)
+        return True
+
     async def run(self) -> Outcome:
         p = self.prepared
         database = await asyncio.to_thread(p.database)
@@ -62,7 +81,8 @@ class SessionRunner:
             else:
                 agent_p, user_p = ((make_agent(p.agent), self.seat) if isinstance(self.seat, HumanUser)
                                    else (self.seat, make_user(p.user)))
-                setup = SessionSetup(p.domain, p.task, database, p.emotion, p.config.data_dir or "", None)
+                setup = SessionSetup(p.domain, p.task, database, p.emotion, p.config.data_dir or "", None,
+                                     _injection(p), p.config.interceptor)
                 self.session = await Session.start(writer, setup, agent_p, user_p, sinks=[self.on_event],
                                                    annotator=p.config.annotator)
                 self.session_id = self.session.session_id

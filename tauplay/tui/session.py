@@ -42,6 +42,9 @@ class PlayConfig:
     validate: bool = False  # validation mode: gold path and distance may be shown while playing
     annotator: str = field(default_factory=lambda: _whoami())
     resume: str | None = None  # a session id to continue
+    inject: str | None = None  # an AgentProp study: corrupt one of the agent's calls with this kind of error
+    inject_at: int | None = None  # ... at its N-th call (default: a seeded choice, as in `tauplay run --inject`)
+    interceptor: bool = False  # the runtime check between the agent and the tools
     saved_task: dict[str, Any] | None = None  # the task as a resumed session saved it
     saved_emotion: dict[str, Any] | None = None
 

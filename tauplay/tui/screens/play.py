@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from tauplay.core.events import Event, NoticeData, ToolCallData, ToolResultData
+from tauplay.core.events import Event, InjectionData, NoticeData, ToolCallData, ToolResultData
 from tauplay.tui import keys
 from tauplay.tui.session import Prepared
 from tauplay.tui.widgets.call_line import CallLine
@@ -83,7 +83,7 @@ class PlayScreen(Screen[None]):
         with Horizontal(id="main"):
             with Vertical(id="chat"):
                 yield Transcript(me=self.ROLE, max_output=USER_VIEW_OUTPUT if self.ROLE == "user" else None,
-                                 id="transcript")
+                                 hide_planned_injections=self.ROLE == "agent", id="transcript")
                 yield Static(Text("starting the session…", style="dim"), id="turn")
                 yield Input(placeholder=self.message_placeholder(), id="message", select_on_focus=False)
                 yield from self.compose_chat_extra()
@@ -293,11 +293,32 @@ class PlayUserScreen(PlayScreen):
 
 
 class PlayAgentScreen(PlayScreen):
-    SCOPES = ("play", "play-agent")
-    BINDINGS = keys.bindings("play-agent", "play", labels={"play.tab1": "Tools", "play.tab2": "Policy",  # type: ignore[assignment]
-                                                           "play.graph": "Graph", "play.diff": "Diff"})
+    SCOPES = ("play", "play-agent", "play-inject")
+    BINDINGS = keys.bindings("play-agent", "play", "play-inject",  # type: ignore[assignment]
+                             labels={"play.tab1": "Tools", "play.tab2": "Policy", "play.graph": "Graph",
+                                     "play.diff": "Diff"})
     ROLE = "agent"
     TAB_TITLES = ("Tools", "Policy")
+    marked_kind: str | None = None  # the error the person asked for on their next call (AgentProp study)
+
+    def action_mark_injection(self) -> None:
+        """Cycle the kind of error put into my next tool call: each kind in turn, then none."""
+        from tauplay.core.vocabulary import INJECTION_KINDS
+
+        order: list[str | None] = [None, *INJECTION_KINDS]
+        kind = order[(order.index(self.marked_kind) + 1) % len(order)]
+        if self.runner is None or self.ended or not self.runner.mark_injection(kind):
+            self.app.report("the session has not started yet", severity="warning")  # type: ignore[attr-defined]
+            return
+        self.marked_kind = kind
+        self.app.notify(f"your next tool call will get a {kind} error; you see its result as a model would"
+                        if kind else "no error on your next call", markup=False)
+
+    def on_session_event(self, event: Event) -> None:
+        super().on_session_event(event)
+        payload = event.payload
+        if isinstance(payload, InjectionData) and payload.source == "marked":
+            self.marked_kind = None
 
     def message_placeholder(self) -> str:
         return "message to the user (Enter sends)"

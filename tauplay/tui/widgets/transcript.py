@@ -10,7 +10,16 @@ from rich.text import Text
 from textual.events import Resize
 from textual.widgets import RichLog
 
-from tauplay.core.events import Event, MessageData, NoticeData, TerminatedData, ToolCallData, ToolResultData
+from tauplay.core.events import (
+    Event,
+    InjectionData,
+    MessageData,
+    NoticeData,
+    TerminatedData,
+    ToolCallData,
+    ToolResultData,
+)
+from tauplay.core.injection import change_text
 from tauplay.core.vocabulary import Role
 
 USER_VIEW_OUTPUT = 160  # characters of a tool result shown to the person playing the user
@@ -48,6 +57,8 @@ def event_lines(event: Event, me: str | None, max_output: int | None = None) -> 
         if changes:
             line.append(f"  [{len(changes)} record(s) changed]", style="bold green")
         return [line]
+    if isinstance(payload, InjectionData):
+        return [injection_line(payload, "  ")]
     if isinstance(payload, NoticeData):
         return [Text(f"! {payload.text}", style="bold red" if payload.level == "error" else "yellow")]
     if isinstance(payload, TerminatedData):
@@ -55,22 +66,41 @@ def event_lines(event: Event, me: str | None, max_output: int | None = None) -> 
     return []
 
 
+def injection_line(injection: InjectionData, indent: str = "") -> Text:
+    """An injected call, unmistakable: ⚡ the kind, the tool and argument, the value sent → the value that ran."""
+    before, after = change_text(injection.original, injection.injected, injection.argument)
+    line = Text(f"{indent}⚡ INJECTED {injection.kind}", style="bold white on red")
+    line.append(f" {injection.tool}.{injection.argument}: ", style="bold red")
+    line.append(f"{before} → {after}", style="red")
+    if injection.detail:
+        line.append(f" ({injection.detail})", style="dim red")
+    if injection.source == "marked":
+        line.append(" · marked by you", style="dim red")
+    return line
+
+
 class Transcript(RichLog):
     DEFAULT_CSS = """
     Transcript { height: 1fr; border: none; padding: 0 1; }
     """
 
-    def __init__(self, me: str | None = None, max_output: int | None = None, **kwargs: Any) -> None:
-        """`max_output`: cut tool results to this many characters (the agent sees them whole)."""
+    def __init__(self, me: str | None = None, max_output: int | None = None, hide_planned_injections: bool = False,
+                 **kwargs: Any) -> None:
+        """`max_output`: cut tool results to this many characters (the agent sees them whole).
+        `hide_planned_injections`: a person playing the agent in a study sees a corrupted call as a model would,
+        without the mark (the end screen and review show it); a call they marked themselves stays marked."""
         super().__init__(wrap=True, markup=False, highlight=False, auto_scroll=True, min_width=1, **kwargs)
         self.me = me
         self.max_output = max_output
+        self.hide_planned_injections = hide_planned_injections
         self.shown = 0  # events drawn (tests wait on it)
         self._texts: list[Text] = []
         self._wrapped_at = 0
 
     def add_event(self, event: Event) -> None:
-        for line in event_lines(event, self.me, self.max_output):
+        payload = event.payload
+        hidden = self.hide_planned_injections and isinstance(payload, InjectionData) and payload.source != "marked"
+        for line in [] if hidden else event_lines(event, self.me, self.max_output):
             self._texts.append(line)
             self.write(line)
         self.shown += 1

@@ -1,0 +1,77 @@
+"""Wrong-but-plausible argument values from the retail data, for `semantic_wrong` injections: another order of
+the same user, another item of the same order, another variant of the same product, another payment method
+of the same user. Other arguments get tauplay's generic fallback (tauplay.core.injection)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tauplay.core.db import State
+from tauplay.core.injection import Alternative, AlternativeQuery
+
+
+def _order(state: State, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    order_id = arguments.get("order_id")
+    return state.get("orders", order_id) if isinstance(order_id, str) else None
+
+
+def _other_orders(state: State, order_id: str) -> list[Alternative]:
+    order = state.get("orders", order_id)
+    user = state.get("users", order["user_id"]) if order else None
+    if user is None:
+        return []
+    return [(o, "another order of the same user") for o in user["orders"] if o != order_id]
+
+
+def _other_items_of_order(state: State, arguments: dict[str, Any], item_id: str) -> list[Alternative]:
+    order = _order(state, arguments)
+    if order is None:
+        return []
+    items = sorted({i["item_id"] for i in order["items"]} - {item_id})
+    return [(i, "another item of the same order") for i in items]
+
+
+def _other_variants(state: State, arguments: dict[str, Any], position: Any, item_id: str) -> list[Alternative]:
+    """Another available variant of the product that the replaced item (or this item) belongs to."""
+    product_id = None
+    for spec in state.values("products"):
+        if item_id in spec["variants"]:
+            product_id = spec["product_id"]
+            break
+    old = arguments.get("item_ids")
+    if product_id is None and isinstance(old, list) and isinstance(position, int) and position < len(old):
+        order = _order(state, arguments)
+        product_id = next((i["product_id"] for i in (order or {}).get("items", []) if i["item_id"] == old[position]),
+                          None)
+    product = state.get("products", product_id) if isinstance(product_id, str) else None
+    if product is None:
+        return []
+    return [(v["item_id"], "another variant of the same product") for k, v in sorted(product["variants"].items())
+            if v["item_id"] != item_id and v.get("available")]
+
+
+def _other_payments(state: State, arguments: dict[str, Any], payment_id: str) -> list[Alternative]:
+    user_id = arguments.get("user_id")
+    if not isinstance(user_id, str):
+        order = _order(state, arguments)
+        user_id = order["user_id"] if order else None
+    user = state.get("users", user_id) if isinstance(user_id, str) else None
+    if user is None:
+        return []
+    return [(p, "another payment method of the same user") for p in sorted(user["payment_methods"])
+            if p != payment_id]
+
+
+def alternatives(query: AlternativeQuery) -> list[Alternative]:
+    state, name, value, args = query.state, query.name, query.value, query.arguments
+    if not isinstance(value, str):
+        return []
+    if name == "order_id":
+        return _other_orders(state, value)
+    if name == "item_ids":
+        return _other_items_of_order(state, args, value)
+    if name == "new_item_ids":
+        return _other_variants(state, args, query.path[-1], value)
+    if name == "payment_method_id":
+        return _other_payments(state, args, value)
+    return []

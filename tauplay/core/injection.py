@@ -1,0 +1,417 @@
+"""Parameter errors put into a tool call on purpose (AgentProp-Bench's four kinds), as pure functions.
+
+`corrupt(kind, spec, arguments, view, domain, rng)` returns the call's arguments with one argument made wrong,
+or None when the call has no argument of that kind:
+
+- `type_mismatch`: a value of another JSON type (a string where a number is declared, a number for a string...);
+- `out_of_range`: outside the declared enum, below zero for a count or amount, or not a calendar date or time;
+- `missing_required`: a required argument (or a required field of a nested object) removed;
+- `semantic_wrong`: right type and range, wrong meaning. The domain may supply alternatives from its own data
+  (`Domain.alternatives`: another reservation of the same user, another flight on the route...); otherwise
+  another enum value, a date moved by a few days, a flipped yes/no, or another value of the same field among the
+  records the session has seen (tool results), then among the database's records.
+
+Which call is corrupted, and how often, is the injector's business (`tauplay.sim.injector`); this module only
+knows arguments, schemas and the data a session can see (`SessionView`). Every choice goes through the `rng`
+it is given, so the same seed gives the same corruption.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from tauplay.core.db import State, copy_json
+from tauplay.core.domain import ROW_NUMBER, Domain
+from tauplay.core.tools import ToolSpec
+from tauplay.core.vocabulary import InjectionKind
+
+PathPart = str | int
+ArgPath = tuple[PathPart, ...]
+# What a domain's alternatives hook returns: other values for an argument, each with a few words saying what it is.
+Alternative = tuple[Any, str]
+
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_TIME = re.compile(r"^(\d{2}):(\d{2})$")
+
+
+def path_text(path: ArgPath) -> str:
+    """`("flights", 0, "date")` -> `flights[0].date`."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def parse_path(text: str) -> ArgPath:
+    """`flights[0].date` -> `("flights", 0, "date")` (the inverse of path_text)."""
+    out: list[PathPart] = []
+    for part in text.replace("]", "").split("."):
+        name, *indexes = part.split("[")
+        if name:
+            out.append(name)
+        out.extend(int(i) for i in indexes if i.isdigit())
+    return tuple(out)
+
+
+def change_text(original: dict[str, Any], injected: dict[str, Any], argument: str) -> tuple[str, str]:
+    """The injected argument's value before and after, as JSON text ("(absent)" where it is missing)."""
+
+    def shown(arguments: dict[str, Any]) -> str:
+        try:
+            return json.dumps(get_at(arguments, parse_path(argument)), ensure_ascii=False)
+        except (KeyError, IndexError, TypeError):
+            return "(absent)"
+
+    return shown(original), shown(injected)
+
+
+def leaf_name(path: ArgPath) -> str:
+    """The field an argument path ends in (`flights[0].date` -> `date`, `item_ids[1]` -> `item_ids`)."""
+    return next((p for p in reversed(path) if isinstance(p, str)), "")
+
+
+def get_at(arguments: Any, path: ArgPath) -> Any:
+    value = arguments
+    for part in path:
+        value = value[part]
+    return value
+
+
+def set_at(arguments: dict[str, Any], path: ArgPath, value: Any) -> dict[str, Any]:
+    """A copy of `arguments` with the value at `path` replaced."""
+    out = copy_json(arguments)
+    target: Any = out
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = value
+    return out
+
+
+def remove_at(arguments: dict[str, Any], path: ArgPath) -> dict[str, Any]:
+    out = copy_json(arguments)
+    target: Any = out
+    for part in path[:-1]:
+        target = target[part]
+    del target[path[-1]]
+    return out
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One scalar argument (nested ones included) with the schema that declares it."""
+
+    path: ArgPath
+    value: Any
+    schema: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return leaf_name(self.path)
+
+
+def leaves(arguments: dict[str, Any], schema: dict[str, Any]) -> Iterator[Leaf]:
+    """Every scalar value in the arguments that the schema declares, in argument order."""
+
+    def walk(value: Any, sub: dict[str, Any], path: ArgPath) -> Iterator[Leaf]:
+        if isinstance(value, dict):
+            props = sub.get("properties") or {}
+            for name, item in value.items():
+                if name in props and item is not None:
+                    yield from walk(item, props[name], (*path, name))
+        elif isinstance(value, list):
+            items = sub.get("items") or {}
+            for i, item in enumerate(value):
+                yield from walk(item, items, (*path, i))
+        elif path:
+            yield Leaf(path, value, sub)
+
+    yield from walk(arguments, schema, ())
+
+
+def required_paths(arguments: dict[str, Any], schema: dict[str, Any]) -> list[ArgPath]:
+    """The required arguments present in the call, and the required fields of nested objects."""
+    found: list[ArgPath] = []
+
+    def walk(value: Any, sub: dict[str, Any], path: ArgPath) -> None:
+        if isinstance(value, dict):
+            props = sub.get("properties") or {}
+            for name in sub.get("required") or []:
+                if name in value:
+                    found.append((*path, name))
+            for name, item in value.items():
+                if name in props:
+                    walk(item, props[name], (*path, name))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, sub.get("items") or {}, (*path, i))
+
+    walk(arguments, schema, ())
+    return found
+
+
+# -- what a session has seen ------------------------------------------------------------------------------
+
+@dataclass
+class SessionView:
+    """What the injection (and the interceptor) may read of a session so far: the state, the outputs of the
+    tool calls that succeeded and what the user said."""
+
+    state: State
+    outputs: Sequence[str] = ()
+    said: Sequence[str] = ()
+    _parsed: list[Any] | None = field(default=None, init=False, repr=False)
+
+    def parsed_outputs(self) -> list[Any]:
+        if self._parsed is None:
+            parsed = []
+            for text in self.outputs:
+                try:
+                    parsed.append(json.loads(text))
+                except (json.JSONDecodeError, TypeError):
+                    continue
+            self._parsed = parsed
+        return self._parsed
+
+    def mentioned(self, value: str) -> bool:
+        """The value came up: a tool result holds it, or the user said it (case, spaces and '#' ignored)."""
+        if any(value in text for text in self.outputs):
+            return True
+        wanted = _loose(value)
+        return bool(wanted) and any(wanted in _loose(text) for text in self.said)
+
+    def field_values(self, name: str) -> list[Any]:
+        """Values the session's tool results gave for a field called `name` (or, for `x_id`, in a list `xs`)."""
+        out: list[Any] = []
+        plural = name[:-3] + "s" if name.endswith("_id") else name + "s"
+
+        def walk(value: Any) -> None:
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    if key == name and _scalar(item):
+                        out.append(item)
+                    elif key in (name, plural) and isinstance(item, list):
+                        out.extend(x for x in item if _scalar(x))
+                    walk(item)
+            elif isinstance(value, list):
+                for item in value:
+                    walk(item)
+
+        for parsed in self.parsed_outputs():
+            walk(parsed)
+        return out
+
+
+def _loose(text: str) -> str:
+    return re.sub(r"[\s#]", "", text).lower()
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool) and value is not None
+
+
+# -- the four kinds -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Corruption:
+    """One argument made wrong: where, the new arguments, and what the new value is."""
+
+    kind: str
+    path: ArgPath
+    arguments: dict[str, Any]
+    detail: str
+
+    @property
+    def argument(self) -> str:
+        return path_text(self.path)
+
+
+def _wrong_type(value: Any, schema: dict[str, Any]) -> tuple[Any, str] | None:
+    kind = schema.get("type")
+    if kind == "string" and isinstance(value, str):
+        digits = "".join(ch for ch in value if ch.isdigit())
+        return (int(digits[:12]) if digits else len(value)), "a number where a string is declared"
+    if kind in ("integer", "number") and isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value), f"a string where {'an integer' if kind == 'integer' else 'a number'} is declared"
+    if kind == "boolean" and isinstance(value, bool):
+        return ("true" if value else "false"), "a string where true/false is declared"
+    return None
+
+
+def _out_of_range(value: Any, schema: dict[str, Any]) -> tuple[Any, str] | None:
+    enum = schema.get("enum")
+    if enum and isinstance(value, str):
+        for candidate in (value.replace("_", " "), value.capitalize(), value.upper(), f"{value}_plus"):
+            if candidate not in enum and candidate != value:
+                return candidate, f"not one of {', '.join(map(str, enum))}"
+    if enum and isinstance(value, int) and not isinstance(value, bool):
+        numbers = [v for v in enum if isinstance(v, int)]
+        return (max(numbers) + 1 if numbers else value + 1), "outside the declared values"
+    if isinstance(value, bool):
+        return None
+    if schema.get("type") in ("integer", "number") and isinstance(value, int | float):
+        wrong = -(abs(value) + 1)
+        return (int(wrong) if isinstance(value, int) else round(wrong, 2)), "below zero"
+    if isinstance(value, str):
+        if m := _DATE.match(value):
+            return f"{m.group(1)}-13-{m.group(3)}", "not a calendar date (month 13)"
+        if m := _TIME.match(value):
+            return f"25:{m.group(2)}", "not a time of day (hour 25)"
+    return None
+
+
+def _moved_date(value: str, rng: random.Random) -> list[Alternative]:
+    m = _DATE.match(value)
+    if not m:
+        return []
+    try:
+        day = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return []
+    shifts = [1, -1, 2, -2, 3, -3, 7]
+    rng.shuffle(shifts)
+    return [((day + timedelta(days=s)).isoformat(), f"the date moved by {s:+d} day(s)") for s in shifts]
+
+
+def generic_alternatives(leaf: Leaf, view: SessionView, domain: Domain, rng: random.Random) -> list[Alternative]:
+    """Values of the same type and range with another meaning, when the domain offers none of its own."""
+    value, schema, name = leaf.value, leaf.schema, leaf.name
+    enum = schema.get("enum")
+    if enum:
+        return [(v, "another of the declared values") for v in enum if v != value]
+    if isinstance(value, bool):
+        return [(not value, "the opposite yes/no")]
+    if isinstance(value, str) and (moved := _moved_date(value, rng)):
+        return moved
+    if isinstance(value, str) and (m := _TIME.match(value)):
+        hour = (int(m.group(1)) + 1) % 24
+        return [(f"{hour:02d}:{m.group(2)}", "an hour later")]
+    same_type = (lambda v: isinstance(v, str)) if isinstance(value, str) else \
+        (lambda v: isinstance(v, int | float) and not isinstance(v, bool))
+    seen = _distinct(v for v in view.field_values(name) if same_type(v) and v != value)
+    if seen:
+        return [(v, f"another {name} the session has seen") for v in seen]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        bumped = value + 1 if isinstance(value, int) else round(value * 1.1 + 1, 2)
+        return [(bumped, "a nearby number")]
+    stored = [v for v in _database_values(view.state, domain, name) if same_type(v) and v != value]
+    return [(v, f"another {name} in the database") for v in stored]
+
+
+def _distinct(values: Any) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        if v not in out:
+            out.append(v)
+    return out
+
+
+def _database_values(state: State, domain: Domain, name: str, limit: int = 50) -> list[Any]:
+    """Up to `limit` values of a field called `name` in the database, in key order (a record's key counts)."""
+    out: list[Any] = []
+    for spec in domain.tables:
+        if spec.key == name and spec.key != ROW_NUMBER:
+            keys = sorted(k for k, _ in state.rows(spec.name))
+            return keys[:limit]
+        for _, record in state.rows(spec.name):
+            item = record.get(name) if isinstance(record, dict) else None
+            if _scalar(item) and item not in out:
+                out.append(item)
+                if len(out) >= limit:
+                    return out
+    return out
+
+
+AlternativesHook = Callable[["AlternativeQuery"], list[Alternative]]
+
+
+@dataclass(frozen=True)
+class AlternativeQuery:
+    """What a domain's `alternatives` hook is asked: another value for this argument of this call."""
+
+    tool: str
+    path: ArgPath
+    value: Any
+    arguments: dict[str, Any]
+    view: SessionView
+
+    @property
+    def name(self) -> str:
+        return leaf_name(self.path)
+
+    @property
+    def state(self) -> State:
+        return self.view.state
+
+
+def semantic_alternatives(spec: ToolSpec, arguments: dict[str, Any], leaf: Leaf, view: SessionView,
+                          domain: Domain, rng: random.Random) -> list[Alternative]:
+    hook: AlternativesHook | None = domain.alternatives
+    if hook is not None:
+        found = [(v, d) for v, d in hook(AlternativeQuery(spec.name, leaf.path, leaf.value, arguments, view))
+                 if v != leaf.value]
+        if found:
+            return found
+    return generic_alternatives(leaf, view, domain, rng)
+
+
+def candidates(kind: str, spec: ToolSpec, arguments: dict[str, Any], view: SessionView | None = None,
+               domain: Domain | None = None, rng: random.Random | None = None) -> list[ArgPath]:
+    """The arguments of this call that an injection of `kind` could corrupt (none: the call is not eligible).
+    `semantic_wrong` needs the view and the domain (its alternatives come from the data)."""
+    schema = spec.parameters
+    if kind == InjectionKind.MISSING_REQUIRED:
+        return required_paths(arguments, schema)
+    if kind == InjectionKind.TYPE_MISMATCH:
+        return [leaf.path for leaf in leaves(arguments, schema) if _wrong_type(leaf.value, leaf.schema)]
+    if kind == InjectionKind.OUT_OF_RANGE:
+        return [leaf.path for leaf in leaves(arguments, schema) if _out_of_range(leaf.value, leaf.schema)]
+    if kind == InjectionKind.SEMANTIC_WRONG:
+        if view is None or domain is None:
+            raise ValueError("semantic_wrong needs the session's view and the domain")
+        rng = rng or random.Random(0)
+        return [leaf.path for leaf in leaves(arguments, schema)
+                if semantic_alternatives(spec, arguments, leaf, view, domain, rng)]
+    raise ValueError(f"unknown injection kind '{kind}'")
+
+
+def corrupt(kind: str, spec: ToolSpec, arguments: dict[str, Any], view: SessionView, domain: Domain,
+            rng: random.Random) -> Corruption | None:
+    """The call's arguments with one argument of `kind` made wrong (chosen with `rng`), or None when it has none."""
+    schema = spec.parameters
+    if kind == InjectionKind.MISSING_REQUIRED:
+        paths = required_paths(arguments, schema)
+        if not paths:
+            return None
+        path = rng.choice(paths)
+        return Corruption(kind, path, remove_at(arguments, path), "removed")
+    found = {leaf.path: leaf for leaf in leaves(arguments, schema)}
+    options: list[tuple[ArgPath, list[Alternative]]] = []
+    for path, leaf in found.items():
+        if kind == InjectionKind.TYPE_MISMATCH:
+            one = _wrong_type(leaf.value, leaf.schema)
+            alternatives = [one] if one else []
+        elif kind == InjectionKind.OUT_OF_RANGE:
+            one = _out_of_range(leaf.value, leaf.schema)
+            alternatives = [one] if one else []
+        elif kind == InjectionKind.SEMANTIC_WRONG:
+            alternatives = semantic_alternatives(spec, arguments, leaf, view, domain, rng)
+        else:
+            raise ValueError(f"unknown injection kind '{kind}'")
+        if alternatives:
+            options.append((path, alternatives))
+    if not options:
+        return None
+    path, alternatives = rng.choice(options)
+    value, detail = rng.choice(alternatives)
+    return Corruption(kind, path, set_at(arguments, path, value), detail)
+
+
+__all__ = ["Alternative", "AlternativeQuery", "AlternativesHook", "ArgPath", "Corruption", "Leaf", "SessionView",
+           "candidates", "change_text", "corrupt", "generic_alternatives", "get_at", "leaf_name", "leaves",
+           "parse_path", "path_text", "required_paths", "semantic_alternatives"]
