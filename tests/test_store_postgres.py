@@ -147,7 +147,7 @@ def make_v1(url: str) -> None:
 def test_migrates_a_v1_database(pg_url: str) -> None:
     make_v1(pg_url)
     with SessionStore(pg_url) as s:
-        assert s.schema_version == SCHEMA_VERSION == 4
+        assert s.schema_version == SCHEMA_VERSION == 5
         old = s.get_session("s1")
         assert (old.data_source, old.reward, old.emotion_family, old.seed) == ("", 1.0, "sadness", 7)
         assert s.events("s1") == [Event(seq=0, kind="message", role="user", data={"content": "hi"}, turn=1, at=1.5)]
@@ -163,7 +163,7 @@ def test_migrates_a_v1_database(pg_url: str) -> None:
     engine = create_engine(pg_url)
     try:
         with engine.connect() as conn:
-            assert conn.exec_driver_sql("SELECT value FROM meta").scalar() == "4"
+            assert conn.exec_driver_sql("SELECT value FROM meta").scalar() == "5"
     finally:
         engine.dispose()
     with SessionStore(pg_url) as s:  # an up-to-date database opens unchanged
@@ -204,7 +204,7 @@ def test_migrates_a_v2_database(pg_url: str, pg_server: PostgresServer) -> None:
     finally:
         engine.dispose()
     with SessionStore(pg_url) as s:
-        assert s.schema_version == SCHEMA_VERSION == 4
+        assert s.schema_version == SCHEMA_VERSION == 5
         assert [(r.annotator, r.created_at, r.updated_at) for r in s.reviewed_by("s1")] == [
             ("ana", 1.7, 2.5), ("bo", 2.0, 2.0)]
         assert [x.id for x in s.list_sessions(reviewed=False)] == ["s2"]

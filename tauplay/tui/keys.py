@@ -115,7 +115,7 @@ KEYS: tuple[Key, ...] = (
     Key("edit.save", "ctrl+s", "save", "Save", "edit"),
     Key("edit.cancel", "escape", "cancel", "Cancel", "edit"),
     # playing the agent in an AgentProp study
-    Key("play.inject", "f6", "mark_injection", "Corrupt next call", "play-inject", show=False,
+    Key("play.inject", "f8", "mark_injection", "Corrupt next call", "play-inject", show=False,
         detail="cycle the kind of error put into your next tool call before it runs (type_mismatch, out_of_range, "
         "missing_required, semantic_wrong, none); you see its result as a model would"),
 )

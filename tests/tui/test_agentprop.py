@@ -12,7 +12,8 @@ from typing import Any
 
 from tauplay.cli import main
 from tauplay.core.labels import Judgment
-from tauplay.tui.review import ReviewApp, SessionReviewScreen
+from tauplay.tui.review import SessionReviewScreen
+from tauplay.tui.review_app import ReviewApp
 from tauplay.tui.screens.end import EndScreen
 from tauplay.tui.screens.play import PlayAgentScreen
 from tauplay.tui.widgets.transcript import Transcript
@@ -30,7 +31,7 @@ async def test_mark_my_next_call_to_corrupt(db_path: Path) -> None:
         play = app.screen
         assert isinstance(play, PlayAgentScreen)
         await your_turn(pilot, play)
-        await pilot.press("f6")  # the first kind: type_mismatch
+        await pilot.press("f8")  # the first kind: type_mismatch
         assert play.marked_kind == "type_mismatch"
         await send(pilot, play, 'get_reservation_details(reservation_id="842X51")', box="#call-input")
         await wait_until(pilot, lambda: any(e.kind == "tool_result" for e in play.events), what="the result")
