@@ -14,11 +14,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+def one_line(text: str, limit: int = 300) -> str:
+    """A cause as one line: the first line, never a quoted traceback, with secrets masked (a server's 401 may
+    quote the key it was given)."""
+    from tauplay.core.secrets import mask_text
+
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    line = line.split("Traceback (most recent call last)")[0].rstrip(" :")
+    return mask_text(line[:limit])
+
+
 class LLMError(Exception):
-    """A model call that failed for good. `kind`: http, timeout, malformed, config."""
+    """A model call that failed for good. `kind`: http, timeout, malformed, config. The message is one line with
+    secrets masked, whatever the library said."""
 
     def __init__(self, kind: str, message: str, retryable: bool = False) -> None:
-        super().__init__(message)
+        super().__init__(one_line(message, limit=600))
         self.kind = kind
         self.retryable = retryable
 
@@ -69,10 +80,27 @@ def _api_key(config: LLMConfig) -> str | None:
     return None
 
 
+# What litellm says when a 200 reply cannot be read as a chat completion (it then reports "HTTP 500").
+_UNREADABLE = ("Expecting value", "JSONDecodeError", "no 'choices'", "Invalid response object", "Unterminated string",
+               "Extra data", "not valid JSON")
+
+
+def _unreadable_reply(exc: Exception) -> bool:
+    """A 200 whose body is not a chat completion. litellm raises it as an InternalServerError with status 500,
+    but no server answered 500: it carries no response headers, and its cause says what could not be read."""
+    if getattr(exc, "status_code", None) != 500 or getattr(exc, "litellm_response_headers", "absent") is not None:
+        return False
+    text = f"{exc} {exc.__context__ or ''}"
+    return any(hint in text for hint in _UNREADABLE)
+
+
 def _classify(exc: Exception) -> LLMError:
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
-    text = str(exc).splitlines()[0][:300] if str(exc) else name
+    text = one_line(str(exc)) or name
+    if _unreadable_reply(exc):
+        cause = one_line(str(exc.__context__ or exc)) or name
+        return LLMError("malformed", f"the model server's reply is not a chat completion: {cause}")
     if isinstance(exc, (asyncio.TimeoutError, TimeoutError)) or "Timeout" in name:
         return LLMError("timeout", f"model call timed out: {text}", retryable=True)
     if status is not None:

@@ -16,7 +16,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands.common import UsageError, say
 
 KINDS = ("taubench-results", "tau2-results", "sessions", "tasks")
 
@@ -60,7 +60,7 @@ def _import_tasks(args: argparse.Namespace) -> int:
     note = f"; {len(flagged)} with a published emotion outside its family (tasks {', '.join(flagged)})" if flagged \
         else ""
     if args.dry_run:
-        print(f"{args.file}: {len(task_set.tasks)} task(s) read{note}; nothing written (dry run)")
+        say(f"{args.file}: {len(task_set.tasks)} task(s) read{note}; nothing written (dry run)")
         return 0
     if out.exists() and not args.force:
         raise UsageError(f"{out} exists; choose another --out or pass --force")
@@ -69,7 +69,7 @@ def _import_tasks(args: argparse.Namespace) -> int:
         task_set.save(out)
     except OSError as e:
         raise UsageError(f"{out}: cannot write: {e.strerror or e}") from None
-    print(f"{args.file}: {len(task_set.tasks)} task(s) written to {out}{note}")
+    say(f"{args.file}: {len(task_set.tasks)} task(s) written to {out}{note}")
     return 0
 
 
@@ -131,7 +131,7 @@ def _import_sessions(args: argparse.Namespace) -> int:
     if env_factory is not None:
         summary += f"; replayed on {args.data}: {mismatches} call(s) failed on replay (no diff recorded)"
     if args.dry_run:
-        print(f"{path}: {summary}; nothing written (dry run)")
+        say(f"{path}: {summary}; nothing written (dry run)")
         return 0
     from tauplay.store import SessionStore, StoreError
 
@@ -147,7 +147,7 @@ def _import_sessions(args: argparse.Namespace) -> int:
             where = store.name
     except StoreError as e:
         raise UsageError(f"{path}: nothing imported: {e}") from None
-    print(f"{path}: imported {summary} into {where} (batch {batch})")
+    say(f"{path}: imported {summary} into {where} (batch {batch})")
     return 0
 
 

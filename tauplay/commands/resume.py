@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands.common import UsageError, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,9 +43,9 @@ def run(args: argparse.Namespace) -> int:
         people = [r for r in records if "human" in (r.agent.get("kind"), r.user.get("kind"))]
         todo = [r for r in records if r not in people]
         for r in people:
-            print(f"session {r.id}: played by a person; resume it from the app's home screen", file=sys.stderr)
+            say(f"session {r.id}: played by a person; resume it from the app's home screen", file=sys.stderr)
         if not todo:
-            print("no unfinished sessions to resume" if not people else "nothing left to resume here")
+            say("no unfinished sessions to resume" if not people else "nothing left to resume here")
             return 0
         results = _resume_all(store, todo, args.concurrency)
     finally:
@@ -54,12 +54,12 @@ def run(args: argparse.Namespace) -> int:
     for record, outcome, error in results:
         if error is not None:
             failed += 1
-            print(f"session {record.id}: not resumed: {error}", file=sys.stderr)
+            say(f"session {record.id}: not resumed: {error}", file=sys.stderr)
         elif args.json:
             print(json.dumps({"session": record.id, "task_id": record.task_id, "reason": outcome.reason,
                               "reward": outcome.value}))
         else:
-            print(f"session {record.id} (task {record.task_id}): {outcome.reason}, reward {outcome.value:g}")
+            say(f"session {record.id} (task {record.task_id}): {outcome.reason}, reward {outcome.value:g}")
     return 1 if failed else 0
 
 

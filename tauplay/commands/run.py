@@ -16,7 +16,7 @@ import sys
 import uuid
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands.common import UsageError, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -158,7 +158,7 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     else:
         _print_table(rows, args.trials, batch_id, store.name)
     for f in failures:
-        print(f"task {f.task_id} trial {f.job.trial}: session did not run: {f.failure}", file=sys.stderr)
+        say(f"task {f.task_id} trial {f.job.trial}: session did not run: {f.failure}", file=sys.stderr)
     return 1 if failures else 0
 
 
@@ -198,6 +198,9 @@ def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -
     from rich import box
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from tauplay.core.text import visible
 
     table = Table(title=f"batch {batch_id}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("domain / emotion", justify="left")
@@ -213,8 +216,8 @@ def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -
         cells = [row.name, str(row.tasks), str(row.sessions), str(row.counts["1"]), str(row.counts["0"]),
                  str(row.counts["-1"]), str(row.counts["failed"]), f"{row.mean:.3f}"]
         cells += [f"{row.pass_k[k]:.3f}" if k in row.pass_k else "-" for k in range(1, trials + 1)]
-        table.add_row(*cells)
+        table.add_row(*(Text(visible(c)) for c in cells))  # names from task files: never markup or escapes
     # A pipe or a file gets the whole table rather than rich's 80-column default.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     console.print(table)
-    console.print(f"sessions saved in {store_name} (batch {batch_id})", markup=False)
+    console.print(visible(f"sessions saved in {store_name} (batch {batch_id})"), markup=False)

@@ -32,6 +32,7 @@ class Reply:
     status: int = 200
     delay: float = 0.0
     builder: Callable[[dict[str, Any]], Reply] | None = None
+    raw: bytes | None = None  # sent as the body of a 200 instead of a chat completion (a malformed reply)
 
 
 class ReplyQueue:
@@ -51,6 +52,10 @@ class ReplyQueue:
 
     def error(self, status: int = 500, message: str = "internal error") -> ReplyQueue:
         return self._push(Reply(content=message, status=status))
+
+    def raw(self, body: bytes) -> ReplyQueue:
+        """A 200 whose body is these bytes (not a chat completion): a broken server or proxy."""
+        return self._push(Reply(raw=body))
 
     def hang(self, seconds: float) -> ReplyQueue:
         return self._push(Reply(content="(too late)", delay=seconds))
@@ -118,6 +123,8 @@ class FakeLLMServer:
                     reply = reply.builder(body)
                 if reply.delay:
                     time.sleep(reply.delay)
+                if reply.raw is not None:
+                    return self._send_bytes(200, reply.raw)
                 if reply.status != 200:
                     return self._send(reply.status, {"error": {"message": reply.content, "type": "server_error"}})
                 message: dict[str, Any] = {"role": "assistant", "content": reply.content}
@@ -132,7 +139,9 @@ class FakeLLMServer:
                 })
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
+                self._send_bytes(status, json.dumps(payload).encode())
+
+            def _send_bytes(self, status: int, data: bytes) -> None:
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")

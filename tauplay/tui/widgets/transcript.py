@@ -11,6 +11,7 @@ from textual.events import Resize
 from textual.widgets import RichLog
 
 from tauplay.core.events import Event, MessageData, NoticeData, TerminatedData, ToolCallData, ToolResultData
+from tauplay.core.text import visible
 from tauplay.core.vocabulary import Role
 
 USER_VIEW_OUTPUT = 160  # characters of a tool result shown to the person playing the user
@@ -18,8 +19,8 @@ USER_VIEW_OUTPUT = 160  # characters of a tool result shown to the person playin
 
 def _args(arguments: Any) -> str:
     if not isinstance(arguments, dict):
-        return str(arguments)
-    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+        return visible(str(arguments))
+    return visible(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items()))
 
 
 def event_lines(event: Event, me: str | None, max_output: int | None = None) -> list[Text]:
@@ -29,11 +30,11 @@ def event_lines(event: Event, me: str | None, max_output: int | None = None) -> 
         who = event.role + (" (you)" if event.role == me else "")
         line = Text()
         line.append(f"{who}: ", style="bold cyan" if event.role == Role.AGENT else "bold magenta")
-        line.append(payload.content)
+        line.append(visible(payload.content))
         return [line]
     if isinstance(payload, ToolCallData):
         line = Text("  → ", style="dim")
-        line.append(payload.name, style="bold yellow")
+        line.append(visible(payload.name), style="bold yellow")
         line.append(f"({_args(payload.arguments)})", style="yellow")
         return [line]
     if isinstance(payload, ToolResultData):
@@ -41,15 +42,15 @@ def event_lines(event: Event, me: str | None, max_output: int | None = None) -> 
         if max_output is not None and len(output) > max_output:
             output = output[:max_output] + f"… ({len(payload.output)} characters)"
         line = Text("  ← ", style="dim")
-        line.append(output, style="red" if payload.error else "dim")
+        line.append(visible(output), style="red" if payload.error else "dim")
         changes = (payload.diff or {}).get("changes")
         if changes:
             line.append(f"  [{len(changes)} record(s) changed]", style="bold green")
         return [line]
     if isinstance(payload, NoticeData):
-        return [Text(f"! {payload.text}", style="bold red" if payload.level == "error" else "yellow")]
+        return [Text(f"! {visible(payload.text)}", style="bold red" if payload.level == "error" else "yellow")]
     if isinstance(payload, TerminatedData):
-        return [Text(f"— session ended: {payload.reason or ''} —", style="bold")]
+        return [Text(f"— session ended: {visible(payload.reason or '')} —", style="bold")]
     return []
 
 
