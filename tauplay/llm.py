@@ -61,8 +61,14 @@ class RawToolCall:
             value = json.loads(self.arguments) if self.arguments.strip() else {}
         except json.JSONDecodeError as e:
             raise LLMError("malformed", f"tool call {self.name}: arguments are not valid JSON ({e.msg})") from None
+        except RecursionError:
+            raise LLMError("malformed", f"tool call {self.name}: arguments nested too deeply") from None
         if not isinstance(value, dict):
             raise LLMError("malformed", f"tool call {self.name}: arguments must be a JSON object")
+        from tauplay.core.nesting import MAX_DEPTH, too_deep
+
+        if too_deep(value):
+            raise LLMError("malformed", f"tool call {self.name}: arguments nested deeper than {MAX_DEPTH} levels")
         return value
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay.core.secrets import MASK, SECRET_KEYS, SECRET_SUFFIXES, configured_secrets, is_secret_key, mask_text
+from tauplay.core.secrets import (
+    MASK,
+    SECRET_KEYS,
+    SECRET_SUFFIXES,
+    configured_secrets,
+    is_secret_key,
+    mask_text,
+)
 
 __all__ = ["MASK", "SECRET_KEYS", "SECRET_SUFFIXES", "clean_event_data", "is_secret_key", "mask_all",
            "mask_string", "scrub"]
