@@ -116,14 +116,25 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from tauplay.sim.batch import Job, run_batch, summarize
+    from tauplay.sim.batch import BatchStopped, Job, batch_plan, run_batch, summarize
     from tauplay.sim.kinds import make_agent, make_user
     from tauplay.sim.orchestrator import Limits
     from tauplay.sim.session import SessionSetup
+    from tauplay.sim.writer import LogWriter
+    from tauplay.store import StoreError
 
     jobs = [Job(SessionSetup(domain, task, database, emotion, args.data or "", args.seed), trial)
             for task in tasks for trial in range(args.trials)]
     batch_id = uuid.uuid4().hex[:12]
+    limits = Limits(args.max_steps, args.max_errors)
+    writer = LogWriter(store)  # the batch's owner: it renews the heartbeat of the batch and its sessions
+    try:  # the plan first: a batch killed at any moment can be finished by `tauplay resume --batch`
+        store.create_batch(batch_id, domain=domain.name, owner=writer.owner,
+                           plan=batch_plan(jobs, trials=args.trials, agent=agent_desc, user=user_desc, limits=limits,
+                                           concurrency=args.concurrency))
+    except StoreError as e:
+        writer.close()
+        raise UsageError(str(e)) from None
     err = Console(stderr=True, highlight=False)
     rewards = {"1": 0, "0": 0, "-1": 0, "failed": 0}
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -140,16 +151,34 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
             rewards["failed" if r is None else "1" if r == 1 else "-1" if r == -1 else "0"] += 1
             progress.update(bar, advance=1, tally=tally())
 
-        results = asyncio.run(run_batch(
-            store, jobs, agent=lambda: make_agent(agent_desc), user=lambda: make_user(user_desc),
-            concurrency=args.concurrency, limits=Limits(args.max_steps, args.max_errors), batch_id=batch_id,
-            on_done=done))
+        try:
+            results = asyncio.run(run_batch(
+                writer, jobs, agent=lambda: make_agent(agent_desc), user=lambda: make_user(user_desc),
+                concurrency=args.concurrency, limits=limits, batch_id=batch_id, on_done=done))
+        except BatchStopped as stopped:
+            results = stopped.results
+            ran = sum(1 for r in results if r.reward is not None)
+            progress.stop()
+            say(f"tauplay run: {stopped}; the batch stopped there: {ran} of {len(jobs)} session(s) saved whole "
+                f"(finish it with: tauplay resume --batch {batch_id}, once the database can be written)",
+                file=sys.stderr)
+            return 1
+        finally:
+            writer.close()
+    try:
+        store.finish_batch(batch_id)
+    except StoreError as e:
+        say(f"tauplay run: {e}", file=sys.stderr)
     verified: dict[str, Any] = {}
     if args.verifier_model:
         verified = asyncio.run(_verify_statements(args, store, domain, results))
     rows = summarize(results, args.trials)
     failures = [r for r in results if r.failure]
     if args.json:
+        from tauplay.core.secrets import mask_text
+
+        agent_desc, user_desc = ({k: mask_text(v) if isinstance(v, str) else v for k, v in d.items()}
+                                 for d in (agent_desc, user_desc))  # an api_base may hold user:password@
         print(json.dumps({"batch_id": batch_id, "store": store.name, "domain": domain.name, "agent": agent_desc,
                           "user": user_desc, "trials": args.trials, "summary": [r.to_json() for r in rows],
                           "sessions": [{**r.to_json(), **({"llm_statements": verified[r.session_id]}
@@ -217,7 +246,9 @@ def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -
                  str(row.counts["-1"]), str(row.counts["failed"]), f"{row.mean:.3f}"]
         cells += [f"{row.pass_k[k]:.3f}" if k in row.pass_k else "-" for k in range(1, trials + 1)]
         table.add_row(*(Text(visible(c)) for c in cells))  # names from task files: never markup or escapes
-    # A pipe or a file gets the whole table rather than rich's 80-column default.
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    # A pipe or a file gets the whole table rather than rich's 80-column default: wide enough for every
+    # column (a name, seven counts and one pass^k per trial), so that none is cut.
+    longest = max((len(r.name) for r in rows), default=8)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else max(160, longest + 80 + 10 * trials))
     console.print(table)
     console.print(visible(f"sessions saved in {store_name} (batch {batch_id})"), markup=False)
