@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         if len(chosen) < 2:
             raise UsageError("--annotators needs at least two annotators, separated by commas")
     try:
-        with SessionStore(args.db) as store:
+        with SessionStore(args.db, readonly=True) as store:
             sessions = {s.id: s for s in store.list_sessions(domain=args.domain)}
             # source "auto" is a suggestion the person kept and saved: their judgement as much as a typed label
             rows = [a for a in store.annotations() if a.session_id in sessions]

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.store import SessionStore, StoreError
 
     try:
-        with SessionStore(args.db) as store:
+        with SessionStore(args.db, readonly=True) as store:  # reads only: nothing created, nothing written
             text, summary = _export(args, store)
     except StoreError as e:
         raise UsageError(str(e)) from None

@@ -103,6 +103,8 @@ def _import_sessions(args: argparse.Namespace) -> int:
     env_factory = _env_factory(args)
     source = str(path)
     if args.kind == "sessions":
+        if path.is_dir():
+            raise UsageError(f"{path}: is a folder, expected a sessions file (JSON Lines)")
         if not path.is_file():
             raise UsageError(f"{path}: no such file")
         try:
@@ -136,7 +138,13 @@ def _import_sessions(args: argparse.Namespace) -> int:
     from tauplay.store import SessionStore, StoreError
 
     ids = import_ids(args.kind, path.read_bytes(), len(bundles))
-    batch = args.batch or (f"import-{ids[0][:8]}" if ids else None)
+    if args.kind == "sessions":  # a tauplay sessions file keeps each session's own batch, as --help says
+        batch = args.batch
+        named = sorted({b.batch_id for b in bundles if b.batch_id})
+        shown = args.batch or (", ".join(named[:3]) + (", ..." if len(named) > 3 else "") if named else "none")
+    else:
+        batch = args.batch or (f"import-{ids[0][:8]}" if ids else None)
+        shown = str(batch)
     try:
         with SessionStore(args.db) as store:
             present = already_there(store, ids)
@@ -147,7 +155,7 @@ def _import_sessions(args: argparse.Namespace) -> int:
             where = store.name
     except StoreError as e:
         raise UsageError(f"{path}: nothing imported: {e}") from None
-    say(f"{path}: imported {summary} into {where} (batch {batch})")
+    say(f"{path}: imported {summary} into {where} (batch {shown})")
     return 0
 
 
