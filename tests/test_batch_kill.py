@@ -20,9 +20,7 @@ from typing import Any
 
 import pytest
 
-from tauplay.core.lease import Owner, writer_gone
 from tauplay.store import SessionStore
-from tests.conftest import REPO
 from tests.support.llm_server import Reply
 
 TRIALS = 4
@@ -171,6 +169,8 @@ def test_the_heartbeat_is_renewed_while_the_writer_is_open(tmp_path: Path, monke
 
 
 def test_writer_gone_rules() -> None:
+    from tauplay.core.lease import Owner, writer_gone
+
     now = time.time()
     here = Owner.here()
     other_host = str(Owner("elsewhere.example", 1234, "abcd1234"))

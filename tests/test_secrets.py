@@ -13,12 +13,23 @@ from typing import Any
 import pytest
 
 from tauplay.cli import main
-from tauplay.core.secrets import configured_secrets, mask_text
 from tauplay.store import SessionStore
 from tauplay.store.scrub import clean_event_data, mask_all
 from tests.conftest import REPO, SHARED_TAUBENCH
 
-CONFIGURED = "sk-secret-XYZ123"  # too short for the key patterns: only knowing the configured value masks it
+CONFIGURED = "sk-secret-XYZ123"
+
+
+def mask_text(text: str, secrets: tuple[str, ...] | None = None) -> str:
+    from tauplay.core.secrets import mask_text as mask
+
+    return mask(text, secrets)
+
+
+def configured_secrets() -> tuple[str, ...]:
+    from tauplay.core.secrets import configured_secrets as found
+
+    return found()  # too short for the key patterns: only knowing the configured value masks it
 
 
 def _strings(value: Any) -> Iterator[str]:

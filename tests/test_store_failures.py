@@ -22,12 +22,11 @@ import pytest
 from tauplay.core.domain import get_domain
 from tauplay.core.events import Event
 from tauplay.core.tasks import load_tasks
-from tauplay.sim.batch import STOPPED, BatchStopped, Job, run_batch
+from tauplay.sim.batch import Job, run_batch
 from tauplay.sim.oracle import OracleAgent
 from tauplay.sim.scripted_user import ScriptedUser
 from tauplay.sim.session import SessionSetup
 from tauplay.store import SessionStore, StoreError
-from tests.conftest import REPO
 
 DOMAIN = get_domain("airline")
 TASKS = load_tasks(DOMAIN.task_set_path(), "airline").tasks
@@ -113,7 +112,9 @@ class FailingLog:
         self.appends += 1
         if self.appends >= self.fail_at:
             self.failures += 1
-            raise StoreError(f"{self.store.name}: the disk is full (database or disk is full)", unusable=True)
+            error = StoreError(f"{self.store.name}: the disk is full (database or disk is full)")
+            error.unusable = True  # type: ignore[attr-defined]
+            raise error
         self.store.append_events(items)
 
     def __getattr__(self, name: str) -> Any:
@@ -121,6 +122,8 @@ class FailingLog:
 
 
 def test_a_batch_stops_at_the_first_unusable_store_failure(tmp_path: Path) -> None:
+    from tauplay.sim.batch import STOPPED, BatchStopped
+
     store = SessionStore(str(tmp_path / "s.db"))
     log = FailingLog(store, fail_at=40)
     jobs = [Job(SessionSetup(DOMAIN, t, DOMAIN.database()), trial) for t in TASKS for trial in range(5)]

@@ -7,6 +7,7 @@ import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -90,9 +91,9 @@ def repair_ended(conn: Connection) -> int:
     sessions = Table("sessions", MetaData(), Column("id", String(32), primary_key=True), Column("status", String),
                      Column("termination_reason", String), Column("reward", Float), Column("reward_info", JSON))
     for sid, raw in found:
-        data = raw if isinstance(raw, dict) else json.loads(raw or "{}")
+        data: dict[str, Any] = raw if isinstance(raw, dict) else json.loads(raw or "{}")
         reason = data.get("reason")
-        reward = data.get("reward") if isinstance(data.get("reward"), dict) else {}
+        reward: dict[str, Any] = data["reward"] if isinstance(data.get("reward"), dict) else {}
         value = reward.get("reward")
         conn.execute(sessions.update().where(sessions.c.id == sid).values(
             status=str(status_of(str(reason or ""))), termination_reason=reason,

@@ -91,7 +91,7 @@ class TauplayApp(App[int]):
     def report(self, message: str, severity: str = "error") -> None:
         """An error for the person: a notification (never a crash), remembered for tests."""
         self.last_error = message
-        self.notify(message, severity=severity, markup=False, timeout=8)  # type: ignore[arg-type]
+        self.notify(message, severity=severity, markup=False, timeout=8)
 
     def key_for(self, binding_id: str) -> str:
         """The key that triggers a binding now (the user's keymap wins)."""
