@@ -218,8 +218,15 @@ def test_a_reader_that_goes_away_ends_quietly(tmp_path: Path) -> None:
     done = subprocess.run(f"'{sys.executable}' -m tauplay verify '{tasks}' --domain airline --json | head -c 10",
                           shell=True, capture_output=True, text=True, cwd=tmp_path, timeout=120,
                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
-    assert done.stdout == '{\n "summary'[:10]
-    assert done.stderr == ""
+    assert done.stdout == '{\n "summary'[:10] and done.stderr == ""
+    # The same without the race: the reader is gone before the first byte is written.
+    child = subprocess.Popen([sys.executable, "-m", "tauplay", "verify", str(tasks), "--domain", "airline", "--json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, text=True,
+                             env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()
+    err = child.stderr.read()
+    assert child.wait(120) == 141 and err == ""
 
 
 def test_events_with_control_characters_are_saved_byte_for_byte(tmp_path: Path) -> None:
