@@ -450,7 +450,7 @@ def test_migrates_a_v2_file(db: Path, tmp_path: Path) -> None:
     raw.executescript(V2_DDL)
     raw.close()
     with SessionStore(f"sqlite:///{db}") as s:
-        assert s.schema_version == SCHEMA_VERSION == 3
+        assert s.schema_version == SCHEMA_VERSION == 4
         assert s.get_session("s1").data_source == "gen" and len(s.annotations("s1")) == 3
         # each (session, annotator) with labels got one mark, dated by its first and last label
         marks = [(r.annotator, r.note, r.created_at, r.updated_at) for r in s.reviewed_by("s1")]

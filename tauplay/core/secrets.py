@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import os
 import re
 
@@ -40,6 +41,12 @@ _KEY_PATTERNS = re.compile(
     """,
     re.VERBOSE,
 )
+# Substrings one of which every match of _KEY_PATTERNS holds: most text has none, and `in` is far cheaper than
+# trying the alternation at every position.
+_KEY_HINTS = ("sk-", "AKIA", "ASIA", "gho_", "ghp_", "ghu_", "ghs_", "ghr_", "github_pat_", "hf_", "AIza", "xox",
+              "eyJ", "gsk", "pplx", "xai")
+_AUTH_HINTS = ("bearer", "basic", "token", "authorization")
+
 # `Bearer <token>` / `Token <token>` / `Basic <base64>`: masked only when what follows is credential-shaped.
 _AUTH_HEADER = re.compile(r"\b(Bearer|Token|Basic)(\s+)([A-Za-z0-9._~+/=\-]{8,})", re.IGNORECASE)
 # An explicit authorization header or field: whatever follows is the credential.
@@ -51,6 +58,7 @@ _QUERY_SECRET = re.compile(r"([?&](?:api[_\-]?key|key|token|access_token|secret|
 _WORDS = re.compile(r"[A-Za-z]+(?:[-_ ][A-Za-z]+)*\.?")  # letters (and joiners) only: a word or a phrase
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_key(name: str) -> bool:
     """Whether a field or variable of this name holds a secret (api_key, OPENAI_API_KEY, hf_token...)."""
     norm = name.strip().lower().replace("-", "_")
@@ -68,8 +76,32 @@ def configured_secrets(environ: os._Environ[str] | dict[str, str] | None = None)
     """The values of the secret variables set in the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY,
     TAUPLAY_API_KEY, AWS_SECRET_ACCESS_KEY, HF_TOKEN, any *_API_KEY / *_TOKEN / *_SECRET / *_PASSWORD...),
     longest first, so that one value containing another is masked whole."""
-    env = os.environ if environ is None else environ
-    found = {v.strip() for k, v in env.items() if is_secret_key(k) and _is_key_value(v)}
+    if environ is not None:
+        return _longest_first(frozenset(v for k, v in environ.items() if is_secret_key(k)))
+    values = []
+    for name in _secret_names():
+        value = os.environ.get(name)
+        if value:
+            values.append(value)
+    return _longest_first(frozenset(values))
+
+
+_names: tuple[int, tuple[str, ...]] = (-1, ())
+
+
+def _secret_names() -> tuple[str, ...]:
+    """The secret-looking variable names of the environment, listed again whenever the number of variables
+    changes (walking os.environ decodes every entry: too slow for each saved event); values are read fresh."""
+    global _names
+    count = len(os.environ)
+    if _names[0] != count:
+        _names = (count, tuple(k for k in os.environ if is_secret_key(k)))
+    return _names[1]
+
+
+@functools.lru_cache(maxsize=64)
+def _longest_first(values: frozenset[str]) -> tuple[str, ...]:
+    found = {v.strip() for v in values if _is_key_value(v)}
     return tuple(sorted(found, key=len, reverse=True))
 
 
@@ -108,8 +140,14 @@ def mask_text(text: str, secrets: tuple[str, ...] | None = None) -> str:
             text = text.replace(value, MASK)
     if len(text) < 8:  # too short to hold a key; the common case for short values
         return text
-    text = _KEY_PATTERNS.sub(MASK, text)
-    text = _AUTH_FIELD.sub(lambda m: f"{m.group(1)}{MASK}", text)
-    text = _AUTH_HEADER.sub(_auth, text)
-    text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}{MASK}@", text)
-    return _QUERY_SECRET.sub(lambda m: f"{m.group(1)}{MASK}", text)
+    if any(hint in text for hint in _KEY_HINTS):
+        text = _KEY_PATTERNS.sub(MASK, text)
+    low = text.lower()
+    if any(hint in low for hint in _AUTH_HINTS):
+        text = _AUTH_FIELD.sub(lambda m: f"{m.group(1)}{MASK}", text)
+        text = _AUTH_HEADER.sub(_auth, text)
+    if "://" in text:
+        text = _URL_PASSWORD.sub(lambda m: f"{m.group(1)}{MASK}@", text)
+    if "=" in text:
+        text = _QUERY_SECRET.sub(lambda m: f"{m.group(1)}{MASK}", text)
+    return text
