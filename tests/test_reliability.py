@@ -235,3 +235,19 @@ def test_events_with_control_characters_are_saved_byte_for_byte(tmp_path: Path) 
         sid = store.create_session(domain="airline", task_id="1", role="batch", agent={}, user={}, task={})
         store.append_event(sid, Event(seq=0, kind="message", role="agent", data={"content": text}))
         assert store.events(sid)[0].data["content"] == text
+
+
+# -- 1: printed reports show control characters, never send them ------------------------------------------------
+
+def test_printed_reports_show_control_characters(tmp_path: Path) -> None:
+    evil = "t\x1b]2;PWNED\x07\x1b[2J"
+    tasks = tmp_path / "evil.json"
+    tasks.write_text(json.dumps({"format": "tauplay-tasks", "domain": "airline", "tasks": [
+        {"id": evil, "instruction": "x", "actions": [{"name": "get_user_details", "kwargs": {"user_id": evil}}]}]}))
+    done = tauplay("verify", str(tasks), "--domain", "airline", cwd=tmp_path)
+    assert "task t␛]2;PWNED\\x07␛[2J: not executable" in done.stderr
+    assert "\x1b" not in done.stderr + done.stdout and "\x07" not in done.stderr + done.stdout
+    bad = tmp_path / "bad\x1b[31m.json"
+    bad.write_text("{")
+    done = tauplay("verify", str(bad), "--domain", "airline", cwd=tmp_path)
+    assert done.returncode == 2 and "bad␛[31m.json" in done.stderr and "\x1b" not in done.stderr
