@@ -32,7 +32,8 @@ FIXTURE = REPO / "tests" / "fixtures" / "store_v3_main.db"
 
 
 def tauplay(*args: str, cwd: Path = REPO, **kw: Any) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd)}
+    # TAUPLAY_FORCE_TUI: `review` gets past its terminal check to the database check (it opens no screen here)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(cwd), "TAUPLAY_FORCE_TUI": "1"}
     return subprocess.run([sys.executable, "-m", "tauplay", *args], capture_output=True, text=True, cwd=cwd,
                           timeout=120, stdin=subprocess.DEVNULL, env=env, **kw)
 

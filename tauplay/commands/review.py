@@ -49,11 +49,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     from tauplay.store import SessionStore, StoreError
 
+    app = ReviewApp(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db)
+    require_terminal()
     try:  # nothing to review in a database that is not there: refuse a mistyped path instead of creating it
         SessionStore(args.db, must_exist=True).close()
     except StoreError as e:
         raise UsageError(str(e)) from None
-    app = ReviewApp(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db)
-    require_terminal()
     app.run()
     return 0
