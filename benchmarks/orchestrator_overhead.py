@@ -6,11 +6,12 @@ concurrent sessions.
 A session is the airline add-a-bag task played by an LLM agent and an LLM user, both answered by the local
 scripted server (7 model calls, 13 events). Figures:
 - server time: one raw HTTP round trip to the server (http.client, keep-alive), no litellm;
-- model call time: one call through tauplay.llm / litellm, as the orchestrator makes it;
+- model call time: one call through tauplay.llm (the lean httpx client for these openai/… models with an
+  api base; TAUPLAY_LLM_CLIENT=litellm for litellm), as the orchestrator makes it;
 - overhead per turn: session wall time minus the time spent inside model calls, per model call
   (a "turn" = one participant step). It holds everything done around the model: events, sinks, chat
-  history, tool calls in the environment, the final reward and alignment, and also whatever litellm does
-  after a call returns (its logging worker runs in the same event loop). Measured with the events kept in
+  history, tool calls in the environment, the final reward and alignment, and also whatever the client does
+  after a call returns (litellm's logging worker runs in the same event loop). Measured with the events kept in
   memory only and with each event committed to a SQLite store (WAL) as in real runs.
 - tauplay's own cost per turn: the same sessions with the model call replaced by an instant in-process
   reply (no HTTP, no litellm), so only the orchestrator, participants, environment and sinks remain.
@@ -34,14 +35,17 @@ from urllib.parse import urlparse
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tauplay.core.domain import get_domain  # noqa: E402
-from tauplay.core.events import STOP_TOKEN  # noqa: E402
+from tauplay.core.environment import Environment  # noqa: E402
 from tauplay.core.tasks import load_tasks  # noqa: E402
-from tauplay.llm import LLMConfig  # noqa: E402
+from tauplay.core.vocabulary import STOP_TOKEN  # noqa: E402
+from tauplay.llm import LLMConfig, client_for  # noqa: E402
 from tauplay.sim import llm_participants  # noqa: E402
 from tauplay.sim.llm_participants import LLMAgent, LLMUser  # noqa: E402
 from tauplay.sim.oracle import OracleAgent  # noqa: E402
+from tauplay.sim.orchestrator import Orchestrator  # noqa: E402
+from tauplay.sim.participants import Conversation  # noqa: E402
 from tauplay.sim.scripted_user import ScriptedUser  # noqa: E402
-from tauplay.sim.session import SessionSetup, StoreRecorder, new_orchestrator, run_session  # noqa: E402
+from tauplay.sim.session import SessionSetup, run_session  # noqa: E402
 from tauplay.store import SessionStore  # noqa: E402
 from tests.support.llm_server import FakeLLMServer, Reply  # noqa: E402
 
@@ -146,7 +150,9 @@ async def sequential(url: str, clock: ModelClock, sessions: int, store: SessionS
         setup = SessionSetup(DOMAIN, TASK, DOMAIN.database())
         t0 = time.perf_counter()
         if store is None:
-            orchestrator = new_orchestrator(setup, agent, user)
+            conversation = Conversation(setup.domain, setup.task, Environment(setup.domain, setup.database),
+                                        setup.condition)
+            orchestrator = Orchestrator(agent, user, conversation)
             outcome = await orchestrator.run()
         else:
             _, outcome = await run_session(store, setup, agent, user)
@@ -180,12 +186,13 @@ async def main_async(args: argparse.Namespace) -> None:
     clock.install()
     with tempfile.TemporaryDirectory() as tmp:
         store = SessionStore(str(Path(tmp) / "bench.db"))
-        await sequential(server.url, clock, 2, None)  # warm up: litellm import, first connections
+        await sequential(server.url, clock, 2, None)  # warm up: client import, first connections
         server_ms = raw_server_ms(server.url)
         mem = await sequential(server.url, clock, args.sessions, None)
         disk = await sequential(server.url, clock, args.sessions, store)
         print(f"server's own time (raw HTTP round trip, median): {server_ms:.2f} ms")
-        print(f"model call through litellm (median per call):   {mem['model_call_ms']:.2f} ms")
+        which = client_for(LLMConfig("openai/agent", api_base=server.url))
+        print(f"model call through tauplay.llm, {which} client (median per call): {mem['model_call_ms']:.2f} ms")
         print(f"session: {mem['calls_per_session']} model calls, {mem['events_per_session']:.0f} events")
         for label, r in (("events in memory", mem), ("events committed to SQLite", disk)):
             verdict = "meets" if r["overhead_ms"] < TARGET_MS else "MISSES"
@@ -210,7 +217,7 @@ async def main_async(args: argparse.Namespace) -> None:
         print(f"{n} concurrent offline sessions (oracle + scripted, SQLite store): {wall:.2f} s, "
               f"{n / wall:.1f} sessions/s, {events / wall:.0f} events/s")
         recorder_ms = _recorder_ms(store)
-        print(f"one event committed to SQLite (StoreRecorder, median): {recorder_ms:.3f} ms")
+        print(f"one event committed to SQLite (SessionStore.append_event, median): {recorder_ms:.3f} ms")
         store.close()
     server.stop()
 
@@ -220,12 +227,11 @@ def _recorder_ms(store: SessionStore, n: int = 300) -> float:
 
     sid = store.create_session(domain="airline", task_id=TASK.id, role="batch", agent={"kind": "x"},
                                user={"kind": "x"}, task=TASK.to_json())
-    recorder = StoreRecorder(store, sid)
     times = []
     for i in range(n):
         event = Event(i, "message", "user", {"content": "I need an extra bag on 842X51."}, i // 2)
         t0 = time.perf_counter()
-        recorder(event)
+        store.append_event(sid, event)
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1000
 

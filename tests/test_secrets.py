@@ -119,7 +119,8 @@ def test_a_401_quoting_the_key_leaves_it_nowhere(tmp_path: Path, llm_server: Any
     with SessionStore(str(db)) as store:
         (record,) = store.list_sessions()
         notices = [e.data["text"] for e in store.events(record.id) if e.kind == "notice"]
-        assert notices and "401" in notices[0] and "[redacted]" in notices[0] and CONFIGURED not in notices[0]
+        assert notices and "401" in notices[0] and CONFIGURED not in notices[0]
+        assert "[redacted]" in notices[0] or "***" in notices[0]  # the model client masks the key it sent as ***
     assert main(["export", "sessions", "--all", "--db", str(db), "--out", str(tmp_path / "s.jsonl")]) == 0
     exported = (tmp_path / "s.jsonl").read_text()
     assert CONFIGURED not in exported and "401" in exported

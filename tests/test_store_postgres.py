@@ -119,8 +119,8 @@ def test_concurrent_first_opens_create_the_schema_once(pg_url: str) -> None:
 
 
 def make_v1(url: str) -> None:
-    """A schema-v1 database: today's without what v4 added (batches, sessions' owner and heartbeat), the table v3
-    added and the two columns v2 added; one row in every table."""
+    """A schema-v1 database: today's without the tables v5, v4 and v3 added, the columns v5 added (sessions' owner
+    and heartbeat) and the two columns v2 added; one row in every table."""
     engine = create_engine(url)
     try:
         with engine.begin() as conn:
@@ -128,7 +128,7 @@ def make_v1(url: str) -> None:
             for sql in (
                 "DROP TABLE batches", "ALTER TABLE sessions DROP COLUMN owner",
                 "ALTER TABLE sessions DROP COLUMN heartbeat_at",
-                "DROP TABLE session_reviews",
+                "DROP TABLE perceptions", "DROP TABLE session_reviews",
                 "ALTER TABLE sessions DROP COLUMN data_source", "ALTER TABLE annotations DROP COLUMN source",
                 "INSERT INTO meta VALUES ('schema_version', '1')",
                 """INSERT INTO sessions (id, created_at, updated_at, domain, task_id, task, role, agent, "user",
@@ -149,7 +149,7 @@ def make_v1(url: str) -> None:
 def test_migrates_a_v1_database(pg_url: str) -> None:
     make_v1(pg_url)
     with SessionStore(pg_url) as s:
-        assert s.schema_version == SCHEMA_VERSION == 4
+        assert s.schema_version == SCHEMA_VERSION == 5
         old = s.get_session("s1")
         assert (old.data_source, old.reward, old.emotion_family, old.seed) == ("", 1.0, "sadness", 7)
         assert s.events("s1") == [Event(seq=0, kind="message", role="user", data={"content": "hi"}, turn=1, at=1.5)]
@@ -165,7 +165,7 @@ def test_migrates_a_v1_database(pg_url: str) -> None:
     engine = create_engine(pg_url)
     try:
         with engine.connect() as conn:
-            assert conn.exec_driver_sql("SELECT value FROM meta").scalar() == "4"
+            assert conn.exec_driver_sql("SELECT value FROM meta").scalar() == "5"
     finally:
         engine.dispose()
     with SessionStore(pg_url) as s:  # an up-to-date database opens unchanged
@@ -206,7 +206,7 @@ def test_migrates_a_v2_database(pg_url: str, pg_server: PostgresServer) -> None:
     finally:
         engine.dispose()
     with SessionStore(pg_url) as s:
-        assert s.schema_version == SCHEMA_VERSION == 4
+        assert s.schema_version == SCHEMA_VERSION == 5
         assert [(r.annotator, r.created_at, r.updated_at) for r in s.reviewed_by("s1")] == [
             ("ana", 1.7, 2.5), ("bo", 2.0, 2.0)]
         assert [x.id for x in s.list_sessions(reviewed=False)] == ["s2"]

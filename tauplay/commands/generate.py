@@ -4,7 +4,9 @@ distractors; see tauplay.tracer.constraints).
 
 Writes a tauplay task set (with provenance: seed, stage settings, model, per-stage drop report) that
 `tauplay verify` and `tauplay validate` read. Offline templates write the instructions unless --model
-names a litellm model.
+names a litellm model. `--difficulty D` asks for tasks of exactly that depth; a domain with depth tiers
+(escape: 5, 10, 15, 20, 25) takes only those, and its tasks are built by the domain itself (an escape
+room per task: `tauplay generate --domain escape --difficulty 10 --n 20 --seed 3`).
 """
 
 from __future__ import annotations
@@ -36,7 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="trace: Tracer tasks on the tool graph (default); constraint: goals as rules over "
                              "several entities with several valid solutions (travel, restaurant, airline)")
     parser.add_argument("--depth", default=None, metavar="MIN-MAX",
-                        help="dependent steps per task, drawn in equal tiers (default 1-4; one number for one tier)")
+                        help="dependent steps per task, drawn in equal tiers (default 1-4, or every tier of a "
+                             "domain that has tiers; one number for one tier)")
+    parser.add_argument("--difficulty", type=int, default=None, metavar="D",
+                        help="exactly this depth for every task (escape: one of its tiers 5, 10, 15, 20, 25)")
     parser.add_argument("--solutions", default=None, metavar="MIN-MAX",
                         help="--kind constraint: valid solutions a task may have (default 2-16)")
     parser.add_argument("--emotions", default="balanced", metavar="DIST",
@@ -61,13 +66,33 @@ def parse_depth(text: str, flag: str = "--depth") -> tuple[int, int]:
     return lo, hi
 
 
-def _settings(args: argparse.Namespace) -> Any:
+def _depth(args: argparse.Namespace, tiers: tuple[int, ...] | None) -> tuple[int, int]:
+    if args.difficulty is not None and args.depth is not None:
+        raise UsageError("give --difficulty or --depth, not both")
+    if args.difficulty is not None:
+        if tiers is not None and args.difficulty not in tiers:
+            raise UsageError(f"--difficulty must be one of {', '.join(map(str, tiers))} for this domain "
+                             f"(got {args.difficulty})")
+        if args.difficulty < 0:
+            raise UsageError(f"--difficulty must be at least 0 (got {args.difficulty})")
+        return args.difficulty, args.difficulty
+    if args.depth is not None:
+        depth = parse_depth(args.depth)
+        if tiers is not None and not any(depth[0] <= t <= depth[1] for t in tiers):
+            raise UsageError(f"--depth {args.depth} holds no tier of this domain ({', '.join(map(str, tiers))})")
+        return depth
+    return (min(tiers), max(tiers)) if tiers else (1, 4)
+
+
+def _settings(args: argparse.Namespace, hints: Any) -> Any:
     from tauplay.tracer.pipeline import Settings
 
+    if hints.builds_tasks and args.model:
+        raise UsageError("--model: this domain writes each task from its own data; no model takes part")
     emotions, model = _common(args)
     if args.solutions is not None:
         raise UsageError("--solutions applies to --kind constraint only")
-    return Settings(n=args.n, seed=args.seed, depth=parse_depth(args.depth or "1-4"), emotions=emotions, model=model,
+    return Settings(n=args.n, seed=args.seed, depth=_depth(args, hints.depth_tiers), emotions=emotions, model=model,
                     concurrency=args.concurrency, attempts=60 if args.attempts is None else args.attempts)
 
 
@@ -97,8 +122,8 @@ def _constraint_settings(args: argparse.Namespace) -> Any:
     from tauplay.tracer.constraints.generate import ConstraintSettings
 
     emotions, model = _common(args)
-    if args.depth is not None:
-        raise UsageError("--depth applies to --kind trace only (constraint tasks take --solutions)")
+    if args.depth is not None or args.difficulty is not None:
+        raise UsageError("--depth and --difficulty apply to --kind trace only (constraint tasks take --solutions)")
     lo, hi = parse_depth(args.solutions or "2-16", "--solutions")
     if lo < 1:
         raise UsageError(f"--solutions {args.solutions}: a task needs at least 1 solution")
@@ -127,14 +152,18 @@ def distributions(tasks: list[Any]) -> dict[str, dict[str, int]]:
 
 def run(args: argparse.Namespace) -> int:
     from tauplay.core.domain import DomainError, get_domain
+    from tauplay.tracer.hints import hints_for
     from tauplay.tracer.pipeline import Tracer
 
     if args.kind == "constraint":
         return _run_constraint(args)
-    settings = _settings(args)
-    out = _out_path(args)
     try:
         domain = get_domain(args.domain)
+    except DomainError as e:
+        raise UsageError(str(e)) from None
+    settings = _settings(args, hints_for(domain))
+    out = _out_path(args)
+    try:
         database = domain.database(args.data)
     except DomainError as e:
         raise UsageError(str(e)) from None

@@ -14,6 +14,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
     parser.add_argument("--annotator", help="your name, saved with every label (default: your login)")
     parser.add_argument("--blind", action="store_true", help="hide other annotators' labels")
+    parser.add_argument("--show-condition", action="store_true",
+                        help="show each session's emotion condition (hidden by default, so that the emotion "
+                             "perceived in user turns is marked blind to it)")
     parser.add_argument("--domain", help="only sessions of this domain")
     parser.add_argument("--task", metavar="ID", help="only sessions of this task")
     parser.add_argument("--reward", type=float, help="only sessions with this reward (1, 0 or -1)")
@@ -37,7 +40,8 @@ def _whoami() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tauplay.tui.review import FilterError, ReviewApp, filter_text, parse_filters
+    from tauplay.tui.review import FilterError, filter_text, parse_filters
+    from tauplay.tui.review_app import ReviewApp
 
     raw = {"domain": args.domain, "task": args.task, "reward": args.reward, "reason": args.reason,
            "emotion": args.emotion, "model": args.model, "played_by": args.played_by,
@@ -49,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     from tauplay.store import SessionStore, StoreError
 
-    app = ReviewApp(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db)
+    app = ReviewApp(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db,
+                    show_condition=args.show_condition)
     require_terminal()
     try:  # nothing to review in a database that is not there: refuse a mistyped path instead of creating it
         SessionStore(args.db, must_exist=True).close()

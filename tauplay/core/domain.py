@@ -14,7 +14,9 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from tauplay.core.db import Database
+from tauplay.core.db import Database, State
+from tauplay.core.progress import ProgressNode
+from tauplay.core.tasks import Task
 from tauplay.core.tools import ToolSpec
 
 ENTRY_POINT_GROUP = "tauplay.domains"
@@ -59,6 +61,22 @@ class Domain:
     default_task_set: str = "starter"
     default_seed: int = 7
     constraints: Any = None  # a tauplay.core.constraints.ConstraintModel when the domain offers constraint tasks
+    # -- what a domain may change about how sessions run (the defaults suit customer service) --------------
+    confirm_writes: bool = True  # the policy has the agent confirm each write with the user first (the oracle does)
+    agent_preamble: str = ""  # first words of an LLM agent's system prompt ("" : a customer service agent)
+    # The domain's own offline user (the `scripted` kind): conversation -> (message, intent). Typed loosely:
+    # the conversation is the sim layer's, and core imports no other layer.
+    scripted_user: Callable[[Any], tuple[str, str | None]] | None = None
+    # What the graph panel shows instead of the tool graph: (session state, task, reveal everything) -> the
+    # nodes of the task's own dependency graph; without `reveal`, only what the session has discovered.
+    progress: Callable[[State, Task, bool], list[ProgressNode]] | None = None
+    # Failure labels particular to the domain (name -> what it means), offered beside the general taxonomy.
+    fault_labels: dict[str, str] = field(default_factory=dict)
+    # How fault alignment compares a call with a gold action: (tool, arguments) -> a key equal for calls
+    # that do the same (None: the arguments exactly). And whether a valid order other than gold's is a
+    # fault ("Wrong Order"); a domain whose tools refuse a step taken too early says no.
+    call_key: Callable[[str, dict[str, Any]], str] | None = None
+    gold_order_matters: bool = True
 
     @cached_property
     def tool_map(self) -> dict[str, ToolSpec]:

@@ -140,9 +140,15 @@ class FaultSuggestion:
                 "gold_index": self.gold_index, "detail": self.detail}
 
 
-def _same(call: ToolCall | Action, action: Action) -> bool:
+def _key(domain: Domain, name: str, args: dict[str, Any]) -> str:
+    """One text per call; a domain may say which calls are the same (an escape room: operands of a sum in
+    either order, words in any case)."""
+    return domain.call_key(name, args) if domain.call_key is not None else canonical(args)
+
+
+def _same(call: ToolCall | Action, action: Action, domain: Domain) -> bool:
     args = call.arguments if isinstance(call, ToolCall) else call.kwargs
-    return call.name == action.name and canonical(args) == canonical(action.kwargs)
+    return call.name == action.name and _key(domain, call.name, args) == _key(domain, action.name, action.kwargs)
 
 
 def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
@@ -150,7 +156,8 @@ def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
     """Suggest Missed / Extra / Repeated / Wrong-Order actions by matching calls to gold actions.
 
     Writes are judged strictly (an extra write is a fault); reads only count as missed, since looking
-    things up beyond the gold path is normal. Failed calls are ignored: they changed nothing.
+    things up beyond the gold path is normal. Failed calls are ignored: they changed nothing. Calls are
+    compared by the domain's `call_key` when it has one.
     """
     ok = list(succeeded) if succeeded is not None else [True] * len(calls)
     is_write = {t.name: t.is_write for t in domain.tools}
@@ -161,13 +168,14 @@ def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
     for ci, call in enumerate(calls):
         if not ok[ci]:
             continue
-        gi = next((g for g, a in enumerate(gold) if g not in used and _same(call, a)), None)
+        gi = next((g for g, a in enumerate(gold) if g not in used and _same(call, a, domain)), None)
         if gi is not None:
             used.add(gi)
             matched_gold[ci] = gi
         elif is_write.get(call.name, False):
             repeat = next((p for p in seen_calls if calls[p].name == call.name
-                           and canonical(calls[p].arguments) == canonical(call.arguments)), None)
+                           and _key(domain, call.name, calls[p].arguments)
+                           == _key(domain, call.name, call.arguments)), None)
             if repeat is not None:
                 suggestions.append(FaultSuggestion(FaultCategory.REPEATED_ACTION, call.name, ci, None,
                                                    f"same call as step {repeat + 1}"))
@@ -180,8 +188,10 @@ def align(calls: Sequence[ToolCall], gold: Sequence[Action], domain: Domain,
             kind = "write" if is_write.get(action.name, False) else "read"
             suggestions.append(FaultSuggestion(FaultCategory.MISSED_ACTION, action.name, None, gi,
                                                f"gold {kind} action {gi + 1} was never carried out"))
-    # Wrong order: matched writes whose gold order is inverted.
-    writes = [(ci, gi) for ci, gi in sorted(matched_gold.items()) if is_write.get(gold[gi].name, False)]
+    # Wrong order: matched writes whose gold order is inverted (unless the domain's tools refuse a call
+    # made too early, so that any order that succeeded was a valid one).
+    writes = [(ci, gi) for ci, gi in sorted(matched_gold.items()) if is_write.get(gold[gi].name, False)
+              and domain.gold_order_matters]
     best = -1
     for ci, gi in writes:
         if gi < best:

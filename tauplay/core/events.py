@@ -103,6 +103,8 @@ class MessageData(EventPayload):
     # What an offline participant meant (greeting, confirm, skip, done, more, disclose, answer, escalate,
     # nudge, stop, abandon): the state an offline participant reads back on resume.
     intent: str | None = None
+    # A model's reply: {"prompt_tokens": int, "completion_tokens": int, "cost": float (US dollars)}.
+    usage: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,6 +119,7 @@ class ToolCallData(EventPayload):
     raw_arguments: str | None = None  # arguments that were not valid JSON, as sent...
     problem: str | None = None  # ...and why they could not be used
     requestor: str | None = None  # who made the call when it is not the agent (an imported user-side call)
+    usage: dict[str, Any] | None = None  # the model reply's tokens and cost, on the first call of its group
 
 
 @dataclass(frozen=True, kw_only=True)

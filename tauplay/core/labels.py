@@ -10,10 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tauplay.core.emotions import FAMILIES, INTENSITY
 from tauplay.core.events import Event
 from tauplay.core.vocabulary import (
     ANNOTATION_SOURCES,
     FAULT_CATEGORIES,
+    PERCEIVED_NONE,
     SEVERITIES,
     WHO_ERRED,
     AnnotationSource,
@@ -56,6 +58,36 @@ class FaultLabel:
         return {"category": self.category, "who_erred": self.who_erred, "severity": self.severity,
                 "annotator": self.annotator, "note": self.note, "turn": self.turn, "seq": self.seq,
                 "source": str(self.source)}
+
+
+@dataclass(frozen=True)
+class EmotionPerception:
+    """The emotion a person perceived in one user turn (the user message at `seq`): a family and its
+    intensity, or PERCEIVED_NONE (intensity None). Compared with the session's intended condition for emotion
+    fidelity; a person gives it without seeing that condition."""
+
+    seq: int
+    turn: int
+    family: str
+    intensity: str | None
+    annotator: str
+
+    def problems(self) -> list[str]:
+        out = []
+        if self.family != PERCEIVED_NONE and self.family not in FAMILIES:
+            out.append(f"unknown emotion family {self.family!r}; expected one of: "
+                       f"{', '.join((*FAMILIES, PERCEIVED_NONE))}")
+        if self.family == PERCEIVED_NONE and self.intensity is not None:
+            out.append("a turn perceived with no emotion has no intensity")
+        if self.family != PERCEIVED_NONE and self.intensity not in INTENSITY:
+            out.append(f"unknown intensity {self.intensity!r}; expected one of: {', '.join(INTENSITY)}")
+        if not self.annotator:
+            out.append("a perception label needs an annotator name")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, "turn": self.turn, "family": self.family, "intensity": self.intensity,
+                "annotator": self.annotator}
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,10 @@ from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN
 
 
 def agent_system_prompt(domain: Domain) -> str:
-    return (f"You are a customer service agent for {domain.title}. Help the user within the policy below, "
-            "using the tools to look things up and make changes. Make at most one change at a time.\n\n"
-            + domain.policy)
+    preamble = domain.agent_preamble or (
+        f"You are a customer service agent for {domain.title}. Help the user within the policy below, "
+        "using the tools to look things up and make changes. Make at most one change at a time.")
+    return preamble + "\n\n" + domain.policy
 
 
 def agent_tools(domain: Domain) -> list[dict[str, Any]]:

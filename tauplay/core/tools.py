@@ -25,6 +25,7 @@ class ToolSpec:
     produces: frozenset[str] = frozenset()  # entity fields the output supplies (graph edges)
     terminal: bool = False  # ends the episode (transfer to a human)
     utility: bool = False  # neither reads nor writes data (think, calculate)
+    ends_turn: bool = False  # once it succeeds the other side speaks next (an escape room's answer)
 
     @property
     def is_write(self) -> bool:
@@ -70,6 +71,7 @@ class _Marker:
     terminal: bool = False
     utility: bool = False
     name: str | None = None
+    ends_turn: bool = False
 
 
 def tool(
@@ -79,11 +81,13 @@ def tool(
     terminal: bool = False,
     utility: bool = False,
     name: str | None = None,
+    ends_turn: bool = False,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark a function `f(db, **arguments)` as a domain tool."""
 
     def mark(func: Callable[..., Any]) -> Callable[..., Any]:
-        func.__tauplay_tool__ = _Marker(kind, tuple(produces), terminal, utility, name)  # type: ignore[attr-defined]
+        func.__tauplay_tool__ = _Marker(kind, tuple(produces), terminal, utility, name,  # type: ignore[attr-defined]
+                                        ends_turn)
         return func
 
     return mark
@@ -101,6 +105,7 @@ def spec_of(func: Callable[..., Any]) -> ToolSpec:
         produces=frozenset(marker.produces),
         terminal=marker.terminal,
         utility=marker.utility,
+        ends_turn=marker.ends_turn,
     )
 
 

@@ -127,6 +127,12 @@ ANNOTATION_SOURCES = values(AnnotationSource)
 VERDICTS = values(Verdict)
 REVIEW_REASON_CODES = tuple(code for code, _ in REVIEW_REASONS)
 
+# Emotion fidelity: what a person perceived in a user turn. A family of tauplay.core.emotions, or this word.
+PERCEIVED_NONE = "none"
+
+# Which sessions count as an error in the statistics: trials that did not succeed, whatever their reward.
+ERROR_STATUSES = (SessionStatus.FAILED, SessionStatus.INTERRUPTED)
+
 # What a simulated user writes to end a session: satisfied, or giving up on the agent.
 STOP_TOKEN = "###STOP###"
 UNSATISFIED_TOKEN = "###UNSATISFIED###"

@@ -1,5 +1,7 @@
 """Batch runs: many sessions (tasks x trials) at a bounded concurrency, each saved as it happens, and the
-summary of their rewards: counts and pass^1..k per domain and per emotion family."""
+summary of their rewards: counts and pass^1..k per domain, per emotion family and, when the tasks carry a
+difficulty, per difficulty (an escape room's tier); with each row the success rate and the mean steps, tool
+calls, tool errors and seconds of its sessions."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tauplay.core.evaluation import pass_hat_k
+from tauplay.core.events import Event, ToolResultData, of_kind
+from tauplay.core.vocabulary import EventKind
 from tauplay.sim.orchestrator import Limits
 from tauplay.sim.participants import AgentParticipant, UserParticipant
 from tauplay.sim.session import SessionSetup, run_session
@@ -28,6 +32,14 @@ class JobResult:
     reason: str | None  # None when the session itself could not run (see `failure`)
     reward: float | None
     failure: str | None = None
+    steps: int = 0  # messages and tool calls, both sides (what --max-steps counts)
+    calls: int = 0  # tool calls the agent made
+    errors: int = 0  # of which failed
+    seconds: float = 0.0  # from the first saved event to the last
+
+    @property
+    def difficulty(self) -> int | None:
+        return self.job.setup.task.difficulty
 
     @property
     def task_id(self) -> str:
@@ -44,8 +56,18 @@ class JobResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"session_id": self.session_id, "domain": self.job.setup.domain.name, "task_id": self.task_id,
-                "trial": self.job.trial, "emotion_family": self.family, "reason": self.reason,
-                "reward": self.reward, "failure": self.failure}
+                "trial": self.job.trial, "emotion_family": self.family, "difficulty": self.difficulty,
+                "reason": self.reason, "reward": self.reward, "failure": self.failure, "steps": self.steps,
+                "tool_calls": self.calls, "tool_errors": self.errors, "seconds": round(self.seconds, 3)}
+
+
+def _effort(events: Sequence[Event]) -> tuple[int, int, int, float]:
+    """(steps, tool calls, failed ones, seconds from the first event to the last) of a session's events."""
+    steps = sum(1 for e in events if e.kind in (EventKind.MESSAGE, EventKind.TOOL_CALL))
+    calls = sum(1 for e in events if e.kind == EventKind.TOOL_CALL)
+    errors = sum(1 for _, p in of_kind(events, ToolResultData) if p.error)
+    seconds = events[-1].at - events[0].at if events else 0.0
+    return steps, calls, errors, seconds
 
 
 STOPPED = "not run: the batch stopped at a store failure"
@@ -87,7 +109,7 @@ async def run_batch(log: SessionLog | LogWriter, jobs: Sequence[Job], *, agent: 
             try:
                 sid, outcome = await run_session(writer, job.setup, agent(), user(), limits=limits,
                                                  batch_id=batch_id, trial=job.trial, on_created=created.append)
-                result = JobResult(job, sid, outcome.reason, outcome.reward.reward)
+                result = JobResult(job, sid, outcome.reason, outcome.reward.reward, None, *_effort(outcome.events))
             except asyncio.CancelledError:
                 return JobResult(job, created[0] if created else None, None, None, STOPPED)
             except Exception as e:  # one broken session must not sink the batch; its events stay saved
@@ -121,18 +143,24 @@ async def run_batch(log: SessionLog | LogWriter, jobs: Sequence[Job], *, agent: 
 
 @dataclass
 class SummaryRow:
-    group: str  # "domain" or "emotion"
+    group: str  # "domain", "emotion" or "difficulty"
     name: str
     tasks: int = 0
     sessions: int = 0
     counts: dict[str, int] = field(default_factory=lambda: {"1": 0, "0": 0, "-1": 0, "failed": 0})
     mean: float = 0.0
     pass_k: dict[int, float] = field(default_factory=dict)
+    success: float = 0.0  # sessions with reward 1, of all sessions (one that did not run did not succeed)
+    steps: float = 0.0  # means over the sessions that ran
+    calls: float = 0.0
+    errors: float = 0.0
+    seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {"group": self.group, "name": self.name, "tasks": self.tasks, "sessions": self.sessions,
                 "rewards": self.counts, "mean_reward": self.mean,
-                "pass_hat_k": {str(k): v for k, v in self.pass_k.items()}}
+                "pass_hat_k": {str(k): v for k, v in self.pass_k.items()}, "success": self.success,
+                "mean_steps": self.steps, "mean_tool_calls": self.calls, "mean_tool_errors": self.errors, "mean_seconds": self.seconds}
 
 
 def _row(group: str, name: str, results: list[JobResult], k_max: int) -> SummaryRow:
@@ -151,6 +179,13 @@ def _row(group: str, name: str, results: list[JobResult], k_max: int) -> Summary
         per_task.setdefault(r.task_id, []).append(r.reward)
     row.tasks = len(per_task)
     row.mean = sum(rewards) / len(rewards) if rewards else 0.0
+    ran = [r for r in results if r.reward is not None]
+    row.success = row.counts["1"] / row.sessions if row.sessions else 0.0
+    if ran:
+        row.steps = sum(r.steps for r in ran) / len(ran)
+        row.calls = sum(r.calls for r in ran) / len(ran)
+        row.errors = sum(r.errors for r in ran) / len(ran)
+        row.seconds = sum(r.seconds for r in ran) / len(ran)
     fewest = min((len(v) for v in per_task.values()), default=0)
     for k in range(1, min(k_max, fewest) + 1):
         row.pass_k[k] = pass_hat_k(per_task, k)
@@ -158,13 +193,19 @@ def _row(group: str, name: str, results: list[JobResult], k_max: int) -> Summary
 
 
 def summarize(results: Sequence[JobResult], trials: int) -> list[SummaryRow]:
-    """One row per domain, then one per emotion family (tasks without a condition under "none")."""
+    """One row per domain, then one per emotion family (tasks without a condition under "none"), then one
+    per difficulty, easiest first, when the tasks carry one (tasks without under "none")."""
     rows: list[SummaryRow] = []
-    for group, key in (("domain", lambda r: r.job.setup.domain.name), ("emotion", lambda r: r.family)):
+    groups: list[tuple[str, Callable[[JobResult], str]]] = [("domain", lambda r: r.job.setup.domain.name),
+                                                            ("emotion", lambda r: r.family)]
+    if any(r.difficulty is not None for r in results):
+        groups.append(("difficulty", lambda r: "none" if r.difficulty is None else str(r.difficulty)))
+    for group, key in groups:
         buckets: dict[str, list[JobResult]] = {}
         for r in results:
             buckets.setdefault(key(r), []).append(r)
-        rows.extend(_row(group, name, items, trials) for name, items in sorted(buckets.items()))
+        order = sorted(buckets, key=lambda n: (not n.isdigit(), int(n) if n.isdigit() else 0, n))
+        rows.extend(_row(group, name, buckets[name], trials) for name in order)
     return rows
 
 

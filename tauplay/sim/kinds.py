@@ -65,8 +65,9 @@ def uses_model(*descriptions: dict[str, Any]) -> bool:
     return any(d.get("kind") == "llm" for d in descriptions)
 
 
-def preload_model_client() -> None:
-    """Import the model client now (seconds): a UI calls it in a thread before a model participant needs it."""
-    from tauplay.llm import load_litellm
+def preload_model_client(*descriptions: dict[str, Any]) -> None:
+    """Import the model client these participants will use now (litellm takes seconds, the lean httpx client
+    ~0.1 s): a UI calls it in a thread before a model participant needs it."""
+    from tauplay.llm import preload
 
-    load_litellm()
+    preload([_llm_config(d, "participant") for d in descriptions if d.get("kind") == "llm" and d.get("model")])

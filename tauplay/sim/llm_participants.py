@@ -47,10 +47,10 @@ class LLMAgent:
                     planned.append(PlannedCall(raw.name, raw.parsed(), raw.id))
                 except LLMError as e:  # malformed arguments: the model hears about it as the call's result
                     planned.append(PlannedCall(raw.name, {}, raw.id, raw_arguments=raw.arguments, problem=str(e)))
-            return CallTools(planned, content=reply.content or None)
+            return CallTools(planned, content=reply.content or None, usage=reply.usage())
         if reply.content is None or not reply.content.strip():
             raise LLMError("malformed", "the agent model sent neither text nor tool calls")
-        return Say(reply.content)
+        return Say(reply.content, usage=reply.usage())
 
 
 class LLMUser:
@@ -61,6 +61,7 @@ class LLMUser:
     def __init__(self, config: LLMConfig) -> None:
         self.config = config
         self._view = ChatView("user")
+        self._system: str | None = None  # the task and its emotion do not change within a session
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, **self.config.describe()}
@@ -74,9 +75,11 @@ class LLMUser:
 
     async def respond(self, conversation: Conversation) -> UserReply:
         history = self._view.update(conversation.events)
-        messages = [{"role": "system", "content": self.system_prompt(conversation)}, *history]
+        if self._system is None:
+            self._system = self.system_prompt(conversation)
+        messages = [{"role": "system", "content": self._system}, *history]
         reply = await complete(self.config, messages)
         text = (reply.content or "").strip()
         if not text:
             raise LLMError("malformed", "the user model sent an empty message")
-        return UserReply(text)
+        return UserReply(text, usage=reply.usage())

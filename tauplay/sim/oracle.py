@@ -1,6 +1,7 @@
 """The offline oracle agent: it carries out the task's gold actions in order and talks in plain sentences.
 
-It asks the user before each write (as the policies require) and skips a write the user turns down.
+It asks the user before each write (as the policies require; a domain whose policy does not, such as
+escape rooms, sets `confirm_writes` off) and skips a write the user turns down.
 All it needs to know about its progress is in the event stream: one tool call per gold action handled,
 one message with intent "skip" per write declined.
 """
@@ -61,7 +62,7 @@ class OracleAgent:
         if index < len(gold):
             action = gold[index]
             spec = conversation.domain.tool_map.get(action.name)
-            if spec is not None and spec.is_write and not answered:
+            if spec is not None and spec.is_write and not answered and conversation.domain.confirm_writes:
                 return Say(f"Here is what I am about to do: {describe_action(action)}. "
                            "Shall I go ahead? Please answer yes or no.", intent="confirm")
             outputs = conversation.task.outputs

@@ -170,7 +170,15 @@ class Orchestrator:
             return reason, "agent"
         if isinstance(payload, ToolResultData) and payload.terminal and not payload.error:
             return TerminationReason.TRANSFER, "agent"
-        return self._limit_reached(), "agent"
+        return self._limit_reached(), "user" if self._ended_turn(last) else "agent"
+
+    def _ended_turn(self, result: Event) -> bool:
+        """A successful call of a tool that hands the turn to the user (an escape room's answer)."""
+        if result.kind != EventKind.TOOL_RESULT:
+            return False
+        payload = result.as_(ToolResultData)
+        spec = self.conversation.domain.tool_map.get(payload.name)
+        return spec is not None and spec.ends_turn and not payload.error
 
     def _limit_reached(self) -> str | None:
         if self._errors >= self.limits.max_errors:
@@ -197,12 +205,12 @@ class Orchestrator:
         reply = await self.user.respond(self.conversation)
         self._turn += 1
         self._steps += 1
-        await self.emit(Role.USER, self._message(reply.text, reply.intent))
+        await self.emit(Role.USER, self._message(reply.text, reply.intent, reply.usage))
         return self._user_said(reply.text)
 
     @staticmethod
-    def _message(text: str, intent: str | None) -> MessageData:
-        return MessageData(content=text, intent=intent or None)
+    def _message(text: str, intent: str | None, usage: dict[str, Any] | None = None) -> MessageData:
+        return MessageData(content=text, intent=intent or None, usage=usage)
 
     async def _agent_move(self) -> tuple[str | None, str]:
         if (reason := self._limit_reached()) is not None:
@@ -210,7 +218,7 @@ class Orchestrator:
         action = await self.agent.act(self.conversation)
         if isinstance(action, Say):
             self._steps += 1
-            await self.emit(Role.AGENT, self._message(action.text, action.intent))
+            await self.emit(Role.AGENT, self._message(action.text, action.intent, action.usage))
             return self._agent_said(action.text), "user"
         if isinstance(action, EndSession):
             if action.note:
@@ -222,9 +230,13 @@ class Orchestrator:
                 extra: dict[str, Any] = {"group": group}
                 if i == 0 and action.content:
                     extra["content"] = action.content
+                if i == 0 and action.usage is not None:
+                    extra["usage"] = action.usage
                 reason = await self._run_call(call, extra=extra)
                 if reason is not None:
                     return reason, "agent"
+                if self._ended_turn(self.conversation.events[-1]):
+                    return self._limit_reached(), "user"  # the rest of the reply's calls are not made
             return self._limit_reached(), "agent"
         raise OrchestratorError(f"an agent returned {type(action).__name__}, not Say / CallTools / EndSession")
 

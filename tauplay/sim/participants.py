@@ -46,12 +46,14 @@ class PlannedCall:
 class Say:
     text: str
     intent: str | None = None  # what an offline participant meant (confirm, done, ...); saved with the message
+    usage: dict[str, Any] | None = None  # a model's tokens and cost for this reply (LLMReply.usage()); saved
 
 
 @dataclass(frozen=True)
 class CallTools:
     calls: list[PlannedCall]
     content: str | None = None  # text a model sent alongside its tool calls (kept, not shown to the user)
+    usage: dict[str, Any] | None = None  # saved with the first call of the group
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ AgentAction = Say | CallTools | EndSession
 class UserReply:
     text: str
     intent: str | None = None
+    usage: dict[str, Any] | None = None
 
 
 # -- what participants read -----------------------------------------------------------------------

@@ -6,6 +6,8 @@ asks for a human when the agent refuses and the task says to; ends with ###STOP#
 met (the database is as the gold actions leave it and every required answer was given); and gives up with
 ###UNSATISFIED### after as many fruitless replies as its patience allows. Its progress is read from the
 event stream (the intent saved with each of its messages), so a resumed session continues the same way.
+A domain may bring its own offline user instead (`Domain.scripted_user`: the escape domain's narrator);
+the kind stays `scripted`, so saved sessions and `--user scripted` mean the same everywhere.
 """
 
 from __future__ import annotations
@@ -157,6 +159,10 @@ class ScriptedUser:
         return {"kind": self.kind}
 
     async def respond(self, conversation: Conversation) -> UserReply:
+        own = conversation.domain.scripted_user
+        if own is not None:  # the domain's own offline user (escape rooms: a narrator)
+            text, intent = own(conversation)
+            return UserReply(text, intent)
         task = conversation.task
         tone = Tone(conversation.emotion)
         parts = disclosure_parts(task)

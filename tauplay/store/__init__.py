@@ -5,13 +5,21 @@ Imports sqlmodel/SQLAlchemy, never textual or the model client.
 """
 
 from tauplay.store.errors import StoreError
+from tauplay.store.filters import SessionFilter
 from tauplay.store.migrate import migrate
-from tauplay.store.records import AnnotationRecord, SessionRecord, SessionReviewRecord, TaskReviewRecord
+from tauplay.store.records import (
+    AnnotationRecord,
+    PerceptionRecord,
+    SessionRecord,
+    SessionReviewRecord,
+    TaskReviewRecord,
+)
 from tauplay.store.scrub import scrub
 from tauplay.store.store import SessionStore
 from tauplay.store.tables import SCHEMA_VERSION
 
 __all__ = [
-    "SCHEMA_VERSION", "AnnotationRecord", "SessionRecord", "SessionReviewRecord", "SessionStore", "StoreError",
+    "SCHEMA_VERSION", "AnnotationRecord", "PerceptionRecord", "SessionFilter", "SessionRecord", "SessionReviewRecord",
+    "SessionStore", "StoreError",
     "TaskReviewRecord", "migrate", "scrub",
 ]

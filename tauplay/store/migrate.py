@@ -67,8 +67,31 @@ def _v2_to_v3(conn: Connection) -> None:
         "WHERE annotator <> '' GROUP BY session_id, annotator"))
 
 
-def _v4_batches() -> Table:
-    """batches as schema v4 first made it (spelled out, like _v3_session_reviews)."""
+def _v4_perceptions() -> Table:
+    """perceptions as schema v4 first made it (spelled out for the same reason as _v3_session_reviews)."""
+    meta = MetaData()
+    Table("sessions", meta, Column("id", String(32), primary_key=True))
+    return Table(
+        "perceptions", meta,
+        Column("id", Integer, primary_key=True),
+        Column("session_id", String(32), ForeignKey("sessions.id", ondelete="CASCADE"), nullable=False, index=True),
+        Column("seq", Integer, nullable=False),
+        Column("turn", Integer, nullable=False),
+        Column("family", String, nullable=False),
+        Column("intensity", String, nullable=True),
+        Column("annotator", String, nullable=False, index=True),
+        Column("created_at", Float, nullable=False),
+        UniqueConstraint("session_id", "seq", "annotator", name="uq_perceptions_session_seq_annotator"))
+
+
+def _v3_to_v4(conn: Connection) -> None:
+    """v4 records the emotion a person perceived in each user turn (emotion fidelity). A new table: nothing
+    older to carry over."""
+    _v4_perceptions().create(conn)
+
+
+def _v5_batches() -> Table:
+    """batches as schema v5 first made it (spelled out, like _v3_session_reviews)."""
     return Table(
         "batches", MetaData(),
         Column("id", String(64), primary_key=True),
@@ -101,18 +124,18 @@ def repair_ended(conn: Connection) -> int:
     return len(found)
 
 
-def _v3_to_v4(conn: Connection) -> None:
-    """v4 gives each session its writer and heartbeat (a lease: resume leaves live sessions alone) and records
+def _v4_to_v5(conn: Connection) -> None:
+    """v5 gives each session its writer and heartbeat (a lease: resume leaves live sessions alone) and records
     each batch's plan (resume --batch runs what a killed batch never started); sessions an older version left
     running with their ending saved are repaired."""
     conn.execute(text("ALTER TABLE sessions ADD COLUMN owner VARCHAR"))
     conn.execute(text("ALTER TABLE sessions ADD COLUMN heartbeat_at FLOAT"))
-    _v4_batches().create(conn)
+    _v5_batches().create(conn)
     repair_ended(conn)
 
 
 # from-version -> the step that upgrades it to from-version + 1
-STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
 
 MIGRATION_LOCK = 0x7461_7570_6C61_79  # the bytes of "tauplay": the PostgreSQL advisory lock of schema changes
 

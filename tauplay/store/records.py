@@ -5,9 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tauplay.core.labels import FaultLabel, ReviewMark
+from tauplay.core.labels import EmotionPerception, FaultLabel, ReviewMark
 from tauplay.core.vocabulary import SessionStatus
-from tauplay.store.tables import AnnotationRow, BatchRow, SessionReviewRow, SessionRow, TaskReviewRow
+from tauplay.store.tables import (
+    AnnotationRow,
+    BatchRow,
+    PerceptionRow,
+    SessionReviewRow,
+    SessionRow,
+    TaskReviewRow,
+)
 
 
 @dataclass(frozen=True)
@@ -79,6 +86,21 @@ class SessionReviewRecord(ReviewMark):
     id: int = 0
     session_id: str = ""
     updated_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class PerceptionRecord(EmotionPerception):
+    """A saved perception mark."""
+
+    id: int = 0
+    session_id: str = ""
+    created_at: float = 0.0
+
+
+def perception_record(row: PerceptionRow) -> PerceptionRecord:
+    assert row.id is not None
+    return PerceptionRecord(id=row.id, session_id=row.session_id, seq=row.seq, turn=row.turn, family=row.family,
+                            intensity=row.intensity, annotator=row.annotator, created_at=row.created_at)
 
 
 def session_record(row: SessionRow, event_count: int = 0, annotation_count: int = 0,

@@ -9,7 +9,7 @@ from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 4  # bump together with a new step in tauplay.store.migrate
+SCHEMA_VERSION = 5  # bump together with a new step in tauplay.store.migrate
 
 
 class StoreModel(SQLModel, registry=registry()):
@@ -55,8 +55,8 @@ class SessionRow(StoreModel, table=True):
     batch_id: str | None = Field(default=None, index=True)
     trial: int | None = None
     annotator: str | None = None
-    owner: str | None = None  # the process writing it (tauplay.core.lease.Owner); added in schema v4
-    heartbeat_at: float | None = None  # when that process last said it is still writing; v4
+    owner: str | None = None  # the process writing it (tauplay.core.lease.Owner); added in schema v5
+    heartbeat_at: float | None = None  # when that process last said it is still writing; v5
 
 
 class EventRow(StoreModel, table=True):
@@ -121,8 +121,25 @@ class SessionReviewRow(StoreModel, table=True):
     updated_at: float  # the last time it was saved again
 
 
+class PerceptionRow(StoreModel, table=True):
+    """The emotion a person perceived in one user turn (added in schema v4): a family and intensity, or "none".
+    One per (session, user message, annotator): marking the turn again replaces it."""
+
+    __tablename__ = "perceptions"
+    __table_args__ = (UniqueConstraint("session_id", "seq", "annotator", name="uq_perceptions_session_seq_annotator"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = _session_fk()
+    seq: int  # the user message's event
+    turn: int
+    family: str  # an emotion family, or "none"
+    intensity: str | None = None  # mild | moderate | intense; None with "none"
+    annotator: str = Field(index=True)
+    created_at: float
+
+
 class BatchRow(StoreModel, table=True):
-    """A batch's plan, recorded when it starts (added in schema v4): what `tauplay resume --batch` needs to run
+    """A batch's plan, recorded when it starts (added in schema v5): what `tauplay resume --batch` needs to run
     the sessions a killed batch never started."""
 
     __tablename__ = "batches"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
+from tauplay.core.tasks import Task
 
 if TYPE_CHECKING:
     from tauplay.tracer.trace import Intent, TraceContext
@@ -40,6 +41,13 @@ class TracerHints:
     requires_before: dict[str, tuple[str, ...]] = {}
     # situation -> family -> trigger templates with {subject}; added to the generic ones.
     triggers: dict[str, dict[str, list[str]]] = {}
+    # A domain whose tasks are not traces on the tool graph (an escape room is a puzzle of its own) builds
+    # each candidate itself (`build_task`) and adds its own stage-5 checks (`verify_task`).
+    builds_tasks: bool = False
+    # The depths its tasks come in (None: any depth of the range asked for).
+    depth_tiers: tuple[int, ...] | None = None
+    # Whether its tasks carry an emotion condition (stage 4).
+    has_emotions: bool = True
 
     def prepare(self, domain: Domain, database: Database) -> None:
         """Called once per run before sampling; build indices here."""
@@ -72,6 +80,20 @@ class TracerHints:
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
         """'' when the domain's policy allows this write on this state, else why not (stage 5)."""
         return ""
+
+    def build_task(self, domain: Domain, database: Database, seed: int, slot: int, attempt: int, depth: int,
+                   rank: int) -> Task:
+        """The candidate task of a slot when `builds_tasks` (stages 2-4 in one); `rank` counts the earlier
+        slots of the same depth. Raise Skip when this attempt has none."""
+        raise NotImplementedError(f"{type(self).__name__} builds no tasks of its own")
+
+    def verify_task(self, domain: Domain, database: Database, task: Task) -> tuple[str, str]:
+        """('', '') when the task passes the domain's own stage-5 checks, else (reason, detail)."""
+        return "", ""
+
+    def duplicate_key(self, domain: Domain, database: Database, task: Task, end_hash: str) -> str:
+        """What two tasks share when they are duplicates (default: the gold end state)."""
+        return end_hash
 
 
 GENERIC = TracerHints()

@@ -13,7 +13,7 @@ import asyncio
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tauplay.core.db import Database
@@ -55,10 +55,22 @@ class Settings:
         if lo < 0 or hi < lo:
             raise ValueError(f"depth range {lo}-{hi} is not MIN-MAX with 0 <= MIN <= MAX")
 
-    def depth_of(self, slot: int) -> int:
-        """Tiers of (nearly) equal size, easiest first."""
+    def depth_of(self, slot: int, tiers: tuple[int, ...] | None = None) -> int:
+        """Tiers of (nearly) equal size, easiest first: every depth of the range, or the domain's `tiers`
+        that lie in it."""
         lo, hi = self.depth
+        if tiers is not None:
+            inside = tiers_in(self.depth, tiers)
+            return inside[slot * len(inside) // self.n]
         return lo + slot * (hi - lo + 1) // self.n
+
+
+def tiers_in(depth: tuple[int, int], tiers: tuple[int, ...]) -> list[int]:
+    """The tiers within a MIN-MAX range; ValueError naming the tiers when there is none."""
+    inside = [t for t in tiers if depth[0] <= t <= depth[1]]
+    if not inside:
+        raise ValueError(f"no difficulty tier in {depth[0]}-{depth[1]} (tiers: {', '.join(map(str, tiers))})")
+    return inside
 
 
 @dataclass
@@ -79,8 +91,14 @@ class Tracer:
                  hints: TracerHints | None = None) -> None:
         self.domain = domain
         self.database = database
-        self.settings = settings
         self.hints = hints or hints_for(domain)
+        if not self.hints.has_emotions and settings.emotions is not None:
+            settings = replace(settings, emotions=None)  # the domain's tasks carry none (escape rooms)
+        self.settings = settings
+        tiers = self.hints.depth_tiers
+        if tiers is not None:
+            tiers_in(settings.depth, tiers)  # ValueError when the range holds no tier
+        self.depths = [settings.depth_of(slot, tiers) for slot in range(settings.n)]
         self.graph = ToolGraph(domain)
         self.sampler = Sampler(domain, database, self.hints, self.graph)
         self.filters = Filters(domain, database, self.graph, self.hints)
@@ -96,7 +114,9 @@ class Tracer:
     def build(self, slot: int, attempt: int) -> Candidate | None:
         stages = self.report.stages
         rng = random.Random(f"tracer:{self.settings.seed}:{slot}:{attempt}")
-        depth = self.settings.depth_of(slot)
+        depth = self.depths[slot]
+        if self.hints.builds_tasks:
+            return self._build_own(slot, attempt, depth)
         clock = time.perf_counter()
         stages["sample"].seen += 1
         try:
@@ -128,7 +148,27 @@ class Tracer:
                          [intent.known if (intent := trace.goals[s.goal].intent) else {} for s in trace.steps],
                          trace.end_hash, slot, attempt, trace)
 
+    def _build_own(self, slot: int, attempt: int, depth: int) -> Candidate | None:
+        """Stages 2 to 4 in one, by the domain (its task is not a trace on the tool graph)."""
+        stages = self.report.stages
+        clock = time.perf_counter()
+        stages["sample"].seen += 1
+        try:
+            task = self.hints.build_task(self.domain, self.database, self.settings.seed, slot, attempt, depth,
+                                         self.depths[:slot].count(depth))
+        except Skip as e:
+            stages["sample"].drop(e.reason, e.detail)
+            return None
+        finally:
+            self.seconds["sample"] += time.perf_counter() - clock
+        for stage in ("sample", "instruct", "emotion"):
+            if stage != "sample":
+                stages[stage].seen += 1
+            stages[stage].passed += 1
+        return Candidate(task, [], [], None, slot, attempt, None)
+
     def _task(self, slot: int, attempt: int, trace: Trace, instruction: str, emotion: Any) -> Task:
+        depth_of_slot = self.depths[slot]
         return Task(
             id=self.ids[slot],
             domain=self.domain.name,
@@ -139,7 +179,7 @@ class Tracer:
             known_info=known_info(trace),
             emotion=emotion,
             provenance={"generator": GENERATOR, "seed": self.settings.seed, "slot": slot, "attempt": attempt,
-                        "depth_tier": self.settings.depth_of(slot), "instruction_by": "template",
+                        "depth_tier": depth_of_slot, "instruction_by": "template",
                         "goals": [g.tool for g in trace.goals]},
             difficulty=trace.depth,
         )
@@ -183,7 +223,7 @@ class Tracer:
         accepted: dict[int, Candidate] = {}
         attempts = [0] * n
         pending = list(range(n))
-        offline = self.settings.model is None
+        offline = self.settings.model is None or self.hints.builds_tasks  # a domain's own tasks keep their text
         while pending:
             batch = []
             for slot in pending:

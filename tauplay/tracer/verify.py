@@ -5,8 +5,11 @@ Filters, in order (the first that fails names the drop):
 - changes: every write changes the database; a task without writes must have outputs to check;
 - policy: the gold path is valid on the dependency graph, and the domain's own policy check (hints)
   allows each write on the state it meets;
+- domain: the domain's own checks (hints.verify_task; an escape room must be solvable at its tier, with
+  dependencies that hold);
 - informed: the instruction names no tool and carries every fact the user must be able to say;
-- duplicate: no earlier accepted task has the same gold end state (and outputs).
+- duplicate: no earlier accepted task has the same gold end state (and outputs), or what the domain's
+  hints say makes two tasks the same (hints.duplicate_key).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.instruct import problems
 from tauplay.tracer.trace import Trace
 
-FILTERS = ("executes", "changes", "policy", "informed", "duplicate")
+FILTERS = ("executes", "changes", "policy", "domain", "informed", "duplicate")
 
 
 @dataclass
@@ -100,10 +103,14 @@ class Filters:
             return Verdict("policy", "gold path breaks the dependency graph", f"step {bad.index + 1}: {bad.reason}", end)
         if guard:
             return Verdict("policy", "the domain's policy forbids a write", guard, end)
+        reason, detail = self.hints.verify_task(self.domain, self.database, task)
+        if reason:
+            return Verdict("domain", reason, detail, end)
         reason, detail = problems(task.instruction, c.facts, self.tool_names)
         if reason:
             return Verdict("informed", f"instruction {reason}", detail, end)
         key = end if writes else f"{end}|{'|'.join(sorted(task.outputs))}"
+        key = self.hints.duplicate_key(self.domain, self.database, task, key)
         if key in self.seen:
             return Verdict("duplicate", "same gold end state as an accepted task", self.seen[key], end)
         self.seen[key] = task.id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
@@ -31,6 +32,8 @@ class TauplayApp(App[int]):
         self.user_keymap: dict[str, str] = {}
         self._prepared = prepared
         self.last_error: str | None = None
+        self._shared_store: Any = None  # opened by the first screen that reads the store (statistics)
+        self._shared_store_lock = threading.Lock()
 
     # -- start-up ---------------------------------------------------------------------------------
     def on_mount(self, event: events.Mount) -> None:
@@ -96,6 +99,26 @@ class TauplayApp(App[int]):
     def key_for(self, binding_id: str) -> str:
         """The key that triggers a binding now (the user's keymap wins)."""
         return self.user_keymap.get(binding_id) or keys.by_id(binding_id).key
+
+    def open_store(self) -> Any:
+        """The store the reading screens share (statistics, the review list they open), opened on first use
+        from a worker thread (SQLAlchemy is slow to import; opening may migrate the file)."""
+        with self._shared_store_lock:
+            if self._shared_store is None:
+                from tauplay.store import SessionStore
+
+                self._shared_store = SessionStore(self.config.db_url)
+            return self._shared_store
+
+    def on_unmount(self) -> None:
+        if self._shared_store is not None:
+            self._shared_store.close()
+
+    def action_stats(self) -> None:
+        from tauplay.tui.screens.stats import StatsScreen
+
+        if not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen(annotator=self.config.annotator))
 
     def action_help(self) -> None:
         from tauplay.tui.screens.help import HelpScreen

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from textual.binding import Binding
 
+from tauplay.core.emotions import FAMILIES, INTENSITY
 from tauplay.core.vocabulary import FAULT_CATEGORIES, REVIEW_REASONS
 
 
@@ -36,6 +37,8 @@ KEYS: tuple[Key, ...] = (
     Key("app.help", "f1", "app.help", "Help", "app"),
     Key("app.palette", "ctrl+p", "app.command_palette", "Commands", "app", show=False),
     Key("app.quit", "ctrl+q", "app.quit", "Quit", "app"),
+    Key("app.stats", "f6", "app.stats", "Statistics", "app", show=False,
+        detail="the store's sessions in groups: rewards, pass^k, violations, faults, with terminal plots"),
     Key("home.start", "ctrl+s", "start", "Start", "home"),
     Key("home.resume", "ctrl+r", "resume", "Resume selected", "home", detail="continue the unfinished session selected in the list"),
     Key("home.refresh", "f5", "refresh_sessions", "Refresh sessions", "home", show=False),
@@ -88,6 +91,23 @@ KEYS: tuple[Key, ...] = (
     Key("review.back", "escape", "back", "Back to the list", "review-session", priority=False),
     *(Key(f"review.category.{i}", str(i), f"category({i})", f"Category: {c}", "review-session", show=False,
           priority=False) for i, c in enumerate(FAULT_CATEGORIES, start=1)),
+    Key("review.perceive", "e", "perceive", "Perceived emotion", "review-session", priority=False,
+        detail="mark the emotion you perceive in each user turn (the session's condition stays hidden)"),
+    # perceived emotion (emotion fidelity), from a reviewed session
+    *(Key(f"perceive.family.{i}", str(i), f"perceive({i})", f"Perceived: {family}", "review-perceive",
+          show=i == 1, priority=False) for i, family in enumerate(FAMILIES, start=1)),
+    Key("perceive.none", "0", "perceive(0)", "Perceived: no emotion", "review-perceive", priority=False),
+    *(Key(f"perceive.intensity.{word}", key, f"intensity('{word}')", f"Intensity: {word}", "review-perceive",
+          show=word == "moderate", priority=False) for word, key in zip(INTENSITY, "moi", strict=True)),
+    Key("perceive.clear", "x", "clear", "Clear mark", "review-perceive", priority=False),
+    Key("perceive.back", "escape", "back", "Back to the session", "review-perceive", priority=False),
+    # the statistics screen
+    Key("stats.by", "b", "focus_by", "Group by", "stats", priority=False,
+        detail="dimension words: domain model simulator emotion leaf difficulty behavior annotator"),
+    Key("stats.refresh", "f5", "refresh", "Refresh", "stats"),
+    Key("stats.review", "r", "review_group", "Review group", "stats", priority=False,
+        detail="open the review list filtered on the selected group (Enter on a row does the same)"),
+    Key("stats.back", "escape", "back", "Back", "stats", priority=False),
     # text editor pop-up (validate, review)
     Key("edit.save", "ctrl+s", "save", "Save", "edit"),
     Key("edit.cancel", "escape", "cancel", "Cancel", "edit"),
@@ -96,7 +116,9 @@ KEYS: tuple[Key, ...] = (
 SCOPE_TITLES = {"app": "Everywhere", "home": "Home", "play": "Playing (both roles)", "play-user": "Playing the user",
                 "play-agent": "Playing the agent", "end": "End of session", "help": "Help",
                 "validate": "Validating tasks (tauplay validate)", "review-list": "Reviewing: the session list",
-                "review-session": "Reviewing: one session", "edit": "Editing a text (validate, review)"}
+                "review-session": "Reviewing: one session",
+                "review-perceive": "Reviewing: perceived emotion",
+                "stats": "Statistics", "edit": "Editing a text (validate, review)"}
 
 
 def bindings(*scopes: str, labels: dict[str, str] | None = None) -> list[Binding]:

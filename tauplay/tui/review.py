@@ -10,15 +10,14 @@ in a worker thread; every text from a model, a person or a tool is shown literal
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from rich.text import Text
-from textual import events, on, work
-from textual.app import ComposeResult, SystemCommand
+from textual import on, work
+from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
@@ -36,15 +35,15 @@ from tauplay.core.vocabulary import (
     Severity,
     WhoErred,
 )
-from tauplay.tui.app import TauplayApp
-from tauplay.tui.keys import KEYS, bindings
-from tauplay.tui.widgets.validate_parts import EditScreen, change_lines, palette_commands
+from tauplay.tui.keys import bindings
+from tauplay.tui.widgets.validate_parts import EditScreen, change_lines
 
 MAX_OUTPUT = 400
 
 
 FILTER_KEYS = ("domain", "task", "reward", "reason", "emotion", "model", "played_by", "labelled_by", "label",
-               "unlabelled", "reviewed_by", "unreviewed")
+               "unlabelled", "reviewed_by", "unreviewed", *("batch", "agent", "simulator", "leaf", "difficulty",
+                                                             "behavior"))  # the statistics' groups (tauplay stats)
 FLAG_KEYS = ("unlabelled", "unreviewed")  # words without a value: about me
 
 
@@ -98,7 +97,10 @@ def find_sessions(store: Any, filters: dict[str, Any], me: str, blind: bool) -> 
                                   labelled=False if unlabelled else None,
                                   labelled_by=(me if unlabelled else None) or filters.get("labelled_by"),
                                   reviewed=False if unreviewed else None,
-                                  reviewed_by=(me if unreviewed else None) or filters.get("reviewed_by"))
+                                  reviewed_by=(me if unreviewed else None) or filters.get("reviewed_by"),
+                                  **group_filters(filters))
+    if filters.get("behavior"):
+        records = [r for r in records if matches_behavior(r, filters["behavior"])]
     notes = store.annotations(annotator=me if blind else None)
     by_session: dict[str, list[Any]] = {}
     for a in notes:
@@ -107,6 +109,28 @@ def find_sessions(store: Any, filters: dict[str, Any], me: str, blind: bool) -> 
         wanted = filters["label"]
         records = [r for r in records if any(a.category == wanted for a in by_session.get(r.id, ()))]
     return [(r, len(by_session.get(r.id, ()))) for r in records]
+
+
+def group_filters(filters: dict[str, Any]) -> dict[str, Any]:
+    """The filters that select a group of the statistics, as the store's list_sessions takes them."""
+    names = {"batch": "batch_id", "agent": "agent", "simulator": "simulator", "leaf": "leaf",
+             "difficulty": "difficulty"}
+    return {names[k]: str(v) for k, v in filters.items() if k in names and v is not None}
+
+
+def matches_behavior(record: Any, wanted: str) -> bool:
+    """Whether the session's user behaved as `wanted` (the statistics' behaviour key)."""
+    from tauplay.analysis.keys import behavior_key
+
+    return behavior_key(record.user.get("behavior")) == wanted
+
+
+def condition_text(record: Any, app: Any) -> str:
+    """The session's emotion condition as the review screens show it: hidden unless the review was opened with
+    --show-condition, so that perceived emotions are marked blind to it."""
+    if not getattr(app, "show_condition", False):
+        return "hidden"
+    return record.emotion_family or "—"
 
 
 def reviewers_text(reviewers: Iterable[str], me: str, blind: bool) -> str:
@@ -200,7 +224,7 @@ class ReviewListScreen(Screen[None]):
             table.add_row(Text(visible(record.id[:10])), Text(visible(record.domain)), Text(visible(record.task_id)),
                           Text("—" if record.reward is None else f"{record.reward:g}"),
                           Text(visible(record.termination_reason or record.status)),
-                          Text(visible(record.emotion_family or "—")),
+                          Text(visible(condition_text(record, self.app))),
                           Text(visible_any(model)), Text(str(count)),
                           Text(visible(reviewers_text(record.reviewers, self.annotator, self.blind))),
                           Text(time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created_at))),
@@ -309,7 +333,7 @@ class SessionReviewScreen(Screen[None]):
         text.append(visible(f" session {r.id[:10]}"), style="bold")
         text.append(visible(f" · {r.domain} · task {r.task_id} · reward "
                             f"{'—' if r.reward is None else f'{r.reward:g}'}"))
-        text.append(visible(f" · {r.termination_reason or r.status} · emotion {r.emotion_family or '—'}"))
+        text.append(visible(f" · {r.termination_reason or r.status} · emotion {condition_text(r, self.app)}"))
         text.append(visible(f" · labelling as {self.annotator}"))
         if self.loaded:
             mine = self.annotator in self.reviewers
@@ -541,6 +565,13 @@ class SessionReviewScreen(Screen[None]):
     def action_back(self) -> None:
         self.app.pop_screen()
 
+    def action_perceive(self) -> None:
+        """Mark the emotion perceived in each user turn (tauplay.tui.perception), blind to the condition."""
+        from tauplay.tui.perception import PerceptionScreen
+
+        if self.loaded:
+            self.app.push_screen(PerceptionScreen(self.record, self.events, annotator=self.annotator))
+
     @work(thread=True, group="review-db", exit_on_error=False)
     def _replace(self, index: int, old: LabelRow | None, new: LabelRow | None) -> None:
         """Delete `old` (a saved label) and/or save `new`, then put the result at `index`. Saving a label marks
@@ -583,40 +614,3 @@ class SessionReviewScreen(Screen[None]):
         self.busy = False
         self.writes += 1
         self.redraw()
-
-
-class ReviewApp(TauplayApp):
-    """The tauplay app opened on the session browser; one store for all its screens."""
-
-    def __init__(self, filters: dict[str, Any], *, annotator: str, blind: bool, db_url: str | None) -> None:
-        from tauplay.tui.session import PlayConfig
-
-        super().__init__(PlayConfig(db_url=db_url, annotator=annotator))
-        self.filters = filters
-        self.blind = blind
-        self.db_url = db_url
-        self.store: Any = None
-        self._store_lock = threading.Lock()
-
-    def on_mount(self, event: events.Mount) -> None:
-        event.prevent_default()  # the base app would open its home screen
-        self._load_keymap()
-        self.push_screen(ReviewListScreen(self.filters, annotator=self.config.annotator, blind=self.blind,
-                                          db_url=self.db_url))
-
-    def open_store(self) -> Any:
-        """The store, opened on first use; called from worker threads (opening may migrate the file)."""
-        with self._store_lock:
-            if self.store is None:
-                from tauplay.store import SessionStore
-
-                self.store = SessionStore(self.db_url)
-            return self.store
-
-    def on_unmount(self) -> None:
-        if self.store is not None:
-            self.store.close()
-
-    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from palette_commands(self, screen, KEYS)
-        yield from super().get_system_commands(screen)

@@ -52,7 +52,7 @@ class SessionRunner:
         writer = LogWriter(self.store)
         try:
             if uses_model(p.agent, p.user):
-                await asyncio.to_thread(preload_model_client)
+                await asyncio.to_thread(preload_model_client, p.agent, p.user)
             if self.session_id:
                 agent, user = (None, self.seat) if isinstance(self.seat, HumanUser) else (self.seat, None)
                 self.session = await Session.reopen(writer, self.session_id, agent=agent, user=user,

@@ -1,4 +1,5 @@
-"""A scripted OpenAI-compatible chat server on 127.0.0.1 for tests that take the real litellm path.
+"""A scripted OpenAI-compatible chat server on 127.0.0.1 for tests that take the real model paths
+(the lean HTTP client and litellm).
 
 Replies are queued per model name, so an agent model and a user model can share one server:
 
@@ -9,7 +10,7 @@ Replies are queued per model name, so an agent model and a user model can share 
     # litellm model string "openai/agent", api_base server.url
 
 A queue can also hold an HTTP error, a delay (to provoke a timeout), raw (malformed) tool-call
-arguments, or a function that builds the reply from the request. Every request is recorded.
+arguments, a raw body (a malformed 200 reply), a dropped connection, or a function that builds the reply from the request. Every request is recorded.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ class Reply:
     status: int = 200
     delay: float = 0.0
     builder: Callable[[dict[str, Any]], Reply] | None = None
-    raw: bytes | None = None  # sent as the body of a 200 instead of a chat completion (a malformed reply)
+    body: str | None = None  # sent as it is instead of a chat completion (a malformed reply)
+    drop: bool = False  # close the connection without answering
+    usage: dict[str, Any] | None = None  # the reply's usage block (default: 10 prompt + 5 completion tokens)
 
 
 class ReplyQueue:
@@ -41,8 +44,8 @@ class ReplyQueue:
         self.fallback: Reply | None = None  # used when the queue is empty
         self._lock = threading.Lock()
 
-    def text(self, content: str, delay: float = 0.0) -> ReplyQueue:
-        return self._push(Reply(content=content, delay=delay))
+    def text(self, content: str, delay: float = 0.0, usage: dict[str, Any] | None = None) -> ReplyQueue:
+        return self._push(Reply(content=content, delay=delay, usage=usage))
 
     def tool_call(self, name: str, arguments: dict[str, Any] | str, call_id: str | None = None) -> ReplyQueue:
         raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
@@ -53,12 +56,16 @@ class ReplyQueue:
     def error(self, status: int = 500, message: str = "internal error") -> ReplyQueue:
         return self._push(Reply(content=message, status=status))
 
-    def raw(self, body: bytes) -> ReplyQueue:
-        """A 200 whose body is these bytes (not a chat completion): a broken server or proxy."""
-        return self._push(Reply(raw=body))
-
     def hang(self, seconds: float) -> ReplyQueue:
         return self._push(Reply(content="(too late)", delay=seconds))
+
+    def raw(self, body: str, status: int = 200) -> ReplyQueue:
+        """Answer with this body as it is (e.g. not JSON, or JSON without choices)."""
+        return self._push(Reply(body=body, status=status))
+
+    def drop(self) -> ReplyQueue:
+        """Close the connection without answering (a server that died mid-request)."""
+        return self._push(Reply(drop=True))
 
     def build(self, builder: Callable[[dict[str, Any]], Reply]) -> ReplyQueue:
         return self._push(Reply(builder=builder))
@@ -82,6 +89,8 @@ class FakeLLMServer:
     def __init__(self) -> None:
         self.queues: dict[str, ReplyQueue] = {}
         self.requests: list[dict[str, Any]] = []
+        self.peers: list[tuple[str, int]] = []  # the client address of each request (a kept-alive one repeats)
+        self.headers: list[dict[str, str]] = []  # each request's headers, names in lower case
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -115,6 +124,8 @@ class FakeLLMServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 server.requests.append(body)
+                server.peers.append(self.client_address[:2])
+                server.headers.append({k.lower(): v for k, v in self.headers.items()})
                 model = str(body.get("model", ""))
                 reply = server.queue(model).pop()
                 if reply is None:
@@ -123,8 +134,12 @@ class FakeLLMServer:
                     reply = reply.builder(body)
                 if reply.delay:
                     time.sleep(reply.delay)
-                if reply.raw is not None:
-                    return self._send_bytes(200, reply.raw)
+                if reply.drop:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return None
+                if reply.body is not None:
+                    return self._send_bytes(reply.status, reply.body.encode())
                 if reply.status != 200:
                     return self._send(reply.status, {"error": {"message": reply.content, "type": "server_error"}})
                 message: dict[str, Any] = {"role": "assistant", "content": reply.content}
@@ -135,7 +150,7 @@ class FakeLLMServer:
                     "model": model,
                     "choices": [{"index": 0, "message": message,
                                  "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
-                    "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                    "usage": reply.usage or {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
                 })
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
@@ -151,7 +166,10 @@ class FakeLLMServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 128  # socketserver's 5 resets connections when 32 sessions start at once
+
+        self._httpd = Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()

@@ -19,7 +19,8 @@ from tauplay.sim.scripted_user import ScriptedUser
 from tauplay.sim.session import SessionSetup, run_session
 from tauplay.store import SessionStore
 from tauplay.tui.capture import screen_text
-from tauplay.tui.review import ReviewApp, ReviewListScreen, SessionReviewScreen
+from tauplay.tui.review import ReviewListScreen, SessionReviewScreen
+from tauplay.tui.review_app import ReviewApp
 from tauplay.tui.screens.end import EndScreen
 from tests.tui.conftest import TASK, make_app, send, wait_until, your_turn
 

@@ -12,7 +12,8 @@ from textual.widgets import Input
 from tauplay.core.tasks import load_tasks
 from tauplay.interop.taubench import sessions_from_taubench
 from tauplay.store.bundles import write_bundles
-from tauplay.tui.review import FilterError, ReviewApp, ReviewListScreen, SessionReviewScreen, parse_filters
+from tauplay.tui.review import FilterError, ReviewListScreen, SessionReviewScreen, parse_filters
+from tauplay.tui.review_app import ReviewApp
 from tests.test_interop import results_fixture
 from tests.tui.conftest import open_store, wait_until
 

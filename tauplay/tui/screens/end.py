@@ -165,7 +165,7 @@ class EndScreen(Screen[None]):
                 with TabPane("Transcript", id="end-transcript"):
                     yield Transcript(me=p.role, id="transcript")
                 with TabPane("Graph", id="end-graph"):
-                    yield GraphPanel(p.domain.name, self.graph_state, id="graph")
+                    yield GraphPanel(p.domain.name, self.graph_state, progress=self.progress_state, id="graph")
                 with TabPane("Diff", id="end-diff"):
                     yield DiffPanel(id="diff")
         yield Footer()
@@ -188,6 +188,11 @@ class EndScreen(Screen[None]):
             turn = "session" if label.seq is None else f"#{label.seq} t{label.turn}"
             cells = (turn, label.category, label.who_erred, label.severity, label.source + (" ✓" if label.saved else ""))
             table.add_row(*(Text(visible(c)) for c in cells), Text(visible(label.note), no_wrap=True, overflow="ellipsis"))
+
+    def progress_state(self) -> tuple[Any, Any, bool]:
+        """A task with its own graph (an escape room) is shown whole once the session is over."""
+        env = self.runner.env
+        return (env.state if env is not None else None), self.prepared.task, True
 
     def graph_state(self) -> tuple[list[str], list[str] | None]:
         history = [c.name for _, c in of_kind(self.events, ToolCallData)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -14,18 +15,23 @@ from textual.widgets import Footer, Static
 from tauplay.tui import keys
 
 
-def bindings_table(key_for: Any) -> Table:
-    table = Table(expand=True, box=None, padding=(0, 1), show_edge=False)
-    table.add_column("Key", style="bold", no_wrap=True)
-    table.add_column("Does")
-    table.add_column("Id (for the keymap)", style="dim", no_wrap=True)
-    scope = None
-    for k in keys.KEYS:
-        if k.scope != scope:
-            scope = k.scope
-            table.add_row(Text(keys.SCOPE_TITLES.get(scope, scope), style="bold underline"), "", "")
-        table.add_row(Text(key_for(k.id)), Text(k.explained), Text(k.id))
-    return table
+def bindings_table(key_for: Any) -> Group:
+    """One table per place the keys apply, the columns of all of them aligned (the place's name is a title,
+    not a cell, so a long name never widens the key column)."""
+    key_width = max(len(key_for(k.id)) for k in keys.KEYS)
+    id_width = max(len(k.id) for k in keys.KEYS)
+    tables = []
+    for scope in dict.fromkeys(k.scope for k in keys.KEYS):
+        table = Table(title=keys.SCOPE_TITLES.get(scope, scope), title_justify="left", title_style="bold underline",
+                      expand=True, box=None, padding=(0, 1), show_edge=False, show_header=not tables)
+        table.add_column("Key", style="bold", no_wrap=True, width=key_width)
+        table.add_column("Does", ratio=1)
+        table.add_column("Id (for the keymap)", style="dim", no_wrap=True, width=id_width)
+        for k in keys.KEYS:
+            if k.scope == scope:
+                table.add_row(Text(key_for(k.id)), Text(k.explained), Text(k.id))
+        tables.append(table)
+    return Group(*tables)
 
 
 class HelpScreen(ModalScreen[None]):

@@ -93,7 +93,8 @@ class PlayScreen(Screen[None]):
                 with TabPane(self.TAB_TITLES[1], id="tab-2"):
                     yield from self.compose_tab2()
                 with TabPane("Graph", id="tab-3"):
-                    yield Lazy(GraphPanel(self.prepared.domain.name, self.graph_state, id="graph"))
+                    yield Lazy(GraphPanel(self.prepared.domain.name, self.graph_state, progress=self.progress_state,
+                                          id="graph"))
                 with TabPane("Diff", id="tab-4"):
                     yield DiffPanel(id="diff")
         yield Footer()
@@ -155,9 +156,12 @@ class PlayScreen(Screen[None]):
         if isinstance(payload, ToolCallData):
             self.history.append(payload.name)
             self.redraw_graph()
-        elif isinstance(payload, ToolResultData) and payload.diff is not None:
-            self.last_diff = payload.diff
-            self.redraw_diff()
+        elif isinstance(payload, ToolResultData):
+            if self.prepared.domain.progress is not None:
+                self.redraw_graph()  # what the call revealed shows in the task's own graph
+            if payload.diff is not None:
+                self.last_diff = payload.diff
+                self.redraw_diff()
         elif isinstance(payload, NoticeData) and payload.level == "error":
             self.app.report(payload.text)  # type: ignore[attr-defined]
 
@@ -167,6 +171,12 @@ class PlayScreen(Screen[None]):
 
     def graph_state(self) -> tuple[list[str], list[str] | None]:
         return self.history, self.gold_names() if self.show_gold else None
+
+    def progress_state(self) -> tuple[Any, Any, bool]:
+        """For a domain whose tasks carry their own graph: this session's state (None until it starts),
+        the task, and whether every step may be shown (validation mode, with the gold overlay on)."""
+        env = self.runner.env if self.runner is not None else None
+        return (env.state if env is not None else None), self.prepared.task, self.show_gold
 
     def redraw_graph(self) -> None:
         for panel in self.query(GraphPanel):

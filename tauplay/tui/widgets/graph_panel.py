@@ -1,5 +1,9 @@
 """The tool dependency graph: read and write tools in two columns, the calls so far as a numbered
-path, the tools valid next highlighted, and the gold path overlaid only when allowed."""
+path, the tools valid next highlighted, and the gold path overlaid only when allowed.
+
+A domain whose tasks carry their own dependency graph (`Domain.progress`: an escape room's steps) is drawn
+as that graph instead: only the steps discovered so far while playing (hidden ones are not in the list the
+domain returns), every step in gold order once everything may be revealed."""
 
 from __future__ import annotations
 
@@ -15,6 +19,48 @@ from textual.widgets import Static
 
 if TYPE_CHECKING:
     from tauplay.core.graph import ToolGraph
+    from tauplay.core.progress import ProgressNode
+
+# (session state or None before it starts, the task, reveal every step)
+ProgressState = Callable[[], tuple[Any, Any, bool]]
+_MARKS = {"done": ("✓", "bold green"), "known": ("○", "yellow"), "hidden": ("·", "dim")}
+
+
+def render_progress(nodes: Sequence[ProgressNode], reveal: bool, started: bool = True) -> Group:
+    """The task's own graph: one line per step (status, id, what it is, what it gave or its clue, the
+    steps it needs), by depth. Texts come from the domain and are shown literally."""
+    title = Text("The room's dependency graph", style="bold underline")
+    title.append("  every step, gold order" if reveal else "  what you have discovered", style="bold")
+    parts: list[Any] = [title]
+    if not started:
+        parts.append(Text("the session is starting…", style="dim"))
+    elif not nodes:
+        parts.append(Text("nothing discovered yet: enter the room", style="dim"))
+    depth = None
+    for node in sorted(nodes, key=lambda n: (n.depth, n.gold_index if n.gold_index is not None else 0, n.id)):
+        if node.depth != depth:
+            depth = node.depth
+            parts.append(Text(f"depth {depth}", style="bold cyan"))
+        mark, style = _MARKS[node.status]
+        line = Text("  ")
+        line.append(mark + " ", style=style)
+        if node.gold_index is not None:
+            line.append(f"{node.gold_index + 1:>2}. ", style="yellow")
+        line.append(f"{node.id} ", style="bold")
+        line.append(node.label, style="" if node.status != "hidden" else "dim")
+        line.append("  " + node.detail, style="green" if node.status == "done" else "dim")
+        if node.needs:
+            line.append("  ← " + ", ".join(node.needs), style="cyan")
+        parts.append(line)
+    done = sum(1 for n in nodes if n.status == "done")
+    known = sum(1 for n in nodes if n.status == "known")
+    summary = Text(f"\n{done} step(s) done, {known} clue(s) open", style="bold")
+    if reveal:
+        summary.append(f", {sum(1 for n in nodes if n.status == 'hidden')} never discovered")
+    parts.append(summary)
+    parts.append(Text("✓ done  ○ clue found, not done" + ("  · hidden  n. gold order" if reveal else
+                                                            "  (undiscovered steps are not shown)"), style="dim"))
+    return Group(*parts)
 
 
 def render_graph(graph: ToolGraph, history: Sequence[str], gold: Sequence[str] | None,
@@ -91,12 +137,16 @@ class GraphPanel(VerticalScroll):
     """
 
     def __init__(self, domain_name: str, state: Callable[[], tuple[list[str], list[str] | None]],
-                 **kwargs: Any) -> None:
-        """`state()` gives (tool names called so far, gold tool names or None while the overlay is off)."""
+                 progress: ProgressState | None = None, **kwargs: Any) -> None:
+        """`state()` gives (tool names called so far, gold tool names or None while the overlay is off);
+        `progress()` what a domain with its own task graph needs (session state, task, reveal)."""
         super().__init__(**kwargs)
         self.domain_name = domain_name
         self.state = state
+        self.progress = progress
         self.graph: ToolGraph | None = None
+        self.task_graph: Any = None  # the domain's progress function, when it has one
+        self.last: Any = Text("")  # the renderable shown last
 
     def compose(self) -> ComposeResult:
         yield Static(Text("building the dependency graph…", style="dim"), id="graph-body")
@@ -108,19 +158,46 @@ class GraphPanel(VerticalScroll):
         from tauplay.core.domain import get_domain
         from tauplay.core.graph import ToolGraph
 
-        graph = ToolGraph(get_domain(self.domain_name))
+        domain = get_domain(self.domain_name)
+        if domain.progress is not None and self.progress is not None:
+            self.app.call_from_thread(self._ready_progress, domain.progress)
+            return
+        graph = ToolGraph(domain)
         self.app.call_from_thread(self._ready, graph)
 
     def _ready(self, graph: ToolGraph) -> None:
         self.graph = graph
         self.redraw()
 
+    def _ready_progress(self, progress: Any) -> None:
+        self.task_graph = progress
+        self.redraw()
+
+    def shown(self) -> str:
+        """What the panel shows, as plain text (tests read it)."""
+        import io
+
+        from rich.console import Console
+
+        console = Console(width=200, file=io.StringIO(), record=True, color_system=None)
+        console.print(self.last)
+        return console.export_text()
+
     def redraw(self) -> None:
-        if self.graph is None or not self.is_mounted:
+        if not self.is_mounted:
+            return
+        if self.task_graph is not None and self.progress is not None:
+            state, task, reveal = self.progress()
+            nodes = self.task_graph(state, task, reveal) if state is not None else []
+            self.last = render_progress(nodes, reveal, state is not None)
+            self.query_one("#graph-body", Static).update(self.last)
+            return
+        if self.graph is None:
             return
         history, gold = self.state()
         narrow = bool(self.size.width) and self.size.width < 56
-        self.query_one("#graph-body", Static).update(render_graph(self.graph, history, gold, narrow=narrow))
+        self.last = render_graph(self.graph, history, gold, narrow=narrow)
+        self.query_one("#graph-body", Static).update(self.last)
 
     def on_resize(self) -> None:
         self.redraw()

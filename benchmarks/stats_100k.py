@@ -1,0 +1,161 @@
+"""`tauplay stats` over 100,000 saved sessions: time and peak memory, with the store's queries doing the grouping.
+
+    .venv/bin/python benchmarks/stats_100k.py [--sessions 100000] [--db FILE] [--keep]
+
+1. Generation: a SQLite store made by tauplay (schema and migrations), then filled with bulk inserts (not by
+   running sessions): 10 domains x 300 tasks x ~33 trials, 3 agent models, 2 user simulators, 5 emotion families
+   and none, ~12 events per session (start, greeting, user and agent messages with follow-up questions, tool
+   calls and results, the ending with a checked violations list on half of them), fault labels on 5% of the
+   sessions and perception marks on 1%. The realistic payloads (a task JSON with gold actions, message texts,
+   tool outputs) make the file about the size a real store of that many sessions has.
+2. `compute_stats` in a fresh process per grouping (the store's GROUP BY over only the columns needed, the
+   events' counts per session by SQL aggregates; pass^1..3 and 1,000 bootstrap resamples per group in
+   Python): wall time and peak RSS (max resident set size of that process).
+
+The issue (15) names no number for this; the anchor is that the whole answer comes from a handful of grouped
+queries, so it grows with the store's size in SQL, not in Python objects.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DOMAINS = ("airline", "bank", "basketball", "movie", "restaurant", "retail", "school", "telecom", "telehealth",
+           "travel")
+FAMILIES = ("anger", "fear", "disgust", "sadness", "enjoyment", None)
+AGENTS = ({"kind": "llm", "model": "openai/gpt-4o"}, {"kind": "llm", "model": "openai/gpt-4o-mini"},
+          {"kind": "oracle"})
+USERS = ({"kind": "llm", "model": "openai/gpt-4o"}, {"kind": "scripted"})
+GROUPINGS = (["domain"], ["model"], ["simulator"], ["domain", "model", "emotion"], ["difficulty", "leaf"])
+
+
+def generate(path: Path, sessions: int, seed: int = 7) -> float:
+    from tauplay.store import SessionStore
+
+    SessionStore(str(path)).close()  # the schema as tauplay makes it
+    rng = random.Random(seed)
+    start = time.perf_counter()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=OFF")
+    tasks_per_domain = 300
+    session_rows, event_rows, label_rows, seen_rows = [], [], [], []
+
+    def flush() -> None:
+        conn.executemany("INSERT INTO sessions (id, created_at, updated_at, domain, task_id, task, role, agent, user, "
+                         "emotion, data_source, seed, status, termination_reason, reward, reward_info, batch_id, "
+                         "trial, annotator) VALUES (?, ?, ?, ?, ?, ?, 'batch', ?, ?, ?, '', NULL, ?, ?, ?, ?, ?, "
+                         "?, NULL)", session_rows)
+        conn.executemany("INSERT INTO events (session_id, seq, kind, role, turn, at, data) VALUES (?, ?, ?, ?, ?, "
+                         "?, ?)", event_rows)
+        conn.executemany("INSERT INTO annotations (session_id, turn, seq, category, who_erred, severity, note, "
+                         "annotator, source, created_at) VALUES (?, 1, 2, ?, ?, 'major', '', 'ann', 'human', 0)",
+                         label_rows)
+        conn.executemany("INSERT INTO perceptions (session_id, seq, turn, family, intensity, annotator, created_at) "
+                         "VALUES (?, 2, 1, ?, ?, 'ann', 0)", seen_rows)
+        for rows in (session_rows, event_rows, label_rows, seen_rows):
+            rows.clear()
+
+    for i in range(sessions):
+        sid = f"{i:032x}"
+        domain = DOMAINS[i % len(DOMAINS)]
+        task_no = (i // len(DOMAINS)) % tasks_per_domain
+        task_id = f"{domain}-{task_no:03d}"
+        family = FAMILIES[task_no % len(FAMILIES)]
+        emotion = json.dumps({"family": family, "leaf": f"{family}-leaf-{task_no % 3}", "intensity": "moderate"}
+                             ) if family else "null"
+        task = json.dumps({"id": task_id, "domain": domain, "instruction": "You want to change your booking. " * 6,
+                           "actions": [{"name": f"tool_{j}", "kwargs": {"id": f"X{j}{task_no}"}}
+                                       for j in range(1 + task_no % 4)], "difficulty": task_no % 5,
+                           "outputs": [], "known_info": {}, "provenance": {}})
+        agent, user = AGENTS[i % 3], USERS[(i // 3) % 2]
+        failed = rng.random() < 0.02
+        reward = None if failed else rng.choice((1.0, 1.0, 1.0, 0.0, 0.0, -1.0))
+        status = "failed" if failed else "abandoned" if reward == -1.0 else "finished"
+        session_rows.append((sid, 1e9 + i, 1e9 + i, domain, task_id, task, json.dumps(agent), json.dumps(user),
+                             emotion, status, "llm_error" if failed else "user_stop", reward,
+                             json.dumps({"reward": reward}), f"batch{i % 7}", i % 33))
+        seq = 0
+        evs = [("session_started", "system", 0, {"domain": domain, "task_id": task_id, "agent": agent, "user": user}),
+               ("message", "agent", 0, {"content": "Hello! How can I help you today?"}),
+               ("message", "user", 1, {"content": "I need to change my flight, and quickly please. " * 2})]
+        for c in range(rng.randint(1, 4)):
+            evs.append(("tool_call", "agent", 1, {"call_id": f"c{c}", "name": f"tool_{c}", "arguments": {"id": "X"}}))
+            evs.append(("tool_result", "env", 1, {"call_id": f"c{c}", "name": f"tool_{c}", "output": "{}" * 40,
+                                                  "error": False, "diff": None, "hash": "ab" * 16}))
+        if rng.random() < 0.6:
+            evs.append(("message", "agent", 1, {"content": "Which card would you like to use?"}))
+            evs.append(("message", "user", 2, {"content": "The visa one."}))
+        evs.append(("message", "agent", 2, {"content": "Done, your booking is changed."}))
+        end: dict[str, object] = {"reason": "user_stop", "reward": {"reward": reward}}
+        if i % 2:
+            end["violations"] = [{"rule": "r1", "detail": "", "seq": 3, "turn": 1}] if rng.random() < 0.1 else []
+        evs.append(("terminated", "system", 2, end))
+        for kind, role, turn, data in evs:
+            event_rows.append((sid, seq, kind, role, turn, 1e9 + i, json.dumps(data)))
+            seq += 1
+        if i % 20 == 0:
+            label_rows.append((sid, "Missed Action", "user" if i % 60 == 0 else "agent"))
+        if i % 100 == 0:
+            seen_rows.append((sid, family or "none", "moderate" if family else None))
+        if len(session_rows) >= 5000:
+            flush()
+    flush()
+    conn.commit()
+    conn.close()
+    return time.perf_counter() - start
+
+
+def child(db: str, by: list[str]) -> None:
+    import resource
+
+    start = time.perf_counter()
+    from tauplay.analysis.stats import compute_stats
+    from tauplay.store import SessionStore
+
+    imported = time.perf_counter()
+    with SessionStore(db) as store:
+        report = compute_stats(store, by, k=3, fidelity=True)
+    done = time.perf_counter()
+    print(json.dumps({"by": by, "groups": len(report.groups), "sessions": sum(g.sessions for g in report.groups),
+                      "seconds": round(done - imported, 2), "import_seconds": round(imported - start, 2),
+                      "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=100_000)
+    parser.add_argument("--db", help="the store to make (default: a temporary file)")
+    parser.add_argument("--keep", action="store_true", help="keep the generated store")
+    parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        child(args.db, args.child)
+        return
+    path = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="tauplay-stats-")) / "stats.db"
+    if path.exists():
+        path.unlink()
+    seconds = generate(path, args.sessions)
+    size = path.stat().st_size / 2**20
+    print(f"generated {args.sessions:,} sessions in {seconds:.1f} s ({size:.0f} MiB, bulk inserts)")
+    for by in GROUPINGS:
+        out = subprocess.run([sys.executable, __file__, "--db", str(path), "--child", *by], capture_output=True,
+                             text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+        r = json.loads(out.stdout)
+        print(f"stats --by {' '.join(by):<24} {r['groups']:>5} groups  {r['sessions']:>7,} sessions  "
+              f"{r['seconds']:>6.2f} s  peak RSS {r['max_rss_mb']:>6.1f} MB  (imports {r['import_seconds']:.2f} s)")
+    if not args.keep and not args.db:
+        path.unlink()
+
+
+if __name__ == "__main__":
+    main()

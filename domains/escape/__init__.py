@@ -1,0 +1,49 @@
+"""The escape domain: escape rooms with hidden state, after AgentEscapeBench (16 tools: 3 read, 13 write).
+
+A room is data (domains/escape/rooms.py): objects and findings with hidden state, locks, documents, and a
+dependency graph of steps whose longest chain is the room's difficulty (tiers 5, 10, 15, 20, 25). The tools
+are real functions that only take what has been found; the answer goes to the exit panel with a write, so
+the state-hash reward holds. The other side is a narrator (the domain's scripted user). Designed for
+tauplay: names, rooms, clues and policy are this project's own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.tools import collect_tools
+
+from . import faults, tools
+from .data_model import Room, Step, Submission, Thing, Visit
+from .generator import generate
+from .narrator import narrate
+from .progress import room_progress
+from .rooms import call_key
+
+_IN_ROOM = "everything happens inside the room the narrator named"
+ROOM_TOOLS = ("look_around", "search", "examine", "open_lock", "combine", "lookup", "compute", "decode",
+              "letter_sum", "convert_units", "add_days", "date_part", "submit_answer")
+
+DOMAIN = Domain(
+    name="escape",
+    title="Escape rooms",
+    tools=collect_tools(tools),
+    tables=[TableSpec("objects", "id", Thing), TableSpec("rooms", "room_id", Room), TableSpec("steps", "id", Step),
+            TableSpec("submissions", "room_id", Submission), TableSpec("visits", "slot", Visit)],
+    package_dir=Path(__file__).parent,
+    generate=generate,
+    # The narrator names the room; everything else is found inside it.
+    user_knows=frozenset({"room_id", "expression", "thought"}),
+    rules=[Requires(name, ("enter_room",), _IN_ROOM) for name in ROOM_TOOLS],
+    task_sets={"test": "test.json"},
+    default_task_set="test",
+    confirm_writes=False,  # every step reveals something: a player does not ask permission to search a desk
+    agent_preamble=("You are a player locked in an escape room. Find what the exit panel asks for with the "
+                    "room's tools, following the clues you find, and give it to the panel."),
+    scripted_user=narrate,
+    progress=room_progress,
+    fault_labels=dict(faults.LABELS),
+    call_key=call_key,  # 12 + 30 is 30 + 12, "lantern" is LANTERN
+    gold_order_matters=False,  # a step taken too early is refused, so every order that works is valid
+)

@@ -1,0 +1,55 @@
+"""The escape domain's scripted user: a narrator who sets the scene, answers in a line when spoken to, and
+ends the session as soon as the exit panel has an answer (or when the player has stopped playing).
+
+Deterministic, no model. Everything it needs is in the conversation (its events and the session's state),
+so a resumed session goes on the same way. It never gives away a value or a clue the player has not found.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tauplay.core.vocabulary import STOP_TOKEN
+
+PATIENCE = 3  # replies in a row without the player touching anything before the narrator calls time
+
+
+def opening(task: Any) -> str:
+    room = task.known_info.get("room_id", "")
+    return (f"{task.goal} Your room is {room}: enter it and look around. I am the narrator; I will tell you "
+            "when the panel has your answer.")
+
+
+def _idle_replies(conversation: Any) -> int:
+    count = 0
+    for e in reversed(conversation.events):
+        if e.kind == "tool_call":
+            break
+        if e.kind == "message" and e.role == "user" and e.data.get("intent") == "nudge":
+            count += 1
+    return count
+
+
+def submission(conversation: Any) -> dict[str, Any] | None:
+    state = conversation.env.state
+    visit = state.get("visits", "current")
+    return None if visit is None else state.get("submissions", visit["room_id"])
+
+
+def narrate(conversation: Any) -> tuple[str, str | None]:
+    """(message, intent) of the narrator's next line."""
+    mine = [e for e in conversation.events if e.kind == "message" and e.role == "user"]
+    if not mine:
+        return opening(conversation.task), "disclose"
+    given = submission(conversation)
+    if given is not None:
+        if given["correct"]:
+            return f"The door swings open and daylight floods in. You are out. {STOP_TOKEN}", "stop"
+        return f"The panel flashes red and goes dark. The room keeps you. {STOP_TOKEN}", "stop"
+    if _idle_replies(conversation) >= PATIENCE:
+        return f"The lights go out: your time in the room is up. {STOP_TOKEN}", "stop"
+    if conversation.env.state.get("visits", "current") is None:
+        room = conversation.task.known_info.get("room_id", "")
+        return f"You are still at the door of room {room}. Step in to begin.", "nudge"
+    return ("The room stays silent. Everything you need is in here: look around, and follow the clues you "
+            "have found."), "nudge"

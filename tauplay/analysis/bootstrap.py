@@ -1,0 +1,141 @@
+"""Seeded percentile-bootstrap intervals on a mean over tasks (pass^k is one), in pure Python.
+
+Per-task pass^k scores take few distinct values (C(c,k)/C(n,k) for small n), so a resample of T tasks is a
+multinomial draw of T over those values: a handful of exact binomial draws instead of T random picks. That
+keeps 1,000 resamples of a 30,000-task group in milliseconds without numpy.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from math import exp, lgamma, log, log1p
+
+
+def binomial(n: int, p: float, rng: random.Random) -> int:
+    """An exact draw from Binomial(n, p): Bernoulli trials for small n, else inversion searching outward from
+    the mode (each k is returned with probability pmf(k); the search takes about sqrt(n p (1 - p)) steps)."""
+    if n <= 0 or p <= 0.0:
+        return 0
+    if p >= 1.0:
+        return n
+    if n < 16:
+        return sum(1 for _ in range(n) if rng.random() < p)
+    mode = min(n, int((n + 1) * p))
+    p_mode = exp(lgamma(n + 1) - lgamma(mode + 1) - lgamma(n - mode + 1) + mode * log(p) + (n - mode) * log1p(-p))
+    odds = p / (1.0 - p)
+    u = rng.random() - p_mode
+    if u <= 0:
+        return mode
+    lo = hi = mode
+    p_lo = p_hi = p_mode
+    while lo > 0 or hi < n:
+        if lo > 0:
+            p_lo *= lo / ((n - lo + 1) * odds)
+            lo -= 1
+            u -= p_lo
+            if u <= 0:
+                return lo
+        if hi < n:
+            p_hi *= (n - hi) / (hi + 1) * odds
+            hi += 1
+            u -= p_hi
+            if u <= 0:
+                return hi
+    return mode  # what floating-point rounding left over
+
+
+def resampled_counts(weights: Sequence[int], size: int, rng: random.Random) -> list[int]:
+    """A multinomial draw of `size` over categories weighted `weights` (sequential exact binomials)."""
+    left, mass = size, sum(weights)
+    out = [0] * len(weights)
+    for i, weight in enumerate(weights):
+        if left == 0:
+            break
+        drawn = left if i == len(weights) - 1 else binomial(left, weight / mass, rng)
+        out[i] = drawn
+        left -= drawn
+        mass -= weight
+    return out
+
+
+def pass_k_intervals(tasks: Sequence[tuple[int, int]], ks: Sequence[int], score: Callable[[int, int, int], float],
+                     *, resamples: int, confidence: float, seed: str) -> dict[int, tuple[float, float] | None]:
+    """Percentile bootstrap intervals of pass^k for every k at once: each replicate resamples the group's tasks
+    ((trials, successes) pairs) with replacement, and pass^k of the replicate is the mean score of its tasks
+    with at least k trials. None for a k that no task reaches (or with no resamples)."""
+    out: dict[int, tuple[float, float] | None] = dict.fromkeys(ks, None)
+    if not tasks or resamples < 1:
+        return out
+    kinds = sorted(Counter(tasks).items())
+    pairs = [pair for pair, _ in kinds]
+    weights = [count for _, count in kinds]
+    scores = {k: [score(n, c, k) if n >= k else None for n, c in pairs] for k in ks}
+    tail = (1.0 - confidence) / 2
+    todo = []
+    for k in ks:
+        valid = [v for v in scores[k] if v is not None]
+        if not valid:
+            continue
+        if len(set(valid)) == 1:  # every task scores the same: so does every replicate
+            out[k] = (valid[0], valid[0])
+        else:
+            todo.append(k)
+    if not todo:
+        return out
+    rng = random.Random(seed)
+    means: dict[int, list[float]] = {k: [] for k in todo}
+    size = len(tasks)
+    for _ in range(resamples):
+        counts = resampled_counts(weights, size, rng)
+        for k in todo:
+            total = drawn = 0.0
+            for count, value in zip(counts, scores[k], strict=True):
+                if count and value is not None:
+                    total += count * value
+                    drawn += count
+            if drawn:
+                means[k].append(total / drawn)
+    for k in todo:
+        ordered = sorted(means[k])
+        if ordered:
+            out[k] = (quantile(ordered, tail), quantile(ordered, 1.0 - tail))
+    return out
+
+
+def resampled_means(values: Sequence[float], resamples: int, rng: random.Random) -> list[float]:
+    """Means of `resamples` bootstrap resamples (with replacement, the same size) of `values`."""
+    size = len(values)
+    counts = sorted(Counter(values).items())
+    means = []
+    for _ in range(resamples):
+        left, mass, total = size, size, 0.0
+        for i, (value, count) in enumerate(counts):
+            drawn = left if i == len(counts) - 1 else binomial(left, count / mass, rng)
+            total += drawn * value
+            left -= drawn
+            mass -= count
+            if left == 0:
+                break
+        means.append(total / size)
+    return means
+
+
+def quantile(ordered: Sequence[float], q: float) -> float:
+    """The q-quantile of sorted values, interpolated linearly between neighbours."""
+    position = q * (len(ordered) - 1)
+    below = int(position)
+    above = min(below + 1, len(ordered) - 1)
+    return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
+
+
+def mean_interval(values: Sequence[float], *, resamples: int, confidence: float, seed: str
+                  ) -> tuple[float, float] | None:
+    """The percentile bootstrap interval of the mean of `values` (None with no values). The seed is text so
+    that each group and k draws its own stream whatever order the groups are computed in."""
+    if not values or resamples < 1:
+        return None
+    means = sorted(resampled_means(values, resamples, random.Random(seed)))
+    tail = (1.0 - confidence) / 2
+    return quantile(means, tail), quantile(means, 1.0 - tail)

@@ -1,0 +1,195 @@
+"""The queries behind the statistics: the database groups the sessions and counts their events, so a store of
+100,000 sessions is read in one pass over the columns the figures need, never event by event in Python.
+
+Every query returns plain rows (dicts) keyed by the grouping dimensions (`dim_<name>`), the session's domain and
+task, and SQL aggregates. Sessions still running are left out everywhere. A session counts as an error (a trial
+that did not succeed) when its status is failed or interrupted or it has no reward.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, and_, case, exists, func, literal, or_, select
+from sqlmodel import col
+
+from tauplay.core.vocabulary import ERROR_STATUSES, EventKind, Role, SessionStatus, WhoErred
+from tauplay.store.filters import SessionFilter, agent_key, apply_filter
+from tauplay.store.tables import AnnotationRow, EventRow, PerceptionRow, SessionReviewRow, SessionRow
+
+DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "annotator")
+
+
+def dimension_columns(dims: Sequence[str]) -> list[Any]:
+    """The SQL expressions of the grouping dimensions, labelled dim_<name> (simulator: two, kind and model)."""
+    out: list[Any] = []
+    for dim in dims:
+        if dim == "domain":
+            out.append(col(SessionRow.domain).label("dim_domain"))
+        elif dim == "model":
+            out.append(agent_key().label("dim_model"))
+        elif dim == "simulator":
+            out.append(col(SessionRow.user)["kind"].as_string().label("dim_simulator_kind"))
+            out.append(col(SessionRow.user)["model"].as_string().label("dim_simulator_model"))
+        elif dim == "emotion":
+            out.append(col(SessionRow.emotion)["family"].as_string().label("dim_emotion"))
+        elif dim == "leaf":
+            out.append(col(SessionRow.emotion)["leaf"].as_string().label("dim_leaf"))
+        elif dim == "difficulty":
+            out.append(col(SessionRow.task)["difficulty"].as_integer().label("dim_difficulty"))
+        elif dim == "behavior":  # issue 18's user behaviour, when the user description has one (its JSON text)
+            out.append(col(SessionRow.user)["behavior"].as_string().label("dim_behavior"))
+        elif dim == "annotator":
+            out.append(col(SessionRow.annotator).label("dim_annotator"))
+        else:
+            raise ValueError(f"unknown dimension {dim!r} (dimensions: {', '.join(DIMENSIONS)})")
+    return out
+
+
+def _error() -> Any:
+    return or_(col(SessionRow.status).in_([str(s) for s in ERROR_STATUSES]), col(SessionRow.reward).is_(None))
+
+
+def _success() -> Any:
+    return and_(~_error(), col(SessionRow.reward) == 1)
+
+
+def _count(cond: Any) -> Any:
+    return func.sum(case((cond, 1), else_=0))
+
+
+def _event_counts() -> Any:
+    """Per session: user and agent messages, tool calls, follow-ups (agent messages after the greeting that ask
+    the user something) and whether the ending was checked for policy violations and found any."""
+    kind, role = col(EventRow.kind), col(EventRow.role)
+    message = kind == str(EventKind.MESSAGE)
+    agent_message = and_(message, role == str(Role.AGENT))
+    ended = kind == str(EventKind.TERMINATED)
+    violations = col(EventRow.data)["violations"].as_string()
+    return (select(col(EventRow.session_id).label("sid"),
+                   _count(and_(message, role == str(Role.USER))).label("user_turns"),
+                   _count(agent_message).label("agent_turns"),
+                   _count(kind == str(EventKind.TOOL_CALL)).label("tool_calls"),
+                   _count(and_(agent_message, col(EventRow.turn) > 0,
+                               col(EventRow.data)["content"].as_string().like("%?%"))).label("follow_ups"),
+                   func.max(case((and_(ended, violations.is_not(None)), 1), else_=0)).label("checked"),
+                   func.max(case((and_(ended, violations.is_not(None), violations != "[]"), 1), else_=0))
+                   .label("violated"))
+            .group_by(col(EventRow.session_id)).subquery("ev"))
+
+
+def _gold_actions(dialect: str) -> Any:
+    """How many gold actions the session's task has (dialects spell a JSON array's length differently)."""
+    if dialect == "sqlite":
+        return func.json_array_length(col(SessionRow.task), "$.actions")
+    if dialect == "postgresql":
+        return func.json_array_length(col(SessionRow.task).op("->")("actions"))
+    return literal(None)
+
+
+def _base(query: Any, f: SessionFilter) -> Any:
+    return apply_filter(query, f).where(col(SessionRow.status) != str(SessionStatus.RUNNING))
+
+
+def _rows(conn: Connection, query: Any) -> list[dict[str, Any]]:
+    return [dict(r._mapping) for r in conn.execute(query)]
+
+
+def task_groups(conn: Connection, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
+    """One row per (dimensions, domain, task): trials, successes, reward counts, errors, reward sum, event
+    counts, gold actions, violation checks, and failures judged by a person / blamed on the user."""
+    dim_cols = dimension_columns(dims)
+    ev = _event_counts()
+    error, success = _error(), _success()
+    reward = col(SessionRow.reward)
+    labelled = exists().where(col(AnnotationRow.session_id) == SessionRow.id).correlate(SessionRow)
+    reviewed = exists().where(col(SessionReviewRow.session_id) == SessionRow.id).correlate(SessionRow)
+    user_erred = (exists().where(col(AnnotationRow.session_id) == SessionRow.id,
+                                 col(AnnotationRow.who_erred) == str(WhoErred.USER)).correlate(SessionRow))
+    failure = ~success
+    query = (select(*dim_cols, col(SessionRow.domain).label("domain"), col(SessionRow.task_id).label("task_id"),
+                    func.count().label("trials"),
+                    _count(success).label("successes"),
+                    _count(and_(~error, reward == 1)).label("r1"),
+                    _count(and_(~error, reward == -1)).label("rm1"),
+                    _count(and_(~error, reward != 1, reward != -1)).label("r0"),
+                    _count(error).label("errors"),
+                    func.sum(case((~error, reward), else_=0.0)).label("reward_sum"),
+                    func.sum(func.coalesce(ev.c.user_turns, 0)).label("user_turns"),
+                    func.sum(func.coalesce(ev.c.agent_turns, 0)).label("agent_turns"),
+                    func.sum(func.coalesce(ev.c.tool_calls, 0)).label("tool_calls"),
+                    func.sum(func.coalesce(ev.c.follow_ups, 0)).label("follow_ups"),
+                    func.sum(_gold_actions(conn.dialect.name)).label("gold_actions"),
+                    func.sum(func.coalesce(ev.c.checked, 0)).label("checked"),
+                    func.sum(func.coalesce(ev.c.violated, 0)).label("violated"),
+                    _count(failure).label("failures"),
+                    _count(and_(failure, or_(labelled, reviewed))).label("failures_judged"),
+                    _count(and_(failure, user_erred)).label("failures_user"))
+             .select_from(SessionRow).outerjoin(ev, ev.c.sid == SessionRow.id))
+    query = _base(query, f).group_by(*dim_cols, col(SessionRow.domain), col(SessionRow.task_id))
+    return _rows(conn, query)
+
+
+def label_counts(conn: Connection, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
+    """Fault labels per (dimensions, category, who erred)."""
+    dim_cols = dimension_columns(dims)
+    query = (select(*dim_cols, col(AnnotationRow.category).label("category"),
+                    col(AnnotationRow.who_erred).label("who_erred"), func.count().label("labels"))
+             .select_from(AnnotationRow).join(SessionRow, col(AnnotationRow.session_id) == SessionRow.id))
+    query = _base(query, f).group_by(*dim_cols, col(AnnotationRow.category), col(AnnotationRow.who_erred))
+    return _rows(conn, query)
+
+
+def perception_counts(conn: Connection, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
+    """Perception labels per (dimensions, intended family and intensity, perceived family and intensity)."""
+    dim_cols = dimension_columns(dims)
+    intended = col(SessionRow.emotion)["family"].as_string().label("intended")
+    intended_intensity = col(SessionRow.emotion)["intensity"].as_string().label("intended_intensity")
+    query = (select(*dim_cols, intended, intended_intensity, col(PerceptionRow.family).label("perceived"),
+                    col(PerceptionRow.intensity).label("perceived_intensity"), func.count().label("labels"))
+             .select_from(PerceptionRow).join(SessionRow, col(PerceptionRow.session_id) == SessionRow.id))
+    query = _base(query, f).group_by(*dim_cols, intended, intended_intensity, col(PerceptionRow.family),
+                                     col(PerceptionRow.intensity))
+    return _rows(conn, query)
+
+
+def ratio_counts(conn: Connection, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
+    """Sessions per (dimensions, tool calls, follow-ups, success): the tool-call-to-follow-up ratio figures."""
+    dim_cols = dimension_columns(dims)
+    ev = _event_counts()
+    calls = func.coalesce(ev.c.tool_calls, 0).label("tool_calls")
+    asks = func.coalesce(ev.c.follow_ups, 0).label("follow_ups")
+    ok = case((_success(), 1), else_=0).label("success")
+    query = (select(*dim_cols, calls, asks, ok, func.count().label("sessions"))
+             .select_from(SessionRow).outerjoin(ev, ev.c.sid == SessionRow.id))
+    query = _base(query, f).group_by(*dim_cols, calls, asks, ok)
+    return _rows(conn, query)
+
+
+def tool_call_counts(conn: Connection, f: SessionFilter) -> list[dict[str, Any]]:
+    """Tool calls per (domain, tool name)."""
+    name = col(EventRow.data)["name"].as_string().label("tool")
+    query = (select(col(SessionRow.domain).label("domain"), name, func.count().label("calls"))
+             .select_from(EventRow).join(SessionRow, col(EventRow.session_id) == SessionRow.id)
+             .where(col(EventRow.kind) == str(EventKind.TOOL_CALL)))
+    query = _base(query, f).group_by(col(SessionRow.domain), name)
+    return _rows(conn, query)
+
+
+def task_snapshots(conn: Connection, f: SessionFilter) -> list[dict[str, Any]]:
+    """One saved task per (domain, task id) with its session count: what the sessions ran, read once a task."""
+    first: Any = (select(col(SessionRow.domain).label("domain"), col(SessionRow.task_id).label("task_id"),
+                    func.min(col(SessionRow.id)).label("sid"), func.count().label("sessions")))
+    first = _base(first, f).group_by(col(SessionRow.domain), col(SessionRow.task_id)).subquery("first")
+    query = (select(first.c.domain, first.c.task_id, first.c.sessions, col(SessionRow.task).label("task"))
+             .join(SessionRow, col(SessionRow.id) == first.c.sid))
+    return _rows(conn, query)
+
+
+def change_marker(conn: Connection) -> tuple[Any, ...]:
+    """Something that moves whenever a session, a label or a perception is saved (the stats screen polls it)."""
+    sessions = conn.execute(select(func.count(), func.max(col(SessionRow.updated_at))).select_from(SessionRow)).one()
+    labels = conn.execute(select(func.count(), func.max(col(AnnotationRow.id))).select_from(AnnotationRow)).one()
+    seen = conn.execute(select(func.count(), func.max(col(PerceptionRow.id))).select_from(PerceptionRow)).one()
+    return (*sessions, *labels, *seen)
