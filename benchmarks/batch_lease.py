@@ -16,6 +16,7 @@ Anchor (issue 13): the lease must not cost more than 5% of batch throughput.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -37,13 +38,13 @@ def one_run(python: str, domain: str, trials: int, lease: str | None, folder: Pa
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([python, "-m", "tauplay", "run", "--domain", domain, "--trials", str(trials), "--db",
-                           str(db)], capture_output=True, text=True, env=env, cwd=folder)
+                           str(db), "--json"], capture_output=True, text=True, env=env, cwd=folder)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"tauplay run failed ({done.returncode}): {done.stderr[-500:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    sessions = int(next(line.split()[2] for line in done.stdout.splitlines() if line.strip().startswith(domain)))
+    sessions = len(json.loads(done.stdout)["sessions"])
     return wall, cpu, sessions
 
 
