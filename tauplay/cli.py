@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
 
 from tauplay import __version__
@@ -71,10 +73,65 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser, module = _parser_for(name)
     ns = parser.parse_args(args)
     try:
-        return int(module.run(ns) or 0)
+        code = int(module.run(ns) or 0)
+        sys.stdout.flush()  # inside the guard: a reader that went away is noticed here, not at exit
+        return code
     except UsageError as e:
-        print(f"tauplay {name}: {e}", file=sys.stderr)
+        _say(f"tauplay {name}: {e}")
         return 2
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        _say("interrupted")
         return 130
+    except BrokenPipeError:
+        return _reader_gone()
+    except Exception as e:  # the last guard: one line and a trace file, never a traceback on the terminal
+        return _unexpected(name, e)
+
+
+def _say(line: str) -> None:
+    """One line on stderr, with secrets masked and control characters shown (it may quote a file or a model)."""
+    from tauplay.core.secrets import mask_text
+    from tauplay.core.text import visible
+
+    print(visible(mask_text(line)), file=sys.stderr)
+
+
+def _reader_gone() -> int:
+    """The pipe's reader stopped early (`tauplay verify --json | head -c 10`): end quietly, as a tool killed by
+    SIGPIPE would, and keep Python from complaining when it flushes stdout at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a file descriptor (tests capture it)
+        pass
+    return 141  # 128 + SIGPIPE
+
+
+def crash_dir() -> Path:
+    """Where full traces of unexpected errors go: $TAUPLAY_STATE_DIR, else $XDG_STATE_HOME/tauplay, else
+    ~/.local/state/tauplay."""
+    if os.environ.get("TAUPLAY_STATE_DIR"):
+        return Path(os.environ["TAUPLAY_STATE_DIR"]).expanduser()
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base).expanduser() / "tauplay"
+
+
+def _unexpected(name: str, exc: BaseException) -> int:
+    import time
+    import traceback
+
+    from tauplay.core.secrets import mask_text
+
+    trace = mask_text("".join(traceback.format_exception(exc)))
+    cause = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    what = f"{type(exc).__name__}: {cause}" if cause else type(exc).__name__
+    try:
+        folder = crash_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+        path.write_text(f"tauplay {__version__} {name} {' '.join(sys.argv[2:])}\n\n{trace}", encoding="utf-8")
+        where = f"the full trace is in {path}"
+    except OSError as e:
+        where = f"the trace could not be written ({e.strerror or e})"
+    _say(f"tauplay {name}: unexpected error ({what[:300]}); {where}")
+    return 1

@@ -178,6 +178,7 @@ def test_behavior_groups_read_the_user_description(tmp_path: Path, capsys: pytes
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "s.db")
+    SessionStore(db).close()  # an existing (empty) database: stats and plot only read, and refuse a missing one
     for argv, message in ((["--k", "0"], "--k must be at least 1"), (["--label", "Nope"], "unknown label 'Nope'"),
                           (["--db", "nosuchdriver://x/y"], "nosuchdriver")):
         assert main(["stats", "--db", db, *argv] if argv[0] != "--db" else ["stats", *argv]) == 2
@@ -251,7 +252,7 @@ def test_a_v3_store_gains_the_perceptions_table(tmp_path: Path) -> None:
     db = tmp_path / "old.db"
     shutil.copy(REPO / "tests" / "fixtures" / "store_v3_main.db", db)
     with SessionStore(str(db)) as store:
-        assert store.schema_version == 5
+        assert store.schema_version == 6
         report = compute_stats(store, ["domain"], k=2)
         assert report.groups[0].sessions == 4  # the running session of the killed batch is left out
     fresh = tmp_path / "fresh.db"

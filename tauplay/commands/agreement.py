@@ -119,7 +119,7 @@ def _between_annotators(args: argparse.Namespace) -> int:
         if len(chosen) < 2:
             raise UsageError("--annotators needs at least two annotators, separated by commas")
     try:
-        with SessionStore(args.db) as store:
+        with SessionStore(args.db, readonly=True) as store:
             sessions = {s.id: s for s in store.list_sessions(domain=args.domain)}
             # source "auto" is a suggestion the person kept and saved: their judgement as much as a typed label
             rows = [a for a in store.annotations() if a.session_id in sessions]
@@ -159,20 +159,24 @@ def _between_annotators(args: argparse.Namespace) -> int:
 def _print_tables(people_report: Any, auto_reports: list[Any], people: list[str], sessions: int) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    console = Console()
+    from tauplay.core.text import visible
+
+    people = [visible(p) for p in people]  # names come from the store: shown, never markup or escapes
+    console = Console(highlight=False)
     if people_report is None:
-        console.print(f"only one annotator ({people[0]}): no agreement between people to report")
+        console.print(f"only one annotator ({people[0]}): no agreement between people to report", markup=False)
     else:
         pairs = list(people_report.labels[0].cohen)
-        table = Table(title=f"Agreement between {', '.join(people)} ({sessions} sessions, "
-                            f"{people_report.units} units)")
+        table = Table(title=Text(f"Agreement between {', '.join(people)} ({sessions} sessions, "
+                                 f"{people_report.units} units)"))
         table.add_column("label")
         table.add_column("units", justify="right")
         table.add_column("observed", justify="right")
         if len(pairs) <= 3:
             for a, b in pairs:
-                table.add_column(f"Cohen κ {a}/{b}", justify="right")
+                table.add_column(Text(visible(f"Cohen κ {a}/{b}")), justify="right")
         if len(people) > 2:
             table.add_column("Fleiss κ", justify="right")
         table.add_column("Krippendorff α", justify="right")
@@ -183,14 +187,14 @@ def _print_tables(people_report: Any, auto_reports: list[Any], people: list[str]
             if len(people) > 2:
                 cells.append(_fmt(row.fleiss))
             cells.append(_fmt(row.alpha))
-            table.add_row(*cells)
+            table.add_row(*(Text(c) for c in cells))
         console.print(table)
     if auto_reports:
         table = Table(title="Cohen κ against the automatic suggestions (suggestible categories)")
         table.add_column("label")
         for report in auto_reports:
-            table.add_column(f"{report.raters[0]} ({report.units} units)", justify="right")
+            table.add_column(Text(visible(f"{report.raters[0]} ({report.units} units)")), justify="right")
         for i, row in enumerate(auto_reports[0].labels):
-            table.add_row(row.label, *[_fmt(next(iter(r.labels[i].cohen.values()))) for r in auto_reports])
+            table.add_row(Text(row.label), *[_fmt(next(iter(r.labels[i].cohen.values()))) for r in auto_reports])
         console.print(table)
     console.print("— : undefined (no shared units, or every rating was the same label)", style="dim")

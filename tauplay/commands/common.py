@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TextIO
 
 
 class UsageError(Exception):
@@ -16,3 +17,12 @@ def require_terminal() -> None:
     TAUPLAY_FORCE_TUI=1 skips the check (benchmarks drive the app through a pseudo-terminal)."""
     if not sys.stdout.isatty() and not os.environ.get("TAUPLAY_FORCE_TUI"):
         raise UsageError("the app needs a terminal (stdout is not a TTY); for batch work use 'tauplay run'")
+
+
+def say(text: object = "", *, file: TextIO | None = None, end: str = "\n") -> None:
+    """Print a line of a report: model, tool, file or person text in it has its control characters shown
+    (tauplay.core.text.visible), so nothing printed can drive the terminal. JSON output does not need it
+    (json.dumps escapes every control character)."""
+    from tauplay.core.text import visible
+
+    print(visible(str(text)), file=file if file is not None else sys.stdout, end=end)

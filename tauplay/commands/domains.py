@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands.common import UsageError, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,18 +46,18 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out if not args.name else out[0], indent=1))
         return 0
     for d in domains:
-        print(f"{d.name:<12} {len(d.read_tools):>2} read / {len(d.write_tools):>2} write tools   "
+        say(f"{d.name:<12} {len(d.read_tools):>2} read / {len(d.write_tools):>2} write tools   "
               f"task sets: {', '.join(sorted(d.task_sets)) or '-'}   {d.title}")
         if args.name:
             roots = set(ToolGraph(d).roots())
             for t in d.tools:
                 mark = "*" if t.name in roots else " "
-                print(f"  {mark} {t.kind:<5} {t.signature_line()}")
-            print("  (* root-eligible: a conversation can start with it)")
+                say(f"  {mark} {t.kind:<5} {t.signature_line()}")
+            say("  (* root-eligible: a conversation can start with it)")
             if d.user_tools:
-                print(f"  the user's own tools ({len(d.user_tools)}, dual control):")
+                say(f"  the user's own tools ({len(d.user_tools)}, dual control):")
                 for t in d.user_tools:
-                    print(f"    {t.kind:<5} {t.signature_line()}")
+                    say(f"    {t.kind:<5} {t.signature_line()}")
     for n, why in unavailable:
-        print(f"{n:<12} not available: {why}")
+        say(f"{n:<12} not available: {why}")
     return 0

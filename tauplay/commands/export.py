@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands.common import UsageError, say
 
 KINDS = ("tasks", "sessions", "training", "tau2-results", "taubench-results")
 
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.store import SessionStore, StoreError
 
     try:
-        with SessionStore(args.db) as store:
+        with SessionStore(args.db, readonly=True) as store:  # reads only: nothing created, nothing written
             text, summary = _export(args, store)
     except StoreError as e:
         raise UsageError(str(e)) from None
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     _write(args.out, text)
     if args.out != "-":
-        print(f"{args.out}: {summary}")
+        say(f"{args.out}: {summary}")
     return 0
 
 

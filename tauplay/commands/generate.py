@@ -20,12 +20,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands.common import UsageError, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     def one_line(message: str) -> None:  # argparse would print the whole usage first
-        print(f"tauplay generate: {message} (see tauplay generate --help)", file=sys.stderr)
+        say(f"tauplay generate: {message} (see tauplay generate --help)", file=sys.stderr)
         raise SystemExit(2)
 
     parser.error = one_line  # type: ignore[method-assign,assignment]  # argparse's error is typed NoReturn; ours exits too
@@ -195,10 +195,10 @@ def run(args: argparse.Namespace) -> int:
                           "accepted": result.report.accepted, "distribution": dist,
                           "report": result.report.to_json()}, indent=1))
     else:
-        print(result.report.render())
-        print("depth:  " + "  ".join(f"{k}:{v}" for k, v in dist["depth"].items()))
-        print("family: " + "  ".join(f"{k}:{v}" for k, v in dist["family"].items()))
-        print(summary)
+        say(result.report.render())
+        say("depth:  " + "  ".join(f"{k}:{v}" for k, v in dist["depth"].items()))
+        say("family: " + "  ".join(f"{k}:{v}" for k, v in dist["family"].items()))
+        say(summary)
     return 0 if result.complete else 1
 
 
@@ -238,9 +238,9 @@ def _run_constraint(args: argparse.Namespace) -> int:
                           "accepted": result.report.accepted, "tasks": per_task,
                           "report": result.report.to_json()}, indent=1))
     else:
-        print(result.report.render())
+        say(result.report.render())
         for row in per_task:
-            print(f"  {row['task_id']}: {row['solutions']} solutions among {row['candidate_space']:,} candidate "
+            say(f"  {row['task_id']}: {row['solutions']} solutions among {row['candidate_space']:,} candidate "
                   f"assignments, {row['near_misses']:,} near misses, {row['distractors']} distractors saved")
-        print(summary)
+        say(summary)
     return 0 if result.complete else 1

@@ -19,7 +19,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands.common import UsageError, say
 
 KINDS = ("taubench-results", "tau2-results", "sessions", "tasks")
 
@@ -63,7 +63,7 @@ def _import_tasks(args: argparse.Namespace) -> int:
     note = f"; {len(flagged)} with a published emotion outside its family (tasks {', '.join(flagged)})" if flagged \
         else ""
     if args.dry_run:
-        print(f"{args.file}: {len(task_set.tasks)} task(s) read{note}; nothing written (dry run)")
+        say(f"{args.file}: {len(task_set.tasks)} task(s) read{note}; nothing written (dry run)")
         return 0
     if out.exists() and not args.force:
         raise UsageError(f"{out} exists; choose another --out or pass --force")
@@ -72,7 +72,7 @@ def _import_tasks(args: argparse.Namespace) -> int:
         task_set.save(out)
     except OSError as e:
         raise UsageError(f"{out}: cannot write: {e.strerror or e}") from None
-    print(f"{args.file}: {len(task_set.tasks)} task(s) written to {out}{note}")
+    say(f"{args.file}: {len(task_set.tasks)} task(s) written to {out}{note}")
     return 0
 
 
@@ -114,6 +114,8 @@ def _import_sessions(args: argparse.Namespace) -> int:
     env_factory = _env_factory(args)
     source = str(path)
     if args.kind == "sessions":
+        if path.is_dir():
+            raise UsageError(f"{path}: is a folder, expected a sessions file (JSON Lines)")
         if not path.is_file():
             raise UsageError(f"{path}: no such file")
         try:
@@ -146,7 +148,7 @@ def _import_sessions(args: argparse.Namespace) -> int:
     if env_factory is not None:
         summary += f"; replayed on {args.data}: {mismatches} call(s) failed on replay (no diff recorded)"
     if args.dry_run:
-        print(f"{path}: {summary}; nothing written (dry run)")
+        say(f"{path}: {summary}; nothing written (dry run)")
         return 0
     from tauplay.store import SessionStore, StoreError
 
@@ -154,7 +156,13 @@ def _import_sessions(args: argparse.Namespace) -> int:
     ids = [session_key(b.id) if b.id else d for b, d in zip(bundles, derived, strict=True)]
     if len(set(ids)) != len(ids):
         raise UsageError(f"{path}: two sessions of the file have the same id; nothing imported")
-    batch = args.batch or (f"import-{derived[0][:8]}" if derived else None)
+    if args.kind == "sessions":  # a tauplay sessions file keeps each session's own batch, as --help says
+        batch = args.batch
+        named = sorted({b.batch_id for b in bundles if b.batch_id})
+        shown = args.batch or (", ".join(named[:3]) + (", ..." if len(named) > 3 else "") if named else "none")
+    else:
+        batch = args.batch or (f"import-{derived[0][:8]}" if derived else None)
+        shown = str(batch)
     try:
         with SessionStore(args.db) as store:
             present = set(already_there(store, ids))
@@ -165,9 +173,9 @@ def _import_sessions(args: argparse.Namespace) -> int:
         raise UsageError(f"{path}: nothing imported: {e}") from None
     skipped = f"; {len(present)} already there, skipped" if present else ""
     if not new:
-        print(f"{path}: all {len(bundles)} session(s) are already in {where}; nothing written")
+        say(f"{path}: all {len(bundles)} session(s) are already in {where}; nothing written")
         return 0
-    print(f"{path}: imported {summary} into {where} (batch {batch}){skipped}")
+    say(f"{path}: imported {summary} into {where} (batch {shown}){skipped}")
     return 0
 
 

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
             flt = session_filter(args)
             try:
-                with SessionStore(args.db) as store:
+                with SessionStore(args.db, readonly=True) as store:  # reads only
                     written = draw(args.kind, out, store=store, by=args.by, flt=flt, k=args.k)
             except StoreError as e:
                 raise UsageError(str(e)) from None

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     flt = session_filter(args)
     try:
-        with SessionStore(args.db) as store:
+        with SessionStore(args.db, readonly=True) as store:  # reads only
             written = write_report(store, out, flt=flt, k=args.k, resamples=max(0, args.resamples), seed=args.seed,
                                    graphs=graphs)
     except (StoreError, StatsError) as e:

@@ -55,8 +55,14 @@ def run(args: argparse.Namespace) -> int:
         filters = parse_filters(filter_text({k: v for k, v in raw.items() if v is not None}))
     except FilterError as e:
         raise UsageError(str(e)) from None
+    from tauplay.store import SessionStore, StoreError
+
     app = ReviewApp(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db,
                     show_condition=args.show_condition, show_judges=args.show_judges)
     require_terminal()
+    try:  # nothing to review in a database that is not there: refuse a mistyped path instead of creating it
+        SessionStore(args.db, must_exist=True).close()
+    except StoreError as e:
+        raise UsageError(str(e)) from None
     app.run()
     return 0

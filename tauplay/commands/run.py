@@ -18,7 +18,7 @@ import sys
 import uuid
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands.common import UsageError, say
 
 # The injection kinds, spelled here so that --help needs no import of the vocabulary's module tree.
 INJECTION_KIND_CHOICES = ("type_mismatch", "out_of_range", "missing_required", "semantic_wrong")
@@ -61,6 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--interceptor", action="store_true",
                         help="check every call before it runs: refuse arguments that fail the schema, name no record "
                              "or have not come up in the session, with an error the agent can act on")
+    parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
+    parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
     parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
     parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
 
@@ -160,15 +162,26 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from tauplay.sim.batch import Job, run_batch, summarize
+    from tauplay.sim.batch import BatchStopped, Job, batch_plan, run_batch, summarize
     from tauplay.sim.kinds import make_agent, make_user
     from tauplay.sim.orchestrator import Limits
     from tauplay.sim.session import SessionSetup
+    from tauplay.sim.writer import LogWriter
+    from tauplay.store import StoreError
 
     jobs = [Job(SessionSetup(domain, task, database, emotion, args.data or "", args.seed, injection,
                              args.interceptor), trial)
             for task in tasks for trial in range(args.trials)]
     batch_id = uuid.uuid4().hex[:12]
+    limits = Limits(args.max_steps, args.max_errors)
+    writer = LogWriter(store)  # the batch's owner: it renews the heartbeat of the batch and its sessions
+    try:  # the plan first: a batch killed at any moment can be finished by `tauplay resume --batch`
+        store.create_batch(batch_id, domain=domain.name, owner=writer.owner,
+                           plan=batch_plan(jobs, trials=args.trials, agent=agent_desc, user=user_desc, limits=limits,
+                                           concurrency=args.concurrency))
+    except StoreError as e:
+        writer.close()
+        raise UsageError(str(e)) from None
     err = Console(stderr=True, highlight=False)
     rewards = {"1": 0, "0": 0, "-1": 0, "failed": 0}
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -186,16 +199,34 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
             rewards["failed" if r is None else "1" if r == 1 else "-1" if r == -1 else "0"] += 1
             progress.update(bar, advance=1, tally=tally())
 
-        results = asyncio.run(run_batch(
-            store, jobs, agent=lambda: make_agent(agent_desc), user=lambda: make_user(user_desc),
-            concurrency=args.concurrency, limits=Limits(args.max_steps, args.max_errors), batch_id=batch_id,
-            on_done=done, judge=_judge(args)))
+        try:
+            results = asyncio.run(run_batch(
+                writer, jobs, agent=lambda: make_agent(agent_desc), user=lambda: make_user(user_desc),
+                concurrency=args.concurrency, limits=limits, batch_id=batch_id, on_done=done, judge=_judge(args)))
+        except BatchStopped as stopped:
+            results = stopped.results
+            ran = sum(1 for r in results if r.reward is not None)
+            progress.stop()
+            say(f"tauplay run: {stopped}; the batch stopped there: {ran} of {len(jobs)} session(s) saved whole "
+                f"(finish it with: tauplay resume --batch {batch_id}, once the database can be written)",
+                file=sys.stderr)
+            return 1
+        finally:
+            writer.close()
+    try:
+        store.finish_batch(batch_id)
+    except StoreError as e:
+        say(f"tauplay run: {e}", file=sys.stderr)
     verified: dict[str, Any] = {}
     if args.verifier_model:
         verified = asyncio.run(_verify_statements(args, store, domain, results))
     rows = summarize(results, args.trials)
     failures = [r for r in results if r.failure]
     if args.json:
+        from tauplay.core.secrets import mask_text
+
+        agent_desc, user_desc = ({k: mask_text(v) if isinstance(v, str) else v for k, v in d.items()}
+                                 for d in (agent_desc, user_desc))  # an api_base may hold user:password@
         print(json.dumps({"batch_id": batch_id, "store": store.name, "domain": domain.name, "agent": agent_desc,
                           "user": user_desc, "trials": args.trials,
                           "injection": injection.to_json() if injection else None,
@@ -206,29 +237,10 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     else:
         _print_table(rows, args.trials, batch_id, store.name)
         if injection is not None or args.interceptor:
-            print(_study_line(store, results, injection, args.interceptor), flush=True)
+            say(_study_line(store, results, injection, args.interceptor))
     for f in failures:
-        print(f"task {f.task_id} trial {f.job.trial}: session did not run: {f.failure}", file=sys.stderr)
+        say(f"task {f.task_id} trial {f.job.trial}: session did not run: {f.failure}", file=sys.stderr)
     return 1 if failures else 0
-
-
-def _study_line(store: Any, results: list[Any], injection: Any, interceptor: bool) -> str:
-    """How many sessions got an injection, and how many calls the interceptor refused (from the saved events)."""
-    from tauplay.core.events import InjectionData, ToolResultData, of_kind
-
-    injected = refused = 0
-    for r in results:
-        if not r.session_id:
-            continue
-        events = store.events(r.session_id)
-        injected += any(True for _ in of_kind(events, InjectionData))
-        refused += sum(1 for _, res in of_kind(events, ToolResultData) if res.refused_by)
-    parts = []
-    if injection is not None:
-        parts.append(f"{injection.kind} injected in {injected} of {len(results)} sessions (seed {injection.seed})")
-    if interceptor:
-        parts.append(f"the interceptor refused {refused} call(s)")
-    return "; ".join(parts) + " — tauplay propagation classifies them"
 
 
 async def _verify_statements(args: argparse.Namespace, store: Any, domain: Any, results: list[Any]) -> dict[str, Any]:
@@ -263,10 +275,32 @@ async def _verify_statements(args: argparse.Namespace, store: Any, domain: Any, 
     return found
 
 
+def _study_line(store: Any, results: list[Any], injection: Any, interceptor: bool) -> str:
+    """How many sessions got an injection, and how many calls the interceptor refused (from the saved events)."""
+    from tauplay.core.events import InjectionData, ToolResultData, of_kind
+
+    injected = refused = 0
+    for r in results:
+        if not r.session_id:
+            continue
+        events = store.events(r.session_id)
+        injected += any(True for _ in of_kind(events, InjectionData))
+        refused += sum(1 for _, res in of_kind(events, ToolResultData) if res.refused_by)
+    parts = []
+    if injection is not None:
+        parts.append(f"{injection.kind} injected in {injected} of {len(results)} sessions (seed {injection.seed})")
+    if interceptor:
+        parts.append(f"the interceptor refused {refused} call(s)")
+    return "; ".join(parts) + " — tauplay propagation classifies them"
+
+
 def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    from tauplay.core.text import visible
 
     table = Table(title=f"batch {batch_id}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("domain / emotion / difficulty", justify="left")
@@ -288,8 +322,10 @@ def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -
         cells[0] = name
         cells += [f"{row.success:.1%}", f"{row.steps:.1f}", f"{row.calls:.1f}", f"{row.errors:.1f}",
                   f"{row.seconds:.2f}"]
-        table.add_row(*cells)
-    # A pipe or a file gets the whole table rather than rich's 80-column default.
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+        table.add_row(*(Text(visible(c)) for c in cells))  # names from task files: never markup or escapes
+    # A pipe or a file gets the whole table rather than rich's 80-column default: wide enough for every
+    # column (a name, twelve figures and one pass^k per trial), so that none is cut.
+    longest = max((len(r.name) for r in rows), default=8) + len("difficulty ")
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else max(160, longest + 130 + 10 * trials))
     console.print(table)
-    console.print(f"sessions saved in {store_name} (batch {batch_id})", markup=False)
+    console.print(visible(f"sessions saved in {store_name} (batch {batch_id})"), markup=False)

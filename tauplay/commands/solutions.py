@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands.common import UsageError, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,13 +54,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for entry in entries:
         rules = rules_of.get(entry["task_id"], {})
-        print(f"task {entry['task_id']}: {len(entry['solutions'])} valid solution(s), "
+        say(f"task {entry['task_id']}: {len(entry['solutions'])} valid solution(s), "
               f"{len(entry['distractors'])} distractor(s)")
         for i, actions in enumerate(entry["solutions"], start=1):
-            print(f"  solution {i}: " + "; ".join(_write_words(a) for a in actions if _is_write(domain, a)))
+            say(f"  solution {i}: " + "; ".join(_write_words(a) for a in actions if _is_write(domain, a)))
         for d in entry["distractors"]:
             text = rules.get(d["violates"], "")
-            print(f"  distractor breaking {d['violates']} ({text}): "
+            say(f"  distractor breaking {d['violates']} ({text}): "
                   + "; ".join(_write_words(a) for a in d["actions"] if _is_write(domain, a)))
     return 0
 

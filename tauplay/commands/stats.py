@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     flt = session_filter(args)
     by = args.by if args.by is not None else ["domain"]
     try:
-        with SessionStore(args.db) as store:
+        with SessionStore(args.db, readonly=True) as store:  # reads only
             report = compute_stats(store, by, k=args.k, flt=flt, resamples=args.resamples, seed=args.seed)
             name = store.name
     except StatsError as e:

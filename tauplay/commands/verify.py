@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands.common import UsageError, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,11 +41,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         for r, c in zip(report.replays, report.checks, strict=True):
             if not r.executed:
-                print(f"task {r.task_id}: not executable: {r.first_error}", file=sys.stderr)
+                say(f"task {r.task_id}: not executable: {r.first_error}", file=sys.stderr)
             if c is not None and not c.met:
                 failed = "; ".join(f"{f.constraint}: {f.text}" for f in c.failures)
-                print(f"task {r.task_id}: constraints not met: {failed}", file=sys.stderr)
-        print(summary)
+                say(f"task {r.task_id}: constraints not met: {failed}", file=sys.stderr)
+        say(summary)
     ok = report.executed == report.total and report.constraints_met == report.constraint_tasks
     return 0 if ok else 1
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from tauplay.core.constraint_rules import ConstraintError, parse_problem
 from tauplay.core.emotions import EmotionCondition, EmotionError
+from tauplay.core.nesting import MAX_DEPTH, too_deep
 from tauplay.core.task_shapes import ValidationError, validator
 from tauplay.core.tau2_fields import Tau2Fields, Tau2FieldsError
 
@@ -399,6 +400,8 @@ def load_tasks(path: Path | str, domain: str | None = None) -> TaskSet:
         raise TaskFileError(f"{path}: cannot read: {e}") from None
     if path.suffix == ".py":
         raw_list = _read_python_tasks(path, text)
+        if too_deep(raw_list):
+            raise TaskFileError(f"{path}: nested deeper than {MAX_DEPTH} levels; not a task file")
         tasks = [task_from_taubench(r, path, i, domain) for i, r in enumerate(raw_list)]
         return TaskSet(domain, tasks, str(path))
     try:
@@ -407,6 +410,8 @@ def load_tasks(path: Path | str, domain: str | None = None) -> TaskSet:
         raise TaskFileError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
     except RecursionError:
         raise TaskFileError(f"{path}: JSON nested too deeply to read") from None
+    if too_deep(data):
+        raise TaskFileError(f"{path}: JSON nested deeper than {MAX_DEPTH} levels; not a task file")
     if isinstance(data, dict) and isinstance(data.get("tasks"), list) and data["tasks"] \
             and "format" not in data and all("user_scenario" in t for t in data["tasks"] if isinstance(t, dict)):
         data = data["tasks"]  # tau2-bench also writes {"tasks": [...]}

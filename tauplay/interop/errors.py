@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tauplay.core.nesting import MAX_DEPTH, too_deep
+
 
 class InteropError(Exception):
     """A file that cannot be imported (or written); one line naming the file and the place."""
@@ -26,11 +28,14 @@ def read_json(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as e:
         raise InteropError(f"{path}: cannot read: {e}") from None
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as e:
         raise InteropError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
     except RecursionError:
         raise InteropError(f"{path}: JSON nested too deeply to read") from None
+    if too_deep(value):
+        raise InteropError(f"{path}: JSON nested deeper than {MAX_DEPTH} levels; not a file tauplay reads")
+    return value
 
 
 def kind_of(value: Any) -> str:

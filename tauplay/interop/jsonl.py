@@ -10,6 +10,7 @@ from typing import Any
 
 from tauplay.core.events import Event, payload_errors
 from tauplay.core.labels import FaultLabel, SessionBundle
+from tauplay.core.nesting import MAX_DEPTH, too_deep
 from tauplay.core.transcript import chat_messages
 from tauplay.core.vocabulary import EVENT_KINDS, ROLES
 from tauplay.interop.errors import InteropError, fail, kind_of
@@ -68,6 +69,8 @@ def sessions_from_jsonl(text: str, source: str) -> list[SessionBundle]:
             raise InteropError(f"{source}:{n}:{e.colno}: invalid JSON: {e.msg}") from None
         except RecursionError:
             raise InteropError(f"{source}:{n}: JSON nested too deeply to read") from None
+        if too_deep(raw):
+            raise InteropError(f"{source}:{n}: JSON nested deeper than {MAX_DEPTH} levels; not a tauplay session")
         if not isinstance(raw, dict) or raw.get("format") != FORMAT:
             raise fail(source, place, f"not a tauplay session (expected \"format\": \"{FORMAT}\")")
         for key in ("domain", "task_id"):

@@ -14,6 +14,7 @@ from typing import Any
 
 from tauplay.core.environment import Environment
 from tauplay.core.events import Event, EventPayload, MessageData, Role, ToolCallData, ToolResultData
+from tauplay.core.nesting import MAX_DEPTH, too_deep
 
 ROLE_OF_SPEAKER = {"assistant": Role.AGENT, "user": Role.USER, "system": Role.SYSTEM}
 
@@ -31,6 +32,8 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None, str | None]:
             return {}, raw, "arguments are nested too deeply to read"
         except json.JSONDecodeError as e:
             return {}, raw, f"arguments are not valid JSON ({e.msg} at column {e.colno})"
+        if too_deep(value):
+            return {}, raw, f"arguments are nested deeper than {MAX_DEPTH} levels"
         if isinstance(value, dict):
             return value, None, None
         return {}, raw, "arguments must be a JSON object"

@@ -10,10 +10,13 @@ ERROR_KINDS = ("http", "timeout", "malformed", "config")
 
 
 class LLMError(Exception):
-    """A model call that failed for good. `kind`: http, timeout, malformed, config."""
+    """A model call that failed for good. `kind`: http, timeout, malformed, config. The message has every
+    configured key masked (tauplay.core.secrets), whichever client worded it: a server may quote the key."""
 
     def __init__(self, kind: str, message: str, retryable: bool = False) -> None:
-        super().__init__(message)
+        from tauplay.core.secrets import mask_text
+
+        super().__init__(mask_text(message))
         self.kind = kind
         self.retryable = retryable
 
@@ -45,8 +48,14 @@ class RawToolCall:
             value = json.loads(self.arguments) if self.arguments.strip() else {}
         except json.JSONDecodeError as e:
             raise LLMError("malformed", f"tool call {self.name}: arguments are not valid JSON ({e.msg})") from None
+        except RecursionError:
+            raise LLMError("malformed", f"tool call {self.name}: arguments nested too deeply") from None
         if not isinstance(value, dict):
             raise LLMError("malformed", f"tool call {self.name}: arguments must be a JSON object")
+        from tauplay.core.nesting import MAX_DEPTH, too_deep
+
+        if too_deep(value):
+            raise LLMError("malformed", f"tool call {self.name}: arguments nested deeper than {MAX_DEPTH} levels")
         return value
 
 

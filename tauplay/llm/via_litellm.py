@@ -81,6 +81,8 @@ def classify(exc: BaseException, config: LLMConfig, key: str | None) -> LLMError
             return texts.not_json()
         if "no 'choices'" in str(e):
             return texts.no_message()
+        if "Invalid response object" in str(e):  # a 200 whose message is not a message (litellm says "500")
+            return texts.bad_shape("its message is not an object")
         if _named(e, "APIConnectionError", "ConnectError", "ConnectionError"):
             root = chain[-1]
             return texts.connection_error(config.api_base, str(root) or type(root).__name__, key)

@@ -13,6 +13,7 @@ from typing import Any
 from tauplay.core.evaluation import pass_hat_k
 from tauplay.core.events import Event, ToolResultData, of_kind
 from tauplay.core.vocabulary import EventKind
+from tauplay.sim.injector import InjectionConfig, InjectionConfigError
 from tauplay.sim.orchestrator import Limits
 from tauplay.sim.participants import AgentParticipant, UserParticipant
 from tauplay.sim.session import SessionSetup, run_session
@@ -70,35 +71,76 @@ def _effort(events: Sequence[Event]) -> tuple[int, int, int, float]:
     return steps, calls, errors, seconds
 
 
-async def run_batch(log: SessionLog, jobs: Sequence[Job], *, agent: Callable[[], AgentParticipant],
+STOPPED = "not run: the batch stopped at a store failure"
+
+
+class BatchStopped(Exception):
+    """The log could take no more writes (read-only, disk full, damaged): the batch stopped at the first such
+    failure. `results` holds every job's result (those not run say so); `cause` is the log's own error."""
+
+    def __init__(self, cause: BaseException, results: list[JobResult]) -> None:
+        super().__init__(str(cause).splitlines()[0] if str(cause) else type(cause).__name__)
+        self.cause = cause
+        self.results = results
+
+
+def _unusable(error: BaseException) -> bool:
+    # The log marks an error that leaves it unable to take any write (tauplay.store.StoreError.unusable).
+    return bool(getattr(error, "unusable", False))
+
+
+async def run_batch(log: SessionLog | LogWriter, jobs: Sequence[Job], *, agent: Callable[[], AgentParticipant],
                     user: Callable[[], UserParticipant], concurrency: int = 4, limits: Limits | None = None,
                     batch_id: str | None = None, on_done: Callable[[JobResult], None] | None = None,
                     judge: Any = None) -> list[JobResult]:
     """Run every job (fresh participants for each) with at most `concurrency` at a time, all saving through
-    one writer. A session that fails outside the conversation (e.g. the store) is reported in its result;
-    the others go on."""
+    one writer. A session that fails outside the conversation is reported in its result and the others go
+    on -- unless the log itself can take no more writes: then the batch stops there (the sessions under way
+    are cancelled, their saved events kept) and BatchStopped is raised with every result."""
     gate = asyncio.Semaphore(max(1, concurrency))
-    writer = LogWriter(log)
+    writer, owned = (log, False) if isinstance(log, LogWriter) else (LogWriter(log), True)
+    stop: list[BaseException] = []
+    tasks: list[asyncio.Task[JobResult]] = []
 
     async def one(job: Job) -> JobResult:
         async with gate:
+            if stop:
+                return JobResult(job, None, None, None, STOPPED)
             created: list[str] = []
             try:
                 sid, outcome = await run_session(writer, job.setup, agent(), user(), limits=limits,
                                                  batch_id=batch_id, trial=job.trial, on_created=created.append,
                                                  judge=judge)
                 result = JobResult(job, sid, outcome.reason, outcome.reward.reward, None, *_effort(outcome.events))
+            except asyncio.CancelledError:
+                return JobResult(job, created[0] if created else None, None, None, STOPPED)
             except Exception as e:  # one broken session must not sink the batch; its events stay saved
                 result = JobResult(job, created[0] if created else None, None, None,
                                    f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+                if _unusable(e) and not stop:
+                    stop.append(e)
+                    for other in tasks:
+                        if other is not asyncio.current_task():
+                            other.cancel()
         if on_done is not None:
             on_done(result)
         return result
 
+    async def guarded(job: Job) -> JobResult:
+        try:
+            return await one(job)
+        except asyncio.CancelledError:  # cancelled while waiting for the gate
+            return JobResult(job, None, None, None, STOPPED)
+
     try:
-        return list(await asyncio.gather(*(one(j) for j in jobs)))
+        tasks.extend(asyncio.create_task(guarded(j)) for j in jobs)
+        results = list(await asyncio.gather(*tasks))
     finally:
-        await asyncio.to_thread(writer.close)
+        if owned:
+            await asyncio.to_thread(writer.close)
+    if stop:
+        raise BatchStopped(stop[0], results)
+    return results
 
 
 @dataclass
@@ -167,3 +209,59 @@ def summarize(results: Sequence[JobResult], trials: int) -> list[SummaryRow]:
         order = sorted(buckets, key=lambda n: (not n.isdigit(), int(n) if n.isdigit() else 0, n))
         rows.extend(_row(group, name, buckets[name], trials) for name in order)
     return rows
+
+
+# -- a batch's plan: what `tauplay resume --batch` needs to finish a batch that was killed ------------------------
+
+PLAN_FORMAT = "tauplay.batch/1"
+
+
+def batch_plan(jobs: Sequence[Job], *, trials: int, agent: dict[str, Any], user: dict[str, Any],
+               limits: Limits, concurrency: int) -> dict[str, Any]:
+    """The plan a batch records before its first session: each task as saved with its sessions, the trials,
+    the participants, limits and data (the emotion chosen for the batch, if any, is in each job's setup)."""
+    first = jobs[0].setup
+    tasks = list({j.setup.task.id: j.setup.task.to_json() for j in jobs}.values())
+    emotion = first.emotion.to_json() if first.emotion is not None else None
+    return {"format": PLAN_FORMAT, "domain": first.domain.name, "tasks": tasks, "trials": trials,
+            "data_source": first.data_source, "seed": first.seed, "emotion": emotion, "agent": agent, "user": user,
+            "limits": {"max_steps": limits.max_steps, "max_errors": limits.max_errors}, "concurrency": concurrency,
+            "injection": first.injection.to_json() if first.injection is not None else None,
+            "interceptor": first.interceptor}
+
+
+class PlanError(Exception):
+    """A recorded plan this tauplay cannot rebuild (another format, a domain that is not installed...)."""
+
+
+def plan_jobs(plan: dict[str, Any], done: set[tuple[str, int]]) -> tuple[list[Job], Limits]:
+    """The plan's jobs that have no session yet (`done`: the (task id, trial) pairs that have one), in the
+    order the batch would have run them, and its limits."""
+    from pathlib import Path
+
+    from tauplay.core.domain import get_domain
+    from tauplay.core.emotions import EmotionCondition
+    from tauplay.core.tasks import TaskFileError, task_from_json
+
+    if plan.get("format") != PLAN_FORMAT:
+        raise PlanError(f"the batch's plan is not one this tauplay reads ({plan.get('format')!r})")
+    try:
+        domain = get_domain(str(plan["domain"]))
+        database = domain.database(plan.get("data_source") or None, plan.get("seed"))
+        tasks = [task_from_json(t, Path("the batch's plan"), i, domain.name) for i, t in enumerate(plan["tasks"])]
+        emotion = EmotionCondition.from_json(plan["emotion"]) if plan.get("emotion") else None
+        limits = Limits(int(plan["limits"]["max_steps"]), int(plan["limits"]["max_errors"]))
+        trials = int(plan["trials"])
+        injection = InjectionConfig.from_json(plan["injection"]) if plan.get("injection") else None
+    except TaskFileError as e:
+        raise PlanError(f"a task in the batch's plan cannot be read: {e}") from None
+    except InjectionConfigError as e:
+        raise PlanError(f"the batch's injection plan cannot be read: {e}") from None
+    except (KeyError, TypeError, ValueError) as e:
+        raise PlanError(f"the batch's plan is incomplete ({type(e).__name__}: {e})") from None
+    except Exception as e:  # DomainError and whatever a third-party domain raises while loading
+        raise PlanError(str(e)) from None
+    jobs = [Job(SessionSetup(domain, task, database, emotion, plan.get("data_source") or "", plan.get("seed"),
+                             injection, bool(plan.get("interceptor"))), trial)
+            for task in tasks for trial in range(trials) if (task.id, trial) not in done]
+    return jobs, limits

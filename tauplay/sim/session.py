@@ -41,6 +41,19 @@ class ResumeError(Exception):
     """A stored session that cannot be continued; the message says why."""
 
 
+class SessionBusy(ResumeError):
+    """A stored session another live process is still writing: left alone."""
+
+
+def writer_of(record: Any, lease: float) -> tuple[bool, str]:
+    """(whether the process that wrote this saved session or batch is gone, why)."""
+    import time
+
+    from tauplay.core.lease import writer_gone
+
+    return writer_gone(getattr(record, "owner", None), getattr(record, "heartbeat_at", None), time.time(), lease)
+
+
 def session_role(agent: AgentParticipant, user: UserParticipant) -> SessionRole:
     """Which side a person plays (the store's `role`): user, agent, or batch when nobody does."""
     if user.kind == "human":
@@ -151,11 +164,12 @@ class Session:
         session exists in the log (a UI can show its id)."""
         emotion = setup.condition
         role = session_role(agent, user)
+        owned: dict[str, Any] = {"owner": writer.owner} if writer.owner else {}
         sid = await writer.call(
             writer.log.create_session, domain=setup.domain.name, task_id=setup.task.id, role=role,
             agent=agent.describe(), user=user.describe(), task=setup.task.to_json(),
             emotion=emotion.to_json() if emotion else None, data_source=setup.data_source, seed=setup.seed,
-            annotator=annotator, batch_id=batch_id, trial=trial, session_id=session_id)
+            annotator=annotator, batch_id=batch_id, trial=trial, session_id=session_id, **owned)
         if on_created is not None:
             on_created(sid)
         orchestrator = _orchestrator(setup, agent, user, limits, [Recorder(writer, sid), *sinks], [], judge, trial)
@@ -178,6 +192,13 @@ class Session:
         events = await writer.call(log.events, session_id)
         if any(e.kind == EventKind.TERMINATED for e in events):
             raise ResumeError(f"session {session_id} has already ended ({record.termination_reason or 'terminated'})")
+        if writer.owner is not None:  # take it over only from a writer that is gone, and only once
+            gone, why = writer_of(record, writer.lease)
+            if not gone:
+                raise SessionBusy(f"session {session_id}: left alone: {why}")
+            if not await writer.call(log.claim_session, session_id, writer.owner, was=getattr(record, "owner", None),
+                                     beat=getattr(record, "heartbeat_at", None)):
+                raise SessionBusy(f"session {session_id}: left alone: another process took it over just now")
         for given, desc, role in ((agent, record.agent, "agent"), (user, record.user, "user")):
             if given is None and desc.get("kind") == "human":
                 raise ResumeError(f"session {session_id}: the {role} was a person; pass the human {role} that "

@@ -27,7 +27,7 @@ class SessionLog(Protocol):
     def create_session(self, *, domain: str, task_id: str, role: str, agent: dict[str, Any], user: dict[str, Any],
                        task: dict[str, Any], emotion: dict[str, Any] | None = None, data_source: str = "",
                        seed: int | None = None, annotator: str | None = None, batch_id: str | None = None,
-                       trial: int | None = None, session_id: str | None = None) -> str: ...
+                       trial: int | None = None, session_id: str | None = None, owner: str | None = None) -> str: ...
 
     def append_events(self, items: Sequence[tuple[str, Event]]) -> None: ...
 
@@ -38,13 +38,17 @@ class SessionLog(Protocol):
 
     def get_session(self, session_id: str) -> Any: ...
 
+    def renew(self, owner: str) -> int: ...
+
+    def claim_session(self, session_id: str, owner: str, *, was: str | None, beat: float | None) -> bool: ...
+
     def events(self, session_id: str) -> list[Event]: ...
 
 
 @dataclass
 class _Job:
-    loop: asyncio.AbstractEventLoop
-    future: asyncio.Future[Any]
+    loop: asyncio.AbstractEventLoop | None  # None: nobody waits (the heartbeat)
+    future: asyncio.Future[Any] | None
     work: Callable[[], Any] | None = None  # any log call
     append: tuple[str, Event] | None = None  # or one event to append (grouped with its neighbours)
 
@@ -55,14 +59,41 @@ _STOP = object()
 class LogWriter:
     """One thread that makes every call to one log, in the order they were asked for. Appends that wait
     together are committed in one transaction; if that transaction fails, each is retried on its own, so a
-    failure is reported to the session it belongs to and no other."""
+    failure is reported to the session it belongs to and no other.
 
-    def __init__(self, log: SessionLog) -> None:
+    The writer is the owner of the sessions it starts or takes over (`owner`, tauplay.core.lease): while it
+    is open it renews their heartbeat every `heartbeat` seconds, on its own thread, so that `tauplay resume`
+    leaves them alone. `owner` None (or leases off) records no owner and renews nothing."""
+
+    def __init__(self, log: SessionLog, *, owner: str | None | bool = True) -> None:
+        from tauplay.core.lease import Owner, heartbeat_interval, hold, lease_seconds
+
         self.log = log
+        self.lease = lease_seconds()
+        if owner is True:
+            owner = str(Owner.here()) if self.lease > 0 else None
+        self.owner: str | None = owner or None
+        if self.owner is not None:
+            hold(self.owner)
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name="tauplay-log-writer", daemon=True)
         self._closed = False
+        self._stop_beat = threading.Event()
         self._thread.start()
+        self._beat: threading.Thread | None = None
+        if self.owner is not None and self.lease > 0 and hasattr(log, "renew"):
+            interval = heartbeat_interval(self.lease)
+            self._beat = threading.Thread(target=self._heartbeat, args=(self.owner, interval),
+                                          name="tauplay-heartbeat", daemon=True)
+            self._beat.start()
+
+    def _heartbeat(self, owner: str, interval: float) -> None:
+        """Every `interval`, one renewal in the writer's queue (the writer thread runs it between commits)."""
+        while not self._stop_beat.wait(interval):
+            try:
+                self._put(_Job(None, None, work=lambda: self.log.renew(owner)))
+            except RuntimeError:  # closed meanwhile
+                return
 
     # -- what sessions call --------------------------------------------------------------------------
 
@@ -82,10 +113,15 @@ class LogWriter:
 
     def close(self) -> None:
         """Finish what was asked, then stop the thread."""
+        from tauplay.core.lease import release
+
+        self._stop_beat.set()
         if not self._closed:
             self._closed = True
             self._queue.put(_STOP)
             self._thread.join()
+            if self.owner is not None:
+                release(self.owner)
 
     def _put(self, job: _Job) -> None:
         if self._closed:
@@ -155,13 +191,17 @@ class LogWriter:
 
     @staticmethod
     def _settle(job: _Job, result: Any, error: BaseException | None) -> None:
+        if job.loop is None or job.future is None:  # nobody waits: a heartbeat that failed lets the lease lapse
+            return
+        future = job.future
+
         def done() -> None:
-            if job.future.done():  # the caller gave up waiting (cancelled)
+            if future.done():  # the caller gave up waiting (cancelled)
                 return
             if error is not None:
-                job.future.set_exception(error)
+                future.set_exception(error)
             else:
-                job.future.set_result(result)
+                future.set_result(result)
 
         try:
             job.loop.call_soon_threadsafe(done)

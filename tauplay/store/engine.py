@@ -79,8 +79,39 @@ def is_sqlite_file(url: URL) -> bool:
         "file::memory:")
 
 
-def make_engine(url: URL, busy_timeout: float) -> Engine:
+def _open_readonly(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """A read-only connection that writes nothing next to the file. WAL readers need the -shm file; in a
+    read-only folder without one (a database whose last writer closed cleanly) the file is opened immutable,
+    which is exact when no -wal file holds commits."""
+    from urllib.parse import quote
+
+    target = quote(str(path.resolve()))
+    conn = sqlite3.connect(f"file:{target}?mode=ro", uri=True, check_same_thread=False, timeout=busy_timeout)
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+        wal = path.with_name(path.name + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise
+    conn = sqlite3.connect(f"file:{target}?mode=ro&immutable=1", uri=True, check_same_thread=False,
+                           timeout=busy_timeout)
+    conn.execute("PRAGMA schema_version").fetchone()
+    return conn
+
+
+def make_engine(url: URL, busy_timeout: float, *, readonly: bool = False) -> Engine:
+    """An engine on the database. `readonly`: a SQLite file must exist and is opened read-only (nothing is
+    created, not even a folder); a server database gets read-only transactions."""
     name = describe(url)
+    if readonly and is_sqlite_file(url):
+        path = Path(str(url.database))
+        if not path.is_file():
+            raise StoreError(f"{name}: no such database" + (" (that is a folder)" if path.is_dir() else ""))
+        engine = create_engine("sqlite://", creator=lambda: _open_readonly(path, busy_timeout))
+        _configure_sqlite(engine, busy_timeout, readonly=True)
+        return engine
     if is_sqlite_file(url):
         folder = Path(str(url.database)).parent
         try:
@@ -109,7 +140,7 @@ def make_engine(url: URL, busy_timeout: float) -> Engine:
     if is_sqlite(url):
         _configure_sqlite(engine, busy_timeout)
     elif is_postgresql(url):
-        _configure_postgresql(engine, busy_timeout)
+        _configure_postgresql(engine, busy_timeout, readonly=readonly)
     return engine
 
 
@@ -122,7 +153,7 @@ def _server_options(url: URL, busy_timeout: float) -> dict[str, Any]:
     return options
 
 
-def _configure_postgresql(engine: Engine, busy_timeout: float) -> None:
+def _configure_postgresql(engine: Engine, busy_timeout: float, *, readonly: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         # busy_timeout means the same as on SQLite: a write waits that long for a row or table another
@@ -130,12 +161,14 @@ def _configure_postgresql(engine: Engine, busy_timeout: float) -> None:
         cur = dbapi_conn.cursor()
         try:
             cur.execute(f"SET lock_timeout = {max(1, int(busy_timeout * 1000))}")
+            if readonly:
+                cur.execute("SET default_transaction_read_only = on")
         finally:
             cur.close()
         dbapi_conn.commit()
 
 
-def _configure_sqlite(engine: Engine, busy_timeout: float) -> None:
+def _configure_sqlite(engine: Engine, busy_timeout: float, *, readonly: bool = False) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
         # We issue BEGIN ourselves (below), so that DDL in migrations is transactional and writers can take
@@ -145,6 +178,8 @@ def _configure_sqlite(engine: Engine, busy_timeout: float) -> None:
         try:
             cur.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
             cur.execute("PRAGMA foreign_keys = ON")
+            if readonly:  # a reader leaves the journal mode and the file as they are
+                return
             cur.execute("PRAGMA journal_mode = WAL")
             # In WAL mode NORMAL survives any process crash (SIGKILL included); only an OS crash or power
             # loss can drop the last commits. FULL would fsync every event.
@@ -177,6 +212,8 @@ def explain(exc: BaseException, name: str, busy_timeout: float, hide: tuple[str,
         return f"{name}: the database is read-only ({text})"
     if "disk" in low and "full" in low:
         return f"{name}: the disk is full ({text})"
+    if "disk i/o error" in low:
+        return f"{name}: disk I/O error ({text})"
     return f"{name}: {text}"
 
 
@@ -188,7 +225,18 @@ def translated(name: str, busy_timeout: float, hide: tuple[str, ...] = ()) -> It
     except StoreError:
         raise
     except (sa_exc.SQLAlchemyError, sqlite3.Error, OSError) as exc:
-        raise StoreError(explain(exc, name, busy_timeout, hide)) from exc
+        message = explain(exc, name, busy_timeout, hide)
+        raise StoreError(message, unusable=_unusable(message, name)) from exc
     except json.JSONDecodeError as exc:  # a damaged page that still parses as a row
         raise StoreError(f"{name}: the file is not a tauplay database or it is corrupted "
-                         f"(unreadable JSON in a row: {exc})") from exc
+                         f"(unreadable JSON in a row: {exc})", unusable=True) from exc
+
+
+_UNUSABLE = ("is read-only", "the disk is full", "is not a tauplay database or it is corrupted",
+             "cannot open the database file", "disk I/O error")
+
+
+def _unusable(message: str, name: str) -> bool:
+    """Whether an explained error means the whole database takes no more writes (not one bad row or id)."""
+    rest = message[len(name):]
+    return any(part in rest for part in _UNUSABLE)

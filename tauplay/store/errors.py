@@ -8,4 +8,11 @@ class StoreError(Exception):
 
     The message is one line meant for a person and always names the database file or URL.
     Nothing committed before the error is lost: a failed write only rolls back its own transaction.
+
+    `unusable` is True when the database as a whole can take no more writes (read-only, disk full, damaged,
+    gone): a batch stops there instead of failing every session that follows.
     """
+
+    def __init__(self, message: str, *, unusable: bool = False) -> None:
+        super().__init__(message)
+        self.unusable = unusable

@@ -3,11 +3,14 @@ step by step (each step and its version bump in one transaction) and refuses one
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import (
+    JSON,
     Column,
     Connection,
     Engine,
@@ -23,6 +26,7 @@ from sqlalchemy import (
     text,
 )
 
+from tauplay.core.vocabulary import status_of
 from tauplay.store.engine import WRITE_OPTION, describe, is_sqlite_file
 from tauplay.store.errors import StoreError
 from tauplay.store.tables import SCHEMA_VERSION, MetaRow, StoreModel
@@ -109,8 +113,52 @@ def _v4_to_v5(conn: Connection) -> None:
     _v5_judgments().create(conn)
 
 
+def _v6_batches() -> Table:
+    """batches as schema v6 first made it (spelled out, like _v3_session_reviews)."""
+    return Table(
+        "batches", MetaData(),
+        Column("id", String(64), primary_key=True),
+        Column("created_at", Float, nullable=False),
+        Column("updated_at", Float, nullable=False),
+        Column("domain", String, nullable=False),
+        Column("plan", JSON, nullable=False),
+        Column("status", String, nullable=False, index=True),
+        Column("owner", String, nullable=True),
+        Column("heartbeat_at", Float, nullable=True))
+
+
+def repair_ended(conn: Connection) -> int:
+    """Sessions left `running` with a `terminated` event (older versions saved the two in separate commits, and a
+    lock, a full disk or a crash could fall between): their status, reason and reward from that event. Returns
+    how many were repaired."""
+    found = conn.execute(text(
+        "SELECT s.id, e.data FROM sessions s JOIN events e ON e.session_id = s.id "
+        "WHERE s.status = 'running' AND e.kind = 'terminated'")).all()
+    sessions = Table("sessions", MetaData(), Column("id", String(32), primary_key=True), Column("status", String),
+                     Column("termination_reason", String), Column("reward", Float), Column("reward_info", JSON))
+    for sid, raw in found:
+        data: dict[str, Any] = raw if isinstance(raw, dict) else json.loads(raw or "{}")
+        reason = data.get("reason")
+        reward: dict[str, Any] = data["reward"] if isinstance(data.get("reward"), dict) else {}
+        value = reward.get("reward")
+        conn.execute(sessions.update().where(sessions.c.id == sid).values(
+            status=str(status_of(str(reason or ""))), termination_reason=reason,
+            reward=float(value) if isinstance(value, int | float) else None, reward_info=reward))
+    return len(found)
+
+
+def _v5_to_v6(conn: Connection) -> None:
+    """v6 gives each session its writer and heartbeat (a lease: resume leaves live sessions alone) and records
+    each batch's plan (resume --batch runs what a killed batch never started); sessions an older version left
+    running with their ending saved are repaired."""
+    conn.execute(text("ALTER TABLE sessions ADD COLUMN owner VARCHAR"))
+    conn.execute(text("ALTER TABLE sessions ADD COLUMN heartbeat_at FLOAT"))
+    _v6_batches().create(conn)
+    repair_ended(conn)
+
+
 # from-version -> the step that upgrades it to from-version + 1
-STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
+STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5, 5: _v5_to_v6}
 
 MIGRATION_LOCK = 0x7461_7570_6C61_79  # the bytes of "tauplay": the PostgreSQL advisory lock of schema changes
 

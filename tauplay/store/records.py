@@ -9,6 +9,7 @@ from tauplay.core.labels import EmotionPerception, FaultLabel, Judgment, ReviewM
 from tauplay.core.vocabulary import SessionStatus
 from tauplay.store.tables import (
     AnnotationRow,
+    BatchRow,
     JudgmentRow,
     PerceptionRow,
     SessionReviewRow,
@@ -41,6 +42,8 @@ class SessionRecord:
     event_count: int = 0
     annotation_count: int = 0
     reviewers: tuple[str, ...] = ()  # who marked the session reviewed, in the order they did
+    owner: str | None = None  # the process writing it (tauplay.core.lease.Owner as text)
+    heartbeat_at: float | None = None  # when that process last renewed it
 
     def reviewed_by(self, annotator: str) -> bool:
         return annotator in self.reviewers
@@ -124,7 +127,26 @@ def session_record(row: SessionRow, event_count: int = 0, annotation_count: int 
         data_source=row.data_source, seed=row.seed, status=row.status, termination_reason=row.termination_reason,
         reward=row.reward, reward_info=row.reward_info, batch_id=row.batch_id, trial=row.trial,
         annotator=row.annotator, event_count=event_count or 0, annotation_count=annotation_count or 0,
-        reviewers=reviewers)
+        reviewers=reviewers, owner=row.owner, heartbeat_at=row.heartbeat_at)
+
+
+@dataclass(frozen=True)
+class BatchRecord:
+    """A batch's plan and who is running it."""
+
+    id: str
+    created_at: float
+    updated_at: float
+    domain: str
+    plan: dict[str, Any]
+    status: str
+    owner: str | None = None
+    heartbeat_at: float | None = None
+
+
+def batch_record(row: BatchRow) -> BatchRecord:
+    return BatchRecord(id=row.id, created_at=row.created_at, updated_at=row.updated_at, domain=row.domain,
+                       plan=row.plan or {}, status=row.status, owner=row.owner, heartbeat_at=row.heartbeat_at)
 
 
 def annotation_record(row: AnnotationRow) -> AnnotationRecord:

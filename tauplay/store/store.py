@@ -7,12 +7,14 @@ StoreError. Everything saved passes through `scrub`, so no key or token reaches 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import bindparam, func, update
@@ -27,6 +29,7 @@ from tauplay.core.vocabulary import (
     SESSION_ROLES,
     STATUSES,
     VERDICTS,
+    SessionStatus,
 )
 from tauplay.store import records as rec
 from tauplay.store import stats_queries
@@ -41,10 +44,12 @@ from tauplay.store.engine import (
 )
 from tauplay.store.errors import StoreError
 from tauplay.store.filters import SessionFilter, apply_filter
-from tauplay.store.migrate import migrate
+from tauplay.store.migrate import migrate, read_version, repair_ended
 from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
 from tauplay.store.tables import (
+    SCHEMA_VERSION,
     AnnotationRow,
+    BatchRow,
     EventRow,
     JudgmentRow,
     PerceptionRow,
@@ -56,6 +61,7 @@ from tauplay.store.tables import (
 
 _EVENTS = StoreModel.metadata.tables[EventRow.__tablename__]
 _SESSIONS = StoreModel.metadata.tables[SessionRow.__tablename__]
+_BATCHES = StoreModel.metadata.tables[BatchRow.__tablename__]
 _TOUCH_SESSION = _SESSIONS.update().where(_SESSIONS.c.id == bindparam("sid")).values(updated_at=bindparam("now"))
 _INSERT_EVENT = _EVENTS.insert()
 _SELECT_EVENTS = (sa_select(_EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.role, _EVENTS.c.turn, _EVENTS.c.at, _EVENTS.c.data)
@@ -77,12 +83,20 @@ class SessionStore:
     Safe to share between threads: each call takes its own pooled connection and transaction.
     """
 
-    def __init__(self, url: str | None = None, *, busy_timeout: float = 5.0) -> None:
+    def __init__(self, url: str | None = None, *, busy_timeout: float = 5.0, readonly: bool = False,
+                 must_exist: bool = False, check: bool = True) -> None:
+        """`readonly`: for commands that only read (export, agreement): the database must exist and is opened
+        read-only, so a read-only folder or file can be read and a mistyped path creates nothing.
+        `must_exist`: refuse a SQLite file that is not there instead of creating it. `check`: before writing
+        into a SQLite file, make sure it is not damaged (PRAGMA quick_check)."""
         self.url = resolve_url(url)
         self.name = describe(self.url)
         self.busy_timeout = busy_timeout
+        self.readonly = readonly
         self._hide = secrets_of(self.url)  # passwords to cut out of driver messages
-        self._engine = make_engine(self.url, busy_timeout)
+        if must_exist and is_sqlite_file(self.url) and not Path(str(self.url.database)).is_file():
+            raise StoreError(f"{self.name}: no such database")
+        self._engine = make_engine(self.url, busy_timeout, readonly=readonly)
         # Writers ask for the write lock when they begin (SQLite: BEGIN IMMEDIATE), so a busy database makes
         # them wait up to busy_timeout instead of failing half-way through on a read-to-write upgrade.
         self._write_engine = self._engine.execution_options(**{WRITE_OPTION: True})
@@ -92,10 +106,45 @@ class SessionStore:
         self._append_lock = threading.Lock()
         try:
             with self._translated():
-                self.schema_version = migrate(self._engine)
+                self.schema_version = self._open_readonly() if readonly else migrate(self._engine)
+                if check and not readonly and is_sqlite_file(self.url):
+                    self._refuse_damage()
         except BaseException:
             self._engine.dispose()
             raise
+
+    def _open_readonly(self) -> int:
+        """The schema version of a database opened read-only; an older one is upgraded first when its file
+        can be written (as any open upgrades it), else refused with the reason."""
+        with self._engine.connect() as conn, conn.begin():
+            version = read_version(conn, self.name)
+        if version is None:
+            raise StoreError(f"{self.name}: an empty database (no tauplay tables yet)")
+        if version == SCHEMA_VERSION:
+            return version
+        if version > SCHEMA_VERSION or not self._writable():
+            raise StoreError(f"{self.name}: the database has schema version {version} and this tauplay reads "
+                             f"{SCHEMA_VERSION}" + ("; upgrade tauplay to open it" if version > SCHEMA_VERSION
+                                                   else "; it cannot be upgraded here (read-only)"))
+        upgrader = make_engine(self.url, self.busy_timeout)
+        try:
+            return migrate(upgrader)
+        finally:
+            upgrader.dispose()
+
+    def _writable(self) -> bool:
+        if not is_sqlite_file(self.url):
+            return False
+        path = Path(str(self.url.database))
+        return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+    def _refuse_damage(self) -> None:
+        """SQLite's quick_check before any write: a damaged file is refused, never written into."""
+        with self._engine.connect() as conn:
+            verdict = conn.exec_driver_sql("PRAGMA quick_check(1)").scalar()
+        if verdict != "ok":
+            raise StoreError(f"{self.name}: the file is damaged ({str(verdict).splitlines()[0]}); refusing to "
+                             "write into it (copy what you can with `sqlite3 FILE .recover`)", unusable=True)
 
     # -- plumbing ---------------------------------------------------------------------------------------------
 
@@ -139,8 +188,9 @@ class SessionStore:
     def create_session(self, *, domain: str, task_id: str, role: str, agent: dict[str, Any], user: dict[str, Any],
                        task: dict[str, Any], emotion: dict[str, Any] | None = None, data_source: str = "",
                        seed: int | None = None, annotator: str | None = None, batch_id: str | None = None,
-                       trial: int | None = None, session_id: str | None = None) -> str:
-        """Save a new running session and return its id (a uuid hex unless one is given)."""
+                       trial: int | None = None, session_id: str | None = None, owner: str | None = None) -> str:
+        """Save a new running session and return its id (a uuid hex unless one is given). `owner`: the process
+        writing it (tauplay.core.lease), whose heartbeat starts now."""
         _check(role, SESSION_ROLES, "session role")
         sid = session_id or uuid.uuid4().hex
         now = time.time()
@@ -148,7 +198,7 @@ class SessionStore:
                          task=mask_all(task), role=str(role), agent=scrub(agent), user=scrub(user),
                          emotion=scrub(emotion) if emotion is not None else None,
                          data_source=mask_string(data_source), seed=seed, status="running", batch_id=batch_id,
-                         trial=trial, annotator=annotator)
+                         trial=trial, annotator=annotator, owner=owner, heartbeat_at=now if owner else None)
         try:
             with self._write() as session:
                 session.add(row)
@@ -180,6 +230,75 @@ class SessionStore:
                 status=str(status), updated_at=time.time()))
             if done.rowcount == 0:  # type: ignore[attr-defined]
                 raise self._unknown_session(session_id)
+
+    # -- leases and batches ------------------------------------------------------------------------------
+
+    def renew(self, owner: str) -> int:
+        """The heartbeat of everything `owner` is still writing (running sessions and batches), now. Returns how
+        many sessions it renewed. One statement per table: called every few seconds by a writer's thread."""
+        now = time.time()
+        with self._translated(), self._write_engine.begin() as conn:
+            done = conn.execute(_SESSIONS.update().where(_SESSIONS.c.owner == owner,
+                                                         _SESSIONS.c.status == SessionStatus.RUNNING)
+                                .values(heartbeat_at=now))
+            conn.execute(_BATCHES.update().where(_BATCHES.c.owner == owner, _BATCHES.c.status == "running")
+                         .values(heartbeat_at=now))
+            return int(done.rowcount or 0)
+
+    def claim_session(self, session_id: str, owner: str, *, was: str | None, beat: float | None) -> bool:
+        """Take a session over for `owner` if nobody else did since it was read with owner `was` and heartbeat
+        `beat` (compare and swap: two resumes never both continue it). True when taken."""
+        now = time.time()
+        with self._translated(), self._write_engine.begin() as conn:
+            query = _SESSIONS.update().where(_SESSIONS.c.id == session_id,
+                                             _SESSIONS.c.owner.is_(None) if was is None else _SESSIONS.c.owner == was,
+                                             _SESSIONS.c.heartbeat_at.is_(None) if beat is None
+                                             else _SESSIONS.c.heartbeat_at == beat)
+            done = conn.execute(query.values(owner=owner, heartbeat_at=now, updated_at=now))
+            return bool(done.rowcount)
+
+    def create_batch(self, batch_id: str, *, domain: str, plan: dict[str, Any], owner: str | None = None) -> None:
+        """Record a batch's plan before its first session: `plan` holds what it runs (`tasks`: each task as
+        saved, `trials`) and how (participants, limits, data, seed, emotion)."""
+        now = time.time()
+        row = BatchRow(id=batch_id, created_at=now, updated_at=now, domain=domain, plan=scrub(plan),
+                       status="running", owner=owner, heartbeat_at=now if owner else None)
+        try:
+            with self._write() as session:
+                session.add(row)
+        except StoreError as exc:
+            if isinstance(exc.__cause__, sa_exc.IntegrityError):
+                raise StoreError(f"{self.name}: a batch with id {batch_id!r} already exists") from None
+            raise
+
+    def get_batch(self, batch_id: str) -> rec.BatchRecord | None:
+        with self._read() as session:
+            row = session.get(BatchRow, batch_id)
+            return None if row is None else rec.batch_record(row)
+
+    def finish_batch(self, batch_id: str, status: str = "finished") -> None:
+        with self._write() as session:
+            done = session.execute(update(BatchRow).where(col(BatchRow.id) == batch_id).values(
+                status=status, updated_at=time.time()))
+            if done.rowcount == 0:  # type: ignore[attr-defined]
+                raise StoreError(f"{self.name}: no batch {batch_id!r}")
+
+    def claim_batch(self, batch_id: str, owner: str, *, was: str | None, beat: float | None) -> bool:
+        """Take a batch over (to run what it is missing), as claim_session does for a session."""
+        now = time.time()
+        with self._translated(), self._write_engine.begin() as conn:
+            query = _BATCHES.update().where(_BATCHES.c.id == batch_id,
+                                            _BATCHES.c.owner.is_(None) if was is None else _BATCHES.c.owner == was,
+                                            _BATCHES.c.heartbeat_at.is_(None) if beat is None
+                                            else _BATCHES.c.heartbeat_at == beat)
+            done = conn.execute(query.values(owner=owner, heartbeat_at=now, updated_at=now, status="running"))
+            return bool(done.rowcount)
+
+    def repair_ended(self) -> int:
+        """Sessions left running with their `terminated` event saved (by older versions): status, reason and
+        reward from that event. Returns how many were repaired."""
+        with self._translated(), self._write_engine.begin() as conn:
+            return repair_ended(conn)
 
     def _session_query(self) -> Any:
         events = (select(func.count()).select_from(EventRow).where(col(EventRow.session_id) == SessionRow.id)

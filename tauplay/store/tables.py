@@ -9,7 +9,7 @@ from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 5  # bump together with a new step in tauplay.store.migrate
+SCHEMA_VERSION = 6  # bump together with a new step in tauplay.store.migrate
 
 
 class StoreModel(SQLModel, registry=registry()):
@@ -55,6 +55,8 @@ class SessionRow(StoreModel, table=True):
     batch_id: str | None = Field(default=None, index=True)
     trial: int | None = None
     annotator: str | None = None
+    owner: str | None = None  # the process writing it (tauplay.core.lease.Owner); added in schema v6
+    heartbeat_at: float | None = None  # when that process last said it is still writing; v6
 
 
 class EventRow(StoreModel, table=True):
@@ -153,3 +155,19 @@ class JudgmentRow(StoreModel, table=True):
     label: str  # yes | no
     reason: str = ""
     created_at: float
+
+
+class BatchRow(StoreModel, table=True):
+    """A batch's plan, recorded when it starts (added in schema v6): what `tauplay resume --batch` needs to run
+    the sessions a killed batch never started."""
+
+    __tablename__ = "batches"
+
+    id: str = Field(primary_key=True, max_length=64)
+    created_at: float
+    updated_at: float
+    domain: str
+    plan: dict[str, Any] = _json(nullable=False)  # tasks, trials and settings (see SessionStore.create_batch)
+    status: str = Field(index=True)  # running | finished
+    owner: str | None = None
+    heartbeat_at: float | None = None

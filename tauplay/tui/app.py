@@ -13,6 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from tauplay.core.text import visible
 from tauplay.tui import keys
 from tauplay.tui.session import PlayConfig, PlayError, Prepared, prepare
 
@@ -84,10 +85,16 @@ class TauplayApp(App[int]):
         self.switch_screen(HomeScreen(self.config.with_(role=None, task_id=None, resume=None)))
 
     # -- shared behaviour -------------------------------------------------------------------------
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every notification of every tauplay app: its text may quote a model, a file or a driver, so control
+        characters are shown, never sent to the terminal."""
+        super().notify(visible(message), title=visible(title), severity=severity, timeout=timeout, markup=markup)
+
     def report(self, message: str, severity: str = "error") -> None:
         """An error for the person: a notification (never a crash), remembered for tests."""
         self.last_error = message
-        self.notify(message, severity=severity, markup=False, timeout=8)  # type: ignore[arg-type]
+        self.notify(message, severity=severity, markup=False, timeout=8)
 
     def key_for(self, binding_id: str) -> str:
         """The key that triggers a binding now (the user's keymap wins)."""

@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, Static
 from tauplay.core.emotions import FAMILIES, INTENSITY
 from tauplay.core.events import MessageData
 from tauplay.core.labels import EmotionPerception
+from tauplay.core.text import visible
 from tauplay.core.vocabulary import PERCEIVED_NONE, Role
 from tauplay.tui.keys import bindings
 
@@ -90,7 +91,7 @@ class PerceptionScreen(Screen[None]):
         for seq, turn, content in self.turns:
             family, intensity = self.marks.get(seq, ("", None))
             table.add_row(Text(str(turn)), Text(family or "—", style="bold" if family else "dim"),
-                          Text(intensity or "—"), Text(content.replace("\n", " "), no_wrap=True, overflow="ellipsis"))
+                          Text(intensity or "—"), Text(visible(content.replace("\n", " ")), no_wrap=True, overflow="ellipsis"))
         if self.turns:
             table.move_cursor(row=max(0, min(keep, len(self.turns) - 1)))
         self.show_text()
@@ -103,7 +104,7 @@ class PerceptionScreen(Screen[None]):
             text.append("this session has no user message to mark", style="dim")
         else:
             text.append(f"turn {current[1]}: ", style="bold")
-            text.append(current[2])
+            text.append(visible(current[2]))
         text.append("\n" + " · ".join(f"{i} {f}" for i, f in enumerate(FAMILY_KEYS, start=1))
                     + " · 0 none · m/o/i mild/moderate/intense · x clear", style="dim")
         self.query_one("#p-text", Static).update(text)

@@ -31,6 +31,7 @@ from tauplay.core.events import (
     ToolResultData,
 )
 from tauplay.core.labels import FaultLabel, Judgment
+from tauplay.core.text import visible, visible_any
 from tauplay.core.transcript import arguments_text
 from tauplay.core.vocabulary import (
     FAULT_CATEGORIES,
@@ -230,11 +231,12 @@ class ReviewListScreen(Screen[None]):
         table.clear()
         for record, count in rows:
             model = record.agent.get("model") or record.agent.get("kind") or ""
-            table.add_row(Text(record.id[:10]), Text(record.domain), Text(record.task_id),
+            table.add_row(Text(visible(record.id[:10])), Text(visible(record.domain)), Text(visible(record.task_id)),
                           Text("—" if record.reward is None else f"{record.reward:g}"),
-                          Text(record.termination_reason or record.status), Text(condition_text(record, self.app)),
-                          Text(str(model)), Text(str(count)),
-                          Text(reviewers_text(record.reviewers, self.annotator, self.blind)),
+                          Text(visible(record.termination_reason or record.status)),
+                          Text(visible(condition_text(record, self.app))),
+                          Text(visible_any(model)), Text(str(count)),
+                          Text(visible(reviewers_text(record.reviewers, self.annotator, self.blind))),
                           Text(time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created_at))),
                           key=record.id)
         self.loaded = True
@@ -271,15 +273,15 @@ def transcript_lines(events_: list[Any]) -> list[Text]:
                 line.append(f"system prompt ({len(payload.content)} characters)", style="dim italic")
             else:
                 line.append(f"{e.role}: ", style="bold cyan" if e.role == Role.AGENT else "bold magenta")
-                line.append(payload.content)
+                line.append(visible(payload.content))
             lines.append(line)
         elif isinstance(payload, ToolCallData):
             line = tag.copy()
             line.append("→ ", style="dim")
-            line.append(payload.name, style="bold yellow")
-            line.append(f"({arguments_text(payload)})", style="yellow")
+            line.append(visible(payload.name), style="bold yellow")
+            line.append(visible(f"({arguments_text(payload)})"), style="yellow")
             if payload.content:
-                line.append(f"  [{payload.content}]", style="dim")
+                line.append(visible(f"  [{payload.content}]"), style="dim")
             lines.append(line)
         elif isinstance(payload, ToolResultData):
             output = payload.output
@@ -287,16 +289,16 @@ def transcript_lines(events_: list[Any]) -> list[Text]:
                 output = output[:MAX_OUTPUT] + f"… ({len(payload.output)} characters)"
             line = tag.copy()
             line.append("← ", style="dim")
-            line.append(output, style="red" if payload.error else "")
+            line.append(visible(output), style="red" if payload.error else "")
             lines.append(line)
             for change in (payload.diff or {}).get("changes") or []:
                 lines.extend(change_lines(change, indent="          "))
         elif isinstance(payload, InjectionData):
             lines.append(tag + injection_line(payload))
         elif isinstance(payload, NoticeData):
-            lines.append(tag + Text(f"! {payload.text}", style="yellow"))
+            lines.append(tag + Text(f"! {visible(payload.text)}", style="yellow"))
         elif isinstance(payload, TerminatedData):
-            lines.append(tag + Text(f"— ended: {payload.reason} · reward {payload.reward.get('reward')} —",
+            lines.append(tag + Text(f"— ended: {visible_any(payload.reason)} · reward {payload.reward.get('reward')} —",
                                     style="bold"))
     return lines
 
@@ -346,16 +348,17 @@ class SessionReviewScreen(Screen[None]):
     def status_text(self) -> Text:
         r = self.record
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(f" session {r.id[:10]}", style="bold")
-        text.append(f" · {r.domain} · task {r.task_id} · reward {'—' if r.reward is None else f'{r.reward:g}'}")
-        text.append(f" · {r.termination_reason or r.status} · emotion {condition_text(r, self.app)}")
-        text.append(f" · labelling as {self.annotator}")
+        text.append(visible(f" session {r.id[:10]}"), style="bold")
+        text.append(visible(f" · {r.domain} · task {r.task_id} · reward "
+                            f"{'—' if r.reward is None else f'{r.reward:g}'}"))
+        text.append(visible(f" · {r.termination_reason or r.status} · emotion {condition_text(r, self.app)}"))
+        text.append(visible(f" · labelling as {self.annotator}"))
         if self.loaded:
             mine = self.annotator in self.reviewers
             text.append(" · reviewed by you" if mine else " · not reviewed by you", style="green" if mine else "")
             others = [n for n in self.reviewers if n != self.annotator]
             if others:
-                text.append(f" and {', '.join(others)}" if mine else f" (reviewed by {', '.join(others)})")
+                text.append(visible(f" and {', '.join(others)}" if mine else f" (reviewed by {', '.join(others)})"))
         if self.blind:
             text.append(" · blind", style="yellow")
         return text
@@ -428,8 +431,9 @@ class SessionReviewScreen(Screen[None]):
         for row in self.rows:
             style = {"suggested": "yellow", "new": "cyan", "mine": "bold green", "other": "dim"}[row.state]
             table.add_row(Text(row.state, style=style), Text("all" if row.turn is None else str(row.turn)),
-                          Text("—" if row.seq is None else str(row.seq)), Text(row.category), Text(row.who_erred),
-                          Text(row.severity), Text(row.annotator or "—"))
+                          Text("—" if row.seq is None else str(row.seq)), Text(visible(row.category)),
+                          Text(visible(row.who_erred)), Text(visible(row.severity)),
+                          Text(visible(row.annotator or "—")))
         if self.rows:
             table.move_cursor(row=max(0, min(keep, len(self.rows) - 1)))
         self.show_detail()
@@ -441,11 +445,11 @@ class SessionReviewScreen(Screen[None]):
             detail.append("no labels yet: press a to add one", style="dim")
         else:
             detail.append(f"{row.state}: ", style="bold")
-            detail.append(f"{row.category} · {row.who_erred} · {row.severity} · "
-                          f"{'whole session' if row.turn is None else f'turn {row.turn}'}")
+            detail.append(visible(f"{row.category} · {row.who_erred} · {row.severity} · ")
+                          + f"{'whole session' if row.turn is None else f'turn {row.turn}'}")
             if row.note:
                 detail.append("\nnote: ", style="bold")
-                detail.append(row.note)
+                detail.append(visible(row.note))
         detail.append("\nc confirm · 1-6 category · w who · v severity · [ ] turn · s whole session · x delete"
                       " · n reviewed, no fault", style="dim")
         if self.injected:

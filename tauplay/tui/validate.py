@@ -26,6 +26,7 @@ from tauplay.core.db import Database
 from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition, EmotionError
 from tauplay.core.tasks import Task, TaskSet, task_from_json
+from tauplay.core.text import visible
 from tauplay.core.vocabulary import REVIEW_REASONS
 from tauplay.tui.app import TauplayApp
 from tauplay.tui.keys import KEYS, bindings
@@ -127,7 +128,7 @@ class ValidateScreen(Screen[None]):
         self.app.call_from_thread(self._loaded, store, reviews, facts, graph)
 
     def _fail(self, message: str) -> None:
-        self.query_one("#v-status", Static).update(Text(f" {message}", style="bold red"))
+        self.query_one("#v-status", Static).update(Text(visible(f" {message}"), style="bold red"))
         self.app.report(message)  # type: ignore[attr-defined]
 
     def _loaded(self, store: Any, reviews: dict[str, Any], facts: list[Any], graph: Any) -> None:
@@ -194,41 +195,41 @@ class ValidateScreen(Screen[None]):
         task = self.shown_task()
         facts = self.facts[self.index]
         draft = self.draft
-        parts: list[Any] = [Text(f"Task {task.id}", style="bold underline")]
+        parts: list[Any] = [Text(visible(f"Task {task.id}"), style="bold underline")]
         title = Text("\nInstruction", style="bold")
         if draft.instruction is not None:
             title.append("  (edited)", style="yellow")
-        parts += [title, Text(task.instruction)]
+        parts += [title, Text(visible(task.instruction))]
         title = Text("\nEmotion", style="bold")
         if draft.emotion is not None or draft.emotion_cleared:
             title.append("  (edited)", style="yellow")
         parts.append(title)
         if task.emotion is not None:
             e = task.emotion
-            parts.append(Text(f"{e.family} / {e.leaf}  ({e.intensity}; politeness {e.politeness}, urgency "
-                              f"{e.urgency}, trust {e.trust})"))
+            parts.append(Text(visible(f"{e.family} / {e.leaf}  ({e.intensity}; politeness {e.politeness}, "
+                                      f"urgency {e.urgency}, trust {e.trust})")))
             if e.trigger:
-                parts.append(Text(f"trigger: {e.trigger}"))
+                parts.append(Text(visible(f"trigger: {e.trigger}")))
         elif "emotion_error" in task.provenance:
             published = task.provenance.get("published_emotion", {})
-            parts.append(Text(f"published: {published.get('emotion_family')} / {published.get('emotion_leaf')}",
+            parts.append(Text(visible(f"published: {published.get('emotion_family')} / {published.get('emotion_leaf')}"),
                               style="red"))
-            parts.append(Text(str(task.provenance["emotion_error"]), style="red"))
+            parts.append(Text(visible(str(task.provenance["emotion_error"])), style="red"))
         else:
             parts.append(Text("none", style="dim"))
         parts.append(Text("\nKnown info", style="bold"))
         if task.known_info:
-            parts += [Text(f"• {k}: {v}") for k, v in task.known_info.items()]
+            parts += [Text(visible(f"• {k}: {v}")) for k, v in task.known_info.items()]
         else:
             parts.append(Text("none", style="dim"))
         if task.outputs:
             parts.append(Text("\nRequired outputs", style="bold"))
-            parts += [Text(f"• {o}") for o in task.outputs]
+            parts += [Text(visible(f"• {o}")) for o in task.outputs]
         parts.append(Text("\nGold actions", style="bold"))
         for i, a in enumerate(task.actions, start=1):
             line = Text(f"{i}. ")
-            line.append(a.name, style="bold")
-            line.append(" " + json.dumps(a.kwargs, ensure_ascii=False))
+            line.append(visible(a.name), style="bold")
+            line.append(visible(" " + json.dumps(a.kwargs, ensure_ascii=False)))
             parts.append(line)
         if not task.actions:
             parts.append(Text("none", style="dim"))
@@ -237,7 +238,7 @@ class ValidateScreen(Screen[None]):
             mark, style = {True: ("✓", "green"), False: ("✗", "bold red"), None: ("·", "dim")}[c.ok]
             line = Text(f"{mark} ", style=style)
             line.append(f"{c.name}: ", style="bold")
-            line.append(c.detail)
+            line.append(visible(c.detail))
             parts.append(line)
         return Group(*parts)
 
@@ -260,14 +261,14 @@ class ValidateScreen(Screen[None]):
             on = code in draft.reasons
             bar.append(f"[{i}{'x' if on else ' '}] {label}  ", style="bold yellow" if on else "")
         bar.append("\nnote: ", style="bold")
-        bar.append(draft.note or "—")
+        bar.append(visible(draft.note or "—"))
         review = self.reviews.get(self.task.id)
         if review is not None:
             bar.append(f"\nsaved: {review.verdict}", style="bold")
             if review.reasons:
                 bar.append(f" ({', '.join(review.reasons)})")
             if review.note:
-                bar.append(f" note: {review.note}")
+                bar.append(visible(f" note: {review.note}"))
         return bar
 
     # -- actions ------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from textual.widgets import Button, DataTable, Footer, Input, Select, Static, Ta
 from tauplay.core.events import Event, MessageData, ToolCallData, ToolResultData, of_kind
 from tauplay.core.faults import place_faults
 from tauplay.core.labels import FaultLabel
+from tauplay.core.text import visible, visible_any
 from tauplay.core.vocabulary import (
     FAULT_CATEGORIES,
     SEVERITIES,
@@ -54,7 +55,7 @@ def reward_view(outcome: Outcome, distance: int | None) -> Group:
     r = outcome.reward
     title = Text("Reward ", style="bold")
     title.append(f"{r.reward:g}", style="bold green" if r.reward == 1 else "bold red")
-    title.append(f"   (ended: {outcome.reason})", style="dim")
+    title.append(f"   (ended: {visible_any(outcome.reason)})", style="dim")
     lines: list[Text] = [title]
     if r.constraints_met is None:
         db = Text("  database matches gold: ")
@@ -65,12 +66,12 @@ def reward_view(outcome: Outcome, distance: int | None) -> Group:
         db.append("yes" if r.constraints_met else "no", style="green" if r.constraints_met else "red")
         lines.append(db)
         for failure in r.failed_constraints:
-            lines.append(Text(f"    ✗ {failure.constraint}: {failure.text}", style="red"))
+            lines.append(Text(visible(f"    ✗ {failure.constraint}: {failure.text}"), style="red"))
     out = Text("  outputs communicated: ")
     if not r.outputs:
         out.append("none required", style="dim")
     for i, (value, ok) in enumerate(r.outputs.items()):
-        out.append(("" if i == 0 else ", ") + f"{value} ")
+        out.append(("" if i == 0 else ", ") + visible(f"{value} "))
         out.append("✓" if ok else "✗", style="green" if ok else "red")
     lines.append(out)
     ab = Text("  user abandoned: ")
@@ -83,7 +84,7 @@ def reward_view(outcome: Outcome, distance: int | None) -> Group:
         dist.append(f"{distance} record(s)", style="green" if distance == 0 else "red")
     lines.append(dist)
     if outcome.error:
-        lines.append(Text(f"  error: {outcome.error}", style="red"))
+        lines.append(Text(f"  error: {visible_any(outcome.error)}", style="red"))
     return Group(*lines)
 
 
@@ -92,9 +93,9 @@ def turn_options(events: list[Event]) -> list[tuple[Text, int]]:
     for e in events:
         payload = e.payload
         if isinstance(payload, MessageData):
-            body = payload.content.replace("\n", " ")
+            body = visible(payload.content.replace("\n", " "))
         elif isinstance(payload, ToolCallData):
-            body = f"→ {payload.name}"
+            body = f"→ {visible(payload.name)}"
         else:
             continue
         options.append((Text(f"#{e.seq} t{e.turn} {e.role}: {body}"[:70], no_wrap=True, overflow="ellipsis"), e.seq))
@@ -131,7 +132,7 @@ class EndScreen(Screen[None]):
         p = self.prepared
         status = Text(no_wrap=True, overflow="ellipsis")
         status.append(f" {p.domain.name}", style="bold")
-        status.append(f" · task {p.task.id} · you played the {p.role} · session over")
+        status.append(f" · task {visible(p.task.id)} · you played the {p.role} · session over")
         yield Static(status, id="status")
         with Horizontal(id="main"):
             with VerticalScroll(id="end-left"):
@@ -186,7 +187,7 @@ class EndScreen(Screen[None]):
         for label in self.labels:
             turn = "session" if label.seq is None else f"#{label.seq} t{label.turn}"
             cells = (turn, label.category, label.who_erred, label.severity, label.source + (" ✓" if label.saved else ""))
-            table.add_row(*(Text(c) for c in cells), Text(label.note, no_wrap=True, overflow="ellipsis"))
+            table.add_row(*(Text(visible(c)) for c in cells), Text(visible(label.note), no_wrap=True, overflow="ellipsis"))
 
     def progress_state(self) -> tuple[Any, Any, bool]:
         """A task with its own graph (an escape room) is shown whole once the session is over."""

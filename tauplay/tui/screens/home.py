@@ -12,6 +12,7 @@ from textual.containers import Grid, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Input, Select, Static
 
+from tauplay.core.text import visible
 from tauplay.tui import keys
 from tauplay.tui.session import PlayConfig
 
@@ -91,7 +92,7 @@ class HomeScreen(Screen[None]):
         options: list[tuple[Any, str]] = [(Text("random task"), RANDOM_TASK)]
         for t in task_set.tasks:
             goal = t.goal.replace("\n", " ")
-            options.append((Text(f"{t.id} — {goal[:60]}", no_wrap=True, overflow="ellipsis"), t.id))
+            options.append((Text(visible(f"{t.id} — {goal[:60]}"), no_wrap=True, overflow="ellipsis"), t.id))
         self.app.call_from_thread(self._set_tasks, options)
 
     def _set_tasks(self, options: list[tuple[Any, str]]) -> None:
@@ -132,10 +133,10 @@ class HomeScreen(Screen[None]):
         for s in found:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(s.updated_at))
             cells = (s.id[:8], s.domain, s.task_id, s.role, str(s.event_count), when)
-            table.add_row(*(Text(c) for c in cells), key=s.id)  # literal: ids may hold brackets
+            table.add_row(*(Text(visible(c)) for c in cells), key=s.id)  # literal: ids may hold brackets
         status = self.query_one("#sessions-status", Static)
         if error:
-            status.update(Text(error, style="red"))
+            status.update(Text(visible(error), style="red"))
         else:
             status.update(Text(f"{len(found)} unfinished session(s)" if found else "no unfinished sessions",
                                style="dim"))

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from tauplay.core.events import Event, InjectionData, NoticeData, ToolCallData, ToolResultData
+from tauplay.core.text import visible, visible_any
 from tauplay.tui import keys
 from tauplay.tui.session import Prepared
 from tauplay.tui.widgets.call_line import CallLine
@@ -71,9 +72,9 @@ class PlayScreen(Screen[None]):
         other = describe_side(p.agent if self.ROLE == "user" else p.user)
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f" {p.domain.name}", style="bold")
-        text.append(f" · task {p.task.id}")
+        text.append(f" · task {visible(p.task.id)}")
         text.append(f" · you play the {self.ROLE}", style="bold")
-        text.append(f" · {'agent' if self.ROLE == 'user' else 'user'}: {other}")
+        text.append(f" · {'agent' if self.ROLE == 'user' else 'user'}: {visible_any(other)}")
         if p.config.validate:
             text.append(" · validation mode", style="yellow")
         return text

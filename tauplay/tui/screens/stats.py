@@ -14,6 +14,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from tauplay.core.text import visible
 from tauplay.tui import keys
 
 POLL_SECONDS = 2.0
@@ -70,7 +71,7 @@ class StatsScreen(Screen[None]):
             text.append(f" · {sessions} finished session(s) in {len(self.report.groups)} group(s)")
         text.append(f" · by {' × '.join(self.by) or 'nothing'}")
         if self.batch_id:
-            text.append(f" · batch {self.batch_id}")
+            text.append(visible(f" · batch {self.batch_id}"))
         return text
 
     def on_mount(self) -> None:
@@ -117,7 +118,7 @@ class StatsScreen(Screen[None]):
         table.clear()
         for g in report.groups:
             ci = g.pass_k_ci.get(1)
-            table.add_row(Text(key_text(g.key)), Text(str(g.sessions)), Text(str(len(g.tasks))),
+            table.add_row(Text(visible(key_text(g.key))), Text(str(g.sessions)), Text(str(len(g.tasks))),
                           Text(str(int(g.sums["r1"]))), Text(str(int(g.sums["r0"]))), Text(str(int(g.sums["rm1"]))),
                           Text(str(int(g.sums["errors"]))), *(Text(_num(g.pass_k.get(k))) for k in (1, 2, 3)),
                           Text("—" if ci is None else f"{ci[0]:.2f}–{ci[1]:.2f}"),

@@ -13,6 +13,7 @@ from textual.widgets import Input, Static
 from tauplay.core.callsyntax import CallSyntaxError, parse_call
 from tauplay.core.domain import Domain
 from tauplay.core.schema import validate
+from tauplay.core.text import visible
 
 
 def check_line(line: str, domain: Domain, user_side: bool = False) -> tuple[str, dict[str, Any], list[str]]:
@@ -69,7 +70,7 @@ class CallLine(Vertical):
         return self.query_one("#call-input", Input)
 
     def show_problems(self, problems: list[str]) -> None:
-        self.query_one(".error", Static).update(Text("\n".join(problems)))
+        self.query_one(".error", Static).update(Text(visible("\n".join(problems))))
         self.set_class(bool(problems), "-invalid")
 
     def on_input_changed(self, event: Input.Changed) -> None:

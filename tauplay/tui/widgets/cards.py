@@ -12,6 +12,7 @@ from textual.widgets import Static
 from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.tasks import Task
+from tauplay.core.text import visible
 
 # Sentences of a goal that say how, not what: conditions, limits and likes.
 _PREFERENCE = re.compile(r"\b(prefer|rather|if |unless|only|not |don't|do not|never|insist|want(s)? to keep|"
@@ -31,24 +32,24 @@ def split_goal(goal: str) -> tuple[list[str], list[str]]:
 def task_card(task: Task) -> Group:
     wants, prefs = split_goal(task.goal)
     parts: list[Text] = [Text("What you want", style="bold underline")]
-    parts.append(Text(" ".join(wants) or "(the task gives no goal)"))
+    parts.append(Text(visible(" ".join(wants)) or "(the task gives no goal)"))
     parts.append(Text("\nWhat you know", style="bold underline"))
     if task.known_info:
         for key, value in task.known_info.items():
             line = Text("• ")
-            line.append(str(key), style="cyan")
-            line.append(f": {value}")
+            line.append(visible(str(key)), style="cyan")
+            line.append(visible(f": {value}"))
             parts.append(line)
     else:
         parts.append(Text("only what the goal says", style="dim"))
     parts.append(Text("\nPreferences and limits", style="bold underline"))
     if prefs:
-        parts.extend(Text(f"• {p}") for p in prefs)
+        parts.extend(Text(visible(f"• {p}")) for p in prefs)
     elif not (task.tau2 is not None and task.tau2.behaviour()):
         parts.append(Text("none stated", style="dim"))
     if task.tau2 is not None and task.tau2.behaviour():  # tau2-bench's instructions on how to act
-        parts.append(Text(task.tau2.behaviour()))
-    parts.append(Text(f"\ntask {task.id}", style="dim"))
+        parts.append(Text(visible(task.tau2.behaviour())))
+    parts.append(Text(visible(f"\ntask {task.id}"), style="dim"))
     return Group(*parts)
 
 
@@ -69,7 +70,7 @@ def emotion_card(condition: EmotionCondition | None, published_text: str = "") -
     if condition is None:
         neutral = [Text("No emotion condition: play a neutral customer.", style="dim")]
         if published_text:
-            neutral += [Text("\nPublished emotion instruction", style="bold underline"), Text(published_text)]
+            neutral += [Text("\nPublished emotion instruction", style="bold underline"), Text(visible(published_text))]
         return Group(*neutral)
     from tauplay.core import emotions
 
@@ -85,7 +86,7 @@ def emotion_card(condition: EmotionCondition | None, published_text: str = "") -
         dims.append(f"{value}   ", style="bold")
     parts: list[Text] = [title, dims]
     parts.append(Text("\nTrigger", style="bold underline"))
-    parts.append(Text(condition.trigger or "none given", style="" if condition.trigger else "dim"))
+    parts.append(Text(visible(condition.trigger) or "none given", style="" if condition.trigger else "dim"))
     parts.append(Text("\nHow to express it", style="bold underline"))
     feeling = Text("You feel ")
     feeling.append(emotions.leaf_adjective(condition.leaf), style="bold")
@@ -95,7 +96,7 @@ def emotion_card(condition: EmotionCondition | None, published_text: str = "") -
     # The shared card's last line says how to word it; the lines before repeat what is shown above.
     parts.append(Text(emotions.card(condition).splitlines()[-1].removeprefix("Play it: ").strip().capitalize()))
     if published_text:
-        parts += [Text("\nPublished emotion instruction", style="bold underline"), Text(published_text)]
+        parts += [Text("\nPublished emotion instruction", style="bold underline"), Text(visible(published_text))]
     return Group(*parts)
 
 

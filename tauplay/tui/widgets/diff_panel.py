@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tauplay.core.db import RecordChange
+from tauplay.core.text import visible
 
 MAX_FIELDS = 12  # per record; the rest is summarised
 
@@ -22,7 +23,7 @@ def short(value: Any, limit: int = 48) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
     if isinstance(value, str):
         text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return visible(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def _change_lines(change: dict[str, Any]) -> list[Text]:
@@ -30,13 +31,13 @@ def _change_lines(change: dict[str, Any]) -> list[Text]:
     sign, style = {"added": ("+", "green"), "removed": ("-", "red"), "changed": ("~", "yellow")}[kind]
     head = Text()
     head.append(f" {sign} ", style=f"bold {style}")
-    head.append(f"{change['table']}/{change['key']}", style="bold")
+    head.append(visible(f"{change['table']}/{change['key']}"), style="bold")
     head.append(f"  {kind}", style="dim")
     lines = [head]
     fields = change.get("fields") or []
     for f in fields[:MAX_FIELDS]:
         line = Text("     ")
-        line.append(f["path"], style="cyan")
+        line.append(visible(str(f["path"])), style="cyan")
         line.append(": ")
         line.append("—" if f["before"] is None else short(f["before"]), style="red")
         line.append(" → ")
@@ -53,7 +54,7 @@ def render_diff(last: dict[str, Any] | None, since_start: Sequence[RecordChange]
     parts: list[Text] = []
     title = Text("Last write", style="bold underline")
     if last is not None:
-        title.append(f"  step {last['step']}: {last['tool']}", style="bold")
+        title.append(visible(f"  step {last['step']}: {last['tool']}"), style="bold")
         if last.get("by") == "user":
             title.append("  (by the user, on their device)", style="bold magenta")
     parts.append(title)

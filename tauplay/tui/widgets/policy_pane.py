@@ -10,6 +10,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, Markdown, Static
 
+from tauplay.core.text import visible
+
 
 def sections(markdown: str) -> list[str]:
     """The policy split at its headings (each section keeps its heading)."""
@@ -44,7 +46,7 @@ class PolicyPane(Vertical):
 
     def __init__(self, policy: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.policy = policy
+        self.policy = visible(policy)  # a domain's file: shown, never a terminal command
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="search the policy (Enter)", id="policy-search", compact=True)

@@ -21,6 +21,7 @@ from textual.widgets import Button, Input, Select, Static
 
 from tauplay.core.callsyntax import format_call
 from tauplay.core.schema import validate
+from tauplay.core.text import visible
 from tauplay.core.tools import ToolSpec
 
 MISSING: Any = object()  # an optional field left empty: not sent
@@ -247,7 +248,7 @@ class FieldBox(Vertical):
             editor.write(value)
 
     def show_errors(self, errors: list[str]) -> None:
-        self.query_one(".error", Static).update(Text("\n".join(errors)))
+        self.query_one(".error", Static).update(Text(visible("\n".join(errors))))
         self.set_class(bool(errors), "-invalid")
 
 
@@ -322,9 +323,9 @@ class ToolForm(Vertical):
                 errors.setdefault(field if field in self.properties else "", []).append(message)
         for name, box in self.fields().items():
             box.show_errors(errors.get(name, []))
-        self.query_one(".form-errors", Static).update(Text("\n".join(errors.get("", []))))
+        self.query_one(".form-errors", Static).update(Text(visible("\n".join(errors.get("", [])))))
         self.query_one(".preview", Static).update(
-            Text("" if errors else format_call(self.spec.name, args), overflow="fold"))
+            Text("" if errors else visible(format_call(self.spec.name, args)), overflow="fold"))
         return args, errors
 
     def submit(self) -> bool:

@@ -20,6 +20,7 @@ from tauplay.core.events import (
     ToolResultData,
 )
 from tauplay.core.injection import change_text
+from tauplay.core.text import visible
 from tauplay.core.vocabulary import Role
 
 USER_VIEW_OUTPUT = 160  # characters of a tool result shown to the person playing the user
@@ -27,8 +28,8 @@ USER_VIEW_OUTPUT = 160  # characters of a tool result shown to the person playin
 
 def _args(arguments: Any) -> str:
     if not isinstance(arguments, dict):
-        return str(arguments)
-    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+        return visible(str(arguments))
+    return visible(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items()))
 
 
 def event_lines(event: Event, me: str | None, max_output: int | None = None) -> list[Text]:
@@ -38,13 +39,13 @@ def event_lines(event: Event, me: str | None, max_output: int | None = None) -> 
         who = event.role + (" (you)" if event.role == me else "")
         line = Text()
         line.append(f"{who}: ", style="bold cyan" if event.role == Role.AGENT else "bold magenta")
-        line.append(payload.content)
+        line.append(visible(payload.content))
         return [line]
     if isinstance(payload, ToolCallData):
         line = Text("  → ", style="dim")
         if payload.by_user:
             line.append("user: ", style="bold magenta")  # the user's own call, on its device
-        line.append(payload.name, style="bold yellow")
+        line.append(visible(payload.name), style="bold yellow")
         line.append(f"({_args(payload.arguments)})", style="yellow")
         return [line]
     if isinstance(payload, ToolResultData):
@@ -52,7 +53,7 @@ def event_lines(event: Event, me: str | None, max_output: int | None = None) -> 
         if max_output is not None and len(output) > max_output and not payload.by_user:
             output = output[:max_output] + f"… ({len(payload.output)} characters)"
         line = Text("  ← ", style="dim")
-        line.append(output, style="red" if payload.error else "dim")
+        line.append(visible(output), style="red" if payload.error else "dim")
         changes = (payload.diff or {}).get("changes")
         if changes:
             line.append(f"  [{len(changes)} record(s) changed]", style="bold green")
@@ -60,9 +61,9 @@ def event_lines(event: Event, me: str | None, max_output: int | None = None) -> 
     if isinstance(payload, InjectionData):
         return [injection_line(payload, "  ")]
     if isinstance(payload, NoticeData):
-        return [Text(f"! {payload.text}", style="bold red" if payload.level == "error" else "yellow")]
+        return [Text(f"! {visible(payload.text)}", style="bold red" if payload.level == "error" else "yellow")]
     if isinstance(payload, TerminatedData):
-        return [Text(f"— session ended: {payload.reason or ''} —", style="bold")]
+        return [Text(f"— session ended: {visible(payload.reason or '')} —", style="bold")]
     return []
 
 
@@ -70,10 +71,10 @@ def injection_line(injection: InjectionData, indent: str = "") -> Text:
     """An injected call, unmistakable: ⚡ the kind, the tool and argument, the value sent → the value that ran."""
     before, after = change_text(injection.original, injection.injected, injection.argument)
     line = Text(f"{indent}⚡ INJECTED {injection.kind}", style="bold white on red")
-    line.append(f" {injection.tool}.{injection.argument}: ", style="bold red")
-    line.append(f"{before} → {after}", style="red")
+    line.append(visible(f" {injection.tool}.{injection.argument}: "), style="bold red")
+    line.append(visible(f"{before} → {after}"), style="red")
     if injection.detail:
-        line.append(f" ({injection.detail})", style="dim red")
+        line.append(visible(f" ({injection.detail})"), style="dim red")
     if injection.source == "marked":
         line.append(" · marked by you", style="dim red")
     return line

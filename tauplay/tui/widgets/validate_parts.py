@@ -15,6 +15,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static, TextArea
 
+from tauplay.core.text import visible
 from tauplay.tui.keys import Key, bindings
 
 MAX_FIELDS = 12
@@ -76,7 +77,7 @@ class EditScreen(ModalScreen[str | None]):
 
 def short(value: Any, limit: int = 60) -> str:
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return visible(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def change_lines(change: dict[str, Any], indent: str = " ") -> list[Text]:
@@ -85,15 +86,15 @@ def change_lines(change: dict[str, Any], indent: str = " ") -> list[Text]:
     sign, style = {"added": ("+", "green"), "removed": ("-", "red")}.get(kind, ("~", "yellow"))
     head = Text(indent)
     head.append(f"{sign} ", style=f"bold {style}")
-    head.append(str(change.get("table", "?")), style="bold")
+    head.append(visible(str(change.get("table", "?"))), style="bold")
     if change.get("key") is not None:
-        head.append(f"/{change['key']}", style="bold")
+        head.append(visible(f"/{change['key']}"), style="bold")
     head.append(f"  {kind}", style="dim")
     lines = [head]
     fields = change.get("fields") or []
     for f in fields[:MAX_FIELDS]:
         line = Text(indent + "    ")
-        line.append(str(f.get("path", "")), style="cyan")
+        line.append(visible(str(f.get("path", ""))), style="cyan")
         line.append(": ")
         line.append("—" if f.get("before") is None else short(f.get("before")), style="red")
         line.append(" → ")
