@@ -63,8 +63,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "or have not come up in the session, with an error the agent can act on")
     parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
     parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
-    parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
-    parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
 
 
 def _participant(kind: str | None, model: str | None, api_base: str | None, *, role: str, offline: str,
