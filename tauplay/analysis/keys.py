@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tauplay.core.behavior import BEHAVIOR_DIMENSIONS, LEVELS
 from tauplay.store.filters import NONE
 from tauplay.store.stats_queries import DIMENSIONS
 
@@ -33,8 +34,9 @@ def behavior_key(raw: Any) -> str:
             value = json.loads(raw)
         except ValueError:
             value = raw
-    if isinstance(value, Mapping):
-        return ",".join(f"{k}={value[k]}" for k in sorted(value)) or NONE
+    if isinstance(value, Mapping):  # the flag's own order for the known dimensions, then any others by name
+        order = [d for d in BEHAVIOR_DIMENSIONS if d in value] + sorted(k for k in value if k not in LEVELS)
+        return ",".join(f"{k}={value[k]}" for k in order) or NONE
     if isinstance(value, list):
         return ",".join(map(str, value)) or NONE
     return str(value)
@@ -64,7 +66,8 @@ def key_text(key: Mapping[str, KeyValue]) -> str:
 
 # dimension -> the review list's filter word that selects the same sessions (tauplay.tui.review)
 REVIEW_FILTER = {"domain": "domain", "model": "agent", "simulator": "simulator", "emotion": "emotion",
-                 "leaf": "leaf", "difficulty": "difficulty", "behavior": "behavior", "annotator": "played_by"}
+                 "leaf": "leaf", "difficulty": "difficulty", "behavior": "behavior", "annotator": "played_by",
+                 **{d: d for d in BEHAVIOR_DIMENSIONS}}
 
 
 def review_filters(key: Mapping[str, KeyValue], batch_id: str | None = None) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tauplay.commands.common import UsageError, require_terminal
+from tauplay.commands.common import UsageError, add_behavior_arguments, behavior_from_args, require_terminal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--inject-at", type=int, metavar="N", help="with --inject: at the agent's N-th tool call")
     parser.add_argument("--interceptor", action="store_true",
                         help="check every call before it runs and refuse bad arguments (as tauplay run --interceptor)")
+    add_behavior_arguments(parser)
     parser.add_argument("--annotator", metavar="NAME", help="your name in the saved sessions (default: login name)")
     parser.add_argument("--keymap", metavar="FILE", type=Path,
                         help="key remapping file (default: $TAUPLAY_KEYMAP or ~/.config/tauplay/keymap.toml)")
@@ -53,7 +54,7 @@ def config_from(args: argparse.Namespace) -> object:
                       agent_model=args.agent_model, agent_api_base=args.agent_api_base, user_model=args.user_model,
                       user_api_base=args.user_api_base, db_url=args.db, data_dir=args.data, seed=args.seed,
                       validate=args.validate, inject=args.inject, inject_at=args.inject_at,
-                      interceptor=args.interceptor, **extra)
+                      interceptor=args.interceptor, behavior=args.behavior, persona=args.persona, **extra)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.inject_at is not None and (not args.inject or args.inject_at < 1):
         raise UsageError("--inject-at N needs --inject KIND and N of at least 1")
+    behavior_from_args(args)  # a bad --behavior or persona file: one line and exit 2, before any screen
     config = config_from(args)
     if args.keymap is not None and not args.keymap.exists():
         raise UsageError(f"{args.keymap}: no such keymap file")

@@ -17,12 +17,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tauplay.core.behavior import Behavior, with_behavior
 from tauplay.core.callsyntax import CallSyntaxError, parse_call
 from tauplay.core.emotions import EmotionCondition, patience
 from tauplay.core.events import MessageData, ToolResultData
 from tauplay.core.tasks import Task
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
+from tauplay.sim.behavior import BehaviorLayer
 from tauplay.sim.participants import Conversation, PlannedCall, UserReply
 
 # -- turning the task's second-person instruction into what the customer says ---------------------------
@@ -202,8 +204,12 @@ def asks_to_confirm(message: MessageData | None) -> bool:
 class ScriptedUser:
     kind = "scripted"
 
+    def __init__(self, behavior: Behavior | None = None) -> None:
+        self.behavior = behavior  # None: the defaults, and nothing saved
+        self.layer = BehaviorLayer(behavior)
+
     def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind}
+        return with_behavior({"kind": self.kind}, self.behavior)
 
     async def respond(self, conversation: Conversation) -> UserReply:
         own = conversation.domain.scripted_user
@@ -212,39 +218,43 @@ class ScriptedUser:
             return UserReply(text, intent)
         task = conversation.task
         tone = Tone(conversation.emotion)
+        layer = self.layer  # the behaviour's hooks (tauplay.sim.behavior)
         parts = disclosure_parts(task)
         mine = conversation.said("user")
         n = len(mine)
         if n == 0:
-            return UserReply(tone.opening(parts[0]), "disclose")
+            first = layer.opening(parts)
+            request = layer.say_fact(parts, first[0], conversation) if first else "I need some help."
+            text = layer.brief(tone.opening(request), f"{tone.feeling()} {request}")
+            return UserReply(text, "disclose" if first else "request")
         if conversation.goal_status().met:
             return UserReply(f"{tone.close()} {STOP_TOKEN}", "stop")
         if conversation.domain.user_tools and (on_device := device_reply(conversation)) is not None:
             return on_device
+        if (own_move := layer.interject(conversation, parts)) is not None:
+            return own_move
         agent_last = conversation.last_said("agent")
         agent_text = agent_last.content if agent_last else ""
         if asks_to_confirm(agent_last):
-            return UserReply(tone.yes(n), "confirm")
+            return layer.confirm(conversation) or UserReply(layer.shorten(tone.yes(n)), "confirm")
         user_id = task.known_info.get("user_id") or task.user_id
         if user_id and _ASKS_USER_ID.search(agent_text) and "?" in agent_text:
             return UserReply(f"My user id is {user_id}.", "answer")
+        if _REFUSAL.search(agent_text) and (test := layer.refused(conversation)) is not None:
+            return test
         if _REFUSAL.search(agent_text) and "human" in task.goal.lower():
             if not any(m.intent == "escalate" for m in mine):
                 return UserReply(tone.escalate(), "escalate")
-        disclosed = sum(1 for m in mine if m.intent == "disclose")
-        if disclosed < len(parts):
-            return UserReply(tone.disclose(parts[disclosed], n), "disclose")
-        if self._fruitless(conversation) >= patience(conversation.emotion):
+        fact = layer.next_fact(conversation, parts)
+        if fact is not None:
+            said = layer.say_fact(parts, fact, conversation)
+            return UserReply(layer.brief(tone.disclose(said, n), said), "disclose")
+        turns = layer.patience_turns(patience(conversation.emotion))
+        if layer.fruitless(conversation) >= turns:
             return UserReply(f"{tone.give_up()} {UNSATISFIED_TOKEN}", "abandon")
-        return UserReply(tone.nudge(n), "nudge")
+        if (threat := layer.threat(conversation, patience(conversation.emotion))) is not None:
+            return threat
+        if layer.holding(conversation, parts):  # facts left, but the agent has not asked for them
+            return layer.hold_reply()
+        return UserReply(layer.shorten(tone.nudge(n)), "nudge")
 
-    @staticmethod
-    def _fruitless(conversation: Conversation) -> int:
-        """Nudges sent since the agent last did anything in the environment."""
-        count = 0
-        for e in reversed(conversation.events):
-            if e.kind == EventKind.TOOL_CALL and e.role == Role.AGENT:
-                break
-            if e.kind == EventKind.MESSAGE and e.role == Role.USER and e.as_(MessageData).intent == "nudge":
-                count += 1
-        return count

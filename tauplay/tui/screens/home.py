@@ -170,7 +170,8 @@ class HomeScreen(Screen[None]):
         other = {"agent_model": s.agent.get("model"), "agent_api_base": s.agent.get("api_base")} \
             if s.role == "user" else {"user_model": s.user.get("model"), "user_api_base": s.user.get("api_base")}
         config = self.config.with_(role=s.role, domain=s.domain, task_id=s.task_id, resume=s.id, tasks=None,
-                                   emotion=None, seed=s.seed, data_dir=s.data_source or None, saved_task=s.task, saved_emotion=s.emotion, **other)
+                                   emotion=None, seed=s.seed, data_dir=s.data_source or None, saved_task=s.task, saved_emotion=s.emotion,
+                                   behavior=None, persona=None, saved_behavior=s.user.get("behavior"), **other)
         self.app.start_play(config)  # type: ignore[attr-defined]
 
     @on(DataTable.RowSelected, "#sessions")
