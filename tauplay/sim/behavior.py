@@ -4,7 +4,7 @@ The scripted user keeps its own logic (what the task says, when the goal is met,
 asks this layer at its decision points:
 
 - `opening(parts)`: which facts go into the first message (minimal: none, only that help is needed);
-- `interject(conversation, parts)`: a message of the behaviour's own before anything else (error_prone: the
+- `interject(conversation, parts, refused)`: a message of the behaviour's own before anything else (error_prone: the
   correction of its wrong detail; adversarial: changing its mind once; low patience: a threat to leave);
 - `confirm(conversation)`: the answer to a request to confirm, when not a plain yes (adversarial: the first
   proposal is disputed);
@@ -105,7 +105,9 @@ class BehaviorLayer:
                 return wrong[0]
         return part
 
-    def interject(self, conversation: Conversation, parts: Sequence[str]) -> UserReply | None:
+    def interject(self, conversation: Conversation, parts: Sequence[str], refused: bool = False) -> UserReply | None:
+        """`refused`: the agent's last message turned the user down (an adversarial user tests it rather than
+        wavering then)."""
         mine = self._mine(conversation)
         index = self._error_index(parts)
         if index is not None and not self._sent(mine, CORRECT):
@@ -115,7 +117,7 @@ class BehaviorLayer:
                                  CORRECT)
         agent_last = conversation.last_said("agent")
         if (self.behavior.cooperation == "adversarial" and not self._sent(mine, WAVER) and len(mine) >= 2
-                and not (agent_last is not None and agent_last.intent == "confirm")
+                and not refused                and not (agent_last is not None and agent_last.intent == "confirm")
                 and not asked_something(agent_last)):
             return UserReply("Actually, wait, I'm not sure I want this any more... No, forget that: I do want "
                              "what I asked for.", WAVER)

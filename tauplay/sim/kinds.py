@@ -66,7 +66,7 @@ def make_user(desc: dict[str, Any]) -> UserParticipant:
     if kind == "human":
         from tauplay.sim.human import HumanUser
 
-        return HumanUser(name=str(desc.get("name") or ""))
+        return HumanUser(name=str(desc.get("name") or ""), behavior=_behavior(desc))
     raise ParticipantError(f"unknown user kind '{kind}' (kinds: {', '.join(USER_KINDS)})")
 
 

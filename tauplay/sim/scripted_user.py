@@ -231,10 +231,10 @@ class ScriptedUser:
             return UserReply(f"{tone.close()} {STOP_TOKEN}", "stop")
         if conversation.domain.user_tools and (on_device := device_reply(conversation)) is not None:
             return on_device
-        if (own_move := layer.interject(conversation, parts)) is not None:
-            return own_move
         agent_last = conversation.last_said("agent")
         agent_text = agent_last.content if agent_last else ""
+        if (own_move := layer.interject(conversation, parts, bool(_REFUSAL.search(agent_text)))) is not None:
+            return own_move
         if asks_to_confirm(agent_last):
             return layer.confirm(conversation) or UserReply(layer.shorten(tone.yes(n)), "confirm")
         user_id = task.known_info.get("user_id") or task.user_id
