@@ -183,8 +183,8 @@ async def test_precision_error_prone_gives_a_wrong_detail_and_corrects_it(store:
     _, prone = await with_oracle(store, "precision=error_prone")
     assert "yusuf_lopez_1876" in default[0][1]
     assert "yusuf_lopez_1877" in prone[0][1] and "yusuf_lopez_1876" not in prone[0][1]
-    assert prone[1] == ("correct", "Sorry, I got that wrong: it is yusuf_lopez_1876, not yusuf_lopez_1877.")
-    assert not any(i == "correct" for i, _ in default)
+    assert prone[1] == ("fix_detail", "Sorry, I got that wrong: it is yusuf_lopez_1876, not yusuf_lopez_1877.")
+    assert not any(i == "fix_detail" for i, _ in default)
 
 
 async def test_every_level_still_solves_the_starter_tasks_with_the_oracle(store: SessionStore) -> None:
