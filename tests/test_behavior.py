@@ -125,13 +125,21 @@ def test_wrong_detail_changes_one_digit_and_keeps_the_rest() -> None:
 
 # -- each dimension changes the scripted user, against the default on the same task --------------------------
 
+DEFAULT = "disclosure=comprehensive"  # every dimension at its default level, given explicitly
+SILENT = ["I see.", "Right.", "Noted.", "Okay then.", "Is there anything else?", "Anything more?", "Go on?", "And?"]
+
+
+async def test_without_a_behaviour_the_scripted_user_keeps_its_own_way(store: SessionStore) -> None:
+    legacy = await talk(store, None, SILENT)
+    assert told(legacy)[:3] == [0, 1, 2] and [i for i, _ in legacy[:3]] == ["disclose"] * 3  # one a message
+    assert (await talk(store, DEFAULT, SILENT))[0] != legacy[0]
+
+
 async def test_disclosure_incremental_tells_one_fact_per_turn_and_only_when_asked(store: SessionStore) -> None:
-    silent = ["I see.", "Right.", "Noted.", "Okay then.", "Is there anything else?", "Anything more?",
-              "Go on?", "And?"]
-    default = await talk(store, None, silent)
-    incremental = await talk(store, "disclosure=incremental", silent)
-    # the default volunteers every fact in its first messages, questions or not
-    assert told(default)[:3] == [0, 1, 2] and [i for i, _ in default[:3]] == ["disclose"] * 3
+    default = await talk(store, DEFAULT, SILENT)
+    incremental = await talk(store, "disclosure=incremental", SILENT)
+    # comprehensive: the whole task in the first message
+    assert told(default[:1]) == [0, 1, 2] and "disclose" not in [i for i, _ in default[1:]]
     # incremental: only the opening's fact until the agent asks; then one fact per question
     assert told(incremental[:4]) == [0]
     assert [intent for intent, _ in incremental[1:4]] == ["hold"] * 3
@@ -143,9 +151,9 @@ async def test_disclosure_incremental_tells_one_fact_per_turn_and_only_when_aske
 async def test_disclosure_minimal_waits_to_be_asked_for_each_fact(store: SessionStore) -> None:
     lines = ["I see.", "How would you like to pay? Which card?", "Do you want checked bags or insurance?",
              "Which flight do you want, and when?", "Thanks."]
-    default = await talk(store, None, lines)
+    default = await talk(store, DEFAULT, lines)
     minimal = await talk(store, "disclosure=minimal", lines)
-    assert told(default[:1]) == [0]
+    assert told(default[:1]) == [0, 1, 2]
     assert minimal[0][0] == "request" and told(minimal[:1]) == []  # the opening asks for help, nothing more
     assert minimal[1][0] == "hold"  # "I see." asked nothing
     # each question gets the fact it is about, in the agent's order, not the task's
@@ -155,18 +163,19 @@ async def test_disclosure_minimal_waits_to_be_asked_for_each_fact(store: Session
 
 async def test_patience_low_is_short_threatens_and_leaves_sooner(store: SessionStore) -> None:
     silent = ["Hm."] * 12
-    default = await talk(store, None, silent)
+    default = await talk(store, "patience=high", silent)
     low = await talk(store, "patience=low", silent)
     assert default[-1][0] == low[-1][0] == "abandon" and low[-1][1].endswith(UNSATISFIED_TOKEN)
     assert len(low) < len(default)
     assert "threaten" in [i for i, _ in low] and "threaten" not in [i for i, _ in default]
     assert low[0][1].startswith("I'm a little nervous") and default[0][1].startswith("Hi there!")  # no greeting
-    assert told(low[:3]) == told(default[:3]) == [0, 1, 2]  # the same facts, in fewer words
-    assert sum(len(t) for _, t in low[:3]) < sum(len(t) for _, t in default[:3])
+    assert told(low[:1]) == told(default[:1]) == [0, 1, 2]  # the same facts, in fewer words
+    assert len(low[0][1]) < len(default[0][1])
+    assert sum(len(t) for _, t in low[1:]) / (len(low) - 1) < sum(len(t) for _, t in default[1:]) / (len(default) - 1)
 
 
 async def test_cooperation_adversarial_disputes_wavers_and_still_wants_its_goal(store: SessionStore) -> None:
-    default_reward, default = await with_oracle(store, None)
+    default_reward, default = await with_oracle(store, "cooperation=cooperative")
     reward, adversarial = await with_oracle(store, "cooperation=adversarial")
     assert [i for i, _ in default] == ["disclose", "confirm", "stop"]
     assert [i for i, _ in adversarial] == ["disclose", "dispute", "stop"]
@@ -175,11 +184,11 @@ async def test_cooperation_adversarial_disputes_wavers_and_still_wants_its_goal(
     wavering = await talk(store, "cooperation=adversarial", lines)
     intents = [i for i, _ in wavering]
     assert "test" in intents and "waver" in intents
-    assert "test" not in [i for i, _ in await talk(store, None, lines)]
+    assert not {"test", "waver"} & {i for i, _ in await talk(store, "cooperation=cooperative", lines)}
 
 
 async def test_precision_error_prone_gives_a_wrong_detail_and_corrects_it(store: SessionStore) -> None:
-    _, default = await with_oracle(store, None)
+    _, default = await with_oracle(store, "precision=precise")
     _, prone = await with_oracle(store, "precision=error_prone")
     assert "yusuf_lopez_1876" in default[0][1]
     assert "yusuf_lopez_1877" in prone[0][1] and "yusuf_lopez_1876" not in prone[0][1]

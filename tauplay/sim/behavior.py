@@ -32,7 +32,7 @@ from tauplay.sim.participants import Conversation, UserReply
 
 # Intents of the layer's own messages (saved with each message, read back on the next turn).
 CORRECT, WAVER, THREATEN, DISPUTE, TEST, HOLD = "fix_detail", "waver", "threaten", "dispute", "test", "hold"
-FRUITLESS = ("nudge", HOLD, THREATEN)  # replies that carried nothing new: what patience counts
+FRUITLESS = ("nudge", "unknown", HOLD, THREATEN)  # replies that carried nothing new: what patience counts
 
 _DETAIL = re.compile(r"[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -62,7 +62,12 @@ def asked_something(message: MessageData | None) -> bool:
 
 
 class BehaviorLayer:
+    """`behavior` None: the scripted user's own way (its opening tells the first fact, the others follow one a
+    message); a behaviour given: its four levels, the unnamed ones at their default (comprehensive: the whole task
+    in the first message)."""
+
     def __init__(self, behavior: Behavior | None) -> None:
+        self.given = behavior is not None
         self.behavior = behavior or Behavior()
 
     # -- reading the session back -------------------------------------------------------------------
@@ -93,8 +98,13 @@ class BehaviorLayer:
     # -- hooks ----------------------------------------------------------------------------------------
 
     def opening(self, parts: Sequence[str]) -> list[int]:
-        """The facts of the first message: the first one, or none for a minimal user."""
-        return [] if self.behavior.disclosure == "minimal" or not parts else [0]
+        """The facts of the first message: all of them (comprehensive), the first one (incremental, and without a
+        behaviour), or none (minimal)."""
+        if self.behavior.disclosure == "minimal" or not parts:
+            return []
+        if self.given and self.behavior.disclosure == "comprehensive":
+            return list(range(len(parts)))
+        return [0]
 
     def say_fact(self, parts: Sequence[str], index: int, conversation: Conversation | None = None) -> str:
         part = parts[index]
@@ -138,16 +148,18 @@ class BehaviorLayer:
         """The fact to tell now, None to hold back (or when everything was told). Facts go in order (counted by
         the messages that told one), except for a minimal user, who tells the fact the question is about."""
         mine = self._mine(conversation)
-        if self.behavior.disclosure != "minimal":
+        if not self.given:  # the scripted user's own way: the next fact, asked or not
             index = sum(1 for m in mine if m.intent == "disclose")
-            if index >= len(parts):
-                return None
-            if self.behavior.disclosure == "comprehensive" or asked_something(conversation.last_said("agent")):
-                return index
-            return None  # incremental: one fact per turn, and only when asked
+            return index if index < len(parts) else None
         told = set(self.told(conversation, parts))
         left = [i for i in range(len(parts)) if i not in told]
         agent_last = conversation.last_said("agent")
+        if self.behavior.disclosure != "minimal":
+            if not left:
+                return None
+            if self.behavior.disclosure == "comprehensive" or asked_something(agent_last):
+                return left[0]
+            return None  # incremental: one fact per turn, and only when asked
         if not left or agent_last is None or not asked_something(agent_last):
             return None
         asked = _words(agent_last.content)
@@ -161,8 +173,6 @@ class BehaviorLayer:
         """Facts are left that this user waits to be asked for (incremental, minimal)."""
         if self.behavior.disclosure == "comprehensive":
             return False
-        if self.behavior.disclosure == "incremental":
-            return sum(1 for m in self._mine(conversation) if m.intent == "disclose") < len(parts)
         return len(self.told(conversation, parts)) < len(parts)
 
     def brief(self, toned: str, bare: str) -> str:
@@ -195,5 +205,5 @@ class BehaviorLayer:
             return None
         turns = self.patience_turns(emotion_patience)
         if self.fruitless(conversation) == turns - 1 and not self._sent(self._mine(conversation), THREATEN):
-            return UserReply("This is going nowhere. Sort it out now or I'm leaving.", THREATEN)
+            return UserReply("Hurry up, or I'm leaving.", THREATEN)
         return None

@@ -224,7 +224,7 @@ class ScriptedUser:
         n = len(mine)
         if n == 0:
             first = layer.opening(parts)
-            request = layer.say_fact(parts, first[0], conversation) if first else "I need some help."
+            request = " ".join(layer.say_fact(parts, i, conversation) for i in first) if first else "I need some help."
             text = layer.brief(tone.opening(request), f"{tone.feeling()} {request}")
             return UserReply(text, "disclose" if first else "request")
         if conversation.goal_status().met:
