@@ -32,7 +32,7 @@ from tauplay.sim.participants import Conversation, UserReply
 
 # Intents of the layer's own messages (saved with each message, read back on the next turn).
 CORRECT, WAVER, THREATEN, DISPUTE, TEST, HOLD = "fix_detail", "waver", "threaten", "dispute", "test", "hold"
-FRUITLESS = ("nudge", "unknown", HOLD, THREATEN)  # replies that carried nothing new: what patience counts
+FRUITLESS = ("nudge", HOLD, THREATEN)  # replies that carried nothing new: what patience counts
 
 _DETAIL = re.compile(r"[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*")
 _WORD = re.compile(r"[a-z0-9]+")
