@@ -245,20 +245,20 @@ def stats_json(capsys, *argv: str) -> dict[str, Any]:
 def test_behaviour_is_saved_and_stats_group_by_it_and_by_each_dimension(tmp_path: Path, capsys) -> None:
     db = str(tmp_path / "s.db")
     tasks = ["--task-ids", "airline-starter-01-book-direct", "airline-starter-08-round-trip-two"]
-    for flags in ([], ["--behavior", "disclosure=incremental"], ["--behavior", "disclosure=minimal,patience=low"]):
+    for flags in ([], ["--behavior", "disclosure=incremental"], ["--behavior", "disclosure=minimal,patience=low"],
+                  ["--behavior", "disclosure=comprehensive"]):
         assert main(["run", "--domain", "airline", *tasks, "--db", db, "--json", *flags]) == 0
         capsys.readouterr()
     groups = stats_json(capsys, "--db", db, "--by", "behavior")["groups"]
     by_key = {g["key"]["behavior"]: g["sessions"] for g in groups}
-    assert by_key == {"none": 2,
-                      "disclosure=incremental,patience=high,cooperation=cooperative,precision=precise": 2,
-                      "disclosure=minimal,patience=low,cooperation=cooperative,precision=precise": 2}
+    assert by_key == {"none": 2, "disclosure=incremental": 2, "disclosure=minimal,patience=low": 2, "default": 2}
     disclosure = {g["key"]["disclosure"]: g["sessions"] for g in stats_json(capsys, "--db", db, "--by",
                                                                               "disclosure")["groups"]}
-    assert disclosure == {"none": 2, "incremental": 2, "minimal": 2}
+    assert disclosure == {"none": 2, "incremental": 2, "minimal": 2, "comprehensive": 2}
     both = {(g["key"]["disclosure"], g["key"]["patience"]): g["sessions"]
             for g in stats_json(capsys, "--db", db, "--by", "disclosure", "patience")["groups"]}
-    assert both == {("none", "none"): 2, ("incremental", "high"): 2, ("minimal", "low"): 2}
+    assert both == {("none", "none"): 2, ("incremental", "high"): 2, ("minimal", "low"): 2,
+                    ("comprehensive", "high"): 2}
     # the table output too
     assert main(["stats", "--db", db, "--by", "precision"]) == 0
     assert "precise" in capsys.readouterr().out
@@ -288,3 +288,45 @@ def test_bad_behaviour_is_one_line_and_exit_2(argv: list[str], message: str, tmp
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not db.exists()  # nothing was started
+
+
+# -- the masked error label (issue 18 item 5) ---------------------------------------------------------------
+
+def test_masked_error_is_a_label_everywhere_labels_go(tmp_path: Path, capsys) -> None:
+    from tauplay.core.labels import FaultLabel
+    from tauplay.core.vocabulary import FAULT_CATEGORIES, FaultCategory
+    from tauplay.tui.review import parse_filters
+
+    masked = FaultCategory.MASKED_ERROR.value
+    assert masked == "Masked Error" and FAULT_CATEGORIES[-1] == masked  # after the paper's six: old keys keep
+    assert FAULT_CATEGORIES[:6] == ("Missed Action", "Wrong Order", "Extra Action", "Repeated Action",
+                                    "Misread Intent", "Early Stop")
+    assert FaultLabel(masked, "agent", "major", "ann").problems() == []
+    db = str(tmp_path / "s.db")
+    assert main(["run", "--domain", "airline", "--task-ids", "airline-starter-01-book-direct", "--db", db,
+                 "--json", "--behavior", "precision=error_prone"]) == 0
+    capsys.readouterr()
+    with SessionStore(db) as store:
+        (record,) = store.list_sessions()
+        store.add_annotation(record.id, category=masked, who_erred="agent", severity="major", annotator="ann",
+                             note="fixed the user's id without saying so")
+        store.add_annotation(record.id, category="Early Stop", who_erred="user", severity="minor", annotator="bo")
+    (group,) = stats_json(capsys, "--db", db, "--by", "precision")["groups"]
+    assert group["key"] == {"precision": "error_prone"}
+    assert group["faults"]["Masked Error"] == 1 and group["faults"]["Early Stop"] == 1
+    assert stats_json(capsys, "--db", db, "--label", "MaskedError")["groups"][0]["sessions"] == 1
+    assert parse_filters("label=masked_error") == {"label": masked}
+    # export and import keep it
+    out = tmp_path / "sessions.json"
+    assert main(["export", "sessions", "--out", str(out), "--db", db]) == 0
+    capsys.readouterr()
+    other = str(tmp_path / "other.db")
+    assert main(["import", "sessions", str(out), "--db", other]) == 0
+    capsys.readouterr()
+    with SessionStore(other) as store:
+        (record,) = store.list_sessions()
+        assert sorted(a.category for a in store.annotations(record.id)) == ["Early Stop", masked]
+        assert record.user["behavior"]["precision"] == "error_prone"
+    assert main(["stats", "--db", other, "--by", "behavior"]) == 0
+    out = capsys.readouterr().out
+    assert "Masked" in out and "precision=error_prone" in out

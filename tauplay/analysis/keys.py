@@ -24,8 +24,8 @@ def simulator_key(kind: Any, model: Any) -> str:
 
 
 def behavior_key(raw: Any) -> str:
-    """A user behaviour (issue 18) as one word: `dimension=level,...` sorted for a mapping, the text itself for
-    a string, "none" when the user had none. `raw` is the JSON text the database gives back (or a value)."""
+    """A user behaviour (issue 18) as one word: `dimension=level,...` of the levels that are not the default for a
+    mapping ("default" when all are), the text itself for a string, "none" when the user had none. `raw` is the JSON text the database gives back (or a value)."""
     if raw is None or raw == "":
         return NONE
     value = raw
@@ -34,9 +34,14 @@ def behavior_key(raw: Any) -> str:
             value = json.loads(raw)
         except ValueError:
             value = raw
-    if isinstance(value, Mapping):  # the flag's own order for the known dimensions, then any others by name
-        order = [d for d in BEHAVIOR_DIMENSIONS if d in value] + sorted(k for k in value if k not in LEVELS)
-        return ",".join(f"{k}={value[k]}" for k in order) or NONE
+    if isinstance(value, Mapping):
+        # The flag's own order for the known dimensions, then any others by name; a dimension at its default
+        # level is left out (every session saves all four), and all four at their defaults read "default".
+        order = [d for d in BEHAVIOR_DIMENSIONS if d in value and value[d] != LEVELS[d][0]]
+        order += sorted(k for k in value if k not in LEVELS)
+        if not order:
+            return "default" if value else NONE
+        return ",".join(f"{k}={value[k]}" for k in order)
     if isinstance(value, list):
         return ",".join(map(str, value)) or NONE
     return str(value)
