@@ -17,7 +17,7 @@ from tauplay.core.tools import collect_tools
 from . import faults, tools
 from .data_model import Room, Step, Submission, Thing, Visit
 from .generator import generate
-from .narrator import narrate
+from .narrator import narrate, premise
 from .progress import room_progress
 from .rooms import call_key
 
@@ -42,6 +42,7 @@ DOMAIN = Domain(
     agent_preamble=("You are a player locked in an escape room. Find what the exit panel asks for with the "
                     "room's tools, following the clues you find, and give it to the panel."),
     scripted_user=narrate,
+    narrator_premise=premise,  # an LLM narrator (--user llm) is told this, never the room's hidden state
     progress=room_progress,
     fault_labels=dict(faults.LABELS),
     call_key=call_key,  # 12 + 30 is 30 + 12, "lantern" is LANTERN

@@ -145,7 +145,8 @@ class EndScreen(Screen[None]):
                 with Vertical(id="label-form"):
                     yield Select(turn_options(self.events), value=WHOLE_SESSION, allow_blank=False, id="label-turn",
                                  compact=True)
-                    yield Select([(c, c) for c in FAULT_CATEGORIES], prompt="fault category", id="label-category",
+                    yield Select([(c, c) for c in (*FAULT_CATEGORIES, *p.domain.fault_categories)],  # the domain's own too
+                                 prompt="fault category", id="label-category",
                                  compact=True)
                     with Horizontal(classes="row"):
                         yield Select([(w, w) for w in WHO_ERRED], value="agent", allow_blank=False,
