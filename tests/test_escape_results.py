@@ -83,6 +83,23 @@ def test_the_domain_declares_its_categories_apart_from_the_general_ones() -> Non
     assert domain_fault_categories("no-such-domain") == ()
 
 
+def test_the_domains_own_labels_are_suggested_on_the_calls_that_show_them(played: dict[str, Any]) -> None:
+    from tauplay.core.faults import domain_suggestions, fault_suggestions
+
+    with SessionStore(str(played["path"])) as store:
+        person = store.get_session(played["person10"])
+        events = store.events(person.id)
+        oracle = store.events(played["oracle10"])
+        airline = store.events(played["airline"])
+    calls = [e for e in events if e.kind == "tool_call"]
+    own = [(s.category, s.seq) for s in domain_suggestions(events, "escape")]
+    # the answer given before entering: lost track of where the room stands; a finding that is not the answer
+    assert own == [("Lost State", calls[0].seq), ("Wrong Final Answer", calls[-1].seq)]
+    everything = fault_suggestions(events, person.task, "escape") or []
+    assert {(s.category, s.seq) for s in everything} >= set(own)  # beside alignment's suggestions
+    assert domain_suggestions(oracle, "escape") == [] and domain_suggestions(airline, "airline") == []
+
+
 def test_the_store_takes_a_domain_category_on_that_domains_sessions_only(played: dict[str, Any]) -> None:
     with SessionStore(str(played["path"])) as store:
         for category in OWN:

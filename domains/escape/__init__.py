@@ -45,6 +45,7 @@ DOMAIN = Domain(
     narrator_premise=premise,  # an LLM narrator (--user llm) is told this, never the room's hidden state
     progress=room_progress,
     fault_labels=dict(faults.LABELS),
+    suggest_faults=faults.suggest,  # from what the tools answered (a refused call says why)
     call_key=call_key,  # 12 + 30 is 30 + 12, "lantern" is LANTERN
     gold_order_matters=False,  # a step taken too early is refused, so every order that works is valid
 )

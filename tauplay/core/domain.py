@@ -8,7 +8,7 @@ entry point group (`myname = "my_package:DOMAIN"`), and that group is the only d
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
@@ -76,6 +76,9 @@ class Domain:
     progress: Callable[[State, Task, bool], list[ProgressNode]] | None = None
     # Failure labels particular to the domain (name -> what it means), offered beside the general taxonomy.
     fault_labels: dict[str, str] = field(default_factory=dict)
+    # Suggestions of those labels from what the tools answered: [(tool, arguments, output, error)] of a
+    # session's calls in order -> items with category, call_index, tool and detail (a person confirms each).
+    suggest_faults: Callable[[Sequence[tuple[str, dict[str, Any], str, bool]]], Sequence[Any]] | None = None
     # How fault alignment compares a call with a gold action: (tool, arguments) -> a key equal for calls
     # that do the same (None: the arguments exactly). And whether a valid order other than gold's is a
     # fault ("Wrong Order"); a domain whose tools refuse a step taken too early says no.

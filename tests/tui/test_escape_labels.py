@@ -44,13 +44,15 @@ async def test_the_end_screen_offers_the_rooms_own_labels(db_path: Path) -> None
         await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
         end = app.screen
         assert end.outcome.value == 0.0
+        submit = next(e for e in reversed(end.events) if e.kind == "tool_call")
+        suggested = [(lb.category, lb.seq) for lb in end.labels if lb.source == "auto"]
+        assert ("Wrong Final Answer", submit.seq) in suggested  # the domain's own suggestion, on the call
         category = end.query_one("#label-category", Select)
         for name in OWN:  # each is offered (Select refuses a value it does not offer)
             category.value = name
         category.value = "Wrong Final Answer"
         with pytest.raises(InvalidSelectValueError):
             category.value = "Masked Nonsense"
-        submit = next(e for e in reversed(end.events) if e.kind == "tool_call")
         end.query_one("#label-turn", Select).value = submit.seq
         end.add_label()
         await pilot.press("ctrl+s")
