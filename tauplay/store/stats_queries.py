@@ -72,7 +72,9 @@ def _event_counts() -> Any:
                    _count(and_(message, role == str(Role.USER))).label("user_turns"),
                    _count(agent_message).label("agent_turns"),
                    _count(kind == str(EventKind.TOOL_CALL)).label("tool_calls"),
-                   _count(and_(kind == str(EventKind.TOOL_RESULT), col(EventRow.data)["error"].as_boolean()))
+                   # the JSON is read only on tool results (a nested CASE: SQLite would read it on every event)
+                   func.sum(case((kind == str(EventKind.TOOL_RESULT),
+                                  case((col(EventRow.data)["error"].as_boolean(), 1), else_=0)), else_=0))
                    .label("tool_errors"),
                    (func.max(col(EventRow.at)) - func.min(col(EventRow.at))).label("seconds"),
                    _count(and_(agent_message, col(EventRow.turn) > 0,
