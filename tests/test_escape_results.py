@@ -274,6 +274,7 @@ def test_an_llm_narrator_sets_the_scene_and_the_room_ends_the_session(llm_server
     assert code == 0 and report["user"]["kind"] == "llm"
     asked = llm_server.requests_for("narrator")
     assert len(asked) == 2  # the greeting and the one reply; the end is the room's, not the model's
+    assert asked[0]["messages"][1] == {"role": "user", "content": "Hello? Where am I?"}  # the player's greeting
     system = asked[0]["messages"][0]["content"]
     assert "narrator" in system.lower() and task.goal in system and task.id in system
     for secret in _hidden(task):

@@ -64,6 +64,7 @@ class Domain:
     # -- what a domain may change about how sessions run (the defaults suit customer service) --------------
     confirm_writes: bool = True  # the policy has the agent confirm each write with the user first (the oracle does)
     agent_preamble: str = ""  # first words of an LLM agent's system prompt ("" : a customer service agent)
+    agent_greeting: str = ""  # the agent's first message, said for it ("" : a customer service greeting)
     # The domain's own offline user (the `scripted` kind): conversation -> (message, intent). Typed loosely:
     # the conversation is the sim layer's, and core imports no other layer.
     scripted_user: Callable[[Any], tuple[str, str | None]] | None = None

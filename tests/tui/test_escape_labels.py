@@ -102,3 +102,31 @@ async def test_the_review_screen_sets_a_domain_category_with_d(db_path: Path) ->
     with open_store(db_path) as store:
         assert [a.category for a in store.annotations(ids["escape"])] == ["Dropped Intermediate Result"]
         assert store.annotations(ids["airline"]) == []
+
+
+async def test_a_person_plays_a_room_with_an_llm_narrator(db_path: Path, llm_server: Any) -> None:
+    scene = "You wake in a dusty study. The door is marked " + ROOM.id + "."
+    llm_server.queue("narrator").text(scene).text("The maps rustle; nobody answers.")
+    app = make_app(db_path, role="agent", domain="escape", task_id=ROOM.id, user_model="openai/narrator",
+                   user_api_base=llm_server.url)
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await your_turn(pilot, play)
+        said = [e.data["content"] for e in play.events if e.kind == "message"]
+        assert said == ["Hello? Where am I?", scene]  # the player's greeting, the model's scene
+        await send(pilot, play, "Is anyone there?")
+        for action in ROOM.actions:
+            await send(pilot, play, call_line(action.name, action.kwargs), box="#call-input")
+        await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
+        assert (app.screen.outcome.reason, app.screen.outcome.value) == ("user_stop", 1.0)
+    asked = llm_server.requests_for("narrator")
+    assert len(asked) == 2  # the scene and the reply; the room ended the session, not the model
+    system = asked[0]["messages"][0]["content"]
+    assert ROOM.goal in system and ROOM.id in system
+    answer = ROOM.actions[-1].kwargs["answer"]
+    assert answer not in system and all(str(a.kwargs) not in system for a in ROOM.actions[1:])
+    with open_store(db_path) as store:
+        (session,) = store.list_sessions()
+        assert session.user["kind"] == "llm"
+        last = [e.data["content"] for e in store.events(session.id) if e.kind == "message" and e.role == "user"][-1]
+    assert "You are out" in last and last.endswith("###STOP###")
