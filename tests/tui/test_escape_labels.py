@@ -130,3 +130,17 @@ async def test_a_person_plays_a_room_with_an_llm_narrator(db_path: Path, llm_ser
         assert session.user["kind"] == "llm"
         last = [e.data["content"] for e in store.events(session.id) if e.kind == "message" and e.role == "user"][-1]
     assert "You are out" in last and last.endswith("###STOP###")
+
+
+def test_the_review_filter_and_the_call_line_know_the_domain() -> None:
+    from tauplay.tui.review import FilterError, parse_filters
+    from tauplay.tui.widgets.call_line import example_call
+
+    assert parse_filters("domain=escape label=lost_state") == {"domain": "escape", "label": "Lost State"}
+    assert parse_filters("label=WrongFinalAnswer") == {"label": "Wrong Final Answer"}
+    assert parse_filters("label=extra_action") == {"label": "Extra Action"}
+    with pytest.raises(FilterError, match="unknown label 'LostStat'.*Lost State"):
+        parse_filters("label=LostStat")
+    # the call line's example is a call of the room's own, not airline's lookup
+    assert example_call(ESCAPE) == 'enter_room(room_id="...")'
+    assert example_call(get_domain("airline")) == 'get_user_details(user_id="...")'
