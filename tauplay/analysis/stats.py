@@ -140,6 +140,11 @@ class StatsReport:
     confidence: float
     filters: dict[str, Any]
 
+    def fault_categories(self) -> list[str]:
+        """The general categories, then any domain's own that was used (escape rooms' Lost State, ...)."""
+        own = sorted({c for g in self.groups for c, n in g.faults.items() if n and c not in FAULT_CATEGORIES})
+        return [*FAULT_CATEGORIES, *own]
+
     def to_json(self) -> dict[str, Any]:
         return {"by": self.by, "k": self.k, "filters": self.filters,
                 "bootstrap": {"resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,

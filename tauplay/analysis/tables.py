@@ -12,7 +12,7 @@ from typing import Any
 from tauplay.analysis.keys import key_text
 from tauplay.analysis.stats import Group, StatsReport
 from tauplay.core.emotions import FAMILIES
-from tauplay.core.vocabulary import FAULT_CATEGORIES, PERCEIVED_NONE, WHO_ERRED
+from tauplay.core.vocabulary import PERCEIVED_NONE, WHO_ERRED
 
 Cell = str | int | float | None
 
@@ -114,16 +114,10 @@ def effort_table(report: StatsReport) -> Table:
                  header, rows)
 
 
-def fault_columns(report: StatsReport) -> list[str]:
-    """The general categories, then any domain's own that was used (escape rooms' Lost State, ...)."""
-    own = sorted({c for g in report.groups for c, n in g.faults.items() if n and c not in FAULT_CATEGORIES})
-    return [*FAULT_CATEGORIES, *own]
-
-
 def faults_table(report: StatsReport) -> Table:
     """Fault labels by category (the general ones and the domains' own) and by who erred (Figures 11, 12), and
     the failures blamed on the user."""
-    categories = fault_columns(report)
+    categories = report.fault_categories()
     header = [*_key_header(report), *categories, *(f"erred: {w}" for w in WHO_ERRED), "failures",
               "judged failures", "user erred", "user share"]
     rows = [[*_key_cells(report, g), *(g.faults.get(c, 0) for c in categories),
