@@ -330,3 +330,22 @@ def test_masked_error_is_a_label_everywhere_labels_go(tmp_path: Path, capsys) ->
     assert main(["stats", "--db", other, "--by", "behavior"]) == 0
     out = capsys.readouterr().out
     assert "Masked" in out and "precision=error_prone" in out
+
+
+def test_play_entry_gives_the_behaviour_to_whoever_plays_the_user(tmp_path: Path) -> None:
+    import argparse
+
+    from tauplay.commands.play import add_arguments, config_from
+    from tauplay.tui.session import prepare
+
+    persona = tmp_path / "ann.json"
+    persona.write_text(json.dumps({"name": "Ann", "patience": "low", "disclosure": "incremental"}))
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    for role, kind in (("agent", "scripted"), ("user", "human")):
+        args = parser.parse_args(["--role", role, "--task", "airline-starter-01-book-direct", "--persona",
+                                  str(persona), "--behavior", "cooperation=adversarial"])
+        prepared = prepare(config_from(args))  # type: ignore[arg-type]
+        assert prepared.user["kind"] == kind
+        assert prepared.behavior == Behavior("incremental", "low", "adversarial", "precise")
+        assert prepared.user["behavior"] == prepared.behavior.to_json()
