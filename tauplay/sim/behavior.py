@@ -135,8 +135,9 @@ class BehaviorLayer:
 
     def confirm(self, conversation: Conversation) -> UserReply | None:
         if self.behavior.cooperation == "adversarial" and not self._sent(self._mine(conversation), DISPUTE):
-            return UserReply("Hold on. Why exactly this? Are you sure it is right and that your policy allows "
-                             "it? Check it again and tell me.", DISPUTE)
+            # A question, not a no: the agent may explain and ask again, and then it gets its yes.
+            return UserReply("Why exactly this? Are you sure it is right and that your policy allows it? Check "
+                             "it again and tell me.", DISPUTE)
         return None
 
     def refused(self, conversation: Conversation) -> UserReply | None:
