@@ -259,6 +259,15 @@ def test_behaviour_is_saved_and_stats_group_by_it_and_by_each_dimension(tmp_path
             for g in stats_json(capsys, "--db", db, "--by", "disclosure", "patience")["groups"]}
     assert both == {("none", "none"): 2, ("incremental", "high"): 2, ("minimal", "low"): 2,
                     ("comprehensive", "high"): 2}
+    # a group opens the review list on the same sessions
+    from tauplay.analysis.keys import review_filters
+    from tauplay.tui.review import find_sessions, parse_filters
+
+    with SessionStore(db) as store:
+        for key, count in (({"disclosure": "minimal"}, 2), ({"behavior": "disclosure=incremental"}, 2),
+                           ({"behavior": "default"}, 2), ({"patience": "none"}, 2)):
+            filters = parse_filters(" ".join(f"{k}={v}" for k, v in review_filters(key).items()))
+            assert len(find_sessions(store, filters, "me", blind=False)) == count, key
     # the table output too
     assert main(["stats", "--db", db, "--by", "precision"]) == 0
     assert "precise" in capsys.readouterr().out
