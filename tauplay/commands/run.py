@@ -61,6 +61,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--interceptor", action="store_true",
                         help="check every call before it runs: refuse arguments that fail the schema, name no record "
                              "or have not come up in the session, with an error the agent can act on")
+    parser.add_argument("--executor", choices=("local", "ray"), default="local",
+                        help="local: sessions as tasks of this process (default); ray: each (task, trial) as a Ray "
+                             "task (pip install -e '.[ray]'), on a local Ray instance or --ray-address")
+    parser.add_argument("--ray-address", metavar="ADDR",
+                        help="an existing Ray cluster (e.g. ray://head:10001 or auto) instead of a local instance")
     parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
     parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
 
@@ -87,6 +92,8 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise UsageError(f"--llm-timeout must be positive, got {args.llm_timeout:g}")
     if (args.inject_at is not None or args.inject_rate is not None) and not args.inject:
         raise UsageError("--inject-at / --inject-rate need --inject KIND")
+    if args.ray_address and args.executor != "ray":
+        raise UsageError("--ray-address only applies to --executor ray")
 
 
 def _injection(args: argparse.Namespace) -> Any:
@@ -173,10 +180,11 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     batch_id = uuid.uuid4().hex[:12]
     limits = Limits(args.max_steps, args.max_errors)
     writer = LogWriter(store)  # the batch's owner: it renews the heartbeat of the batch and its sessions
+    plan = batch_plan(jobs, trials=args.trials, agent=agent_desc, user=user_desc, limits=limits,
+                      concurrency=args.concurrency)
+    executor = _executor(args, store, writer, jobs, plan, batch_id)  # before the plan: Ray missing saves nothing
     try:  # the plan first: a batch killed at any moment can be finished by `tauplay resume --batch`
-        store.create_batch(batch_id, domain=domain.name, owner=writer.owner,
-                           plan=batch_plan(jobs, trials=args.trials, agent=agent_desc, user=user_desc, limits=limits,
-                                           concurrency=args.concurrency))
+        store.create_batch(batch_id, domain=domain.name, owner=writer.owner, plan=plan)
     except StoreError as e:
         writer.close()
         raise UsageError(str(e)) from None
@@ -198,7 +206,7 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
             progress.update(bar, advance=1, tally=tally())
 
         try:
-            results = asyncio.run(run_batch(
+            results = asyncio.run(executor(done) if executor is not None else run_batch(
                 writer, jobs, agent=lambda: make_agent(agent_desc), user=lambda: make_user(user_desc),
                 concurrency=args.concurrency, limits=limits, batch_id=batch_id, on_done=done, judge=_judge(args)))
         except BatchStopped as stopped:
@@ -239,6 +247,35 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     for f in failures:
         say(f"task {f.task_id} trial {f.job.trial}: session did not run: {f.failure}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _executor(args: argparse.Namespace, store: Any, writer: Any, jobs: list[Any], plan: dict[str, Any],
+              batch_id: str) -> Any:
+    """None for the local executor; for Ray, the coroutine factory that runs the batch there (Ray checked now)."""
+    if args.executor != "ray":
+        return None
+    from tauplay.sim.ray_batch import RayUnavailable, WorkerSpec, local_cpus, run_batch_on_ray, start_ray
+
+    try:
+        start_ray(args.ray_address, local_cpus(args.concurrency))
+    except RayUnavailable as e:
+        raise UsageError(str(e)) from None
+    judge = ({"model": args.judge_model, "api_base": args.judge_api_base or None, "timeout": args.llm_timeout}
+             if args.judge_model else None)
+    open_log = None
+    if store.url.get_backend_name() == "postgresql":  # a shared server: workers write to it themselves
+        import functools
+
+        from tauplay.store import SessionStore
+
+        open_log = functools.partial(SessionStore, store.url.render_as_string(hide_password=False))
+    spec = WorkerSpec(plan, batch_id, writer.owner, judge, open_log)
+
+    def start(done: Any) -> Any:
+        return run_batch_on_ray(writer, jobs, spec=spec, concurrency=args.concurrency, address=args.ray_address,
+                                on_done=done)
+
+    return start
 
 
 async def _verify_statements(args: argparse.Namespace, store: Any, domain: Any, results: list[Any]) -> dict[str, Any]:

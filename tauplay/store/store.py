@@ -12,7 +12,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from tauplay.core.vocabulary import (
     VERDICTS,
     SessionStatus,
 )
+from tauplay.store import queues
 from tauplay.store import records as rec
 from tauplay.store import stats_queries
 from tauplay.store.engine import (
@@ -736,6 +737,38 @@ class SessionStore:
         query = query.order_by(col(PerceptionRow.session_id), col(PerceptionRow.seq), col(PerceptionRow.id))
         with self._read() as session:
             return [rec.perception_record(r) for r in session.exec(query).all()]
+
+    # -- annotators' work queues (tauplay.store.queues) ---------------------------------------------------------
+
+    def _in_write(self, fn: Any, *args: Any) -> Any:
+        with self._translated(), self._write_engine.begin() as conn:
+            return fn(conn, *args)
+
+    def fill_queue(self, queue: str, kind: str, items: Sequence[str], overlap: Collection[str]) -> int:
+        """Add to queue `queue` the items it does not have (two seats for those in `overlap`); how many."""
+        return int(self._in_write(queues.fill, queue, kind, items, overlap))
+
+    def queue_kind(self, queue: str) -> str | None:
+        return self._query(queues.queue_kind, queue)
+
+    def claim_item(self, queue: str, annotator: str, *, lease: float) -> queues.Claim | None:
+        """The next item for `annotator`, theirs for `lease` seconds (their unfinished one first)."""
+        return self._in_write(queues.claim, queue, annotator, time.time(), lease)
+
+    def renew_claim(self, queue: str, item: str, annotator: str, *, lease: float) -> bool:
+        return bool(self._in_write(queues.renew, queue, item, annotator, time.time() + lease))
+
+    def finish_item(self, queue: str, item: str, annotator: str) -> bool:
+        return bool(self._in_write(queues.finish, queue, item, annotator, time.time()))
+
+    def release_item(self, queue: str, item: str, annotator: str) -> bool:
+        return bool(self._in_write(queues.release, queue, item, annotator))
+
+    def queue_progress(self, queue: str) -> queues.QueueProgress | None:
+        return self._query(queues.progress, queue, time.time())
+
+    def queue_holders(self, queue: str) -> dict[str, list[str]]:
+        return self._query(queues.holders, queue)
 
     # -- statistics (tauplay.store.stats_queries: the database does the grouping) -----------------------------
 
