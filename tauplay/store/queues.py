@@ -79,7 +79,7 @@ def fill(conn: Connection, queue: str, kind: str, items: Sequence[str], overlap:
     have = set(conn.execute(select(SEATS.c.item).where(SEATS.c.queue == queue)).scalars())
     start = conn.execute(select(func.coalesce(func.max(SEATS.c.position), -1)).where(SEATS.c.queue == queue)).scalar()
     position = int(start if start is not None else -1) + 1
-    rows = []
+    rows: list[dict[str, Any]] = []
     for item in dict.fromkeys(items):
         if item in have:
             continue
@@ -101,9 +101,11 @@ def _free(now: float) -> Any:
     return and_(SEATS.c.done_at.is_(None), or_(SEATS.c.annotator.is_(None), SEATS.c.expires_at < now))
 
 
-def claim(conn: Connection, queue: str, annotator: str, now: float, lease: float) -> Claim | None:
+def claim(conn: Connection, queue: str, annotator: str, now: float, lease: float,
+          skip: Collection[str] = ()) -> Claim | None:
     """The annotator's own live seat not done yet (its lease renewed), else the next free seat of an item they
-    hold no seat of; None when the queue has nothing left for them."""
+    hold no seat of (and not in `skip`: items they just gave back); None when the queue has nothing left for
+    them."""
     mine = conn.execute(
         select(SEATS.c.id, SEATS.c.item, SEATS.c.overlap)
         .where(SEATS.c.queue == queue, SEATS.c.annotator == annotator, SEATS.c.done_at.is_(None),
@@ -114,7 +116,8 @@ def claim(conn: Connection, queue: str, annotator: str, now: float, lease: float
         theirs = exists().where(other.c.queue == SEATS.c.queue, other.c.item == SEATS.c.item,
                                 other.c.annotator == annotator)
         query = (select(SEATS.c.id, SEATS.c.item, SEATS.c.overlap)
-                 .where(SEATS.c.queue == queue, _free(now), ~theirs)
+                 .where(SEATS.c.queue == queue, _free(now), ~theirs,
+                        SEATS.c.item.not_in(list(skip)) if skip else SEATS.c.id.is_not(None))
                  .order_by(SEATS.c.position, SEATS.c.seat).limit(1))
         if conn.dialect.name == "postgresql":
             query = query.with_for_update(skip_locked=True, of=SEATS)

@@ -31,9 +31,8 @@ from tauplay.core.vocabulary import (
     VERDICTS,
     SessionStatus,
 )
-from tauplay.store import queues
+from tauplay.store import queues, stats_queries
 from tauplay.store import records as rec
-from tauplay.store import stats_queries
 from tauplay.store.engine import (
     WRITE_OPTION,
     describe,
@@ -751,9 +750,11 @@ class SessionStore:
     def queue_kind(self, queue: str) -> str | None:
         return self._query(queues.queue_kind, queue)
 
-    def claim_item(self, queue: str, annotator: str, *, lease: float) -> queues.Claim | None:
-        """The next item for `annotator`, theirs for `lease` seconds (their unfinished one first)."""
-        return self._in_write(queues.claim, queue, annotator, time.time(), lease)
+    def claim_item(self, queue: str, annotator: str, *, lease: float,
+                   skip: Collection[str] = ()) -> queues.Claim | None:
+        """The next item for `annotator`, theirs for `lease` seconds (their unfinished one first; none of
+        `skip`)."""
+        return self._in_write(queues.claim, queue, annotator, time.time(), lease, skip)
 
     def renew_claim(self, queue: str, item: str, annotator: str, *, lease: float) -> bool:
         return bool(self._in_write(queues.renew, queue, item, annotator, time.time() + lease))

@@ -26,15 +26,17 @@ from tauplay.tui.keys import bindings
 @dataclass(frozen=True)
 class QueueWork:
     """What a queue hands out and how: its name, kind (review | validate), overlap share and lease (seconds),
-    the items to fill it with (store -> ids, in order), the screen that works one item (store, id -> screen,
-    called on a worker thread), and whether an item is finished (store, id -> bool, on a worker thread)."""
+    the items to fill it with (store -> ids, in order), what one item needs (store, id -> data, on a worker
+    thread), the screen that works it (data -> screen, on the app's thread), and whether an item is finished
+    (store, id -> bool, on a worker thread)."""
 
     name: str
     kind: str
     overlap: float
     lease: float
     items: Callable[[Any], list[str]]
-    open_item: Callable[[Any, str], Screen[Any]]
+    load_item: Callable[[Any, str], Any]
+    screen_for: Callable[[Any], Screen[Any]]
     finished: Callable[[Any, str], bool]
 
 
@@ -55,6 +57,7 @@ class QueueScreen(Screen[None]):
         self.opened = 0  # items opened in this sitting (tests wait on it)
         self.finished = 0  # items marked done in this sitting
         self.empty = False  # the queue has nothing left for me
+        self.skipped: set[str] = set()  # given back in this sitting: not handed to me again now
         self.message = "filling the queue…"
 
     def compose(self) -> ComposeResult:
@@ -106,29 +109,30 @@ class QueueScreen(Screen[None]):
                     self.finished += 1
                 elif skip:
                     store.release_item(self.work.name, self.current, self.annotator)
+                    self.skipped.add(self.current)
                 elif not reopen:  # back without finishing: it stays mine (its lease renewed) until Enter or s
                     store.renew_claim(self.work.name, self.current, self.annotator, lease=self.work.lease)
                     self.app.call_from_thread(self._wait, self.current, store.queue_progress(self.work.name))
                     return
             # my own unfinished item comes back first (reopen), else the next one nobody holds
-            claim = store.claim_item(self.work.name, self.annotator, lease=self.work.lease)
+            claim = store.claim_item(self.work.name, self.annotator, lease=self.work.lease, skip=self.skipped)
             if claim is None:
                 self.current = None
                 self.app.call_from_thread(self._done, store.queue_progress(self.work.name))
                 return
-            screen = self.work.open_item(store, claim.item)
+            data = self.work.load_item(store, claim.item)
             progress = store.queue_progress(self.work.name)
         except StoreError as e:
             self.app.call_from_thread(self._fail, str(e))
             return
         self.current = claim.item
-        self.app.call_from_thread(self._open, screen, progress)
+        self.app.call_from_thread(self._open, data, progress)
 
-    def _open(self, screen: Screen[Any], progress: Any) -> None:
+    def _open(self, data: Any, progress: Any) -> None:
         self.opened += 1
         self.message = f"working on {self.current}"
         self._draw(progress)
-        self.app.push_screen(screen)
+        self.app.push_screen(self.work.screen_for(data))
 
     def _wait(self, item: str, progress: Any) -> None:
         self.message = (f"{item} is not finished yet: it stays yours for {self.work.lease / 60:g} minutes. "
