@@ -163,3 +163,22 @@ def test_queue_command_reports_progress(tmp_path: Path, capsys: pytest.CaptureFi
     assert "only apply with --queue" in capsys.readouterr().err
     assert main(["review", "--queue", "q", "--overlap", "2", "--db", str(db)]) == 2
     assert "between 0 and 1" in capsys.readouterr().err
+
+
+def test_a_v6_store_gets_the_queue_table_a_fresh_one_has(tmp_path: Path) -> None:
+    import sqlite3
+
+    from tests.test_store import _shape
+
+    old, fresh = tmp_path / "v6.db", tmp_path / "fresh.db"
+    SessionStore(str(old)).close()
+    SessionStore(str(fresh)).close()
+    with sqlite3.connect(old) as conn:  # today's file as schema v6 left it
+        conn.execute("DROP TABLE queue_seats")
+        conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    with SessionStore(str(old)) as store:
+        assert store.schema_version == 7
+        store.fill_queue("q", "review", ["a"], set())
+        assert store.claim_item("q", "ana", lease=60) is not None
+    assert _shape(old, "queue_seats") == _shape(fresh, "queue_seats")
+    assert (tmp_path / "v6.db.v6.bak").is_file()
