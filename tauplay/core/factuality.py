@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -107,6 +108,13 @@ class Evidence:
         except (json.JSONDecodeError, ValueError):
             pass
 
+    def merge(self, other: Evidence) -> None:
+        self.numbers |= other.numbers
+        self.amounts |= other.amounts
+        self.tokens |= other.tokens
+        self.dates |= other.dates
+        self.times |= other.times
+
     def _walk(self, value: Any, money: bool) -> None:
         if isinstance(value, dict):
             for k, v in value.items():
@@ -136,12 +144,24 @@ def _month_day(m: re.Match[str]) -> str | None:
     return f"{year}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
 
 
-def evidence_of(texts: Iterable[str], written: Iterable[str] = ()) -> Evidence:
+def evidence_of(texts: Iterable[str], written: Iterable[str] = (), *, fixed: Iterable[str] = ()) -> Evidence:
+    """The evidence of `texts` and `written` (write outputs), plus `fixed`: texts every session shares (a
+    domain's policy), indexed once per process and merged in."""
     evidence = Evidence()
+    for text in fixed:
+        evidence.merge(_indexed(text))
     for text in texts:
         evidence.add_text(text)
     for text in written:
         evidence.add_text(text, written=True)
+    return evidence
+
+
+@lru_cache(maxsize=32)
+def _indexed(text: str) -> Evidence:
+    # A policy is several kilobytes of words: indexing it was most of a session's evaluation.
+    evidence = Evidence()
+    evidence.add_text(text)
     return evidence
 
 
@@ -199,9 +219,10 @@ def session_evidence(env: Environment, task: Task) -> Evidence:
     tools = env.domain.tool_map
     texts = [r.output for r in env.history]
     texts.append(task.instruction)
+    fixed = []
     try:
-        texts.append(env.domain.policy)
+        fixed.append(env.domain.policy)
     except OSError:
         pass
     written = [r.output for r in env.history if not r.error and r.call.name in tools and tools[r.call.name].is_write]
-    return evidence_of(texts, written)
+    return evidence_of(texts, written, fixed=fixed)

@@ -64,7 +64,7 @@ async def test_validate_queue_moves_on_after_each_verdict(db_path: Path) -> None
         seen = []
         for n in range(2):
             await wait_until(pilot, lambda: isinstance(pilot.app.screen, ValidateScreen) and pilot.app.screen.ready
-                             and _queue(pilot).opened == n + 1, what=f"queued task {n + 1}")
+                             and _queue(pilot).opened == n + 1, what=f"queued task {n + 1}")  # noqa: B023 - awaited at once
             screen = pilot.app.screen
             assert len(screen.tasks) == 1
             seen.append(screen.tasks[0].id)
