@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_batch_kill import _count, _rewards
+from tests.test_store_postgres import pg_server, pg_url  # noqa: F401 - the throwaway server's fixtures
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
                                 reason="Ray is not installed (pip install -e '.[ray]'): the Ray executor is not tested")
@@ -127,3 +128,22 @@ def test_without_ray_the_message_says_how_to_install_it(tmp_path: Path) -> None:
     assert not (tmp_path / "s.db").exists() or _count(tmp_path / "s.db", "SELECT count(*) FROM batches") == 0
     wrong = _run("run", "--domain", "airline", "--ray-address", "auto", "--db", str(tmp_path / "s.db"), cwd=tmp_path)
     assert wrong.returncode == 2 and "--ray-address only applies to --executor ray" in wrong.stderr
+
+
+def test_ray_workers_write_straight_to_a_shared_postgresql(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    from tauplay.store import SessionStore
+
+    common = ("run", "--domain", "airline", "--trials", "1", "--seed", str(SEED), "--concurrency", "2", "--json")
+    local = _run(*common, "--db", str(tmp_path / "local.db"), cwd=tmp_path)
+    on_ray = _run(*common, "--executor", "ray", "--db", pg_url, cwd=tmp_path)
+    assert local.returncode == 0, local.stderr
+    assert on_ray.returncode == 0, on_ray.stderr
+    assert _by_trial(json.loads(local.stdout)) == _by_trial(json.loads(on_ray.stdout))
+    with SessionStore(pg_url) as store:
+        found = store.list_sessions()
+        assert len(found) == 12 and all(r.status == "finished" for r in found)
+        for r in found:
+            events = store.events(r.id)
+            assert [e.seq for e in events] == list(range(len(events)))
+            assert [e.kind for e in events].count("terminated") == 1
+        assert {r.owner for r in found} == {found[0].owner} and found[0].owner
