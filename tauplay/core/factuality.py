@@ -38,6 +38,11 @@ _NUMBER = re.compile(r"(?<![\w.,$-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w-]
 _EVIDENCE_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 _MONEY_KEY = re.compile(r"price|amount|total|rate|fee|balance|refund|cost|credit|rooms|extras|protection|paid",
                         re.IGNORECASE)
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3})")
+_WORD = re.compile(r"[\w-]+")
+_MAYBE_ISO = re.compile(r"\d-\d")  # what _ISO and _TIME need at the least: a cheap search before the real one
+_MAYBE_TIME = re.compile(r"\d:\d")
+_MONTH_STEMS = tuple(m[:3] for m in MONTHS)
 SMALL = 10  # bare whole numbers up to this are counts the agent may say freely ("2 travellers"): not checked
 
 
@@ -90,17 +95,7 @@ class Evidence:
 
     def add_text(self, text: str, written: bool = False) -> None:
         """Index one text; `written`: the output of a write (its amounts may be added up)."""
-        flat = re.sub(r"(?<=\d),(?=\d{3})", "", text)
-        self.numbers.update(round(float(m) * 100) for m in _EVIDENCE_NUMBER.findall(flat))
-        self.tokens.update(t.lower() for t in re.findall(r"[\w-]+", text))
-        for y, mo, d in _ISO.findall(text):
-            self.dates.add(f"{y}-{mo}-{d}")
-        for h, mi in _TIME.findall(text):
-            self.times.add(f"{int(h):02d}:{mi}")
-        for m in _MONTH_DAY.finditer(text):
-            iso = _month_day(m)
-            if iso:
-                self.dates.add(iso)
+        self.merge(_indexed(text))
         if not written:
             return
         try:
@@ -157,11 +152,25 @@ def evidence_of(texts: Iterable[str], written: Iterable[str] = (), *, fixed: Ite
     return evidence
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=1024)
 def _indexed(text: str) -> Evidence:
-    # A policy is several kilobytes of words: indexing it was most of a session's evaluation.
+    """One text's evidence, indexed once per process: the policy, and tool outputs every trial of a task (and
+    often other tasks) sees again. Indexing took most of a session's evaluation, the largest per-turn cost
+    left in a batch. Cheap tests first skip the patterns a text cannot match."""
     evidence = Evidence()
-    evidence.add_text(text)
+    flat = _THOUSANDS.sub("", text) if "," in text else text
+    evidence.numbers = {round(float(m) * 100) for m in set(_EVIDENCE_NUMBER.findall(flat))}
+    low = text.lower()
+    evidence.tokens = set(_WORD.findall(low))  # lower-casing first gives the same words, in one call
+    if _MAYBE_ISO.search(text):
+        evidence.dates = {f"{y}-{mo}-{d}" for y, mo, d in _ISO.findall(text)}
+    if _MAYBE_TIME.search(text):
+        evidence.times = {f"{int(h):02d}:{mi}" for h, mi in _TIME.findall(text)}
+    if any(m in low for m in _MONTH_STEMS):
+        for m in _MONTH_DAY.finditer(text):
+            iso = _month_day(m)
+            if iso:
+                evidence.dates.add(iso)
     return evidence
 
 
