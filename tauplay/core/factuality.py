@@ -95,7 +95,7 @@ class Evidence:
 
     def add_text(self, text: str, written: bool = False) -> None:
         """Index one text; `written`: the output of a write (its amounts may be added up)."""
-        self.merge(_indexed(text))
+        self.merge(_indexed(text) if len(text) <= _CACHED_TEXT else _index(text))
         if not written:
             return
         try:
@@ -152,11 +152,19 @@ def evidence_of(texts: Iterable[str], written: Iterable[str] = (), *, fixed: Ite
     return evidence
 
 
-@lru_cache(maxsize=1024)
+_CACHED_TEXT = 64 * 1024  # longer texts are indexed each time: the cache holds its texts (512 x 64 KiB at most)
+
+
+@lru_cache(maxsize=512)
 def _indexed(text: str) -> Evidence:
     """One text's evidence, indexed once per process: the policy, and tool outputs every trial of a task (and
     often other tasks) sees again. Indexing took most of a session's evaluation, the largest per-turn cost
-    left in a batch. Cheap tests first skip the patterns a text cannot match."""
+    left in a batch."""
+    return _index(text)
+
+
+def _index(text: str) -> Evidence:
+    """One text's evidence; cheap tests first skip the patterns a text cannot match."""
     evidence = Evidence()
     flat = _THOUSANDS.sub("", text) if "," in text else text
     evidence.numbers = {round(float(m) * 100) for m in set(_EVIDENCE_NUMBER.findall(flat))}

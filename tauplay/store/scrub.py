@@ -32,7 +32,7 @@ def _masked(text: str, secrets: tuple[str, ...]) -> str:
 
 
 def _mask_text(text: str, secrets: tuple[str, ...]) -> str:
-    return _masked(text, secrets) if 8 <= len(text) <= 50_000 else mask_text(text, secrets)
+    return _masked(text, secrets) if 8 <= len(text) <= 16_384 else mask_text(text, secrets)  # at most 2048 x 16 KiB held
 
 
 def _mask_all(value: Any, secrets: tuple[str, ...]) -> Any:
