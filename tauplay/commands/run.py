@@ -167,6 +167,7 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from tauplay.commands.executors import ray_executor
     from tauplay.sim.batch import BatchStopped, Job, batch_plan, run_batch, summarize
     from tauplay.sim.kinds import make_agent, make_user
     from tauplay.sim.orchestrator import Limits
@@ -182,7 +183,11 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     writer = LogWriter(store)  # the batch's owner: it renews the heartbeat of the batch and its sessions
     plan = batch_plan(jobs, trials=args.trials, agent=agent_desc, user=user_desc, limits=limits,
                       concurrency=args.concurrency)
-    executor = _executor(args, store, writer, jobs, plan, batch_id)  # before the plan: Ray missing saves nothing
+    try:  # before the plan: without Ray (or its cluster) nothing is saved
+        executor = ray_executor(args, store, writer, jobs, plan, batch_id) if args.executor == "ray" else None
+    except UsageError:
+        writer.close()
+        raise
     try:  # the plan first: a batch killed at any moment can be finished by `tauplay resume --batch`
         store.create_batch(batch_id, domain=domain.name, owner=writer.owner, plan=plan)
     except StoreError as e:
@@ -247,35 +252,6 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     for f in failures:
         say(f"task {f.task_id} trial {f.job.trial}: session did not run: {f.failure}", file=sys.stderr)
     return 1 if failures else 0
-
-
-def _executor(args: argparse.Namespace, store: Any, writer: Any, jobs: list[Any], plan: dict[str, Any],
-              batch_id: str) -> Any:
-    """None for the local executor; for Ray, the coroutine factory that runs the batch there (Ray checked now)."""
-    if args.executor != "ray":
-        return None
-    from tauplay.sim.ray_batch import RayUnavailable, WorkerSpec, local_cpus, run_batch_on_ray, start_ray
-
-    try:
-        start_ray(args.ray_address, local_cpus(args.concurrency))
-    except RayUnavailable as e:
-        raise UsageError(str(e)) from None
-    judge = ({"model": args.judge_model, "api_base": args.judge_api_base or None, "timeout": args.llm_timeout}
-             if args.judge_model else None)
-    open_log = None
-    if store.url.get_backend_name() == "postgresql":  # a shared server: workers write to it themselves
-        import functools
-
-        from tauplay.store import SessionStore
-
-        open_log = functools.partial(SessionStore, store.url.render_as_string(hide_password=False))
-    spec = WorkerSpec(plan, batch_id, writer.owner, judge, open_log)
-
-    def start(done: Any) -> Any:
-        return run_batch_on_ray(writer, jobs, spec=spec, concurrency=args.concurrency, address=args.ray_address,
-                                on_done=done)
-
-    return start
 
 
 async def _verify_statements(args: argparse.Namespace, store: Any, domain: Any, results: list[Any]) -> dict[str, Any]:
