@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -147,3 +148,25 @@ def test_ray_workers_write_straight_to_a_shared_postgresql(tmp_path: Path, pg_ur
             assert [e.seq for e in events] == list(range(len(events)))
             assert [e.kind for e in events].count("terminated") == 1
         assert {r.owner for r in found} == {found[0].owner} and found[0].owner
+
+
+def test_ray_workers_call_the_models_themselves(tmp_path: Path, llm_server: Any) -> None:
+    # An LLM agent and an LLM user on the local OpenAI-compatible test server: each worker builds its own clients.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from orchestrator_overhead import TASK, agent_reply, user_reply
+
+    from tests.support.llm_server import Reply
+
+    llm_server.queue("agent").fallback = Reply(builder=agent_reply)
+    llm_server.queue("user").fallback = Reply(builder=user_reply)
+    common = ("run", "--domain", "airline", "--task-ids", TASK.id, "--trials", "3", "--agent-model", "openai/agent",
+              "--agent-api-base", llm_server.url, "--user-model", "openai/user", "--user-api-base", llm_server.url,
+              "--concurrency", "2", "--json")
+    local = _run(*common, "--db", str(tmp_path / "local.db"), cwd=tmp_path)
+    assert local.returncode == 0, local.stderr
+    calls_local = len(llm_server.requests)
+    on_ray = _run(*common, "--executor", "ray", "--db", str(tmp_path / "ray.db"), cwd=tmp_path)
+    assert on_ray.returncode == 0, on_ray.stderr
+    a, b = _by_trial(json.loads(local.stdout)), _by_trial(json.loads(on_ray.stdout))
+    assert a == b and {reward for reward, _ in b.values()} == {1.0} and len(b) == 3
+    assert len(llm_server.requests) == 2 * calls_local  # the Ray workers made the same calls over HTTP
