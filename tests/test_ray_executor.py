@@ -170,3 +170,40 @@ def test_ray_workers_call_the_models_themselves(tmp_path: Path, llm_server: Any)
     a, b = _by_trial(json.loads(local.stdout)), _by_trial(json.loads(on_ray.stdout))
     assert a == b and {reward for reward, _ in b.values()} == {1.0} and len(b) == 3
     assert len(llm_server.requests) == 2 * calls_local  # the Ray workers made the same calls over HTTP
+
+
+def test_a_ray_batch_stops_at_the_first_unusable_store_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The relay hands the driver's store errors to the workers: a full disk stops the Ray batch as a local one.
+    import asyncio
+
+    import ray
+
+    from tauplay.sim.batch import STOPPED, BatchStopped, batch_plan
+    from tauplay.sim.orchestrator import Limits
+    from tauplay.sim.ray_batch import WorkerSpec, run_batch_on_ray
+    from tauplay.sim.writer import LogWriter
+    from tauplay.store import SessionStore
+    from tests.test_store_failures import DOMAIN, TASKS, FailingLog, Job, SessionSetup
+
+    monkeypatch.setenv("TAUPLAY_RAY_CPUS", "2")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    store = SessionStore(str(tmp_path / "s.db"))
+    log = FailingLog(store, fail_at=30)
+    jobs = [Job(SessionSetup(DOMAIN, t, DOMAIN.database()), trial) for t in TASKS for trial in range(4)]
+    plan = batch_plan(jobs, trials=4, agent={"kind": "oracle"}, user={"kind": "scripted"}, limits=Limits(),
+                      concurrency=2)
+    writer = LogWriter(log)  # type: ignore[arg-type]
+    try:
+        with pytest.raises(BatchStopped) as caught:
+            asyncio.run(run_batch_on_ray(writer, jobs, spec=WorkerSpec(plan, "b1", writer.owner), concurrency=2))
+    finally:
+        writer.close()
+        ray.shutdown()
+    stopped = caught.value
+    assert "the disk is full" in str(stopped) and len(stopped.results) == len(jobs)
+    assert len([r for r in stopped.results if r.failure == STOPPED]) > len(jobs) // 2  # never started
+    met = [r for r in stopped.results if r.failure and r.failure != STOPPED]
+    assert 1 <= len(met) <= 2 and all("the disk is full" in str(r.failure) for r in met)
+    saved = store.list_sessions()
+    assert len(saved) < len(jobs) and [r for r in saved if r.status != "running"]
+    store.close()
