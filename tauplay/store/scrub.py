@@ -45,11 +45,14 @@ def _mask_all(value: Any, secrets: tuple[str, ...]) -> Any:
     return value
 
 
+_secret_key = lru_cache(maxsize=4096)(is_secret_key)  # a session_started event has hundreds of (repeated) keys
+
+
 def _scrub(value: Any, secrets: tuple[str, ...]) -> Any:
     if isinstance(value, str):
         return _mask_text(value, secrets)
     if isinstance(value, dict):
-        return {k: _scrub(v, secrets) for k, v in value.items() if not (isinstance(k, str) and is_secret_key(k))}
+        return {k: _scrub(v, secrets) for k, v in value.items() if not (isinstance(k, str) and _secret_key(k))}
     if isinstance(value, list | tuple):
         return [_scrub(v, secrets) for v in value]
     return value
