@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -83,48 +83,69 @@ class StatementReport:
         return {"checked": len(self.statements), "unsupported": [s.to_json() for s in self.unsupported]}
 
 
-@dataclass
 class Evidence:
-    """What the agent could know, indexed for look-ups."""
+    """What the agent could know, indexed for look-ups. Each kind of fact is gathered from the texts only when a
+    statement asks for it (most sessions state no time, many no date), and each text's facts of a kind are
+    found once per process (`_facts`): indexing every tool output and the policy was most of a session's
+    evaluation, the largest per-turn cost left in a batch."""
 
-    numbers: set[int] = field(default_factory=set)  # every number, in cents
-    amounts: set[int] = field(default_factory=set)  # numbers under money-like keys of write outputs, in cents
-    tokens: set[str] = field(default_factory=set)  # lower-case words and ids
-    dates: set[str] = field(default_factory=set)  # YYYY-MM-DD
-    times: set[str] = field(default_factory=set)  # HH:MM
+    def __init__(self) -> None:
+        self._texts: list[str] = []
+        self._written: list[str] = []  # outputs of writes: their amounts may be added up
+        self._found: dict[str, set[Any]] = {}
 
     def add_text(self, text: str, written: bool = False) -> None:
-        """Index one text; `written`: the output of a write (its amounts may be added up)."""
-        self.merge(_indexed(text) if len(text) <= _CACHED_TEXT else _index(text))
-        if not written:
-            return
-        try:
-            self._walk(json.loads(text), False)
-        except (json.JSONDecodeError, ValueError):
-            pass
+        """Take one text into account; `written`: the output of a write."""
+        self._texts.append(text)
+        if written:
+            self._written.append(text)
+        self._found.clear()
 
-    def merge(self, other: Evidence) -> None:
-        self.numbers |= other.numbers
-        self.amounts |= other.amounts
-        self.tokens |= other.tokens
-        self.dates |= other.dates
-        self.times |= other.times
+    def _kind(self, kind: str) -> set[Any]:
+        found = self._found.get(kind)
+        if found is None:
+            texts = self._written if kind == "amounts" else self._texts
+            found = set().union(*(_facts(kind, t) if len(t) <= _CACHED_TEXT else _find(kind, t) for t in texts))
+            self._found[kind] = found
+        return found
 
-    def _walk(self, value: Any, money: bool) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                self._walk(v, money or bool(_MONEY_KEY.search(str(k))))
-        elif isinstance(value, list):
-            for v in value:
-                self._walk(v, money)
-        elif isinstance(value, int | float) and not isinstance(value, bool) and money:
-            self.amounts.add(round(float(value) * 100))
+    @property
+    def numbers(self) -> set[int]:  # every number, in cents
+        return self._kind("numbers")
+
+    @property
+    def amounts(self) -> set[int]:  # numbers under money-like keys of write outputs, in cents
+        return self._kind("amounts")
+
+    @property
+    def tokens(self) -> set[str]:  # lower-case words and ids
+        return self._kind("tokens")
+
+    @property
+    def dates(self) -> set[str]:  # YYYY-MM-DD, or --MM-DD for a month and day
+        return self._kind("dates")
+
+    @property
+    def times(self) -> set[str]:  # HH:MM
+        return self._kind("times")
 
     def supports_amount(self, cents: int) -> bool:
         if cents in self.numbers:
             return True
         amounts = sorted(self.amounts)
         return any(cents - a in self.amounts for a in amounts if a <= cents)
+
+
+def _money_amounts(value: Any, money: bool, into: set[int]) -> set[int]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _money_amounts(v, money or bool(_MONEY_KEY.search(str(k))), into)
+    elif isinstance(value, list):
+        for v in value:
+            _money_amounts(v, money, into)
+    elif isinstance(value, int | float) and not isinstance(value, bool) and money:
+        into.add(round(float(value) * 100))
+    return into
 
 
 def _month_day(m: re.Match[str]) -> str | None:
@@ -139,12 +160,8 @@ def _month_day(m: re.Match[str]) -> str | None:
     return f"{year}-{month:02d}-{day:02d}" if year else f"--{month:02d}-{day:02d}"
 
 
-def evidence_of(texts: Iterable[str], written: Iterable[str] = (), *, fixed: Iterable[str] = ()) -> Evidence:
-    """The evidence of `texts` and `written` (write outputs), plus `fixed`: texts every session shares (a
-    domain's policy), indexed once per process and merged in."""
+def evidence_of(texts: Iterable[str], written: Iterable[str] = ()) -> Evidence:
     evidence = Evidence()
-    for text in fixed:
-        evidence.merge(_indexed(text))
     for text in texts:
         evidence.add_text(text)
     for text in written:
@@ -152,34 +169,41 @@ def evidence_of(texts: Iterable[str], written: Iterable[str] = (), *, fixed: Ite
     return evidence
 
 
-_CACHED_TEXT = 64 * 1024  # longer texts are indexed each time: the cache holds its texts (512 x 64 KiB at most)
+_CACHED_TEXT = 64 * 1024  # longer texts are searched each time: the cache holds its texts (2048 x 64 KiB at most)
 
 
-@lru_cache(maxsize=512)
-def _indexed(text: str) -> Evidence:
-    """One text's evidence, indexed once per process: the policy, and tool outputs every trial of a task (and
-    often other tasks) sees again. Indexing took most of a session's evaluation, the largest per-turn cost
-    left in a batch."""
-    return _index(text)
+@lru_cache(maxsize=2048)
+def _facts(kind: str, text: str) -> frozenset[Any]:
+    """One text's facts of one kind, found once per process: the policy, and the tool outputs every trial of a
+    task (and often other tasks) sees again."""
+    return _find(kind, text)
 
 
-def _index(text: str) -> Evidence:
-    """One text's evidence; cheap tests first skip the patterns a text cannot match."""
-    evidence = Evidence()
-    flat = _THOUSANDS.sub("", text) if "," in text else text
-    evidence.numbers = {round(float(m) * 100) for m in set(_EVIDENCE_NUMBER.findall(flat))}
-    low = text.lower()
-    evidence.tokens = set(_WORD.findall(low))  # lower-casing first gives the same words, in one call
+def _find(kind: str, text: str) -> frozenset[Any]:
+    """One text's facts of one kind; cheap tests first skip the patterns a text cannot match."""
+    if kind == "numbers":
+        flat = _THOUSANDS.sub("", text) if "," in text else text
+        return frozenset(round(float(m) * 100) for m in set(_EVIDENCE_NUMBER.findall(flat)))
+    if kind == "tokens":
+        return frozenset(_WORD.findall(text.lower()))  # lower-casing first gives the same words, in one call
+    if kind == "times":
+        if not _MAYBE_TIME.search(text):
+            return frozenset()
+        return frozenset(f"{int(h):02d}:{mi}" for h, mi in _TIME.findall(text))
+    if kind == "amounts":
+        try:
+            return frozenset(_money_amounts(json.loads(text), False, set()))
+        except (json.JSONDecodeError, ValueError):
+            return frozenset()
+    dates: set[str] = set()
     if _MAYBE_ISO.search(text):
-        evidence.dates = {f"{y}-{mo}-{d}" for y, mo, d in _ISO.findall(text)}
-    if _MAYBE_TIME.search(text):
-        evidence.times = {f"{int(h):02d}:{mi}" for h, mi in _TIME.findall(text)}
-    if any(m in low for m in _MONTH_STEMS):
+        dates.update(f"{y}-{mo}-{d}" for y, mo, d in _ISO.findall(text))
+    if any(m in text.lower() for m in _MONTH_STEMS):
         for m in _MONTH_DAY.finditer(text):
             iso = _month_day(m)
             if iso:
-                evidence.dates.add(iso)
-    return evidence
+                dates.add(iso)
+    return frozenset(dates)
 
 
 def statements_in(text: str, message: int, evidence: Evidence) -> list[Statement]:
@@ -236,10 +260,9 @@ def session_evidence(env: Environment, task: Task) -> Evidence:
     tools = env.domain.tool_map
     texts = [r.output for r in env.history]
     texts.append(task.instruction)
-    fixed = []
     try:
-        fixed.append(env.domain.policy)
+        texts.append(env.domain.policy)
     except OSError:
         pass
     written = [r.output for r in env.history if not r.error and r.call.name in tools and tools[r.call.name].is_write]
-    return evidence_of(texts, written, fixed=fixed)
+    return evidence_of(texts, written)
