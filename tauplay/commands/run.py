@@ -31,7 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed of the generated database, and of the injections with --inject (default 0 there)")
     parser.add_argument("--tasks", metavar="FILE", help="task file (default: the domain's default task set)")
     parser.add_argument("--task-ids", nargs="+", metavar="ID", help="run only these task ids")
-    parser.add_argument("--agent", choices=("oracle", "llm"), help="agent kind (default: oracle; llm when a model is given)")
+    parser.add_argument("--agent", choices=("oracle", "gated", "llm"),
+                        help="agent kind (default: oracle; llm when a model is given); gated: uses only values "
+                             "the user said or a tool returned")
     parser.add_argument("--agent-model", metavar="M", help="litellm model string of the agent, e.g. openai/gpt-4o")
     parser.add_argument("--agent-api-base", metavar="URL", help="api base of the agent model (OpenAI-compatible server)")
     parser.add_argument("--user", choices=("scripted", "llm"), help="user kind (default: scripted; llm when a model is given)")
