@@ -200,3 +200,28 @@ def mentioned(text: str, values: Iterable[Any]) -> list[Any]:
     """The values (strings) that appear in `text`, matched as `contains` does."""
     hay = normalize(text)
     return [v for v in values if isinstance(v, str) and normalize(v) and contains(hay, v)]
+
+
+def _stem(word: str) -> str:
+    return word[:max(4, len(word) - 2)] if len(word) > 4 else word
+
+
+def loosely_stated(text: str, value: str) -> bool:
+    """A phrase of several words said in other inflections, in order ("because I no longer need them" states
+    "no longer needed"): how a person recognises a choice they described in their own words."""
+    wanted = normalize(value).split()
+    if len(wanted) < 2:
+        return False
+    said = normalize(text).split()
+    stems = [_stem(w) for w in wanted]
+    for start in range(len(said)):
+        if not said[start].startswith(stems[0]):
+            continue
+        i, j = start, 0
+        while i < len(said) and j < len(stems) and i - start <= len(stems) + 2:
+            if said[i].startswith(stems[j]):
+                j += 1
+            i += 1
+        if j == len(stems):
+            return True
+    return False

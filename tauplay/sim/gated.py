@@ -290,14 +290,22 @@ class GatedAgent:
         label = words(leaf.name)
         if f"the {label}." not in asked:
             return Say(question(spec, action, leaf), intent="ask")
-        # The user does not know it: ask for what a look-up of that field takes (an e-mail for a user id).
-        for producer in conversation.domain.read_tools:
-            if leaf.name not in producer.produces or producer.utility:
-                continue
-            for name in producer.required:
-                sub = Leaf((name,), name, None)
-                if f"the {words(name)}." not in asked:
-                    return Say(question(producer, Action(producer.name, {}), sub), intent="ask")
+        # The user does not know it: ask for what a look-up of that field takes (a user id for an order id,
+        # then an e-mail for the user id), nearest first.
+        queue, seen = [leaf.name], {leaf.name}
+        while queue:
+            field_name = queue.pop(0)
+            for producer in conversation.domain.read_tools:
+                if field_name not in producer.produces or producer.utility:
+                    continue
+                for name in producer.required:
+                    if name in seen:
+                        continue
+                    seen.add(name)
+                    if f"the {words(name)}." not in asked:
+                        return Say(question(producer, Action(producer.name, {}), Leaf((name,), name, None)),
+                                   intent="ask")
+                    queue.append(name)
         return Say(f"I'm sorry: without the {label} I cannot {words(action.name)}, so I will leave that.",
                    intent="giveup")
 
@@ -323,6 +331,9 @@ class GatedAgent:
         seen for each required parameter)."""
         domain = conversation.domain
         parsed = [d for d in (_json(o) for o in outputs) if d is not None]
+        # An output that is one bare value (a found user id) may feed any parameter.
+        bare = [o.strip().strip('"') for o in outputs if not isinstance(_json(o), dict | list)
+                and len(o.split()) == 1 and _id_like(o.strip().strip('"'))]
         users = [m.content for m in conversation.said("user")][-3:]
         tokens = [t for text in users for t in _TOKEN.findall(text) if _id_like(t)]
         gold_values: dict[str, list[Any]] = {}
@@ -350,6 +361,7 @@ class GatedAgent:
                 values = [v for v in gold_values.get(name, []) if isinstance(v, str | int)]
                 for d in parsed:
                     values += values_for(name, d)
+                values += bare
                 if len(spec.required) == 1:
                     values += tokens
                 options.append(list(dict.fromkeys(v for v in values if ev.grounded(v)))[:25])
