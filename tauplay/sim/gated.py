@@ -334,7 +334,7 @@ class GatedAgent:
         # An output that is one bare value (a found user id) may feed any parameter.
         bare = [o.strip().strip('"') for o in outputs if not isinstance(_json(o), dict | list)
                 and len(o.split()) == 1 and _id_like(o.strip().strip('"'))]
-        users = [m.content for m in conversation.said("user")][-3:]
+        users = [m.content for m in conversation.said("user")]
         tokens = [t for text in users for t in _TOKEN.findall(text) if _id_like(t)]
         gold_values: dict[str, list[Any]] = {}
         for a in conversation.task.actions:
