@@ -351,6 +351,22 @@ def judge_proposal(conversation: Conversation, text: str) -> tuple[bool, str]:
     return False, f"No, that is not the right {words(wrong.name)}{right}."
 
 
+def goal_reached(conversation: Conversation) -> bool:
+    """The goal is met; or the data is as the goal leaves it and each step the user still waits for is one
+    the agent said it cannot do (a published gold step that cannot succeed leaves nothing to wait for)."""
+    status = conversation.goal_status()
+    if status.met:
+        return True
+    if status.verdict is not None or not (status.db_match and status.outputs_ok):
+        return False
+    tools = conversation.domain.tool_map
+    tried = {c.name for c, _ in conversation.tool_calls()}
+    waiting = {a.name for a in conversation.task.actions if a.name in tools and a.name not in tried
+               and (tools[a.name].is_write or tools[a.name].terminal)}
+    refused = [normalize(m.content) for m in conversation.said("agent") if _REFUSAL.search(m.content)]
+    return bool(waiting) and all(any(f" {normalize(words(name))} " in f" {r} " for r in refused) for name in waiting)
+
+
 class ScriptedUser:
     kind = "scripted"
 
@@ -369,7 +385,7 @@ class ScriptedUser:
         n = len(mine)
         if n == 0:
             return UserReply(tone.opening(parts[0]), "disclose")
-        if conversation.goal_status().met:
+        if goal_reached(conversation):
             return UserReply(f"{tone.close()} {STOP_TOKEN}", "stop")
         if conversation.domain.user_tools and (on_device := device_reply(conversation)) is not None:
             return on_device
