@@ -31,15 +31,22 @@ from tauplay.sim.participants import AgentAction, CallTools, Conversation, Plann
 
 # -- reading the user's words ----------------------------------------------------------------------------
 
-_YES = re.compile(r"^\W*(yes|yeah|yep|yup|sure|ok|okay|alright|all right|correct|confirm(ed)?|go ahead|"
+_FILLER = r"^\W*(?:(?:actually|well|oh|ok so|okay so|um|uh|then|in that case|on second thought)\W+)*"
+_YES = re.compile(_FILLER + r"(yes|yeah|yep|yup|sure|ok|okay|alright|all right|correct|confirm(ed)?|go ahead|"
                   r"please do|do it|proceed|that'?s (right|correct|fine)|absolutely|definitely|of course)\b",
                   re.IGNORECASE)
-_NO = re.compile(r"^\W*(no|nope|nah|don'?t|do not|not now|stop|wait|hold on|cancel that|never mind|"
+_NO = re.compile(_FILLER + r"(no|nope|nah|don'?t|do not|not now|stop|wait|hold on|cancel that|never mind|"
                  r"i changed my mind|rather not)\b", re.IGNORECASE)
 _GREETING = re.compile(r"^\W*((hi|hello|hey|hiya|howdy|greetings|good (morning|afternoon|evening|day))"
                        r"( there)?\W*)+$", re.IGNORECASE)
 _REQUEST = re.compile(r"\?|^\W*(can|could|would|will|what|when|where|who|why|how|tell|give|show|find|i want|"
                       r"i need|i'd like|please)\b", re.IGNORECASE)
+# Everyday words that say nothing about what is asked for ("can you do it or not?").
+_PLAIN = frozenset("""that this there their them they then than what when where which while with would could should
+    will have does done doing make made take care sort just please thanks thank know everything anything something
+    nothing else also very really much many more some your yours mine about into from only still again sure right
+    okay fine good great time now here want need like help way tell give told said says going were been being
+    any all the and for not you can how why who its it's i'm i've don't can't won't""".split())
 # Words of ordinary customer service any domain's requests share, beside the domain's own vocabulary.
 _SERVICE_WORDS = frozenset({"account", "help", "change", "booking", "book", "cancel", "refund", "pay", "payment",
                             "order", "status", "id", "number", "my", "agent", "human", "details", "check"})
@@ -160,11 +167,15 @@ def param_schema(spec: ToolSpec | None, path: tuple[str | int, ...]) -> dict[str
     return schema
 
 
+_EXAMPLE = re.compile(r"[,;]?\s*\(?\b(e\.g\.|eg\.|such as|for example|like)\s.*$", re.IGNORECASE)
+
+
 def question(spec: ToolSpec | None, action: Action, leaf: Leaf) -> str:
     """A question for one value, in words from the parameter's schema."""
     schema = param_schema(spec, leaf.path)
     label = words(leaf.name)
-    about = (schema.get("description") or "").strip().rstrip(".")
+    # Without its examples: a schema's sample value may happen to be this user's own.
+    about = _EXAMPLE.sub("", schema.get("description") or "").strip().rstrip(".,; ")
     choices = schema.get("enum")
     text = f"To {words(action.name)} I need the {label}. Could you tell me the {label}"
     if about and normalize(about) != normalize(label):
@@ -428,9 +439,9 @@ class GatedAgent:
         action = conversation.task.actions[j]
         if answer_kind(text) == "yes" and last_agent is not None and last_agent.intent in ("skip", "done", "more"):
             return CallTools([PlannedCall(action.name, dict(action.kwargs), f"gated_{j}_{len(conversation.events)}")])
-        said = normalize(text)
+        said = [w for w in normalize(text).split() if len(w) >= 3 and w not in _PLAIN]
         names = [w for w in normalize(words(action.name)).split() if len(w) > 3]
-        if any(f" {w}" in f" {said}" for w in names):
+        if any(n.startswith(w) or w.startswith(n) for w in said for n in names):
             return Say(proposal(action), intent="confirm")
         return None
 
@@ -490,8 +501,8 @@ class GatedAgent:
         for table in domain.tables:
             vocab.update(w for w in normalize(words(table.name)).split() if len(w) > 2)
         vocab |= {v[:-1] for v in vocab if v.endswith("s")}
-        said = normalize(text).split()
-        if any(w in vocab or w.rstrip("s") in vocab for w in said):
+        said = [w for w in normalize(text).split() if len(w) >= 4 and w.isalpha() and w not in _PLAIN]
+        if not said or any(w in vocab or w.rstrip("s") in vocab for w in said):
             return False
         gold = [v for a in conversation.task.actions for v in a.kwargs.values() if isinstance(v, str)]
         return not any(ev.said_by_user(v) and normalize(v) in normalize(text) for v in gold)
