@@ -132,7 +132,6 @@ _CONFIRM_ASK = re.compile(r"\b(confirm|go ahead|proceed|shall i|should i|do you 
                           r"\b(ok|okay|alright|all right)\s*\?", re.IGNORECASE)
 _REFUSAL = re.compile(r"\b(cannot|can't|can not|unable|not able|not allowed|not eligible|not permitted|"
                       r"against (?:our|the) policy)\b", re.IGNORECASE)
-_ASKS_USER_ID = re.compile(r"\buser[ _]?id\b", re.IGNORECASE)
 _INTENSITY_INDEX = {"mild": 0, "moderate": 1, "intense": 2}
 
 
@@ -307,7 +306,13 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
         if user_id and "@" not in user_id and knows(task, user_id):
             return UserReply(f"My user id is {user_id}.", "answer")
         return UserReply("I'm sorry, I don't know my user id.", "unknown")
+    if m := _ASKS_FOR.search(text):
+        return UserReply(f"I'm sorry, I don't know the {m.group(1).strip()}.", "unknown")
     return None
+
+
+_ASKS_FOR = re.compile(r"\b(?:tell me|what is|what's|provide|give me|share)\s+(?:the|your)\s+([a-z][a-z ]{1,40}?)"
+                       r"\s*(?:\?|\(|,|$)", re.IGNORECASE)
 
 
 def _verb(tool: str) -> str:
@@ -413,6 +418,6 @@ class ScriptedUser:
         for e in reversed(conversation.events):
             if e.kind == EventKind.TOOL_CALL and e.role == Role.AGENT:
                 break
-            if e.kind == EventKind.MESSAGE and e.role == Role.USER and e.as_(MessageData).intent in ("nudge", "unknown"):
+            if e.kind == EventKind.MESSAGE and e.role == Role.USER and e.as_(MessageData).intent == "nudge":
                 count += 1
         return count
