@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -26,6 +27,7 @@ _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 COMPOSED_PARAMS = frozenset({"summary", "note", "notes", "message", "comment", "comments", "description"})
 
 
+@lru_cache(maxsize=4096)  # the same outputs are read again at every move
 def normalize(text: str) -> str:
     """Lower case, punctuation and separators as single spaces; dots and @ kept inside a token
     (emails, decimals), thousands separators dropped."""
@@ -58,20 +60,27 @@ def spellings(value: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def contains(text_normalized: str, value: str) -> bool:
-    """`value` (any spelling) appears in the normalized text as whole tokens."""
-    hay = f" {text_normalized} "
-    return any(s and f" {s} " in hay for s in spellings(value))
+def contains(text_normalized: str, value: str, *, padded: bool = False) -> bool:
+    """`value` (any spelling) appears in the normalized text as whole tokens (`padded`: the text already
+    starts and ends with a space)."""
+    hay = text_normalized if padded else f" {text_normalized} "
+    return any(s and f" {s} " in hay for s in _spellings(value))
 
 
-def numbers_in(text: str) -> set[float]:
+@lru_cache(maxsize=8192)
+def _spellings(value: str) -> tuple[str, ...]:
+    return tuple(spellings(value))
+
+
+@lru_cache(maxsize=4096)
+def numbers_in(text: str) -> frozenset[float]:
     """Every number written in `text`, as digits or as a small number word."""
     plain = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
     found = {float(m.group()) for m in _NUMBER.finditer(plain)}
     for word in re.findall(r"[a-z]+", text.lower()):
         if word in _NUMBER_WORDS:
             found.add(float(_NUMBER_WORDS[word]))
-    return found
+    return frozenset(found)
 
 
 def derivable(n: float, pool: set[float], *, max_factor: int = 5) -> bool:
@@ -112,24 +121,36 @@ class Evidence:
     known: list[str] = field(default_factory=list)  # texts the agent may draw numbers from (its policy)
 
     def __post_init__(self) -> None:
-        self._user = normalize(" \n ".join(self.user))
-        self._tools = normalize(" \n ".join(self.tools))
-        self._user_numbers = set().union(*(numbers_in(t) for t in self.user)) if self.user else set()
-        self._tool_numbers = set().union(*(numbers_in(t) for t in self.tools)) if self.tools else set()
-        self._known_numbers = set().union(*(numbers_in(t) for t in self.known)) if self.known else set()
+        self._user = " ".join(normalize(t) for t in self.user)
+        self._tools = " ".join(normalize(t) for t in self.tools)
+        self._user_numbers: set[float] = set().union(*(numbers_in(t) for t in self.user))
+        self._tool_numbers: set[float] = set().union(*(numbers_in(t) for t in self.tools))
+        self._known_numbers: set[float] = set().union(*(numbers_in(t) for t in self.known))
+
+    def plus(self, *outputs: str) -> Evidence:
+        """This view with more tool outputs (cheap: what is already read is not read again)."""
+        more = Evidence.__new__(Evidence)
+        more.user, more.tools, more.known = self.user, [*self.tools, *outputs], self.known
+        more._user, more._user_numbers, more._known_numbers = self._user, self._user_numbers, self._known_numbers
+        more._tools = " ".join([self._tools, *(normalize(o) for o in outputs)])
+        more._tool_numbers = self._tool_numbers.union(*(numbers_in(o) for o in outputs))
+        return more
 
     def said_by_user(self, value: Any) -> bool:
-        return all(_scalar_seen(v, self._user, self._user_numbers, None) for v in scalars(value))
+        hay = f" {self._user} "
+        return all(_scalar_seen(v, hay, self._user_numbers, None) for v in scalars(value))
 
     def grounded(self, value: Any) -> bool:
         """Every scalar inside `value` was said by the user, returned by a tool, or (a number) follows from
         numbers in view."""
-        pool = self._user_numbers | self._tool_numbers | self._known_numbers
-        return all(_scalar_seen(v, f"{self._user} {self._tools}", self._user_numbers | self._tool_numbers, pool)
-                   for v in scalars(value))
+        if "_hay" not in self.__dict__:  # built once per view: tool outputs can be long
+            self._hay = f" {self._user} {self._tools} "
+            self._numbers = self._user_numbers | self._tool_numbers
+            self._pool = self._numbers | self._known_numbers
+        return all(_scalar_seen(v, self._hay, self._numbers, self._pool) for v in scalars(value))
 
 
-def _scalar_seen(v: Any, text: str, numbers: set[float], pool: set[float] | None) -> bool:
+def _scalar_seen(v: Any, hay: str, numbers: set[float], pool: set[float] | None) -> bool:
     if v is None or isinstance(v, bool):
         return True
     if isinstance(v, int | float):
@@ -139,7 +160,7 @@ def _scalar_seen(v: Any, text: str, numbers: set[float], pool: set[float] | None
     s = str(v)
     if not normalize(s):
         return True
-    return contains(text, s)
+    return contains(hay, s, padded=True)
 
 
 def scalars(value: Any) -> Iterator[Any]:

@@ -16,12 +16,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from tauplay.core.callsyntax import format_call
 from tauplay.core.db import canonical
 from tauplay.core.events import MessageData, ToolCallData, ToolResultData
-from tauplay.core.grounding import Evidence, Leaf, normalize, ungrounded, words
+from tauplay.core.grounding import Evidence, Leaf, normalize, scalars, ungrounded, words
 from tauplay.core.schema import coerce, validate
 from tauplay.core.tasks import Action
 from tauplay.core.tools import ToolSpec
@@ -197,26 +198,42 @@ def _stems(param: str) -> set[str]:
     return {param, base, base + "s", base + "es", param + "s"}
 
 
-def values_for(param: str, data: Any) -> list[Any]:
-    """Candidate values for a parameter found in a tool's JSON output: values under that key, and the
-    elements (or keys) of a list (or object) named after it (`orders` for order_id)."""
-    found: list[Any] = []
-    stems = _stems(param)
+@lru_cache(maxsize=2048)
+def _index(output: str) -> dict[str, tuple[Any, ...]]:
+    """key -> the scalars under that key in a JSON output, and `key/` -> the keys of an object under it."""
+    found: dict[str, list[Any]] = {}
 
     def walk(value: Any, key: str | None) -> None:
         if isinstance(value, dict):
             for k, v in value.items():
-                if key in stems and key != param and isinstance(v, dict):
-                    found.append(k)
+                if key is not None and isinstance(v, dict):
+                    found.setdefault(key + "/", []).append(k)
                 walk(v, k)
         elif isinstance(value, list):
             for v in value:
                 walk(v, key)
-        elif key in stems and isinstance(value, str | int) and not isinstance(value, bool):
-            found.append(value)
+        elif key is not None and isinstance(value, str | int) and not isinstance(value, bool):
+            found.setdefault(key, []).append(value)
 
-    walk(data, None)
+    walk(_json(output), None)
+    return {k: tuple(dict.fromkeys(v)) for k, v in found.items()}
+
+
+def values_for(param: str, output: str) -> list[Any]:
+    """Candidate values for a parameter found in a tool's JSON output: values under that key, and the
+    elements (or keys) of a list (or object) named after it (`orders` for order_id)."""
+    index = _index(output)
+    found: list[Any] = []
+    for stem in _stems(param):
+        found += index.get(stem, ())
+        if stem != param:
+            found += index.get(stem + "/", ())
     return list(dict.fromkeys(found))
+
+
+@lru_cache(maxsize=2048)
+def _alone(output: str) -> Evidence:
+    return Evidence(tools=[output])
 
 
 _TOKEN = re.compile(r"[#\w][\w.@#+-]*\w|\w")
@@ -341,7 +358,6 @@ class GatedAgent:
         """Read calls whose arguments are all in view (gold reads first, then one per combination of values
         seen for each required parameter)."""
         domain = conversation.domain
-        parsed = [d for d in (_json(o) for o in outputs) if d is not None]
         # An output that is one bare value (a found user id) may feed any parameter.
         bare = [o.strip().strip('"') for o in outputs if not isinstance(_json(o), dict | list)
                 and len(o.split()) == 1 and _id_like(o.strip().strip('"'))]
@@ -370,8 +386,8 @@ class GatedAgent:
             options: list[list[Any]] = []
             for name in spec.required:
                 values = [v for v in gold_values.get(name, []) if isinstance(v, str | int)]
-                for d in parsed:
-                    values += values_for(name, d)
+                for o in outputs:
+                    values += values_for(name, o)
                 values += bare
                 if len(spec.required) == 1:
                     values += tokens
@@ -391,29 +407,57 @@ class GatedAgent:
                 for r in [e.as_(ToolResultData)] if not r.error]
         users = [m.content for m in conversation.said("user")]
         known = [_policy(conversation)]
-        frontier: list[tuple[tuple[ToolSpec, dict[str, Any]] | None, list[str]]] = [(None, [])]
+        # Level by level: the reads possible now, then those the outputs of the level before make possible;
+        # each remembers the read of the first level it came from (the one to make now).
+        level: list[tuple[tuple[ToolSpec, dict[str, Any]], str]] = []  # (root read, output)
+        seen_outputs: list[str] = []
         budget = self.max_dry_runs
         tried: set[tuple[str, str]] = set(made)
+        start = Evidence(user=users, tools=base, known=known)
+        view = start
         for _depth in range(3):
-            next_frontier: list[tuple[tuple[ToolSpec, dict[str, Any]] | None, list[str]]] = []
-            for first, extra in frontier:
-                view = Evidence(user=users, tools=base + extra, known=known)
-                for spec, args in self._candidates(conversation, base + extra, view, tried):
-                    if budget <= 0:
-                        return None
-                    budget -= 1
-                    tried.add(_key(spec.name, args))
-                    output = self._dry_run(conversation, spec, args)
-                    if output is None:
-                        continue
-                    root = first or (spec, args)
-                    if Evidence(user=users, tools=[*base, *extra, output], known=known).grounded(target):
-                        return PlannedCall(root[0].name, root[1], f"gated_read_{len(conversation.events)}")
-                    next_frontier.append((root, [*extra, output]))
-            frontier = next_frontier
-            if not frontier:
+            found: list[tuple[tuple[ToolSpec, dict[str, Any]], str]] = []
+            for spec, args in self._candidates(conversation, base + seen_outputs, view, tried):
+                if budget <= 0:
+                    return None
+                budget -= 1
+                tried.add(_key(spec.name, args))
+                output = self._dry_run(conversation, spec, args)
+                if output is None:
+                    continue
+                root = self._root(level, start, args) or (spec, args)
+                if self._shows(view, output, target):
+                    return PlannedCall(root[0].name, root[1], f"gated_read_{len(conversation.events)}")
+                found.append((root, output))
+            if not found:
                 break
+            level += found
+            seen_outputs += [o for _, o in found]
+            view = view.plus(*(o for _, o in found))
         return None
+
+    @staticmethod
+    def _root(level: list[tuple[tuple[ToolSpec, dict[str, Any]], str]], start: Evidence,
+              args: dict[str, Any]) -> tuple[ToolSpec, dict[str, Any]] | None:
+        """The first-level read whose output (with what was in view) grounds these arguments; None when they
+        were in view already."""
+        if not level:
+            return None
+        missing = [v for v in scalars(args) if not start.grounded(v)]
+        if not missing:
+            return None
+        for root, output in level:
+            if _alone(output).grounded(missing):
+                return root
+        return level[0][0]
+
+    @staticmethod
+    def _shows(view: Evidence, output: str, target: Any) -> bool:
+        """`target` is in view once `output` is: a string in the output itself, a number possibly worked out
+        with numbers already in view."""
+        if all(isinstance(v, str) for v in scalars(target)):
+            return _alone(output).grounded(target)
+        return view.plus(output).grounded(target)
 
     # -- what the person says -----------------------------------------------------------------------
     def _on_answer(self, conversation: Conversation, progress: Progress, text: str, ev: Evidence) -> AgentAction:

@@ -1,13 +1,17 @@
 """The offline scripted user: deterministic, no model.
 
-It tells the agent its task a sentence at a time (turned into the first person), in the tone of its
-emotion condition; says yes when the agent asks to confirm a change; gives its user id when asked;
-asks for a human when the agent refuses and the task says to; in a dual-control domain, does on its own device
-what the agent asks for in a tool's name (`toggle_roaming()`, `grant_app_permission(app_name="messaging",
-permission="sms")`) and then says what it showed; ends with ###STOP### as soon as the goal is
-met (the database is as the gold actions leave it and every required answer was given); and gives up with
-###UNSATISFIED### after as many fruitless replies as its patience allows. Its progress is read from the
-event stream (the intent saved with each of its messages), so a resumed session continues the same way.
+It opens with its request and tells the rest of its task a sentence at a time (turned into the first person),
+in the tone of its emotion condition; holds back its credential ("Use X for authentication") until asked;
+answers the agent's questions from what its instruction states (`answer_question`: ids, names, dates, an
+e-mail, one of the choices the question offers) and says it does not know otherwise; says yes only to a
+proposed write its goal holds and corrects one it does not (`judge_proposal`); asks for a human when the agent
+refuses and the task says to; in a dual-control domain, does on its own device what the agent asks for in a
+tool's name (`toggle_roaming()`, `grant_app_permission(app_name="messaging", permission="sms")`) and then says
+what it showed; ends with ###STOP### as soon as its goal is reached (`goal_reached`: the database is as the
+gold actions leave it and every required answer was given); and gives up with ###UNSATISFIED### after as many
+fruitless replies as its patience allows. Each decision is a plain function of the conversation, so a layer of
+behaviours can wrap one. Its progress is read from the event stream (the intent saved with each of its
+messages), so a resumed session continues the same way.
 A domain may bring its own offline user instead (`Domain.scripted_user`: the escape domain's narrator);
 the kind stays `scripted`, so saved sessions and `--user scripted` mean the same everywhere.
 """
