@@ -245,3 +245,24 @@ async def test_gated_finishes_most_starter_tasks_of_airline_and_retail():
         tasks = load_tasks(domain.task_set_path("starter"), name).tasks
         rewards = [(await play(domain, t, domain.database(), GatedAgent())).value for t in tasks]
         assert sum(r == 1.0 for r in rewards) >= len(tasks) - 2, (name, rewards)
+
+
+def test_tauplay_run_agent_gated_on_published_tasks_matches_oracle(tmp_path, capsys):
+    import json as _json
+
+    from tauplay.cli import main
+
+    folder = taubench_dir("airline")
+    rewards = {}
+    for kind in ("oracle", "gated"):
+        code = main(["run", "--agent", kind, "--user", "scripted", "--domain", "airline", "--data", str(folder),
+                     "--tasks", str(folder / "tasks_test.json"), "--task-ids", "0", "1", "2", "3", "39",
+                     "--db", str(tmp_path / "s.db"), "--json"])
+        out = capsys.readouterr().out
+        assert code == 0, out
+        report = _json.loads(out)
+        assert report["agent"] == {"kind": kind}
+        rewards[kind] = {s["task_id"]: s["reward"] for s in report["sessions"]}
+    reachable = {t for t in rewards["oracle"] if t not in UNREACHABLE["airline"]}
+    assert len(reachable) == 4
+    assert all(rewards["gated"][t] == rewards["oracle"][t] == 1.0 for t in reachable), rewards
