@@ -314,7 +314,7 @@ class GatedAgent:
         read = self._find_read(conversation, leaf.value, ev)
         if read is not None:
             return CallTools([read])
-        asked = " ".join(m.content for m in conversation.said("agent") if m.intent == "ask")
+        asked = " ".join(self._asked_since_last_step(conversation))
         label = words(leaf.name)
         if f"the {label}." not in asked:
             return Say(question(spec, action, leaf), intent="ask")
@@ -336,6 +336,27 @@ class GatedAgent:
                     queue.append(name)
         return Say(f"I'm sorry: without the {label} I cannot {words(action.name)}, so I will leave that.",
                    intent="giveup")
+
+    @staticmethod
+    def _asked_since_last_step(conversation: Conversation) -> list[str]:
+        """The agent's questions since its last write, skip or give-up: a later action may need the same
+        field with another value (a second `manage_service` with action "add")."""
+        tools = conversation.domain.tool_map
+        out: list[str] = []
+        for e in conversation.events:
+            if e.role != Role.AGENT:
+                continue
+            if e.kind == EventKind.TOOL_CALL:
+                spec = tools.get(e.as_(ToolCallData).name)
+                if spec is not None and spec.is_write:
+                    out = []
+            elif e.kind == EventKind.MESSAGE:
+                m = e.as_(MessageData)
+                if m.intent in ("skip", "giveup"):
+                    out = []
+                elif m.intent == "ask":
+                    out.append(m.content)
+        return out
 
     # -- looking ahead ------------------------------------------------------------------------------
     def _dry_run(self, conversation: Conversation, spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
@@ -381,7 +402,10 @@ class GatedAgent:
             if spec is not None and not spec.is_write and not spec.terminal and a.requestor != "user":
                 add(spec, dict(a.kwargs))
         for spec in domain.read_tools:
-            if spec.utility or spec.terminal or not spec.required:
+            if spec.utility or spec.terminal:
+                continue
+            if not spec.required:  # a catalogue or listing: nothing to fill in
+                add(spec, {})
                 continue
             options: list[list[Any]] = []
             for name in spec.required:

@@ -292,7 +292,8 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
         if label:
             # A value the instruction states, or one of the choices the question offers (its goal picks it).
             known = [v for v in found if knows(task, v) or (isinstance(v, str) and len(v) > 2
-                                                             and f" {normalize(v)} " in said and "one of" in said)]
+                                                             and f" {normalize(v)} " in said
+                                                             and (" one of " in said or " or " in said))]
             if known:
                 shown = " and ".join(_say_value(v) for v in known)
                 return UserReply(f"The {label} is {shown}." if len(known) == 1 else f"The {label}s are {shown}.",
