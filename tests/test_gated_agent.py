@@ -266,3 +266,14 @@ def test_tauplay_run_agent_gated_on_published_tasks_matches_oracle(tmp_path, cap
     reachable = {t for t in rewards["oracle"] if t not in UNREACHABLE["airline"]}
     assert len(reachable) == 4
     assert all(rewards["gated"][t] == rewards["oracle"][t] == 1.0 for t in reachable), rewards
+
+
+async def test_a_write_waits_until_the_person_asks_for_it():
+    rid = BAG_TASK.actions[0].kwargs["reservation_id"]
+    out = await play(AIRLINE, BAG_TASK, AIRLINE.database(), GatedAgent(), ListUser(
+        f"My user id is {BAG_TASK.user_id}. What is on reservation {rid}?", "No, that's all."))
+    assert not any(m.intent == "confirm" for m in agent_said(out))
+    assert "update_reservation_baggages" not in [c.name for c in calls(out)]
+    asked = await play(AIRLINE, BAG_TASK, AIRLINE.database(), GatedAgent(), ListUser(
+        f"My user id is {BAG_TASK.user_id}. Please add a bag to reservation {rid}.", "yes"))
+    assert "update_reservation_baggages" in [c.name for c in calls(asked)]

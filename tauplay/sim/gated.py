@@ -5,7 +5,8 @@ For the next gold action it looks at every argument value: one not in view it fi
 with a read (the tools that produce that field, tried on the live data without recording, choose which read
 to make); failing that it asks the user, in words from the parameter's schema; failing that (the user does not
 know) it asks for what a look-up of that field needs (an e-mail for a user id), and at last leaves the action.
-Every write is put to the user in words and made on a clear yes; a clear no skips it, and the user can come
+A write waits until the user has asked for it (`_requested`); it is then put to the user in words and made
+on a clear yes; a clear no skips it, and the user can come
 back to it later. What the person says first is heard: a bare greeting gets a question, an id the user names
 is looked up as given (and a failed look-up reported), a request outside the domain is politely refused.
 Like every participant it keeps no state the event stream does not hold (a cache of read outputs aside).
@@ -296,6 +297,8 @@ class GatedAgent:
             return Say(f"Please do this on your device: {format_call(action.name, action.kwargs)}. "
                        "Then tell me what it shows.", intent="instruct")
         spec = domain.tool_map.get(action.name)
+        if spec is not None and spec.is_write and not self._requested(conversation, action):
+            return Say("Is there anything else you would like me to do?", intent="more")
         missing = ungrounded(action.kwargs, ev)
         if missing:
             return self._bring_into_view(conversation, action, spec, missing[0], ev)
@@ -336,6 +339,30 @@ class GatedAgent:
                     queue.append(name)
         return Say(f"I'm sorry: without the {label} I cannot {words(action.name)}, so I will leave that.",
                    intent="giveup")
+
+    @staticmethod
+    def _requested(conversation: Conversation, action: Action) -> bool:
+        """The user has asked for this write: a word of its tool's name (not one most tools share), or a value
+        only this action of the task carries. After one "anything else?" that brought nothing new, a reply that
+        is not a no lets the agent go on with what the task holds (the person may word it in ways not foreseen)."""
+        tools = conversation.domain.tool_map
+        common = {w for w in {w for t in tools for w in words(t).split()}
+                  if sum(w in words(t).split() for t in tools) >= 3}
+        names = [w for w in normalize(words(action.name)).split() if len(w) > 3 and w not in common]
+        texts = [m.content for m in conversation.said("user")]
+        said = {w for t in texts for w in normalize(t).split() if len(w) >= 3 and w not in _PLAIN}
+        if any(n.startswith(w) or w.startswith(n[:5]) for w in said for n in names):
+            return True
+        others = {canonical(v) for a in conversation.task.actions if a is not action for v in a.kwargs.values()}
+        own = [v for v in action.kwargs.values() if isinstance(v, str) and canonical(v) not in others
+               and any(c.isdigit() for c in v)]
+        view = Evidence(user=texts)
+        if any(view.said_by_user(v) for v in own):
+            return True
+        last = conversation.last_said("agent")
+        reply = conversation.last_said("user")
+        return (last is not None and last.intent == "more" and reply is not None
+                and answer_kind(reply.content) != "no")
 
     @staticmethod
     def _asked_since_last_step(conversation: Conversation) -> list[str]:
