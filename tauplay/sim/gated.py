@@ -265,7 +265,7 @@ class GatedAgent:
         if last is not None and last.kind == EventKind.MESSAGE and last.role == Role.USER:
             text = last.as_(MessageData).content
             if progress.offer is not None and progress.answer is not None:
-                return self._on_answer(conversation, progress, progress.answer, ev)
+                return self._on_answer(conversation, progress, progress.answer)
             if is_greeting(text):
                 return Say("Hello! How can I help you today?", intent="greet")
             if (lookup := self._lookup_as_given(conversation, text)) is not None:
@@ -314,7 +314,7 @@ class GatedAgent:
 
     def _bring_into_view(self, conversation: Conversation, action: Action, spec: ToolSpec | None, leaf: Leaf,
                          ev: Evidence) -> AgentAction:
-        read = self._find_read(conversation, leaf.value, ev)
+        read = self._find_read(conversation, leaf.value)
         if read is not None:
             return CallTools([read])
         asked = " ".join(self._asked_since_last_step(conversation))
@@ -450,7 +450,7 @@ class GatedAgent:
                 add(spec, args)
         return out
 
-    def _find_read(self, conversation: Conversation, target: Any, ev: Evidence) -> PlannedCall | None:
+    def _find_read(self, conversation: Conversation, target: Any) -> PlannedCall | None:
         """The first read of the shortest chain of reads (at most three) whose outputs bring `target` into
         view, or None."""
         made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
@@ -511,7 +511,7 @@ class GatedAgent:
         return view.plus(output).grounded(target)
 
     # -- what the person says -----------------------------------------------------------------------
-    def _on_answer(self, conversation: Conversation, progress: Progress, text: str, ev: Evidence) -> AgentAction:
+    def _on_answer(self, conversation: Conversation, progress: Progress, text: str) -> AgentAction:
         assert progress.offer is not None
         action = conversation.task.actions[progress.offer]
         kind = answer_kind(text)
