@@ -28,12 +28,12 @@ from tauplay.sim.participants import Conversation
 from tauplay.sim.scripted_user import ScriptedUser
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "taubench"
-LEVELS = ("disclosure=comprehensive", "disclosure=incremental", "disclosure=minimal", "patience=low",
+LEVELS = ("none", "disclosure=comprehensive", "disclosure=incremental", "disclosure=minimal", "patience=low",
           "cooperation=adversarial", "precision=error_prone")
 
 
 async def one_level(domain: Any, tasks: list[Any], database: Any, agent: str, label: str) -> dict[str, Any]:
-    behavior = parse_behavior(label)
+    behavior = None if label == "none" else parse_behavior(label)  # none: the scripted user's own way
     turns, rewards, reasons = [], [], Counter()
     start = time.perf_counter()
     for task in tasks:
