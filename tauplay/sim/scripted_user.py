@@ -10,7 +10,9 @@ tool's name (`toggle_roaming()`, `grant_app_permission(app_name="messaging", per
 what it showed; ends with ###STOP### as soon as its goal is reached (`goal_reached`: the database is as the
 gold actions leave it and every required answer was given); and gives up with ###UNSATISFIED### after as many
 fruitless replies as its patience allows. Each decision is a plain function of the conversation, so a layer of
-behaviours can wrap one. Its progress is read from the event stream (the intent saved with each of its
+behaviours can wrap one: a RUSE-style behaviour (`ScriptedUser(behavior)`, tauplay.core.behavior) is asked at
+the opening, before the usual reply, on a proposal, on a refusal and for the next fact (tauplay.sim.behavior);
+without one every hook leaves the user as described here. Its progress is read from the event stream (the intent saved with each of its
 messages), so a resumed session continues the same way.
 A domain may bring its own offline user instead (`Domain.scripted_user`: the escape domain's narrator);
 the kind stays `scripted`, so saved sessions and `--user scripted` mean the same everywhere.
