@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
@@ -32,6 +33,9 @@ DOMAIN = Domain(
         Requires("cancel_reservation", ("get_reservation_details",), "check the reservation and the reason first"),
         Requires("send_certificate", ("get_user_details", "get_reservation_details"), "confirm the facts first"),
     ],
+    identify_with=("get_user_details",),
+    identity_argument="user_id",
+    own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
     alternatives=alternatives,
     constraints=CONSTRAINTS,

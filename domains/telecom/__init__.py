@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
@@ -39,5 +40,6 @@ DOMAIN = Domain(
         Requires("record_payment", ("get_billing_details",), "confirm the balance owed before taking a payment"),
         Requires("modify_support_ticket", ("get_support_ticket_details",), "read the ticket before changing it"),
     ],
+    own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
 )

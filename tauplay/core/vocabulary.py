@@ -94,10 +94,12 @@ class Severity(StrEnum):
 
 
 class AnnotationSource(StrEnum):
-    """Who put a label there: a person, or an automatic suggestion a person kept."""
+    """Who put a label there: a person; an automatic suggestion a person confirmed; or an automatic suggestion
+    saved as it came, not confirmed by anyone yet (it counts as a label only once confirmed)."""
 
     HUMAN = "human"
     AUTO = "auto"
+    SUGGESTED = "suggested"
 
 
 class Verdict(StrEnum):
@@ -152,8 +154,9 @@ TERMINATION_REASONS = values(TerminationReason)
 STATUSES = values(SessionStatus)
 SESSION_ROLES = values(SessionRole)
 FAULT_CATEGORIES = values(FaultCategory)
-# The categories alignment with the gold actions can suggest; the others need a person.
-AUTOMATIC_FAULTS = FAULT_CATEGORIES[:4]
+# The categories suggested automatically (alignment with the gold actions, and how the session ended); Misread
+# Intent needs a person.
+AUTOMATIC_FAULTS = tuple(c for c in FAULT_CATEGORIES if c != FaultCategory.MISREAD_INTENT)
 WHO_ERRED = values(WhoErred)
 SEVERITIES = values(Severity)
 ANNOTATION_SOURCES = values(AnnotationSource)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import RewardBreakdown, align, evaluate_session, reference_actions
+from tauplay.core.evaluation import RewardBreakdown, evaluate_session, reference_actions
 from tauplay.core.events import (
     Event,
     EventPayload,
@@ -34,7 +34,9 @@ from tauplay.core.events import (
     ToolCallData,
     ToolResultData,
 )
+from tauplay.core.faults import session_faults
 from tauplay.core.interceptor import REFUSED_BY, Interceptor
+from tauplay.core.policy_checks import check_policy
 from tauplay.core.tasks import Task
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role, TerminationReason
 from tauplay.sim.injector import Injector, session_view
@@ -73,6 +75,7 @@ class Outcome:
     faults: list[dict[str, Any]]
     events: list[Event]
     error: str | None = None
+    violations: list[dict[str, Any]] = field(default_factory=list)  # Violation.to_json() each
 
     @property
     def value(self) -> float:
@@ -327,12 +330,13 @@ class Orchestrator:
                 await self.emit(Role.SYSTEM, NoticeData(level="warning", text=f"the judge model failed ({e})"))
         # Against the solution reached when a constraint task was solved another valid way, else the gold.
         reference = reference_actions(self.env, self.task)
-        faults = [f.to_json() for f in align([c for c, _ in pairs], reference, conv.domain,
-                                             [ok for _, ok in pairs])]
+        faults = [f.to_json() for f in session_faults([c for c, _ in pairs], [ok for _, ok in pairs], reference,
+                                                      conv.domain, str(reason))]
+        violations = [v.to_json() for v in check_policy(conv.events, conv.domain)]
         fields: dict[str, Any] = {"reason": str(reason), "reward": reward.to_json(), "faults": faults,
-                                  "steps": self._steps, "errors": self._errors}
+                                  "violations": violations, "steps": self._steps, "errors": self._errors}
         if self._error_text:
             fields["error"] = self._error_text
             fields["error_side"] = self._error_side
         await self.emit(Role.SYSTEM, TerminatedData(**fields))
-        return Outcome(str(reason), reward, faults, list(conv.events), self._error_text)
+        return Outcome(str(reason), reward, faults, list(conv.events), self._error_text, violations)
