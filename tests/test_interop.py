@@ -138,7 +138,8 @@ def test_taubench_import_makes_sessions_ready_for_labelling(tmp_path: Path, airl
     # automatic fault suggestions recorded at the end: none for the gold path, an extra write for the other
     assert good.events[-1].data["faults"] == []
     faults = wrong.events[-1].data["faults"]
-    assert {f["category"] for f in faults} == {"Extra Action", "Missed Action"}
+    # ...and, since the user stopped with a gold write not done, an Early Stop
+    assert {f["category"] for f in faults} == {"Extra Action", "Missed Action", "Early Stop"}
     assert wrong.reward_info and wrong.reward_info["source"] == "tau-bench"
     assert good.reward_info and good.reward_info["user_cost"] == 0.01
 

@@ -162,7 +162,9 @@ class NoticeData(EventPayload):
     ALWAYS: ClassVar[tuple[str, ...]] = ("level", "text")
     level: str = "info"  # info | warning | error
     text: str = ""
-    about: str | None = None  # what it records, when a reader acts on it (e.g. "reveal": the agent's side shown)
+    about: str | None = None  # what it records, when a reader acts on it (a NoticeAbout: "reveal", "invalid_call")
+    attempt: str | None = None  # invalid_call: what the person entered, as entered...
+    error: str | None = None  # ...and why it could not be made
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -38,13 +38,21 @@ from tauplay.core.faults import session_faults
 from tauplay.core.interceptor import REFUSED_BY, Interceptor
 from tauplay.core.policy_checks import check_policy
 from tauplay.core.tasks import Task
-from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role, TerminationReason
+from tauplay.core.vocabulary import (
+    STOP_TOKEN,
+    UNSATISFIED_TOKEN,
+    EventKind,
+    NoticeAbout,
+    Role,
+    TerminationReason,
+)
 from tauplay.sim.injector import Injector, session_view
 from tauplay.sim.participants import (
     AgentParticipant,
     CallTools,
     Conversation,
     EndSession,
+    InvalidCall,
     PlannedCall,
     Say,
     UserParticipant,
@@ -252,6 +260,11 @@ class Orchestrator:
             self._steps += 1
             await self.emit(Role.AGENT, self._message(action.text, action.intent, action.usage))
             return self._agent_said(action.text), "user"
+        if isinstance(action, InvalidCall):  # recorded; nothing ran, and it is still the agent's move
+            await self.emit(Role.AGENT, NoticeData(level="warning", text=f"invalid call: {action.error}",
+                                                   about=NoticeAbout.INVALID_CALL, attempt=action.text,
+                                                   error=action.error))
+            return None, "agent"
         if isinstance(action, EndSession):
             if action.note:
                 await self.emit(Role.AGENT, NoticeData(level="info", text=action.note))
