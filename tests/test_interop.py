@@ -317,14 +317,20 @@ def test_malformed_tau2_and_sessions_files(tmp_path: Path, airline_tasks,  # typ
 
 # -- training data, secrets, tasks ---------------------------------------------------------------------
 
-def test_training_export_filters(tmp_path: Path, airline_tasks) -> None:  # type: ignore[no-untyped-def]
+def test_training_export_filters(tmp_path: Path, airline_tasks,  # type: ignore[no-untyped-def]
+                                 capsys: pytest.CaptureFixture[str]) -> None:
     db = imported(tmp_path, airline_tasks)
     out = tmp_path / "train.jsonl"
 
-    def export(*extra: str) -> list[dict[str, Any]]:
-        assert main(["export", "training", "--out", str(out), "--db", str(db), *extra]) == 0
+    def export(*extra: str, checked: bool = False) -> list[dict[str, Any]]:
+        # the successful trajectory cancels without the user id and after a bare "Shall I cancel it?": it breaks
+        # the airline policy, so it is left out unless violations are asked for
+        more = () if checked else ("--include-violations",)
+        assert main(["export", "training", "--out", str(out), "--db", str(db), *extra, *more]) == 0
         return [json.loads(line) for line in out.read_text().splitlines()]
 
+    assert export(checked=True) == []
+    assert "left out 1 session(s): 1 with a policy violation (--include-violations)" in capsys.readouterr().err
     [example] = export()  # only the successful trajectory
     assert example["metadata"]["task_id"] == "0"
     messages = example["messages"]
