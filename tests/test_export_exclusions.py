@@ -96,3 +96,18 @@ def test_all_flags_keep_everything_and_say_nothing_left_out(db, tmp_path, capsys
     got = _export(db, tmp_path, "--include-faulty", "--include-violations", "--include-unapproved")
     assert got == set(db["ids"])
     assert "left out" not in capsys.readouterr().err
+
+
+def test_review_show_prints_violations_suggestions_and_unconfirmed_labels(db, capsys):
+    ids = db["ids"]
+    assert main(["review", "--show", ids["violation"][:12], "--db", db["path"]]) == 0
+    text = capsys.readouterr().out
+    assert f"session {ids['violation']}" in text and "→ update_reservation_baggages(" in text
+    assert "policy violations: " in text and "write_without_yes (turn " in text
+    assert "labels: none" in text
+    assert main(["review", "--show", ids["suggested"], "--db", db["path"]]) == 0
+    text = capsys.readouterr().out
+    assert "Extra Action (session) by ann, agent, major [suggestion, not confirmed]" in text
+    assert "policy violations: none" in text and "fault suggestions: none" in text
+    assert main(["review", "--show", "zzz", "--db", db["path"]]) == 2
+    assert "no session 'zzz'" in capsys.readouterr().err

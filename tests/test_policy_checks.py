@@ -239,3 +239,27 @@ async def test_clean_oracle_sessions_on_every_starter_task_have_no_violation(nam
         assert out.value == 1.0, task.id
         assert out.violations == [], (task.id, out.violations)
         assert out.faults == [], (task.id, out.faults)
+
+
+def test_run_reports_violations_in_its_table_and_json(llm_server, tmp_path, capsys):
+    from tauplay.cli import main
+
+    # an agent model that makes the write without asking anyone
+    llm_server.queue("agent").tool_call("get_reservation_details", {"reservation_id": "842X51"}) \
+        .tool_call("update_reservation_baggages", BAG).text("Done, you now have two bags.")
+    db = str(tmp_path / "s.db")
+    argv = ["run", "--domain", "airline", "--task-ids", "airline-starter-03-add-bag", "--agent-model", "openai/agent",
+            "--agent-api-base", llm_server.url, "--db", db]
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (session,) = report["sessions"]
+    assert "write_without_yes" in [v["rule"] for v in session["violations"]]
+    assert all(set(v) == {"rule", "detail", "turn", "seq"} for v in session["violations"])
+    row = next(r for r in report["summary"] if r["group"] == "domain")
+    assert row["sessions_with_violations"] == 1 and row["violations"] == len(session["violations"])
+    # the oracle's session on the same task breaks nothing: the table says 0 of 1
+    assert main(["run", "--domain", "airline", "--task-ids", "airline-starter-03-add-bag", "--db", db]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "violations" in line)
+    line = next(r for r in out.splitlines() if r.strip().startswith("airline"))
+    assert header.split().index("violations") > 0 and "0/1" in line.split()

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--inject-at N needs --inject KIND and N of at least 1")
     config = config_from(args)
     if args.session:
-        config = _resume_config(config, args.session)  # type: ignore[arg-type]
+        config = _resume_config(config, args.session)
         args.role = config.role  # type: ignore[attr-defined]
     if args.keymap is not None and not args.keymap.exists():
         raise UsageError(f"{args.keymap}: no such keymap file")
