@@ -137,3 +137,15 @@ async def test_a_task_with_and_without_its_emotion_compares_the_same_way(db, cap
     assert got["same_task"] and got["end_states_equal"] and got["end_state_diff"] == []
     assert got["a"]["emotion"] != got["b"]["emotion"]
     assert any(not t["same"] for t in got["turns"])  # the user speaks in another tone
+
+
+def test_readme_command_table_lists_every_command_with_fork_compare_and_the_export_flags():
+    from tauplay.cli import COMMANDS
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = "\n".join(line for line in readme.splitlines() if line.startswith("| "))
+    missing = [n for n in COMMANDS if n != "play" and f"`tauplay {n}" not in table]  # play is bare `tauplay`
+    assert missing == []
+    for text in ("`tauplay fork SESSION --at TURN", "`tauplay compare A B", "--include-faulty",
+                 "--include-violations", "--include-unapproved"):
+        assert text in table, text
