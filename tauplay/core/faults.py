@@ -14,6 +14,7 @@ from tauplay.core.domain import Domain, DomainError, get_domain
 from tauplay.core.environment import ToolCall
 from tauplay.core.evaluation import FaultSuggestion, align
 from tauplay.core.events import Event, TerminatedData
+from tauplay.core.policy_checks import check_policy
 from tauplay.core.tasks import Action
 from tauplay.core.transcript import call_events, tool_calls
 from tauplay.core.vocabulary import EventKind, FaultCategory, TerminationReason
@@ -98,9 +99,14 @@ def alignment_faults(events: Sequence[Event], task: dict[str, Any], domain_name:
 
 def imported_termination(events: Sequence[Event], task: dict[str, Any], domain_name: str, reason: str | None,
                          reward: float | None, **extra: Any) -> TerminatedData:
-    """The payload of an imported session's `terminated` event (faults only when alignment was possible)."""
+    """The payload of an imported session's `terminated` event (faults only when alignment was possible,
+    violations when the domain is known here)."""
     data: dict[str, Any] = {"reason": reason, "reward": {"reward": reward, "imported": True}, **extra}
     faults = alignment_faults(events, task, domain_name, reason)
     if faults is not None:
         data["faults"] = faults
+    try:  # checked here like a session that ended here (a domain unknown here: left unchecked, None)
+        data["violations"] = [v.to_json() for v in check_policy(events, get_domain(domain_name))]
+    except DomainError:
+        pass
     return TerminatedData.from_wire(data)
