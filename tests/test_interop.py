@@ -137,6 +137,9 @@ def test_taubench_import_makes_sessions_ready_for_labelling(tmp_path: Path, airl
     assert good.events[0].role == "system"
     # automatic fault suggestions recorded at the end: none for the gold path, an extra write for the other
     assert good.events[-1].data["faults"] == []
+    # policy checks too: the cancel came with no user id given, after a bare "Shall I cancel it?"
+    assert {v["rule"] for v in good.events[-1].data["violations"]} == {"write_before_identified",
+                                                                       "yes_to_other_action"}
     faults = wrong.events[-1].data["faults"]
     # ...and, since the user stopped with a gold write not done, an Early Stop
     assert {f["category"] for f in faults} == {"Extra Action", "Missed Action", "Early Stop"}
