@@ -188,7 +188,8 @@ class EndScreen(Screen[None]):
         table.clear()
         for label in self.labels:
             turn = "session" if label.seq is None else f"#{label.seq} t{label.turn}"
-            cells = (turn, label.category, label.who_erred, label.severity, label.source + (" ✓" if label.saved else ""))
+            source = label.source if label.confirmed else "auto?"  # a suggestion nobody has confirmed yet
+            cells = (turn, label.category, label.who_erred, label.severity, source + (" ✓" if label.saved else ""))
             table.add_row(*(Text(visible(c)) for c in cells), Text(visible(label.note), no_wrap=True, overflow="ellipsis"))
 
     def progress_state(self) -> tuple[Any, Any, bool]:
