@@ -35,3 +35,14 @@ def test_confirm_turns_a_suggestion_into_a_kept_one_and_leaves_others_alone() ->
     human = FaultLabel("Extra Action", "agent", "major", "ann")
     assert human.confirmed and human.confirm() is human
     assert s.problems() == []  # "suggested" is a source the vocabulary knows
+
+
+def test_review_filters_see_a_session_with_only_unconfirmed_suggestions_as_unlabelled(tmp_path: Path) -> None:
+    with SessionStore(str(tmp_path / "s.db")) as store:
+        sid = store.create_session(domain="airline", task_id="t", role="batch", agent={}, user={}, task={})
+        aid = store.add_label(sid, FaultLabel("Early Stop", "agent", "major", "ann", source="suggested"))
+        assert [s.id for s in store.list_sessions(labelled=False)] == [sid]
+        assert store.list_sessions(label="Early Stop") == []
+        store.confirm_annotation(aid)
+        assert [s.id for s in store.list_sessions(label="Early Stop")] == [sid]
+        assert store.list_sessions(labelled=False) == []
