@@ -159,8 +159,34 @@ def test_domain_rule_one_action_per_turn_is_flagged():
     s = identified().call("get_user_details", {"user_id": "james_smith_5583"}, {"user_id": "james_smith_5583"},
                           content="Let me look at your profile.")
     assert rules(s.events) == ["one_action_per_turn"]
-    assert [r.id for r in AIRLINE.policy_rules()] == ["one_action_per_turn"]
+    assert [r.id for r in AIRLINE.policy_rules()] == ["one_action_per_turn", "compensation_unprompted"]
     assert get_domain("escape").policy_rules() == []  # default: none
+
+
+def test_airline_rule_no_compensation_unprompted():
+    cert = {"user_id": "james_smith_5583", "amount": 100}
+    s = identified().agent("I will send a certificate of $100 to james_smith_5583. OK?").user("Yes.") \
+        .call("send_certificate", cert)
+    assert rules(s.events) == ["compensation_unprompted"]
+    asked = (Script().agent("Hi!").user("My flight was cancelled; I want compensation. My user id is james_smith_5583.")
+             .call("get_user_details", {"user_id": "james_smith_5583"}, {"user_id": "james_smith_5583"})
+             .agent("I will send a certificate of $100 to james_smith_5583. OK?").user("Yes.")
+             .call("send_certificate", cert))
+    assert rules(asked.events) == []
+
+
+def test_telecom_rules_two_decimals_and_one_ticket_per_problem():
+    telecom = get_domain("telecom")
+    ticket = {"customer_id": "C1001", "category": "mobile", "priority": "high"}
+    s = (Script("telecom").agent("Hi!").user("My phone has no service. My email is a@b.c.")
+         .call("find_customer_by_email", {"email": "a@b.c"}, {"customer_id": "C1001"})
+         .agent("Your balance is $20 and your plan costs $35.5; the senior price is $30.00.")
+         .user("Open a ticket please.").agent("I will open a high mobile ticket for C1001. OK?").user("Yes.")
+         .call("create_support_ticket", ticket).agent("Shall I open another mobile ticket for C1001?").user("Yes.")
+         .call("create_support_ticket", ticket))
+    found = check_policy(s.events, telecom)
+    assert [v.rule for v in found] == ["money_two_decimals", "one_ticket_per_problem"]
+    assert "$20, $35.5" in found[0].detail and "$30.00" not in found[0].detail
 
 
 def test_a_failed_write_is_not_a_violation_but_an_extra_action():

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay.core.domain import Domain, Requires, TableSpec
-from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
@@ -13,6 +12,7 @@ from .alternatives import alternatives
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Flight, Reservation, User
 from .generator import generate
+from .policy_rules import RULES
 
 DOMAIN = Domain(
     name="airline",
@@ -35,7 +35,7 @@ DOMAIN = Domain(
     ],
     identify_with=("get_user_details",),
     identity_argument="user_id",
-    own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
+    own_rules=RULES,  # the policy's own rules its events show (policy_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     alternatives=alternatives,
     constraints=CONSTRAINTS,

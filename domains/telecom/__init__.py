@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay.core.domain import Domain, Requires, TableSpec
-from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
 from .data_model import Billing, Customer, Device, Service, SupportTicket
 from .generator import generate
+from .policy_rules import RULES
 
 _AUTHENTICATE = ("find_customer_by_email", "find_customer_by_phone")
 
@@ -40,6 +40,6 @@ DOMAIN = Domain(
         Requires("record_payment", ("get_billing_details",), "confirm the balance owed before taking a payment"),
         Requires("modify_support_ticket", ("get_support_ticket_details",), "read the ticket before changing it"),
     ],
-    own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
+    own_rules=RULES,  # the policy's own rules its events show (policy_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
 )
