@@ -35,6 +35,15 @@ def check_line(line: str, domain: Domain, user_side: bool = False) -> tuple[str,
     return call.name, call.arguments, validate(call.arguments, spec.parameters)
 
 
+
+def example_call(domain: Domain) -> str:
+    """A call of this domain's own for the box's placeholder: τ-bench's user lookup where there is one, else the
+    domain's first tool (not a utility) that takes an argument (an escape room: enter_room)."""
+    if "get_user_details" in domain.tool_map:
+        return 'get_user_details(user_id="...")'
+    spec = next((t for t in domain.tools if t.required and not t.utility), None)
+    return f'{spec.name}({spec.required[0]}="...")' if spec is not None else "tool_name(argument=...)"
+
 class CallLine(Vertical):
     DEFAULT_CSS = """
     CallLine { height: auto; }
@@ -61,7 +70,7 @@ class CallLine(Vertical):
         with Horizontal():
             yield Static("call ›", classes="prompt")
             example = (f"{self.domain.user_tools[0].name}() on your device"
-                       if self.user_side and self.domain.user_tools else 'get_user_details(user_id="...") or JSON')
+                       if self.user_side and self.domain.user_tools else f"{example_call(self.domain)} or JSON")
             yield Input(placeholder=f"{example}; Enter runs", id="call-input", select_on_focus=False, compact=True)
         yield Static("", classes="error", markup=False)
 
