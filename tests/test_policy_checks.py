@@ -94,9 +94,10 @@ def test_write_with_no_message_at_all_from_the_user_is_flagged():
 
 
 def test_a_no_is_not_a_yes():
-    for text in ("No, don't do that.", "Not yet.", "Wait, no.", "Yes? No, do not."):
+    for text in ("No, don't do that.", "Not yet.", "Wait, no.", "Yes? No, do not.", "How much is it?", "Hmm."):
         assert not is_clear_yes(text), text
-    for text in ("Yes.", "Yes please, that's right. Thanks!", "OK, go ahead", "Sure, do it."):
+    for text in ("Yes.", "Yes please, that's right. Thanks!", "OK, go ahead", "Sure, do it.", "Go for it!", "y",
+                 "Fine, that works."):
         assert is_clear_yes(text), text
 
 

@@ -32,9 +32,9 @@ __all__ = ["GENERAL_RULES", "Violation", "check_policy", "is_clear_yes", "propos
 GENERAL_RULES = ("write_without_yes", "yes_to_other_action", "write_before_identified", "transfer_without_summary",
                  "checked_first")
 
-_YES = re.compile(r"\b(yes|yeah|yep|yup|sure|ok|okay|go ahead|go on|please do|do it|do that|proceed|confirm|"
-                  r"confirmed|correct|that'?s right|sounds good|absolutely|of course|affirmative|agreed)\b",
-                  re.IGNORECASE)
+_YES = re.compile(r"\b(yes|yeah|yep|yup|sure|ok|okay|go ahead|go on|go for it|please do|do it|do that|proceed|"
+                  r"confirm|confirmed|correct|that'?s right|sounds good|that works|absolutely|of course|"
+                  r"affirmative|agreed|alright|all right|fine|perfect)\b|^\W*y\W*$", re.IGNORECASE)
 _NO = re.compile(r"^\W*(no|nope|nah|not|don'?t|do not|stop|wait|hold on|cancel that|never mind)\b|"
                  r"\b(no|don'?t|do not|not yet|never)\b\W*$", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
