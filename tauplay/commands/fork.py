@@ -25,9 +25,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def resolve_session(store: object, given: str) -> str:
     """A session id from an id or a unique prefix of one; UsageError otherwise."""
+    from tauplay.store import StoreError
+
+    try:
+        return str(store.get_session(given).id)  # type: ignore[attr-defined]
+    except StoreError:
+        pass
     ids = [s.id for s in store.list_sessions()]  # type: ignore[attr-defined]
-    if given in ids:
-        return given
     found = [i for i in ids if i.startswith(given)]
     if len(found) == 1:
         return found[0]
