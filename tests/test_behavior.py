@@ -358,3 +358,23 @@ def test_play_entry_gives_the_behaviour_to_whoever_plays_the_user(tmp_path: Path
         assert prepared.user["kind"] == kind
         assert prepared.behavior == Behavior("incremental", "low", "adversarial", "precise")
         assert prepared.user["behavior"] == prepared.behavior.to_json()
+
+
+async def test_a_fork_and_the_play_entry_keep_the_users_behaviour(tmp_path: Path) -> None:
+    from tauplay.commands.play import _resume_config
+    from tauplay.sim.fork import fork_session
+    from tauplay.tui.session import PlayConfig, prepare
+
+    db = str(tmp_path / "s.db")
+    behavior = Behavior(disclosure="incremental", precision="error_prone")
+    with SessionStore(db) as store:
+        parent, out = await run_session(store, SessionSetup(DOMAIN, BOOK, DOMAIN.database()), OracleAgent(),
+                                        ScriptedUser(behavior))
+        assert out.value == 1.0
+        for role, kind in (("batch", "scripted"), ("user", "human"), ("agent", "scripted")):
+            child = fork_session(store, parent, 1, role=role, annotator="ann")
+            record = store.get_session(child)
+            assert record.user["kind"] == kind and record.user["behavior"] == behavior.to_json(), role
+            if role == "user":  # a person continues it in the app: the card has the same behaviour
+                config = _resume_config(PlayConfig(db_url=db, behavior="patience=low"), child)
+                assert prepare(config).behavior == behavior  # type: ignore[arg-type]

@@ -46,7 +46,9 @@ WHOLE_SESSION = -1
 
 @dataclass(frozen=True)
 class Label(FaultLabel):
-    """A label on the form: source "auto" for a suggestion kept by the person; saved once it is in the store."""
+    """A label on the form: source "suggested" for an automatic suggestion nobody has confirmed yet (saved as
+    such, it does not count as a label until a person confirms it), "auto" once confirmed; saved once it is in
+    the store."""
 
     saved: bool = False
 
@@ -124,7 +126,7 @@ class EndScreen(Screen[None]):
     def _suggested(self) -> list[Label]:
         annotator = self.prepared.config.annotator
         return [Label(s.category, WhoErred.AGENT, Severity.MAJOR, annotator,
-                      f"{s.tool}: {s.detail}", s.turn, s.seq, AnnotationSource.AUTO)
+                      f"{s.tool}: {s.detail}", s.turn, s.seq, AnnotationSource.SUGGESTED)
                 for s in place_faults(self.outcome.faults, self.events)
                 + domain_suggestions(self.events, self.prepared.domain.name)]  # the domain's own labels too
 
@@ -188,7 +190,8 @@ class EndScreen(Screen[None]):
         table.clear()
         for label in self.labels:
             turn = "session" if label.seq is None else f"#{label.seq} t{label.turn}"
-            cells = (turn, label.category, label.who_erred, label.severity, label.source + (" ✓" if label.saved else ""))
+            source = label.source if label.confirmed else "auto?"  # a suggestion nobody has confirmed yet
+            cells = (turn, label.category, label.who_erred, label.severity, source + (" ✓" if label.saved else ""))
             table.add_row(*(Text(visible(c)) for c in cells), Text(visible(label.note), no_wrap=True, overflow="ellipsis"))
 
     def progress_state(self) -> tuple[Any, Any, bool]:
