@@ -44,7 +44,7 @@ from tauplay.store.engine import (
     translated,
 )
 from tauplay.store.errors import StoreError
-from tauplay.store.filters import SessionFilter, apply_filter
+from tauplay.store.filters import SessionFilter, apply_filter, confirmed_label
 from tauplay.store.migrate import migrate, read_version, repair_ended
 from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
 from tauplay.store.tables import (
@@ -342,7 +342,10 @@ class SessionStore:
                   .correlate(SessionRow).scalar_subquery())
         notes = (select(func.count()).select_from(AnnotationRow)
                  .where(col(AnnotationRow.session_id) == SessionRow.id).correlate(SessionRow).scalar_subquery())
-        return select(SessionRow, events, notes)
+        labels = (select(func.count()).select_from(AnnotationRow)
+                  .where(col(AnnotationRow.session_id) == SessionRow.id, confirmed_label())
+                  .correlate(SessionRow).scalar_subquery())
+        return select(SessionRow, events, notes, labels)
 
     @staticmethod
     def _reviewers(session: Session, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -359,7 +362,8 @@ class SessionStore:
 
     def _records(self, session: Session, found: Sequence[Any]) -> list[rec.SessionRecord]:
         reviewers = self._reviewers(session, [row[0].id for row in found])
-        return [rec.session_record(row[0], row[1], row[2], reviewers=reviewers.get(row[0].id, ())) for row in found]
+        return [rec.session_record(row[0], row[1], row[2], row[3], reviewers=reviewers.get(row[0].id, ()))
+                for row in found]
 
     def get_session(self, session_id: str) -> rec.SessionRecord:
         with self._read() as session:
