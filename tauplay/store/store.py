@@ -115,6 +115,10 @@ class SessionStore:
         self._sqlite_file = is_sqlite_file(self.url)
         self._append_conn: Any = None
         self._append_lock = threading.Lock()
+        # The queue items this store (one annotator's process) was handed and has not finished or given back:
+        # only these come back to it as "your unfinished item"; another process of the same annotator gets others.
+        self._handed: set[tuple[str, str, str]] = set()  # (queue, annotator, item)
+        self._handed_lock = threading.Lock()
         try:
             with self._translated():
                 self.schema_version = self._open_readonly() if readonly else migrate(self._engine)
@@ -567,6 +571,7 @@ class SessionStore:
             self._require_session(session, session_id)
             session.add(row)
             session.flush()
+            self._renew_seats(session, "review", session_id, label.annotator)
             assert row.id is not None
             return row.id
 
@@ -592,6 +597,7 @@ class SessionStore:
                 row.source = str(AnnotationSource.AUTO)
                 session.add(row)
                 session.flush()
+                self._renew_seats(session, "review", row.session_id, row.annotator)
             return rec.annotation_record(row)
 
     def delete_annotation(self, annotation_id: int) -> None:
@@ -626,6 +632,7 @@ class SessionStore:
                             row.note = mask_string(note)
                     session.add(row)
                     session.flush()
+                    self._renew_seats(session, "review", session_id, annotator)
                     return rec.session_review_record(row)
             except StoreError as exc:
                 # Two first marks at once (possible on a server database): the loser finds the winner's row.
@@ -737,6 +744,7 @@ class SessionStore:
         with self._write() as session:
             session.add(row)
             session.flush()
+            self._renew_seats(session, "validate", str(task_id), annotator)
             assert row.id is not None
             return row.id
 
@@ -782,6 +790,7 @@ class SessionStore:
                                 intensity=label.intensity, annotator=label.annotator, created_at=time.time())
             session.add(row)
             session.flush()
+            self._renew_seats(session, "review", session_id, label.annotator)
             assert row.id is not None
             return row.id
 
@@ -822,18 +831,37 @@ class SessionStore:
 
     def claim_item(self, queue: str, annotator: str, *, lease: float,
                    skip: Collection[str] = ()) -> queues.Claim | None:
-        """The next item for `annotator`, theirs for `lease` seconds (their unfinished one first; none of
-        `skip`)."""
-        return self._in_write(queues.claim, queue, annotator, time.time(), lease, skip)
+        """The next item for `annotator`, theirs for `lease` seconds (the unfinished one this store was handed
+        first; never one another process of theirs holds, never a second seat of an item; none of `skip`)."""
+        with self._handed_lock:
+            held = [i for q, a, i in self._handed if q == queue and a == annotator]
+        claim = self._in_write(queues.claim, queue, annotator, time.time(), lease, skip, held)
+        if claim is not None:
+            with self._handed_lock:
+                self._handed.add((queue, annotator, claim.item))
+        return claim
 
     def renew_claim(self, queue: str, item: str, annotator: str, *, lease: float) -> bool:
-        return bool(self._in_write(queues.renew, queue, item, annotator, time.time() + lease))
+        return bool(self._in_write(queues.renew, queue, item, annotator, time.time(), lease))
 
     def finish_item(self, queue: str, item: str, annotator: str) -> bool:
-        return bool(self._in_write(queues.finish, queue, item, annotator, time.time()))
+        done = bool(self._in_write(queues.finish, queue, item, annotator, time.time()))
+        self._let_go(queue, item, annotator)
+        return done
 
     def release_item(self, queue: str, item: str, annotator: str) -> bool:
-        return bool(self._in_write(queues.release, queue, item, annotator))
+        done = bool(self._in_write(queues.release, queue, item, annotator))
+        self._let_go(queue, item, annotator)
+        return done
+
+    def _let_go(self, queue: str, item: str, annotator: str) -> None:
+        with self._handed_lock:
+            self._handed.discard((queue, annotator, item))
+
+    @staticmethod
+    def _renew_seats(session: Session, kind: str, item: str, annotator: str) -> None:
+        """A save by `annotator` on `item` renews their queue seats on it, in the save's transaction."""
+        queues.renew_on_save(session.connection(), kind, item, annotator, time.time())
 
     def queue_progress(self, queue: str) -> queues.QueueProgress | None:
         return self._query(queues.progress, queue, time.time())
