@@ -207,3 +207,85 @@ def test_a_ray_batch_stops_at_the_first_unusable_store_failure(tmp_path: Path, m
     saved = store.list_sessions()
     assert len(saved) < len(jobs) and [r for r in saved if r.status != "running"]
     store.close()
+
+
+def test_resume_on_ray_finishes_a_killed_batch_as_the_local_executor(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import ray
+
+    import tauplay.sim.batch
+    import tauplay.sim.session
+    from tauplay.cli import main
+
+    trials = 2
+    reference = _run("run", "--domain", "airline", "--trials", str(trials), "--seed", str(SEED), "--db",
+                     str(tmp_path / "ref.db"), cwd=tmp_path)
+    assert reference.returncode == 0, reference.stderr
+    uninterrupted = _rewards(tmp_path / "ref.db")
+    db = tmp_path / "s.db"
+    child = subprocess.Popen([sys.executable, "-m", "tauplay", "run", "--domain", "airline", "--trials", str(trials),
+                              "--seed", str(SEED), "--db", str(db)], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, env=_env(tmp_path), start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while _count(db, "SELECT count(*) FROM sessions") < 8:
+            assert child.poll() is None, f"the batch ended before the kill: {child.stderr.read() if child.stderr else ''}"
+            assert time.monotonic() < deadline, "the batch did not get there"
+            time.sleep(0.002)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(30)
+    finally:
+        _end_group(child.pid)
+    # Offline sessions end in milliseconds, so the kill may leave none half-way: cut the last two that ended
+    # back to what a kill a few events earlier leaves (their first events only, still running), so that there
+    # is always both kind of work: sessions to resume and jobs the plan never started.
+    with sqlite3.connect(db) as conn:
+        for (sid,) in conn.execute("SELECT id FROM sessions WHERE status != 'running' ORDER BY created_at DESC "
+                                   "LIMIT 2").fetchall():
+            (top,) = conn.execute("SELECT max(seq) FROM events WHERE session_id = ?", (sid,)).fetchone()
+            conn.execute("DELETE FROM events WHERE session_id = ? AND seq > ?", (sid, top // 2))
+            conn.execute("UPDATE sessions SET status = 'running', termination_reason = NULL, reward = NULL, "
+                         "reward_info = NULL WHERE id = ?", (sid,))
+    unfinished = _count(db, "SELECT count(*) FROM sessions WHERE status = 'running'")
+    started = _count(db, "SELECT count(*) FROM sessions")
+    assert unfinished >= 2 and started < len(uninterrupted)  # both kinds of work left: to resume, never started
+    with sqlite3.connect(db) as conn:
+        (batch,) = conn.execute("SELECT id FROM batches").fetchone()
+    # without Ray: one line, exit 2, nothing touched
+    shim = tmp_path / "noray" / "ray"
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text("raise ImportError('No module named ray')\n")
+    refused = _run("resume", "--batch", batch, "--executor", "ray", "--db", str(db), cwd=tmp_path,
+                   env=_env(tmp_path, PYTHONPATH=str(shim.parent)))
+    assert refused.returncode == 2 and "pip install -e '.[ray]'" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert _count(db, "SELECT count(*) FROM sessions WHERE status = 'running'") == unfinished
+    wrong = _run("resume", "--batch", batch, "--ray-address", "auto", "--db", str(db), cwd=tmp_path)
+    assert wrong.returncode == 2 and "--ray-address only applies to --executor ray" in wrong.stderr
+
+    # on Ray, in this process: the driver itself must neither resume a session nor run a job
+    def not_here(*_: Any, **__: Any) -> Any:
+        raise AssertionError("run by the driver, not by a Ray worker")
+
+    monkeypatch.setattr(tauplay.sim.session, "resume_session", not_here)
+    monkeypatch.setattr(tauplay.sim.batch, "run_batch", not_here)
+    monkeypatch.setenv("TAUPLAY_RAY_CPUS", "2")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    capsys.readouterr()
+    try:
+        code = main(["resume", "--batch", batch, "--executor", "ray", "--concurrency", "2", "--db", str(db),
+                     "--json"])
+    finally:
+        ray.shutdown()
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "left alone" not in err
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert len([x for x in lines if not x.get("started")]) == unfinished
+    assert len([x for x in lines if x.get("started")]) == len(uninterrupted) - started
+    assert _rewards(db) == uninterrupted
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT status FROM batches").fetchone()[0] == "finished"
+        for sid, n, top, ends in conn.execute(
+                "SELECT session_id, count(*), max(seq), sum(kind = 'terminated') FROM events GROUP BY session_id"):
+            assert (n, ends) == (top + 1, 1), sid

@@ -20,6 +20,7 @@ import uuid
 from typing import Any
 
 from tauplay.commands.common import UsageError, add_behavior_arguments, behavior_from_args, say
+from tauplay.commands.executors import add_executor_arguments, check_executor_arguments
 
 # The injection kinds, spelled here so that --help needs no import of the vocabulary's module tree.
 INJECTION_KIND_CHOICES = ("type_mismatch", "out_of_range", "missing_required", "semantic_wrong")
@@ -65,11 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--interceptor", action="store_true",
                         help="check every call before it runs: refuse arguments that fail the schema, name no record "
                              "or have not come up in the session, with an error the agent can act on")
-    parser.add_argument("--executor", choices=("local", "ray"), default="local",
-                        help="local: sessions as tasks of this process (default); ray: each (task, trial) as a Ray "
-                             "task (pip install -e '.[ray]'), on a local Ray instance or --ray-address")
-    parser.add_argument("--ray-address", metavar="ADDR",
-                        help="an existing Ray cluster (e.g. ray://head:10001 or auto) instead of a local instance")
+    add_executor_arguments(parser, "each (task, trial)")
     parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
     parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
 
@@ -96,8 +93,7 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise UsageError(f"--llm-timeout must be positive, got {args.llm_timeout:g}")
     if (args.inject_at is not None or args.inject_rate is not None) and not args.inject:
         raise UsageError("--inject-at / --inject-rate need --inject KIND")
-    if args.ray_address and args.executor != "ray":
-        raise UsageError("--ray-address only applies to --executor ray")
+    check_executor_arguments(args)
 
 
 def _injection(args: argparse.Namespace) -> Any:
