@@ -24,6 +24,12 @@ class EventKind(StrEnum):
     INJECTION = "injection"  # an argument of the next tool call was corrupted on purpose (an AgentProp study)
 
 
+class NoticeAbout(StrEnum):
+    """What a notice records, when a reader acts on it (NoticeData.about)."""
+
+    REVEAL = "reveal"  # the person playing the user showed the agent's side (tool calls, results, diff)
+
+
 class Role(StrEnum):
     """Who an event comes from."""
 

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tauplay.core.environment import Environment
-from tauplay.core.events import Event
+from tauplay.core.events import Event, NoticeData
+from tauplay.core.vocabulary import NoticeAbout
 from tauplay.sim.human import HumanAgent, HumanUser, TurnCallback
 from tauplay.sim.injector import InjectionConfig, Injector
 from tauplay.sim.kinds import make_agent, make_user, preload_model_client, uses_model
@@ -62,6 +63,16 @@ class SessionRunner:
             orchestrator.injector = Injector(InjectionConfig(None), self.prepared.domain, self.session.env.database,
                                              self.prepared.task)
         orchestrator.injector.mark(kind)
+        return True
+
+    async def record_reveal(self) -> bool:
+        """Record that the person playing the user revealed the agent's side; False before the session has
+        started. The screen shows the reveal when the saved event comes back to it."""
+        if self.session is None:
+            return False
+        who = self.prepared.config.annotator
+        await self.session.record(NoticeData(level="info", about=NoticeAbout.REVEAL,
+                                             text=f"{who} revealed the agent's side (tool calls, results, diff)"))
         return True
 
     async def run(self) -> Outcome:

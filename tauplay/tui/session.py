@@ -86,9 +86,7 @@ class Prepared:
 
 def load_task_set(domain: Domain, tasks: str | None) -> TaskSet:
     try:
-        if tasks and (Path(tasks).suffix in (".json", ".py") or Path(tasks).exists()):
-            return load_tasks(Path(tasks), domain.name)
-        return load_tasks(domain.task_set_path(tasks), domain.name)
+        return load_tasks(domain.task_source(tasks), domain.name)
     except (TaskFileError, DomainError) as e:
         raise PlayError(str(e)) from None
 

@@ -349,3 +349,23 @@ class ToolForm(Vertical):
         # Enter in a box checks the form; running a tool takes the explicit Run (button or key).
         event.stop()
         self.collect()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._recheck(event.input)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        self._recheck(event.select)
+
+    def _recheck(self, widget: Widget) -> None:
+        """A field with an error shown is checked again as it is filled: the error goes once the value reads."""
+        box = next((a for a in widget.ancestors if isinstance(a, FieldBox)), None)
+        if box is None or not box.has_class("-invalid"):
+            return
+        try:
+            value = box.read()
+        except FieldError as e:
+            box.show_errors([str(e)])
+            return
+        if value is MISSING:
+            return  # still empty: the error stands
+        box.show_errors(validate(value, self.properties.get(box.arg_name, {}), box.arg_name))
