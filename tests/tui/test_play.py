@@ -234,6 +234,7 @@ async def test_fault_suggestions_are_prefilled_and_kept_ones_saved(db_path):
                    box="#call-input")  # the wrong write: two paid bags
         await your_turn(pilot, play)
         await pilot.press("ctrl+s")  # the agent ends the session
+        await pilot.press("y")  # once asked
         await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
         end = app.screen
         assert end.outcome.reason == "agent_stop" and end.outcome.value == 0.0
