@@ -103,7 +103,8 @@ class DiffPanel(VerticalScroll):
         yield Static(id="diff-body")
 
     def on_mount(self) -> None:
-        self.redraw()
+        # Drawn once mounted (is_mounted is not yet true inside on_mount): "no writes yet" before any write.
+        self.call_after_refresh(self.redraw)
 
     def show(self, last: dict[str, Any] | None, since_start: Sequence[RecordChange],
              distance: int | None = None, note: str | None = None) -> None:
