@@ -120,6 +120,8 @@ class HomeScreen(Screen[None]):
         self.app.call_from_thread(self._set_tasks, options)
 
     def _set_tasks(self, options: list[tuple[Any, str]]) -> None:
+        if not self.query("#task"):  # the screen went away while the tasks were read
+            return
         select = self.query_one("#task", Select)
         select.set_options(options)
         wanted = self.config.task_id
@@ -127,7 +129,7 @@ class HomeScreen(Screen[None]):
 
     @on(Select.Changed, "#domain")
     def _domain_changed(self, event: Select.Changed) -> None:
-        if not isinstance(event.value, str):
+        if not isinstance(event.value, str) or not self.query("#task-set"):
             return
         sets = self._sets(event.value)
         chooser = self.query_one("#task-set", Select)
@@ -140,6 +142,8 @@ class HomeScreen(Screen[None]):
 
     @on(Select.Changed, "#task-set")
     def _set_changed(self, event: Select.Changed) -> None:
+        if not self.query("#domain"):  # the screen is going away
+            return
         domain = self.query_one("#domain", Select).value
         if isinstance(domain, str) and isinstance(event.value, str):
             self.load_tasks(domain, event.value)
