@@ -124,6 +124,7 @@ def ungrounded(spec: ToolSpec, g: Grounds, user_knows: frozenset[str]) -> list[s
 
 
 def grounded_tools(domain: Domain, events: Sequence[Event]) -> list[str]:
-    """The agent's tools whose required arguments are all grounded by the session so far."""
+    """The agent's tools whose required arguments are all grounded by the session so far (a utility tool, which
+    neither reads nor writes data, always is)."""
     g = grounds(events)
-    return [t.name for t in domain.tools if not ungrounded(t, g, domain.user_knows)]
+    return [t.name for t in domain.tools if t.utility or not ungrounded(t, g, domain.user_knows)]
