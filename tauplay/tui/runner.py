@@ -47,6 +47,7 @@ class SessionRunner:
         self.session_id: str | None = prepared.config.resume
         self.session: Session | None = None
         self.outcome: Outcome | None = None
+        self.writer: LogWriter | None = None
 
     @property
     def env(self) -> Environment | None:
@@ -65,6 +66,12 @@ class SessionRunner:
         orchestrator.injector.mark(kind)
         return True
 
+    def close(self) -> None:
+        """Close the session's log writer now (the screen is going away mid-session: its worker may be cancelled
+        before its own `finally` runs), so that its lease is released and the session can be resumed."""
+        if self.writer is not None:
+            self.writer.close()
+
     async def record_reveal(self) -> bool:
         """Record that the person playing the user revealed the agent's side; False before the session has
         started. The screen shows the reveal when the saved event comes back to it."""
@@ -79,7 +86,7 @@ class SessionRunner:
         p = self.prepared
         database = await asyncio.to_thread(p.database)
         self.store = await asyncio.to_thread(open_store, p.config.db_url)
-        writer = LogWriter(self.store)
+        writer = self.writer = LogWriter(self.store)
         try:
             if uses_model(p.agent, p.user):
                 await asyncio.to_thread(preload_model_client, p.agent, p.user)

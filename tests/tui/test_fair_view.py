@@ -7,7 +7,7 @@ from tauplay.tui.capture import screen_text
 from tauplay.tui.screens.play import PlayUserScreen
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.transcript import Transcript
-from tests.tui.conftest import make_app, open_store, send, wait_until, your_turn
+from tests.tui.conftest import make_app, open_store, send, wait_until, writers_closed, your_turn
 
 
 async def test_the_emotion_card_and_the_task_card_are_on_the_first_screen_at_80x24(db_path):
@@ -82,6 +82,7 @@ async def test_a_resumed_session_that_was_revealed_stays_revealed(db_path):
         await your_turn(pilot, play)
         await pilot.press("f9")
         await wait_until(pilot, lambda: play.revealed, what="the reveal")
+    writers_closed()
     (left,) = open_store(db_path).unfinished_sessions()
     app = make_app(db_path, role="user", resume=left.id)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -9,7 +9,7 @@ from tauplay.tui.screens.home import HomeScreen
 from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.tools_panel import ToolsPanel
-from tests.tui.conftest import TASK, make_app, open_store, send, wait_until, your_turn
+from tests.tui.conftest import TASK, make_app, open_store, send, wait_until, writers_closed, your_turn
 
 
 def _kinds(events):
@@ -143,6 +143,7 @@ async def test_leave_mid_session_then_resume_from_home(db_path):
         play = app.screen
         await send(pilot, play, "Please add a paid bag to reservation 842X51; user james_smith_5583.")
         await your_turn(pilot, play)
+    writers_closed()
     store = open_store(db_path)
     (left,) = store.unfinished_sessions()
     seen = len(store.events(left.id))

@@ -145,6 +145,10 @@ class PlayScreen(Screen[None]):
 
         self.app.switch_screen(EndScreen(self.prepared, self.runner, outcome, self.events))
 
+    def on_unmount(self) -> None:
+        if self.runner is not None:
+            self.runner.close()
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is self.session_worker and event.state == WorkerState.ERROR:
             error = event.worker.error
