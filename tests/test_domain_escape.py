@@ -407,6 +407,7 @@ def test_llm_agent_runs_rooms_and_results_come_per_tier(llm_server: Any, tmp_pat
         row = tiers[str(task.difficulty)]
         assert row["mean_tool_calls"] == len(task.actions) and row["mean_tool_errors"] == 0
         assert row["mean_steps"] == len(task.actions) + 3  # + the greeting, the scene, the narrator's end
+        assert 0 < row["mean_seconds"] < 60  # time per tier: from the first saved event to the last
     assert len(llm_server.requests_for("agent")) == sum(len(a) for a in gold.values())
     from tauplay.store import SessionStore
 

@@ -17,7 +17,7 @@ from tauplay.core.tools import collect_tools
 from . import faults, tools
 from .data_model import Room, Step, Submission, Thing, Visit
 from .generator import generate
-from .narrator import narrate
+from .narrator import narrate, premise
 from .progress import room_progress
 from .rooms import call_key
 
@@ -41,9 +41,12 @@ DOMAIN = Domain(
     confirm_writes=False,  # every step reveals something: a player does not ask permission to search a desk
     agent_preamble=("You are a player locked in an escape room. Find what the exit panel asks for with the "
                     "room's tools, following the clues you find, and give it to the panel."),
+    agent_greeting="Hello? Where am I?",  # the player wakes at the door; the narrator answers with the scene
     scripted_user=narrate,
+    narrator_premise=premise,  # an LLM narrator (--user llm) is told this, never the room's hidden state
     progress=room_progress,
     fault_labels=dict(faults.LABELS),
+    suggest_faults=faults.suggest,  # from what the tools answered (a refused call says why)
     call_key=call_key,  # 12 + 30 is 30 + 12, "lantern" is LANTERN
     gold_order_matters=False,  # a step taken too early is refused, so every order that works is valid
 )

@@ -1,5 +1,6 @@
 """The escape domain's scripted user: a narrator who sets the scene, answers in a line when spoken to, and
-ends the session as soon as the exit panel has an answer (or when the player has stopped playing).
+ends the session as soon as the exit panel has an answer (or when the player has stopped playing). A model
+may narrate instead (`--user llm`): it is told only `premise(task)`, and these rules still end the session.
 
 Deterministic, no model. Everything it needs is in the conversation (its events and the session's state),
 so a resumed session goes on the same way. It never gives away a value or a clue the player has not found.
@@ -18,6 +19,14 @@ def opening(task: Any) -> str:
     room = task.known_info.get("room_id", "")
     return (f"{task.goal} Your room is {room}: enter it and look around. I am the narrator; I will tell you "
             "when the panel has your answer.")
+
+
+def premise(task: Any) -> str:
+    """What a model narrating the room is told (`--user llm`): the room's premise as the player reads it and
+    how to begin; none of the room's objects, findings or answer (the model is never given them)."""
+    room = task.known_info.get("room_id", "")
+    return (f"{task.goal}\nThe player's room id is {room}: they begin by entering it with that id and looking "
+            "around. An exit panel by the door takes one answer; the game tells the player whether it was right.")
 
 
 def _idle_replies(conversation: Any) -> int:

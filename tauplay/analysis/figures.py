@@ -15,7 +15,7 @@ from typing import Any
 from tauplay.analysis.keys import NONE, key_text
 from tauplay.analysis.stats import StatsReport, compute_stats
 from tauplay.core.emotions import FAMILIES
-from tauplay.core.vocabulary import FAULT_CATEGORIES, WHO_ERRED
+from tauplay.core.vocabulary import WHO_ERRED
 from tauplay.store.filters import SessionFilter
 
 KINDS = ("success-by-emotion", "pass-k", "ratio", "violations", "faults", "coverage", "rewards", "graph")
@@ -218,7 +218,7 @@ def faults(plt: Any, store: Any, by: Sequence[str], flt: SessionFilter) -> Any:
         _empty(right, "no fault labels")
     else:
         names = [_label(report, g.key) for g in labelled]
-        for ax, words, counts in ((left, FAULT_CATEGORIES, lambda g: g.faults),
+        for ax, words, counts in ((left, report.fault_categories(), lambda g: g.faults),  # domains' own too
                                   (right, WHO_ERRED, lambda g: g.who_erred)):
             bottom = [0] * len(labelled)
             for word in words:

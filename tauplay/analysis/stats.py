@@ -35,7 +35,7 @@ DEFAULT_SEED = 0
 DEFAULT_CONFIDENCE = 0.95
 
 _SUMMED = ("trials", "successes", "r1", "r0", "rm1", "errors", "reward_sum", "user_turns", "agent_turns",
-           "tool_calls", "follow_ups", "gold_actions", "checked", "violated", "failures", "failures_judged",
+           "tool_calls", "tool_errors", "seconds", "follow_ups", "gold_actions", "checked", "violated", "failures", "failures_judged",
            "failures_user")
 
 
@@ -75,6 +75,16 @@ class Group:
         return self.per_session("reward_sum")
 
     @property
+    def success_rate(self) -> float | None:
+        return self.per_session("successes")
+
+    @property
+    def steps(self) -> float | None:
+        """Messages (user and agent) and tool calls per session, as `tauplay run` counts steps."""
+        return _ratio(self.sums["user_turns"] + self.sums["agent_turns"] + self.sums["tool_calls"],
+                      self.sums["trials"])
+
+    @property
     def follow_up_ratio(self) -> float | None:
         return _ratio(self.sums["tool_calls"], self.sums["follow_ups"])
 
@@ -100,6 +110,10 @@ class Group:
             "avg_user_turns": _r(self.per_session("user_turns"), 3),
             "avg_agent_turns": _r(self.per_session("agent_turns"), 3),
             "avg_tool_calls": _r(self.per_session("tool_calls"), 3),
+            "success_rate": _r(self.success_rate),
+            "avg_steps": _r(self.steps, 3),
+            "avg_tool_errors": _r(self.per_session("tool_errors"), 3),
+            "avg_seconds": _r(self.per_session("seconds"), 3),
             "avg_follow_ups": _r(self.per_session("follow_ups"), 3),
             "avg_gold_actions": _r(self.per_session("gold_actions"), 3),
             "tool_call_follow_up_ratio": _r(self.follow_up_ratio, 3),
@@ -125,6 +139,11 @@ class StatsReport:
     seed: int
     confidence: float
     filters: dict[str, Any]
+
+    def fault_categories(self) -> list[str]:
+        """The general categories, then any domain's own that was used (escape rooms' Lost State, ...)."""
+        own = sorted({c for g in self.groups for c, n in g.faults.items() if n and c not in FAULT_CATEGORIES})
+        return [*FAULT_CATEGORIES, *own]
 
     def to_json(self) -> dict[str, Any]:
         return {"by": self.by, "k": self.k, "filters": self.filters,

@@ -12,7 +12,7 @@ from typing import Any
 from tauplay.analysis.keys import key_text
 from tauplay.analysis.stats import Group, StatsReport
 from tauplay.core.emotions import FAMILIES
-from tauplay.core.vocabulary import FAULT_CATEGORIES, PERCEIVED_NONE, WHO_ERRED
+from tauplay.core.vocabulary import PERCEIVED_NONE, WHO_ERRED
 
 Cell = str | int | float | None
 
@@ -104,11 +104,23 @@ def violations_table(report: StatsReport) -> Table:
     return Table("violations", "Policy violations by " + (" × ".join(report.by) or "all sessions"), header, rows)
 
 
+def effort_table(report: StatsReport) -> Table:
+    """Success, steps, tool calls, tool errors and seconds per session (AgentEscapeBench's results per tier,
+    with --by difficulty; with model too, for people and each model)."""
+    header = [*_key_header(report), "sessions", "success", "steps", "tool calls", "tool errors", "seconds"]
+    rows = [[*_key_cells(report, g), g.sessions, g.success_rate, g.steps, g.per_session("tool_calls"),
+             g.per_session("tool_errors"), g.per_session("seconds")] for g in report.groups]
+    return Table("effort", "Success, steps, tool errors and time by " + (" × ".join(report.by) or "all sessions"),
+                 header, rows)
+
+
 def faults_table(report: StatsReport) -> Table:
-    """Fault labels by category and by who erred (Figures 11, 12), and the failures blamed on the user."""
-    header = [*_key_header(report), *FAULT_CATEGORIES, *(f"erred: {w}" for w in WHO_ERRED), "failures",
+    """Fault labels by category (the general ones and the domains' own) and by who erred (Figures 11, 12), and
+    the failures blamed on the user."""
+    categories = report.fault_categories()
+    header = [*_key_header(report), *categories, *(f"erred: {w}" for w in WHO_ERRED), "failures",
               "judged failures", "user erred", "user share"]
-    rows = [[*_key_cells(report, g), *(g.faults.get(c, 0) for c in FAULT_CATEGORIES),
+    rows = [[*_key_cells(report, g), *(g.faults.get(c, 0) for c in categories),
              *(g.who_erred.get(w, 0) for w in WHO_ERRED), int(g.sums["failures"]), int(g.sums["failures_judged"]),
              int(g.sums["failures_user"]), g.user_share] for g in report.groups]
     return Table("faults", "Fault labels by " + (" × ".join(report.by) or "all sessions"), header, rows)

@@ -36,7 +36,7 @@ def session_filter(args: argparse.Namespace) -> Any:
     from tauplay.store.filters import SessionFilter
 
     try:
-        label = fault_category(args.label) if args.label else None
+        label = fault_category(args.label, args.domain) if args.label else None
     except FilterWordError as e:
         raise UsageError(str(e)) from None
     return SessionFilter(domain=args.domain, task_id=args.task, reward=args.reward, reason=args.reason,
@@ -84,7 +84,7 @@ def _print(report: Any, store_name: str) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from tauplay.analysis.tables import faults_table, fidelity_table, rich_table, summary_table
+    from tauplay.analysis.tables import effort_table, faults_table, fidelity_table, rich_table, summary_table
 
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
     if not report.groups:
@@ -92,6 +92,8 @@ def _print(report: Any, store_name: str) -> None:
                                                                        else "")))
         return
     console.print(rich_table(summary_table(report)))
+    if "difficulty" in report.by:  # results per tier: success, steps, tool errors and time
+        console.print(rich_table(effort_table(report)))
     faults = faults_table(report)
     if any(any(isinstance(c, int) and c for c in row[len(report.by or [1]):]) for row in faults.rows):
         console.print(rich_table(faults))

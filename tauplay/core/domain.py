@@ -8,7 +8,7 @@ entry point group (`myname = "my_package:DOMAIN"`), and that group is the only d
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
@@ -64,14 +64,22 @@ class Domain:
     # -- what a domain may change about how sessions run (the defaults suit customer service) --------------
     confirm_writes: bool = True  # the policy has the agent confirm each write with the user first (the oracle does)
     agent_preamble: str = ""  # first words of an LLM agent's system prompt ("" : a customer service agent)
+    agent_greeting: str = ""  # the agent's first message, said for it ("" : a customer service greeting)
     # The domain's own offline user (the `scripted` kind): conversation -> (message, intent). Typed loosely:
     # the conversation is the sim layer's, and core imports no other layer.
     scripted_user: Callable[[Any], tuple[str, str | None]] | None = None
+    # The other side narrates a scene rather than being a customer: task -> the premise a model narrating it is
+    # told (what the player may know at the start, never hidden state). With it an LLM user gets the narrator's
+    # rules (core/prompts.py) and the domain's scripted user still says when the session is over.
+    narrator_premise: Callable[[Task], str] | None = None
     # What the graph panel shows instead of the tool graph: (session state, task, reveal everything) -> the
     # nodes of the task's own dependency graph; without `reveal`, only what the session has discovered.
     progress: Callable[[State, Task, bool], list[ProgressNode]] | None = None
     # Failure labels particular to the domain (name -> what it means), offered beside the general taxonomy.
     fault_labels: dict[str, str] = field(default_factory=dict)
+    # Suggestions of those labels from what the tools answered: [(tool, arguments, output, error)] of a
+    # session's calls in order -> items with category, call_index, tool and detail (a person confirms each).
+    suggest_faults: Callable[[Sequence[tuple[str, dict[str, Any], str, bool]]], Sequence[Any]] | None = None
     # How fault alignment compares a call with a gold action: (tool, arguments) -> a key equal for calls
     # that do the same (None: the arguments exactly). And whether a valid order other than gold's is a
     # fault ("Wrong Order"); a domain whose tools refuse a step taken too early says no.
@@ -101,6 +109,12 @@ class Domain:
         """A domain's own reward rule (a RewardBreakdown), or None for tauplay's: the gold end state and the
         required outputs. An adapter of another benchmark overrides this to follow that benchmark's rule."""
         return None
+
+    @property
+    def fault_categories(self) -> tuple[str, ...]:
+        """The domain's own fault categories (the names of `fault_labels`), kept apart from the general
+        taxonomy (core/vocabulary.FaultCategory): a label may carry one on a session of this domain only."""
+        return tuple(self.fault_labels)
 
     @property
     def read_tools(self) -> list[ToolSpec]:
@@ -258,3 +272,21 @@ def get_domain(name: str) -> Domain:
         raise DomainError(f"domain '{name}' ({source.value}) is a {type(domain).__name__}, not a tauplay Domain")
     _LOADED[name] = domain
     return domain
+
+
+def domain_fault_categories(name: str) -> tuple[str, ...]:
+    """The fault categories of the domain called `name` beside the general ones; none when no such domain is
+    installed (a session imported from elsewhere keeps its general labels) or it fails to load."""
+    try:
+        return get_domain(name).fault_categories
+    except DomainError:
+        return ()
+
+
+def named_domains_fault_categories() -> tuple[str, ...]:
+    """The own fault categories of every domain registered by name (a family's members are not loaded: an
+    adapter of another benchmark brings none, and loading one may cost seconds)."""
+    out: dict[str, None] = {}
+    for name in sorted(n for n in _entry_points() if not n.endswith("*")):
+        out.update(dict.fromkeys(domain_fault_categories(name)))
+    return tuple(out)

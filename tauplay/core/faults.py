@@ -12,7 +12,7 @@ from typing import Any
 
 from tauplay.core.domain import DomainError, get_domain
 from tauplay.core.evaluation import align
-from tauplay.core.events import Event, TerminatedData
+from tauplay.core.events import Event, TerminatedData, ToolCallData, ToolResultData, of_kind
 from tauplay.core.tasks import Action
 from tauplay.core.transcript import call_events, tool_calls
 from tauplay.core.vocabulary import EventKind
@@ -41,16 +41,40 @@ def place_faults(faults: Sequence[dict[str, Any]], events: Sequence[Event]) -> l
     return out
 
 
+def domain_suggestions(events: Sequence[Event], domain_name: str) -> list[Suggestion]:
+    """Suggestions of the domain's own labels (`Domain.suggest_faults`: an escape room's Lost State, ...) from
+    what the tools answered, placed on the calls; none for a domain without them or unknown here."""
+    try:
+        domain = get_domain(domain_name)
+    except DomainError:
+        return []
+    if domain.suggest_faults is None:
+        return []
+    results = {r.call_id: r for _, r in of_kind(events, ToolResultData)}
+    calls = [(e, c) for e, c in of_kind(events, ToolCallData)]
+    seen = [(c.name, dict(c.arguments), results[c.call_id].output, results[c.call_id].error)
+            for _, c in calls if c.call_id in results]
+    answered = [e for e, c in calls if c.call_id in results]
+    out = []
+    for s in domain.suggest_faults(seen):
+        event = answered[s.call_index] if 0 <= s.call_index < len(answered) else None
+        out.append(Suggestion(str(s.category), str(s.tool), str(s.detail), event.turn if event else None,
+                              event.seq if event else None))
+    return out
+
+
 def fault_suggestions(events: Sequence[Event], task: dict[str, Any], domain_name: str) -> list[Suggestion] | None:
     """The automatic suggestions for a saved session: those recorded when it ended, else alignment of its calls
-    with the task's gold actions. None when neither is possible (unknown domain or no gold actions)."""
+    with the task's gold actions, and the domain's own from what its tools answered. None when none of these
+    is possible (unknown domain or no gold actions)."""
+    own = domain_suggestions(events, domain_name)
     ended = next((e for e in reversed(events) if e.kind == EventKind.TERMINATED), None)
     if ended is not None:
         recorded = ended.as_(TerminatedData).faults
         if recorded is not None:
-            return place_faults(recorded, events)
+            return place_faults(recorded, events) + own
     faults = alignment_faults(events, task, domain_name)
-    return None if faults is None else place_faults(faults, events)
+    return (None if not own else own) if faults is None else place_faults(faults, events) + own
 
 
 def alignment_faults(events: Sequence[Event], task: dict[str, Any], domain_name: str) -> list[dict[str, Any]] | None:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tauplay.core.domain import domain_fault_categories
 from tauplay.core.emotions import FAMILIES, INTENSITY
 from tauplay.core.events import Event
 from tauplay.core.vocabulary import (
@@ -40,10 +41,12 @@ class FaultLabel:
     seq: int | None = None
     source: str = AnnotationSource.HUMAN
 
-    def problems(self) -> list[str]:
-        """What in this label is outside the vocabulary (empty when it is a valid label)."""
+    def problems(self, domain_categories: Sequence[str] = ()) -> list[str]:
+        """What in this label is outside the vocabulary (empty when it is a valid label). A category is one of
+        the general taxonomy or, for a session of a domain with its own (`Domain.fault_categories`), one of
+        `domain_categories`."""
         out = []
-        for name, value, allowed in (("fault category", self.category, FAULT_CATEGORIES),
+        for name, value, allowed in (("fault category", self.category, (*FAULT_CATEGORIES, *domain_categories)),
                                      ("who_erred", self.who_erred, WHO_ERRED),
                                      ("severity", self.severity, SEVERITIES),
                                      ("annotation source", self.source, ANNOTATION_SOURCES)):
@@ -51,6 +54,19 @@ class FaultLabel:
                 out.append(f"unknown {name} {value!r}; expected one of: {', '.join(allowed)}")
         if not self.annotator:
             out.append("an annotation needs an annotator name")
+        return out
+
+    def problems_in(self, domain: str) -> list[str]:
+        """problems() for a label on a session of `domain`: its own categories are looked up only for a
+        category outside the general taxonomy (loading a domain may cost time)."""
+        if self.category in FAULT_CATEGORIES:
+            return self.problems()
+        extra = domain_fault_categories(domain)
+        out = self.problems(extra)
+        if out and out[0].startswith("unknown fault category"):
+            where = f"domain '{domain}' has its own: {', '.join(extra)}" if extra else \
+                f"domain '{domain}' has no categories of its own"
+            out[0] += f" ({where})"
         return out
 
     @property

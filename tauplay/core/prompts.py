@@ -1,4 +1,5 @@
-"""What a model participant is told: the agent's system prompt and tools, the simulated user's instructions.
+"""What a model participant is told: the agent's system prompt and tools, the simulated user's instructions, a
+narrator's rules (a domain whose other side narrates a scene: escape rooms).
 
 The LLM participants build their prompts here, save them with the session (`session_started.prompts`), and
 `export training` writes the saved ones, so a training example holds exactly what the model saw.
@@ -60,3 +61,23 @@ def user_system_prompt(task: Task, emotion: EmotionCondition | None, device_tool
     elif task.emotion_text:
         parts.append("How you feel and behave:\n" + task.emotion_text)
     return "\n\n".join(parts)
+
+
+NARRATOR_RULES = """You are the narrator of a game the player plays with tools you do not see. You set the scene and
+answer the player in a line or two; you are not a player and you do not play for them.
+
+How to narrate:
+- Your first message sets the scene from the premise below, in your own words, and names what the player needs
+  to begin (the id of the place, exactly as written). Keep it to a few sentences.
+- Reveal nothing the premise does not say: no objects, hidden places, codes, clues, numbers or answers. You do
+  not know what is hidden, so never guess it, hint at it or confirm a guess.
+- When the player speaks to you, answer briefly and in the scene's voice, and remind them that everything they
+  need is found with their tools.
+- Never say the game is over and never write control words such as """ + STOP_TOKEN + """: the game decides when it
+  ends and tells the player itself."""
+
+
+def narrator_system_prompt(premise: str) -> str:
+    """What a model narrating a scene is told: the rules, and the premise (what the player may know at the
+    start; nothing hidden is given to the model, so it cannot give it away)."""
+    return NARRATOR_RULES + "\n\nThe premise:\n" + premise

@@ -86,7 +86,8 @@ def sessions_from_jsonl(text: str, source: str) -> list[SessionBundle]:
         seqs = [e.seq for e in events]
         if len(set(seqs)) != len(seqs):
             raise fail(source, f"{place}, field 'events'", "two events share a seq")
-        labels: list[FaultLabel] = labels_from_json(raw.get("labels"), source, f"{place}, field 'labels'")
+        labels: list[FaultLabel] = labels_from_json(raw.get("labels"), source, f"{place}, field 'labels'",
+                                                     raw["domain"])
         reviews = reviews_from_json(raw.get("reviews"), source, f"{place}, field 'reviews'")
         reward = raw.get("reward")
         if reward is not None and (not isinstance(reward, int | float) or isinstance(reward, bool)):

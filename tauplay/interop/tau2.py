@@ -181,7 +181,8 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
         if trial is not None and (not isinstance(trial, int) or isinstance(trial, bool)):
             raise fail(source, f"{place}, field 'trial'", f"expected a whole number, got {kind_of(trial)}")
         ours = _obj(sim.get("tauplay"))
-        labels: list[FaultLabel] = labels_from_json(ours.get("labels"), source, f"{place}, field 'tauplay'.'labels'")
+        labels: list[FaultLabel] = labels_from_json(ours.get("labels"), source, f"{place}, field 'tauplay'.'labels'",
+                                                      domain)
         reviews = reviews_from_json(ours.get("reviews"), source, f"{place}, field 'tauplay'.'reviews'")
         start = _epoch(sim.get("start_time")) or _epoch(sim.get("timestamp")) or now
         env = env_factory() if env_factory else None

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tauplay.core.domain import domain_fault_categories
 from tauplay.core.environment import Environment
 from tauplay.core.events import ToolCallData, of_kind
 from tauplay.core.faults import imported_termination
@@ -149,8 +150,9 @@ def _task_of(item: dict[str, Any], task_id: Any, source: str, place: str, domain
     return task
 
 
-def labels_from_json(raw: Any, source: str, where: str) -> list[FaultLabel]:
-    """Labels that tauplay wrote into info.tauplay.labels (absent in files from other tools)."""
+def labels_from_json(raw: Any, source: str, where: str, domain: str = "") -> list[FaultLabel]:
+    """Labels that tauplay wrote into info.tauplay.labels (absent in files from other tools). A category is a
+    general one or one of the sessions' domain's own (`Domain.fault_categories`)."""
     if raw is None:
         return []
     if not isinstance(raw, list):
@@ -160,7 +162,10 @@ def labels_from_json(raw: Any, source: str, where: str) -> list[FaultLabel]:
         if not isinstance(lb, dict) or not all(isinstance(lb.get(f), str) for f in
                                                ("category", "who_erred", "severity", "annotator")):
             raise fail(source, f"{where}[{k}]", "expected {category, who_erred, severity, annotator, ...}")
-        for key, allowed in (("category", FAULT_CATEGORIES), ("who_erred", WHO_ERRED), ("severity", SEVERITIES),
+        categories = FAULT_CATEGORIES
+        if domain and lb["category"] not in categories:
+            categories = (*categories, *domain_fault_categories(domain))
+        for key, allowed in (("category", categories), ("who_erred", WHO_ERRED), ("severity", SEVERITIES),
                              ("source", ANNOTATION_SOURCES)):
             if lb.get(key, "human") not in allowed:
                 raise fail(source, f"{where}[{k}].{key}", f"{lb.get(key)!r} is not one of: {', '.join(allowed)}")
@@ -218,7 +223,8 @@ def sessions_from_taubench(data: Any, source: str, domain: str, tasks: TaskSet |
             raise fail(source, f"{place}, field 'info'", f"expected an object, got {kind_of(info)}")
         task = _task_of(item, task_id, source, place, domain, tasks)
         ours = _obj(info.get("tauplay"))
-        labels = labels_from_json(ours.get("labels"), source, f"{place}, field 'info'.'tauplay'.'labels'")
+        labels = labels_from_json(ours.get("labels"), source, f"{place}, field 'info'.'tauplay'.'labels'",
+                                  domain)
         reviews = reviews_from_json(ours.get("reviews"), source, f"{place}, field 'info'.'tauplay'.'reviews'")
         builder = traj_events(item.get("traj"), source, place, env_factory() if env_factory else None)
         task_json = task.to_json()

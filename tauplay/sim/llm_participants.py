@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay.core.prompts import agent_prompt, user_system_prompt
+from tauplay.core.prompts import agent_prompt, narrator_system_prompt, user_system_prompt
 from tauplay.core.transcript import ChatView
+from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN
 from tauplay.llm import LLMConfig, LLMError, complete
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say, UserReply
 
@@ -70,6 +71,9 @@ class LLMUser:
 
     @staticmethod
     def system_prompt(conversation: Conversation) -> str:
+        premise = conversation.domain.narrator_premise
+        if premise is not None:  # a narrator (escape rooms): the premise only, nothing hidden
+            return narrator_system_prompt(premise(conversation.task))
         return user_system_prompt(conversation.task, conversation.emotion, bool(conversation.domain.user_tools))
 
     def prompt(self, conversation: Conversation) -> dict[str, Any]:
@@ -79,6 +83,15 @@ class LLMUser:
         return prompt
 
     async def respond(self, conversation: Conversation) -> UserReply:
+        domain = conversation.domain
+        intent: str | None = None
+        if domain.narrator_premise is not None and domain.scripted_user is not None:
+            # The domain's own narrator decides when the scene is over (the answer is in, time is up): its
+            # line ends the session whatever the model would say. Otherwise the model speaks, and its line
+            # carries the intent the domain's would have had (a nudge counts towards calling time).
+            line, intent = domain.scripted_user(conversation)
+            if intent == "stop":
+                return UserReply(line, intent)
         history = self._view.update(conversation.events)
         if self._system is None:
             self._system = self.system_prompt(conversation)
@@ -94,6 +107,8 @@ class LLMUser:
                     planned.append(PlannedCall(raw.name, {}, raw.id, raw_arguments=raw.arguments, problem=str(e)))
             return UserReply((reply.content or "").strip(), calls=tuple(planned), usage=reply.usage())
         text = (reply.content or "").strip()
+        if domain.narrator_premise is not None:  # only the domain ends a narrated scene
+            text = text.replace(STOP_TOKEN, "").replace(UNSATISFIED_TOKEN, "").strip()
         if not text:
             raise LLMError("malformed", "the user model sent an empty message")
-        return UserReply(text, usage=reply.usage())
+        return UserReply(text, intent, usage=reply.usage())

@@ -165,7 +165,8 @@ class Orchestrator:
 
     async def _greet(self) -> None:
         self._steps += 1
-        await self.emit(Role.AGENT, MessageData(content=GREETING, intent="greeting"))
+        greeting = self.conversation.domain.agent_greeting or GREETING  # a player in a room is no service desk
+        await self.emit(Role.AGENT, MessageData(content=greeting, intent="greeting"))
 
     async def _where_we_are(self) -> tuple[str | None, str]:
         """(ending reason if the stored events already imply one, whose move it is)."""

@@ -60,7 +60,8 @@ def _count(cond: Any) -> Any:
 
 
 def _event_counts() -> Any:
-    """Per session: user and agent messages, tool calls, follow-ups (agent messages after the greeting that ask
+    """Per session: user and agent messages, tool calls and the failed ones, seconds from the first event to
+    the last, follow-ups (agent messages after the greeting that ask
     the user something) and whether the ending was checked for policy violations and found any."""
     kind, role = col(EventRow.kind), col(EventRow.role)
     message = kind == str(EventKind.MESSAGE)
@@ -71,6 +72,11 @@ def _event_counts() -> Any:
                    _count(and_(message, role == str(Role.USER))).label("user_turns"),
                    _count(agent_message).label("agent_turns"),
                    _count(kind == str(EventKind.TOOL_CALL)).label("tool_calls"),
+                   # the JSON is read only on tool results (a nested CASE: SQLite would read it on every event)
+                   func.sum(case((kind == str(EventKind.TOOL_RESULT),
+                                  case((col(EventRow.data)["error"].as_boolean(), 1), else_=0)), else_=0))
+                   .label("tool_errors"),
+                   (func.max(col(EventRow.at)) - func.min(col(EventRow.at))).label("seconds"),
                    _count(and_(agent_message, col(EventRow.turn) > 0,
                                col(EventRow.data)["content"].as_string().like("%?%"))).label("follow_ups"),
                    func.max(case((and_(ended, violations.is_not(None)), 1), else_=0)).label("checked"),
@@ -98,7 +104,7 @@ def _rows(conn: Connection, query: Any) -> list[dict[str, Any]]:
 
 def task_groups(conn: Connection, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
     """One row per (dimensions, domain, task): trials, successes, reward counts, errors, reward sum, event
-    counts, gold actions, violation checks, and failures judged by a person / blamed on the user."""
+    counts (tool errors and seconds among them), gold actions, violation checks, and failures judged by a person / blamed on the user."""
     dim_cols = dimension_columns(dims)
     ev = _event_counts()
     error, success = _error(), _success()
@@ -119,6 +125,8 @@ def task_groups(conn: Connection, dims: Sequence[str], f: SessionFilter) -> list
                     func.sum(func.coalesce(ev.c.user_turns, 0)).label("user_turns"),
                     func.sum(func.coalesce(ev.c.agent_turns, 0)).label("agent_turns"),
                     func.sum(func.coalesce(ev.c.tool_calls, 0)).label("tool_calls"),
+                    func.sum(func.coalesce(ev.c.tool_errors, 0)).label("tool_errors"),
+                    func.sum(func.coalesce(ev.c.seconds, 0.0)).label("seconds"),
                     func.sum(func.coalesce(ev.c.follow_ups, 0)).label("follow_ups"),
                     func.sum(_gold_actions(conn.dialect.name)).label("gold_actions"),
                     func.sum(func.coalesce(ev.c.checked, 0)).label("checked"),

@@ -166,6 +166,13 @@ class SessionStore:
     def _unknown_session(self, session_id: str) -> StoreError:
         return StoreError(f"{self.name}: no session {session_id!r}")
 
+    def _domain_of(self, session_id: str) -> str:
+        with self._read() as session:
+            row = session.get(SessionRow, session_id)
+            if row is None:
+                raise self._unknown_session(session_id)
+            return row.domain
+
     def _require_session(self, session: Session, session_id: str) -> None:
         if session.get(SessionRow, session_id) is None:
             raise self._unknown_session(session_id)
@@ -383,7 +390,7 @@ class SessionStore:
                 rows.append(EventRow(session_id=s.id, seq=e.seq, kind=str(e.kind), role=str(e.role), turn=e.turn,
                                      at=e.at, data=clean_event_data(e.kind, e.data)))
             for lb in s.labels:
-                if problems := lb.problems():
+                if problems := lb.problems_in(s.domain):
                     raise StoreError(f"session {s.id!r}: {problems[0]}")
                 rows.append(AnnotationRow(session_id=s.id, turn=lb.turn, seq=lb.seq, category=str(lb.category),
                                           who_erred=str(lb.who_erred), severity=str(lb.severity),
@@ -500,8 +507,10 @@ class SessionStore:
 
     def add_label(self, session_id: str, label: FaultLabel) -> int:
         """Save one label on a session. Returns the annotation id."""
-        if problems := label.problems():
-            raise StoreError(problems[0])
+        if problems := label.problems():  # the general vocabulary first; the session's domain may add categories
+            problems = label.problems_in(self._domain_of(session_id))
+            if problems:
+                raise StoreError(problems[0])
         row = AnnotationRow(session_id=session_id, turn=label.turn, seq=label.seq, category=str(label.category),
                             who_erred=str(label.who_erred), severity=str(label.severity),
                             note=mask_string(label.note), annotator=label.annotator, source=str(label.source),

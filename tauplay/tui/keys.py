@@ -103,6 +103,9 @@ KEYS: tuple[Key, ...] = (
     Key("review.back", "escape", "back", "Back to the list", "review-session", priority=False),
     *(Key(f"review.category.{i}", str(i), f"category({i})", f"Category: {c}", "review-session", show=False,
           priority=False) for i, c in enumerate(FAULT_CATEGORIES, start=1)),
+    Key("review.domain_category", "d", "domain_category", "Domain's category", "review-session", show=False,
+        priority=False, detail="a fault category of the session's domain's own (escape rooms: Lost State, Ignored "
+        "Clue, Dropped Intermediate Result, Wrong Final Answer), one after the other"),
     Key("review.perceive", "e", "perceive", "Perceived emotion", "review-session", priority=False,
         detail="mark the emotion you perceive in each user turn (the session's condition stays hidden)"),
     # perceived emotion (emotion fidelity), from a reviewed session

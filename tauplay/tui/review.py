@@ -22,6 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
+from tauplay.core.domain import domain_fault_categories
 from tauplay.core.events import (
     InjectionData,
     MessageData,
@@ -77,10 +78,12 @@ def parse_filters(text: str) -> dict[str, Any]:
             except ValueError:
                 raise FilterError(f"reward must be a number, got '{value}'") from None
         elif key == "label" and value not in FAULT_CATEGORIES:
-            matches = [c for c in FAULT_CATEGORIES if c.lower().replace(" ", "") == value.lower().replace("_", "")]
-            if not matches:
-                raise FilterError(f"unknown label '{value}' (labels: {', '.join(FAULT_CATEGORIES)})")
-            out[key] = matches[0]
+            from tauplay.analysis.words import FilterWordError, fault_category
+
+            try:  # a general category or a domain's own (escape rooms' LostState, ...)
+                out[key] = fault_category(value)
+            except FilterWordError as e:
+                raise FilterError(str(e)) from None
         else:
             out[key] = value
     return out
@@ -335,6 +338,8 @@ class SessionReviewScreen(Screen[None]):
         self.others_propagation: list[tuple[str, str]] = []
         self.judge_answers: list[Any] = []
         self.expanded = False  # tool results in full
+        # The session's domain's own fault categories (escape rooms: Lost State, ...), beside the general ones.
+        self.domain_categories: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Static(self.status_text(), id="s-status")
@@ -385,6 +390,7 @@ class SessionReviewScreen(Screen[None]):
             self.app.call_from_thread(self.app.report, str(e))  # type: ignore[attr-defined]
             return
         suggestions = fault_suggestions(evts, self.record.task, self.record.domain) or []
+        self.domain_categories = domain_fault_categories(self.record.domain)  # loads the domain: off the loop
         self.app.call_from_thread(self._loaded, evts, notes, suggestions, reviewers, answers)
 
     def _loaded(self, evts: list[Any], notes: list[Any], suggestions: list[Any], reviewers: list[str],
@@ -452,6 +458,9 @@ class SessionReviewScreen(Screen[None]):
                 detail.append(visible(row.note))
         detail.append("\nc confirm · 1-6 category · w who · v severity · [ ] turn · s whole session · x delete"
                       " · n reviewed, no fault", style="dim")
+        if self.domain_categories:
+            detail.append(visible(f"\nd {self.record.domain}'s own: {' / '.join(self.domain_categories)}"),
+                          style="dim")
         if self.injected:
             detail.append("\n")
             detail.append_text(self.propagation_text())
@@ -530,6 +539,16 @@ class SessionReviewScreen(Screen[None]):
     def action_category(self, number: int) -> None:
         if (row := self._editable()) is not None:
             self._change(row, category=FAULT_CATEGORIES[number - 1])
+
+    def action_domain_category(self) -> None:
+        """The next of the domain's own categories (from a general one: the first)."""
+        if not self.domain_categories:
+            self.app.notify(f"domain {self.record.domain} has no fault categories of its own", markup=False)
+            return
+        if (row := self._editable()) is not None:
+            own = self.domain_categories
+            at = own.index(row.category) + 1 if row.category in own else 0
+            self._change(row, category=own[at % len(own)])
 
     def action_cycle(self, what: str) -> None:
         if (row := self._editable()) is None:

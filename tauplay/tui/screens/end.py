@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Input, Select, Static, TabbedContent, TabPane
 
 from tauplay.core.events import Event, MessageData, ToolCallData, ToolResultData, of_kind
-from tauplay.core.faults import place_faults
+from tauplay.core.faults import domain_suggestions, place_faults
 from tauplay.core.labels import FaultLabel
 from tauplay.core.text import visible, visible_any
 from tauplay.core.vocabulary import (
@@ -125,7 +125,8 @@ class EndScreen(Screen[None]):
         annotator = self.prepared.config.annotator
         return [Label(s.category, WhoErred.AGENT, Severity.MAJOR, annotator,
                       f"{s.tool}: {s.detail}", s.turn, s.seq, AnnotationSource.AUTO)
-                for s in place_faults(self.outcome.faults, self.events)]
+                for s in place_faults(self.outcome.faults, self.events)
+                + domain_suggestions(self.events, self.prepared.domain.name)]  # the domain's own labels too
 
     # -- layout -----------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -147,8 +148,8 @@ class EndScreen(Screen[None]):
                     with Vertical(id="label-form"):
                         yield Select(turn_options(self.events), value=WHOLE_SESSION, allow_blank=False, id="label-turn",
                                      compact=True)
-                        yield Select([(c, c) for c in FAULT_CATEGORIES], prompt="fault category", id="label-category",
-                                     compact=True)
+                        yield Select([(c, c) for c in (*FAULT_CATEGORIES, *p.domain.fault_categories)],  # its own too
+                                     prompt="fault category", id="label-category", compact=True)
                         with Horizontal(classes="row"):
                             yield Select([(w, w) for w in WHO_ERRED], value="agent", allow_blank=False,
                                          id="label-who", compact=True)

@@ -35,16 +35,14 @@ def check_line(line: str, domain: Domain, user_side: bool = False) -> tuple[str,
     return call.name, call.arguments, validate(call.arguments, spec.parameters)
 
 
-def call_hint(domain: Domain, user_side: bool = False) -> str:
-    """An example call made of the domain's own first tool (and its required arguments), for the placeholder."""
-    tools = domain.user_tools if user_side else domain.tools
-    spec = next((t for t in tools if not t.utility), tools[0] if tools else None)
-    if spec is None:
-        return "name(arg=value) or JSON"
-    args = ", ".join(f'{name}="..."' if spec.parameters.get("properties", {}).get(name, {}).get("type") == "string"
-                     else f"{name}=..." for name in spec.required)
-    return f"{spec.name}({args})" + (" on your device" if user_side else " or JSON")
 
+def example_call(domain: Domain) -> str:
+    """A call of this domain's own for the box's placeholder: τ-bench's user lookup where there is one, else the
+    domain's first tool (not a utility) that takes an argument (an escape room: enter_room)."""
+    if "get_user_details" in domain.tool_map:
+        return 'get_user_details(user_id="...")'
+    spec = next((t for t in domain.tools if t.required and not t.utility), None)
+    return f'{spec.name}({spec.required[0]}="...")' if spec is not None else "tool_name(argument=...)"
 
 class CallLine(Vertical):
     DEFAULT_CSS = """
@@ -71,8 +69,9 @@ class CallLine(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal():
             yield Static("call ›", classes="prompt")
-            yield Input(placeholder=f"{call_hint(self.domain, self.user_side)}; Enter runs", id="call-input",
-                        select_on_focus=False, compact=True)
+            example = (f"{self.domain.user_tools[0].name}() on your device"
+                       if self.user_side and self.domain.user_tools else f"{example_call(self.domain)} or JSON")
+            yield Input(placeholder=f"{example}; Enter runs", id="call-input", select_on_focus=False, compact=True)
         yield Static("", classes="error", markup=False)
 
     @property
