@@ -48,6 +48,7 @@ from tauplay.core.vocabulary import (
 from tauplay.tui.keys import bindings
 from tauplay.tui.widgets.transcript import WrappingLog, injection_line
 from tauplay.tui.widgets.validate_parts import EditScreen, change_lines
+from tauplay.tui.widgets.violations import violation_lines
 
 MAX_OUTPUT = 400
 
@@ -304,6 +305,8 @@ def transcript_lines(events_: list[Any], max_output: int | None = MAX_OUTPUT) ->
         elif isinstance(payload, TerminatedData):
             lines.append(tag + Text(f"— ended: {visible_any(payload.reason)} · reward {payload.reward.get('reward')} —",
                                     style="bold"))
+            if payload.violations is not None:
+                lines.extend(violation_lines(payload.violations, indent="          "))
     return lines
 
 

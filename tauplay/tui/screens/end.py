@@ -37,6 +37,7 @@ from tauplay.tui.session import Prepared
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.transcript import Transcript
+from tauplay.tui.widgets.violations import saved_violations, violation_lines
 
 if TYPE_CHECKING:
     from tauplay.tui.runner import SessionRunner
@@ -51,7 +52,7 @@ class Label(FaultLabel):
     saved: bool = False
 
 
-def reward_view(outcome: Outcome, distance: int | None) -> Group:
+def reward_view(outcome: Outcome, distance: int | None, violations: list[dict[str, Any]] | None = None) -> Group:
     r = outcome.reward
     title = Text("Reward ", style="bold")
     title.append(f"{r.reward:g}", style="bold green" if r.reward == 1 else "bold red")
@@ -83,6 +84,7 @@ def reward_view(outcome: Outcome, distance: int | None) -> Group:
     else:
         dist.append(f"{distance} record(s)", style="green" if distance == 0 else "red")
     lines.append(dist)
+    lines.extend(violation_lines(violations))
     if outcome.error:
         lines.append(Text(f"  error: {visible_any(outcome.error)}", style="red"))
     return Group(*lines)
@@ -138,7 +140,7 @@ class EndScreen(Screen[None]):
         with Horizontal(id="main"):
             with Vertical(id="end-col"):
                 with VerticalScroll(id="end-left"):
-                    yield Static(reward_view(self.outcome, None), id="reward")
+                    yield Static(reward_view(self.outcome, None, saved_violations(self.events)), id="reward")
                     yield Static(Text("Labels (suggestions from aligning the calls with gold are pre-filled; "
                                       "Delete removes the selected one)", style="bold"), classes="section")
                     table: DataTable[Any] = DataTable(id="labels", cursor_type="row", zebra_stripes=True)
@@ -306,7 +308,8 @@ class EndScreen(Screen[None]):
         from tauplay.core.gold_distance import distance_to_gold
 
         self.distance = distance_to_gold(self.env, self.prepared.task).count
-        self.query_one("#reward", Static).update(reward_view(self.outcome, self.distance))
+        self.query_one("#reward", Static).update(reward_view(self.outcome, self.distance,
+                                                             saved_violations(self.events)))
         self.query_one("#diff", DiffPanel).reveal(self.distance)
 
     def action_toggle_gold(self) -> None:
