@@ -52,6 +52,16 @@ class PlayConfig:
         return replace(self, **changes)
 
 
+def resume_config(base: PlayConfig, record: Any) -> PlayConfig:
+    """The choices that continue a saved, unfinished session (the home screen's resume, a fork played on): its
+    own role, domain, task and emotion as saved, the other side as it was."""
+    other = {"agent_model": record.agent.get("model"), "agent_api_base": record.agent.get("api_base")} \
+        if record.role == "user" else {"user_model": record.user.get("model"), "user_api_base": record.user.get("api_base")}
+    return base.with_(role=record.role, domain=record.domain, task_id=record.task_id, resume=record.id, tasks=None,
+                      emotion=None, seed=record.seed, data_dir=record.data_source or None, saved_task=record.task,
+                      saved_emotion=record.emotion, **other)
+
+
 def _whoami() -> str:
     try:
         return getpass.getuser()

@@ -208,12 +208,9 @@ class HomeScreen(Screen[None]):
         if not self.sessions or table.cursor_row is None or table.cursor_row >= len(self.sessions):
             self.app.report("no unfinished session selected", severity="warning")  # type: ignore[attr-defined]
             return
-        s = self.sessions[table.cursor_row]
-        other = {"agent_model": s.agent.get("model"), "agent_api_base": s.agent.get("api_base")} \
-            if s.role == "user" else {"user_model": s.user.get("model"), "user_api_base": s.user.get("api_base")}
-        config = self.config.with_(role=s.role, domain=s.domain, task_id=s.task_id, resume=s.id, tasks=None,
-                                   emotion=None, seed=s.seed, data_dir=s.data_source or None, saved_task=s.task, saved_emotion=s.emotion, **other)
-        self.app.start_play(config)  # type: ignore[attr-defined]
+        from tauplay.tui.session import resume_config
+
+        self.app.start_play(resume_config(self.config, self.sessions[table.cursor_row]))  # type: ignore[attr-defined]
 
     @on(DataTable.RowSelected, "#sessions")
     def _row_selected(self) -> None:

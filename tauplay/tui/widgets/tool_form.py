@@ -281,6 +281,15 @@ class ToolForm(Vertical):
             self.name = name
             self.arguments = arguments
 
+    class Invalid(Message):
+        """Run was asked with errors in the form: the screen may record the attempt."""
+
+        def __init__(self, form: ToolForm, name: str, problems: list[str]) -> None:
+            super().__init__()
+            self.form = form
+            self.name = name
+            self.problems = problems
+
     def __init__(self, spec: ToolSpec, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.spec = spec
@@ -331,6 +340,8 @@ class ToolForm(Vertical):
     def submit(self) -> bool:
         args, errors = self.collect()
         if errors:
+            self.post_message(self.Invalid(self, self.spec.name,
+                                           [m for messages in errors.values() for m in messages]))
             return False
         self.post_message(self.Run(self, self.spec.name, args))
         return True
