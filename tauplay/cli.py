@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "solutions": ("solutions", "every valid solution of each task, and its distractors"),
     "validate": ("validate", "review a queue of tasks: approve, reject or send back for edits"),
     "review": ("review", "browse saved sessions and label failures"),
+    "queue": ("queue", "an annotators' work queue: items, overlap share, progress per annotator"),
     "agreement": ("agreement", "inter-annotator agreement (Cohen's and Fleiss' kappa); --against judges"),
     "stats": ("stats", "the paper's tables from the store: rewards, pass^k, violations, faults, fidelity"),
     "plot": ("plot", "the paper's figures from the store as PNG, SVG or PDF (needs tauplay[plot])"),

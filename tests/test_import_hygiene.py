@@ -48,3 +48,10 @@ def test_layers_below_the_tui_never_import_textual_and_import_litellm_lazily(pac
     mods = imported_after(every_module(package) + "import tauplay.llm\n")
     assert "textual" not in roots(mods)
     assert "litellm" not in roots(mods)
+    assert "ray" not in roots(mods)  # only a batch run with --executor ray imports it
+
+
+def test_ray_is_imported_only_by_a_ray_batch() -> None:
+    mods = imported_after(every_module("tauplay.commands") + "import tauplay.sim.ray_batch, tauplay.cli\n"
+                          "from tauplay.cli import _parser_for\n_parser_for('run')\n")
+    assert "ray" not in roots(mods)

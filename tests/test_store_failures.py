@@ -201,3 +201,15 @@ def test_a_database_with_a_damaged_page_is_refused_before_any_write(tmp_path: Pa
     (line,) = done.stderr.splitlines()
     assert "damaged" in line and "refusing to write" in line
     assert db.read_bytes() == before
+
+
+def test_a_store_error_keeps_whether_the_store_is_unusable_across_processes() -> None:
+    import pickle
+
+    from tauplay.store import StoreError
+
+    # A Ray batch's relay sends the driver's store errors to the workers: a full disk must still stop the batch.
+    for unusable in (True, False):
+        again = pickle.loads(pickle.dumps(StoreError("s.db: the disk is full", unusable=unusable)))
+        assert isinstance(again, StoreError) and str(again) == "s.db: the disk is full"
+        assert again.unusable is unusable

@@ -9,6 +9,7 @@ import argparse
 import getpass
 
 from tauplay.commands.common import UsageError, require_terminal
+from tauplay.commands.queue import add_queue_arguments, queue_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reviewed-by", metavar="NAME", help="only sessions this annotator marked reviewed")
     parser.add_argument("--unreviewed", action="store_true",
                         help="only sessions you have not marked reviewed yet (saving a label there marks it)")
+    add_queue_arguments(parser)
 
 
 def _whoami() -> str:
@@ -44,6 +46,7 @@ def _whoami() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    queue = queue_settings(args)
     from tauplay.tui.review import FilterError, filter_text, parse_filters
     from tauplay.tui.review_app import ReviewApp
 
@@ -58,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.store import SessionStore, StoreError
 
     app = ReviewApp(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db,
-                    show_condition=args.show_condition, show_judges=args.show_judges)
+                    show_condition=args.show_condition, show_judges=args.show_judges, queue=queue)
     require_terminal()
     try:  # nothing to review in a database that is not there: refuse a mistyped path instead of creating it
         SessionStore(args.db, must_exist=True).close()

@@ -61,6 +61,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--interceptor", action="store_true",
                         help="check every call before it runs: refuse arguments that fail the schema, name no record "
                              "or have not come up in the session, with an error the agent can act on")
+    parser.add_argument("--executor", choices=("local", "ray"), default="local",
+                        help="local: sessions as tasks of this process (default); ray: each (task, trial) as a Ray "
+                             "task (pip install -e '.[ray]'), on a local Ray instance or --ray-address")
+    parser.add_argument("--ray-address", metavar="ADDR",
+                        help="an existing Ray cluster (e.g. ray://head:10001 or auto) instead of a local instance")
     parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
     parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
 
@@ -87,6 +92,8 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise UsageError(f"--llm-timeout must be positive, got {args.llm_timeout:g}")
     if (args.inject_at is not None or args.inject_rate is not None) and not args.inject:
         raise UsageError("--inject-at / --inject-rate need --inject KIND")
+    if args.ray_address and args.executor != "ray":
+        raise UsageError("--ray-address only applies to --executor ray")
 
 
 def _injection(args: argparse.Namespace) -> Any:
@@ -160,6 +167,7 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from tauplay.commands.executors import ray_executor
     from tauplay.sim.batch import BatchStopped, Job, batch_plan, run_batch, summarize
     from tauplay.sim.kinds import make_agent, make_user
     from tauplay.sim.orchestrator import Limits
@@ -173,10 +181,15 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     batch_id = uuid.uuid4().hex[:12]
     limits = Limits(args.max_steps, args.max_errors)
     writer = LogWriter(store)  # the batch's owner: it renews the heartbeat of the batch and its sessions
+    plan = batch_plan(jobs, trials=args.trials, agent=agent_desc, user=user_desc, limits=limits,
+                      concurrency=args.concurrency)
+    try:  # before the plan: without Ray (or its cluster) nothing is saved
+        executor = ray_executor(args, store, writer, jobs, plan, batch_id) if args.executor == "ray" else None
+    except UsageError:
+        writer.close()
+        raise
     try:  # the plan first: a batch killed at any moment can be finished by `tauplay resume --batch`
-        store.create_batch(batch_id, domain=domain.name, owner=writer.owner,
-                           plan=batch_plan(jobs, trials=args.trials, agent=agent_desc, user=user_desc, limits=limits,
-                                           concurrency=args.concurrency))
+        store.create_batch(batch_id, domain=domain.name, owner=writer.owner, plan=plan)
     except StoreError as e:
         writer.close()
         raise UsageError(str(e)) from None
@@ -198,7 +211,7 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
             progress.update(bar, advance=1, tally=tally())
 
         try:
-            results = asyncio.run(run_batch(
+            results = asyncio.run(executor(done) if executor is not None else run_batch(
                 writer, jobs, agent=lambda: make_agent(agent_desc), user=lambda: make_user(user_desc),
                 concurrency=args.concurrency, limits=limits, batch_id=batch_id, on_done=done, judge=_judge(args)))
         except BatchStopped as stopped:

@@ -7,6 +7,7 @@ import argparse
 import getpass
 
 from tauplay.commands.common import UsageError, require_terminal
+from tauplay.commands.queue import add_queue_arguments, queue_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,6 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="URL", help="session database for the verdicts "
                                                     "(default: $TAUPLAY_DB or sessions/tauplay.db)")
     parser.add_argument("--annotator", help="your name, saved with every verdict (default: your login)")
+    add_queue_arguments(parser)
 
 
 def _whoami() -> str:
@@ -29,6 +31,7 @@ def _whoami() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    queue = queue_settings(args)
     from tauplay.core.domain import DomainError, get_domain
     from tauplay.core.tasks import TaskFileError, load_tasks
 
@@ -47,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.tui.validate import ValidateApp
 
     app = ValidateApp({"domain": domain, "database": database, "task_set": task_set, "db_url": args.db,
-                       "annotator": args.annotator or _whoami(), "data_dir": args.data})
+                       "annotator": args.annotator or _whoami(), "data_dir": args.data,
+                       **({"queue": queue} if queue is not None else {})})
     require_terminal()
     app.run()
     return 0

@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -37,6 +38,11 @@ _NUMBER = re.compile(r"(?<![\w.,$-])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w-]
 _EVIDENCE_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?")
 _MONEY_KEY = re.compile(r"price|amount|total|rate|fee|balance|refund|cost|credit|rooms|extras|protection|paid",
                         re.IGNORECASE)
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3})")
+_WORD = re.compile(r"[\w-]+")
+_MAYBE_ISO = re.compile(r"\d-\d")  # what _ISO and _TIME need at the least: a cheap search before the real one
+_MAYBE_TIME = re.compile(r"\d:\d")
+_MONTH_STEMS = tuple(m[:3] for m in MONTHS)
 SMALL = 10  # bare whole numbers up to this are counts the agent may say freely ("2 travellers"): not checked
 
 
@@ -77,51 +83,69 @@ class StatementReport:
         return {"checked": len(self.statements), "unsupported": [s.to_json() for s in self.unsupported]}
 
 
-@dataclass
 class Evidence:
-    """What the agent could know, indexed for look-ups."""
+    """What the agent could know, indexed for look-ups. Each kind of fact is gathered from the texts only when a
+    statement asks for it (most sessions state no time, many no date), and each text's facts of a kind are
+    found once per process (`_facts`): indexing every tool output and the policy was most of a session's
+    evaluation, the largest per-turn cost left in a batch."""
 
-    numbers: set[int] = field(default_factory=set)  # every number, in cents
-    amounts: set[int] = field(default_factory=set)  # numbers under money-like keys of write outputs, in cents
-    tokens: set[str] = field(default_factory=set)  # lower-case words and ids
-    dates: set[str] = field(default_factory=set)  # YYYY-MM-DD
-    times: set[str] = field(default_factory=set)  # HH:MM
+    def __init__(self) -> None:
+        self._texts: list[str] = []
+        self._written: list[str] = []  # outputs of writes: their amounts may be added up
+        self._found: dict[str, set[Any]] = {}
 
     def add_text(self, text: str, written: bool = False) -> None:
-        """Index one text; `written`: the output of a write (its amounts may be added up)."""
-        flat = re.sub(r"(?<=\d),(?=\d{3})", "", text)
-        self.numbers.update(round(float(m) * 100) for m in _EVIDENCE_NUMBER.findall(flat))
-        self.tokens.update(t.lower() for t in re.findall(r"[\w-]+", text))
-        for y, mo, d in _ISO.findall(text):
-            self.dates.add(f"{y}-{mo}-{d}")
-        for h, mi in _TIME.findall(text):
-            self.times.add(f"{int(h):02d}:{mi}")
-        for m in _MONTH_DAY.finditer(text):
-            iso = _month_day(m)
-            if iso:
-                self.dates.add(iso)
-        if not written:
-            return
-        try:
-            self._walk(json.loads(text), False)
-        except (json.JSONDecodeError, ValueError):
-            pass
+        """Take one text into account; `written`: the output of a write."""
+        self._texts.append(text)
+        if written:
+            self._written.append(text)
+        self._found.clear()
 
-    def _walk(self, value: Any, money: bool) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                self._walk(v, money or bool(_MONEY_KEY.search(str(k))))
-        elif isinstance(value, list):
-            for v in value:
-                self._walk(v, money)
-        elif isinstance(value, int | float) and not isinstance(value, bool) and money:
-            self.amounts.add(round(float(value) * 100))
+    def _kind(self, kind: str) -> set[Any]:
+        found = self._found.get(kind)
+        if found is None:
+            texts = self._written if kind == "amounts" else self._texts
+            found = set().union(*(_facts(kind, t) if len(t) <= _CACHED_TEXT else _find(kind, t) for t in texts))
+            self._found[kind] = found
+        return found
+
+    @property
+    def numbers(self) -> set[int]:  # every number, in cents
+        return self._kind("numbers")
+
+    @property
+    def amounts(self) -> set[int]:  # numbers under money-like keys of write outputs, in cents
+        return self._kind("amounts")
+
+    @property
+    def tokens(self) -> set[str]:  # lower-case words and ids
+        return self._kind("tokens")
+
+    @property
+    def dates(self) -> set[str]:  # YYYY-MM-DD, or --MM-DD for a month and day
+        return self._kind("dates")
+
+    @property
+    def times(self) -> set[str]:  # HH:MM
+        return self._kind("times")
 
     def supports_amount(self, cents: int) -> bool:
         if cents in self.numbers:
             return True
         amounts = sorted(self.amounts)
         return any(cents - a in self.amounts for a in amounts if a <= cents)
+
+
+def _money_amounts(value: Any, money: bool, into: set[int]) -> set[int]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _money_amounts(v, money or bool(_MONEY_KEY.search(str(k))), into)
+    elif isinstance(value, list):
+        for v in value:
+            _money_amounts(v, money, into)
+    elif isinstance(value, int | float) and not isinstance(value, bool) and money:
+        into.add(round(float(value) * 100))
+    return into
 
 
 def _month_day(m: re.Match[str]) -> str | None:
@@ -143,6 +167,43 @@ def evidence_of(texts: Iterable[str], written: Iterable[str] = ()) -> Evidence:
     for text in written:
         evidence.add_text(text, written=True)
     return evidence
+
+
+_CACHED_TEXT = 64 * 1024  # longer texts are searched each time: the cache holds its texts (2048 x 64 KiB at most)
+
+
+@lru_cache(maxsize=2048)
+def _facts(kind: str, text: str) -> frozenset[Any]:
+    """One text's facts of one kind, found once per process: the policy, and the tool outputs every trial of a
+    task (and often other tasks) sees again."""
+    return _find(kind, text)
+
+
+def _find(kind: str, text: str) -> frozenset[Any]:
+    """One text's facts of one kind; cheap tests first skip the patterns a text cannot match."""
+    if kind == "numbers":
+        flat = _THOUSANDS.sub("", text) if "," in text else text
+        return frozenset(round(float(m) * 100) for m in set(_EVIDENCE_NUMBER.findall(flat)))
+    if kind == "tokens":
+        return frozenset(_WORD.findall(text.lower()))  # lower-casing first gives the same words, in one call
+    if kind == "times":
+        if not _MAYBE_TIME.search(text):
+            return frozenset()
+        return frozenset(f"{int(h):02d}:{mi}" for h, mi in _TIME.findall(text))
+    if kind == "amounts":
+        try:
+            return frozenset(_money_amounts(json.loads(text), False, set()))
+        except (json.JSONDecodeError, ValueError):
+            return frozenset()
+    dates: set[str] = set()
+    if _MAYBE_ISO.search(text):
+        dates.update(f"{y}-{mo}-{d}" for y, mo, d in _ISO.findall(text))
+    if any(m in text.lower() for m in _MONTH_STEMS):
+        for m in _MONTH_DAY.finditer(text):
+            iso = _month_day(m)
+            if iso:
+                dates.add(iso)
+    return frozenset(dates)
 
 
 def statements_in(text: str, message: int, evidence: Evidence) -> list[Statement]:

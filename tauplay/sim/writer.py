@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -62,7 +63,7 @@ class LogWriter:
     failure is reported to the session it belongs to and no other.
 
     The writer is the owner of the sessions it starts or takes over (`owner`, tauplay.core.lease): while it
-    is open it renews their heartbeat every `heartbeat` seconds, on its own thread, so that `tauplay resume`
+    is open it renews their heartbeat every `heartbeat` seconds, between its commits, so that `tauplay resume`
     leaves them alone. `owner` None (or leases off) records no owner and renews nothing."""
 
     def __init__(self, log: SessionLog, *, owner: str | None | bool = True) -> None:
@@ -76,24 +77,22 @@ class LogWriter:
         if self.owner is not None:
             hold(self.owner)
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        # The heartbeat is the writer thread's own (a renewal whenever `interval` has passed, between commits):
+        # no second thread to start and join for every writer.
+        self._beat_every: float | None = None
+        if self.owner is not None and self.lease > 0 and hasattr(log, "renew"):
+            self._beat_every = heartbeat_interval(self.lease)
         self._thread = threading.Thread(target=self._serve, name="tauplay-log-writer", daemon=True)
         self._closed = False
-        self._stop_beat = threading.Event()
         self._thread.start()
-        self._beat: threading.Thread | None = None
-        if self.owner is not None and self.lease > 0 and hasattr(log, "renew"):
-            interval = heartbeat_interval(self.lease)
-            self._beat = threading.Thread(target=self._heartbeat, args=(self.owner, interval),
-                                          name="tauplay-heartbeat", daemon=True)
-            self._beat.start()
 
-    def _heartbeat(self, owner: str, interval: float) -> None:
-        """Every `interval`, one renewal in the writer's queue (the writer thread runs it between commits)."""
-        while not self._stop_beat.wait(interval):
-            try:
-                self._put(_Job(None, None, work=lambda: self.log.renew(owner)))
-            except RuntimeError:  # closed meanwhile
-                return
+    def _renew(self) -> None:
+        """Renew the owner's heartbeat; a failure lets the lease lapse (nobody waits for it)."""
+        try:
+            if self.owner is not None:
+                self.log.renew(self.owner)
+        except Exception:  # noqa: BLE001 - a lapsed lease is the honest outcome of a store that fails
+            pass
 
     # -- what sessions call --------------------------------------------------------------------------
 
@@ -115,7 +114,6 @@ class LogWriter:
         """Finish what was asked, then stop the thread."""
         from tauplay.core.lease import release
 
-        self._stop_beat.set()
         if not self._closed:
             self._closed = True
             self._queue.put(_STOP)
@@ -131,11 +129,16 @@ class LogWriter:
     # -- the thread --------------------------------------------------------------------------------------
 
     def _serve(self) -> None:
+        every = self._beat_every
+        beat_at = None if every is None else time.monotonic() + every
         while True:
-            first = self._queue.get()
+            try:
+                first = self._queue.get(timeout=None if beat_at is None else max(0.0, beat_at - time.monotonic()))
+            except queue.Empty:
+                first = None
             if first is _STOP:
                 return
-            jobs = [first]
+            jobs = [] if first is None else [first]
             stop = False
             while True:  # everything already waiting goes in this round
                 try:
@@ -146,7 +149,11 @@ class LogWriter:
                     stop = True
                     break
                 jobs.append(more)
-            self._run(jobs)
+            if jobs:
+                self._run(jobs)
+            if beat_at is not None and every is not None and time.monotonic() >= beat_at:
+                self._renew()
+                beat_at = time.monotonic() + every
             if stop:
                 return
 

@@ -16,3 +16,7 @@ class StoreError(Exception):
     def __init__(self, message: str, *, unusable: bool = False) -> None:
         super().__init__(message)
         self.unusable = unusable
+
+    def __reduce__(self) -> tuple[type[StoreError], tuple[str], dict[str, bool]]:
+        # Sent between processes (a Ray batch's relay) with its `unusable` kept.
+        return (StoreError, (str(self),), {"unusable": self.unusable})

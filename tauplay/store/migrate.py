@@ -11,11 +11,13 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     Column,
     Connection,
     Engine,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -157,8 +159,34 @@ def _v5_to_v6(conn: Connection) -> None:
     repair_ended(conn)
 
 
+def _v7_queue_seats() -> Table:
+    """queue_seats as schema v7 first made it (spelled out, like _v3_session_reviews)."""
+    return Table(
+        "queue_seats", MetaData(),
+        Column("id", Integer, primary_key=True),
+        Column("queue", String, nullable=False),
+        Column("kind", String, nullable=False),
+        Column("item", String, nullable=False),
+        Column("seat", Integer, nullable=False),
+        Column("position", Integer, nullable=False),
+        Column("overlap", Boolean, nullable=False),
+        Column("annotator", String, nullable=True, index=True),
+        Column("claimed_at", Float, nullable=True),
+        Column("expires_at", Float, nullable=True),
+        Column("done_at", Float, nullable=True),
+        UniqueConstraint("queue", "item", "seat", name="uq_queue_seats_item_seat"),
+        Index("ix_queue_seats_queue_position", "queue", "position"))
+
+
+def _v6_to_v7(conn: Connection) -> None:
+    """v7 hands annotators their work: queues of seats (tauplay review / validate --queue). Self-contained:
+    nothing before v7 held assignments."""
+    _v7_queue_seats().create(conn)
+
+
 # from-version -> the step that upgrades it to from-version + 1
-STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5, 5: _v5_to_v6}
+STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5, 5: _v5_to_v6,
+                                                   6: _v6_to_v7}
 
 MIGRATION_LOCK = 0x7461_7570_6C61_79  # the bytes of "tauplay": the PostgreSQL advisory lock of schema changes
 

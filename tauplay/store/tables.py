@@ -9,7 +9,7 @@ from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 6  # bump together with a new step in tauplay.store.migrate
+SCHEMA_VERSION = 7  # bump together with a new step in tauplay.store.migrate
 
 
 class StoreModel(SQLModel, registry=registry()):
@@ -171,3 +171,26 @@ class BatchRow(StoreModel, table=True):
     status: str = Field(index=True)  # running | finished
     owner: str | None = None
     heartbeat_at: float | None = None
+
+
+class QueueSeatRow(StoreModel, table=True):
+    """One seat of an item in an annotators' work queue (added in schema v7): an item (a session to review, a
+    task to validate) has one seat, two when it is in the queue's overlap share (so agreement can be measured).
+    A seat is free, held by `annotator` until `expires_at` (a lease: someone who walks away gives it back), or
+    done. Claims lock the seat row (PostgreSQL: FOR UPDATE SKIP LOCKED), so no seat goes to two people."""
+
+    __tablename__ = "queue_seats"
+    __table_args__ = (UniqueConstraint("queue", "item", "seat", name="uq_queue_seats_item_seat"),
+                      Index("ix_queue_seats_queue_position", "queue", "position"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    queue: str
+    kind: str  # review | validate
+    item: str  # a session id, or a task id
+    seat: int  # 0, or 1 for an overlap item's second annotator
+    position: int  # the order items are handed out in
+    overlap: bool = False
+    annotator: str | None = Field(default=None, index=True)
+    claimed_at: float | None = None
+    expires_at: float | None = None
+    done_at: float | None = None

@@ -116,6 +116,12 @@ KEYS: tuple[Key, ...] = (
           show=word == "moderate", priority=False) for word, key in zip(INTENSITY, "moi", strict=True)),
     Key("perceive.clear", "x", "clear", "Clear mark", "review-perceive", priority=False),
     Key("perceive.back", "escape", "back", "Back to the session", "review-perceive", priority=False),
+    # working from a shared queue (review / validate --queue)
+    Key("queue.open", "enter", "open_item", "Open / next item", "queue", priority=False,
+        detail="your unfinished item again, or the next one nobody holds"),
+    Key("queue.skip", "s", "skip", "Give back, take next", "queue", priority=False,
+        detail="return the unfinished item to the queue undone and take the next one"),
+    Key("queue.refresh", "f5", "refresh", "Refresh", "queue"),
     # the statistics screen
     Key("stats.by", "b", "focus_by", "Group by", "stats", priority=False,
         detail="dimension words: domain model simulator emotion leaf difficulty behavior annotator"),
@@ -141,7 +147,7 @@ SCOPE_TITLES = {"app": "Everywhere", "home": "Home", "play": "Playing (both role
                 "validate": "Validating tasks (tauplay validate)", "review-list": "Reviewing: the session list",
                 "review-session": "Reviewing: one session",
                 "review-perceive": "Reviewing: perceived emotion",
-                "stats": "Statistics", "edit": "Editing a text (validate, review)",
+                "queue": "Working from a shared queue (review / validate --queue)", "stats": "Statistics", "edit": "Editing a text (validate, review)",
                 "confirm": "A yes / no question",
                 "play-inject": "Playing the agent: injection"}
 

@@ -73,8 +73,9 @@ class ValidateScreen(Screen[None]):
     """
 
     def __init__(self, domain: Domain, database: Database, task_set: TaskSet, *, db_url: str | None,
-                 annotator: str, data_dir: str | None = None) -> None:
+                 annotator: str, data_dir: str | None = None, from_queue: bool = False) -> None:
         super().__init__()
+        self.from_queue = from_queue  # one task handed out by a shared queue: back to the queue once judged
         self.domain = domain
         self.database = database
         self.task_set = task_set
@@ -350,6 +351,9 @@ class ValidateScreen(Screen[None]):
         self.saves += 1
         self.busy = False
         self.unsaved_ids.discard(task_id)
+        if self.from_queue:
+            self.app.pop_screen()  # the queue marks it done and hands out the next
+            return
         if self.index < len(self.tasks) - 1:
             self.index += 1
         self.redraw()
@@ -489,7 +493,29 @@ class ValidateApp(TauplayApp):
         event.prevent_default()  # the base app would open its home screen
         self._load_keymap()
         args = dict(self.screen_args)
+        queue = args.pop("queue", None)
+        if queue is not None:
+            self.push_screen(self._queue_screen(queue, args))
+            return
         self.push_screen(ValidateScreen(args.pop("domain"), args.pop("database"), args.pop("task_set"), **args))
+
+    def _queue_screen(self, queue: dict[str, Any], args: dict[str, Any]) -> Screen[Any]:
+        """The shared queue of the task set's tasks: one task at a time, the next once it has a verdict."""
+        from tauplay.core.tasks import TaskSet
+        from tauplay.tui.queue_screen import QueueScreen, QueueWork
+
+        domain, database, task_set = args.pop("domain"), args.pop("database"), args.pop("task_set")
+        annotator = args["annotator"]
+
+        def screen_for(task_id: str) -> Screen[Any]:
+            one = TaskSet(task_set.domain, [task_set.by_id(task_id)], task_set.source, task_set.provenance)
+            return ValidateScreen(domain, database, one, from_queue=True, **args)
+
+        work_ = QueueWork(str(queue["name"]), "validate", float(queue["overlap"]), float(queue["lease"]),
+                          items=lambda store: [t.id for t in task_set.tasks], load_item=lambda store, tid: tid,
+                          screen_for=screen_for,
+                          finished=lambda store, tid: tid in store.latest_reviews(domain.name, annotator))
+        return QueueScreen(work_, annotator=annotator, open_store=self.open_store)
 
     def go_home(self) -> None:
         while len(self.screen_stack) > 1 and not isinstance(self.screen, ValidateScreen):
