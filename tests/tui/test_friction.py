@@ -341,3 +341,22 @@ async def test_the_graph_marks_only_grounded_tools_as_valid_next(db_path):
         marked = [line for line in shown.splitlines() if "▸" in line and "grounded now" not in line]
         assert 0 < sum(line.count("▸") for line in marked) == len(valid)
         assert isinstance(graph.last, Text) is False
+
+
+async def test_quitting_the_review_with_a_new_label_not_saved_asks(db_path):
+    _long_session(db_path)
+    app = ReviewApp({}, annotator="tester", blind=False, db_url=str(db_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "loads", 0), what="the list")
+        app.screen.query_one("#r-sessions").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionReviewScreen) and app.screen.loaded,
+                         what="the session")
+        screen = app.screen
+        await pilot.press("a")  # a new label, not yet confirmed
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        assert "1 new label(s)" in app.screen.question
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and any(r.state == "new" for r in screen.rows)
