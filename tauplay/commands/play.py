@@ -22,7 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task", metavar="ID", help="task id (default: a random task of the task set)")
     parser.add_argument("--tasks", metavar="SET_OR_FILE",
                         help="a task set name of the domain or a task file (default: the domain's default set)")
-    parser.add_argument("--agent-model", metavar="M", help="litellm model for the agent (default: offline oracle)")
+    parser.add_argument("--agent", choices=("gated", "oracle"), default="gated",
+                        help="offline agent when you play the user: gated (default; uses only what you said or a "
+                             "tool returned) or oracle (replays the gold actions)")
+    parser.add_argument("--agent-model", metavar="M", help="litellm model for the agent (default: offline gated)")
     parser.add_argument("--agent-api-base", metavar="URL", help="API base for the agent's model")
     parser.add_argument("--user-model", metavar="M", help="litellm model for the user (default: offline scripted user)")
     parser.add_argument("--user-api-base", metavar="URL", help="API base for the user's model")
@@ -50,7 +53,8 @@ def config_from(args: argparse.Namespace) -> object:
 
     extra = {"annotator": args.annotator} if args.annotator else {}
     return PlayConfig(role=args.role, domain=args.domain, task_id=args.task, tasks=args.tasks, emotion=args.emotion,
-                      agent_model=args.agent_model, agent_api_base=args.agent_api_base, user_model=args.user_model,
+                      agent_model=args.agent_model, agent_api_base=args.agent_api_base, agent_kind=getattr(args, "agent", None) or "gated",
+                      user_model=args.user_model,
                       user_api_base=args.user_api_base, db_url=args.db, data_dir=args.data, seed=args.seed,
                       validate=args.validate, inject=args.inject, inject_at=args.inject_at,
                       interceptor=args.interceptor, **extra)
@@ -76,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             get_domain(args.domain)
-            if args.emotion:
+            if args.emotion and args.emotion.strip().lower() != "none":
                 resolve_emotion(args.emotion)
         except (DomainError, EmotionError) as e:
             raise UsageError(str(e)) from None

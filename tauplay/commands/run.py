@@ -31,7 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed of the generated database, and of the injections with --inject (default 0 there)")
     parser.add_argument("--tasks", metavar="FILE", help="task file (default: the domain's default task set)")
     parser.add_argument("--task-ids", nargs="+", metavar="ID", help="run only these task ids")
-    parser.add_argument("--agent", choices=("oracle", "llm"), help="agent kind (default: oracle; llm when a model is given)")
+    parser.add_argument("--agent", choices=("oracle", "gated", "llm"),
+                        help="agent kind (default: oracle; llm when a model is given); gated: uses only values "
+                             "the user said or a tool returned")
     parser.add_argument("--agent-model", metavar="M", help="litellm model string of the agent, e.g. openai/gpt-4o")
     parser.add_argument("--agent-api-base", metavar="URL", help="api base of the agent model (OpenAI-compatible server)")
     parser.add_argument("--user", choices=("scripted", "llm"), help="user kind (default: scripted; llm when a model is given)")
@@ -40,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judge-model", metavar="M",
                         help="litellm model that judges tau2-bench natural-language assertions (default: not checked)")
     parser.add_argument("--judge-api-base", metavar="URL", help="api base of the judge model")
-    parser.add_argument("--emotion", metavar="WORD", help="give every task this emotion (e.g. frustrated, anxious)")
+    parser.add_argument("--emotion", metavar="WORD", help="give every task this emotion (e.g. frustrated, anxious; none: play without emotion)")
     parser.add_argument("--trials", type=int, default=1, help="sessions per task (pass^k up to this k; default 1)")
     parser.add_argument("--concurrency", type=int, default=4, help="sessions at a time (default 4)")
     parser.add_argument("--max-steps", type=int, default=100, help="messages and tool calls per session (default 100)")
@@ -110,7 +112,7 @@ def _injection(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from tauplay.core.domain import DomainError, get_domain
-    from tauplay.core.emotions import EmotionError, condition_from_word
+    from tauplay.core.emotions import EmotionError, condition_for_task
     from tauplay.core.tasks import TaskFileError, load_tasks
 
     _check_numbers(args)
@@ -122,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     user_desc = _participant(args.user, args.user_model, args.user_api_base, role="user", offline="scripted",
                              timeout=args.llm_timeout)
     try:
-        emotion = condition_from_word(args.emotion) if args.emotion else None
+        emotion = condition_for_task(args.emotion, None) if args.emotion else None  # checks the word
         domain = get_domain(args.domain)
         task_set = load_tasks(args.tasks or domain.task_set_path(), domain.name)
         database = domain.database(args.data, args.seed)
@@ -168,6 +170,7 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from tauplay.commands.executors import ray_executor
+    from tauplay.core.tasks import with_emotion
     from tauplay.sim.batch import BatchStopped, Job, batch_plan, run_batch, summarize
     from tauplay.sim.kinds import make_agent, make_user
     from tauplay.sim.orchestrator import Limits
@@ -175,9 +178,11 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     from tauplay.sim.writer import LogWriter
     from tauplay.store import StoreError
 
-    jobs = [Job(SessionSetup(domain, task, database, emotion, args.data or "", args.seed, injection,
+    del emotion  # each task gets the word's condition with a trigger of its own family (or none)
+    chosen = [with_emotion(task, args.emotion) for task in tasks]
+    jobs = [Job(SessionSetup(domain, task, database, condition, args.data or "", args.seed, injection,
                              args.interceptor), trial)
-            for task in tasks for trial in range(args.trials)]
+            for task, condition in chosen for trial in range(args.trials)]
     batch_id = uuid.uuid4().hex[:12]
     limits = Limits(args.max_steps, args.max_errors)
     writer = LogWriter(store)  # the batch's owner: it renews the heartbeat of the batch and its sessions

@@ -156,6 +156,34 @@ def condition_from_word(word: str, *, intensity: str | None = None, politeness: 
     return EmotionCondition(family, leaf, intensity, politeness, urgency, trust, trigger)
 
 
+# What sets off a feeling of each family when a chosen emotion replaces a task's own (our wording; the
+# task's own trigger is kept only when it belongs to the family chosen).
+FAMILY_TRIGGERS: dict[str, tuple[str, ...]] = {
+    "anger": ("an earlier call about this went nowhere", "being passed from one department to the next"),
+    "fear": ("worry that it will not be sorted out in time", "a deadline coming up fast"),
+    "disgust": ("how carelessly this was handled before", "hidden fees and fine print"),
+    "sadness": ("plans that fell through", "a long week of things going wrong"),
+    "enjoyment": ("good news at work", "a trip they have long looked forward to"),
+}
+NO_EMOTION = "none"  # `--emotion none`: play the task without any emotion condition
+
+
+def family_trigger(family: str, key: str = "") -> str:
+    """A trigger of `family`, the same one for the same `key` (a task id)."""
+    options = FAMILY_TRIGGERS[family]
+    return options[sum(map(ord, key)) % len(options)]
+
+
+def condition_for_task(word: str, task_emotion: EmotionCondition | None, key: str = "") -> EmotionCondition | None:
+    """The condition `--emotion WORD` gives a task: family and leaf from the word, and a trigger that fits
+    that family (the task's own when its condition is of the same family). `none`: no condition at all."""
+    if word.strip().lower() == NO_EMOTION:
+        return None
+    family, _leaf = resolve_emotion(word)
+    own = task_emotion.trigger if task_emotion is not None and task_emotion.family == family else ""
+    return condition_from_word(word, trigger=own or family_trigger(family, key))
+
+
 # -- rendering --------------------------------------------------------------------------------------
 
 # The adjective used when speaking about a leaf (first ADJECTIVES entry that maps to it, else the leaf).

@@ -114,6 +114,23 @@ class Task:
         return out
 
 
+def with_emotion(task: Task, word: str | None) -> tuple[Task, EmotionCondition | None]:
+    """(task, condition) for `--emotion WORD`: without a word, the task as it is; `none`, the task with no
+    emotion at all (its condition, published free text and published emotion fields removed, so a stored
+    session resumes without one); else the word's condition with a trigger of its family."""
+    from dataclasses import replace
+
+    from tauplay.core.emotions import condition_for_task
+
+    if not word:
+        return task, None
+    condition = condition_for_task(word, task.emotion, task.id)
+    if condition is not None:
+        return task, condition
+    provenance = {k: v for k, v in task.provenance.items() if k != "published_emotion"}
+    return replace(task, emotion=None, instruction=task.goal, provenance=provenance), None
+
+
 @dataclass
 class TaskSet:
     domain: str | None

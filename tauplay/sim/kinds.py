@@ -8,7 +8,7 @@ from typing import Any
 
 from tauplay.sim.participants import AgentParticipant, UserParticipant
 
-AGENT_KINDS = ("oracle", "llm", "human")
+AGENT_KINDS = ("oracle", "gated", "llm", "human")
 USER_KINDS = ("scripted", "llm", "human")
 
 
@@ -33,6 +33,10 @@ def make_agent(desc: dict[str, Any]) -> AgentParticipant:
         from tauplay.sim.oracle import OracleAgent
 
         return OracleAgent()
+    if kind == "gated":
+        from tauplay.sim.gated import GatedAgent
+
+        return GatedAgent()
     if kind == "llm":
         from tauplay.sim.llm_participants import LLMAgent
 

@@ -7,7 +7,7 @@ orchestrator runs, as the user's, before the message (a reply with calls and no 
 Both read the conversation so far through a `Conversation`; they keep no state that the event stream does
 not also hold, so that a session rebuilt from its stored events continues exactly where it stopped.
 
-Implementations: `tauplay.sim.llm_participants` (LLMAgent, LLMUser), `tauplay.sim.oracle` (OracleAgent),
+Implementations: `tauplay.sim.llm_participants` (LLMAgent, LLMUser), `tauplay.sim.oracle` (OracleAgent), `tauplay.sim.gated` (GatedAgent),
 `tauplay.sim.scripted_user` (ScriptedUser), `tauplay.sim.human` (HumanAgent, HumanUser); they import this
 module, never the other way round. `tauplay.sim.kinds` builds one from the description that the store saves.
 """

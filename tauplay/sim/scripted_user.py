@@ -1,13 +1,17 @@
 """The offline scripted user: deterministic, no model.
 
-It tells the agent its task a sentence at a time (turned into the first person), in the tone of its
-emotion condition; says yes when the agent asks to confirm a change; gives its user id when asked;
-asks for a human when the agent refuses and the task says to; in a dual-control domain, does on its own device
-what the agent asks for in a tool's name (`toggle_roaming()`, `grant_app_permission(app_name="messaging",
-permission="sms")`) and then says what it showed; ends with ###STOP### as soon as the goal is
-met (the database is as the gold actions leave it and every required answer was given); and gives up with
-###UNSATISFIED### after as many fruitless replies as its patience allows. Its progress is read from the
-event stream (the intent saved with each of its messages), so a resumed session continues the same way.
+It opens with its request and tells the rest of its task a sentence at a time (turned into the first person),
+in the tone of its emotion condition; holds back its credential ("Use X for authentication") until asked;
+answers the agent's questions from what its instruction states (`answer_question`: ids, names, dates, an
+e-mail, one of the choices the question offers) and says it does not know otherwise; says yes only to a
+proposed write its goal holds and corrects one it does not (`judge_proposal`); asks for a human when the agent
+refuses and the task says to; in a dual-control domain, does on its own device what the agent asks for in a
+tool's name (`toggle_roaming()`, `grant_app_permission(app_name="messaging", permission="sms")`) and then says
+what it showed; ends with ###STOP### as soon as its goal is reached (`goal_reached`: the database is as the
+gold actions leave it and every required answer was given); and gives up with ###UNSATISFIED### after as many
+fruitless replies as its patience allows. Each decision is a plain function of the conversation, so a layer of
+behaviours can wrap one. Its progress is read from the event stream (the intent saved with each of its
+messages), so a resumed session continues the same way.
 A domain may bring its own offline user instead (`Domain.scripted_user`: the escape domain's narrator);
 the kind stays `scripted`, so saved sessions and `--user scripted` mean the same everywhere.
 """
@@ -18,9 +22,11 @@ import re
 from typing import Any
 
 from tauplay.core.callsyntax import CallSyntaxError, parse_call
+from tauplay.core.db import canonical
 from tauplay.core.emotions import EmotionCondition, patience
 from tauplay.core.events import MessageData, ToolResultData
-from tauplay.core.tasks import Task
+from tauplay.core.grounding import Evidence, leaves, loosely_stated, needs_grounding, normalize, words
+from tauplay.core.tasks import Action, Task
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
 from tauplay.sim.participants import Conversation, PlannedCall, UserReply
@@ -44,7 +50,30 @@ _SWAPS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bthe agent's\b", re.IGNORECASE), "your"),
     (re.compile(r"\bthe agent\b", re.IGNORECASE), "you"),
 ]
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
+# A dot after these does not end a sentence ("Dr. Smith", "e.g. a window seat", "No. 5").
+_ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "mt", "ft", "no", "nos", "vs", "etc",
+                            "e.g", "i.e", "a.m", "p.m", "inc", "ltd", "co", "corp", "dept", "apt", "ave", "blvd",
+                            "rd", "approx", "est", "min", "max", "fig", "u.s", "u.k", "jan", "feb", "mar", "apr",
+                            "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"})
+_AUTH = re.compile(r"^use (\S+?)\.? for authentication\.?$", re.IGNORECASE)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text`: a break after . ! or ? followed by a capital, except after a title or an
+    abbreviation (Dr., e.g., a.m.) or a single initial; decimals and ids hold no break (no space follows)."""
+    out: list[str] = []
+    start = 0
+    for m in _SENTENCE.finditer(text):
+        before = text[start:m.start()]
+        word = before.rsplit(None, 1)[-1] if before.split() else ""
+        bare = word.rstrip(".").lstrip("(\"'").lower()
+        if word.endswith(".") and (bare in _ABBREVIATIONS or (len(bare) == 1 and bare.isalpha())):
+            continue
+        out.append(text[start:m.start()].strip())
+        start = m.end()
+    out.append(text[start:].strip())
+    return [s for s in out if s]
 
 
 def first_person(text: str) -> str:
@@ -56,8 +85,9 @@ def first_person(text: str) -> str:
 def disclosure_parts(task: Task) -> list[str]:
     """The goal as the messages that reveal it, in order. Conditional sentences ("If the agent ...") are
     rules for the user, not things to say; an opening "You are <name>" sentence goes with the request."""
-    sentences = [s.strip() for s in _SENTENCE.split(" ".join(task.goal.split())) if s.strip()]
-    sentences = [s for s in sentences if not s.lower().startswith("if ")]
+    sentences = split_sentences(" ".join(task.goal.split()))
+    # Rules for the user, and the credential it gives only when asked for it.
+    sentences = [s for s in sentences if not s.lower().startswith("if ") and not _AUTH.match(s)]
     if not sentences:
         return ["I need some help."]
     if len(sentences) > 1 and re.match(r"you are [A-Z]", sentences[0], re.IGNORECASE):
@@ -102,10 +132,10 @@ _ESCALATE = {"warm": "In that case, could I please speak to a human agent?",
              "neutral": "Then I'd like to speak to a human agent.", "cold": "Then get me a human agent."}
 
 _CONFIRM_ASK = re.compile(r"\b(confirm|go ahead|proceed|shall i|should i|do you want me to|would you like me to|"
-                          r"yes or no|is that correct|is that right)\b", re.IGNORECASE)
+                          r"yes or no|is that correct|is that right|sound good|sounds good)\b|"
+                          r"\b(ok|okay|alright|all right)\s*\?", re.IGNORECASE)
 _REFUSAL = re.compile(r"\b(cannot|can't|can not|unable|not able|not allowed|not eligible|not permitted|"
                       r"against (?:our|the) policy)\b", re.IGNORECASE)
-_ASKS_USER_ID = re.compile(r"\buser[ _]?id\b", re.IGNORECASE)
 _INTENSITY_INDEX = {"mild": 0, "moderate": 1, "intense": 2}
 
 
@@ -196,7 +226,155 @@ def asks_to_confirm(message: MessageData | None) -> bool:
         return False
     if message.intent == "confirm":
         return True
+    if message.intent == "ask":
+        return False
     return "?" in message.content and bool(_CONFIRM_ASK.search(message.content))
+
+
+# -- the decisions (each a plain function of the conversation, so a behaviour layer can wrap one) ----------
+
+def pending_actions(conversation: Conversation) -> list[Action]:
+    """The gold actions the agent has not yet made (a successful call with the same arguments), in order."""
+    done = [(c.name, canonical(c.arguments)) for c, ok in conversation.tool_calls() if ok]
+    out = []
+    for action in conversation.task.actions:
+        key = (action.name, canonical(action.kwargs))
+        if key in done:
+            done.remove(key)
+        else:
+            out.append(action)
+    return out
+
+
+def _instruction_view(task: Task) -> Evidence:
+    return Evidence(user=[task.goal])
+
+
+def knows(task: Task, value: Any) -> bool:
+    """The user can say `value`: its instruction states it (matched as a person reads, see core.grounding)."""
+    if _instruction_view(task).said_by_user(value):
+        return True
+    return isinstance(value, str) and loosely_stated(task.goal, value)
+
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+\w")
+
+
+def _say_value(value: Any) -> str:
+    if isinstance(value, str):
+        return value.replace("_", " ") if re.fullmatch(r"[a-z]+(_[a-z]+)+", value) else value
+    return str(value)
+
+
+def answer_question(conversation: Conversation, text: str) -> UserReply | None:
+    """Answer what the agent asks from the instruction: the gold values of the asked-for parameter that the
+    instruction states (the action the question names first); "I don't know" for one it does not state.
+    None when the message asks for no parameter this user has a goal for."""
+    task = conversation.task
+    text = " ".join(s for s in split_sentences(text) if "?" in s) or text  # what is asked, not the preamble
+    said = f" {normalize(text)} "
+    tools = conversation.domain.tool_map
+    pending = pending_actions(conversation)
+    named = [a for a in pending if f" {normalize(words(a.name))} " in said]
+    order = named + [a for a in pending if a not in named]
+    for action in order:
+        found: list[Any] = []
+        label = ""
+        for leaf in leaves(action.kwargs):
+            name = normalize(words(leaf.name))
+            if not needs_grounding(leaf) or f" {name} " not in said:
+                continue
+            if label and name != label:
+                continue
+            label = name
+            if leaf.value not in found:
+                found.append(leaf.value)
+        if label:
+            # A value the instruction states, or one of the choices the question offers (its goal picks it).
+            known = [v for v in found if knows(task, v) or (isinstance(v, str) and len(v) > 2
+                                                             and f" {normalize(v)} " in said
+                                                             and (" one of " in said or " or " in said))]
+            if known:
+                shown = " and ".join(_say_value(v) for v in known)
+                return UserReply(f"The {label} is {shown}." if len(known) == 1 else f"The {label}s are {shown}.",
+                                 "answer")
+            spec = tools.get(action.name)
+            if spec is not None and not spec.is_write and action is not order[0]:
+                continue
+            return UserReply(f"I'm sorry, I don't know the {label}.", "unknown")
+    user_id = task.known_info.get("user_id") or task.user_id
+    if re.search(r"\be-?mail\b", text, re.IGNORECASE):
+        m = _EMAIL.search(task.goal)
+        return UserReply(f"My email is {m.group()}." if m else "I'm sorry, I don't know my email address.",
+                         "answer" if m else "unknown")
+    if re.search(r"\buser[ _]?id\b", text, re.IGNORECASE):
+        if user_id and "@" not in user_id and knows(task, user_id):
+            return UserReply(f"My user id is {user_id}.", "answer")
+        return UserReply("I'm sorry, I don't know my user id.", "unknown")
+    if m := _ASKS_FOR.search(text):
+        return UserReply(f"I'm sorry, I don't know the {m.group(1).strip()}.", "unknown")
+    return None
+
+
+_ASKS_FOR = re.compile(r"\b(?:tell me|what is|what's|provide|give me|share)\s+(?:the|your)\s+([a-z][a-z ]{1,40}?)"
+                       r"\s*(?:\?|\(|,|$)", re.IGNORECASE)
+
+
+def _verb(tool: str) -> str:
+    return tool.split("_", 1)[0]
+
+
+def judge_proposal(conversation: Conversation, text: str) -> tuple[bool, str]:
+    """(agree, correction): yes only to a write the goal holds (its tool and its ids as the gold action has
+    them); otherwise a correction naming what is wanted. A proposal that names no tool is taken on trust."""
+    tools = conversation.domain.tool_map
+    said = f" {normalize(text)} "
+    pending = [a for a in pending_actions(conversation) if a.name in tools and tools[a.name].is_write]
+    proposed = [t for t in sorted(tools, key=len, reverse=True)
+                if tools[t].is_write and (f" {normalize(words(t))} " in said or t in text)]
+    if not proposed:
+        verbs = {_verb(t) for t in tools if tools[t].is_write}
+        used = [v for v in verbs if f" {v} " in said]
+        wanted = {_verb(a.name) for a in pending}
+        if used and not set(used) & wanted:
+            goal = pending[0].name if pending else None
+            return False, (f"No, I want to {_verb(goal)} it, not {used[0]} it." if goal
+                           else "No, I did not ask for that.")
+        return True, ""
+    name = proposed[0]
+    matching = [a for a in pending if a.name == name]
+    if not matching:
+        if not pending:
+            return False, "No, I did not ask for that."
+        goal = pending[0].name
+        if _verb(goal) != _verb(name):
+            return False, f"No, I want to {_verb(goal)} it, not {_verb(name)} it."
+        return False, f"No, that is not what I want: I want to {words(goal)}."
+    for action in matching:
+        ids = [leaf for leaf in leaves(action.kwargs) if leaf.name.endswith(("id", "ids")) and isinstance(leaf.value, str)]
+        if all(f" {normalize(leaf.value)} " in said for leaf in ids):
+            return True, ""
+    action = matching[0]
+    wrong = next(leaf for leaf in leaves(action.kwargs) if leaf.name.endswith(("id", "ids"))
+                 and isinstance(leaf.value, str) and f" {normalize(leaf.value)} " not in said)
+    right = f": it is {wrong.value}" if knows(conversation.task, wrong.value) else ""
+    return False, f"No, that is not the right {words(wrong.name)}{right}."
+
+
+def goal_reached(conversation: Conversation) -> bool:
+    """The goal is met; or the data is as the goal leaves it and each step the user still waits for is one
+    the agent said it cannot do (a published gold step that cannot succeed leaves nothing to wait for)."""
+    status = conversation.goal_status()
+    if status.met:
+        return True
+    if status.verdict is not None or not (status.db_match and status.outputs_ok):
+        return False
+    tools = conversation.domain.tool_map
+    tried = {c.name for c, _ in conversation.tool_calls()}
+    waiting = {a.name for a in conversation.task.actions if a.name in tools and a.name not in tried
+               and (tools[a.name].is_write or tools[a.name].terminal)}
+    refused = [normalize(m.content) for m in conversation.said("agent") if _REFUSAL.search(m.content)]
+    return bool(waiting) and all(any(f" {normalize(words(name))} " in f" {r} " for r in refused) for name in waiting)
 
 
 class ScriptedUser:
@@ -217,17 +395,17 @@ class ScriptedUser:
         n = len(mine)
         if n == 0:
             return UserReply(tone.opening(parts[0]), "disclose")
-        if conversation.goal_status().met:
+        if goal_reached(conversation):
             return UserReply(f"{tone.close()} {STOP_TOKEN}", "stop")
         if conversation.domain.user_tools and (on_device := device_reply(conversation)) is not None:
             return on_device
         agent_last = conversation.last_said("agent")
         agent_text = agent_last.content if agent_last else ""
         if asks_to_confirm(agent_last):
-            return UserReply(tone.yes(n), "confirm")
-        user_id = task.known_info.get("user_id") or task.user_id
-        if user_id and _ASKS_USER_ID.search(agent_text) and "?" in agent_text:
-            return UserReply(f"My user id is {user_id}.", "answer")
+            agree, correction = judge_proposal(conversation, agent_text)
+            return UserReply(tone.yes(n), "confirm") if agree else UserReply(correction, "correct")
+        if "?" in agent_text and (answer := answer_question(conversation, agent_text)) is not None:
+            return answer
         if _REFUSAL.search(agent_text) and "human" in task.goal.lower():
             if not any(m.intent == "escalate" for m in mine):
                 return UserReply(tone.escalate(), "escalate")

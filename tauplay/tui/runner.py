@@ -107,4 +107,8 @@ class SessionRunner:
             self.outcome = await self.session.run()
             return self.outcome
         finally:
-            await asyncio.to_thread(writer.close)
+            try:
+                await asyncio.to_thread(writer.close)
+            except asyncio.CancelledError:  # the app is closing: still release the session before it goes
+                writer.close()
+                raise

@@ -15,8 +15,8 @@ from typing import Any
 
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain, DomainError, get_domain
-from tauplay.core.emotions import EmotionCondition, EmotionError, condition_from_word
-from tauplay.core.tasks import Task, TaskFileError, TaskSet, load_tasks, task_from_json
+from tauplay.core.emotions import EmotionCondition, EmotionError, condition_for_task
+from tauplay.core.tasks import Task, TaskFileError, TaskSet, load_tasks, task_from_json, with_emotion
 
 ROLES = ("user", "agent")
 
@@ -32,7 +32,8 @@ class PlayConfig:
     task_id: str | None = None  # None: a random task of the task set
     tasks: str | None = None  # a task set name of the domain, or a task file; None: the default set
     emotion: str | None = None  # a word: frustrated, anxious, anger, fear/panic...
-    agent_model: str | None = None  # None: the offline oracle agent
+    agent_model: str | None = None  # None: an offline agent of `agent_kind`
+    agent_kind: str = "gated"  # the offline agent when a person plays the user: gated (default) or oracle
     agent_api_base: str | None = None
     user_model: str | None = None  # None: the offline scripted user
     user_api_base: str | None = None
@@ -118,7 +119,7 @@ def emotion_for(task: Task, word: str | None) -> EmotionCondition | None:
     if not word:
         return task.emotion
     try:
-        return condition_from_word(word, trigger=task.emotion.trigger if task.emotion else "")
+        return condition_for_task(word, task.emotion, task.id)
     except EmotionError as e:
         raise PlayError(str(e)) from None
 
@@ -130,7 +131,7 @@ def participants(config: PlayConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     name = config.annotator
     if config.role == "user":
         agent = {"kind": "llm", "model": config.agent_model, "api_base": config.agent_api_base} \
-            if config.agent_model else {"kind": "oracle"}
+            if config.agent_model else {"kind": config.agent_kind}
         return agent, {"kind": "human", "name": name}
     user = {"kind": "llm", "model": config.user_model, "api_base": config.user_api_base} \
         if config.user_model else {"kind": "scripted"}
@@ -151,6 +152,8 @@ def prepare(config: PlayConfig) -> Prepared:
     else:
         task = pick_task(load_task_set(domain, config.tasks), config.task_id, config.seed)
         emotion = emotion_for(task, config.emotion)
+        if config.emotion and emotion is None:  # `none`: the task itself loses its condition
+            task = with_emotion(task, config.emotion)[0]
     agent, user = participants(config)
     if config.data_dir and not Path(config.data_dir).is_dir():
         raise PlayError(f"{config.data_dir}: not a data folder")

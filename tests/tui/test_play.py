@@ -46,14 +46,14 @@ async def test_play_the_user_with_the_oracle_agent_and_annotate(db_path):
     (session,) = store.list_sessions()
     assert (session.status, session.termination_reason, session.reward, session.role) == \
         ("finished", "user_stop", 1.0, "user")
-    assert session.task_id == TASK and session.agent == {"kind": "oracle"}
+    assert session.task_id == TASK and session.agent == {"kind": "gated"}  # the default counterpart
     assert session.user["kind"] == "human"
     events = store.events(session.id)
     user_texts = [e.data["content"] for e in events if e.kind == "message" and e.role == "user"]
     assert user_texts[0].startswith("Hi, I want to add a checked bag")
     assert user_texts[-1] == "###STOP###"
-    assert [e.data["name"] for e in events if e.kind == "tool_call"] == ["get_reservation_details",
-                                                                          "update_reservation_baggages"]
+    made = [e.data["name"] for e in events if e.kind == "tool_call"]  # the gated agent reads what it needs
+    assert made[-1] == "update_reservation_baggages" and "get_reservation_details" in made[:-1]
     assert events[-1].kind == "terminated" and events[-1].data["reward"]["db_match"] is True
     (label,) = store.annotations(session.id)
     assert (label.category, label.severity, label.who_erred, label.seq, label.turn, label.source) == \

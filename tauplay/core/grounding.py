@@ -1,0 +1,248 @@
+"""Which argument values are grounded: said by the user or returned by a tool earlier in the session.
+
+A competent agent may only use a value it has seen. "Seen" is matched the way a person reads: case,
+spacing and punctuation do not matter (`one_way` is "one-way", `#W123` is "W123"), a date may be written
+another way ("May 28, 2024" is 2024-05-28), a count may be a word ("three bags"), and an amount may be
+worked out from amounts in view (two fares and a per-passenger fee add up to the total). Pure functions
+over text; the session layer collects the texts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from functools import lru_cache
+from typing import Any
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"))}
+_NUMBER_WORDS.update({"single": 1, "both": 2, "couple": 2, "pair": 2})
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+# Free prose an agent writes itself (a hand-over summary, a note): not a value that has to be seen first.
+COMPOSED_PARAMS = frozenset({"summary", "note", "notes", "message", "comment", "comments", "description"})
+
+
+@lru_cache(maxsize=4096)  # the same outputs are read again at every move
+def normalize(text: str) -> str:
+    """Lower case, punctuation and separators as single spaces; dots and @ kept inside a token
+    (emails, decimals), thousands separators dropped."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text.lower())
+    text = re.sub(r"[^a-z0-9@.]+", " ", text)
+    text = re.sub(r"(?<![a-z0-9])\.|\.(?![a-z0-9])", " ", text)
+    return " ".join(text.split())
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def spellings(value: str) -> list[str]:
+    """The ways a person may write `value` (normalized): the value itself and, for an ISO date, the
+    usual written forms."""
+    out = [normalize(value)]
+    m = _ISO_DATE.match(value.strip())
+    if m:
+        y, mo, d = (int(g) for g in m.groups())
+        try:
+            date(y, mo, d)
+        except ValueError:
+            return out
+        month = _MONTHS[mo - 1]
+        for day in (str(d), _ordinal(d)):
+            out += [f"{month} {day} {y}", f"{day} {month} {y}", f"{month[:3]} {day} {y}", f"{day} {month[:3]} {y}"]
+        out += [f"{mo:02d} {d:02d} {y}", f"{mo} {d} {y}"]
+        out = [normalize(o) for o in out]
+    return list(dict.fromkeys(out))
+
+
+def contains(text_normalized: str, value: str, *, padded: bool = False) -> bool:
+    """`value` (any spelling) appears in the normalized text as whole tokens (`padded`: the text already
+    starts and ends with a space)."""
+    hay = text_normalized if padded else f" {text_normalized} "
+    return any(s and f" {s} " in hay for s in _spellings(value))
+
+
+@lru_cache(maxsize=8192)
+def _spellings(value: str) -> tuple[str, ...]:
+    return tuple(spellings(value))
+
+
+@lru_cache(maxsize=4096)
+def numbers_in(text: str) -> frozenset[float]:
+    """Every number written in `text`, as digits or as a small number word."""
+    plain = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    found = {float(m.group()) for m in _NUMBER.finditer(plain)}
+    for word in re.findall(r"[a-z]+", text.lower()):
+        if word in _NUMBER_WORDS:
+            found.add(float(_NUMBER_WORDS[word]))
+    return frozenset(found)
+
+
+def derivable(n: float, pool: set[float], *, max_factor: int = 5) -> bool:
+    """`n` is k times a sum of at most three numbers in view (a fare for k passengers, two legs plus a
+    fee), or the difference of two: what an agent works out with a calculator, not a number it invents."""
+    values = sorted(v for v in pool if v > 0)
+    have = set(values)
+
+    def near(x: float) -> bool:
+        return any(abs(x - v) < 0.005 for v in have) if not float(x).is_integer() else x in have
+
+    for k in range(1, max_factor + 1):
+        t = n / k
+        if t <= 0 or (k > 1 and abs(t * k - n) > 0.005):
+            continue
+        if near(t):
+            return True
+        for i, a in enumerate(values):
+            if a >= t:
+                break
+            if near(round(t - a, 2)):
+                return True
+            if len(values) <= 80:
+                for b in values[i:]:
+                    if a + b >= t:
+                        break
+                    if near(round(t - a - b, 2)):
+                        return True
+    return any(near(round(a - n, 2)) for a in values if a > n > 0)
+
+
+@dataclass
+class Evidence:
+    """What is in view at one point of a session: the user's words and the tools' outputs."""
+
+    user: list[str] = field(default_factory=list)
+    tools: list[str] = field(default_factory=list)
+    known: list[str] = field(default_factory=list)  # texts the agent may draw numbers from (its policy)
+
+    def __post_init__(self) -> None:
+        self._user = " ".join(normalize(t) for t in self.user)
+        self._tools = " ".join(normalize(t) for t in self.tools)
+        self._user_numbers: set[float] = set().union(*(numbers_in(t) for t in self.user))
+        self._tool_numbers: set[float] = set().union(*(numbers_in(t) for t in self.tools))
+        self._known_numbers: set[float] = set().union(*(numbers_in(t) for t in self.known))
+
+    def plus(self, *outputs: str) -> Evidence:
+        """This view with more tool outputs (cheap: what is already read is not read again)."""
+        more = Evidence.__new__(Evidence)
+        more.user, more.tools, more.known = self.user, [*self.tools, *outputs], self.known
+        more._user, more._user_numbers, more._known_numbers = self._user, self._user_numbers, self._known_numbers
+        more._tools = " ".join([self._tools, *(normalize(o) for o in outputs)])
+        more._tool_numbers = self._tool_numbers.union(*(numbers_in(o) for o in outputs))
+        return more
+
+    def said_by_user(self, value: Any) -> bool:
+        hay = f" {self._user} "
+        return all(_scalar_seen(v, hay, self._user_numbers, None) for v in scalars(value))
+
+    def grounded(self, value: Any) -> bool:
+        """Every scalar inside `value` was said by the user, returned by a tool, or (a number) follows from
+        numbers in view."""
+        if "_hay" not in self.__dict__:  # built once per view: tool outputs can be long
+            self._hay = f" {self._user} {self._tools} "
+            self._numbers = self._user_numbers | self._tool_numbers
+            self._pool = self._numbers | self._known_numbers
+        return all(_scalar_seen(v, self._hay, self._numbers, self._pool) for v in scalars(value))
+
+
+def _scalar_seen(v: Any, hay: str, numbers: set[float], pool: set[float] | None) -> bool:
+    if v is None or isinstance(v, bool):
+        return True
+    if isinstance(v, int | float):
+        if v == 0 or float(v) in numbers:
+            return True
+        return pool is not None and derivable(float(v), pool)
+    s = str(v)
+    if not normalize(s):
+        return True
+    return contains(hay, s, padded=True)
+
+
+def scalars(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from scalars(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from scalars(v)
+    else:
+        yield value
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One scalar inside a call's arguments: `path` as keys and indexes, `name` the nearest key."""
+
+    path: tuple[str | int, ...]
+    name: str
+    value: Any
+
+
+def leaves(arguments: dict[str, Any]) -> list[Leaf]:
+    out: list[Leaf] = []
+
+    def walk(value: Any, path: tuple[str | int, ...], name: str) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, (*path, k), k)
+        elif isinstance(value, list | tuple):
+            for i, v in enumerate(value):
+                walk(v, (*path, i), name)
+        else:
+            out.append(Leaf(path, name, value))
+
+    for k, v in arguments.items():
+        walk(v, (k,), k)
+    return out
+
+
+def needs_grounding(leaf: Leaf) -> bool:
+    """Prose the agent writes itself does not need to be seen first; every other value does."""
+    top = str(leaf.path[0]) if leaf.path else leaf.name
+    return top not in COMPOSED_PARAMS and leaf.name not in COMPOSED_PARAMS
+
+
+def ungrounded(arguments: dict[str, Any], evidence: Evidence) -> list[Leaf]:
+    """The leaves of a call's arguments nobody has said or shown yet, in argument order."""
+    return [leaf for leaf in leaves(arguments) if needs_grounding(leaf) and not evidence.grounded(leaf.value)]
+
+
+def words(name: str) -> str:
+    """A parameter or tool name as words: `payment_method_id` -> "payment method id"."""
+    return " ".join(name.replace("_", " ").split())
+
+
+def mentioned(text: str, values: Iterable[Any]) -> list[Any]:
+    """The values (strings) that appear in `text`, matched as `contains` does."""
+    hay = normalize(text)
+    return [v for v in values if isinstance(v, str) and normalize(v) and contains(hay, v)]
+
+
+def _stem(word: str) -> str:
+    return word[:max(4, len(word) - 2)] if len(word) > 4 else word
+
+
+def loosely_stated(text: str, value: str) -> bool:
+    """A phrase of several words said in other inflections, in order ("because I no longer need them" states
+    "no longer needed"): how a person recognises a choice they described in their own words."""
+    wanted = normalize(value).split()
+    if len(wanted) < 2:
+        return False
+    said = normalize(text).split()
+    stems = [_stem(w) for w in wanted]
+    for start in range(len(said)):
+        if not said[start].startswith(stems[0]):
+            continue
+        i, j = start, 0
+        while i < len(said) and j < len(stems) and i - start <= len(stems) + 2:
+            if said[i].startswith(stems[j]):
+                j += 1
+            i += 1
+        if j == len(stems):
+            return True
+    return False

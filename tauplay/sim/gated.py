@@ -1,0 +1,630 @@
+"""The gated offline agent: it knows the task's gold actions (it stands in for a competent agent) but may only
+use a value the user said or an earlier tool result returned (`tauplay.core.grounding`).
+
+For the next gold action it looks at every argument value: one not in view it first tries to bring into view
+with a read (the tools that produce that field, tried on the live data without recording, choose which read
+to make); failing that it asks the user, in words from the parameter's schema; failing that (the user does not
+know) it asks for what a look-up of that field needs (an e-mail for a user id), and at last leaves the action.
+A write waits until the user has asked for it (`_requested`); it is then put to the user in words and made
+on a clear yes; a clear no skips it, and the user can come
+back to it later. What the person says first is heard: a bare greeting gets a question, an id the user names
+is looked up as given (and a failed look-up reported), a request outside the domain is politely refused.
+Like every participant it keeps no state the event stream does not hold (a cache of read outputs aside).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from tauplay.core.callsyntax import format_call
+from tauplay.core.db import canonical
+from tauplay.core.events import MessageData, ToolCallData, ToolResultData
+from tauplay.core.grounding import Evidence, Leaf, normalize, scalars, ungrounded, words
+from tauplay.core.schema import coerce, validate
+from tauplay.core.tasks import Action
+from tauplay.core.tools import ToolSpec
+from tauplay.core.vocabulary import EventKind, Role
+from tauplay.sim.oracle import describe_action
+from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
+
+# -- reading the user's words ----------------------------------------------------------------------------
+
+_FILLER = r"^\W*(?:(?:actually|well|oh|ok so|okay so|um|uh|then|in that case|on second thought)\W+)*"
+_YES = re.compile(_FILLER + r"(yes|yeah|yep|yup|sure|ok|okay|alright|all right|correct|confirm(ed)?|go ahead|"
+                  r"please do|do it|proceed|that'?s (right|correct|fine)|absolutely|definitely|of course)\b",
+                  re.IGNORECASE)
+_NO = re.compile(_FILLER + r"(no|nope|nah|don'?t|do not|not now|stop|wait|hold on|cancel that|never mind|"
+                 r"i changed my mind|rather not)\b", re.IGNORECASE)
+_GREETING = re.compile(r"^\W*((hi|hello|hey|hiya|howdy|greetings|good (morning|afternoon|evening|day))"
+                       r"( there)?\W*)+$", re.IGNORECASE)
+_REQUEST = re.compile(r"\?|^\W*(can|could|would|will|what|when|where|who|why|how|tell|give|show|find|i want|"
+                      r"i need|i'd like|please)\b", re.IGNORECASE)
+# Everyday words that say nothing about what is asked for ("can you do it or not?").
+_PLAIN = frozenset("""that this there their them they then than what when where which while with would could should
+    will have does done doing make made take care sort just please thanks thank know everything anything something
+    nothing else also very really much many more some your yours mine about into from only still again sure right
+    okay fine good great time now here want need like help way tell give told said says going were been being
+    any all the and for not you can how why who its it's i'm i've don't can't won't""".split())
+# Words of ordinary customer service any domain's requests share, beside the domain's own vocabulary.
+_SERVICE_WORDS = frozenset({"account", "help", "change", "booking", "book", "cancel", "refund", "pay", "payment",
+                            "order", "status", "id", "number", "my", "agent", "human", "details", "check"})
+
+
+def answer_kind(text: str) -> str:
+    """yes / no / question / other: how a reply to a proposal reads. A yes with a question mark is a
+    question; 'no' wins over a later 'yes' only when it comes first."""
+    if _NO.match(text):
+        return "no"
+    if _YES.match(text) and "?" not in text:
+        return "yes"
+    if "?" in text:
+        return "question"
+    return "other"
+
+
+def is_greeting(text: str) -> bool:
+    return bool(_GREETING.match(text.strip()))
+
+
+# -- what the event stream says about the plan ----------------------------------------------------------
+
+@dataclass
+class Progress:
+    """Where the gold plan stands: the next action, the write on offer and its answer, the ones declined."""
+
+    index: int = 0
+    offer: int | None = None  # the gold action the agent last put to the user
+    answer: str | None = None  # the user's reply to that offer (None: none yet)
+    skipped: list[int] = field(default_factory=list)  # declined writes, most recent last
+    gave_up: set[int] = field(default_factory=set)
+
+
+def _key(name: str, arguments: dict[str, Any]) -> tuple[str, str]:
+    return name, canonical(arguments)
+
+
+def proposal(action: Action) -> str:
+    return f"Here is what I am about to do: {describe_action(action)}. Shall I go ahead? Please answer yes or no."
+
+
+def read_progress(conversation: Conversation) -> Progress:
+    gold = conversation.task.actions
+    keys = [_key(a.name, a.kwargs) for a in gold]
+    texts = {proposal(a): i for i, a in enumerate(gold)}
+    p = Progress()
+    for e in conversation.events:
+        if e.kind == EventKind.TOOL_CALL and e.role == Role.USER:  # dual control: the user's own call
+            name = e.as_(ToolCallData).name
+            if p.index < len(gold) and gold[p.index].requestor == "user" and gold[p.index].name == name:
+                p.index += 1
+        elif e.kind == EventKind.TOOL_CALL:
+            call = e.as_(ToolCallData)
+            key = _key(call.name, call.arguments)
+            for j in list(p.skipped):
+                if keys[j] == key:
+                    p.skipped.remove(j)
+                    break
+            else:
+                if p.index < len(gold) and keys[p.index] == key:
+                    p.index += 1
+            p.offer, p.answer = None, None
+        elif e.kind == EventKind.MESSAGE and e.role == Role.AGENT:
+            m = e.as_(MessageData)
+            if m.intent == "confirm":
+                p.offer = next((i for t, i in texts.items() if t in m.content), p.index)
+                p.answer = None
+            elif m.intent == "skip" and p.offer is not None:
+                if p.offer not in p.skipped:
+                    p.skipped.append(p.offer)
+                if p.offer == p.index:
+                    p.index += 1
+                p.offer, p.answer = None, None
+            elif m.intent == "giveup":
+                p.gave_up.add(p.index)
+                p.index += 1
+                p.offer, p.answer = None, None
+            elif m.intent not in ("answer",):
+                p.offer, p.answer = None, None
+        elif e.kind == EventKind.MESSAGE and e.role == Role.USER and p.offer is not None and p.answer is None:
+            p.answer = e.as_(MessageData).content
+    return p
+
+
+# -- the agent --------------------------------------------------------------------------------------------
+
+_POLICY_CACHE: dict[str, str] = {}
+
+
+def _policy(conversation: Conversation) -> str:
+    name = conversation.domain.name
+    if name not in _POLICY_CACHE:
+        try:
+            _POLICY_CACHE[name] = conversation.domain.policy
+        except OSError:
+            _POLICY_CACHE[name] = ""
+    return _POLICY_CACHE[name]
+
+
+def evidence(conversation: Conversation, extra: list[str] | None = None) -> Evidence:
+    """What is in view: the user's messages and every successful tool output so far (and the policy, for the
+    numbers an agent works with: fees, allowances)."""
+    user = [m.content for m in conversation.said("user")]
+    tools = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+             for r in [e.as_(ToolResultData)] if not r.error]
+    return Evidence(user=user, tools=tools + (extra or []), known=[_policy(conversation)])
+
+
+def param_schema(spec: ToolSpec | None, path: tuple[str | int, ...]) -> dict[str, Any]:
+    """The schema of the parameter at `path` (list indexes step into `items`)."""
+    schema: dict[str, Any] = spec.parameters if spec is not None else {}
+    for step in path:
+        if isinstance(step, int):
+            schema = schema.get("items", {})
+        else:
+            schema = schema.get("properties", {}).get(step, {})
+    return schema
+
+
+_EXAMPLE = re.compile(r"[,;]?\s*\(?\b(e\.g\.|eg\.|such as|for example|like)\s.*$", re.IGNORECASE)
+
+
+def question(spec: ToolSpec | None, action: Action, leaf: Leaf) -> str:
+    """A question for one value, in words from the parameter's schema."""
+    schema = param_schema(spec, leaf.path)
+    label = words(leaf.name)
+    # Without its examples: a schema's sample value may happen to be this user's own.
+    about = _EXAMPLE.sub("", schema.get("description") or "").strip().rstrip(".,; ")
+    choices = schema.get("enum")
+    text = f"To {words(action.name)} I need the {label}. Could you tell me the {label}"
+    if about and normalize(about) != normalize(label):
+        text += f" ({about[0].lower() + about[1:]})"
+    if choices:
+        text += " (one of: " + ", ".join(str(c) for c in choices) + ")"
+    return text + "?"
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+def _stems(param: str) -> set[str]:
+    base = param[:-3] if param.endswith("_id") else param[:-4] if param.endswith("_ids") else param
+    return {param, base, base + "s", base + "es", param + "s"}
+
+
+@lru_cache(maxsize=2048)
+def _index(output: str) -> dict[str, tuple[Any, ...]]:
+    """key -> the scalars under that key in a JSON output, and `key/` -> the keys of an object under it."""
+    found: dict[str, list[Any]] = {}
+
+    def walk(value: Any, key: str | None) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if key is not None and isinstance(v, dict):
+                    found.setdefault(key + "/", []).append(k)
+                walk(v, k)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, key)
+        elif key is not None and isinstance(value, str | int) and not isinstance(value, bool):
+            found.setdefault(key, []).append(value)
+
+    walk(_json(output), None)
+    return {k: tuple(dict.fromkeys(v)) for k, v in found.items()}
+
+
+def values_for(param: str, output: str) -> list[Any]:
+    """Candidate values for a parameter found in a tool's JSON output: values under that key, and the
+    elements (or keys) of a list (or object) named after it (`orders` for order_id)."""
+    index = _index(output)
+    found: list[Any] = []
+    for stem in _stems(param):
+        found += index.get(stem, ())
+        if stem != param:
+            found += index.get(stem + "/", ())
+    return list(dict.fromkeys(found))
+
+
+@lru_cache(maxsize=2048)
+def _alone(output: str) -> Evidence:
+    return Evidence(tools=[output])
+
+
+_TOKEN = re.compile(r"[#\w][\w.@#+-]*\w|\w")
+
+
+def _id_like(token: str) -> bool:
+    return len(token) >= 3 and (any(c.isdigit() for c in token) or "@" in token or "_" in token)
+
+
+class GatedAgent:
+    kind = "gated"
+    max_dry_runs = 400  # look-ahead reads per move (on the live data, not recorded)
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, str, str], str | None] = {}
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+    # -- the move -----------------------------------------------------------------------------------
+    async def act(self, conversation: Conversation) -> AgentAction:
+        progress = read_progress(conversation)
+        gold = conversation.task.actions
+        last = conversation.events[-1] if conversation.events else None
+        ev = evidence(conversation)
+        if last is not None and last.kind == EventKind.TOOL_RESULT and (report := self._after_lookup(conversation)):
+            return report
+        if last is not None and last.kind == EventKind.MESSAGE and last.role == Role.USER:
+            text = last.as_(MessageData).content
+            if progress.offer is not None and progress.answer is not None:
+                return self._on_answer(conversation, progress, progress.answer)
+            if is_greeting(text):
+                return Say("Hello! How can I help you today?", intent="greet")
+            if (lookup := self._lookup_as_given(conversation, text)) is not None:
+                return lookup
+            if self._unrelated(conversation, text, ev):
+                return Say("I'm sorry, I can't help with that: I can only help with "
+                           f"{conversation.domain.title or conversation.domain.name} requests. "
+                           "Is there something of that kind I can do for you?", intent="refuse")
+            if progress.skipped and (back := self._come_back(conversation, progress, text)) is not None:
+                return back
+        if not any(not is_greeting(m.content) for m in conversation.said("user")):
+            return Say("Hello! How can I help you today?", intent="greet")
+        while progress.index < len(gold):
+            action = gold[progress.index]
+            step = self._plan_step(conversation, progress, action, ev)
+            if step is not None:
+                return step
+            progress.index += 1  # nothing to do for this one (cannot happen for a sound task); go on
+        if not any(m.intent == "done" for m in conversation.said("agent")):
+            return Say(self._summary(conversation, ev), intent="done")
+        return Say("Is there anything else I can help you with?", intent="more")
+
+    # -- the plan -----------------------------------------------------------------------------------
+    def _plan_step(self, conversation: Conversation, progress: Progress, action: Action,
+                   ev: Evidence) -> AgentAction | None:
+        domain = conversation.domain
+        if action.requestor == "user":
+            # The user's own step on their device: what to do is the agent's instruction, not the user's data.
+            return Say(f"Please do this on your device: {format_call(action.name, action.kwargs)}. "
+                       "Then tell me what it shows.", intent="instruct")
+        spec = domain.tool_map.get(action.name)
+        if spec is not None and spec.is_write and not self._requested(conversation, action):
+            return Say("Is there anything else you would like me to do?", intent="more")
+        missing = ungrounded(action.kwargs, ev)
+        if missing:
+            return self._bring_into_view(conversation, action, spec, missing[0], ev)
+        if spec is not None and spec.is_write and domain.confirm_writes:
+            return Say(proposal(action), intent="confirm")
+        outputs = self._sayable_outputs(conversation, ev)
+        if spec is not None and spec.terminal and outputs and not any(
+                m.intent in ("answer", "done") for m in conversation.said("agent")):
+            return Say("Before I hand you over, the answer you asked for: " + " / ".join(outputs) + ".",
+                       intent="answer")
+        index = conversation.task.actions.index(action)
+        return CallTools([PlannedCall(action.name, dict(action.kwargs), f"gated_{index}_{len(conversation.events)}")])
+
+    def _bring_into_view(self, conversation: Conversation, action: Action, spec: ToolSpec | None, leaf: Leaf,
+                         ev: Evidence) -> AgentAction:
+        read = self._find_read(conversation, leaf.value)
+        if read is not None:
+            return CallTools([read])
+        asked = " ".join(self._asked_since_last_step(conversation))
+        label = words(leaf.name)
+        if f"the {label}." not in asked:
+            return Say(question(spec, action, leaf), intent="ask")
+        # The user does not know it: ask for what a look-up of that field takes (a user id for an order id,
+        # then an e-mail for the user id), nearest first.
+        queue, seen = [leaf.name], {leaf.name}
+        while queue:
+            field_name = queue.pop(0)
+            for producer in conversation.domain.read_tools:
+                if field_name not in producer.produces or producer.utility:
+                    continue
+                for name in producer.required:
+                    if name in seen:
+                        continue
+                    seen.add(name)
+                    if f"the {words(name)}." not in asked:
+                        return Say(question(producer, Action(producer.name, {}), Leaf((name,), name, None)),
+                                   intent="ask")
+                    queue.append(name)
+        return Say(f"I'm sorry: without the {label} I cannot {words(action.name)}, so I will leave that.",
+                   intent="giveup")
+
+    @staticmethod
+    def _requested(conversation: Conversation, action: Action) -> bool:
+        """The user has asked for this write: a word of its tool's name (not one most tools share), or a value
+        only this action of the task carries. After one "anything else?" that brought nothing new, a reply that
+        is not a no lets the agent go on with what the task holds (the person may word it in ways not foreseen)."""
+        tools = conversation.domain.tool_map
+        common = {w for w in {w for t in tools for w in words(t).split()}
+                  if sum(w in words(t).split() for t in tools) >= 3}
+        names = [w for w in normalize(words(action.name)).split() if len(w) > 3 and w not in common]
+        texts = [m.content for m in conversation.said("user")]
+        said = {w for t in texts for w in normalize(t).split() if len(w) >= 3 and w not in _PLAIN}
+        if any(n.startswith(w) or w.startswith(n[:5]) for w in said for n in names):
+            return True
+        others = {canonical(v) for a in conversation.task.actions if a is not action for v in a.kwargs.values()}
+        own = [v for v in action.kwargs.values() if isinstance(v, str) and canonical(v) not in others
+               and any(c.isdigit() for c in v)]
+        view = Evidence(user=texts)
+        if any(view.said_by_user(v) for v in own):
+            return True
+        last = conversation.last_said("agent")
+        reply = conversation.last_said("user")
+        return (last is not None and last.intent == "more" and reply is not None
+                and answer_kind(reply.content) != "no")
+
+    @staticmethod
+    def _asked_since_last_step(conversation: Conversation) -> list[str]:
+        """The agent's questions since its last write, skip or give-up: a later action may need the same
+        field with another value (a second `manage_service` with action "add")."""
+        tools = conversation.domain.tool_map
+        out: list[str] = []
+        for e in conversation.events:
+            if e.role != Role.AGENT:
+                continue
+            if e.kind == EventKind.TOOL_CALL:
+                spec = tools.get(e.as_(ToolCallData).name)
+                if spec is not None and spec.is_write:
+                    out = []
+            elif e.kind == EventKind.MESSAGE:
+                m = e.as_(MessageData)
+                if m.intent in ("skip", "giveup"):
+                    out = []
+                elif m.intent == "ask":
+                    out.append(m.content)
+        return out
+
+    # -- looking ahead ------------------------------------------------------------------------------
+    def _dry_run(self, conversation: Conversation, spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
+        key = (conversation.env.hash, spec.name, canonical(arguments))
+        if key in self._cache:
+            return self._cache[key]
+        out: str | None = None
+        if not validate(arguments, spec.parameters):
+            try:
+                from tauplay.core.environment import render_output
+
+                out = render_output(spec.func(conversation.env.state, **coerce(arguments, spec.parameters)))
+            except Exception:  # a look-up that fails (unknown id) brings nothing into view
+                out = None
+        self._cache[key] = out
+        return out
+
+    def _candidates(self, conversation: Conversation, outputs: list[str], ev: Evidence,
+                    made: set[tuple[str, str]]) -> list[tuple[ToolSpec, dict[str, Any]]]:
+        """Read calls whose arguments are all in view (gold reads first, then one per combination of values
+        seen for each required parameter)."""
+        domain = conversation.domain
+        # An output that is one bare value (a found user id) may feed any parameter.
+        bare = [o.strip().strip('"') for o in outputs if not isinstance(_json(o), dict | list)
+                and len(o.split()) == 1 and _id_like(o.strip().strip('"'))]
+        users = [m.content for m in conversation.said("user")]
+        tokens = [t for text in users for t in _TOKEN.findall(text) if _id_like(t)]
+        gold_values: dict[str, list[Any]] = {}
+        for a in conversation.task.actions:
+            for k, v in a.kwargs.items():
+                gold_values.setdefault(k, []).append(v)
+        out: list[tuple[ToolSpec, dict[str, Any]]] = []
+        seen: set[tuple[str, str]] = set(made)
+
+        def add(spec: ToolSpec, args: dict[str, Any]) -> None:
+            key = _key(spec.name, args)
+            if key not in seen and ev.grounded(args):
+                seen.add(key)
+                out.append((spec, args))
+
+        for a in conversation.task.actions:
+            spec = domain.tool_map.get(a.name)
+            if spec is not None and not spec.is_write and not spec.terminal and a.requestor != "user":
+                add(spec, dict(a.kwargs))
+        for spec in domain.read_tools:
+            if spec.utility or spec.terminal:
+                continue
+            if not spec.required:  # a catalogue or listing: nothing to fill in
+                add(spec, {})
+                continue
+            options: list[list[Any]] = []
+            for name in spec.required:
+                values = [v for v in gold_values.get(name, []) if isinstance(v, str | int)]
+                for o in outputs:
+                    values += values_for(name, o)
+                values += bare
+                if len(spec.required) == 1:
+                    values += tokens
+                options.append(list(dict.fromkeys(v for v in values if ev.grounded(v)))[:25])
+            combos: list[dict[str, Any]] = [{}]
+            for name, values in zip(spec.required, options, strict=True):
+                combos = [{**c, name: v} for c in combos for v in values][:60]
+            for args in combos:
+                add(spec, args)
+        return out
+
+    def _find_read(self, conversation: Conversation, target: Any) -> PlannedCall | None:
+        """The first read of the shortest chain of reads (at most three) whose outputs bring `target` into
+        view, or None."""
+        made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
+        base = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                for r in [e.as_(ToolResultData)] if not r.error]
+        users = [m.content for m in conversation.said("user")]
+        known = [_policy(conversation)]
+        # Level by level: the reads possible now, then those the outputs of the level before make possible;
+        # each remembers the read of the first level it came from (the one to make now).
+        level: list[tuple[tuple[ToolSpec, dict[str, Any]], str]] = []  # (root read, output)
+        seen_outputs: list[str] = []
+        budget = self.max_dry_runs
+        tried: set[tuple[str, str]] = set(made)
+        start = Evidence(user=users, tools=base, known=known)
+        view = start
+        for _depth in range(3):
+            found: list[tuple[tuple[ToolSpec, dict[str, Any]], str]] = []
+            for spec, args in self._candidates(conversation, base + seen_outputs, view, tried):
+                if budget <= 0:
+                    return None
+                budget -= 1
+                tried.add(_key(spec.name, args))
+                output = self._dry_run(conversation, spec, args)
+                if output is None:
+                    continue
+                root = self._root(level, start, args) or (spec, args)
+                if self._shows(view, output, target):
+                    return PlannedCall(root[0].name, root[1], f"gated_read_{len(conversation.events)}")
+                found.append((root, output))
+            if not found:
+                break
+            level += found
+            seen_outputs += [o for _, o in found]
+            view = view.plus(*(o for _, o in found))
+        return None
+
+    @staticmethod
+    def _root(level: list[tuple[tuple[ToolSpec, dict[str, Any]], str]], start: Evidence,
+              args: dict[str, Any]) -> tuple[ToolSpec, dict[str, Any]] | None:
+        """The first-level read whose output (with what was in view) grounds these arguments; None when they
+        were in view already."""
+        if not level:
+            return None
+        missing = [v for v in scalars(args) if not start.grounded(v)]
+        if not missing:
+            return None
+        for root, output in level:
+            if _alone(output).grounded(missing):
+                return root
+        return level[0][0]
+
+    @staticmethod
+    def _shows(view: Evidence, output: str, target: Any) -> bool:
+        """`target` is in view once `output` is: a string in the output itself, a number possibly worked out
+        with numbers already in view."""
+        if all(isinstance(v, str) for v in scalars(target)):
+            return _alone(output).grounded(target)
+        return view.plus(output).grounded(target)
+
+    # -- what the person says -----------------------------------------------------------------------
+    def _on_answer(self, conversation: Conversation, progress: Progress, text: str) -> AgentAction:
+        assert progress.offer is not None
+        action = conversation.task.actions[progress.offer]
+        kind = answer_kind(text)
+        if kind == "yes":
+            return CallTools([PlannedCall(action.name, dict(action.kwargs),
+                                          f"gated_{progress.offer}_{len(conversation.events)}")])
+        if kind == "no":
+            return Say("All right, I will not make that change. If you change your mind, just tell me.",
+                       intent="skip")
+        if kind == "question":
+            return Say("Nothing has changed yet: I make the change only after you say yes, exactly as "
+                       f"described. {proposal(action)}", intent="confirm")
+        return Say(f"Sorry, I need a clear yes or no. {proposal(action)}", intent="confirm")
+
+    def _come_back(self, conversation: Conversation, progress: Progress, text: str) -> AgentAction | None:
+        """The user returns to a write they declined: a clear yes right after the decline makes it; naming
+        it again (its tool's words or one of its values) offers it again."""
+        last_agent = conversation.last_said("agent")
+        j = progress.skipped[-1]
+        action = conversation.task.actions[j]
+        if answer_kind(text) == "yes" and last_agent is not None and last_agent.intent in ("skip", "done", "more"):
+            return CallTools([PlannedCall(action.name, dict(action.kwargs), f"gated_{j}_{len(conversation.events)}")])
+        said = [w for w in normalize(text).split() if len(w) >= 3 and w not in _PLAIN]
+        names = [w for w in normalize(words(action.name)).split() if len(w) > 3]
+        if any(n.startswith(w) or w.startswith(n) for w in said for n in names):
+            return Say(proposal(action), intent="confirm")
+        return None
+
+    def _lookup_as_given(self, conversation: Conversation, text: str) -> AgentAction | None:
+        """An id the user names next to what it is ("reservation ABC123", "order #W1"), not yet looked up:
+        look it up exactly as given, with the read that takes that id alone."""
+        domain = conversation.domain
+        made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
+        tools_seen = normalize(" ".join(r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                                        for r in [e.as_(ToolResultData)] if not r.error))
+        gold = {normalize(str(v)) for a in conversation.task.actions for v in a.kwargs.values()}
+        for spec in domain.read_tools:
+            if len(spec.required) != 1 or spec.utility:
+                continue
+            param = spec.required[0]
+            stem = param[:-3] if param.endswith("_id") else param
+            if not param.endswith("id") or not stem:
+                continue
+            pattern = re.compile(rf"\b{re.escape(words(stem))}(?:\s+(?:id|number|code|is|was|no\.?))*\s*[:#]?\s*"
+                                 r"(#?[A-Za-z0-9][\w.@-]*\w)", re.IGNORECASE)
+            for m in pattern.finditer(text):
+                token = m.group(1)
+                norm = normalize(token)
+                if not _id_like(token) or norm in gold or f" {norm} " in f" {tools_seen} ":
+                    continue
+                if _key(spec.name, {param: token}) in made:
+                    continue
+                return CallTools([PlannedCall(spec.name, {param: token}, f"gated_lookup_{len(conversation.events)}")])
+        return None
+
+    def _after_lookup(self, conversation: Conversation) -> AgentAction | None:
+        """Report a failed look-up of an id the user gave; any other failed call goes on with the plan."""
+        events = conversation.events
+        result = events[-1].as_(ToolResultData)
+        if not result.error:
+            return None
+        call = next((e.as_(ToolCallData) for e in reversed(events) if e.kind == EventKind.TOOL_CALL
+                     and e.as_(ToolCallData).call_id == result.call_id), None)
+        if call is None or not call.call_id.startswith("gated_lookup_"):
+            return None
+        value = next(iter(call.arguments.values()), "")
+        what = words(next(iter(call.arguments), "id"))
+        return Say(f"I could not find the {what} {value}: the look-up says \"{result.output}\". "
+                   f"Could you check the {what}?", intent="not_found")
+
+    def _unrelated(self, conversation: Conversation, text: str, ev: Evidence) -> bool:
+        """A request that shares no word with the domain (its tools, their parameters, its tables) nor any
+        value in view."""
+        if not _REQUEST.search(text):
+            return False
+        domain = conversation.domain
+        vocab = set(_SERVICE_WORDS)
+        for spec in domain.tools:
+            vocab.update(w for w in normalize(words(spec.name)).split() if len(w) > 2)
+            for p in spec.parameters.get("properties", {}):
+                vocab.update(w for w in normalize(words(p)).split() if len(w) > 2)
+        for table in domain.tables:
+            vocab.update(w for w in normalize(words(table.name)).split() if len(w) > 2)
+        vocab |= {v[:-1] for v in vocab if v.endswith("s")}
+        said = [w for w in normalize(text).split() if len(w) >= 4 and w.isalpha() and w not in _PLAIN]
+        if not said or any(w in vocab or w.rstrip("s") in vocab for w in said):
+            return False
+        gold = [v for a in conversation.task.actions for v in a.kwargs.values() if isinstance(v, str)]
+        return not any(ev.said_by_user(v) and normalize(v) in normalize(text) for v in gold)
+
+    # -- words at the end -----------------------------------------------------------------------------
+    def _sayable_outputs(self, conversation: Conversation, ev: Evidence) -> list[str]:
+        """The task's required answers that a tool has shown (an agent cannot say what it has not seen)."""
+        return [o for o in conversation.task.outputs if ev.grounded(o) or ev.grounded(_number(o))]
+
+    def _summary(self, conversation: Conversation, ev: Evidence) -> str:
+        domain = conversation.domain
+        changes = [call for call, ok in conversation.tool_calls()
+                   if ok and call.name in domain.tool_map and domain.tool_map[call.name].is_write]
+        parts = []
+        if changes:
+            parts.append("Done: " + "; ".join(describe_action(Action(c.name, c.arguments)) for c in changes) + ".")
+        else:
+            parts.append("I have looked into it for you.")
+        outputs = self._sayable_outputs(conversation, ev)
+        if outputs:
+            parts.append("The answer you asked for: " + " / ".join(outputs) + ".")
+        parts.append("Is there anything else I can help you with?")
+        return " ".join(parts)
+
+
+def _number(text: str) -> Any:
+    try:
+        return float(str(text).replace(",", ""))
+    except ValueError:
+        return text

@@ -1,0 +1,112 @@
+"""The responsive scripted user: answers from its instruction, says yes only to what it wants, corrects what it
+does not, holds back its credential until asked, and splits its instruction into sentences correctly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tauplay.core.domain import get_domain
+from tauplay.core.environment import Environment
+from tauplay.core.events import Event, MessageData
+from tauplay.core.tasks import load_tasks, task_from_taubench
+from tauplay.core.vocabulary import Role
+from tauplay.sim.oracle import describe_action
+from tauplay.sim.participants import Conversation
+from tauplay.sim.scripted_user import ScriptedUser, disclosure_parts, judge_proposal, split_sentences
+from tests.conftest import taubench_dir
+
+AIRLINE = get_domain("airline")
+STARTER = load_tasks(AIRLINE.task_set_path(), "airline")
+CANCEL = STARTER.by_id("airline-starter-02-cancel-business")
+
+
+def conversation_with(task: Any, *agent_lines: tuple[str, str | None]) -> Conversation:
+    """The task's conversation after the user's opening and the given agent messages (text, intent)."""
+    conv = Conversation(AIRLINE, task, Environment(AIRLINE, AIRLINE.database()), task.emotion)
+    seq = 0
+    conv.events.append(Event.of(seq, Role.USER, MessageData(content=disclosure_parts(task)[0], intent="disclose")))
+    for text, intent in agent_lines:
+        seq += 1
+        conv.events.append(Event.of(seq, Role.AGENT, MessageData(content=text, intent=intent)))
+    return conv
+
+
+async def reply_to(task: Any, text: str, intent: str | None = None) -> str:
+    return (await ScriptedUser().respond(conversation_with(task, (text, intent)))).text
+
+
+async def test_a_mismatching_proposal_is_corrected_not_confirmed():
+    wrong = "Here is what I am about to do: update reservation flights (reservation id: 99NH3S). Shall I go ahead?"
+    text = await reply_to(CANCEL, wrong, "confirm")
+    assert not text.lower().startswith("yes")
+    assert text == "No, I want to cancel it, not update it."
+    # The same with no intent, as a model agent would word it.
+    assert (await reply_to(CANCEL, "I can update the flights of reservation 99NH3S. Shall I proceed?")) \
+        .startswith("No")
+
+
+async def test_a_proposal_with_the_wrong_id_is_corrected():
+    text = await reply_to(CANCEL, "Here is what I am about to do: cancel reservation (reservation id: ABC123). "
+                                  "Shall I go ahead?", "confirm")
+    assert text.startswith("No") and "99NH3S" in text
+
+
+async def test_a_matching_proposal_gets_a_yes_even_ending_ok():
+    action = CANCEL.actions[1]
+    assert (await reply_to(CANCEL, f"Here is what I am about to do: {describe_action(action)}. Shall I go ahead?",
+                           "confirm")).lower().startswith("yes")
+    assert (await reply_to(CANCEL, "I will cancel reservation 99NH3S and refund it to your card. OK?")) \
+        .lower().startswith("yes")
+
+
+def test_judge_proposal_names_what_is_wanted():
+    conv = conversation_with(CANCEL)
+    assert judge_proposal(conv, "Shall I cancel reservation 99NH3S?") == (True, "")
+    agree, correction = judge_proposal(conv, "Shall I update reservation baggages on 99NH3S?")
+    assert not agree and "cancel" in correction
+
+
+async def test_asked_for_an_id_it_knows_it_gives_it():
+    text = await reply_to(CANCEL, "To cancel reservation I need the reservation id. Could you tell me the "
+                                  "reservation id?", "ask")
+    assert "99NH3S" in text
+    text = await reply_to(CANCEL, "Could you tell me your user id?")
+    assert "raj_wilson_4352" in text
+
+
+async def test_asked_for_what_it_does_not_know_it_says_so():
+    text = await reply_to(CANCEL, "Could you tell me the payment id?", "ask")
+    assert "don't know" in text
+
+
+def _published(domain: str, index: int) -> Any:
+    folder = taubench_dir(domain)
+    raw = json.loads((folder / "tasks_test.json").read_text(encoding="utf-8"))
+    return task_from_taubench(raw[index], Path(folder / "tasks_test.json"), index, domain)
+
+
+async def test_the_credential_waits_until_it_is_asked_for():
+    task = _published("airline", 1)  # "... Use omar_davis_3817 for authentication."
+    parts = disclosure_parts(task)
+    assert not any("authentication" in p or "omar_davis_3817" in p for p in parts)
+    text = await reply_to(task, "Could you tell me your user id?")
+    assert "omar_davis_3817" in text
+
+
+async def test_an_email_user_gives_the_email_not_a_made_up_user_id():
+    task = _published("retail", 0)  # authenticates with an email
+    assert "don't know" in await reply_to(task, "Could you tell me your user id?")
+    assert "lucas.johansson7741@example.com" in await reply_to(task, "Could you tell me the email?")
+
+
+def test_dr_smith_stays_one_sentence():
+    assert split_sentences("I have an appointment with Dr. Smith on Monday. Please move it.") == \
+        ["I have an appointment with Dr. Smith on Monday.", "Please move it."]
+
+
+def test_abbreviations_decimals_and_ids_hold_no_break():
+    text = "It costs 12.50 dollars, e.g. for order #W123.4. Mr. J. Doe agrees. Then stop."
+    assert split_sentences(text) == ["It costs 12.50 dollars, e.g. for order #W123.4.", "Mr. J. Doe agrees.",
+                                     "Then stop."]
