@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "solutions": ("solutions", "every valid solution of each task, and its distractors"),
     "validate": ("validate", "review a queue of tasks: approve, reject or send back for edits"),
     "review": ("review", "browse saved sessions and label failures"),
+    "fork": ("fork", "a new session from a saved one's turns before --at TURN, to play on"),
+    "compare": ("compare", "two sessions side by side: turns, tool calls, end-state difference, violations"),
     "queue": ("queue", "an annotators' work queue: items, overlap share, progress per annotator"),
     "agreement": ("agreement", "inter-annotator agreement (Cohen's and Fleiss' kappa); --against judges"),
     "stats": ("stats", "the paper's tables from the store: rewards, pass^k, violations, faults, fidelity"),

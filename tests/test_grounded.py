@@ -62,3 +62,15 @@ def test_example_shapes():
     assert shape_of("sara_doe_496").fullmatch("james_smith_5583")
     assert shape_of("2024-05-01").fullmatch("2024-05-22") and not shape_of("2024-05-01").fullmatch("2024")
     assert shape_of("JFK").fullmatch("MSP") and not shape_of("JFK").fullmatch("msp")
+
+
+def test_values_are_matched_as_a_person_writes_them():
+    from tauplay.core.grounded import grounds, ungrounded
+
+    spec = AIRLINE.tool_map["update_reservation_baggages"]
+    g = grounds([_said(1, "Reservation #842X51: two bags please, on credit_card_2727081")])
+    assert ungrounded(spec, g, AIRLINE.user_knows) == []  # '#842X51' is 842X51, 'two' is a number
+    book = AIRLINE.tool_map["book_reservation"]
+    said = grounds([_said(1, "A one-way trip, economy")])
+    assert "flight_type" not in ungrounded(book, said, AIRLINE.user_knows)  # 'one-way' is one_way
+    assert "flight_type" in ungrounded(book, grounds([_said(1, "hello")]), AIRLINE.user_knows)

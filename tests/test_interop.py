@@ -137,8 +137,12 @@ def test_taubench_import_makes_sessions_ready_for_labelling(tmp_path: Path, airl
     assert good.events[0].role == "system"
     # automatic fault suggestions recorded at the end: none for the gold path, an extra write for the other
     assert good.events[-1].data["faults"] == []
+    # policy checks too: the cancel came with no user id given, after a bare "Shall I cancel it?"
+    assert {v["rule"] for v in good.events[-1].data["violations"]} == {"write_before_identified",
+                                                                       "yes_to_other_action"}
     faults = wrong.events[-1].data["faults"]
-    assert {f["category"] for f in faults} == {"Extra Action", "Missed Action"}
+    # ...and, since the user stopped with a gold write not done, an Early Stop
+    assert {f["category"] for f in faults} == {"Extra Action", "Missed Action", "Early Stop"}
     assert wrong.reward_info and wrong.reward_info["source"] == "tau-bench"
     assert good.reward_info and good.reward_info["user_cost"] == 0.01
 
@@ -316,14 +320,20 @@ def test_malformed_tau2_and_sessions_files(tmp_path: Path, airline_tasks,  # typ
 
 # -- training data, secrets, tasks ---------------------------------------------------------------------
 
-def test_training_export_filters(tmp_path: Path, airline_tasks) -> None:  # type: ignore[no-untyped-def]
+def test_training_export_filters(tmp_path: Path, airline_tasks,  # type: ignore[no-untyped-def]
+                                 capsys: pytest.CaptureFixture[str]) -> None:
     db = imported(tmp_path, airline_tasks)
     out = tmp_path / "train.jsonl"
 
-    def export(*extra: str) -> list[dict[str, Any]]:
-        assert main(["export", "training", "--out", str(out), "--db", str(db), *extra]) == 0
+    def export(*extra: str, checked: bool = False) -> list[dict[str, Any]]:
+        # the successful trajectory cancels without the user id and after a bare "Shall I cancel it?": it breaks
+        # the airline policy, so it is left out unless violations are asked for
+        more = () if checked else ("--include-violations",)
+        assert main(["export", "training", "--out", str(out), "--db", str(db), *extra, *more]) == 0
         return [json.loads(line) for line in out.read_text().splitlines()]
 
+    assert export(checked=True) == []
+    assert "left out 1 session(s): 1 with a policy violation (--include-violations)" in capsys.readouterr().err
     [example] = export()  # only the successful trajectory
     assert example["metadata"]["task_id"] == "0"
     messages = example["messages"]

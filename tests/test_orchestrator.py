@@ -134,7 +134,8 @@ async def test_oracle_skips_a_write_the_user_declines(store):
     assert out.reason == "user_stop" and out.value == 0.0
     assert [e.data["name"] for e in out.events if e.kind == "tool_call"] == ["get_reservation_details"]
     assert any(e.data.get("intent") == "skip" for e in out.events)
-    assert [f["category"] for f in out.faults] == ["Missed Action"]
+    # the gold write was turned down and the user then stopped: Early Stop is suggested too (a person confirms)
+    assert [f["category"] for f in out.faults] == ["Missed Action", "Early Stop"]
 
 
 async def test_human_agent_and_human_user_are_awaited(store):
@@ -169,6 +170,31 @@ async def test_human_agent_and_human_user_are_awaited(store):
     _, out = await run_session(store, setup, agent2, ScriptedUser())
     await player
     assert out.reason == "agent_stop"
+
+
+async def test_an_invalid_call_attempt_is_saved_and_the_person_moves_again(store):
+    agent = HumanAgent()
+
+    async def play() -> None:
+        await asyncio.wait_for(agent.waiting.wait(), 5)
+        agent.attempt_invalid('get_user_details(user_id="mia', "call line: unterminated string")
+        await asyncio.sleep(0)
+        await asyncio.wait_for(agent.waiting.wait(), 5)  # asked again: the attempt ran nothing
+        agent.attempt_invalid("book_flight()", "unknown tool 'book_flight'")
+        await asyncio.sleep(0)
+        await asyncio.wait_for(agent.waiting.wait(), 5)
+        agent.end()
+
+    player = asyncio.create_task(play())
+    sid, out = await run_session(store, setup_for("airline-starter-03-add-bag"), agent, ScriptedUser())
+    await player
+    assert out.reason == "agent_stop"
+    saved = [e for e in store.events(sid) if e.kind == "notice" and e.data.get("about") == "invalid_call"]
+    assert [(e.role, e.data["attempt"], e.data["error"]) for e in saved] == [
+        ("agent", 'get_user_details(user_id="mia', "call line: unterminated string"),
+        ("agent", "book_flight()", "unknown tool 'book_flight'")]
+    assert not [e for e in store.events(sid) if e.kind == "tool_call"]  # nothing ran
+    assert out.events[-1].data["steps"] == 2  # the greeting and the user's message: attempts are not steps
 
 
 async def _end_when_waiting(agent: HumanAgent) -> None:

@@ -12,6 +12,7 @@ from .alternatives import alternatives
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Flight, Reservation, User
 from .generator import generate
+from .policy_rules import RULES
 
 DOMAIN = Domain(
     name="airline",
@@ -32,6 +33,9 @@ DOMAIN = Domain(
         Requires("cancel_reservation", ("get_reservation_details",), "check the reservation and the reason first"),
         Requires("send_certificate", ("get_user_details", "get_reservation_details"), "confirm the facts first"),
     ],
+    identify_with=("get_user_details",),
+    identity_argument="user_id",
+    own_rules=RULES,  # the policy's own rules its events show (policy_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     alternatives=alternatives,
     constraints=CONSTRAINTS,

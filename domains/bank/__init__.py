@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
@@ -42,5 +43,7 @@ DOMAIN = Domain(
         Requires("transfer_funds", ("get_account_details",), "check the balance, status and limits first"),
         Requires("waive_fee", ("list_account_transactions",), "check the fee's type, date and waiver first"),
     ],
+    identify_with=_VERIFIED,
+    own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
@@ -37,5 +38,7 @@ DOMAIN = Domain(
         Requires("make_roster_move", _CAP_SHEET, "check the roster, injuries and budget first"),
         Requires("reschedule_game", ("check_venue_availability",), "confirm the venue is free on the new date first"),
     ],
+    identify_with=_OFFICIAL,
+    own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
 )

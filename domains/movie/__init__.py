@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
@@ -39,5 +40,7 @@ DOMAIN = Domain(
         Requires("change_seats", ("get_booking_details",), _CHECK_BOOKING),
         Requires("cancel_booking", ("get_booking_details",), _CHECK_BOOKING),
     ],
+    identify_with=IDENTIFY,
+    own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
 )

@@ -47,6 +47,7 @@ DOMAIN = Domain(
         Requires("refund_order", ("get_order_details",),
                  "check the order, its owner, its times and what was refunded already first"),
     ],
+    identify_with=AUTHENTICATE,
     task_sets={"starter": "starter.json", "test": "test.json"},
     constraints=CONSTRAINTS,
 )

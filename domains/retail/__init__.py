@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
@@ -38,6 +39,8 @@ DOMAIN = Domain(
         Requires("return_delivered_order_items", ("get_order_details",), _CHECK_ORDER),
         Requires("exchange_delivered_order_items", ("get_order_details",), _CHECK_ORDER),
     ],
+    identify_with=AUTHENTICATE,
+    own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
     alternatives=alternatives,
 )

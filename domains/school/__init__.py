@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
@@ -40,5 +41,7 @@ DOMAIN = Domain(
                  "check the registration's term and status, and state the refund first"),
         Requires("pay_balance", ("get_student_details",), "check the balance and payment methods first"),
     ],
+    identify_with=AUTHENTICATE,
+    own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
 )

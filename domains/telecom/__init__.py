@@ -14,6 +14,7 @@ from tauplay.core.tools import collect_tools
 from . import tools
 from .data_model import Billing, Customer, Device, Service, SupportTicket
 from .generator import generate
+from .policy_rules import RULES
 
 _AUTHENTICATE = ("find_customer_by_email", "find_customer_by_phone")
 
@@ -39,5 +40,6 @@ DOMAIN = Domain(
         Requires("record_payment", ("get_billing_details",), "confirm the balance owed before taking a payment"),
         Requires("modify_support_ticket", ("get_support_ticket_details",), "read the ticket before changing it"),
     ],
+    own_rules=RULES,  # the policy's own rules its events show (policy_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tauplay.core.domain import ROW_NUMBER, Domain, Requires, TableSpec
+from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
@@ -69,5 +70,7 @@ DOMAIN = Domain(
         Requires("update_medical_record_note", ("get_medical_record", "list_patient_medical_records"),
                  "find the record first"),
     ],
+    identify_with=AUTHENTICATED,
+    own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
 )

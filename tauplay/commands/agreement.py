@@ -121,8 +121,9 @@ def _between_annotators(args: argparse.Namespace) -> int:
     try:
         with SessionStore(args.db, readonly=True) as store:
             sessions = {s.id: s for s in store.list_sessions(domain=args.domain)}
-            # source "auto" is a suggestion the person kept and saved: their judgement as much as a typed label
-            rows = [a for a in store.annotations() if a.session_id in sessions]
+            # source "auto" is a suggestion the person kept and confirmed: their judgement as much as a typed
+            # label; one saved as it came ("suggested") is nobody's judgement yet
+            rows = [a for a in store.annotations() if a.session_id in sessions and a.confirmed]
             marks = [m for m in store.session_reviews() if m.session_id in sessions]
             labels = [Label(a.session_id, a.turn, a.annotator, a.category) for a in rows]
             people = chosen or sorted({lb.annotator for lb in labels} | {m.annotator for m in marks})

@@ -39,6 +39,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--emotion-family", help="training: only sessions with this emotion family")
     parser.add_argument("--min-ratio", type=float, help="training: least tool calls per follow-up question")
     parser.add_argument("--max-ratio", type=float, help="training: most tool calls per follow-up question")
+    parser.add_argument("--include-faulty", action="store_true",
+                        help="training: keep sessions with a confirmed fault label (left out by default)")
+    parser.add_argument("--include-violations", action="store_true",
+                        help="training: keep sessions that broke a policy rule (left out by default)")
+    parser.add_argument("--include-unapproved", action="store_true",
+                        help="training: keep sessions whose task has a verdict other than approve (left out by "
+                             "default; a task nobody judged is kept)")
 
 
 def _write(out: str, text: str) -> None:
@@ -86,11 +93,25 @@ def _export(args: argparse.Namespace, store: Any) -> tuple[str, str]:
     records.sort(key=lambda r: (r.created_at, r.id))  # oldest first: the order they were run
     if args.kind == "training":
         rule = training.TrainingFilter(args.min_reward, args.emotion_family, args.min_ratio, args.max_ratio)
+        included = {training.FAULTY: args.include_faulty, training.VIOLATIONS: args.include_violations,
+                    training.UNAPPROVED: args.include_unapproved}
+        verdicts = training.latest_verdicts(store.task_reviews(domain=args.domain))
         lines = []
+        left: dict[str, int] = dict.fromkeys(training.EXCLUSIONS, 0)
+        left_out = 0
         for record in records:
-            bundle = bundle_of(store, record, labels=False)
-            if training.keep(bundle, rule):
-                lines.append(_training_line(bundle))
+            bundle = bundle_of(store, record, labels=True)
+            if not training.keep(bundle, rule):
+                continue
+            why = [w for w in training.exclusions(bundle, verdicts) if not included[w]]
+            if why:
+                left_out += 1
+                for w in why:
+                    left[w] += 1
+                continue
+            lines.append(_training_line(bundle))
+        if left_out:
+            _say_left_out(left_out, left)
         return "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), f"{len(lines)} training example(s)"
     bundles = [_scrubbed(bundle_of(store, r)) for r in records]
     if args.kind == "sessions":
@@ -100,6 +121,16 @@ def _export(args: argparse.Namespace, store: Any) -> tuple[str, str]:
         raise UsageError(f"{args.kind}: sessions of several domains ({', '.join(domains)}); pick one with --domain")
     results: Any = tau2.tau2_results(bundles) if args.kind == "tau2-results" else taubench.taubench_results(bundles)
     return json.dumps(results, indent=1, ensure_ascii=False) + "\n", jsonl.summary(bundles)
+
+
+def _say_left_out(count: int, why: dict[str, int]) -> None:
+    import sys
+
+    words = {"faulty": ("with a confirmed fault label", "--include-faulty"),
+             "violations": ("with a policy violation", "--include-violations"),
+             "unapproved": ("whose task's verdict is not approve", "--include-unapproved")}
+    parts = [f"{n} {words[w][0]} ({words[w][1]})" for w, n in why.items() if n]
+    say(f"training: left out {count} session(s): " + "; ".join(parts), file=sys.stderr)
 
 
 def _scrubbed(bundle: Any) -> Any:

@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--inject-at", type=int, metavar="N", help="with --inject: at the agent's N-th tool call")
     parser.add_argument("--interceptor", action="store_true",
                         help="check every call before it runs and refuse bad arguments (as tauplay run --interceptor)")
+    parser.add_argument("--session", metavar="ID",
+                        help="continue this unfinished session in the app (one a person was playing, or a fork "
+                             "made by tauplay fork), in the seat it was played from")
     parser.add_argument("--annotator", metavar="NAME", help="your name in the saved sessions (default: login name)")
     parser.add_argument("--keymap", metavar="FILE", type=Path,
                         help="key remapping file (default: $TAUPLAY_KEYMAP or ~/.config/tauplay/keymap.toml)")
@@ -60,12 +63,37 @@ def config_from(args: argparse.Namespace) -> object:
                       interceptor=args.interceptor, **extra)
 
 
+def _resume_config(config: object, session: str) -> object:
+    """The app's choices for continuing a saved, unfinished session (as the home screen's resume makes them)."""
+    from tauplay.commands.fork import resolve_session
+    from tauplay.store import SessionStore, StoreError
+
+    try:
+        with SessionStore(config.db_url, readonly=True) as store:  # type: ignore[attr-defined]
+            s = store.get_session(resolve_session(store, session))
+            ended = any(e.kind == "terminated" for e in store.events(s.id))
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    if ended:
+        raise UsageError(f"session {s.id} has already ended; fork it to play on: tauplay fork {s.id} --at TURN")
+    if s.role not in ("user", "agent"):
+        raise UsageError(f"session {s.id} is played by nobody (role {s.role}); continue it with tauplay resume {s.id}")
+    other = {"agent_model": s.agent.get("model"), "agent_api_base": s.agent.get("api_base")} \
+        if s.role == "user" else {"user_model": s.user.get("model"), "user_api_base": s.user.get("api_base")}
+    return config.with_(role=s.role, domain=s.domain, task_id=s.task_id, resume=s.id, tasks=None,  # type: ignore[attr-defined]
+                        emotion=None, seed=s.seed, data_dir=s.data_source or None, saved_task=s.task,
+                        saved_emotion=s.emotion, **other)
+
+
 def run(args: argparse.Namespace) -> int:
     from tauplay.tui.session import PlayError, prepare
 
     if args.inject_at is not None and (not args.inject or args.inject_at < 1):
         raise UsageError("--inject-at N needs --inject KIND and N of at least 1")
     config = config_from(args)
+    if args.session:
+        config = _resume_config(config, args.session)
+        args.role = config.role  # type: ignore[attr-defined]
     if args.keymap is not None and not args.keymap.exists():
         raise UsageError(f"{args.keymap}: no such keymap file")
     prepared = None

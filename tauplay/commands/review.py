@@ -1,12 +1,15 @@
 """`tauplay review [--db URL] [filters]`: browse saved sessions and label their faults turn by turn, with the
 automatic suggestions pre-filled, or mark a session reviewed with no fault; --blind hides other annotators'
 labels and marks. On a session with an injected error (tauplay run --inject), key p answers "did it propagate?"
-(yes, no, none), saved as your judgment beside the automatic judges' (hidden unless --show-judges)."""
+(yes, no, none), saved as your judgment beside the automatic judges' (hidden unless --show-judges).
+`--show SESSION` prints one session as text instead (no app): its transcript, the automatic fault suggestions,
+the labels saved (a suggestion nobody confirmed says so) and its policy violations."""
 
 from __future__ import annotations
 
 import argparse
 import getpass
+from typing import Any
 
 from tauplay.commands.common import UsageError, require_terminal
 from tauplay.commands.queue import add_queue_arguments, queue_settings
@@ -22,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--show-judges", action="store_true",
                         help="show the automatic judges' answers on injected sessions (hidden by default, so that "
                              "your 'propagated?' label stays your own)")
+    parser.add_argument("--show", metavar="SESSION",
+                        help="print this session as text (transcript, fault suggestions, labels, policy "
+                             "violations) instead of opening the app")
     parser.add_argument("--domain", help="only sessions of this domain")
     parser.add_argument("--task", metavar="ID", help="only sessions of this task")
     parser.add_argument("--reward", type=float, help="only sessions with this reward (1, 0 or -1)")
@@ -45,7 +51,71 @@ def _whoami() -> str:
         return "annotator"
 
 
+def session_text(record: Any, events: list[Any], labels: list[Any]) -> list[str]:
+    """One saved session as plain lines: what `--show` prints."""
+    from tauplay.core.events import MessageData, NoticeData, ToolCallData, ToolResultData
+    from tauplay.core.faults import fault_suggestions
+    from tauplay.core.policy_checks import session_violations
+    from tauplay.core.transcript import arguments_text
+
+    reward = "-" if record.reward is None else f"{record.reward:g}"
+    out = [f"session {record.id} · {record.domain} · task {record.task_id} · {record.status} "
+           f"({record.termination_reason or '-'}) · reward {reward}", ""]
+    for e in events:
+        p = e.payload
+        tag = f"t{e.turn:<2} #{e.seq:<3} "
+        if isinstance(p, MessageData):
+            out.append(tag + (f"system prompt ({len(p.content)} characters)" if e.role == "system"
+                              else f"{e.role}: {p.content}"))
+        elif isinstance(p, ToolCallData):
+            out.append(tag + f"→ {p.name}({arguments_text(p)})")
+        elif isinstance(p, ToolResultData):
+            out.append(tag + ("← error: " if p.error else "← ") + p.output)
+        elif isinstance(p, NoticeData) and p.about == "invalid_call":
+            out.append(tag + f"✗ invalid call {p.attempt!r}: {p.error}")
+    suggestions = fault_suggestions(events, record.task, record.domain)
+    out += ["", "fault suggestions:" if suggestions else "fault suggestions: none"]
+    for s in suggestions or []:
+        where = "session" if s.seq is None else f"turn {s.turn} #{s.seq}"
+        out.append(f"  {s.category} ({where}): {s.tool}: {s.detail}" if s.tool else f"  {s.category} ({where}): {s.detail}")
+    out.append("labels:" if labels else "labels: none")
+    for a in labels:
+        where = "session" if a.seq is None else f"turn {a.turn} #{a.seq}"
+        state = "" if a.confirmed else " [suggestion, not confirmed]"
+        out.append(f"  {a.category} ({where}) by {a.annotator}, {a.who_erred}, {a.severity}{state}"
+                   + (f": {a.note}" if a.note else ""))
+    violations = session_violations(events, record.domain)
+    if violations is None:
+        out.append("policy violations: not checked (the domain is not installed here)")
+    else:
+        out.append(f"policy violations: {len(violations)}" if violations else "policy violations: none")
+        for v in violations:
+            where = "session" if v.seq is None else f"turn {v.turn} #{v.seq}"
+            out.append(f"  {v.rule} ({where}): {v.detail}")
+    return out
+
+
+def _show(args: argparse.Namespace) -> int:
+    from tauplay.commands.common import say
+    from tauplay.commands.fork import resolve_session
+    from tauplay.store import SessionStore, StoreError
+
+    try:
+        with SessionStore(args.db, readonly=True) as store:
+            sid = resolve_session(store, args.show)
+            record = store.get_session(sid)
+            events = store.events(sid)
+            labels = store.annotations(sid, annotator=(args.annotator or _whoami()) if args.blind else None)
+    except StoreError as e:
+        raise UsageError(str(e)) from None
+    for line in session_text(record, events, labels):
+        say(line)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.show:
+        return _show(args)
     queue = queue_settings(args)
     from tauplay.tui.review import FilterError, filter_text, parse_filters
     from tauplay.tui.review_app import ReviewApp

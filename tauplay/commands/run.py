@@ -324,7 +324,7 @@ def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -
         table.add_column(name, justify="right")
     for k in range(1, trials + 1):
         table.add_column(f"pass^{k}", justify="right")
-    for name in ("success", "steps", "calls", "errors", "secs"):
+    for name in ("success", "steps", "calls", "errors", "violations", "secs"):
         table.add_column(name, justify="right")
     group = None
     for row in rows:
@@ -337,11 +337,11 @@ def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -
         name = f"difficulty {row.name}" if row.group == "difficulty" else row.name
         cells[0] = name
         cells += [f"{row.success:.1%}", f"{row.steps:.1f}", f"{row.calls:.1f}", f"{row.errors:.1f}",
-                  f"{row.seconds:.2f}"]
+                  f"{row.violated}/{row.sessions}", f"{row.seconds:.2f}"]
         table.add_row(*(Text(visible(c)) for c in cells))  # names from task files: never markup or escapes
     # A pipe or a file gets the whole table rather than rich's 80-column default: wide enough for every
     # column (a name, twelve figures and one pass^k per trial), so that none is cut.
     longest = max((len(r.name) for r in rows), default=8) + len("difficulty ")
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else max(160, longest + 130 + 10 * trials))
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else max(170, longest + 142 + 10 * trials))
     console.print(table)
     console.print(visible(f"sessions saved in {store_name} (batch {batch_id})"), markup=False)

@@ -192,6 +192,19 @@ def record_change(table: str, key: str, before: Any, after: Any) -> RecordChange
     return RecordChange(table, key, "changed", before, after, tuple(fields))
 
 
+def diff_states(a: State, b: State) -> list[RecordChange]:
+    """Record by record, how state `b` differs from state `a` (two sessions' end states, say), over every record
+    either of them changed since its start: added in b, removed in b, or changed fields (before: a, after: b)."""
+    keys = {(c.table, c.key) for c in a.changes_since_start()} | {(c.table, c.key) for c in b.changes_since_start()}
+    out = []
+    for table, key in sorted(keys):
+        mine, theirs = a.get(table, key), b.get(table, key)
+        change = record_change(table, key, _ABSENT if mine is None else mine, _ABSENT if theirs is None else theirs)
+        if change is not None:
+            out.append(change)
+    return out
+
+
 class State:
     """One session's copy-on-write view of a `Database`.
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tauplay.core.db import Database, State
+from tauplay.core.policy_rules import PolicyRule
 from tauplay.core.progress import ProgressNode
 from tauplay.core.tasks import Task
 from tauplay.core.tools import ToolSpec
@@ -90,6 +91,13 @@ class Domain:
     # Wrong-but-plausible values for an argument, from the domain's own data (semantic_wrong injections):
     # AlternativeQuery -> [(value, what it is)]; see tauplay.core.injection. None: the generic fallback only.
     alternatives: Callable[[Any], list[tuple[Any, str]]] | None = None
+    # Policy checks (tauplay.core.policy_checks): where the policy demands that the user be identified before
+    # any write, the lookups that identify them, and/or the argument whose value the user may give instead
+    # ("user_id": the airline user says their id). Both empty: the policy does not demand it.
+    identify_with: tuple[str, ...] = ()
+    identity_argument: str | None = None
+    # The domain's own rules that events can show, beside the general ones (see `policy_rules`).
+    own_rules: list[PolicyRule] = field(default_factory=list)
 
     @cached_property
     def tool_map(self) -> dict[str, ToolSpec]:
@@ -109,6 +117,11 @@ class Domain:
         """A domain's own reward rule (a RewardBreakdown), or None for tauplay's: the gold end state and the
         required outputs. An adapter of another benchmark overrides this to follow that benchmark's rule."""
         return None
+
+    def policy_rules(self) -> list[PolicyRule]:
+        """The domain's own policy rules checked beside the general ones (none by default); an adapter may
+        override this."""
+        return list(self.own_rules)
 
     @property
     def fault_categories(self) -> tuple[str, ...]:

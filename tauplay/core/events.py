@@ -98,6 +98,9 @@ class SessionStartedData(EventPayload):
     # the agent's calls: what a resumed session needs to go on the same way, and what `propagation` groups by.
     injection: dict[str, Any] | None = None
     interceptor: bool | None = None
+    # A fork (`tauplay fork`): the session it was made from, and the turn it was cut at (events before it kept).
+    parent_id: str | None = None
+    forked_at_turn: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,7 +162,9 @@ class NoticeData(EventPayload):
     ALWAYS: ClassVar[tuple[str, ...]] = ("level", "text")
     level: str = "info"  # info | warning | error
     text: str = ""
-    about: str | None = None  # what it records, when a reader acts on it (e.g. "reveal": the agent's side shown)
+    about: str | None = None  # what it records, when a reader acts on it (a NoticeAbout: "reveal", "invalid_call")
+    attempt: str | None = None  # invalid_call: what the person entered, as entered...
+    error: str | None = None  # ...and why it could not be made
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,11 +1,12 @@
 """Which tools could be called now on grounded inputs (the Graph panel's "valid next").
 
 A required argument is grounded when the session already holds a value for it: a tool result returned a field
-of that name, or the user said (or a tool returned) a value of the argument's shape: one of its enum values, a
-number for a number, a token shaped like the example in its description ('ZFA04Y', 'sara_doe_496',
-'2024-05-01'). An argument the user could not be asked for and that has no example is the agent's own words (a
-summary) and always grounded. Computed from the session's events and the tool schemas only: never from the
-task's gold actions.
+of that name, or the user said (or a tool returned) a value of the argument's shape: one of its enum values
+(matched as `core.grounding` matches a value a person wrote: `one-way` is `one_way`), a number for a number
+(`two bags` counts), a token shaped like the example in its description ('ZFA04Y', 'sara_doe_496',
+'2024-05-01'). Free prose the agent writes itself (`core.grounding.COMPOSED_PARAMS`: a summary, a note) is
+always grounded. Computed from the session's events and the tool schemas only: never from the task's gold
+actions.
 """
 
 from __future__ import annotations
@@ -18,22 +19,24 @@ from typing import Any
 
 from tauplay.core.domain import Domain
 from tauplay.core.events import Event, MessageData, ToolResultData
+from tauplay.core.grounding import COMPOSED_PARAMS, Evidence, numbers_in
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import Role
 
 _TOKEN = re.compile(r"[\w][\w.@+:/-]*")
 _EXAMPLE = re.compile(r"e\.g\.,?\s*['\"`]([^'\"`]+)['\"`]")
-_NUMBER = re.compile(r"^-?\d+(\.\d+)?$")
 
 
 @dataclass(frozen=True)
 class Grounds:
     """What the session has brought into view: the fields tool results returned, and the values said or
-    returned, as text."""
+    returned, as text (and as core.grounding's Evidence, which matches values as a person writes them)."""
 
     fields: frozenset[str]
     values: frozenset[str]
     user_spoke: bool  # the user said something (a value with no shape of its own may be in it)
+    evidence: Evidence
+    numbers: bool  # some number is in view (said, also as a word, or returned)
 
 
 def _walk(value: Any, fields: set[str], values: set[str]) -> None:
@@ -54,20 +57,25 @@ def grounds(events: Iterable[Event]) -> Grounds:
     fields: set[str] = set()
     values: set[str] = set()
     user_spoke = False
+    said: list[str] = []
+    returned: list[str] = []
     for e in events:
         payload = e.payload
         if isinstance(payload, MessageData) and e.role == Role.USER:
+            said.append(payload.content)
             words = _TOKEN.findall(payload.content)
             user_spoke = user_spoke or bool(words)
             values.update(w.strip(".,;:!?") for w in words)
             values.update(w.lstrip("#") for w in payload.content.split() if w.startswith("#"))
         elif isinstance(payload, ToolResultData) and not payload.error:
+            returned.append(payload.output)
             try:
                 _walk(json.loads(payload.output), fields, values)
             except ValueError:
                 _walk(payload.output, fields, values)
     values.discard("")
-    return Grounds(frozenset(fields), frozenset(values), user_spoke)
+    numbers = any(numbers_in(t) for t in [*said, *returned])
+    return Grounds(frozenset(fields), frozenset(values), user_spoke, Evidence(user=said, tools=returned), numbers)
 
 
 def shape_of(example: str) -> re.Pattern[str]:
@@ -91,9 +99,10 @@ def _fits(name: str, schema: dict[str, Any], g: Grounds, user_knows: frozenset[s
     if name in g.fields:
         return True
     kind = schema.get("type")
+    if name in COMPOSED_PARAMS:
+        return True  # the agent's own words
     if "enum" in schema:
-        said = {v.lower() for v in g.values}
-        return any(str(v).lower() in said or str(v).lower().replace("_", " ") in said for v in schema["enum"])
+        return any(g.evidence.grounded(v) for v in schema["enum"])
     if kind == "array":
         items = schema.get("items", {})
         if items.get("type") == "object":
@@ -102,14 +111,14 @@ def _fits(name: str, schema: dict[str, Any], g: Grounds, user_knows: frozenset[s
     if kind == "object":
         return _object_fits(schema, g, user_knows)
     if kind in ("integer", "number"):
-        return any(_NUMBER.match(v) for v in g.values)
+        return g.numbers
     if kind == "boolean":
         return True  # yes / no: the agent may ask
     example = _EXAMPLE.search(schema.get("description", ""))
     if example:
         pattern = shape_of(example.group(1))
         return any(pattern.fullmatch(v) for v in g.values)
-    return g.user_spoke if name in user_knows else True  # else the agent's own words (a summary)
+    return g.user_spoke  # no shape to look for: something the user said may hold it
 
 
 def _object_fits(schema: dict[str, Any], g: Grounds, user_knows: frozenset[str]) -> bool:

@@ -7,7 +7,7 @@ nobody defines them again.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tauplay.core.domain import domain_fault_categories
@@ -72,6 +72,15 @@ class FaultLabel:
     @property
     def whole_session(self) -> bool:
         return self.turn is None and self.seq is None
+
+    @property
+    def confirmed(self) -> bool:
+        """Whether the label counts: a person's, or a suggestion a person confirmed (not one saved as it came)."""
+        return self.source != AnnotationSource.SUGGESTED
+
+    def confirm(self) -> FaultLabel:
+        """The label as confirmed by a person: a saved suggestion becomes "auto" (kept by a person)."""
+        return self if self.confirmed else replace(self, source=AnnotationSource.AUTO)
 
     def to_json(self) -> dict[str, Any]:
         return {"category": self.category, "who_erred": self.who_erred, "severity": self.severity,

@@ -27,7 +27,8 @@ class EventKind(StrEnum):
 class NoticeAbout(StrEnum):
     """What a notice records, when a reader acts on it (NoticeData.about)."""
 
-    REVEAL = "reveal"  # the person playing the user showed the agent's side (tool calls, results, diff)
+    REVEAL = "reveal"  # the agent's side was shown to the person playing the user
+    INVALID_CALL = "invalid_call"  # a call a person tried that could not be made (unknown tool, type, syntax)
 
 
 class Role(StrEnum):
@@ -100,10 +101,12 @@ class Severity(StrEnum):
 
 
 class AnnotationSource(StrEnum):
-    """Who put a label there: a person, or an automatic suggestion a person kept."""
+    """Who put a label there: a person; an automatic suggestion a person confirmed; or an automatic suggestion
+    saved as it came, not confirmed by anyone yet (it counts as a label only once confirmed)."""
 
     HUMAN = "human"
     AUTO = "auto"
+    SUGGESTED = "suggested"
 
 
 class Verdict(StrEnum):
@@ -158,7 +161,8 @@ TERMINATION_REASONS = values(TerminationReason)
 STATUSES = values(SessionStatus)
 SESSION_ROLES = values(SessionRole)
 FAULT_CATEGORIES = values(FaultCategory)
-# The categories alignment with the gold actions can suggest; the others need a person.
+# The categories alignment with the gold actions suggests (agreement against the suggestions is on these); an
+# Early Stop is suggested from how a session ended, and Misread Intent needs a person.
 AUTOMATIC_FAULTS = FAULT_CATEGORIES[:4]
 WHO_ERRED = values(WhoErred)
 SEVERITIES = values(Severity)

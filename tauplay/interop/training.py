@@ -9,7 +9,13 @@ from typing import Any
 
 from tauplay.core.events import EventKind, MessageData, Role, SessionStartedData, ToolCallData, of_kind
 from tauplay.core.labels import SessionBundle
+from tauplay.core.policy_checks import session_violations
 from tauplay.core.transcript import chat_messages
+from tauplay.core.vocabulary import Verdict
+
+# Why a session that passes the filter is still left out of training data by default (each has an --include-*).
+FAULTY, VIOLATIONS, UNAPPROVED = "faulty", "violations", "unapproved"
+EXCLUSIONS = (FAULTY, VIOLATIONS, UNAPPROVED)
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,34 @@ def keep(bundle: SessionBundle, rule: TrainingFilter) -> bool:
     if rule.min_ratio is not None and ratio < rule.min_ratio:
         return False
     return not (rule.max_ratio is not None and ratio > rule.max_ratio)
+
+
+def exclusions(bundle: SessionBundle, verdicts: dict[tuple[str, str], set[str]]) -> list[str]:
+    """Why a session should not teach a model, by default: a confirmed fault label on it (a saved suggestion
+    nobody confirmed does not count), a policy violation (recorded when it ended, else checked now), or its
+    task's verdict other than approve (`verdicts`: (domain, task id) -> each annotator's latest verdict; a task
+    nobody judged is not left out)."""
+    out = []
+    if any(label.confirmed for label in bundle.labels):
+        out.append(FAULTY)
+    if session_violations(bundle.events, bundle.domain):
+        out.append(VIOLATIONS)
+    if any(v != Verdict.APPROVE for v in verdicts.get((bundle.domain, bundle.task_id), ())):
+        out.append(UNAPPROVED)
+    return out
+
+
+def latest_verdicts(reviews: Any) -> dict[tuple[str, str], set[str]]:
+    """(domain, task id) -> the latest verdict of each annotator who judged the task (TaskReviewRecords)."""
+    latest: dict[tuple[str, str, str], Any] = {}
+    for r in reviews:
+        key = (r.domain, r.task_id, r.annotator)
+        if key not in latest or (r.created_at, r.id) > (latest[key].created_at, latest[key].id):
+            latest[key] = r
+    out: dict[tuple[str, str], set[str]] = {}
+    for (domain, task_id, _), r in latest.items():
+        out.setdefault((domain, task_id), set()).add(r.verdict)
+    return out
 
 
 def saved_prompt(bundle: SessionBundle) -> dict[str, Any] | None:

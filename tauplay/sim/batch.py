@@ -37,6 +37,7 @@ class JobResult:
     calls: int = 0  # tool calls the agent made
     errors: int = 0  # of which failed
     seconds: float = 0.0  # from the first saved event to the last
+    violations: tuple[dict[str, Any], ...] = ()  # the policy rules the session broke (Violation.to_json() each)
 
     @property
     def difficulty(self) -> int | None:
@@ -59,7 +60,8 @@ class JobResult:
         return {"session_id": self.session_id, "domain": self.job.setup.domain.name, "task_id": self.task_id,
                 "trial": self.job.trial, "emotion_family": self.family, "difficulty": self.difficulty,
                 "reason": self.reason, "reward": self.reward, "failure": self.failure, "steps": self.steps,
-                "tool_calls": self.calls, "tool_errors": self.errors, "seconds": round(self.seconds, 3)}
+                "tool_calls": self.calls, "tool_errors": self.errors, "seconds": round(self.seconds, 3),
+                "violations": list(self.violations)}
 
 
 def _effort(events: Sequence[Event]) -> tuple[int, int, int, float]:
@@ -111,7 +113,8 @@ async def run_batch(log: SessionLog | LogWriter, jobs: Sequence[Job], *, agent: 
                 sid, outcome = await run_session(writer, job.setup, agent(), user(), limits=limits,
                                                  batch_id=batch_id, trial=job.trial, on_created=created.append,
                                                  judge=judge)
-                result = JobResult(job, sid, outcome.reason, outcome.reward.reward, None, *_effort(outcome.events))
+                result = JobResult(job, sid, outcome.reason, outcome.reward.reward, None, *_effort(outcome.events),
+                                   violations=tuple(outcome.violations))
             except asyncio.CancelledError:
                 return JobResult(job, created[0] if created else None, None, None, STOPPED)
             except Exception as e:  # one broken session must not sink the batch; its events stay saved
@@ -157,9 +160,12 @@ class SummaryRow:
     calls: float = 0.0
     errors: float = 0.0
     seconds: float = 0.0
+    violated: int = 0  # sessions that broke at least one policy rule
+    violations: int = 0  # violations in all
 
     def to_json(self) -> dict[str, Any]:
         return {"group": self.group, "name": self.name, "tasks": self.tasks, "sessions": self.sessions,
+                "sessions_with_violations": self.violated, "violations": self.violations,
                 "rewards": self.counts, "mean_reward": self.mean,
                 "pass_hat_k": {str(k): v for k, v in self.pass_k.items()}, "success": self.success,
                 "mean_steps": self.steps, "mean_tool_calls": self.calls, "mean_tool_errors": self.errors, "mean_seconds": self.seconds}
@@ -171,6 +177,8 @@ def _row(group: str, name: str, results: list[JobResult], k_max: int) -> Summary
     rewards = []
     for r in results:
         row.sessions += 1
+        row.violated += bool(r.violations)
+        row.violations += len(r.violations)
         if r.reward is None:
             row.counts["failed"] += 1
             per_task.setdefault(r.task_id, []).append(0.0)  # a session that did not run did not succeed

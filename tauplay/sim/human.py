@@ -17,6 +17,7 @@ from tauplay.sim.participants import (
     CallTools,
     Conversation,
     EndSession,
+    InvalidCall,
     PlannedCall,
     Say,
     UserReply,
@@ -61,6 +62,11 @@ class HumanAgent(_Seat):
 
     def end(self, note: str = "") -> None:
         self._inbox.put_nowait(EndSession(note))
+
+    def attempt_invalid(self, text: str, error: str) -> None:
+        """A call the person tried that the call line or the form refused (unknown tool, wrong argument type,
+        syntax error): saved as an `invalid_call` notice; it is still the person's move."""
+        self._inbox.put_nowait(InvalidCall(text, error))
 
     async def act(self, conversation: Conversation) -> AgentAction:
         self._turn(True)

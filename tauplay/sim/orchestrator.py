@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import RewardBreakdown, align, evaluate_session, reference_actions
+from tauplay.core.evaluation import RewardBreakdown, evaluate_session, reference_actions
 from tauplay.core.events import (
     Event,
     EventPayload,
@@ -34,15 +34,25 @@ from tauplay.core.events import (
     ToolCallData,
     ToolResultData,
 )
+from tauplay.core.faults import session_faults
 from tauplay.core.interceptor import REFUSED_BY, Interceptor
+from tauplay.core.policy_checks import check_policy
 from tauplay.core.tasks import Task
-from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role, TerminationReason
+from tauplay.core.vocabulary import (
+    STOP_TOKEN,
+    UNSATISFIED_TOKEN,
+    EventKind,
+    NoticeAbout,
+    Role,
+    TerminationReason,
+)
 from tauplay.sim.injector import Injector, session_view
 from tauplay.sim.participants import (
     AgentParticipant,
     CallTools,
     Conversation,
     EndSession,
+    InvalidCall,
     PlannedCall,
     Say,
     UserParticipant,
@@ -73,6 +83,7 @@ class Outcome:
     faults: list[dict[str, Any]]
     events: list[Event]
     error: str | None = None
+    violations: list[dict[str, Any]] = field(default_factory=list)  # Violation.to_json() each
 
     @property
     def value(self) -> float:
@@ -250,6 +261,11 @@ class Orchestrator:
             self._steps += 1
             await self.emit(Role.AGENT, self._message(action.text, action.intent, action.usage))
             return self._agent_said(action.text), "user"
+        if isinstance(action, InvalidCall):  # recorded; nothing ran, and it is still the agent's move
+            await self.emit(Role.AGENT, NoticeData(level="warning", text=f"invalid call: {action.error}",
+                                                   about=NoticeAbout.INVALID_CALL, attempt=action.text,
+                                                   error=action.error))
+            return None, "agent"
         if isinstance(action, EndSession):
             if action.note:
                 await self.emit(Role.AGENT, NoticeData(level="info", text=action.note))
@@ -328,12 +344,13 @@ class Orchestrator:
                 await self.emit(Role.SYSTEM, NoticeData(level="warning", text=f"the judge model failed ({e})"))
         # Against the solution reached when a constraint task was solved another valid way, else the gold.
         reference = reference_actions(self.env, self.task)
-        faults = [f.to_json() for f in align([c for c, _ in pairs], reference, conv.domain,
-                                             [ok for _, ok in pairs])]
+        faults = [f.to_json() for f in session_faults([c for c, _ in pairs], [ok for _, ok in pairs], reference,
+                                                      conv.domain, str(reason))]
+        violations = [v.to_json() for v in check_policy(conv.events, conv.domain)]
         fields: dict[str, Any] = {"reason": str(reason), "reward": reward.to_json(), "faults": faults,
-                                  "steps": self._steps, "errors": self._errors}
+                                  "violations": violations, "steps": self._steps, "errors": self._errors}
         if self._error_text:
             fields["error"] = self._error_text
             fields["error_side"] = self._error_side
         await self.emit(Role.SYSTEM, TerminatedData(**fields))
-        return Outcome(str(reason), reward, faults, list(conv.events), self._error_text)
+        return Outcome(str(reason), reward, faults, list(conv.events), self._error_text, violations)

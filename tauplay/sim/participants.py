@@ -63,7 +63,16 @@ class EndSession:
     note: str = ""
 
 
-AgentAction = Say | CallTools | EndSession
+@dataclass(frozen=True)
+class InvalidCall:
+    """A call a person tried that could not be made (unknown tool, wrong argument type, call-line syntax): it is
+    recorded as a notice (about "invalid_call") and the agent moves again. Nothing runs."""
+
+    text: str  # what the person entered
+    error: str  # why it could not be made
+
+
+AgentAction = Say | CallTools | EndSession | InvalidCall
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,8 @@ def run_job(spec: WorkerSpec, relay: Any, task_id: str, trial: int) -> dict[str,
                                                on_created=created.append, judge=judge))
         steps, calls, errors, seconds = _effort(outcome.events)
         return {"session_id": sid, "reason": outcome.reason, "reward": outcome.reward.reward, "failure": None,
-                "steps": steps, "calls": calls, "errors": errors, "seconds": seconds, "unusable": False}
+                "steps": steps, "calls": calls, "errors": errors, "seconds": seconds, "unusable": False,
+                "violations": list(outcome.violations)}
     except Exception as e:  # one broken session must not sink the batch; its events stay saved
         return {"session_id": created[0] if created else None, "reason": None, "reward": None,
                 "failure": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", "unusable": _unusable(e)}
@@ -260,7 +261,7 @@ async def run_batch_on_ray(writer: LogWriter, jobs: Sequence[Job], *, spec: Work
                 out["failure"] = STOPPED  # failed because the store could take no more: as the local executor says
             result = JobResult(job, out["session_id"], out["reason"], out["reward"], out["failure"],
                                int(out.get("steps", 0)), int(out.get("calls", 0)), int(out.get("errors", 0)),
-                               float(out.get("seconds", 0.0)))
+                               float(out.get("seconds", 0.0)), tuple(out.get("violations") or ()))
         if on_done is not None:
             on_done(result)
         return result

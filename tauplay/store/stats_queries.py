@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, case, exists, func, literal, or_, select
 from sqlmodel import col
 
-from tauplay.core.vocabulary import ERROR_STATUSES, EventKind, Role, SessionStatus, WhoErred
+from tauplay.core.vocabulary import ERROR_STATUSES, AnnotationSource, EventKind, Role, SessionStatus, WhoErred
 from tauplay.store.filters import SessionFilter, agent_key, apply_filter
 from tauplay.store.tables import AnnotationRow, EventRow, PerceptionRow, SessionReviewRow, SessionRow
 
@@ -109,10 +109,11 @@ def task_groups(conn: Connection, dims: Sequence[str], f: SessionFilter) -> list
     ev = _event_counts()
     error, success = _error(), _success()
     reward = col(SessionRow.reward)
-    labelled = exists().where(col(AnnotationRow.session_id) == SessionRow.id).correlate(SessionRow)
+    confirmed = col(AnnotationRow.source) != str(AnnotationSource.SUGGESTED)  # a saved suggestion is not a label yet
+    labelled = exists().where(col(AnnotationRow.session_id) == SessionRow.id, confirmed).correlate(SessionRow)
     reviewed = exists().where(col(SessionReviewRow.session_id) == SessionRow.id).correlate(SessionRow)
     user_erred = (exists().where(col(AnnotationRow.session_id) == SessionRow.id,
-                                 col(AnnotationRow.who_erred) == str(WhoErred.USER)).correlate(SessionRow))
+                                 col(AnnotationRow.who_erred) == str(WhoErred.USER), confirmed).correlate(SessionRow))
     failure = ~success
     query = (select(*dim_cols, col(SessionRow.domain).label("domain"), col(SessionRow.task_id).label("task_id"),
                     func.count().label("trials"),
@@ -144,7 +145,8 @@ def label_counts(conn: Connection, dims: Sequence[str], f: SessionFilter) -> lis
     dim_cols = dimension_columns(dims)
     query = (select(*dim_cols, col(AnnotationRow.category).label("category"),
                     col(AnnotationRow.who_erred).label("who_erred"), func.count().label("labels"))
-             .select_from(AnnotationRow).join(SessionRow, col(AnnotationRow.session_id) == SessionRow.id))
+             .select_from(AnnotationRow).join(SessionRow, col(AnnotationRow.session_id) == SessionRow.id)
+             .where(col(AnnotationRow.source) != str(AnnotationSource.SUGGESTED)))  # unconfirmed: not a label yet
     query = _base(query, f).group_by(*dim_cols, col(AnnotationRow.category), col(AnnotationRow.who_erred))
     return _rows(conn, query)
 

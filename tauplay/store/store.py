@@ -29,6 +29,7 @@ from tauplay.core.vocabulary import (
     SESSION_ROLES,
     STATUSES,
     VERDICTS,
+    AnnotationSource,
     SessionStatus,
 )
 from tauplay.store import queues, stats_queries
@@ -575,6 +576,19 @@ class SessionStore:
         with self._read() as session:
             rows = session.exec(query.order_by(col(AnnotationRow.session_id), col(AnnotationRow.id))).all()
             return [rec.annotation_record(r) for r in rows]
+
+    def confirm_annotation(self, annotation_id: int) -> rec.AnnotationRecord:
+        """A person confirms a saved suggestion (source "suggested" becomes "auto"); a label already confirmed
+        is left as it is. Returns the label as saved now."""
+        with self._write() as session:
+            row = session.get(AnnotationRow, annotation_id)
+            if row is None:
+                raise StoreError(f"{self.name}: no annotation {annotation_id}")
+            if row.source == AnnotationSource.SUGGESTED:
+                row.source = str(AnnotationSource.AUTO)
+                session.add(row)
+                session.flush()
+            return rec.annotation_record(row)
 
     def delete_annotation(self, annotation_id: int) -> None:
         with self._write() as session:

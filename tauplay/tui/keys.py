@@ -66,6 +66,9 @@ KEYS: tuple[Key, ...] = (
     Key("end.reveal", "ctrl+d", "reveal", "Distance", "end", detail="records that differ from the gold end state"),
     Key("end.gold", "ctrl+o", "toggle_gold", "Gold path", "end", show=False),
     Key("end.home", "ctrl+n", "home", "New session", "end", detail="back to the home screen"),
+    Key("end.fork", "ctrl+f", "fork", "Fork at turn", "end", show=False,
+        detail="a new session made of this one's events before the turn chosen in the label form's turn list, "
+        "opened to play on from there (tauplay fork)"),
     Key("help.close", "escape", "dismiss", "Close help", "help", priority=False),
     # tauplay validate
     Key("validate.approve", "a", "verdict('approve')", "Approve", "validate", priority=False),

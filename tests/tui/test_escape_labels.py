@@ -45,7 +45,7 @@ async def test_the_end_screen_offers_the_rooms_own_labels(db_path: Path) -> None
         end = app.screen
         assert end.outcome.value == 0.0
         submit = next(e for e in reversed(end.events) if e.kind == "tool_call")
-        suggested = [(lb.category, lb.seq) for lb in end.labels if lb.source == "auto"]
+        suggested = [(lb.category, lb.seq) for lb in end.labels if lb.source == "suggested"]  # saved unconfirmed
         assert ("Wrong Final Answer", submit.seq) in suggested  # the domain's own suggestion, on the call
         category = end.query_one("#label-category", Select)
         for name in OWN:  # each is offered (Select refuses a value it does not offer)

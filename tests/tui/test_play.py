@@ -239,18 +239,24 @@ async def test_fault_suggestions_are_prefilled_and_kept_ones_saved(db_path):
         await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
         end = app.screen
         assert end.outcome.reason == "agent_stop" and end.outcome.value == 0.0
-        assert [lab.category for lab in end.labels] == ["Extra Action", "Missed Action", "Missed Action"]
+        # the agent stopped with gold writes not done: an Early Stop is suggested too
+        assert [lab.category for lab in end.labels] == ["Extra Action", "Missed Action", "Missed Action",
+                                                        "Early Stop"]
         table = end.query_one("#labels", DataTable)
         table.focus()
         table.move_cursor(row=2)
         await pilot.press("delete")  # the person drops one suggestion
-        assert [lab.category for lab in end.labels] == ["Extra Action", "Missed Action"]
+        assert [lab.category for lab in end.labels] == ["Extra Action", "Missed Action", "Early Stop"]
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: end.saves == 1, what="the save")
     store = open_store(db_path)
     (session,) = store.list_sessions()
     labels = store.annotations(session.id)
-    assert [(a.category, a.source) for a in labels] == [("Extra Action", "auto"), ("Missed Action", "auto")]
+    # saved as suggestions: not labels until a person confirms each
+    assert [(a.category, a.source, a.confirmed) for a in labels] == [
+        ("Extra Action", "suggested", False), ("Missed Action", "suggested", False), ("Early Stop", "suggested", False)]
+    assert store.confirm_annotation(labels[0].id).source == "auto"
+    assert [a.confirmed for a in store.annotations(session.id)] == [True, False, False]
     extra = labels[0]
     write = next(e for e in store.events(session.id) if e.kind == "tool_call")
     assert (extra.seq, extra.turn) == (write.seq, write.turn)

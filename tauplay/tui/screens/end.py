@@ -47,7 +47,9 @@ WHOLE_SESSION = -1
 
 @dataclass(frozen=True)
 class Label(FaultLabel):
-    """A label on the form: source "auto" for a suggestion kept by the person; saved once it is in the store."""
+    """A label on the form: source "suggested" for an automatic suggestion nobody has confirmed yet (saved as
+    such, it does not count as a label until a person confirms it), "auto" once confirmed; saved once it is in
+    the store."""
 
     saved: bool = False
 
@@ -126,7 +128,7 @@ class EndScreen(Screen[None]):
     def _suggested(self) -> list[Label]:
         annotator = self.prepared.config.annotator
         return [Label(s.category, WhoErred.AGENT, Severity.MAJOR, annotator,
-                      f"{s.tool}: {s.detail}", s.turn, s.seq, AnnotationSource.AUTO)
+                      f"{s.tool}: {s.detail}", s.turn, s.seq, AnnotationSource.SUGGESTED)
                 for s in place_faults(self.outcome.faults, self.events)
                 + domain_suggestions(self.events, self.prepared.domain.name)]  # the domain's own labels too
 
@@ -193,7 +195,8 @@ class EndScreen(Screen[None]):
         table.clear()
         for label in self.labels:
             turn = "session" if label.seq is None else f"#{label.seq} t{label.turn}"
-            cells = (turn, label.category, label.who_erred, label.severity, label.source + (" ✓" if label.saved else ""))
+            source = label.source if label.confirmed else "auto?"  # a suggestion nobody has confirmed yet
+            cells = (turn, label.category, label.who_erred, label.severity, source + (" ✓" if label.saved else ""))
             first = label.note.splitlines()[0] if label.note else ""
             table.add_row(*(Text(visible(c)) for c in cells), Text(visible(first[:40] + ("…" if len(label.note) > 40
                                                                                          else ""))))
@@ -316,6 +319,42 @@ class EndScreen(Screen[None]):
         self.show_gold = not self.show_gold
         self.query_one("#graph", GraphPanel).redraw()
         self.query_one("#end-side", TabbedContent).active = "end-graph"
+
+    # -- fork -------------------------------------------------------------------------------------------
+    def action_fork(self) -> None:
+        """Fork at the turn chosen in the label form's turn list and play the fork on in this app."""
+        seq = self.query_one("#label-turn", Select).value
+        event = next((e for e in self.events if e.seq == seq), None)
+        if event is None or self.runner.session_id is None:
+            self.app.report("choose the turn to fork at in the turn list (the label form's first box)",  # type: ignore[attr-defined]
+                            severity="warning")
+            return
+        self._fork(max(1, event.turn))
+
+    @work(thread=True, exclusive=True, group="fork", exit_on_error=False)
+    def _fork(self, turn: int) -> None:
+        from tauplay.sim.fork import fork_session
+        from tauplay.sim.session import ResumeError
+        from tauplay.store import StoreError
+
+        store, p = self.runner.store, self.prepared
+        try:
+            new_id = fork_session(store, str(self.runner.session_id), turn, role=p.role,
+                                  annotator=p.config.annotator)
+            record = store.get_session(new_id)
+        except (ResumeError, StoreError) as e:  # ForkError is a ResumeError
+            self.app.call_from_thread(self.app.report, f"not forked: {e}")  # type: ignore[attr-defined]
+            return
+        self.app.call_from_thread(self._play_fork, record)
+
+    def _play_fork(self, record: Any) -> None:
+        from tauplay.tui.session import resume_config
+
+        what = self.unsaved()
+        if what:
+            self.app.notify(f"{what} The fork opens; this session's labels can still be added in tauplay review.",
+                            severity="warning", markup=False)
+        self.app.start_play(resume_config(self.prepared.config, record))  # type: ignore[attr-defined]
 
     def action_home(self) -> None:
         what = self.unsaved()

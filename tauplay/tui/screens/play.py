@@ -453,6 +453,21 @@ class PlayAgentScreen(PlayScreen):
     def _form_run(self, event: ToolForm.Run) -> None:
         self._call(event.name, event.arguments)
 
+    @on(CallLine.Invalid)
+    def _call_line_refused(self, event: CallLine.Invalid) -> None:
+        self._attempted(event.line, event.problems)
+
+    @on(ToolForm.Invalid)
+    def _form_refused(self, event: ToolForm.Invalid) -> None:
+        self._attempted(f"{event.name} (form)", event.problems)
+
+    def _attempted(self, text: str, problems: list[str]) -> None:
+        """A call the person tried that cannot be made is saved (an invalid_call notice); nothing runs and it
+        stays the person's move. Out of turn it is only shown, as any refused line."""
+        if self.ended or not self.your_turn or self.runner is None:
+            return
+        self.seat.attempt_invalid(text, "; ".join(problems))
+
     def action_end_session(self) -> None:
         if self.ended:
             return
