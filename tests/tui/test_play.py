@@ -114,8 +114,9 @@ async def send_line_error(pilot, play, line):
     box.value = line
     before = len(play.events)
     await pilot.press("enter")
-    await pilot.pause()
-    assert len(play.events) == before
+    await wait_until(pilot, lambda: len(play.events) > before, what="the attempt recorded")
+    (attempt,) = play.events[before:]  # saved as an invalid attempt; nothing ran
+    assert attempt.kind == "notice" and attempt.data["about"] == "invalid_call" and attempt.data["attempt"] == line
     assert play.query_one("#call-line").has_class("-invalid")
     assert box.value == line  # kept for correction
 

@@ -37,3 +37,26 @@ def test_the_saved_ending_is_read_and_the_review_transcript_shows_it():
     text = _plain(transcript_lines([_ending(BROKEN)]))
     assert "write_without_yes" in text and "reward 1.0" in text
     assert "violations" not in _plain(transcript_lines([_ending(None)]))
+
+
+async def test_the_end_screen_shows_a_write_made_with_no_yes(db_path):
+    from tauplay.tui.capture import screen_text
+    from tauplay.tui.screens.end import EndScreen
+    from tauplay.tui.widgets.confirm import ConfirmScreen
+    from tests.tui.conftest import make_app, send, wait_until, your_turn
+
+    app = make_app(db_path, role="agent")
+    async with app.run_test(size=(100, 30)) as pilot:
+        play = app.screen
+        await send(pilot, play, 'update_reservation_baggages("842X51", 2, 1, "credit_card_2727081")',
+                   box="#call-input")  # nobody asked the user
+        await your_turn(pilot, play)
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
+        await pilot.pause()
+        text = screen_text(app)
+        rules = [v["rule"] for v in app.screen.outcome.violations]
+        assert "write_without_yes" in rules and f"policy violations: {len(rules)}" in text
+        assert "write_without_yes" in text and "Reward 1" in text  # the reward stays the end state's
