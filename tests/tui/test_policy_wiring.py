@@ -26,7 +26,7 @@ async def test_refused_calls_are_saved_as_invalid_attempts(db_path):
             box.focus()
             box.value = line
             await pilot.press("enter")
-            await wait_until(pilot, lambda: len(play.events) > before, what=f"the attempt {line!r} recorded")
+            await wait_until(pilot, lambda n=before: len(play.events) > n, what=f"the attempt {line!r} recorded")
             await your_turn(pilot, play)
             assert box.value == line  # kept for correction
         await pilot.press("f2")
