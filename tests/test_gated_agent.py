@@ -99,6 +99,26 @@ async def test_same_reward_as_the_oracle_on_the_published_tasks(domain_name):
     assert len(tasks) - len(differ) >= 70 - len(unreachable)
 
 
+
+@pytest.mark.parametrize("domain_name", ["airline", "retail"])
+async def test_the_gated_agent_identifies_the_user_and_checks_first_as_the_policy_asks(domain_name):
+    """A competent agent: before a write it identifies the user and runs the look-up the domain's rules put
+    first (the published gold actions often skip them), so the policy checks find nothing of the kind."""
+    from tauplay.core.policy_checks import check_policy
+
+    folder = taubench_dir(domain_name)
+    domain = get_domain(domain_name)
+    tasks = load_tasks(folder / "tasks_test.json", domain.name).tasks
+    database = domain.database(folder)
+    broken = {}
+    for task in tasks:
+        outcome = await play(domain, task, database, GatedAgent())
+        rules = {v.rule for v in check_policy(outcome.events, domain)}
+        if rules & {"write_before_identified", "checked_first"}:
+            broken[task.id] = sorted(rules)
+    assert not broken, broken
+
+
 # -- what the person says ---------------------------------------------------------------------------------
 
 async def test_a_bare_greeting_gets_a_question_and_no_tool_call():

@@ -24,6 +24,7 @@ from tauplay.core.callsyntax import format_call
 from tauplay.core.db import canonical
 from tauplay.core.events import MessageData, ToolCallData, ToolResultData
 from tauplay.core.grounding import Evidence, Leaf, normalize, scalars, ungrounded, words
+from tauplay.core.policy_checks import is_identified
 from tauplay.core.schema import coerce, validate
 from tauplay.core.tasks import Action
 from tauplay.core.tools import ToolSpec
@@ -302,6 +303,8 @@ class GatedAgent:
         missing = ungrounded(action.kwargs, ev)
         if missing:
             return self._bring_into_view(conversation, action, spec, missing[0], ev)
+        if spec is not None and spec.is_write and (first := self._policy_first(conversation, action, ev)):
+            return first
         if spec is not None and spec.is_write and domain.confirm_writes:
             return Say(proposal(action), intent="confirm")
         outputs = self._sayable_outputs(conversation, ev)
@@ -311,6 +314,48 @@ class GatedAgent:
                        intent="answer")
         index = conversation.task.actions.index(action)
         return CallTools([PlannedCall(action.name, dict(action.kwargs), f"gated_{index}_{len(conversation.events)}")])
+
+    def _policy_first(self, conversation: Conversation, action: Action, ev: Evidence) -> AgentAction | None:
+        """What the policy wants done before this write (a competent agent does it): identify the user, run the
+        look-up a rule puts first. Only with values in view; otherwise the write goes on and the policy check
+        says what was skipped."""
+        domain = conversation.domain
+        events = conversation.events
+        ok = {r.call_id for e in events if e.kind == EventKind.TOOL_RESULT
+              for r in [e.as_(ToolResultData)] if not r.error}
+        calls = [e.as_(ToolCallData) for e in events if e.kind == EventKind.TOOL_CALL and e.role == Role.AGENT]
+        ran = {c.name for c in calls if c.call_id in ok}
+        made = {_key(c.name, c.arguments) for c in calls}
+        known: dict[str, Any] = {}
+        for a in (action, *conversation.task.actions):
+            for k, v in a.kwargs.items():
+                known.setdefault(k, v)
+
+        def lookup(name: str) -> PlannedCall | None:
+            spec = domain.tool_map.get(name)
+            if spec is None or any(p not in known for p in spec.required):
+                return None
+            args = {p: known[p] for p in spec.required}
+            if ungrounded(args, ev) or _key(name, args) in made:
+                return None
+            return PlannedCall(name, args, f"gated_first_{len(events)}")
+
+        if not is_identified(events, domain):
+            for name in domain.identify_with:
+                if (call := lookup(name)) is not None:
+                    return CallTools([call])
+            arg = domain.identity_argument
+            asked = " ".join(self._asked_since_last_step(conversation))
+            if arg and f"the {words(arg)}." not in asked:
+                producer = next((domain.tool_map[t] for t in domain.identify_with if t in domain.tool_map), None)
+                return Say(question(producer, Action(producer.name if producer else action.name, {}),
+                                    Leaf((arg,), arg, None)), intent="ask")
+        rule = next((r for r in domain.rules if r.tool == action.name), None)
+        if rule is not None and not ran.intersection(rule.after):
+            for name in rule.after:
+                if (call := lookup(name)) is not None:
+                    return CallTools([call])
+        return None
 
     def _bring_into_view(self, conversation: Conversation, action: Action, spec: ToolSpec | None, leaf: Leaf,
                          ev: Evidence) -> AgentAction:
