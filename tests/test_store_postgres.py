@@ -501,3 +501,20 @@ def test_run_batch_then_list_and_export(pg_url: str, pg_server: PostgresServer, 
             assert len(copy.list_sessions()) == len(lines) and len(copy.list_sessions(labelled=True)) == 1
     finally:
         pg_server.drop_database(other)
+
+
+def test_stats_group_by_the_user_behaviour_and_one_dimension(store: SessionStore, pg_url: str, capsys) -> None:
+    """The behaviour's JSON paths (user.behavior, user.behavior.disclosure) group the same as on SQLite."""
+    levels = [{"disclosure": "minimal", "patience": "low", "cooperation": "cooperative", "precision": "precise"},
+              None, {"disclosure": "incremental", "patience": "high", "cooperation": "cooperative",
+                     "precision": "precise"}, {"disclosure": "minimal", "patience": "low",
+                                               "cooperation": "cooperative", "precision": "precise"}]
+    store.import_sessions([ImportedSession(domain="airline", task_id="t", task={"id": "t"}, events=[], reward=1.0,
+                                           id=f"b{i}", user={"kind": "scripted",
+                                                             **({"behavior": b} if b is not None else {})})
+                           for i, b in enumerate(levels)])
+    for by, wanted in (("behavior", {"disclosure=minimal,patience=low": 2, "none": 1, "disclosure=incremental": 1}),
+                       ("disclosure", {"minimal": 2, "none": 1, "incremental": 1})):
+        assert main(["stats", "--db", pg_url, "--by", by, "--json"]) == 0
+        groups = json.loads(capsys.readouterr().out)["groups"]
+        assert {g["key"][by]: g["sessions"] for g in groups} == wanted

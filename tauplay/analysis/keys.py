@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tauplay.core.behavior import BEHAVIOR_DIMENSIONS, LEVELS
 from tauplay.store.filters import NONE
 from tauplay.store.stats_queries import DIMENSIONS
 
@@ -23,8 +24,8 @@ def simulator_key(kind: Any, model: Any) -> str:
 
 
 def behavior_key(raw: Any) -> str:
-    """A user behaviour (issue 18) as one word: `dimension=level,...` sorted for a mapping, the text itself for
-    a string, "none" when the user had none. `raw` is the JSON text the database gives back (or a value)."""
+    """A user behaviour (issue 18) as one word: `dimension=level,...` of the levels that are not the default for a
+    mapping ("default" when all are), the text itself for a string, "none" when the user had none. `raw` is the JSON text the database gives back (or a value)."""
     if raw is None or raw == "":
         return NONE
     value = raw
@@ -34,7 +35,13 @@ def behavior_key(raw: Any) -> str:
         except ValueError:
             value = raw
     if isinstance(value, Mapping):
-        return ",".join(f"{k}={value[k]}" for k in sorted(value)) or NONE
+        # The flag's own order for the known dimensions, then any others by name; a dimension at its default
+        # level is left out (every session saves all four), and all four at their defaults read "default".
+        order = [d for d in BEHAVIOR_DIMENSIONS if d in value and value[d] != LEVELS[d][0]]
+        order += sorted(k for k in value if k not in LEVELS)
+        if not order:
+            return "default" if value else NONE
+        return ",".join(f"{k}={value[k]}" for k in order)
     if isinstance(value, list):
         return ",".join(map(str, value)) or NONE
     return str(value)
@@ -64,7 +71,8 @@ def key_text(key: Mapping[str, KeyValue]) -> str:
 
 # dimension -> the review list's filter word that selects the same sessions (tauplay.tui.review)
 REVIEW_FILTER = {"domain": "domain", "model": "agent", "simulator": "simulator", "emotion": "emotion",
-                 "leaf": "leaf", "difficulty": "difficulty", "behavior": "behavior", "annotator": "played_by"}
+                 "leaf": "leaf", "difficulty": "difficulty", "behavior": "behavior", "annotator": "played_by",
+                 **{d: d for d in BEHAVIOR_DIMENSIONS}}
 
 
 def review_filters(key: Mapping[str, KeyValue], batch_id: str | None = None) -> dict[str, Any]:

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 
 class UsageError(Exception):
@@ -26,3 +27,26 @@ def say(text: object = "", *, file: TextIO | None = None, end: str = "\n") -> No
     from tauplay.core.text import visible
 
     print(visible(str(text)), file=file if file is not None else sys.stdout, end=end)
+
+
+BEHAVIOR_HELP = ("the simulated user's behaviour, composable with --emotion: comma-separated dimension=level of "
+                 "disclosure=comprehensive|incremental|minimal, patience=high|low, cooperation=cooperative|adversarial, "
+                 "precision=precise|error_prone (unnamed ones keep the first level; saved with each session)")
+
+
+def add_behavior_arguments(parser: argparse.ArgumentParser) -> None:
+    """--behavior and --persona (shared with the play entry)."""
+    parser.add_argument("--behavior", metavar="DIM=LEVEL,...", help=BEHAVIOR_HELP)
+    parser.add_argument("--persona", metavar="FILE",
+                        help="a persona file (JSON, or TOML by its .toml suffix) that sets the four behaviour "
+                             "dimensions; --behavior overrides what it sets")
+
+
+def behavior_from_args(args: argparse.Namespace) -> Any:
+    """The Behavior that --behavior / --persona ask for, None for neither; a UsageError (one line) when bad."""
+    from tauplay.core.behavior import BehaviorError, resolve_behavior
+
+    try:
+        return resolve_behavior(args.behavior, args.persona)
+    except BehaviorError as e:
+        raise UsageError(f"--behavior: {e}" if args.behavior is not None and args.persona is None else str(e)) from None

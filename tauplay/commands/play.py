@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tauplay.commands.common import UsageError, require_terminal
+from tauplay.commands.common import UsageError, add_behavior_arguments, behavior_from_args, require_terminal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--inject-at", type=int, metavar="N", help="with --inject: at the agent's N-th tool call")
     parser.add_argument("--interceptor", action="store_true",
                         help="check every call before it runs and refuse bad arguments (as tauplay run --interceptor)")
+    add_behavior_arguments(parser)
     parser.add_argument("--session", metavar="ID",
                         help="continue this unfinished session in the app (one a person was playing, or a fork "
                              "made by tauplay fork), in the seat it was played from")
@@ -60,7 +61,7 @@ def config_from(args: argparse.Namespace) -> object:
                       user_model=args.user_model,
                       user_api_base=args.user_api_base, db_url=args.db, data_dir=args.data, seed=args.seed,
                       validate=args.validate, inject=args.inject, inject_at=args.inject_at,
-                      interceptor=args.interceptor, **extra)
+                      interceptor=args.interceptor, behavior=args.behavior, persona=args.persona, **extra)
 
 
 def _resume_config(config: object, session: str) -> object:
@@ -82,7 +83,8 @@ def _resume_config(config: object, session: str) -> object:
         if s.role == "user" else {"user_model": s.user.get("model"), "user_api_base": s.user.get("api_base")}
     return config.with_(role=s.role, domain=s.domain, task_id=s.task_id, resume=s.id, tasks=None,  # type: ignore[attr-defined]
                         emotion=None, seed=s.seed, data_dir=s.data_source or None, saved_task=s.task,
-                        saved_emotion=s.emotion, **other)
+                        saved_emotion=s.emotion, behavior=None, persona=None,
+                        saved_behavior=s.user.get("behavior"), **other)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.inject_at is not None and (not args.inject or args.inject_at < 1):
         raise UsageError("--inject-at N needs --inject KIND and N of at least 1")
+    behavior_from_args(args)  # a bad --behavior or persona file: one line and exit 2, before any screen
     config = config_from(args)
     if args.session:
         config = _resume_config(config, args.session)

@@ -18,7 +18,7 @@ import sys
 import uuid
 from typing import Any
 
-from tauplay.commands.common import UsageError, say
+from tauplay.commands.common import UsageError, add_behavior_arguments, behavior_from_args, say
 
 # The injection kinds, spelled here so that --help needs no import of the vocabulary's module tree.
 INJECTION_KIND_CHOICES = ("type_mismatch", "out_of_range", "missing_required", "semantic_wrong")
@@ -43,6 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="litellm model that judges tau2-bench natural-language assertions (default: not checked)")
     parser.add_argument("--judge-api-base", metavar="URL", help="api base of the judge model")
     parser.add_argument("--emotion", metavar="WORD", help="give every task this emotion (e.g. frustrated, anxious; none: play without emotion)")
+    add_behavior_arguments(parser)
     parser.add_argument("--trials", type=int, default=1, help="sessions per task (pass^k up to this k; default 1)")
     parser.add_argument("--concurrency", type=int, default=4, help="sessions at a time (default 4)")
     parser.add_argument("--max-steps", type=int, default=100, help="messages and tool calls per session (default 100)")
@@ -123,6 +124,9 @@ def run(args: argparse.Namespace) -> int:
                               timeout=args.llm_timeout)
     user_desc = _participant(args.user, args.user_model, args.user_api_base, role="user", offline="scripted",
                              timeout=args.llm_timeout)
+    from tauplay.core.behavior import with_behavior
+
+    user_desc = with_behavior(user_desc, behavior_from_args(args))
     try:
         emotion = condition_for_task(args.emotion, None) if args.emotion else None  # checks the word
         domain = get_domain(args.domain)

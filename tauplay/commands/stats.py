@@ -12,7 +12,8 @@ from typing import Any
 
 from tauplay.commands.common import UsageError
 
-DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "annotator")
+DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "disclosure", "patience",
+              "cooperation", "precision", "annotator")
 
 
 def add_filter_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tauplay.core.behavior import Behavior
+from tauplay.core.behavior import instructions as behavior_instructions
 from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition, user_instructions
 from tauplay.core.tasks import Task
@@ -50,7 +52,8 @@ USER_TOOLS_RULES = """You can act on your own device with the tools you are give
 on it with a tool call, and tell the agent what the tools show. Never make up what a tool would show."""
 
 
-def user_system_prompt(task: Task, emotion: EmotionCondition | None, device_tools: bool = False) -> str:
+def user_system_prompt(task: Task, emotion: EmotionCondition | None, device_tools: bool = False,
+                       behavior: Behavior | None = None) -> str:
     parts = [USER_RULES, "Your task:\n" + task.goal]
     if task.tau2 is not None and task.tau2.behaviour():  # tau2-bench's instructions on how to act
         parts.append("How to act:\n" + task.tau2.behaviour())
@@ -60,6 +63,9 @@ def user_system_prompt(task: Task, emotion: EmotionCondition | None, device_tool
         parts.append("How you feel and behave:\n" + user_instructions(emotion))
     elif task.emotion_text:
         parts.append("How you feel and behave:\n" + task.emotion_text)
+    if behavior is not None:  # RUSE-style dimensions, beside the emotion (they win where both speak)
+        parts.append("How you act in this conversation (this overrides the rules above where they differ):\n"
+                     + behavior_instructions(behavior))
     return "\n\n".join(parts)
 
 

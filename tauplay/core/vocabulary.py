@@ -78,7 +78,9 @@ class SessionRole(StrEnum):
 
 
 class FaultCategory(StrEnum):
-    """The fault taxonomy of the τ-Emotion-Bench paper."""
+    """The fault taxonomy of the τ-Emotion-Bench paper, and after it RUSE's masked error (issue 18): the agent
+    corrected a mistake of its own without telling the user. New categories go last: review's digit keys and
+    old stores' labels keep their meaning."""
 
     MISSED_ACTION = "Missed Action"
     WRONG_ORDER = "Wrong Order"
@@ -86,6 +88,7 @@ class FaultCategory(StrEnum):
     REPEATED_ACTION = "Repeated Action"
     MISREAD_INTENT = "Misread Intent"
     EARLY_STOP = "Early Stop"
+    MASKED_ERROR = "Masked Error"
 
 
 class WhoErred(StrEnum):

@@ -63,9 +63,11 @@ def fork_events(events: Sequence[Event], at_turn: int, new_id: str, parent_id: s
 
 
 def _seat(desc: dict[str, Any], side: str, role: str, name: str) -> dict[str, Any]:
+    # The user's behaviour (tauplay.core.behavior) stays with the seat, whoever takes it.
+    kept = {"behavior": desc["behavior"]} if side == "user" and desc.get("behavior") else {}
     if side == role:
-        return {"kind": "human", "name": name} if name else {"kind": "human"}
-    return dict(_OFFLINE[side]) if desc.get("kind") == "human" else dict(desc)
+        return {"kind": "human", "name": name, **kept} if name else {"kind": "human", **kept}
+    return {**_OFFLINE[side], **kept} if desc.get("kind") == "human" else dict(desc)
 
 
 def fork_session(log: ForkLog, session_id: str, at_turn: int, *, role: str | None = None,

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from tauplay.core.behavior import Behavior, with_behavior
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN
 from tauplay.sim.participants import (
     AgentAction,
@@ -77,9 +78,13 @@ class HumanAgent(_Seat):
 
 
 class HumanUser(_Seat):
-    def __init__(self, name: str = "", on_turn: TurnCallback | None = None) -> None:
+    def __init__(self, name: str = "", on_turn: TurnCallback | None = None, behavior: Behavior | None = None) -> None:
         super().__init__(name, on_turn)
+        self.behavior = behavior  # the behaviour the person was asked to play (shown on the card, saved)
         self._inbox: asyncio.Queue[str | UserReply] = asyncio.Queue()
+
+    def describe(self) -> dict[str, Any]:
+        return with_behavior(super().describe(), self.behavior)
 
     def say(self, text: str) -> None:
         self._inbox.put_nowait(text)

@@ -48,20 +48,29 @@ def make_agent(desc: dict[str, Any]) -> AgentParticipant:
     raise ParticipantError(f"unknown agent kind '{kind}' (kinds: {', '.join(AGENT_KINDS)})")
 
 
+def _behavior(desc: dict[str, Any]) -> Any:
+    from tauplay.core.behavior import BehaviorError, behavior_from_description
+
+    try:
+        return behavior_from_description(desc)
+    except BehaviorError as e:
+        raise ParticipantError(f"the user's behaviour: {e}") from None
+
+
 def make_user(desc: dict[str, Any]) -> UserParticipant:
     kind = desc.get("kind")
     if kind == "scripted":
         from tauplay.sim.scripted_user import ScriptedUser
 
-        return ScriptedUser()
+        return ScriptedUser(_behavior(desc))
     if kind == "llm":
         from tauplay.sim.llm_participants import LLMUser
 
-        return LLMUser(_llm_config(desc, "user"))
+        return LLMUser(_llm_config(desc, "user"), _behavior(desc))
     if kind == "human":
         from tauplay.sim.human import HumanUser
 
-        return HumanUser(name=str(desc.get("name") or ""))
+        return HumanUser(name=str(desc.get("name") or ""), behavior=_behavior(desc))
     raise ParticipantError(f"unknown user kind '{kind}' (kinds: {', '.join(USER_KINDS)})")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tauplay.core.behavior import Behavior, with_behavior
 from tauplay.core.prompts import agent_prompt, narrator_system_prompt, user_system_prompt
 from tauplay.core.transcript import ChatView
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN
@@ -55,29 +56,31 @@ class LLMAgent:
 
 
 class LLMUser:
-    """A simulated customer: the task's goal and its emotion condition, rendered into instructions. In a
+    """A simulated customer: the task's goal, its emotion condition and its behaviour, rendered into instructions. In a
     dual-control domain it is given the user's tools and may call them (its calls and their results are part
     of its own history, never the agent's)."""
 
     kind = "llm"
 
-    def __init__(self, config: LLMConfig) -> None:
+    def __init__(self, config: LLMConfig, behavior: Behavior | None = None) -> None:
         self.config = config
+        self.behavior = behavior  # RUSE-style behaviour (tauplay.core.behavior); None: no instructions for it
         self._view = ChatView("user")
         self._system: str | None = None  # the task and its emotion do not change within a session
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, **self.config.describe()}
+        return with_behavior({"kind": self.kind, **self.config.describe()}, self.behavior)
 
     @staticmethod
-    def system_prompt(conversation: Conversation) -> str:
+    def system_prompt(conversation: Conversation, behavior: Behavior | None = None) -> str:
         premise = conversation.domain.narrator_premise
         if premise is not None:  # a narrator (escape rooms): the premise only, nothing hidden
             return narrator_system_prompt(premise(conversation.task))
-        return user_system_prompt(conversation.task, conversation.emotion, bool(conversation.domain.user_tools))
+        return user_system_prompt(conversation.task, conversation.emotion, bool(conversation.domain.user_tools),
+                                  behavior)
 
     def prompt(self, conversation: Conversation) -> dict[str, Any]:
-        prompt: dict[str, Any] = {"system": self.system_prompt(conversation)}
+        prompt: dict[str, Any] = {"system": self.system_prompt(conversation, self.behavior)}
         if conversation.domain.user_tools:
             prompt["tools"] = [t.openai_schema() for t in conversation.domain.user_tools]
         return prompt
@@ -94,7 +97,7 @@ class LLMUser:
                 return UserReply(line, intent)
         history = self._view.update(conversation.events)
         if self._system is None:
-            self._system = self.system_prompt(conversation)
+            self._system = self.system_prompt(conversation, self.behavior)
         messages = [{"role": "system", "content": self._system}, *history]
         tools = self.prompt(conversation).get("tools")
         reply = await complete(self.config, messages, tools=tools)

@@ -10,7 +10,9 @@ tool's name (`toggle_roaming()`, `grant_app_permission(app_name="messaging", per
 what it showed; ends with ###STOP### as soon as its goal is reached (`goal_reached`: the database is as the
 gold actions leave it and every required answer was given); and gives up with ###UNSATISFIED### after as many
 fruitless replies as its patience allows. Each decision is a plain function of the conversation, so a layer of
-behaviours can wrap one. Its progress is read from the event stream (the intent saved with each of its
+behaviours can wrap one: a RUSE-style behaviour (`ScriptedUser(behavior)`, tauplay.core.behavior) is asked at
+the opening, before the usual reply, on a proposal, on a refusal and for the next fact (tauplay.sim.behavior);
+without one every hook leaves the user as described here. Its progress is read from the event stream (the intent saved with each of its
 messages), so a resumed session continues the same way.
 A domain may bring its own offline user instead (`Domain.scripted_user`: the escape domain's narrator);
 the kind stays `scripted`, so saved sessions and `--user scripted` mean the same everywhere.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tauplay.core.behavior import Behavior, with_behavior
 from tauplay.core.callsyntax import CallSyntaxError, parse_call
 from tauplay.core.db import canonical
 from tauplay.core.emotions import EmotionCondition, patience
@@ -29,6 +32,7 @@ from tauplay.core.grounding import Evidence, leaves, loosely_stated, needs_groun
 from tauplay.core.tasks import Action, Task
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
+from tauplay.sim.behavior import BehaviorLayer
 from tauplay.sim.participants import Conversation, PlannedCall, UserReply
 
 # -- turning the task's second-person instruction into what the customer says ---------------------------
@@ -380,8 +384,12 @@ def goal_reached(conversation: Conversation) -> bool:
 class ScriptedUser:
     kind = "scripted"
 
+    def __init__(self, behavior: Behavior | None = None) -> None:
+        self.behavior = behavior  # None: the defaults, and nothing saved
+        self.layer = BehaviorLayer(behavior)
+
     def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind}
+        return with_behavior({"kind": self.kind}, self.behavior)
 
     async def respond(self, conversation: Conversation) -> UserReply:
         own = conversation.domain.scripted_user
@@ -390,39 +398,45 @@ class ScriptedUser:
             return UserReply(text, intent)
         task = conversation.task
         tone = Tone(conversation.emotion)
+        layer = self.layer  # the behaviour's hooks (tauplay.sim.behavior)
         parts = disclosure_parts(task)
         mine = conversation.said("user")
         n = len(mine)
         if n == 0:
-            return UserReply(tone.opening(parts[0]), "disclose")
+            first = layer.opening(parts)
+            request = " ".join(layer.say_fact(parts, i, conversation) for i in first) if first else "I need some help."
+            text = layer.brief(tone.opening(request), f"{tone.feeling()} {request}")
+            return UserReply(text, "disclose" if first else "request")
         if goal_reached(conversation):
             return UserReply(f"{tone.close()} {STOP_TOKEN}", "stop")
         if conversation.domain.user_tools and (on_device := device_reply(conversation)) is not None:
             return on_device
         agent_last = conversation.last_said("agent")
         agent_text = agent_last.content if agent_last else ""
+        if (own_move := layer.interject(conversation, parts, bool(_REFUSAL.search(agent_text)))) is not None:
+            return own_move
         if asks_to_confirm(agent_last):
             agree, correction = judge_proposal(conversation, agent_text)
-            return UserReply(tone.yes(n), "confirm") if agree else UserReply(correction, "correct")
+            if not agree:
+                return UserReply(correction, "correct")
+            return layer.confirm(conversation) or UserReply(layer.shorten(tone.yes(n)), "confirm")
         if "?" in agent_text and (answer := answer_question(conversation, agent_text)) is not None:
             return answer
+        if _REFUSAL.search(agent_text) and (test := layer.refused(conversation)) is not None:
+            return test
         if _REFUSAL.search(agent_text) and "human" in task.goal.lower():
             if not any(m.intent == "escalate" for m in mine):
                 return UserReply(tone.escalate(), "escalate")
-        disclosed = sum(1 for m in mine if m.intent == "disclose")
-        if disclosed < len(parts):
-            return UserReply(tone.disclose(parts[disclosed], n), "disclose")
-        if self._fruitless(conversation) >= patience(conversation.emotion):
+        fact = layer.next_fact(conversation, parts)
+        if fact is not None:
+            said = layer.say_fact(parts, fact, conversation)
+            return UserReply(layer.brief(tone.disclose(said, n), said), "disclose")
+        turns = layer.patience_turns(patience(conversation.emotion))
+        if layer.fruitless(conversation) >= turns:
             return UserReply(f"{tone.give_up()} {UNSATISFIED_TOKEN}", "abandon")
-        return UserReply(tone.nudge(n), "nudge")
+        if (threat := layer.threat(conversation, patience(conversation.emotion))) is not None:
+            return threat
+        if layer.holding(conversation, parts):  # facts left, but the agent has not asked for them
+            return layer.hold_reply()
+        return UserReply(layer.shorten(tone.nudge(n)), "nudge")
 
-    @staticmethod
-    def _fruitless(conversation: Conversation) -> int:
-        """Nudges sent since the agent last did anything in the environment."""
-        count = 0
-        for e in reversed(conversation.events):
-            if e.kind == EventKind.TOOL_CALL and e.role == Role.AGENT:
-                break
-            if e.kind == EventKind.MESSAGE and e.role == Role.USER and e.as_(MessageData).intent == "nudge":
-                count += 1
-        return count

@@ -14,11 +14,13 @@ from typing import Any
 from sqlalchemy import Connection, and_, case, exists, func, literal, or_, select
 from sqlmodel import col
 
+from tauplay.core.behavior import BEHAVIOR_DIMENSIONS
 from tauplay.core.vocabulary import ERROR_STATUSES, AnnotationSource, EventKind, Role, SessionStatus, WhoErred
 from tauplay.store.filters import SessionFilter, agent_key, apply_filter
 from tauplay.store.tables import AnnotationRow, EventRow, PerceptionRow, SessionReviewRow, SessionRow
 
-DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "annotator")
+DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "disclosure", "patience",
+              "cooperation", "precision", "annotator")
 
 
 def dimension_columns(dims: Sequence[str]) -> list[Any]:
@@ -40,6 +42,8 @@ def dimension_columns(dims: Sequence[str]) -> list[Any]:
             out.append(col(SessionRow.task)["difficulty"].as_integer().label("dim_difficulty"))
         elif dim == "behavior":  # issue 18's user behaviour, when the user description has one (its JSON text)
             out.append(col(SessionRow.user)["behavior"].as_string().label("dim_behavior"))
+        elif dim in BEHAVIOR_DIMENSIONS:  # one dimension of it (disclosure=..., patience=...)
+            out.append(col(SessionRow.user)[("behavior", dim)].as_string().label(f"dim_{dim}"))
         elif dim == "annotator":
             out.append(col(SessionRow.annotator).label("dim_annotator"))
         else:

@@ -127,7 +127,8 @@ KEYS: tuple[Key, ...] = (
     Key("queue.refresh", "f5", "refresh", "Refresh", "queue"),
     # the statistics screen
     Key("stats.by", "b", "focus_by", "Group by", "stats", priority=False,
-        detail="dimension words: domain model simulator emotion leaf difficulty behavior annotator"),
+        detail="dimension words: domain model simulator emotion leaf difficulty behavior disclosure patience "
+        "cooperation precision annotator"),
     Key("stats.refresh", "f5", "refresh", "Refresh", "stats"),
     Key("stats.review", "r", "review_group", "Review group", "stats", priority=False,
         detail="open the review list filtered on the selected group (Enter on a row does the same)"),

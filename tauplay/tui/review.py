@@ -55,7 +55,8 @@ MAX_OUTPUT = 400
 
 FILTER_KEYS = ("domain", "task", "reward", "reason", "emotion", "model", "played_by", "labelled_by", "label",
                "unlabelled", "reviewed_by", "unreviewed", *("batch", "agent", "simulator", "leaf", "difficulty",
-                                                             "behavior"))  # the statistics' groups (tauplay stats)
+                                                             "behavior", "disclosure", "patience", "cooperation",
+                                                             "precision"))  # the statistics' groups (tauplay stats)
 FLAG_KEYS = ("unlabelled", "unreviewed")  # words without a value: about me
 
 
@@ -115,6 +116,9 @@ def find_sessions(store: Any, filters: dict[str, Any], me: str, blind: bool) -> 
                                   **group_filters(filters))
     if filters.get("behavior"):
         records = [r for r in records if matches_behavior(r, filters["behavior"])]
+    for dim in ("disclosure", "patience", "cooperation", "precision"):  # one behaviour dimension
+        if filters.get(dim):
+            records = [r for r in records if behavior_level(r, dim) == filters[dim]]
     notes = store.annotations(annotator=me if blind else None)
     by_session: dict[str, list[Any]] = {}
     for a in notes:
@@ -137,6 +141,12 @@ def matches_behavior(record: Any, wanted: str) -> bool:
     from tauplay.analysis.keys import behavior_key
 
     return behavior_key(record.user.get("behavior")) == wanted
+
+
+def behavior_level(record: Any, dim: str) -> str:
+    """The session's user's level of one behaviour dimension ("none" without a saved behaviour)."""
+    saved = record.user.get("behavior")
+    return str(saved.get(dim) or "none") if isinstance(saved, dict) else "none"
 
 
 def condition_text(record: Any, app: Any) -> str:

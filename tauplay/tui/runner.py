@@ -41,7 +41,7 @@ class SessionRunner:
         self.prepared = prepared
         self.on_event = on_event
         name = prepared.config.annotator
-        self.seat: HumanUser | HumanAgent = HumanUser(name, on_turn) if prepared.role == "user" \
+        self.seat: HumanUser | HumanAgent = HumanUser(name, on_turn, prepared.behavior) if prepared.role == "user" \
             else HumanAgent(name, on_turn)
         self.store: Any = None
         self.session_id: str | None = prepared.config.resume

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from tauplay.core.behavior import Behavior, BehaviorError, resolve_behavior, with_behavior
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain, DomainError, get_domain
 from tauplay.core.emotions import EmotionCondition, EmotionError, condition_for_task
@@ -48,6 +49,9 @@ class PlayConfig:
     interceptor: bool = False  # the runtime check between the agent and the tools
     saved_task: dict[str, Any] | None = None  # the task as a resumed session saved it
     saved_emotion: dict[str, Any] | None = None
+    behavior: str | None = None  # `--behavior dimension=level,...` (tauplay.core.behavior)
+    persona: str | None = None  # a persona file that sets the behaviour (--behavior wins)
+    saved_behavior: dict[str, Any] | None = None  # the behaviour a resumed session saved
 
     def with_(self, **changes: Any) -> PlayConfig:
         return replace(self, **changes)
@@ -60,7 +64,8 @@ def resume_config(base: PlayConfig, record: Any) -> PlayConfig:
         if record.role == "user" else {"user_model": record.user.get("model"), "user_api_base": record.user.get("api_base")}
     return base.with_(role=record.role, domain=record.domain, task_id=record.task_id, resume=record.id, tasks=None,
                       emotion=None, seed=record.seed, data_dir=record.data_source or None, saved_task=record.task,
-                      saved_emotion=record.emotion, **other)
+                      saved_emotion=record.emotion, behavior=None, persona=None,
+                      saved_behavior=record.user.get("behavior"), **other)
 
 
 def _whoami() -> str:
@@ -89,6 +94,12 @@ class Prepared:
     @property
     def role(self) -> str:
         return self.config.role or "user"
+
+    @property
+    def behavior(self) -> Behavior | None:
+        """The user's behaviour, as saved in its description (a person playing the user sees it too)."""
+        raw = self.user.get("behavior")
+        return Behavior.from_json(raw) if isinstance(raw, dict) else None
 
     @property
     def uses_llm(self) -> bool:
@@ -124,18 +135,30 @@ def emotion_for(task: Task, word: str | None) -> EmotionCondition | None:
         raise PlayError(str(e)) from None
 
 
+def behavior_for(config: PlayConfig) -> Behavior | None:
+    """The user's behaviour: a resumed session's own, else what --behavior / --persona ask for."""
+    try:
+        if config.saved_behavior:
+            return Behavior.from_json(config.saved_behavior)
+        return resolve_behavior(config.behavior, config.persona)
+    except BehaviorError as e:
+        raise PlayError(str(e) if config.persona else f"--behavior: {e}") from None
+
+
 def participants(config: PlayConfig) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(agent, user) descriptions: the person's side is human, the other side offline unless a model is given."""
+    """(agent, user) descriptions: the person's side is human, the other side offline unless a model is given.
+    The user's behaviour is saved with the user, whoever plays it (a person sees it on the card)."""
     if config.role not in ROLES:
         raise PlayError(f"--role must be one of {', '.join(ROLES)}, got '{config.role}'")
     name = config.annotator
+    behavior = behavior_for(config)
     if config.role == "user":
         agent = {"kind": "llm", "model": config.agent_model, "api_base": config.agent_api_base} \
             if config.agent_model else {"kind": config.agent_kind}
-        return agent, {"kind": "human", "name": name}
+        return agent, with_behavior({"kind": "human", "name": name}, behavior)
     user = {"kind": "llm", "model": config.user_model, "api_base": config.user_api_base} \
         if config.user_model else {"kind": "scripted"}
-    return {"kind": "human", "name": name}, user
+    return {"kind": "human", "name": name}, with_behavior(user, behavior)
 
 
 def prepare(config: PlayConfig) -> Prepared:

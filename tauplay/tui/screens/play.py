@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
+from tauplay.core.behavior import card_line
 from tauplay.core.events import Event, InjectionData, MessageData, NoticeData, ToolCallData, ToolResultData
 from tauplay.core.text import visible, visible_any
 from tauplay.core.vocabulary import NoticeAbout, Role
@@ -289,6 +290,8 @@ class PlayUserScreen(PlayScreen):
             with Horizontal():
                 yield Card(emotion_card(self.prepared.emotion, self.prepared.task.emotion_text), id="emotion-card")
                 yield Card(task_card(self.prepared.task), id="task-card")
+            if (behavior := self.prepared.behavior) is not None:  # RUSE-style behaviour: one line under the task
+                yield Static(Text(card_line(behavior), style="bold"), id="behavior-line")
             if self.prepared.domain.user_tools:
                 yield Card(device_card(self.prepared.domain), id="device-card")
 

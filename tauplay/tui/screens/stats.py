@@ -52,7 +52,7 @@ class StatsScreen(Screen[None]):
 
         yield Static(self.status_text(), id="st-status")
         yield Input(" ".join(self.by), placeholder="group by: domain model simulator emotion leaf difficulty "
-                    "behavior annotator", id="st-by")
+                    "behavior disclosure patience cooperation precision annotator", id="st-by")
         table: DataTable[Any] = DataTable(id="st-groups", cursor_type="row", zebra_stripes=True)
         table.add_columns(*COLUMNS)
         yield table
