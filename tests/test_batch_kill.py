@@ -103,7 +103,7 @@ def test_a_batch_killed_at_any_moment_is_finished_by_resume(tmp_path: Path, mome
 
 def test_resume_while_a_run_is_live_leaves_its_sessions_alone(tmp_path: Path, llm_server: Any) -> None:
     # A slow model agent keeps both sessions of the batch open for a few seconds.
-    llm_server.queue("agent").fallback = Reply(content="Let me look into that for you.", delay=0.6)
+    llm_server.queue("agent").fallback = Reply(content="Let me look into that for you.", delay=2.0)  # outlasts two resumes on a loaded machine
     db = tmp_path / "s.db"
     child = subprocess.Popen([sys.executable, "-m", "tauplay", "run", "--domain", "airline", "--task-ids",
                               "airline-starter-03-add-bag", "--trials", "2", "--agent-model", "openai/agent",
