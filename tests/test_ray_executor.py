@@ -1,6 +1,7 @@
 """`tauplay run --executor ray` on a real local Ray instance (issue 19, item 3): the same rewards per (task, trial)
 as the local executor on the offline participants, a SIGKILL during a Ray batch finished by `tauplay resume
---batch`, and a clear message when Ray is not installed.
+--batch`, a killed batch finished by `tauplay resume --batch --executor ray` (SQLite and PostgreSQL) with the
+uninterrupted batch's rewards, and a clear message when Ray is not installed.
 
 Skips, saying why, when Ray is not installed (`pip install -e '.[ray]'`). Each run starts its own small local
 Ray instance (a few seconds); the runs are started in a session of their own so that what a killed driver leaves
