@@ -197,6 +197,29 @@ async def test_an_invalid_call_attempt_is_saved_and_the_person_moves_again(store
     assert out.events[-1].data["steps"] == 2  # the greeting and the user's message: attempts are not steps
 
 
+async def test_an_invalid_call_attempt_of_the_user_is_saved_and_the_user_moves_again(store):
+    user = HumanUser()
+
+    async def play() -> None:
+        await asyncio.wait_for(user.waiting.wait(), 5)
+        user.attempt_invalid("toggle_airplane_mode(", "call line: unclosed parenthesis")
+        await asyncio.sleep(0)
+        await asyncio.wait_for(user.waiting.wait(), 5)  # asked again: the attempt ran nothing
+        user.stop("Thanks.")
+
+    player = asyncio.create_task(play())
+    sid, out = await run_session(store, setup_for("airline-starter-03-add-bag"), OracleAgent(), user)
+    await player
+    assert out.reason == "user_stop"
+    events = store.events(sid)
+    saved = [e for e in events if e.kind == "notice" and e.data.get("about") == "invalid_call"]
+    assert [(e.role, e.data["attempt"], e.data["error"]) for e in saved] == [
+        ("user", "toggle_airplane_mode(", "call line: unclosed parenthesis")]
+    said = [e for e in events if e.kind == "message" and e.role == "user"]
+    assert [e.data["content"] for e in said] == [f"Thanks. {STOP_TOKEN}"]  # the attempt is not a message
+    assert said[0].turn == saved[0].turn  # in the user's turn it was tried in
+
+
 async def _end_when_waiting(agent: HumanAgent) -> None:
     await asyncio.wait_for(agent.waiting.wait(), 5)
     agent.end("closing the session")

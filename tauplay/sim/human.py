@@ -93,6 +93,11 @@ class HumanUser(_Seat):
         """Act on the user's own side (dual control): the call runs, then the person is asked again."""
         self._inbox.put_nowait(UserReply("", calls=(PlannedCall(name, dict(arguments)),)))
 
+    def attempt_invalid(self, text: str, error: str) -> None:
+        """A call on the user's own device that the call line refused (unknown tool, wrong argument type, syntax):
+        saved as an `invalid_call` notice of the user; it is still the person's move."""
+        self._inbox.put_nowait(UserReply("", invalid=InvalidCall(text, error)))
+
     def stop(self, text: str = "") -> None:
         """Satisfied: end the conversation."""
         self._inbox.put_nowait(f"{text} {STOP_TOKEN}".strip())

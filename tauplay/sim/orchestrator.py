@@ -234,7 +234,9 @@ class Orchestrator:
             return reason
         reply = await self.user.respond(self.conversation)
         self._turn += 1
-        while reply.calls:  # dual control: the user's own tool calls, then its message
+        while reply.calls or reply.invalid is not None:  # dual control: the user's own tool calls, then its message
+            if reply.invalid is not None:  # recorded; nothing ran, and it is still the user's move
+                await self.emit(Role.USER, self._invalid_notice(reply.invalid))
             group = self._seq
             for call in reply.calls:
                 reason = await self._run_call(call, extra={"group": group}, requestor="user")
@@ -250,6 +252,11 @@ class Orchestrator:
         return self._user_said(reply.text)
 
     @staticmethod
+    def _invalid_notice(attempt: InvalidCall) -> NoticeData:
+        return NoticeData(level="warning", text=f"invalid call: {attempt.error}", about=NoticeAbout.INVALID_CALL,
+                          attempt=attempt.text, error=attempt.error)
+
+    @staticmethod
     def _message(text: str, intent: str | None, usage: dict[str, Any] | None = None) -> MessageData:
         return MessageData(content=text, intent=intent or None, usage=usage)
 
@@ -262,9 +269,7 @@ class Orchestrator:
             await self.emit(Role.AGENT, self._message(action.text, action.intent, action.usage))
             return self._agent_said(action.text), "user"
         if isinstance(action, InvalidCall):  # recorded; nothing ran, and it is still the agent's move
-            await self.emit(Role.AGENT, NoticeData(level="warning", text=f"invalid call: {action.error}",
-                                                   about=NoticeAbout.INVALID_CALL, attempt=action.text,
-                                                   error=action.error))
+            await self.emit(Role.AGENT, self._invalid_notice(action))
             return None, "agent"
         if isinstance(action, EndSession):
             if action.note:

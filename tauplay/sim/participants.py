@@ -66,7 +66,7 @@ class EndSession:
 @dataclass(frozen=True)
 class InvalidCall:
     """A call a person tried that could not be made (unknown tool, wrong argument type, call-line syntax): it is
-    recorded as a notice (about "invalid_call") and the agent moves again. Nothing runs."""
+    recorded as a notice (about "invalid_call") and the same side moves again. Nothing runs."""
 
     text: str  # what the person entered
     error: str  # why it could not be made
@@ -81,6 +81,7 @@ class UserReply:
     intent: str | None = None
     usage: dict[str, Any] | None = None
     calls: tuple[PlannedCall, ...] = ()  # the user's own tool calls (dual control), run before the message
+    invalid: InvalidCall | None = None  # a call on the user's own device that could not be made (recorded)
 
 
 # -- what participants read -----------------------------------------------------------------------

@@ -44,6 +44,27 @@ async def test_the_person_playing_the_user_calls_their_device_tools(db_path):
     assert session.reward == 1.0
 
 
+async def test_a_refused_device_call_is_saved_and_the_person_moves_again(db_path):
+    app = make_app(db_path, role="user", domain="tau2-telecom", tasks="small", task_id=TASK)
+    async with app.run_test(size=(100, 30)) as pilot:
+        play = app.screen
+        await send(pilot, play, "My phone shows no service at all.")
+        await your_turn(pilot, play)
+        attempts = ["book_flight()", "toggle_airplane_mode(", 'check_app_status(app_name="phone)']
+        for n, line in enumerate(attempts, start=1):
+            await send(pilot, play, line, box="#call-input")
+            await wait_until(pilot, lambda n=n: sum(e.data.get("about") == "invalid_call" for e in play.events) == n,
+                             what=f"attempt {n} saved")
+        assert play.your_turn and not any(e.kind == "tool_call" for e in play.events)  # nothing ran
+        await send(pilot, play, "toggle_airplane_mode()", box="#call-input")
+        await wait_until(pilot, lambda: any(e.kind == "tool_result" for e in play.events), what="the real call")
+    store = open_store(db_path)
+    (session,) = store.list_sessions()
+    saved = [e for e in store.events(session.id) if e.kind == "notice" and e.data.get("about") == "invalid_call"]
+    assert [(e.role, e.data["attempt"]) for e in saved] == [("user", line) for line in attempts]
+    assert "unknown" in saved[0].data["error"] and all(e.data["error"] for e in saved)
+
+
 def test_the_graph_lists_the_users_tools_and_calls():
     from rich.console import Console
 

@@ -358,6 +358,14 @@ class PlayUserScreen(PlayScreen):
         self.seat.call_tool(event.name, event.arguments)
         self.query_one("#message", Input).focus()
 
+    @on(CallLine.Invalid)
+    def _device_call_refused(self, event: CallLine.Invalid) -> None:
+        """A device call that cannot be made is saved (an invalid_call notice of the user), as on the agent's seat;
+        out of turn it is only shown."""
+        if self.ended or not self.your_turn or self.runner is None:
+            return
+        self.seat.attempt_invalid(event.line, "; ".join(event.problems))
+
     def _finish(self, satisfied: bool) -> None:
         if self.ended:
             return
