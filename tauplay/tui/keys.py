@@ -104,6 +104,9 @@ KEYS: tuple[Key, ...] = (
     Key("review.expand", "t", "expand_results", "Full tool results", "review-session", priority=False,
         detail="tool results in full in the transcript, or cut again"),
     Key("review.back", "escape", "back", "Back to the list", "review-session", priority=False),
+    Key("review.fork", "ctrl+f", "fork", "Fork at turn", "review-session", show=False,
+        detail="a new session made of this one's events before the selected label's turn (a adds a label, [ ] "
+        "moves its turn), saved to play on with tauplay --session ID (tauplay fork)"),
     *(Key(f"review.category.{i}", str(i), f"category({i})", f"Category: {c}", "review-session", show=False,
           priority=False) for i, c in enumerate(FAULT_CATEGORIES, start=1)),
     Key("review.domain_category", "d", "domain_category", "Domain's category", "review-session", show=False,

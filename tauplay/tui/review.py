@@ -353,6 +353,7 @@ class SessionReviewScreen(Screen[None]):
         self.expanded = False  # tool results in full
         # The session's domain's own fault categories (escape rooms: Lost State, ...), beside the general ones.
         self.domain_categories: tuple[str, ...] = ()
+        self.forks: list[str] = []  # the ids of the forks made here (tests wait on it)
 
     def compose(self) -> ComposeResult:
         yield Static(self.status_text(), id="s-status")
@@ -470,7 +471,8 @@ class SessionReviewScreen(Screen[None]):
                 detail.append("\nnote: ", style="bold")
                 detail.append(visible(row.note))
         detail.append("\nc confirm · 1-6 category · w who · v severity · [ ] turn · s whole session · x delete"
-                      " · n reviewed, no fault", style="dim")
+                      f" · n reviewed, no fault · {self.app.key_for('review.fork')} fork at this turn",  # type: ignore[attr-defined]
+                      style="dim")
         if self.domain_categories:
             detail.append(visible(f"\nd {self.record.domain}'s own: {' / '.join(self.domain_categories)}"),
                           style="dim")
@@ -685,6 +687,46 @@ class SessionReviewScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+    # -- fork -------------------------------------------------------------------------------------------
+    def action_fork(self) -> None:
+        """Fork at the selected label's turn (tauplay.sim.fork), saved to play on later."""
+        if not self.loaded or self.busy:
+            return
+        row = self.current
+        if row is None or row.turn is None or row.turn < 1:
+            self.app.report("select a label row with a turn to fork at (a adds one, [ ] moves its turn)",  # type: ignore[attr-defined]
+                            severity="warning")
+            return
+        self.busy = True
+        self._fork(row.turn)
+
+    @work(thread=True, exclusive=True, group="fork", exit_on_error=False)
+    def _fork(self, turn: int) -> None:
+        from tauplay.sim.fork import fork_session
+        from tauplay.sim.session import ResumeError
+        from tauplay.store import StoreError
+
+        store = self.app.open_store()  # type: ignore[attr-defined]
+        try:
+            # As the parent was played; a person's fork is theirs (a batch fork stays without a person).
+            annotator = self.annotator if self.record.role != "batch" else ""
+            new_id = fork_session(store, self.record.id, turn, annotator=annotator)
+            record = store.get_session(new_id)
+        except (ResumeError, StoreError) as e:  # ForkError is a ResumeError
+            self.app.call_from_thread(self._failed, str(e), "not forked")
+            return
+        self.app.call_from_thread(self._forked, record, turn)
+
+    def _forked(self, record: Any, turn: int) -> None:
+        self.busy = False
+        self.forks.append(record.id)
+        db = getattr(self.app, "db_url", None)
+        where = f" --db {db}" if db else ""
+        how = f"tauplay resume {record.id}{where}" if record.role == "batch" else \
+            f"tauplay --session {record.id}{where} (as the {record.role})"
+        self.app.notify(f"forked before turn {turn}: session {record.id}; play it on with {how}", markup=False,
+                        timeout=30)
 
     def action_perceive(self) -> None:
         """Mark the emotion perceived in each user turn (tauplay.tui.perception), blind to the condition."""
