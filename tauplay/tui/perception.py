@@ -32,7 +32,9 @@ def user_turns(events: list[Any]) -> list[tuple[int, int, str]]:
 
 class PerceptionScreen(Screen[None]):
     SCOPES = ("review-perceive",)
-    BINDINGS = bindings("review-perceive")  # type: ignore[assignment]
+    # Short footer words so that the footer fits 80 columns (the hint line under the turns lists every key).
+    BINDINGS = bindings("review-perceive", labels={"perceive.family.1": "Anger…", "perceive.none": "No emotion",  # type: ignore[assignment]
+                                                   "perceive.intensity.moderate": "Moderate…", "perceive.back": "Back"})
     DEFAULT_CSS = """
     PerceptionScreen #p-status { height: 1; background: $boost; }
     PerceptionScreen #p-turns { height: 1fr; }
@@ -55,7 +57,7 @@ class PerceptionScreen(Screen[None]):
         table.add_columns("turn", "perceived", "intensity", "user message")
         yield table
         yield Static(id="p-text")
-        yield Footer()
+        yield Footer(compact=True)
 
     def status_text(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")

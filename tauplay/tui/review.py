@@ -193,7 +193,7 @@ class ReviewListScreen(Screen[None]):
         table.add_columns("session", "domain", "task", "reward", "ended", "emotion", "model", "labels", "reviewed",
                           "when")
         yield table
-        yield Footer()
+        yield Footer(compact=True)
 
     def status_text(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -322,14 +322,17 @@ def transcript_lines(events_: list[Any], max_output: int | None = MAX_OUTPUT) ->
 
 class SessionReviewScreen(Screen[None]):
     SCOPES = ("review-session",)
-    BINDINGS = bindings("review-session")  # type: ignore[assignment]
+    # Short footer words so that the footer fits 80 columns; the rest of the keys are in the detail's hint line,
+    # the help screen and the command palette.
+    BINDINGS = bindings("review-session", labels={"review.confirm": "Confirm", "review.no_fault": "No fault",  # type: ignore[assignment]
+                                                  "review.back": "Back"})
     DEFAULT_CSS = """
     SessionReviewScreen #s-status { height: 1; background: $boost; }
     SessionReviewScreen #s-main { height: 1fr; }
     SessionReviewScreen #s-transcript { width: 3fr; min-width: 40; }
     SessionReviewScreen #s-side { width: 2fr; min-width: 40; border-left: tall $panel; }
     SessionReviewScreen #s-labels { height: 1fr; }
-    SessionReviewScreen #s-detail { height: auto; max-height: 8; padding: 0 1; }
+    SessionReviewScreen #s-detail { height: auto; max-height: 10; padding: 0 1; }
     """
 
     def __init__(self, record: Any, *, annotator: str, blind: bool) -> None:
@@ -364,7 +367,7 @@ class SessionReviewScreen(Screen[None]):
                 table.add_columns("state", "turn", "seq", "category", "who", "severity", "by")
                 yield table
                 yield Static(id="s-detail")
-        yield Footer()
+        yield Footer(compact=True)
 
     def status_text(self) -> Text:
         r = self.record
@@ -470,9 +473,10 @@ class SessionReviewScreen(Screen[None]):
             if row.note:
                 detail.append("\nnote: ", style="bold")
                 detail.append(visible(row.note))
+        key = self.app.key_for  # type: ignore[attr-defined]
         detail.append("\nc confirm · 1-6 category · w who · v severity · [ ] turn · s whole session · x delete"
-                      f" · n reviewed, no fault · {self.app.key_for('review.fork')} fork at this turn",  # type: ignore[attr-defined]
-                      style="dim")
+                      f" · n no fault · {key('review.expand')} full results · {key('review.perceive')} emotion"
+                      f" · {key('review.fork')} fork here", style="dim")
         if self.domain_categories:
             detail.append(visible(f"\nd {self.record.domain}'s own: {' / '.join(self.domain_categories)}"),
                           style="dim")

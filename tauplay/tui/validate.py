@@ -104,7 +104,7 @@ class ValidateScreen(Screen[None]):
             with VerticalScroll(id="v-side"):
                 yield Static(id="v-side-body")
         yield Static(id="v-bar")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.load()
@@ -273,6 +273,11 @@ class ValidateScreen(Screen[None]):
                 bar.append(f" ({', '.join(review.reasons)})")
             if review.note:
                 bar.append(visible(f" note: {review.note}"))
+        # The keys the footer leaves out to fit 80 columns.
+        key = self.app.key_for  # type: ignore[attr-defined]
+        bar.append(f"\n{key('validate.undo')} undo · {key('validate.note')} note · {key('validate.instruction')} edit "
+                   f"instruction · {key('validate.emotion')} edit emotion · {key('validate.play')} play it",
+                   style="dim")
         return bar
 
     # -- actions ------------------------------------------------------------------------------------------
