@@ -727,8 +727,10 @@ class SessionReviewScreen(Screen[None]):
         self.forks.append(record.id)
         db = getattr(self.app, "db_url", None)
         where = f" --db {db}" if db else ""
-        how = f"tauplay resume {record.id}{where}" if record.role == "batch" else \
-            f"tauplay --session {record.id}{where} (as the {record.role})"
+        how = f"tauplay --session {record.id}{where} (as the {record.role})"
+        if record.role == "batch":  # played by nobody: offline, or forked again into a person's seat
+            how = (f"tauplay resume {record.id}{where} (offline), or to play it yourself: tauplay fork "
+                   f"{self.record.id} --at {turn} --role agent{where}")
         self.app.notify(f"forked before turn {turn}: session {record.id}; play it on with {how}", markup=False,
                         timeout=30)
 

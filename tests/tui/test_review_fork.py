@@ -49,8 +49,9 @@ async def test_fork_at_the_selected_turn_from_the_review_screen(db_path: Path) -
     with SessionStore(str(db_path)) as store:
         fork = store.get_session(fork_id)
         kept = store.events(fork_id)
-        command = f"tauplay resume {fork_id}" if fork.role == "batch" else f"tauplay --session {fork_id}"
-        assert any(command in m for m in told)
+        assert fork.role == "batch"  # as its parent, an offline run: resumed offline, or forked into a seat
+        assert any(f"tauplay resume {fork_id}" in m and f"tauplay fork {parent} --at {write_turn} --role agent" in m
+                   for m in told)
         assert kept[0].data["parent_id"] == parent and kept[0].data["forked_at_turn"] == write_turn
         assert [(e.seq, e.kind) for e in kept] == [(e.seq, e.kind) for e in events  # type: ignore[attr-defined]
                                                    if e.turn < write_turn]  # type: ignore[attr-defined]
