@@ -57,3 +57,27 @@ async def test_fork_at_the_selected_turn_from_the_review_screen(db_path: Path) -
                                                    if e.turn < write_turn]  # type: ignore[attr-defined]
         assert store.get_session(parent).reward == 1.0 and fork.status == "running"
         assert store.annotations(parent) == []  # the draft label was not saved by forking
+
+
+async def test_a_fork_of_a_persons_session_names_tauplay_session(db_path: Path) -> None:
+    from tauplay.sim.fork import fork_session
+
+    batch, events = await _parent(db_path)
+    top = max(e.turn for e in events)  # type: ignore[attr-defined]
+    with SessionStore(str(db_path)) as store:  # a session a person played as the agent (left unfinished)
+        played = fork_session(store, batch, top, role="agent", annotator="ann")
+    app = ReviewApp({}, annotator="ann", blind=False, db_url=str(db_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_session(pilot, await list_ready(pilot), played)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: screen.current is not None, what="the new label")
+        turn = screen.current.turn  # type: ignore[union-attr]
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: screen.forks, what="the fork")
+        (fork_id,) = screen.forks
+        assert any(f"tauplay --session {fork_id} --db {db_path} (as the agent)" in n.message
+                   for n in app._notifications)
+    with SessionStore(str(db_path)) as store:
+        fork = store.get_session(fork_id)
+        assert (fork.role, fork.agent.get("kind"), fork.annotator) == ("agent", "human", "ann")
+        assert store.events(fork_id)[0].data["forked_at_turn"] == turn
