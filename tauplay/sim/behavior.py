@@ -29,6 +29,7 @@ from tauplay.core.behavior import Behavior, low_patience_turns
 from tauplay.core.events import MessageData
 from tauplay.core.vocabulary import EventKind, Role
 from tauplay.sim.participants import Conversation, UserReply
+from tauplay.sim.withheld import without_ids
 
 # Intents of the layer's own messages (saved with each message, read back on the next turn).
 CORRECT, WAVER, THREATEN, DISPUTE, TEST, HOLD = "fix_detail", "waver", "threaten", "dispute", "test", "hold"
@@ -90,7 +91,7 @@ class BehaviorLayer:
         texts = [m.content for m in self._mine(conversation)]
         out = []
         for i, part in enumerate(parts):
-            forms = [part] + ([w[0]] if (w := wrong_detail(part)) is not None else [])
+            forms = [part, without_ids(part)] + ([w[0]] if (w := wrong_detail(part)) is not None else [])
             if any(f in t for f in forms for t in texts):
                 out.append(i)
         return out

@@ -5,7 +5,7 @@ For the next gold action it looks at every argument value: one not in view it fi
 with a read (the tools that produce that field, tried on the live data without recording, choose which read
 to make); failing that it asks the user, in words from the parameter's schema; failing that (the user does not
 know) it asks for what a look-up of that field needs (an e-mail for a user id), and at last leaves the action.
-A write waits until the user has asked for it (`_requested`); it is then put to the user in words and made
+A write waits until the user has asked for it in words (`_requested`): never on the task alone; it is then put to the user in words and made
 on a clear yes; a clear no skips it, and the user can come
 back to it later. What the person says first is heard: a bare greeting gets a question, an id the user names
 is looked up as given (and a failed look-up reported), a request outside the domain is politely refused.
@@ -23,7 +23,7 @@ from typing import Any
 from tauplay.core.callsyntax import format_call
 from tauplay.core.db import canonical
 from tauplay.core.events import MessageData, ToolCallData, ToolResultData
-from tauplay.core.grounding import Evidence, Leaf, normalize, scalars, ungrounded, words
+from tauplay.core.grounding import Evidence, Leaf, names_write, normalize, scalars, ungrounded, words
 from tauplay.core.policy_checks import is_identified
 from tauplay.core.schema import coerce, validate
 from tauplay.core.tasks import Action
@@ -387,27 +387,14 @@ class GatedAgent:
 
     @staticmethod
     def _requested(conversation: Conversation, action: Action) -> bool:
-        """The user has asked for this write: a word of its tool's name (not one most tools share), or a value
-        only this action of the task carries. After one "anything else?" that brought nothing new, a reply that
-        is not a no lets the agent go on with what the task holds (the person may word it in ways not foreseen)."""
+        """The user has asked for this write in words: its tool's name, or a word of it that not most tools
+        share (`names_write`). Nothing else: not a value the write happens to carry (the user named the
+        reservation to update its bags, not to cancel it), nor a reply to "anything else?" that names nothing
+        (the agent acts on what is said, never on what the task holds)."""
         tools = conversation.domain.tool_map
-        common = {w for w in {w for t in tools for w in words(t).split()}
-                  if sum(w in words(t).split() for t in tools) >= 3}
-        names = [w for w in normalize(words(action.name)).split() if len(w) > 3 and w not in common]
         texts = [m.content for m in conversation.said("user")]
-        said = {w for t in texts for w in normalize(t).split() if len(w) >= 3 and w not in _PLAIN}
-        if any(n.startswith(w) or w.startswith(n[:5]) for w in said for n in names):
-            return True
-        others = {canonical(v) for a in conversation.task.actions if a is not action for v in a.kwargs.values()}
-        own = [v for v in action.kwargs.values() if isinstance(v, str) and canonical(v) not in others
-               and any(c.isdigit() for c in v)]
-        view = Evidence(user=texts)
-        if any(view.said_by_user(v) for v in own):
-            return True
-        last = conversation.last_said("agent")
-        reply = conversation.last_said("user")
-        return (last is not None and last.intent == "more" and reply is not None
-                and answer_kind(reply.content) != "no")
+        plain = [" ".join(w for w in normalize(t).split() if w not in _PLAIN) for t in texts]
+        return names_write(plain, action.name, tools)
 
     @staticmethod
     def _asked_since_last_step(conversation: Conversation) -> list[str]:
