@@ -238,6 +238,7 @@ def _alone(output: str) -> Evidence:
     return Evidence(tools=[output])
 
 
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+\w")
 _TOKEN = re.compile(r"[#\w][\w.@#+-]*\w|\w")
 
 
@@ -344,12 +345,21 @@ class GatedAgent:
             for name in domain.identify_with:
                 if (call := lookup(name)) is not None:
                     return CallTools([call])
-            arg = domain.identity_argument
+            # An e-mail the user gave identifies them (the look-up takes it as said).
+            emails = [m.group() for t in conversation.said("user") for m in [_EMAIL.search(t.content)] if m]
+            for name in domain.identify_with:
+                spec = domain.tool_map.get(name)
+                if emails and spec is not None and spec.required == ["email"] \
+                        and _key(name, {"email": emails[-1]}) not in made:
+                    return CallTools([PlannedCall(name, {"email": emails[-1]}, f"gated_first_{len(events)}")])
             asked = " ".join(self._asked_since_last_step(conversation))
-            if arg and f"the {words(arg)}." not in asked:
-                producer = next((domain.tool_map[t] for t in domain.identify_with if t in domain.tool_map), None)
-                return Say(question(producer, Action(producer.name if producer else action.name, {}),
-                                    Leaf((arg,), arg, None)), intent="ask")
+            producers = [domain.tool_map[t] for t in domain.identify_with if t in domain.tool_map]
+            wanted = ([(domain.identity_argument, producers[0] if producers else None)] if domain.identity_argument
+                      else [(p.required[0], p) for p in producers[:1] if p.required])
+            for arg, producer in wanted:
+                if f"the {words(arg)}." not in asked:
+                    return Say(question(producer, Action(producer.name if producer else action.name, {}),
+                                        Leaf((arg,), arg, None)), intent="ask")
         rule = next((r for r in domain.rules if r.tool == action.name), None)
         if rule is not None and not ran.intersection(rule.after):
             for name in rule.after:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 
-# A token that is an id or code: letters (or _ #) together with a digit, or an e-mail address.
+# An id or code: an order number (#W1234567), a user or payment id (mia_li_3668, credit_card_123), a flight
+# number (HAT175), a booking reference in capitals (LUA6DF), an e-mail address. Not a product's option ("512GB").
 _EMAIL = r"[\w.+-]+@[\w-]+\.[\w.]+\w"
-# A six-character code in capitals is a booking reference (DGLJTR) even without a digit.
-_ID = rf"(?:{_EMAIL}|#?(?=[\w-]*\d)(?=[\w-]*[A-Za-z_])[\w-]{{3,}}|(?-i:\b[A-Z][A-Z0-9]{{5}}\b))"
+_ID = (rf"(?:{_EMAIL}|#[A-Za-z]?\d{{3,}}\w*|\b[A-Za-z]+(?:_[A-Za-z]+)*_\d+\b"
+       r"|(?-i:\b[A-Z]{2,}\d+[A-Z0-9]*\b|\b(?=\w*[A-Z])[A-Z0-9]{6}\b))")
 _BARE = re.compile(_ID)
 _PARENS = re.compile(r"\s*\(([^()]*)\)")
 _EMAIL_CLAUSE = re.compile(rf",?\s*(?:and\s+)?(?:with|my)\s+(?:the\s+)?e-?mail(?:\s+address)?\s*(?:is|:)?\s*{_EMAIL}",
@@ -43,4 +44,5 @@ def without_ids(text: str) -> str:
     text = _EMAIL_CLAUSE.sub("", text)
     text = _PARENS.sub(_parens, text)
     text = _LABEL_BEFORE.sub(lambda m: m.group(1), text)
-    return _tidy(_BARE.sub("", text))
+    text = _tidy(_BARE.sub("", text))
+    return re.sub(r"\bI am(?= and\b|,)", "I", text)  # the instruction named the user by its id
