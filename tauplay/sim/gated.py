@@ -304,7 +304,8 @@ class GatedAgent:
         missing = ungrounded(action.kwargs, ev)
         if missing:
             return self._bring_into_view(conversation, action, spec, missing[0], ev)
-        if spec is not None and spec.is_write and (first := self._policy_first(conversation, action, ev)):
+        ruled = any(r.tool == action.name for r in domain.rules)
+        if spec is not None and (spec.is_write or ruled) and (first := self._policy_first(conversation, action, ev)):
             return first
         if spec is not None and spec.is_write and domain.confirm_writes:
             return Say(proposal(action), intent="confirm")
@@ -371,6 +372,10 @@ class GatedAgent:
                          ev: Evidence) -> AgentAction:
         read = self._find_read(conversation, leaf.value)
         if read is not None:
+            # A read the domain's rules put a step before (authenticate first) waits for that step.
+            if any(r.tool == read.name for r in conversation.domain.rules) and (
+                    first := self._policy_first(conversation, Action(read.name, read.arguments), ev)):
+                return first
             return CallTools([read])
         asked = " ".join(self._asked_since_last_step(conversation))
         label = words(leaf.name)

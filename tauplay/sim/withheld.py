@@ -45,4 +45,4 @@ def without_ids(text: str) -> str:
     text = _PARENS.sub(_parens, text)
     text = _LABEL_BEFORE.sub(lambda m: m.group(1), text)
     text = _tidy(_BARE.sub("", text))
-    return re.sub(r"\bI am(?= and\b|,)", "I", text)  # the instruction named the user by its id
+    return re.sub(r"\bI am(?: and|,)\s+", "I ", text)  # the instruction named the user by its id
