@@ -409,7 +409,7 @@ class GatedAgent:
         tools = conversation.domain.tool_map
         texts = [m.content for m in conversation.said("user")]
         plain = [" ".join(w for w in normalize(t).split() if w not in _PLAIN) for t in texts]
-        return names_write(plain, action.name, tools)
+        return names_write(plain, action.name, tools, loose=True)
 
     @staticmethod
     def _asked_since_last_step(conversation: Conversation) -> list[str]:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 # An id or code: an order number (#W1234567), a user or payment id (mia_li_3668, credit_card_123), a flight
-# number (HAT175), a booking reference in capitals (LUA6DF), an e-mail address. Not a product's option ("512GB").
+# number (HAT175), a booking reference in capitals (LUA6DF), an item id of 7+ digits, an e-mail address. Not a product's option ("512GB").
 _EMAIL = r"[\w.+-]+@[\w-]+\.[\w.]+\w"
-_ID = (rf"(?:{_EMAIL}|#[A-Za-z]?\d{{3,}}\w*|\b[A-Za-z]+(?:_[A-Za-z]+)*_\d+\b"
+_ID = (rf"(?:{_EMAIL}|\b\d{{7,}}\b|#[A-Za-z]?\d{{3,}}\w*|\b[A-Za-z]+(?:_[A-Za-z]+)*_\d+\b"
        r"|(?-i:\b[A-Z]{2,}\d+[A-Z0-9]*\b|\b(?=\w*[A-Z])[A-Z0-9]{6}\b))")
 _BARE = re.compile(_ID)
 _PARENS = re.compile(r"\s*\(([^()]*)\)")
