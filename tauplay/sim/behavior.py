@@ -87,8 +87,8 @@ class BehaviorLayer:
         return next((i for i in range(len(parts)) if wrong_detail(self._form(parts, i)) is not None), None)
 
     def _form(self, parts: Sequence[str], index: int) -> str:
-        """A fact as the user says it: without its ids in the opening (`tauplay.sim.withheld`)."""
-        return without_ids(parts[index]) if index in self.opening(parts) else parts[index]
+        """A fact as the user says it: without its ids (`tauplay.sim.withheld`)."""
+        return without_ids(parts[index])
 
     def told(self, conversation: Conversation, parts: Sequence[str]) -> list[int]:
         """The indexes of the facts already told (their words, right or wrong, in one of the user's messages)."""

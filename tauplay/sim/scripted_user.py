@@ -1,7 +1,7 @@
 """The offline scripted user: deterministic, no model.
 
-It opens with its request (without the ids and codes its instruction holds: `tauplay.sim.withheld`) and tells
-the rest of its task a sentence at a time (turned into the first person), then, asked for anything else, each
+It opens with its request and tells the rest of its task a sentence at a time (turned into the first person),
+without the ids and codes its instruction holds (`tauplay.sim.withheld`: it gives them when asked), then, asked for anything else, each
 change its goal still holds in the words of its tool ("I would also like you to send certificate"),
 in the tone of its emotion condition; holds back its credential ("Use X for authentication") until asked;
 answers the agent's questions from what its instruction states (`answer_question`: ids, names, dates, an
@@ -456,7 +456,7 @@ class ScriptedUser:
                 return UserReply(tone.escalate(), "escalate")
         fact = layer.next_fact(conversation, parts)
         if fact is not None:
-            said = layer.say_fact(parts, fact, conversation)
+            said = without_ids(layer.say_fact(parts, fact, conversation))
             return UserReply(layer.brief(tone.disclose(said, n), said), "disclose")
         if "?" in agent_text and (ask := unnamed_write(conversation)) is not None:
             return ask
