@@ -161,6 +161,7 @@ SESSION = textwrap.dedent("""
                 latencies.append(play.diff_painted_at - t0)
                 await until(pilot, lambda: play.your_turn)
             await pilot.press("ctrl+s")
+            await pilot.press("y")  # the session ends once confirmed
             await until(pilot, lambda: isinstance(app.screen, EndScreen))
         return latencies
 

@@ -78,3 +78,12 @@ def test_broken_data_folder_names_the_file(tmp_path: Path):
     (tmp_path / "reservations.json").write_text("[1, 2")
     run = tauplay("verify", "domains/airline/tasks/starter.json", "--domain", "airline", "--data", str(tmp_path))
     assert run.returncode == 2 and "reservations.json:1:6: invalid JSON" in run.stderr
+
+
+def test_a_task_set_name_is_read_as_play_reads_it():
+    run = tauplay("verify", "starter", "--domain", "airline")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().startswith("verified: 12/12 executable")
+    bad = tauplay("verify", "no-such-set", "--domain", "airline")
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr
+    assert "has no task set 'no-such-set'" in bad.stderr and "starter" in bad.stderr

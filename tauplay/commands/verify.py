@@ -11,7 +11,8 @@ from tauplay.commands.common import UsageError, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("tasks", help="task file: tauplay JSON, tau-bench JSON list, or a published tasks .py module")
+    parser.add_argument("tasks", help="a task set of the domain (e.g. starter, test), or a task file: tauplay JSON, "
+                        "tau-bench JSON list, or a published tasks .py module")
     parser.add_argument("--domain", required=True, help="domain name, e.g. airline")
     parser.add_argument("--data", metavar="DIR", help="tau-bench data folder to load instead of the generated database")
     parser.add_argument("--seed", type=int, default=None, help="seed of the generated database (default: the domain's)")
@@ -25,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         domain = get_domain(args.domain)
-        tasks = load_tasks(args.tasks, domain.name)
+        tasks = load_tasks(domain.task_source(args.tasks), domain.name)
         database = domain.database(args.data, args.seed)
     except (DomainError, TaskFileError) as e:
         raise UsageError(str(e)) from None

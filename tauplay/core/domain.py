@@ -147,6 +147,14 @@ class Domain:
             raise DomainError(f"domain '{self.name}' has no task set '{name}' (has: {', '.join(self.task_sets)})")
         return self.package_dir / "tasks" / self.task_sets[name]
 
+    def task_source(self, tasks: str | None) -> Path:
+        """Where a task set is read from: a file (tauplay JSON, a tau-bench list, a published tasks .py) when
+        `tasks` names one, else the domain's task set of that name (None: the default set). `play --tasks` and
+        `verify` read their argument the same way."""
+        if tasks and (Path(tasks).suffix in (".json", ".py") or Path(tasks).exists()):
+            return Path(tasks)
+        return self.task_set_path(tasks)
+
     def load_data_dir(self, directory: Path) -> dict[str, dict[str, Any]]:
         """Read a tau-bench style data folder: one `<table>.json` per table (a dict by id, or a list)."""
         directory = Path(directory)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from tauplay.core.domain import Domain
+from tauplay.core.events import Event
 from tauplay.core.tasks import Task
 
 
@@ -78,6 +79,24 @@ class ToolGraph:
             return ""
         feeders = sorted(self.g.predecessors(tool))
         return f"nothing called so far supplies {tool}'s inputs (from: {', '.join(feeders) or 'none'})"
+
+    def rule_block(self, tool: str, history: Sequence[str]) -> str:
+        """'' unless the conversation has ended or a policy rule makes `tool` wait for another tool first."""
+        if tool not in self.g:
+            return f"unknown tool '{tool}'"
+        if history and history[-1] in self.g and self.g.nodes[history[-1]]["terminal"]:
+            return f"the conversation ended with {history[-1]}"
+        rule = self._requires.get(tool)
+        if rule and not set(history) & set(rule.after):
+            return f"{tool} needs {' or '.join(rule.after)} first"
+        return ""
+
+    def grounded_next(self, history: Sequence[str], events: Sequence[Event]) -> list[str]:
+        """The tools that may be called now: every required input grounded by the session's events (values the
+        user said or tools returned: core.grounded), and no policy rule waiting."""
+        from tauplay.core.grounded import grounded_tools
+
+        return [n for n in grounded_tools(self.domain, events) if n in self.g and not self.rule_block(n, history)]
 
     def valid_next(self, history: Sequence[str]) -> list[str]:
         return [n for n in self.g.nodes if not self.why_not(n, history)]

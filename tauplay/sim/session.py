@@ -21,6 +21,7 @@ from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
 from tauplay.core.events import (
     Event,
+    EventPayload,
     NoticeData,
     SessionStartedData,
     TerminatedData,
@@ -222,6 +223,11 @@ class Session:
         if record.status != SessionStatus.RUNNING:
             await writer.call(log.set_status, session_id, SessionStatus.RUNNING)
         return cls(session_id, orchestrator, writer, list(events))
+
+    async def record(self, payload: EventPayload, role: Role = Role.SYSTEM) -> Event:
+        """Save an event that is no move of either side (what the person did in the app: revealed the agent's
+        side), through the same recorder and sinks as every other event, with the next seq."""
+        return await self.orchestrator.emit(role, payload)
 
     async def run(self) -> Outcome:
         """Run to the end; the final status is saved with the `terminated` event."""

@@ -114,6 +114,33 @@ class TauplayApp(App[int]):
         if self._shared_store is not None:
             self._shared_store.close()
 
+    def unsaved_work(self) -> str:
+        """What would be lost by quitting now: each open screen's own account (labels, a verdict, edits)."""
+        found = []
+        for screen in self.screen_stack:
+            unsaved = getattr(screen, "unsaved", None)
+            what = unsaved() if callable(unsaved) else ""
+            if what:
+                found.append(what)
+        return " ".join(found)
+
+    async def action_quit(self) -> None:
+        """Quit; when something is not saved, ask first (the answer no keeps everything as it is)."""
+        what = self.unsaved_work()
+        if not what:
+            self.exit()
+            return
+        from tauplay.tui.widgets.confirm import ConfirmScreen
+
+        if isinstance(self.screen, ConfirmScreen):
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(ConfirmScreen(f"{what} Quit anyway and lose it?"), answered)
+
     def action_stats(self) -> None:
         from tauplay.tui.screens.stats import StatsScreen
 

@@ -134,6 +134,7 @@ async def view_annotation(pilot: Pilot[Any]) -> None:
 
     await _agent_wrote(pilot)
     await pilot.press("ctrl+s")  # the agent ends the session
+    await pilot.press("y")  # once asked
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, EndScreen))
     end = pilot.app.screen
     await pilot.press("ctrl+d")  # reveal the distance to gold

@@ -36,29 +36,39 @@ class Key:
 KEYS: tuple[Key, ...] = (
     Key("app.help", "f1", "app.help", "Help", "app"),
     Key("app.palette", "ctrl+p", "app.command_palette", "Commands", "app", show=False),
-    Key("app.quit", "ctrl+q", "app.quit", "Quit", "app"),
+    Key("app.quit", "ctrl+q", "app.quit", "Quit", "app", detail="asks first when labels, a verdict or edits are not saved"),
     Key("app.stats", "f6", "app.stats", "Statistics", "app", show=False,
         detail="the store's sessions in groups: rewards, pass^k, violations, faults, with terminal plots"),
     Key("home.start", "ctrl+s", "start", "Start", "home"),
     Key("home.resume", "ctrl+r", "resume", "Resume selected", "home", detail="continue the unfinished session selected in the list"),
     Key("home.refresh", "f5", "refresh_sessions", "Refresh sessions", "home", show=False),
-    Key("play.tab1", "f2", "side_tab(1)", "Task / Tools tab", "play", detail="the task card (user) or the tools and their forms (agent)"),
-    Key("play.tab2", "f3", "side_tab(2)", "Emotion / Policy tab", "play", detail="the emotion card (user) or the searchable policy (agent)"),
-    Key("play.graph", "f4", "side_tab(3)", "Graph tab", "play", detail="the tool dependency graph"),
-    Key("play.diff", "f5", "side_tab(4)", "Diff tab", "play", detail="what the writes changed in the database"),
+    Key("play.tab1", "f2", "side_tab(1)", "Task / Tools tab", "play", detail="the emotion and task cards (user) or the tools and their forms (agent)"),
+    Key("play.tab2", "f3", "side_tab(2)", "Agent's side / Policy tab", "play",
+        detail="the agent's tool calls and results, once revealed (user), or the policy with its search box focused "
+        "(agent)"),
+    Key("play.graph", "f4", "side_tab(3)", "Graph tab", "play", show=False, detail="the tool dependency graph"),
+    Key("play.diff", "f5", "side_tab(4)", "Diff tab", "play", show=False, detail="what the writes changed in the database"),
     Key("play.chat", "escape", "focus_chat", "Message box", "play", show=False, priority=False, detail="back to the message box"),
     Key("play.zoom", "f7", "zoom_side", "Zoom panel", "play", show=False, detail="the side panel fills the screen (again, or escape, to restore)"),
     Key("play.gold", "ctrl+o", "toggle_gold", "Gold path", "play", show=False, detail="overlay the gold path on the graph (while playing: validation mode only)"),
     Key("play.satisfied", "ctrl+s", "satisfied", "Satisfied", "play-user", detail="end the conversation satisfied (sends ###STOP###, after any text in the box)"),
     Key("play.give_up", "ctrl+g", "give_up", "Give up", "play-user", detail="give up on the agent (sends ###UNSATISFIED###; reward -1)"),
-    Key("play.end", "ctrl+s", "end_session", "End", "play-agent", detail="end the session as the agent"),
+    Key("play.reveal", "f9", "reveal", "Reveal agent's side", "play-user", show=False,
+        detail="for annotators: show the agent's tool calls, their results, the graph and the diff, which a customer "
+        "never sees (recorded in the session as a reveal notice)"),
+    Key("play.expand", "f10", "expand_results", "Full tool results", "play-user", show=False,
+        detail="once revealed: tool results in full in the transcript, or cut again"),
+    Key("play.end", "ctrl+s", "end_session", "End", "play-agent", detail="end the session as the agent (asks first)"),
     Key("tools.line", "ctrl+l", "focus_call_line", "Call line", "play-agent", detail="type a call: name(arg=value, ...) or JSON"),
     Key("tools.pick", "ctrl+t", "pick_tool", "Pick a tool", "play-agent", show=False),
     Key("tools.run", "ctrl+r", "run_form", "Run form", "play-agent", detail="run the tool form shown in the Tools tab"),
-    Key("end.save", "ctrl+s", "save", "Save annotation", "end", detail="save the labels and the verdict to the store"),
-    Key("end.reveal", "ctrl+d", "reveal", "Distance to gold", "end", detail="records that differ from the gold end state"),
-    Key("end.gold", "ctrl+o", "toggle_gold", "Gold path", "end"),
+    Key("end.save", "ctrl+s", "save", "Save", "end", detail="save the labels and the verdict to the store"),
+    Key("end.reveal", "ctrl+d", "reveal", "Distance", "end", detail="records that differ from the gold end state"),
+    Key("end.gold", "ctrl+o", "toggle_gold", "Gold path", "end", show=False),
     Key("end.home", "ctrl+n", "home", "New session", "end", detail="back to the home screen"),
+    Key("end.fork", "ctrl+f", "fork", "Fork at turn", "end", show=False,
+        detail="a new session made of this one's events before the turn chosen in the label form's turn list, "
+        "opened to play on from there (tauplay fork)"),
     Key("help.close", "escape", "dismiss", "Close help", "help", priority=False),
     # tauplay validate
     Key("validate.approve", "a", "verdict('approve')", "Approve", "validate", priority=False),
@@ -91,6 +101,8 @@ KEYS: tuple[Key, ...] = (
     Key("review.propagation", "p", "propagation", "Propagated?", "review-session", priority=False,
         detail="on an injected session: your answer to 'did the injected error propagate?', yes, then no, then "
         "none (saved as your judgment; the judges' answers stay hidden unless review --show-judges)"),
+    Key("review.expand", "t", "expand_results", "Full tool results", "review-session", priority=False,
+        detail="tool results in full in the transcript, or cut again"),
     Key("review.back", "escape", "back", "Back to the list", "review-session", priority=False),
     *(Key(f"review.category.{i}", str(i), f"category({i})", f"Category: {c}", "review-session", show=False,
           priority=False) for i, c in enumerate(FAULT_CATEGORIES, start=1)),
@@ -121,6 +133,10 @@ KEYS: tuple[Key, ...] = (
     Key("stats.review", "r", "review_group", "Review group", "stats", priority=False,
         detail="open the review list filtered on the selected group (Enter on a row does the same)"),
     Key("stats.back", "escape", "back", "Back", "stats", priority=False),
+    # a yes / no question (ending a session, quitting with unsaved work)
+    Key("confirm.yes", "y", "answer(True)", "Yes", "confirm"),
+    Key("confirm.no", "n", "answer(False)", "No", "confirm"),
+    Key("confirm.cancel", "escape", "answer(False)", "No (escape)", "confirm", show=False),
     # text editor pop-up (validate, review)
     Key("edit.save", "ctrl+s", "save", "Save", "edit"),
     Key("edit.cancel", "escape", "cancel", "Cancel", "edit"),
@@ -136,6 +152,7 @@ SCOPE_TITLES = {"app": "Everywhere", "home": "Home", "play": "Playing (both role
                 "review-session": "Reviewing: one session",
                 "review-perceive": "Reviewing: perceived emotion",
                 "queue": "Working from a shared queue (review / validate --queue)", "stats": "Statistics", "edit": "Editing a text (validate, review)",
+                "confirm": "A yes / no question",
                 "play-inject": "Playing the agent: injection"}
 
 

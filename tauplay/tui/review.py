@@ -20,7 +20,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, RichLog, Static
+from textual.widgets import DataTable, Footer, Input, Static
 
 from tauplay.core.domain import domain_fault_categories
 from tauplay.core.events import (
@@ -46,8 +46,9 @@ from tauplay.core.vocabulary import (
     WhoErred,
 )
 from tauplay.tui.keys import bindings
-from tauplay.tui.widgets.transcript import injection_line
+from tauplay.tui.widgets.transcript import WrappingLog, injection_line
 from tauplay.tui.widgets.validate_parts import EditScreen, change_lines
+from tauplay.tui.widgets.violations import violation_lines
 
 MAX_OUTPUT = 400
 
@@ -274,8 +275,9 @@ class LabelRow(FaultLabel):
         return self.state in ("suggested", "new")
 
 
-def transcript_lines(events_: list[Any]) -> list[Text]:
-    """The session for the reviewer: every event with its turn and seq, tool calls, results and diffs."""
+def transcript_lines(events_: list[Any], max_output: int | None = MAX_OUTPUT) -> list[Text]:
+    """The session for the reviewer: every event with its turn and seq, tool calls, results (cut at `max_output`
+    characters; None: whole) and diffs."""
     lines: list[Text] = []
     for e in events_:
         tag = Text(f"t{e.turn:<2} #{e.seq:<3} ", style="dim")
@@ -298,8 +300,8 @@ def transcript_lines(events_: list[Any]) -> list[Text]:
             lines.append(line)
         elif isinstance(payload, ToolResultData):
             output = payload.output
-            if len(output) > MAX_OUTPUT:
-                output = output[:MAX_OUTPUT] + f"… ({len(payload.output)} characters)"
+            if max_output is not None and len(output) > max_output:
+                output = output[:max_output] + f"… ({len(payload.output)} characters; t shows all)"
             line = tag.copy()
             line.append("← ", style="dim")
             line.append(visible(output), style="red" if payload.error else "")
@@ -313,6 +315,8 @@ def transcript_lines(events_: list[Any]) -> list[Text]:
         elif isinstance(payload, TerminatedData):
             lines.append(tag + Text(f"— ended: {visible_any(payload.reason)} · reward {payload.reward.get('reward')} —",
                                     style="bold"))
+            if payload.violations is not None:
+                lines.extend(violation_lines(payload.violations, indent="          "))
     return lines
 
 
@@ -346,13 +350,14 @@ class SessionReviewScreen(Screen[None]):
         self.propagation: str | None = None
         self.others_propagation: list[tuple[str, str]] = []
         self.judge_answers: list[Any] = []
+        self.expanded = False  # tool results in full
         # The session's domain's own fault categories (escape rooms: Lost State, ...), beside the general ones.
         self.domain_categories: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Static(self.status_text(), id="s-status")
         with Horizontal(id="s-main"):
-            yield RichLog(wrap=True, markup=False, highlight=False, auto_scroll=False, id="s-transcript")
+            yield WrappingLog(auto_scroll=False, id="s-transcript")
             with Vertical(id="s-side"):
                 table: DataTable[Any] = DataTable(id="s-labels", cursor_type="row")
                 table.add_columns("state", "turn", "seq", "category", "who", "severity", "by")
@@ -413,9 +418,7 @@ class SessionReviewScreen(Screen[None]):
         show_judges = bool(getattr(self.app, "show_judges", False))
         self.judge_answers = [a for a in answers if a.judge != JudgeKind.HUMAN] if show_judges else []
         self.turns = sorted({e.turn for e in evts})
-        log = self.query_one("#s-transcript", RichLog)
-        for line in transcript_lines(evts):
-            log.write(line)
+        self.query_one("#s-transcript", WrappingLog).set_lines(transcript_lines(evts))
         rows: list[LabelRow] = []
         mine = [a for a in notes if a.annotator == self.annotator]
         for a in notes:
@@ -665,6 +668,20 @@ class SessionReviewScreen(Screen[None]):
         elif not reviewed and self.annotator in self.reviewers:
             self.reviewers.remove(self.annotator)
         self.query_one("#s-status", Static).update(self.status_text())
+
+    def action_expand_results(self) -> None:
+        """Tool results in full in the transcript, or cut again."""
+        if not self.loaded:
+            return
+        self.expanded = not self.expanded
+        self.query_one("#s-transcript", WrappingLog).set_lines(
+            transcript_lines(self.events, None if self.expanded else MAX_OUTPUT))
+
+    def unsaved(self) -> str:
+        """What quitting now would lose: labels added here and not confirmed."""
+        new = sum(1 for r in self.rows if r.state == "new")
+        return f"In the review of session {self.record.id[:10]}, {new} new label(s) not saved (c saves each)." \
+            if new else ""
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tauplay.core.environment import Environment
-from tauplay.core.events import Event
+from tauplay.core.events import Event, NoticeData
+from tauplay.core.vocabulary import NoticeAbout
 from tauplay.sim.human import HumanAgent, HumanUser, TurnCallback
 from tauplay.sim.injector import InjectionConfig, Injector
 from tauplay.sim.kinds import make_agent, make_user, preload_model_client, uses_model
@@ -46,6 +47,7 @@ class SessionRunner:
         self.session_id: str | None = prepared.config.resume
         self.session: Session | None = None
         self.outcome: Outcome | None = None
+        self.writer: LogWriter | None = None
 
     @property
     def env(self) -> Environment | None:
@@ -64,11 +66,27 @@ class SessionRunner:
         orchestrator.injector.mark(kind)
         return True
 
+    def close(self) -> None:
+        """Close the session's log writer now (the screen is going away mid-session: its worker may be cancelled
+        before its own `finally` runs), so that its lease is released and the session can be resumed."""
+        if self.writer is not None:
+            self.writer.close()
+
+    async def record_reveal(self) -> bool:
+        """Record that the person playing the user revealed the agent's side; False before the session has
+        started. The screen shows the reveal when the saved event comes back to it."""
+        if self.session is None:
+            return False
+        who = self.prepared.config.annotator
+        await self.session.record(NoticeData(level="info", about=NoticeAbout.REVEAL,
+                                             text=f"{who} revealed the agent's side (tool calls, results, diff)"))
+        return True
+
     async def run(self) -> Outcome:
         p = self.prepared
         database = await asyncio.to_thread(p.database)
         self.store = await asyncio.to_thread(open_store, p.config.db_url)
-        writer = LogWriter(self.store)
+        writer = self.writer = LogWriter(self.store)
         try:
             if uses_model(p.agent, p.user):
                 await asyncio.to_thread(preload_model_client, p.agent, p.user)

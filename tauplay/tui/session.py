@@ -57,6 +57,17 @@ class PlayConfig:
         return replace(self, **changes)
 
 
+def resume_config(base: PlayConfig, record: Any) -> PlayConfig:
+    """The choices that continue a saved, unfinished session (the home screen's resume, a fork played on): its
+    own role, domain, task and emotion as saved, the other side as it was."""
+    other = {"agent_model": record.agent.get("model"), "agent_api_base": record.agent.get("api_base")} \
+        if record.role == "user" else {"user_model": record.user.get("model"), "user_api_base": record.user.get("api_base")}
+    return base.with_(role=record.role, domain=record.domain, task_id=record.task_id, resume=record.id, tasks=None,
+                      emotion=None, seed=record.seed, data_dir=record.data_source or None, saved_task=record.task,
+                      saved_emotion=record.emotion, behavior=None, persona=None,
+                      saved_behavior=record.user.get("behavior"), **other)
+
+
 def _whoami() -> str:
     try:
         return getpass.getuser()
@@ -97,9 +108,7 @@ class Prepared:
 
 def load_task_set(domain: Domain, tasks: str | None) -> TaskSet:
     try:
-        if tasks and (Path(tasks).suffix in (".json", ".py") or Path(tasks).exists()):
-            return load_tasks(Path(tasks), domain.name)
-        return load_tasks(domain.task_set_path(tasks), domain.name)
+        return load_tasks(domain.task_source(tasks), domain.name)
     except (TaskFileError, DomainError) as e:
         raise PlayError(str(e)) from None
 

@@ -93,6 +93,7 @@ class ValidateScreen(Screen[None]):
         self.ready = False
         self.busy = False
         self.saves = 0  # verdicts saved in this sitting (tests wait on it)
+        self.unsaved_ids: set[str] = set()  # tasks whose reasons, note or edits were changed since their verdict
 
     # -- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -263,6 +264,8 @@ class ValidateScreen(Screen[None]):
             bar.append(f"[{i}{'x' if on else ' '}] {label}  ", style="bold yellow" if on else "")
         bar.append("\nnote: ", style="bold")
         bar.append(visible(draft.note or "—"))
+        if self.task.id in self.unsaved_ids:
+            bar.append("  · changed, not saved yet: a verdict saves it (kept while you move on)", style="yellow")
         review = self.reviews.get(self.task.id)
         if review is not None:
             bar.append(f"\nsaved: {review.verdict}", style="bold")
@@ -273,6 +276,14 @@ class ValidateScreen(Screen[None]):
         return bar
 
     # -- actions ------------------------------------------------------------------------------------------
+    def unsaved(self) -> str:
+        """What quitting now would lose: reasons, notes and edits not yet saved with a verdict."""
+        ids = [t.id for t in self.tasks if t.id in self.unsaved_ids]
+        if not ids:
+            return ""
+        return (f"Changes to {len(ids)} task(s) ({', '.join(ids[:3])}{' …' if len(ids) > 3 else ''}) are kept "
+                "while you move through the queue but saved only with a verdict.")
+
     def _usable(self) -> bool:
         if not self.ready or not self.tasks:
             return False
@@ -296,6 +307,7 @@ class ValidateScreen(Screen[None]):
             reasons.remove(code)
         else:
             reasons.append(code)
+        self.unsaved_ids.add(self.task.id)
         self.redraw()
 
     def action_verdict(self, verdict: str) -> None:
@@ -338,6 +350,7 @@ class ValidateScreen(Screen[None]):
                                      emotion_cleared=draft.emotion_cleared)
         self.saves += 1
         self.busy = False
+        self.unsaved_ids.discard(task_id)
         if self.from_queue:
             self.app.pop_screen()  # the queue marks it done and hands out the next
             return
@@ -373,6 +386,8 @@ class ValidateScreen(Screen[None]):
         else:
             self.reviews[task_id] = last.previous
         self.drafts[task_id] = last.draft  # back as it was before the verdict, to change and judge again
+        if last.draft.edited or last.draft.note or last.draft.reasons:
+            self.unsaved_ids.add(task_id)
         self.index = last.index
         self.busy = False
         self.redraw()
@@ -382,8 +397,9 @@ class ValidateScreen(Screen[None]):
             return
 
         def done(value: str | None) -> None:
-            if value is not None:
+            if value is not None and value.strip() != self.draft.note:
                 self.draft.note = value.strip()
+                self.unsaved_ids.add(self.task.id)
                 self.redraw()
 
         self.app.push_screen(EditScreen("Note for this verdict", self.draft.note), done)
@@ -396,6 +412,7 @@ class ValidateScreen(Screen[None]):
         def done(value: str | None) -> None:
             if value is not None and value.strip():
                 self.draft.instruction = None if value == self.task.instruction else value
+                self.unsaved_ids.add(self.task.id)
                 self.redraw()
 
         self.app.push_screen(EditScreen(f"Instruction of task {self.task.id}", current, multiline=True), done)
@@ -422,6 +439,7 @@ class ValidateScreen(Screen[None]):
                 draft.emotion, draft.emotion_cleared = None, True
             else:
                 draft.emotion, draft.emotion_cleared = condition.to_json(), False
+            self.unsaved_ids.add(self.task.id)
             self.redraw()
 
         self.app.push_screen(EditScreen(f"Emotion of task {self.task.id}", current,

@@ -65,3 +65,13 @@ def open_store(db_path: Path) -> Any:
     from tauplay.store import SessionStore
 
     return SessionStore(str(db_path))
+
+
+def writers_closed(timeout: float = 10.0) -> None:
+    """Wait until every session log writer of this process has closed (an app that quit mid-session closes its
+    writer in a thread; until then its lease is held and a resume would rightly leave the session alone)."""
+    from tauplay.core import lease
+
+    deadline = time.monotonic() + timeout
+    while lease._HELD and time.monotonic() < deadline:
+        time.sleep(0.02)

@@ -77,6 +77,9 @@ def test_the_play_screen_shows_control_sequences_escaped(snap_compare: Any, db_p
 
     async def run_before(pilot: Any) -> None:
         await _play_until_evil(pilot)
+        await pilot.press("f9")  # the agent's side (its tool calls and results) is hidden until revealed
+        await wait_until(pilot, lambda: pilot.app.screen.revealed, what="the reveal")
+        await pilot.pause()
         seen.append(_picture_text(pilot.app))
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -42,6 +42,7 @@ async def test_mark_my_next_call_to_corrupt(db_path: Path) -> None:
         assert play.marked_kind is None  # one call only
         await your_turn(pilot, play)
         await pilot.press("ctrl+s")  # end the session as the agent
+        await pilot.press("y")  # yes, end it
         await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
     store = open_store(db_path)
     (session,) = store.list_sessions()
@@ -66,6 +67,7 @@ async def test_play_the_agent_with_injection_on_sees_results_as_a_model_would(db
         assert other != "842X51" and f'reservation_id="{other}"' in text and f'"reservation_id": "{other}"' in text
         await your_turn(pilot, play)
         await pilot.press("ctrl+s")
+        await pilot.press("y")  # yes, end it
         await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
         await pilot.pause()
         assert "⚡ INJECTED semantic_wrong" in shown(app.screen)  # revealed at the end

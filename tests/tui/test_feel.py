@@ -83,7 +83,7 @@ async def test_help_lists_every_binding_and_the_palette_offers_the_screen_action
         play = app.screen
         await your_turn(pilot, play)
         commands = [c.title for c in app.get_system_commands(play)]
-        for title in ("Satisfied", "Give up", "Help", "Task", "Emotion", "Graph", "Diff"):
+        for title in ("Satisfied", "Give up", "Help", "Task", "Agent", "Graph", "Diff", "Reveal agent's side"):
             assert title in commands
         assert "Run form" not in commands  # an agent-only action
         await pilot.press("f1")

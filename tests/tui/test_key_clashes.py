@@ -13,9 +13,10 @@ from tauplay.tui.screens.home import HomeScreen
 from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
 from tauplay.tui.screens.stats import StatsScreen
 from tauplay.tui.validate import ValidateScreen
+from tauplay.tui.widgets.confirm import ConfirmScreen
 
 SCREENS = [PerceptionScreen, ReviewListScreen, SessionReviewScreen, EndScreen, HelpScreen, HomeScreen,
-           PlayAgentScreen, PlayUserScreen, StatsScreen, ValidateScreen]
+           PlayAgentScreen, PlayUserScreen, StatsScreen, ValidateScreen, ConfirmScreen]
 
 
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda s: s.__name__)

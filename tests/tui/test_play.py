@@ -9,7 +9,7 @@ from tauplay.tui.screens.home import HomeScreen
 from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.tools_panel import ToolsPanel
-from tests.tui.conftest import TASK, make_app, open_store, send, wait_until, your_turn
+from tests.tui.conftest import TASK, make_app, open_store, send, wait_until, writers_closed, your_turn
 
 
 def _kinds(events):
@@ -114,8 +114,9 @@ async def send_line_error(pilot, play, line):
     box.value = line
     before = len(play.events)
     await pilot.press("enter")
-    await pilot.pause()
-    assert len(play.events) == before
+    await wait_until(pilot, lambda: len(play.events) > before, what="the attempt recorded")
+    (attempt,) = play.events[before:]  # saved as an invalid attempt; nothing ran
+    assert attempt.kind == "notice" and attempt.data["about"] == "invalid_call" and attempt.data["attempt"] == line
     assert play.query_one("#call-line").has_class("-invalid")
     assert box.value == line  # kept for correction
 
@@ -143,6 +144,7 @@ async def test_leave_mid_session_then_resume_from_home(db_path):
         play = app.screen
         await send(pilot, play, "Please add a paid bag to reservation 842X51; user james_smith_5583.")
         await your_turn(pilot, play)
+    writers_closed()
     store = open_store(db_path)
     (left,) = store.unfinished_sessions()
     seen = len(store.events(left.id))
@@ -234,6 +236,7 @@ async def test_fault_suggestions_are_prefilled_and_kept_ones_saved(db_path):
                    box="#call-input")  # the wrong write: two paid bags
         await your_turn(pilot, play)
         await pilot.press("ctrl+s")  # the agent ends the session
+        await pilot.press("y")  # once asked
         await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
         end = app.screen
         assert end.outcome.reason == "agent_stop" and end.outcome.value == 0.0

@@ -130,7 +130,7 @@ def test_diff_lists_fields_before_after_and_hides_the_distance():
     assert "1 record(s): 1 changed, 0 added, 0 removed" in text
     assert "Distance to gold: hidden until the end" in text
     shown = plain(render_diff(None, [], 0, ""))
-    assert "no write yet" in shown and "0 record(s) differ" in shown
+    assert "no writes yet" in shown and "0 record(s) differ" in shown
 
 
 def test_policy_search_keeps_matching_sections():

@@ -37,6 +37,7 @@ from tauplay.tui.session import Prepared
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.transcript import Transcript
+from tauplay.tui.widgets.violations import saved_violations, violation_lines
 
 if TYPE_CHECKING:
     from tauplay.tui.runner import SessionRunner
@@ -53,7 +54,7 @@ class Label(FaultLabel):
     saved: bool = False
 
 
-def reward_view(outcome: Outcome, distance: int | None) -> Group:
+def reward_view(outcome: Outcome, distance: int | None, violations: list[dict[str, Any]] | None = None) -> Group:
     r = outcome.reward
     title = Text("Reward ", style="bold")
     title.append(f"{r.reward:g}", style="bold green" if r.reward == 1 else "bold red")
@@ -85,6 +86,7 @@ def reward_view(outcome: Outcome, distance: int | None) -> Group:
     else:
         dist.append(f"{distance} record(s)", style="green" if distance == 0 else "red")
     lines.append(dist)
+    lines.extend(violation_lines(violations))
     if outcome.error:
         lines.append(Text(f"  error: {visible_any(outcome.error)}", style="red"))
     return Group(*lines)
@@ -138,41 +140,44 @@ class EndScreen(Screen[None]):
         status.append(f" · task {visible(p.task.id)} · you played the {p.role} · session over")
         yield Static(status, id="status")
         with Horizontal(id="main"):
-            with VerticalScroll(id="end-left"):
-                yield Static(reward_view(self.outcome, None), id="reward")
-                yield Static(Text("Labels (suggestions from aligning the calls with gold are pre-filled; "
-                                  "Delete removes the selected one)", style="bold"), classes="section")
-                table: DataTable[Any] = DataTable(id="labels", cursor_type="row", zebra_stripes=True)
-                table.add_columns("turn", "category", "who", "severity", "source", "note")
-                yield table
-                with Vertical(id="label-form"):
-                    yield Select(turn_options(self.events), value=WHOLE_SESSION, allow_blank=False, id="label-turn",
-                                 compact=True)
-                    yield Select([(c, c) for c in (*FAULT_CATEGORIES, *p.domain.fault_categories)],  # the domain's own too
-                                 prompt="fault category", id="label-category",
-                                 compact=True)
+            with Vertical(id="end-col"):
+                with VerticalScroll(id="end-left"):
+                    yield Static(reward_view(self.outcome, None, saved_violations(self.events)), id="reward")
+                    yield Static(Text("Labels (suggestions from aligning the calls with gold are pre-filled; "
+                                      "Delete removes the selected one)", style="bold"), classes="section")
+                    table: DataTable[Any] = DataTable(id="labels", cursor_type="row", zebra_stripes=True)
+                    table.add_columns("turn", "category", "who", "severity", "source", "note")
+                    yield table
+                    yield Static("", id="label-detail")
+                    with Vertical(id="label-form"):
+                        yield Select(turn_options(self.events), value=WHOLE_SESSION, allow_blank=False, id="label-turn",
+                                     compact=True)
+                        yield Select([(c, c) for c in (*FAULT_CATEGORIES, *p.domain.fault_categories)],  # its own too
+                                     prompt="fault category", id="label-category", compact=True)
+                        with Horizontal(classes="row"):
+                            yield Select([(w, w) for w in WHO_ERRED], value="agent", allow_blank=False,
+                                         id="label-who", compact=True)
+                            yield Select([(s, s) for s in SEVERITIES], value="minor", allow_blank=False,
+                                         id="label-severity", compact=True)
+                        yield Input(placeholder="note (Enter adds the label)", id="label-note", compact=True)
+                        yield Button("Add label", id="add-label", compact=True)
+                    yield Static(Text("Verdict on the task", style="bold"), classes="section")
                     with Horizontal(classes="row"):
-                        yield Select([(w, w) for w in WHO_ERRED], value="agent", allow_blank=False,
-                                     id="label-who", compact=True)
-                        yield Select([(s, s) for s in SEVERITIES], value="minor", allow_blank=False,
-                                     id="label-severity", compact=True)
-                    yield Input(placeholder="note (Enter adds the label)", id="label-note", compact=True)
-                    yield Button("Add label", id="add-label", compact=True)
-                yield Static(Text("Verdict on the task", style="bold"), classes="section")
-                with Horizontal(classes="row"):
-                    yield Select([(v.replace("_", " "), v) for v in VERDICTS], prompt="verdict", id="verdict",
-                                 compact=True)
-                    yield Input(placeholder="why (optional)", id="verdict-note", compact=True)
-                yield Button("Save", id="save", variant="primary", compact=True)
-                yield Static("", id="save-status")
+                        yield Select([(v.replace("_", " "), v) for v in VERDICTS], prompt="verdict", id="verdict",
+                                     compact=True)
+                        yield Input(placeholder="why (optional)", id="verdict-note", compact=True)
+                with Horizontal(id="save-bar"):  # always in view, whatever the form's length
+                    yield Button("Save", id="save", variant="primary", compact=True)
+                    yield Static("", id="save-status")
             with TabbedContent(id="end-side", initial="end-transcript"):
                 with TabPane("Transcript", id="end-transcript"):
                     yield Transcript(me=p.role, id="transcript")
                 with TabPane("Graph", id="end-graph"):
-                    yield GraphPanel(p.domain.name, self.graph_state, progress=self.progress_state, id="graph")
+                    yield GraphPanel(p.domain.name, self.graph_state, progress=self.progress_state,
+                                     events=lambda: self.events, id="graph")
                 with TabPane("Diff", id="end-diff"):
                     yield DiffPanel(id="diff")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         transcript = self.query_one("#transcript", Transcript)
@@ -192,7 +197,31 @@ class EndScreen(Screen[None]):
             turn = "session" if label.seq is None else f"#{label.seq} t{label.turn}"
             source = label.source if label.confirmed else "auto?"  # a suggestion nobody has confirmed yet
             cells = (turn, label.category, label.who_erred, label.severity, source + (" ✓" if label.saved else ""))
-            table.add_row(*(Text(visible(c)) for c in cells), Text(visible(label.note), no_wrap=True, overflow="ellipsis"))
+            first = label.note.splitlines()[0] if label.note else ""
+            table.add_row(*(Text(visible(c)) for c in cells), Text(visible(first[:40] + ("…" if len(label.note) > 40
+                                                                                         else ""))))
+        self.show_label_detail()
+
+    def show_label_detail(self) -> None:
+        """The selected label's note in full, wrapped (the table's cell shows only its start)."""
+        table = self.query_one("#labels", DataTable)
+        row = table.cursor_row
+        detail = Text()
+        if 0 <= row < len(self.labels) and self.labels[row].note:
+            detail.append("note: ", style="bold")
+            detail.append(visible(self.labels[row].note))
+        self.query_one("#label-detail", Static).update(detail)
+
+    @on(DataTable.RowHighlighted, "#labels")
+    def _label_highlighted(self) -> None:
+        self.show_label_detail()
+
+    def unsaved(self) -> str:
+        """What quitting now would lose: labels added by hand and a chosen verdict not yet saved."""
+        labels = sum(1 for label in self.labels if not label.saved and label.source == AnnotationSource.HUMAN)
+        verdict = self.query_one("#verdict", Select).value is not Select.NULL and not self.saved_verdict
+        parts = ([f"{labels} label(s)"] if labels else []) + (["the verdict"] if verdict else [])
+        return f"On the end screen, {' and '.join(parts)} not saved (ctrl+s saves)." if parts else ""
 
     def progress_state(self) -> tuple[Any, Any, bool]:
         """A task with its own graph (an escape room) is shown whole once the session is over."""
@@ -282,7 +311,8 @@ class EndScreen(Screen[None]):
         from tauplay.core.gold_distance import distance_to_gold
 
         self.distance = distance_to_gold(self.env, self.prepared.task).count
-        self.query_one("#reward", Static).update(reward_view(self.outcome, self.distance))
+        self.query_one("#reward", Static).update(reward_view(self.outcome, self.distance,
+                                                             saved_violations(self.events)))
         self.query_one("#diff", DiffPanel).reveal(self.distance)
 
     def action_toggle_gold(self) -> None:
@@ -290,5 +320,51 @@ class EndScreen(Screen[None]):
         self.query_one("#graph", GraphPanel).redraw()
         self.query_one("#end-side", TabbedContent).active = "end-graph"
 
+    # -- fork -------------------------------------------------------------------------------------------
+    def action_fork(self) -> None:
+        """Fork at the turn chosen in the label form's turn list and play the fork on in this app."""
+        seq = self.query_one("#label-turn", Select).value
+        event = next((e for e in self.events if e.seq == seq), None)
+        if event is None or self.runner.session_id is None:
+            self.app.report("choose the turn to fork at in the turn list (the label form's first box)",  # type: ignore[attr-defined]
+                            severity="warning")
+            return
+        self._fork(max(1, event.turn))
+
+    @work(thread=True, exclusive=True, group="fork", exit_on_error=False)
+    def _fork(self, turn: int) -> None:
+        from tauplay.sim.fork import fork_session
+        from tauplay.sim.session import ResumeError
+        from tauplay.store import StoreError
+
+        store, p = self.runner.store, self.prepared
+        try:
+            new_id = fork_session(store, str(self.runner.session_id), turn, role=p.role,
+                                  annotator=p.config.annotator)
+            record = store.get_session(new_id)
+        except (ResumeError, StoreError) as e:  # ForkError is a ResumeError
+            self.app.call_from_thread(self.app.report, f"not forked: {e}")  # type: ignore[attr-defined]
+            return
+        self.app.call_from_thread(self._play_fork, record)
+
+    def _play_fork(self, record: Any) -> None:
+        from tauplay.tui.session import resume_config
+
+        what = self.unsaved()
+        if what:
+            self.app.notify(f"{what} The fork opens; this session's labels can still be added in tauplay review.",
+                            severity="warning", markup=False)
+        self.app.start_play(resume_config(self.prepared.config, record))  # type: ignore[attr-defined]
+
     def action_home(self) -> None:
-        self.app.go_home()  # type: ignore[attr-defined]
+        what = self.unsaved()
+        if not what:
+            self.app.go_home()  # type: ignore[attr-defined]
+            return
+        from tauplay.tui.widgets.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.app.go_home()  # type: ignore[attr-defined]
+
+        self.app.push_screen(ConfirmScreen(f"{what} Leave for a new session and lose it?"), answered)

@@ -40,6 +40,11 @@ class HomeScreen(Screen[None]):
             yield Static("Domain")
             yield Select([(d, d) for d in domains], value=domain or Select.NULL, allow_blank=False, id="domain",
                          compact=True)
+            yield Static("Task set")
+            sets = self._sets(domain)
+            wanted_set = self.config.tasks if self.config.tasks in sets else (sets[0] if sets else Select.NULL)
+            yield Select([(name, name) for name in sets], value=wanted_set, allow_blank=False, id="task-set",
+                         compact=True)
             yield Static("Task")
             yield Select([(Text("random task"), RANDOM_TASK)], value=RANDOM_TASK, allow_blank=False, id="task",
                          compact=True)
@@ -64,6 +69,25 @@ class HomeScreen(Screen[None]):
             yield Static(Text("loading…", style="dim"), id="sessions-status")
         yield Footer()
 
+    @staticmethod
+    def _sets(domain_name: str | None) -> list[str]:
+        """Every task set of the domain, its default first."""
+        from tauplay.core.domain import DomainError, get_domain
+
+        if domain_name is None:
+            return []
+        try:
+            domain = get_domain(domain_name)
+        except DomainError:
+            return []
+        names = list(domain.task_sets)
+        default = domain.default_task_set
+        return ([default] if default in names else []) + [n for n in names if n != default]
+
+    def _chosen_set(self) -> str | None:
+        value = self.query_one("#task-set", Select).value
+        return value if isinstance(value, str) else None
+
     def _other_model(self) -> str | None:
         return self.config.agent_model if (self.config.role or "user") == "user" else self.config.user_model
 
@@ -74,18 +98,18 @@ class HomeScreen(Screen[None]):
         self.query_one("#domain", Select).focus()
         domain = self.query_one("#domain", Select).value
         if isinstance(domain, str):
-            self.load_tasks(domain)
+            self.load_tasks(domain, self._chosen_set())
         # The store is opened only after the first paint (SQLAlchemy is slow to import).
         self.call_after_refresh(self.action_refresh_sessions)
 
     # -- tasks ------------------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="tasks", exit_on_error=False)
-    def load_tasks(self, domain_name: str) -> None:
+    def load_tasks(self, domain_name: str, set_name: str | None) -> None:
         from tauplay.core.domain import get_domain
         from tauplay.tui.session import load_task_set
 
         try:
-            task_set = load_task_set(get_domain(domain_name), None)
+            task_set = load_task_set(get_domain(domain_name), set_name)
         except Exception as e:  # noqa: BLE001 - any failure becomes a message
             self.app.call_from_thread(self.app.report, f"{domain_name}: {e}")  # type: ignore[attr-defined]
             return
@@ -96,6 +120,8 @@ class HomeScreen(Screen[None]):
         self.app.call_from_thread(self._set_tasks, options)
 
     def _set_tasks(self, options: list[tuple[Any, str]]) -> None:
+        if not self.query("#task"):  # the screen went away while the tasks were read
+            return
         select = self.query_one("#task", Select)
         select.set_options(options)
         wanted = self.config.task_id
@@ -103,8 +129,24 @@ class HomeScreen(Screen[None]):
 
     @on(Select.Changed, "#domain")
     def _domain_changed(self, event: Select.Changed) -> None:
-        if isinstance(event.value, str):
-            self.load_tasks(event.value)
+        if not isinstance(event.value, str) or not self.query("#task-set"):
+            return
+        sets = self._sets(event.value)
+        chooser = self.query_one("#task-set", Select)
+        if [v for _, v in chooser._options] != sets:  # another domain: its own sets, its default chosen
+            with chooser.prevent(Select.Changed):
+                chooser.set_options([(name, name) for name in sets])
+                if sets:
+                    chooser.value = sets[0]
+        self.load_tasks(event.value, self._chosen_set())
+
+    @on(Select.Changed, "#task-set")
+    def _set_changed(self, event: Select.Changed) -> None:
+        if not self.query("#domain"):  # the screen is going away
+            return
+        domain = self.query_one("#domain", Select).value
+        if isinstance(domain, str) and isinstance(event.value, str):
+            self.load_tasks(domain, event.value)
 
     # -- sessions ---------------------------------------------------------------------------------
     def action_refresh_sessions(self) -> None:
@@ -152,7 +194,7 @@ class HomeScreen(Screen[None]):
         other = {"agent_model": model, "agent_api_base": base} if role == "user" else \
             {"user_model": model, "user_api_base": base}
         return self.config.with_(domain=str(domain), task_id=None if task == RANDOM_TASK else str(task), role=role,
-                                 emotion=emotion, resume=None, tasks=None, **other)
+                                 emotion=emotion, resume=None, tasks=self._chosen_set(), **other)
 
     def action_start(self) -> None:
         self.app.start_play(self.chosen())  # type: ignore[attr-defined]
@@ -166,13 +208,9 @@ class HomeScreen(Screen[None]):
         if not self.sessions or table.cursor_row is None or table.cursor_row >= len(self.sessions):
             self.app.report("no unfinished session selected", severity="warning")  # type: ignore[attr-defined]
             return
-        s = self.sessions[table.cursor_row]
-        other = {"agent_model": s.agent.get("model"), "agent_api_base": s.agent.get("api_base")} \
-            if s.role == "user" else {"user_model": s.user.get("model"), "user_api_base": s.user.get("api_base")}
-        config = self.config.with_(role=s.role, domain=s.domain, task_id=s.task_id, resume=s.id, tasks=None,
-                                   emotion=None, seed=s.seed, data_dir=s.data_source or None, saved_task=s.task, saved_emotion=s.emotion,
-                                   behavior=None, persona=None, saved_behavior=s.user.get("behavior"), **other)
-        self.app.start_play(config)  # type: ignore[attr-defined]
+        from tauplay.tui.session import resume_config
+
+        self.app.start_play(resume_config(self.config, self.sessions[table.cursor_row]))  # type: ignore[attr-defined]
 
     @on(DataTable.RowSelected, "#sessions")
     def _row_selected(self) -> None:

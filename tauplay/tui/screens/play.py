@@ -20,12 +20,13 @@ from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from tauplay.core.behavior import card_line
-from tauplay.core.events import Event, InjectionData, NoticeData, ToolCallData, ToolResultData
+from tauplay.core.events import Event, InjectionData, MessageData, NoticeData, ToolCallData, ToolResultData
 from tauplay.core.text import visible, visible_any
+from tauplay.core.vocabulary import NoticeAbout, Role
 from tauplay.tui import keys
 from tauplay.tui.session import Prepared
 from tauplay.tui.widgets.call_line import CallLine
-from tauplay.tui.widgets.cards import Card, device_card, emotion_card, task_card
+from tauplay.tui.widgets.cards import Card, CardStack, device_card, emotion_card, task_card
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.tool_form import ToolForm
@@ -85,7 +86,8 @@ class PlayScreen(Screen[None]):
         with Horizontal(id="main"):
             with Vertical(id="chat"):
                 yield Transcript(me=self.ROLE, max_output=USER_VIEW_OUTPUT if self.ROLE == "user" else None,
-                                 hide_planned_injections=self.ROLE == "agent", id="transcript")
+                                 hide_planned_injections=self.ROLE == "agent", customer_view=self.ROLE == "user",
+                                 id="transcript")
                 yield Static(Text("starting the session…", style="dim"), id="turn")
                 yield Input(placeholder=self.message_placeholder(), id="message", select_on_focus=False)
                 yield from self.compose_chat_extra()
@@ -95,18 +97,28 @@ class PlayScreen(Screen[None]):
                 with TabPane(self.TAB_TITLES[1], id="tab-2"):
                     yield from self.compose_tab2()
                 with TabPane("Graph", id="tab-3"):
-                    yield Lazy(GraphPanel(self.prepared.domain.name, self.graph_state, progress=self.progress_state,
-                                          user_state=lambda: self.user_history,
-                                          id="graph"))
+                    graph = GraphPanel(self.prepared.domain.name, self.graph_state, progress=self.progress_state,
+                                       user_state=lambda: self.user_history, events=self.graph_events, id="graph")
+                    graph.concealed = self.concealed_note()
+                    yield Lazy(graph)
                 with TabPane("Diff", id="tab-4"):
-                    yield DiffPanel(id="diff")
-        yield Footer()
+                    diff = DiffPanel(id="diff")
+                    diff.concealed = self.concealed_note()
+                    yield diff
+        yield Footer(compact=True)
 
     def message_placeholder(self) -> str:
         return "message (Enter sends)"
 
+    def concealed_note(self) -> str | None:
+        """What the graph and diff panels show instead of themselves (None: they show themselves)."""
+        return None
+
     def compose_chat_extra(self) -> ComposeResult:
         return iter(())
+
+    def mounted(self) -> None:
+        """A role's own set-up once the screen is mounted (Textual calls every class's on_mount itself)."""
 
     def compose_tab1(self) -> ComposeResult:
         return iter(())
@@ -116,6 +128,7 @@ class PlayScreen(Screen[None]):
 
     # -- the session ------------------------------------------------------------------------------
     def on_mount(self) -> None:
+        self.mounted()
         self.query_one("#message", Input).focus()
         # The session (store, participants) starts after the first paint: the screen is usable at once.
         self.call_after_refresh(self._start_session)
@@ -132,6 +145,10 @@ class PlayScreen(Screen[None]):
         from tauplay.tui.screens.end import EndScreen
 
         self.app.switch_screen(EndScreen(self.prepared, self.runner, outcome, self.events))
+
+    def on_unmount(self) -> None:
+        if self.runner is not None:
+            self.runner.close()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is self.session_worker and event.state == WorkerState.ERROR:
@@ -167,6 +184,8 @@ class PlayScreen(Screen[None]):
                 if payload.by_user:
                     self.last_diff["by"] = "user"
                 self.redraw_diff()
+        elif isinstance(payload, MessageData) and event.role == Role.USER:
+            self.redraw_graph()  # a value the user said may ground a tool's inputs
         elif isinstance(payload, NoticeData) and payload.level == "error":
             self.app.report(payload.text)  # type: ignore[attr-defined]
 
@@ -176,6 +195,10 @@ class PlayScreen(Screen[None]):
 
     def graph_state(self) -> tuple[list[str], list[str] | None]:
         return self.history, self.gold_names() if self.show_gold else None
+
+    def graph_events(self) -> list[Event]:
+        """The session's events so far (the graph's "valid next": tools whose inputs are grounded now)."""
+        return self.events
 
     def progress_state(self) -> tuple[Any, Any, bool]:
         """For a domain whose tasks carry their own graph: this session's state (None until it starts),
@@ -242,19 +265,80 @@ class PlayScreen(Screen[None]):
                         severity="warning")
 
 
+HIDDEN_NOTE = ("A customer sees only the agent's messages: its tool calls, their results, the graph and the "
+               "database diff are hidden. {key} reveals them (for annotators; the reveal is recorded in the "
+               "session).")
+
+
 class PlayUserScreen(PlayScreen):
     SCOPES = ("play", "play-user")
-    BINDINGS = keys.bindings("play-user", "play", labels={"play.tab1": "Task", "play.tab2": "Emotion",  # type: ignore[assignment]
+    BINDINGS = keys.bindings("play-user", "play", labels={"play.tab1": "Task", "play.tab2": "Agent",  # type: ignore[assignment]
                                                           "play.graph": "Graph", "play.diff": "Diff"})
     ROLE = "user"
-    TAB_TITLES = ("Task", "Emotion")
+    TAB_TITLES = ("Task", "Agent")
+    revealed = False  # the agent's side shown (after the reveal notice was saved)
+    reveal_asked = False
+
+    def hidden_note(self) -> str:
+        return HIDDEN_NOTE.format(key=self.app.key_for("play.reveal"))  # type: ignore[attr-defined]
+
+    def concealed_note(self) -> str | None:
+        return None if self.revealed else self.hidden_note()
 
     def compose_tab1(self) -> ComposeResult:
-        yield Card(task_card(self.prepared.task), id="task-card")
-        if (behavior := self.prepared.behavior) is not None:  # RUSE-style behaviour: one line under the task
-            yield Static(Text(card_line(behavior), style="bold"), id="behavior-line")
-        if self.prepared.domain.user_tools:
-            yield Card(device_card(self.prepared.domain), id="device-card")
+        with CardStack(id="cards"):
+            with Horizontal():
+                yield Card(emotion_card(self.prepared.emotion, self.prepared.task.emotion_text), id="emotion-card")
+                yield Card(task_card(self.prepared.task), id="task-card")
+            if (behavior := self.prepared.behavior) is not None:  # RUSE-style behaviour: one line under the task
+                yield Static(Text(card_line(behavior), style="bold"), id="behavior-line")
+            if self.prepared.domain.user_tools:
+                yield Card(device_card(self.prepared.domain), id="device-card")
+
+    def compose_tab2(self) -> ComposeResult:
+        yield Static(Text(self.hidden_note(), style="dim"), id="agent-hidden", classes="hidden-note")
+        yield Transcript(me=self.ROLE, id="agent-side")  # every event, results whole: shown once revealed
+
+    def mounted(self) -> None:
+        self.query_one("#agent-side", Transcript).display = False
+
+    def on_session_event(self, event: Event) -> None:
+        super().on_session_event(event)
+        self.query_one("#agent-side", Transcript).add_event(event)
+        payload = event.payload
+        if isinstance(payload, NoticeData) and payload.about == NoticeAbout.REVEAL:
+            self._show_agent_side()
+
+    def action_reveal(self) -> None:
+        if self.revealed or self.reveal_asked:
+            self.action_side_tab(2)
+            return
+        if self.runner is None or self.runner.session is None:
+            self.app.report("the session is still starting", severity="warning")  # type: ignore[attr-defined]
+            return
+        self.reveal_asked = True
+        self.run_worker(self.runner.record_reveal(), group="reveal", exit_on_error=False)
+
+    def _show_agent_side(self) -> None:
+        """The reveal is saved: show the agent's side everywhere on this screen."""
+        self.revealed = True
+        self.query_one("#transcript", Transcript).reveal()
+        self.query_one("#agent-hidden", Static).display = False
+        self.query_one("#agent-side", Transcript).display = True
+        for panel in self.query(GraphPanel):
+            panel.conceal(None)
+        self.query_one("#diff", DiffPanel).conceal(None)
+        if self.last_diff is not None:
+            self.redraw_diff()
+
+    def action_expand_results(self) -> None:
+        transcript = self.query_one("#transcript", Transcript)
+        if not transcript.revealed:
+            self.app.notify(f"tool results are part of the agent's side: {self.app.key_for('play.reveal')} "  # type: ignore[attr-defined]
+                            "reveals it", markup=False)
+            return
+        expanded = transcript.toggle_expanded()
+        self.app.notify("tool results in full" if expanded else "tool results cut again", markup=False)
 
     def compose_chat_extra(self) -> ComposeResult:
         if self.prepared.domain.user_tools:  # dual control: the person acts on the user's own device
@@ -272,9 +356,7 @@ class PlayUserScreen(PlayScreen):
             self.query_one(CallLine).input.value = event.line
             return
         self.seat.call_tool(event.name, event.arguments)
-
-    def compose_tab2(self) -> ComposeResult:
-        yield Card(emotion_card(self.prepared.emotion, self.prepared.task.emotion_text), id="emotion-card")
+        self.query_one("#message", Input).focus()
 
     def _finish(self, satisfied: bool) -> None:
         if self.ended:
@@ -350,7 +432,20 @@ class PlayAgentScreen(PlayScreen):
             self.refuse_not_your_turn()
             return False
         self.seat.call_tool(name, arguments)
+        self.query_one("#message", Input).focus()  # the next move is most often a word to the user
         return True
+
+    def action_side_tab(self, n: int) -> None:
+        super().action_side_tab(n)
+        if n == 2:  # the policy: straight into its search box
+            self.call_after_refresh(self._focus_policy_search)
+
+    def _focus_policy_search(self) -> None:
+        found = self.query("#policy-search")
+        if found:
+            found.first().focus()
+        else:  # the pane is mounted lazily: once it is there
+            self.set_timer(0.05, self._focus_policy_search)
 
     @on(CallLine.Run)
     def _call_line(self, event: CallLine.Run) -> None:
@@ -361,13 +456,35 @@ class PlayAgentScreen(PlayScreen):
     def _form_run(self, event: ToolForm.Run) -> None:
         self._call(event.name, event.arguments)
 
+    @on(CallLine.Invalid)
+    def _call_line_refused(self, event: CallLine.Invalid) -> None:
+        self._attempted(event.line, event.problems)
+
+    @on(ToolForm.Invalid)
+    def _form_refused(self, event: ToolForm.Invalid) -> None:
+        self._attempted(f"{event.name} (form)", event.problems)
+
+    def _attempted(self, text: str, problems: list[str]) -> None:
+        """A call the person tried that cannot be made is saved (an invalid_call notice); nothing runs and it
+        stays the person's move. Out of turn it is only shown, as any refused line."""
+        if self.ended or not self.your_turn or self.runner is None:
+            return
+        self.seat.attempt_invalid(text, "; ".join(problems))
+
     def action_end_session(self) -> None:
         if self.ended:
             return
         if not self.your_turn:
             self.refuse_not_your_turn()
             return
-        self.seat.end("the agent ended the session")
+        from tauplay.tui.widgets.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes and not self.ended and self.your_turn:
+                self.seat.end("the agent ended the session")
+
+        self.app.push_screen(ConfirmScreen("End the session now? The user gets no further answer and the "
+                                           "session is scored as it stands."), answered)
 
     def action_focus_call_line(self) -> None:
         self.query_one(CallLine).input.focus()

@@ -61,6 +61,15 @@ class CallLine(Vertical):
             self.arguments = arguments
             self.line = line
 
+    class Invalid(Message):
+        """A line that cannot be run (syntax, unknown tool, arguments that break the schema): the screen may
+        record the attempt."""
+
+        def __init__(self, line: str, problems: list[str]) -> None:
+            super().__init__()
+            self.line = line
+            self.problems = problems
+
     def __init__(self, domain: Domain, user_side: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.domain = domain
@@ -91,6 +100,9 @@ class CallLine(Vertical):
         line = event.value
         name, args, problems = check_line(line, self.domain, self.user_side)
         self.show_problems(problems)
-        if not problems:
-            self.post_message(self.Run(name, args, line))
-            self.input.value = ""
+        if problems:
+            if line.strip():
+                self.post_message(self.Invalid(line, problems))
+            return
+        self.post_message(self.Run(name, args, line))
+        self.input.value = ""

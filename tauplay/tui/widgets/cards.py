@@ -7,6 +7,8 @@ from typing import Any
 
 from rich.console import Group
 from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.events import Resize
 from textual.widgets import Static
 
 from tauplay.core.domain import Domain
@@ -33,7 +35,7 @@ def task_card(task: Task) -> Group:
     wants, prefs = split_goal(task.goal)
     parts: list[Text] = [Text("What you want", style="bold underline")]
     parts.append(Text(visible(" ".join(wants)) or "(the task gives no goal)"))
-    parts.append(Text("\nWhat you know", style="bold underline"))
+    parts.append(Text("What you know", style="bold underline"))
     if task.known_info:
         for key, value in task.known_info.items():
             line = Text("• ")
@@ -42,7 +44,7 @@ def task_card(task: Task) -> Group:
             parts.append(line)
     else:
         parts.append(Text("only what the goal says", style="dim"))
-    parts.append(Text("\nPreferences and limits", style="bold underline"))
+    parts.append(Text("Preferences and limits", style="bold underline"))
     if prefs:
         parts.extend(Text(visible(f"• {p}")) for p in prefs)
     elif not (task.tau2 is not None and task.tau2.behaviour()):
@@ -67,37 +69,56 @@ def device_card(domain: Domain) -> Group:
 
 
 def emotion_card(condition: EmotionCondition | None, published_text: str = "") -> Group:
+    """The feeling to play, compact: it shares the first screen with the task card, even at 80x24."""
     if condition is None:
-        neutral = [Text("No emotion condition: play a neutral customer.", style="dim")]
+        neutral = [Text("Feeling", style="bold underline"),
+                   Text("No emotion condition: play a neutral customer.", style="dim")]
         if published_text:
-            neutral += [Text("\nPublished emotion instruction", style="bold underline"), Text(visible(published_text))]
+            neutral += [Text("Published emotion instruction", style="bold"), Text(visible(published_text))]
         return Group(*neutral)
     from tauplay.core import emotions
 
     title = Text()
+    title.append("Feeling", style="bold underline")
+    title.append(" ")
     title.append(condition.family, style="bold magenta")
     title.append(" / ")
     title.append(condition.leaf, style="bold")
-    title.append(f"   {condition.intensity}", style="italic")
+    title.append(f", {condition.intensity}", style="italic")
     dims = Text()
-    for name, value in (("politeness", condition.politeness), ("urgency", condition.urgency),
-                        ("trust", condition.trust)):
-        dims.append(f"{name}: ", style="dim")
-        dims.append(f"{value}   ", style="bold")
-    parts: list[Text] = [title, dims]
-    parts.append(Text("\nTrigger", style="bold underline"))
-    parts.append(Text(visible(condition.trigger) or "none given", style="" if condition.trigger else "dim"))
-    parts.append(Text("\nHow to express it", style="bold underline"))
-    feeling = Text("You feel ")
-    feeling.append(emotions.leaf_adjective(condition.leaf), style="bold")
-    feeling.append({"mild": ": let it show now and then.", "moderate": ": let it colour most messages.",
-                    "intense": ": let it shape every message."}.get(condition.intensity, "."))
-    parts.append(feeling)
+    for i, (name, value) in enumerate((("politeness", condition.politeness), ("urgency", condition.urgency),
+                                       ("trust", condition.trust))):
+        dims.append(("" if i == 0 else " · ") + f"{name} ", style="dim")
+        dims.append(value, style="bold")
+    trigger = Text("Trigger: ", style="bold")
+    trigger.append(visible(condition.trigger) or "none given", style="" if condition.trigger else "dim")
+    how = Text("How to express it: ", style="bold")
+    how.append({"mild": "let it show now and then. ", "moderate": "let it colour most messages. ",
+                "intense": "let it shape every message. "}.get(condition.intensity, ""))
     # The shared card's last line says how to word it; the lines before repeat what is shown above.
-    parts.append(Text(emotions.card(condition).splitlines()[-1].removeprefix("Play it: ").strip().capitalize()))
+    how.append(emotions.card(condition).splitlines()[-1].removeprefix("Play it: ").strip().capitalize())
+    parts: list[Text] = [title, dims, trigger, how]
     if published_text:
-        parts += [Text("\nPublished emotion instruction", style="bold underline"), Text(visible(published_text))]
+        parts += [Text("Published emotion instruction", style="bold"), Text(visible(published_text))]
     return Group(*parts)
+
+
+class CardStack(VerticalScroll):
+    """The cards of the person playing the user, on the first screen: stacked in a narrow panel, side by side
+    in a wide one."""
+
+    WIDE = 84  # columns from which two cards sit side by side
+    DEFAULT_CSS = """
+    CardStack { height: 1fr; }
+    CardStack > Horizontal { height: auto; }
+    CardStack Card { margin: 0 0 1 0; }
+    CardStack.-wide > Horizontal > Card { width: 1fr; }
+    CardStack > Horizontal { layout: vertical; }
+    CardStack.-wide > Horizontal { layout: horizontal; }
+    """
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width >= self.WIDE, "-wide")
 
 
 class Card(Static):

@@ -19,11 +19,9 @@ from tauplay.core.text import visible
 MAX_FIELDS = 12  # per record; the rest is summarised
 
 
-def short(value: Any, limit: int = 48) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
-    if isinstance(value, str):
-        text = json.dumps(value, ensure_ascii=False)
-    return visible(text if len(text) <= limit else text[: limit - 1] + "…")
+def shown_value(value: Any) -> str:
+    """A field's value as JSON, whole: the panel wraps it, never cuts it."""
+    return visible(json.dumps(value, ensure_ascii=False, sort_keys=True))
 
 
 def _change_lines(change: dict[str, Any]) -> list[Text]:
@@ -39,9 +37,9 @@ def _change_lines(change: dict[str, Any]) -> list[Text]:
         line = Text("     ")
         line.append(visible(str(f["path"])), style="cyan")
         line.append(": ")
-        line.append("—" if f["before"] is None else short(f["before"]), style="red")
+        line.append("—" if f["before"] is None else shown_value(f["before"]), style="red")
         line.append(" → ")
-        line.append("—" if f["after"] is None else short(f["after"]), style="green")
+        line.append("—" if f["after"] is None else shown_value(f["after"]), style="green")
         lines.append(line)
     if len(fields) > MAX_FIELDS:
         lines.append(Text(f"     … {len(fields) - MAX_FIELDS} more fields", style="dim"))
@@ -59,7 +57,7 @@ def render_diff(last: dict[str, Any] | None, since_start: Sequence[RecordChange]
             title.append("  (by the user, on their device)", style="bold magenta")
     parts.append(title)
     if last is None:
-        parts.append(Text("   no write yet", style="dim"))
+        parts.append(Text("   no writes yet", style="dim"))
     elif not last["changes"]:
         parts.append(Text("   changed nothing", style="dim"))
     else:
@@ -99,12 +97,14 @@ class DiffPanel(VerticalScroll):
         self.distance: int | None = None
         self.distance_note = "hidden until the end of the session"
         self.updates = 0  # how many times the panel was redrawn with a write (benchmarks wait on it)
+        self.concealed: str | None = None  # shown instead of the diff (the customer's view, until revealed)
 
     def compose(self) -> ComposeResult:
         yield Static(id="diff-body")
 
     def on_mount(self) -> None:
-        self.redraw()
+        # Drawn once mounted (is_mounted is not yet true inside on_mount): "no writes yet" before any write.
+        self.call_after_refresh(self.redraw)
 
     def show(self, last: dict[str, Any] | None, since_start: Sequence[RecordChange],
              distance: int | None = None, note: str | None = None) -> None:
@@ -120,7 +120,13 @@ class DiffPanel(VerticalScroll):
         self.distance = distance
         self.redraw()
 
+    def conceal(self, note: str | None) -> None:
+        """Show `note` instead of the diff (None: show the diff)."""
+        self.concealed = note
+        self.redraw()
+
     def redraw(self) -> None:
         if self.is_mounted:
             self.query_one("#diff-body", Static).update(
+                Text(self.concealed, style="dim") if self.concealed is not None else
                 render_diff(self.last, self.since_start, self.distance, self.distance_note))

@@ -64,10 +64,12 @@ def render_progress(nodes: Sequence[ProgressNode], reveal: bool, started: bool =
 
 
 def render_graph(graph: ToolGraph, history: Sequence[str], gold: Sequence[str] | None,
-                 narrow: bool = False, user_calls: Sequence[str] = ()) -> Group:
+                 narrow: bool = False, user_calls: Sequence[str] = (), events: Sequence[Any] | None = None) -> Group:
     """A rich renderable of the graph state. `gold` None means the overlay is off. In a dual-control domain
-    the user's own tools are listed under the agent's, with the order of the user's calls."""
-    valid = set(graph.valid_next(history))
+    the user's own tools are listed under the agent's, with the order of the user's calls. With the session's
+    `events`, "valid next" are the tools whose inputs are grounded now; without, those the graph allows after
+    the calls so far (a gold path drawn for validation)."""
+    valid = set(graph.grounded_next(history, events) if events is not None else graph.valid_next(history))
     order: dict[str, list[int]] = {}
     for i, name in enumerate(history, start=1):
         order.setdefault(name, []).append(i)
@@ -141,7 +143,8 @@ def render_graph(graph: ToolGraph, history: Sequence[str], gold: Sequence[str] |
         line.append(" → ".join(f"{i}.{t}" for i, t in enumerate(gold, start=1)) or "(no gold actions)",
                     style="yellow")
         parts.append(line)
-    parts.append(Text("◆ root-eligible  ▸ valid next  [n] call order" + ("  g gold path" if gold is not None else ""),
+    legend = "▸ inputs grounded now" if events is not None else "▸ valid next"
+    parts.append(Text(f"◆ root-eligible  {legend}  [n] call order" + ("  g gold path" if gold is not None else ""),
                       style="dim"))
     return Group(*parts)
 
@@ -156,7 +159,7 @@ class GraphPanel(VerticalScroll):
 
     def __init__(self, domain_name: str, state: Callable[[], tuple[list[str], list[str] | None]],
                  progress: ProgressState | None = None, user_state: Callable[[], list[str]] | None = None,
-                 **kwargs: Any) -> None:
+                 events: Callable[[], Sequence[Any]] | None = None, **kwargs: Any) -> None:
         """`state()` gives (tool names called so far, gold tool names or None while the overlay is off);
         `progress()` what a domain with its own task graph needs (session state, task, reveal); `user_state()`
         the user's own calls so far (dual control)."""
@@ -165,9 +168,11 @@ class GraphPanel(VerticalScroll):
         self.state = state
         self.progress = progress
         self.user_state = user_state
+        self.events = events  # the session's events: "valid next" are the tools with grounded inputs
         self.graph: ToolGraph | None = None
         self.task_graph: Any = None  # the domain's progress function, when it has one
         self.last: Any = Text("")  # the renderable shown last
+        self.concealed: str | None = None  # shown instead of the graph (the customer's view, until revealed)
 
     def compose(self) -> ComposeResult:
         yield Static(Text("building the dependency graph…", style="dim"), id="graph-body")
@@ -204,8 +209,17 @@ class GraphPanel(VerticalScroll):
         console.print(self.last)
         return console.export_text()
 
+    def conceal(self, note: str | None) -> None:
+        """Show `note` instead of the graph (None: show the graph)."""
+        self.concealed = note
+        self.redraw()
+
     def redraw(self) -> None:
         if not self.is_mounted:
+            return
+        if self.concealed is not None:
+            self.last = Text(self.concealed, style="dim")
+            self.query_one("#graph-body", Static).update(self.last)
             return
         if self.task_graph is not None and self.progress is not None:
             state, task, reveal = self.progress()
@@ -218,7 +232,8 @@ class GraphPanel(VerticalScroll):
         history, gold = self.state()
         narrow = bool(self.size.width) and self.size.width < 56
         user_calls = self.user_state() if self.user_state is not None else []
-        self.last = render_graph(self.graph, history, gold, narrow=narrow, user_calls=user_calls)
+        self.last = render_graph(self.graph, history, gold, narrow=narrow, user_calls=user_calls,
+                                 events=self.events() if self.events is not None else None)
         self.query_one("#graph-body", Static).update(self.last)
 
     def on_resize(self) -> None:

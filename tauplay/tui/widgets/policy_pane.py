@@ -36,25 +36,44 @@ def matching(markdown: str, query: str) -> tuple[str, int]:
     return "\n\n".join(found), len(found)
 
 
+HIGHLIGHT = "bold black on yellow"
+
+
+def highlighted(text: str, query: str) -> Text:
+    """The matching sections as text, every word of the query marked where it occurs."""
+    shown = Text(text)
+    words = [w for w in query.split() if w]
+    if words:
+        shown.highlight_words(words, style=HIGHLIGHT, case_sensitive=False)
+    return shown
+
+
 class PolicyPane(Vertical):
     DEFAULT_CSS = """
     PolicyPane { height: 1fr; }
     PolicyPane > #policy-search { height: 1; margin: 0 1; }
     PolicyPane > #policy-status { color: $text-muted; height: 1; }
     PolicyPane > VerticalScroll { height: 1fr; }
+    PolicyPane #policy-matches { display: none; height: auto; padding: 0 1; }
+    PolicyPane.-searching #policy-matches { display: block; }
+    PolicyPane.-searching #policy-md { display: none; }
     """
 
     def __init__(self, policy: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.policy = visible(policy)  # a domain's file: shown, never a terminal command
+        self.matches = Text("")  # the search result as shown (tests read its highlights)
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="search the policy (Enter)", id="policy-search", compact=True)
         yield Static("", id="policy-status")
         with VerticalScroll(id="policy-scroll"):
             yield Markdown(self.policy, id="policy-md")
+            yield Static("", id="policy-matches")
 
     async def search(self, query: str) -> int:
+        """Narrow the policy to the sections that mention every word of `query`, the words highlighted; an empty
+        query shows the whole policy again."""
         text, count = matching(self.policy, query)
         status = self.query_one("#policy-status", Static)
         if not query.strip():
@@ -64,7 +83,10 @@ class PolicyPane(Vertical):
             text = ""
         else:
             status.update(Text(f"{count} section(s) mention {query!r} (Enter on an empty box shows all)"))
-        await self.query_one("#policy-md", Markdown).update(text)
+        self.matches = highlighted(text, query) if query.strip() else Text("")
+        self.query_one("#policy-matches", Static).update(self.matches)
+        self.set_class(bool(query.strip()), "-searching")
+        self.query_one("#policy-scroll", VerticalScroll).scroll_home(animate=False)
         return count
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -281,6 +281,15 @@ class ToolForm(Vertical):
             self.name = name
             self.arguments = arguments
 
+    class Invalid(Message):
+        """Run was asked with errors in the form: the screen may record the attempt."""
+
+        def __init__(self, form: ToolForm, name: str, problems: list[str]) -> None:
+            super().__init__()
+            self.form = form
+            self.name = name
+            self.problems = problems
+
     def __init__(self, spec: ToolSpec, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.spec = spec
@@ -331,6 +340,8 @@ class ToolForm(Vertical):
     def submit(self) -> bool:
         args, errors = self.collect()
         if errors:
+            self.post_message(self.Invalid(self, self.spec.name,
+                                           [m for messages in errors.values() for m in messages]))
             return False
         self.post_message(self.Run(self, self.spec.name, args))
         return True
@@ -349,3 +360,23 @@ class ToolForm(Vertical):
         # Enter in a box checks the form; running a tool takes the explicit Run (button or key).
         event.stop()
         self.collect()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._recheck(event.input)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        self._recheck(event.select)
+
+    def _recheck(self, widget: Widget) -> None:
+        """A field with an error shown is checked again as it is filled: the error goes once the value reads."""
+        box = next((a for a in widget.ancestors if isinstance(a, FieldBox)), None)
+        if box is None or not box.has_class("-invalid"):
+            return
+        try:
+            value = box.read()
+        except FieldError as e:
+            box.show_errors([str(e)])
+            return
+        if value is MISSING:
+            return  # still empty: the error stands
+        box.show_errors(validate(value, self.properties.get(box.arg_name, {}), box.arg_name))

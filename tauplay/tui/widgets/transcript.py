@@ -23,7 +23,7 @@ from tauplay.core.injection import change_text
 from tauplay.core.text import visible
 from tauplay.core.vocabulary import Role
 
-USER_VIEW_OUTPUT = 160  # characters of a tool result shown to the person playing the user
+USER_VIEW_OUTPUT = 160  # characters of a tool result shown to the person playing the user, until expanded
 
 
 def _args(arguments: Any) -> str:
@@ -51,7 +51,7 @@ def event_lines(event: Event, me: str | None, max_output: int | None = None) -> 
     if isinstance(payload, ToolResultData):
         output = payload.output
         if max_output is not None and len(output) > max_output and not payload.by_user:
-            output = output[:max_output] + f"… ({len(payload.output)} characters)"
+            output = output[:max_output] + f"… ({len(payload.output)} characters; expand to see all)"
         line = Text("  ← ", style="dim")
         line.append(visible(output), style="red" if payload.error else "dim")
         changes = (payload.diff or {}).get("changes")
@@ -80,31 +80,33 @@ def injection_line(injection: InjectionData, indent: str = "") -> Text:
     return line
 
 
-class Transcript(RichLog):
+class WrappingLog(RichLog):
+    """A log of rich Texts that always wraps to its width (never clips) and wraps again when resized."""
+
     DEFAULT_CSS = """
-    Transcript { height: 1fr; border: none; padding: 0 1; }
+    WrappingLog { height: 1fr; border: none; padding: 0 1; }
     """
 
-    def __init__(self, me: str | None = None, max_output: int | None = None, hide_planned_injections: bool = False,
-                 **kwargs: Any) -> None:
-        """`max_output`: cut tool results to this many characters (the agent sees them whole).
-        `hide_planned_injections`: a person playing the agent in a study sees a corrupted call as a model would,
-        without the mark (the end screen and review show it); a call they marked themselves stays marked."""
-        super().__init__(wrap=True, markup=False, highlight=False, auto_scroll=True, min_width=1, **kwargs)
-        self.me = me
-        self.max_output = max_output
-        self.hide_planned_injections = hide_planned_injections
-        self.shown = 0  # events drawn (tests wait on it)
+    def __init__(self, auto_scroll: bool = True, **kwargs: Any) -> None:
+        super().__init__(wrap=True, markup=False, highlight=False, auto_scroll=auto_scroll, min_width=1, **kwargs)
         self._texts: list[Text] = []
         self._wrapped_at = 0
 
-    def add_event(self, event: Event) -> None:
-        payload = event.payload
-        hidden = self.hide_planned_injections and isinstance(payload, InjectionData) and payload.source != "marked"
-        for line in [] if hidden else event_lines(event, self.me, self.max_output):
-            self._texts.append(line)
+    def add_line(self, line: Text) -> None:
+        self._texts.append(line)
+        self.write(line)
+
+    def set_lines(self, lines: list[Text]) -> None:
+        """Replace everything shown (the view changed: revealed, expanded)."""
+        self._texts = list(lines)
+        self.clear()
+        for line in self._texts:
             self.write(line)
-        self.shown += 1
+
+    @property
+    def lines_text(self) -> list[str]:
+        """The lines as plain text, before wrapping (tests read it)."""
+        return [t.plain for t in self._texts]
 
     def on_resize(self, event: Resize) -> None:
         super().on_resize(event)
@@ -115,3 +117,58 @@ class Transcript(RichLog):
             for line in self._texts:
                 self.write(line)
         self._wrapped_at = width
+
+
+def agent_side(event: Event) -> bool:
+    """Whether an event is on the agent's side of the counter (its tool calls, their results, injections):
+    what a customer never sees."""
+    payload = event.payload
+    if isinstance(payload, (ToolCallData, ToolResultData)):
+        return not payload.by_user
+    return isinstance(payload, InjectionData)
+
+
+class Transcript(WrappingLog):
+    def __init__(self, me: str | None = None, max_output: int | None = None, hide_planned_injections: bool = False,
+                 customer_view: bool = False, **kwargs: Any) -> None:
+        """`max_output`: cut tool results to this many characters until expanded (the agent sees them whole).
+        `hide_planned_injections`: a person playing the agent in a study sees a corrupted call as a model would,
+        without the mark (the end screen and review show it); a call they marked themselves stays marked.
+        `customer_view`: the person playing the user sees what a customer sees, the messages, until the agent's
+        side is revealed."""
+        super().__init__(**kwargs)
+        self.me = me
+        self.max_output = max_output
+        self.hide_planned_injections = hide_planned_injections
+        self.customer_view = customer_view
+        self.revealed = False
+        self.expanded = False
+        self.shown = 0  # events drawn (tests wait on it)
+        self.events: list[Event] = []
+
+    def _lines(self, event: Event) -> list[Text]:
+        payload = event.payload
+        if self.hide_planned_injections and isinstance(payload, InjectionData) and payload.source != "marked":
+            return []
+        if self.customer_view and not self.revealed and agent_side(event):
+            return []
+        return event_lines(event, self.me, None if self.expanded else self.max_output)
+
+    def add_event(self, event: Event) -> None:
+        self.events.append(event)
+        for line in self._lines(event):
+            self.add_line(line)
+        self.shown += 1
+
+    def redraw(self) -> None:
+        self.set_lines([line for e in self.events for line in self._lines(e)])
+
+    def reveal(self) -> None:
+        if not self.revealed:
+            self.revealed = True
+            self.redraw()
+
+    def toggle_expanded(self) -> bool:
+        self.expanded = not self.expanded
+        self.redraw()
+        return self.expanded

@@ -75,9 +75,9 @@ class EditScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def short(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return visible(text if len(text) <= limit else text[: limit - 1] + "…")
+def short(value: Any) -> str:
+    """A field's value as JSON, whole (the screen wraps it, never cuts it)."""
+    return visible(json.dumps(value, ensure_ascii=False, sort_keys=True))
 
 
 def change_lines(change: dict[str, Any], indent: str = " ") -> list[Text]:
