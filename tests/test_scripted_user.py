@@ -161,3 +161,16 @@ async def test_asked_for_anything_else_it_names_the_change_its_words_did_not():
     made = [e.seq for e in out.events if e.kind == "tool_call" and e.data["name"] == "modify_pending_order_items"]
     assert seqs and made and seqs[0] < made[0]
     assert out.value == 1.0
+
+
+def test_without_ids_leaves_out_ids_and_codes_and_keeps_names_and_product_options():
+    from tauplay.sim.withheld import without_ids
+
+    text = ("I am Mia Li (user id: mia_li_3668), and I want to cancel reservation C2HHXF and order #W2378156 "
+            "with the 512GB SSD, flight HAT175, item 1615379700; my email is mia.li@example.com.")
+    out = without_ids(text)
+    for secret in ("mia_li_3668", "C2HHXF", "W2378156", "HAT175", "1615379700", "mia.li@example.com"):
+        assert secret not in out, (secret, out)
+    for kept in ("I am Mia Li", "cancel reservation", "512GB SSD", "order", "flight"):
+        assert kept in out, (kept, out)
+    assert "()" not in out and "  " not in out

@@ -5,9 +5,9 @@ For the next gold action it looks at every argument value: one not in view it fi
 with a read (the tools that produce that field, tried on the live data without recording, choose which read
 to make); failing that it asks the user, in words from the parameter's schema; failing that (the user does not
 know) it asks for what a look-up of that field needs (an e-mail for a user id), and at last leaves the action.
-A write waits until the user has asked for it in words (`_requested`): never on the task alone; it is then put to the user in words and made
-on a clear yes; a clear no skips it, and the user can come
-back to it later. What the person says first is heard: a bare greeting gets a question, an id the user names
+A write waits until the user has asked for it in words (`_requested`), never on what the task holds alone; it
+is then put to the user in words and made on a clear yes; a clear no skips it, and the user can come back to
+it later. What the person says first is heard: a bare greeting gets a question, an id the user names
 is looked up as given (and a failed look-up reported), a request outside the domain is politely refused.
 Like every participant it keeps no state the event stream does not hold (a cache of read outputs aside).
 """

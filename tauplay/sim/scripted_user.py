@@ -1,10 +1,10 @@
 """The offline scripted user: deterministic, no model.
 
 It opens with its request and tells the rest of its task a sentence at a time (turned into the first person),
-without the ids and codes its instruction holds (`tauplay.sim.withheld`: it gives them when asked), then, asked for anything else, each
-change its goal still holds in the words of its tool ("I would also like you to send certificate"),
-in the tone of its emotion condition; holds back its credential ("Use X for authentication") until asked;
-answers the agent's questions from what its instruction states (`answer_question`: ids, names, dates, an
+without the ids and codes its instruction holds (`tauplay.sim.withheld`: it gives them when asked), then,
+asked for anything else, each change its goal still holds in its tool's words ("I would also like you to send
+certificate", `unnamed_write`); all in the tone of its emotion condition; holds back its credential ("Use X
+for authentication") until asked; answers the agent's questions from what its instruction states (`answer_question`: ids, names, dates, an
 e-mail, one of the choices the question offers) and says it does not know otherwise; says yes only to a
 proposed write its goal holds and corrects one it does not (`judge_proposal`); asks for a human when the agent
 refuses and the task says to; in a dual-control domain, does on its own device what the agent asks for in a
