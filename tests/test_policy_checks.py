@@ -24,7 +24,6 @@ from tauplay.core.faults import session_faults
 from tauplay.core.policy_checks import check_policy, is_clear_yes, session_violations
 from tauplay.core.tasks import Action, load_tasks
 from tauplay.core.vocabulary import FaultCategory
-from tauplay.sim.gated import GatedAgent
 from tauplay.sim.oracle import OracleAgent
 from tauplay.sim.participants import Conversation, Say
 from tauplay.sim.scripted_user import ScriptedUser
@@ -255,7 +254,7 @@ def _starter_domains() -> list[str]:
 
 
 @pytest.mark.parametrize("name", _starter_domains())
-async def test_oracle_sessions_on_every_starter_task_break_at_most_identification(name):
+async def test_clean_oracle_sessions_on_every_starter_task_have_no_violation(name):
     domain = get_domain(name)
     task_set = "starter" if "starter" in domain.task_sets else domain.default_task_set
     tasks = load_tasks(domain.task_set_path(task_set), name).tasks
@@ -265,15 +264,8 @@ async def test_oracle_sessions_on_every_starter_task_break_at_most_identificatio
         out = await new_orchestrator(SessionSetup(domain, task, domain.database()), OracleAgent(),
                                      ScriptedUser()).run()
         assert out.value == 1.0, task.id
-        # The oracle never asks who the user is, and the scripted user keeps its ids back until asked (issue
-        # 12): identification is the one rule its sessions may break.
-        assert {v["rule"] for v in out.violations} <= {"write_before_identified"}, (task.id, out.violations)
+        assert out.violations == [], (task.id, out.violations)
         assert out.faults == [], (task.id, out.faults)
-        if domain.identify_with and out.violations:
-            gated = await new_orchestrator(SessionSetup(domain, task, domain.database()), GatedAgent(),
-                                           ScriptedUser()).run()
-            if gated.value == 1.0:  # the agent that asks first breaks nothing
-                assert gated.violations == [], (task.id, gated.violations)
 
 
 def test_run_reports_violations_in_its_table_and_json(llm_server, tmp_path, capsys):
@@ -292,9 +284,8 @@ def test_run_reports_violations_in_its_table_and_json(llm_server, tmp_path, caps
     assert all(set(v) == {"rule", "detail", "turn", "seq"} for v in session["violations"])
     row = next(r for r in report["summary"] if r["group"] == "domain")
     assert row["sessions_with_violations"] == 1 and row["violations"] == len(session["violations"])
-    # the gated agent's session on the same task breaks nothing: the table says 0 of 1
-    assert main(["run", "--domain", "airline", "--task-ids", "airline-starter-03-add-bag", "--agent", "gated",
-                 "--db", db]) == 0
+    # the oracle's session on the same task breaks nothing: the table says 0 of 1
+    assert main(["run", "--domain", "airline", "--task-ids", "airline-starter-03-add-bag", "--db", db]) == 0
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if "violations" in line)
     line = next(r for r in out.splitlines() if r.strip().startswith("airline"))
