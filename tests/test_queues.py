@@ -182,3 +182,123 @@ def test_a_v6_store_gets_the_queue_table_a_fresh_one_has(tmp_path: Path) -> None
         assert store.claim_item("q", "ana", lease=60) is not None
     assert _shape(old, "queue_seats") == _shape(fresh, "queue_seats")
     assert (tmp_path / "v6.db.v6.bak").is_file()
+
+
+def _leases(store: SessionStore, queue: str) -> dict[tuple[str, int], tuple[str | None, float | None]]:
+    """(item, seat) -> (annotator, expires_at), read straight from the table."""
+    from sqlalchemy import create_engine, select
+
+    from tauplay.store.queues import SEATS
+
+    engine = create_engine(store.url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(select(SEATS.c.item, SEATS.c.seat, SEATS.c.annotator, SEATS.c.expires_at)
+                                .where(SEATS.c.queue == queue)).all()
+    finally:
+        engine.dispose()
+    return {(r.item, r.seat): (r.annotator, r.expires_at) for r in rows}
+
+
+def test_every_save_on_an_item_renews_its_lease(url: str) -> None:
+    from tauplay.core.labels import EmotionPerception, FaultLabel
+
+    lease = 2.0
+    with SessionStore(url) as store:
+        sids = [store.create_session(domain="airline", task_id=f"t{i}", role="batch", agent={}, user={}, task={})
+                for i in range(2)]
+        store.fill_queue("rq", "review", sids, set())
+        store.fill_queue("vq", "validate", ["task-1"], set())
+        claim = store.claim_item("rq", "ana", lease=lease)
+        assert claim is not None and claim.item == sids[0]
+        held = store.claim_item("vq", "ana", lease=lease)
+        assert held is not None and held.item == "task-1"
+
+        def saved(save: object, queue: str, item: str) -> None:
+            before = _leases(store, queue)[(item, 0)][1]
+            assert before is not None
+            time.sleep(0.05)
+            start = time.time()
+            save()  # type: ignore[operator]
+            who, after = _leases(store, queue)[(item, 0)]
+            assert who == "ana" and after is not None and after > before, save
+            assert start + lease - 0.01 <= after <= time.time() + lease + 0.01, save  # the lease it was taken for
+
+        sid = claim.item
+        saved(lambda: store.add_label(sid, FaultLabel("Extra Action", "agent", "minor", "ana")), "rq", sid)
+        suggestion = store.add_label(sid, FaultLabel("Early Stop", "agent", "major", "ana", source="suggested"))
+        saved(lambda: store.confirm_annotation(suggestion), "rq", sid)
+        saved(lambda: store.mark_reviewed(sid, "ana"), "rq", sid)
+        saved(lambda: store.set_perception(sid, EmotionPerception(seq=1, turn=0, family="anger", intensity="moderate",
+                                                                  annotator="ana")), "rq", sid)
+        saved(lambda: store.add_task_review(domain="airline", task_id="task-1", task={}, verdict="approve",
+                                            annotator="ana"), "vq", "task-1")
+        # someone else's save on the item renews nothing of ana's
+        before = _leases(store, "rq")[(sid, 0)]
+        store.add_label(sid, FaultLabel("Extra Action", "agent", "minor", "bob"))
+        assert _leases(store, "rq")[(sid, 0)] == before
+        # and the renewed lease holds the item: saves keep it past the lease it was claimed with
+        for _ in range(3):
+            time.sleep(lease * 0.6)
+            store.mark_reviewed(sid, "ana", note="still on it")
+        assert time.time() > claim.expires_at + 0.5
+        other = store.claim_item("rq", "bob", lease=60)
+        assert other is not None and other.item == sids[1]  # not ana's item: her saves kept it hers
+        assert store.finish_item("rq", sid, "ana")
+        done = _leases(store, "rq")[(sid, 0)]
+        store.mark_reviewed(sid, "ana", note="after it was done")
+        assert _leases(store, "rq")[(sid, 0)] == done  # a done seat is not renewed
+
+
+def test_one_annotator_in_two_processes_never_holds_both_seats(url: str) -> None:
+    items = ["x", "y", "z"]
+    with SessionStore(url) as first, SessionStore(url) as second:  # two processes of one annotator
+        first.fill_queue("pair", "review", items, set(items))  # every item has two seats
+        a = first.claim_item("pair", "ana", lease=60)
+        b = second.claim_item("pair", "ana", lease=60)
+        assert a is not None and b is not None and (a.item, b.item) == ("x", "y")
+        again = first.claim_item("pair", "ana", lease=60)  # her own unfinished item, in the process handed it
+        assert again is not None and again.item == "x"
+        assert (b2 := second.claim_item("pair", "ana", lease=60)) is not None and b2.item == "y"
+        assert first.finish_item("pair", "x", "ana")
+        c = first.claim_item("pair", "ana", lease=60)
+        assert c is not None and c.item == "z"  # not y (the other process's) and never x's second seat
+        assert first.claim_item("pair", "ana", lease=60, skip={"z"}) is not None  # z again: still its own
+        third = SessionStore(url)
+        try:
+            assert third.claim_item("pair", "ana", lease=60) is None  # a third process: nothing she does not hold
+        finally:
+            third.close()
+        holders = first.queue_holders("pair")
+        assert all(names.count("ana") == 1 for names in holders.values()), holders
+        bob = first.claim_item("pair", "bob", lease=60)
+        assert bob is not None and bob.item == "x"  # x's second seat is for someone else
+
+
+def test_one_annotators_processes_claiming_at_once_take_different_items(url: str) -> None:
+    items = [f"o{i}" for i in range(6)]
+    with SessionStore(url) as store:
+        store.fill_queue("rush", "review", items, set(items))
+    got: list[str] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(6)
+
+    def claim() -> None:
+        try:
+            with SessionStore(url, busy_timeout=30) as store:
+                start.wait(timeout=60)
+                c = store.claim_item("rush", "ana", lease=60)
+                if c is not None:
+                    got.append(c.item)
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=claim) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert errors == []
+    assert sorted(got) == items  # six processes, six different items: no item's two seats to one person
+    with SessionStore(url) as store:
+        assert all(names == ["ana"] for names in store.queue_holders("rush").values())

@@ -1,6 +1,7 @@
 """`tauplay run --executor ray` on a real local Ray instance (issue 19, item 3): the same rewards per (task, trial)
 as the local executor on the offline participants, a SIGKILL during a Ray batch finished by `tauplay resume
---batch`, and a clear message when Ray is not installed.
+--batch`, a killed batch finished by `tauplay resume --batch --executor ray` (SQLite and PostgreSQL) with the
+uninterrupted batch's rewards, and a clear message when Ray is not installed.
 
 Skips, saying why, when Ray is not installed (`pip install -e '.[ray]'`). Each run starts its own small local
 Ray instance (a few seconds); the runs are started in a session of their own so that what a killed driver leaves
@@ -207,3 +208,108 @@ def test_a_ray_batch_stops_at_the_first_unusable_store_failure(tmp_path: Path, m
     saved = store.list_sessions()
     assert len(saved) < len(jobs) and [r for r in saved if r.status != "running"]
     store.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "s.db")
+    return str(request.getfixturevalue("pg_url"))
+
+
+def _sql(url: str, sql: str, **params: Any) -> list[Any]:
+    """Rows of one statement on either store (committed)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url if "://" in url else f"sqlite:///{url}")
+    try:
+        with engine.begin() as conn:
+            done = conn.execute(text(sql), params)
+            return list(done.all()) if done.returns_rows else []
+    except Exception:  # the tables are being created
+        return []
+    finally:
+        engine.dispose()
+
+
+def _n(url: str, sql: str) -> int:
+    rows = _sql(url, sql)
+    return int(rows[0][0]) if rows else 0
+
+
+def test_resume_on_ray_finishes_a_killed_batch_as_the_local_executor(
+        tmp_path: Path, store_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import ray
+
+    import tauplay.sim.batch
+    import tauplay.sim.session
+    from tauplay.cli import main
+
+    trials = 2
+    reference = _run("run", "--domain", "airline", "--trials", str(trials), "--seed", str(SEED), "--db",
+                     str(tmp_path / "ref.db"), cwd=tmp_path)
+    assert reference.returncode == 0, reference.stderr
+    uninterrupted = _rewards(tmp_path / "ref.db")
+    db = store_url
+    child = subprocess.Popen([sys.executable, "-m", "tauplay", "run", "--domain", "airline", "--trials", str(trials),
+                              "--seed", str(SEED), "--db", db], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, env=_env(tmp_path), start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while _n(db, "SELECT count(*) FROM sessions") < 8:
+            assert child.poll() is None, f"the batch ended before the kill: {child.stderr.read() if child.stderr else ''}"
+            assert time.monotonic() < deadline, "the batch did not get there"
+            time.sleep(0.002)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(30)
+    finally:
+        _end_group(child.pid)
+    # Offline sessions end in milliseconds, so the kill may leave none half-way: cut the last two that ended
+    # back to what a kill a few events earlier leaves (their first events only, still running), so that there
+    # is always both kind of work: sessions to resume and jobs the plan never started.
+    for (sid,) in _sql(db, "SELECT id FROM sessions WHERE status != 'running' ORDER BY created_at DESC LIMIT 2"):
+        ((top,),) = _sql(db, "SELECT max(seq) FROM events WHERE session_id = :sid", sid=sid)
+        _sql(db, "DELETE FROM events WHERE session_id = :sid AND seq > :keep", sid=sid, keep=top // 2)
+        _sql(db, "UPDATE sessions SET status = 'running', termination_reason = NULL, reward = NULL, "
+                 "reward_info = NULL WHERE id = :sid", sid=sid)
+    unfinished = _n(db, "SELECT count(*) FROM sessions WHERE status = 'running'")
+    started = _n(db, "SELECT count(*) FROM sessions")
+    assert unfinished >= 2 and started < len(uninterrupted)  # both kinds of work left: to resume, never started
+    ((batch,),) = _sql(db, "SELECT id FROM batches")
+    # without Ray: one line, exit 2, nothing touched
+    shim = tmp_path / "noray" / "ray"
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text("raise ImportError('No module named ray')\n")
+    refused = _run("resume", "--batch", batch, "--executor", "ray", "--db", db, cwd=tmp_path,
+                   env=_env(tmp_path, PYTHONPATH=str(shim.parent)))
+    assert refused.returncode == 2 and "pip install -e '.[ray]'" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert _n(db, "SELECT count(*) FROM sessions WHERE status = 'running'") == unfinished
+    wrong = _run("resume", "--batch", batch, "--ray-address", "auto", "--db", db, cwd=tmp_path)
+    assert wrong.returncode == 2 and "--ray-address only applies to --executor ray" in wrong.stderr
+
+    # on Ray, in this process: the driver itself must neither resume a session nor run a job
+    def not_here(*_: Any, **__: Any) -> Any:
+        raise AssertionError("run by the driver, not by a Ray worker")
+
+    monkeypatch.setattr(tauplay.sim.session, "resume_session", not_here)
+    monkeypatch.setattr(tauplay.sim.batch, "run_batch", not_here)
+    monkeypatch.setenv("TAUPLAY_RAY_CPUS", "2")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    capsys.readouterr()
+    try:
+        code = main(["resume", "--batch", batch, "--executor", "ray", "--concurrency", "2", "--db", db, "--json"])
+    finally:
+        ray.shutdown()
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "left alone" not in err
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert len([x for x in lines if not x.get("started")]) == unfinished
+    assert len([x for x in lines if x.get("started")]) == len(uninterrupted) - started
+    assert _rewards(db) == uninterrupted  # type: ignore[arg-type]  # a URL: SessionStore(str(...)) takes it as is
+    assert _sql(db, "SELECT status FROM batches") == [("finished",)]
+    for sid, n, top, ends in _sql(db, "SELECT session_id, count(*), max(seq), "
+                                      "sum(CASE WHEN kind = 'terminated' THEN 1 ELSE 0 END) FROM events "
+                                      "GROUP BY session_id"):
+        assert (n, ends) == (top + 1, 1), sid

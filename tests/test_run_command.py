@@ -112,3 +112,29 @@ def test_bad_input_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
     assert code == 2
     assert message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_behaviour_gets_its_own_summary_row_keyed_as_stats_keys_it(tmp_path, capsys):
+    db = str(tmp_path / "s.db")
+    tasks = ["--task-ids", BAG_TASK, "airline-starter-01-book-direct"]
+    plain = run_json(capsys, "--domain", "airline", *tasks, "--db", db)
+    assert [r for r in plain["summary"] if r["group"] == "behavior"] == []  # no behaviour given: no row
+    report = run_json(capsys, "--domain", "airline", *tasks, "--trials", "2", "--db", db,
+                      "--behavior", "patience=low,disclosure=incremental")
+    (row,) = [r for r in report["summary"] if r["group"] == "behavior"]
+    domain_row = next(r for r in report["summary"] if r["group"] == "domain")
+    assert row["name"] == "disclosure=incremental,patience=low"
+    assert (row["sessions"], row["tasks"], row["rewards"]) == (4, 2, domain_row["rewards"])
+    assert row["pass_hat_k"] == domain_row["pass_hat_k"] and set(row["pass_hat_k"]) == {"1", "2"}
+    assert main(["stats", "--db", db, "--batch", report["batch_id"], "--by", "behavior", "--json"]) == 0
+    (group,) = json.loads(capsys.readouterr().out)["groups"]
+    assert group["key"]["behavior"] == row["name"] and group["sessions"] == row["sessions"]
+    # every dimension at its default still reads as a behaviour, as the statistics say it
+    report = run_json(capsys, "--domain", "airline", *tasks, "--db", db, "--behavior", "disclosure=comprehensive")
+    assert [r["name"] for r in report["summary"] if r["group"] == "behavior"] == ["default"]
+    # the table: a section with one behaviour row, and the heading names it
+    assert main(["run", "--domain", "airline", *tasks, "--db", db, "--behavior", "cooperation=adversarial"]) == 0
+    out = capsys.readouterr().out
+    assert "domain / emotion / difficulty / behavior" in out
+    line = next(x for x in out.splitlines() if x.strip().startswith("behavior "))
+    assert line.split()[1:4] == ["cooperation=adversarial", "2", "2"]  # key, tasks, sessions

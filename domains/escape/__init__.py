@@ -41,7 +41,8 @@ DOMAIN = Domain(
     confirm_writes=False,  # every step reveals something: a player does not ask permission to search a desk
     agent_preamble=("You are a player locked in an escape room. Find what the exit panel asks for with the "
                     "room's tools, following the clues you find, and give it to the panel."),
-    agent_greeting="Hello? Where am I?",  # the player wakes at the door; the narrator answers with the scene
+    agent_greeting="Hello? Where am I?",
+    role_names={"user": "narrator", "agent": "player"},  # the player wakes at the door; the narrator answers with the scene
     scripted_user=narrate,
     narrator_premise=premise,  # an LLM narrator (--user llm) is told this, never the room's hidden state
     progress=room_progress,

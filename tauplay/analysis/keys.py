@@ -3,11 +3,10 @@ sessions of a group."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tauplay.core.behavior import BEHAVIOR_DIMENSIONS, LEVELS
+from tauplay.core.behavior import BEHAVIOR_DIMENSIONS, behavior_key
 from tauplay.store.filters import NONE
 from tauplay.store.stats_queries import DIMENSIONS
 
@@ -21,30 +20,6 @@ def simulator_key(kind: Any, model: Any) -> str:
     if not kind:
         return NONE
     return f"{kind}:{model}" if model else str(kind)
-
-
-def behavior_key(raw: Any) -> str:
-    """A user behaviour (issue 18) as one word: `dimension=level,...` of the levels that are not the default for a
-    mapping ("default" when all are), the text itself for a string, "none" when the user had none. `raw` is the JSON text the database gives back (or a value)."""
-    if raw is None or raw == "":
-        return NONE
-    value = raw
-    if isinstance(raw, str) and raw[:1] in "{[\"":
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = raw
-    if isinstance(value, Mapping):
-        # The flag's own order for the known dimensions, then any others by name; a dimension at its default
-        # level is left out (every session saves all four), and all four at their defaults read "default".
-        order = [d for d in BEHAVIOR_DIMENSIONS if d in value and value[d] != LEVELS[d][0]]
-        order += sorted(k for k in value if k not in LEVELS)
-        if not order:
-            return "default" if value else NONE
-        return ",".join(f"{k}={value[k]}" for k in order)
-    if isinstance(value, list):
-        return ",".join(map(str, value)) or NONE
-    return str(value)
 
 
 def group_key(row: Mapping[str, Any], dims: Sequence[str]) -> dict[str, KeyValue]:

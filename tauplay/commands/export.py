@@ -2,8 +2,9 @@
 
 KIND:
   tasks             approved tasks (latest verdicts of `tauplay validate`) as a task set: --form tauplay|taubench
-  sessions          labelled or reviewed sessions as JSON Lines: messages, tool calls, per-step diffs, labels,
-                    reviewed marks (--all: the others too)
+  sessions          labelled or reviewed sessions as JSON Lines: messages, tool calls, per-step diffs, labels
+                    (unconfirmed suggestions kept with source "suggested"), reviewed marks (--all: the others
+                    too; a session holding only unconfirmed suggestions is not labelled)
   training          successful trajectories as chat-format training data (OpenAI messages + tools), JSON Lines
   tau2-results      sessions in tau2-bench's results form
   taubench-results  sessions in tau-bench's results form (a JSON list with `traj`)
@@ -34,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotator", help="tasks: only this annotator's verdicts")
     parser.add_argument("--form", choices=("tauplay", "taubench"), default="tauplay",
                         help="tasks: tauplay task set JSON, or the tau-Emotion-Bench task form (default: tauplay)")
-    parser.add_argument("--all", action="store_true", help="sessions: include sessions nobody labelled or reviewed")
+    parser.add_argument("--all", action="store_true", help="sessions: include sessions nobody labelled or reviewed (a suggestion nobody "
+                        "confirmed is not a label)")
     parser.add_argument("--min-reward", type=float, default=1.0, help="training: lowest reward kept (default 1)")
     parser.add_argument("--emotion-family", help="training: only sessions with this emotion family")
     parser.add_argument("--min-ratio", type=float, help="training: least tool calls per follow-up question")
@@ -88,8 +90,10 @@ def _export(args: argparse.Namespace, store: Any) -> tuple[str, str]:
         return json.dumps(data, indent=1, ensure_ascii=False) + "\n", f"{len(tasks)} approved task(s)"
     records = store.list_sessions(domain=args.domain, task_id=args.task, batch_id=args.batch)
     records = [r for r in records if r.finished]
-    if args.kind == "sessions" and not args.all:  # a session someone reviewed and found clean is labelled data too
-        records = [r for r in records if r.annotation_count or r.reviewers]
+    if args.kind == "sessions" and not args.all:
+        # a session someone reviewed and found clean is labelled data too; one holding only suggestions nobody
+        # confirmed is not (with --all it goes out, its suggestions marked by their source)
+        records = [r for r in records if r.label_count or r.reviewers]
     records.sort(key=lambda r: (r.created_at, r.id))  # oldest first: the order they were run
     if args.kind == "training":
         rule = training.TrainingFilter(args.min_reward, args.emotion_family, args.min_ratio, args.max_ratio)

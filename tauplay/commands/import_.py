@@ -140,9 +140,12 @@ def _import_sessions(args: argparse.Namespace) -> int:
         check_tools(bundles, domain, source, "simulation" if args.kind == "tau2-results" else "item")
     calls = sum(1 for b in bundles for _ in of_kind(b.events, ToolCallData))
     mismatches = sum(1 for b in bundles for _, r in of_kind(b.events, ToolResultData) if r.replay_error is not None)
-    labels = sum(len(b.labels) for b in bundles)
+    labels = sum(lb.confirmed for b in bundles for lb in b.labels)
+    suggestions = sum(not lb.confirmed for b in bundles for lb in b.labels)  # kept as suggestions, not labels
     marks = sum(len(b.reviews) for b in bundles)
     summary = f"{len(bundles)} session(s), {calls} tool call(s), {labels} label(s)"
+    if suggestions:
+        summary += f", {suggestions} suggestion(s) not confirmed"
     if marks:
         summary += f", {marks} reviewed mark(s)"
     if env_factory is not None:

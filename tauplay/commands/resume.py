@@ -9,6 +9,10 @@ started, so the finished batch holds what an uninterrupted one would.
 Only work whose writer is gone is taken: a session or batch whose process is still alive on this host (or
 whose heartbeat is younger than the lease, $TAUPLAY_LEASE_SECONDS, 30 s by default) is left alone, and the
 reason is said. Sessions a person was playing are resumed from the app's home screen instead.
+
+`--executor ray [--ray-address ADDR]` runs each of them as a Ray task (as `tauplay run --executor ray` does: the
+workers' log calls served by this process's one writer, or written straight to a shared PostgreSQL), with the
+same results as the local executor.
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from tauplay.commands.common import UsageError, say
+from tauplay.commands.executors import add_executor_arguments, check_executor_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="only this batch: its unfinished sessions, then the ones its plan never started")
     parser.add_argument("--domain", help="only the unfinished sessions of this domain")
     parser.add_argument("--concurrency", type=int, default=4, help="sessions at a time (default 4)")
+    add_executor_arguments(parser, "each unfinished session and each job the plan never started")
     parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per resumed or started session")
 
@@ -36,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.concurrency < 1:
         raise UsageError(f"--concurrency must be at least 1, got {args.concurrency}")
+    check_executor_arguments(args)
     try:
         store = SessionStore(args.db, must_exist=True)
     except StoreError as e:
@@ -92,7 +100,12 @@ def _resume(args: argparse.Namespace, store: Any) -> int:
         elif not ended:
             say("no unfinished sessions to resume" if not people else "nothing left to resume here")
         return 1 if ended else 0
-    resumed, started, stopped = _run_all(store, todo, missing, limits, batch, args.concurrency)
+    executor = None
+    if args.executor == "ray":  # started only when there is work (a local instance takes seconds)
+        from tauplay.commands.executors import RayResume
+
+        executor = RayResume(args)
+    resumed, started, stopped = _run_all(store, todo, missing, limits, batch, args.concurrency, executor)
     failed = ended
     for record, outcome, error in resumed:
         if error is not None:
@@ -142,8 +155,17 @@ def _missing_jobs(store: Any, batch: Any, lease: float) -> tuple[Any, Any]:
         raise UsageError(f"batch {batch.id}: {e}") from None
 
 
+@dataclass(frozen=True)
+class _Resumed:
+    """How a session resumed on Ray ended (what the report needs of an Outcome)."""
+
+    reason: str
+    value: float
+
+
 def _run_all(store: Any, records: list[Any], missing: list[Any], limits: Any, batch: Any,
-             concurrency: int) -> tuple[list[tuple[Any, Any, str | None]], list[Any], str | None]:
+             concurrency: int, executor: Any = None
+             ) -> tuple[list[tuple[Any, Any, str | None]], list[Any], str | None]:
     import asyncio
 
     from tauplay.sim.batch import BatchStopped, run_batch
@@ -164,6 +186,23 @@ def _run_all(store: Any, records: list[Any], missing: list[Any], limits: Any, ba
                 except (ResumeError, StoreError) as e:
                     return record, None, str(e)
 
+        async def on_ray(records: list[Any]) -> list[tuple[Any, Any, str | None]]:
+            # The driver takes each session over (as Session.reopen does locally) under its own owner, whose
+            # heartbeat it renews; the Ray worker then continues it without claiming anything.
+            out: dict[str, tuple[Any, Any, str | None]] = {}
+            taken = []
+            for r in records:
+                if writer.owner is not None and not await writer.call(
+                        store.claim_session, r.id, writer.owner, was=r.owner, beat=r.heartbeat_at):
+                    out[r.id] = (r, None, f"session {r.id}: left alone: another process took it over just now")
+                else:
+                    taken.append(r)
+            for r, got in zip(taken, await executor.resume(store, writer, [r.id for r in taken], batch),
+                              strict=True):
+                out[r.id] = ((r, None, got["failure"]) if got["failure"]
+                             else (r, _Resumed(got["reason"], float(got["reward"])), None))
+            return [out[r.id] for r in records]
+
         try:
             if missing and writer.owner is not None and batch is not None:
                 if not await writer.call(store.claim_batch, batch.id, writer.owner, was=batch.owner,
@@ -171,15 +210,17 @@ def _run_all(store: Any, records: list[Any], missing: list[Any], limits: Any, ba
                     say(f"batch {batch.id}: its missing sessions left alone: another process took it over just now",
                         file=sys.stderr)
                     missing.clear()
-            resumed = list(await asyncio.gather(*(one(r) for r in records)))
+            resumed = (await on_ray(records) if executor is not None
+                       else list(await asyncio.gather(*(one(r) for r in records))))
             started: list[Any] = []
             stopped = None
             if missing:
                 plan = batch.plan
                 try:
-                    started = await run_batch(writer, missing, agent=lambda: make_agent(plan["agent"]),
-                                              user=lambda: make_user(plan["user"]), concurrency=concurrency,
-                                              limits=limits, batch_id=batch.id)
+                    started = (await executor.missing(store, writer, missing, batch) if executor is not None
+                               else await run_batch(writer, missing, agent=lambda: make_agent(plan["agent"]),
+                                                    user=lambda: make_user(plan["user"]), concurrency=concurrency,
+                                                    limits=limits, batch_id=batch.id))
                 except BatchStopped as e:
                     started, stopped = e.results, str(e)
             return resumed, started, stopped

@@ -5,8 +5,9 @@
         --agent-model openai/m --agent-api-base URL --user-model openai/u --user-api-base URL --db URL
 
 Every session is saved to the store as it happens; the table at the end gives reward counts and
-pass^1..k per domain, per emotion family and per difficulty (when the tasks carry one, as escape rooms
-do), with the success rate and the mean steps (messages and tool calls), tool calls, tool errors and seconds
+pass^1..k per domain, per emotion family, per difficulty (when the tasks carry one, as escape rooms
+do) and per user behaviour (with --behavior / --persona: a `behavior` row, keyed as `tauplay stats --by behavior`
+keys it), with the success rate and the mean steps (messages and tool calls), tool calls, tool errors and seconds
 per session of each row.
 """
 
@@ -19,6 +20,7 @@ import uuid
 from typing import Any
 
 from tauplay.commands.common import UsageError, add_behavior_arguments, behavior_from_args, say
+from tauplay.commands.executors import add_executor_arguments, check_executor_arguments
 
 # The injection kinds, spelled here so that --help needs no import of the vocabulary's module tree.
 INJECTION_KIND_CHOICES = ("type_mismatch", "out_of_range", "missing_required", "semantic_wrong")
@@ -64,11 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--interceptor", action="store_true",
                         help="check every call before it runs: refuse arguments that fail the schema, name no record "
                              "or have not come up in the session, with an error the agent can act on")
-    parser.add_argument("--executor", choices=("local", "ray"), default="local",
-                        help="local: sessions as tasks of this process (default); ray: each (task, trial) as a Ray "
-                             "task (pip install -e '.[ray]'), on a local Ray instance or --ray-address")
-    parser.add_argument("--ray-address", metavar="ADDR",
-                        help="an existing Ray cluster (e.g. ray://head:10001 or auto) instead of a local instance")
+    add_executor_arguments(parser, "each (task, trial)")
     parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
     parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
 
@@ -95,8 +93,7 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise UsageError(f"--llm-timeout must be positive, got {args.llm_timeout:g}")
     if (args.inject_at is not None or args.inject_rate is not None) and not args.inject:
         raise UsageError("--inject-at / --inject-rate need --inject KIND")
-    if args.ray_address and args.executor != "ray":
-        raise UsageError("--ray-address only applies to --executor ray")
+    check_executor_arguments(args)
 
 
 def _injection(args: argparse.Namespace) -> Any:
@@ -240,7 +237,7 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     verified: dict[str, Any] = {}
     if args.verifier_model:
         verified = asyncio.run(_verify_statements(args, store, domain, results))
-    rows = summarize(results, args.trials)
+    rows = summarize(results, args.trials, user_desc)
     failures = [r for r in results if r.failure]
     if args.json:
         from tauplay.core.secrets import mask_text
@@ -323,7 +320,8 @@ def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -
     from tauplay.core.text import visible
 
     table = Table(title=f"batch {batch_id}", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    table.add_column("domain / emotion / difficulty", justify="left")
+    heading = "domain / emotion / difficulty" + (" / behavior" if any(r.group == "behavior" for r in rows) else "")
+    table.add_column(heading, justify="left")
     for name in ("tasks", "sessions", "r=1", "r=0", "r=-1", "failed", "mean"):
         table.add_column(name, justify="right")
     for k in range(1, trials + 1):
@@ -338,14 +336,14 @@ def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -
         cells = [row.name, str(row.tasks), str(row.sessions), str(row.counts["1"]), str(row.counts["0"]),
                  str(row.counts["-1"]), str(row.counts["failed"]), f"{row.mean:.3f}"]
         cells += [f"{row.pass_k[k]:.3f}" if k in row.pass_k else "-" for k in range(1, trials + 1)]
-        name = f"difficulty {row.name}" if row.group == "difficulty" else row.name
+        name = f"{row.group} {row.name}" if row.group in ("difficulty", "behavior") else row.name
         cells[0] = name
         cells += [f"{row.success:.1%}", f"{row.steps:.1f}", f"{row.calls:.1f}", f"{row.errors:.1f}",
                   f"{row.violated}/{row.sessions}", f"{row.seconds:.2f}"]
         table.add_row(*(Text(visible(c)) for c in cells))  # names from task files: never markup or escapes
     # A pipe or a file gets the whole table rather than rich's 80-column default: wide enough for every
     # column (a name, twelve figures and one pass^k per trial), so that none is cut.
-    longest = max((len(r.name) for r in rows), default=8) + len("difficulty ")
+    longest = max((len(r.name) for r in rows), default=8) + len("difficulty ")  # "behavior " is shorter
     console = Console(highlight=False, width=None if sys.stdout.isatty() else max(170, longest + 142 + 10 * trials))
     console.print(table)
     console.print(visible(f"sessions saved in {store_name} (batch {batch_id})"), markup=False)

@@ -156,6 +156,31 @@ def with_behavior(desc: dict[str, Any], behavior: Behavior | None) -> dict[str, 
     return {**desc, "behavior": behavior.to_json()} if behavior is not None else desc
 
 
+def behavior_key(raw: Any) -> str:
+    """A user behaviour (issue 18) as one word: `dimension=level,...` of the levels that are not the default for a
+    mapping ("default" when all are), the text itself for a string, "none" when the user had none. `raw`: the
+    JSON text the database gives back, or a value (the statistics and `tauplay run` key a behaviour alike)."""
+    if raw is None or raw == "":
+        return "none"
+    value = raw
+    if isinstance(raw, str) and raw[:1] in "{[\"":
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+    if isinstance(value, Mapping):
+        # The flag's own order for the known dimensions, then any others by name; a dimension at its default
+        # level is left out (every session saves all four), and all four at their defaults read "default".
+        order = [d for d in BEHAVIOR_DIMENSIONS if d in value and value[d] != LEVELS[d][0]]
+        order += sorted(k for k in value if k not in LEVELS)
+        if not order:
+            return "default" if value else "none"
+        return ",".join(f"{k}={value[k]}" for k in order)
+    if isinstance(value, list):
+        return ",".join(map(str, value)) or "none"
+    return str(value)
+
+
 def low_patience_turns(emotion_patience: int) -> int:
     """With low patience a user gives up after this many replies without progress (about half its emotion's)."""
     return max(1, emotion_patience // 2)

@@ -66,6 +66,8 @@ class Domain:
     confirm_writes: bool = True  # the policy has the agent confirm each write with the user first (the oracle does)
     agent_preamble: str = ""  # first words of an LLM agent's system prompt ("" : a customer service agent)
     agent_greeting: str = ""  # the agent's first message, said for it ("" : a customer service greeting)
+    # What the two sides are called on screen where "user" and "agent" would mislead (escape: narrator, player).
+    role_names: dict[str, str] = field(default_factory=dict)
     # The domain's own offline user (the `scripted` kind): conversation -> (message, intent). Typed loosely:
     # the conversation is the sim layer's, and core imports no other layer.
     scripted_user: Callable[[Any], tuple[str, str | None]] | None = None

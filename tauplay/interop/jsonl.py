@@ -106,6 +106,9 @@ def sessions_from_jsonl(text: str, source: str) -> list[SessionBundle]:
 
 
 def summary(bundles: Sequence[SessionBundle]) -> str:
-    labels = sum(len(b.labels) for b in bundles)
+    """What a file holds; a suggestion nobody confirmed is counted apart, never as a label."""
+    labels = sum(lb.confirmed for b in bundles for lb in b.labels)
+    suggestions = sum(not lb.confirmed for b in bundles for lb in b.labels)
     reviews = sum(len(b.reviews) for b in bundles)
-    return f"{len(bundles)} session(s), {labels} label(s), {reviews} reviewed mark(s)"
+    unconfirmed = f", {suggestions} suggestion(s) not confirmed" if suggestions else ""
+    return f"{len(bundles)} session(s), {labels} label(s){unconfirmed}, {reviews} reviewed mark(s)"

@@ -1,15 +1,16 @@
 """Batch runs: many sessions (tasks x trials) at a bounded concurrency, each saved as it happens, and the
 summary of their rewards: counts and pass^1..k per domain, per emotion family and, when the tasks carry a
-difficulty, per difficulty (an escape room's tier); with each row the success rate and the mean steps, tool
+difficulty, per difficulty (an escape room's tier), and per user behaviour when the batch gives one; with each row the success rate and the mean steps, tool
 calls, tool errors and seconds of its sessions."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tauplay.core.behavior import behavior_key
 from tauplay.core.evaluation import pass_hat_k
 from tauplay.core.events import Event, ToolResultData, of_kind
 from tauplay.core.vocabulary import EventKind
@@ -148,7 +149,7 @@ async def run_batch(log: SessionLog | LogWriter, jobs: Sequence[Job], *, agent: 
 
 @dataclass
 class SummaryRow:
-    group: str  # "domain", "emotion" or "difficulty"
+    group: str  # "domain", "emotion", "difficulty" or "behavior"
     name: str
     tasks: int = 0
     sessions: int = 0
@@ -202,14 +203,19 @@ def _row(group: str, name: str, results: list[JobResult], k_max: int) -> Summary
     return row
 
 
-def summarize(results: Sequence[JobResult], trials: int) -> list[SummaryRow]:
+def summarize(results: Sequence[JobResult], trials: int, user: Mapping[str, Any] | None = None) -> list[SummaryRow]:
     """One row per domain, then one per emotion family (tasks without a condition under "none"), then one
-    per difficulty, easiest first, when the tasks carry one (tasks without under "none")."""
+    per difficulty, easiest first, when the tasks carry one (tasks without under "none"), then one per user
+    behaviour when the batch's user description (`user`) has one (its key as `tauplay stats --by behavior`
+    spells it: the levels that are not the default, or "default")."""
     rows: list[SummaryRow] = []
     groups: list[tuple[str, Callable[[JobResult], str]]] = [("domain", lambda r: r.job.setup.domain.name),
                                                             ("emotion", lambda r: r.family)]
     if any(r.difficulty is not None for r in results):
         groups.append(("difficulty", lambda r: "none" if r.difficulty is None else str(r.difficulty)))
+    if user is not None and user.get("behavior"):
+        behavior = behavior_key(user["behavior"])  # one batch, one user description: every session shares it
+        groups.append(("behavior", lambda r: behavior))
     for group, key in groups:
         buckets: dict[str, list[JobResult]] = {}
         for r in results:

@@ -144,6 +144,30 @@ def run_job(spec: WorkerSpec, relay: Any, task_id: str, trial: int) -> dict[str,
             close()
 
 
+def resume_job(spec: WorkerSpec, relay: Any, session_id: str) -> dict[str, Any]:
+    """One unfinished session continued in a Ray worker (`tauplay resume --executor ray`): rebuilt from its saved
+    events and run to its end with its saved participants. The driver has already taken it over under its own
+    owner (whose heartbeat it renews), so the worker's writer claims nothing. Returns what the driver reports."""
+    from tauplay.sim.batch import _unusable
+    from tauplay.sim.session import resume_session
+
+    ray = import_ray()
+    log: Any = spec.open_log() if spec.open_log is not None else RelayLog(ray, relay)
+    writer = LogWriter(log, owner=False)
+    try:
+        outcome = asyncio.run(resume_session(writer, session_id))
+        return {"session_id": session_id, "reason": outcome.reason, "reward": outcome.reward.reward,
+                "failure": None, "unusable": False}
+    except Exception as e:  # ResumeError, a store error: said for this session, the others go on
+        return {"session_id": session_id, "reason": None, "reward": None,
+                "failure": str(e).splitlines()[0] if str(e) else type(e).__name__, "unusable": _unusable(e)}
+    finally:
+        writer.close()
+        close = getattr(log, "close", None)
+        if spec.open_log is not None and callable(close):
+            close()
+
+
 class Relay:
     """The actor between the workers and the driver's writer: a worker's `ask` waits until the driver, which
     polls `take`, has done it and sent the `answer`."""
@@ -275,4 +299,41 @@ async def run_batch_on_ray(writer: LogWriter, jobs: Sequence[Job], *, spec: Work
             await server
     if stop:
         raise BatchStopped(stop[0], results)
+    return results
+
+
+async def resume_on_ray(writer: LogWriter, session_ids: Sequence[str], *, spec: WorkerSpec, concurrency: int,
+                        address: str | None = None) -> list[dict[str, Any]]:
+    """Continue these unfinished sessions as Ray tasks (at most `concurrency` at a time), their log calls served
+    by the driver's writer as a Ray batch's are; one result per session, in order (`failure` set when one could
+    not be resumed). The driver must have taken each session over under `writer.owner` first."""
+    ray = await asyncio.to_thread(start_ray, address, local_cpus(concurrency))
+    relay = ray.remote(num_cpus=0)(Relay).remote() if spec.open_log is None else None
+    remote = ray.remote(num_cpus=1, max_retries=0)(resume_job)
+    spec_ref = ray.put(spec)
+    gate = asyncio.Semaphore(max(1, concurrency))
+    stop: list[BaseException] = []
+    done = asyncio.Event()
+
+    async def one(session_id: str) -> dict[str, Any]:
+        async with gate:
+            if stop:
+                return {"session_id": session_id, "reason": None, "reward": None, "failure": STOPPED}
+            try:
+                out: dict[str, Any] = await remote.remote(spec_ref, relay, session_id)
+            except Exception as e:  # the worker died (or Ray failed it)
+                first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+                out = {"session_id": session_id, "reason": None, "reward": None, "unusable": False,
+                       "failure": f"{type(e).__name__}: {first}"}
+            if out.pop("unusable", False) and not stop:
+                stop.append(RuntimeError(out["failure"]))
+            return out
+
+    server = asyncio.create_task(_serve(writer, relay, stop, done)) if relay is not None else None
+    try:
+        results = list(await asyncio.gather(*(one(s) for s in session_ids)))
+    finally:
+        done.set()
+        if server is not None:
+            await server
     return results

@@ -12,7 +12,7 @@ from tauplay.core.vocabulary import AnnotationSource
 from tauplay.store.tables import AnnotationRow, SessionReviewRow, SessionRow
 
 
-def _confirmed() -> Any:
+def confirmed_label() -> Any:
     """A label that counts: not a suggestion saved unconfirmed."""
     return col(AnnotationRow.source) != str(AnnotationSource.SUGGESTED)
 
@@ -91,14 +91,14 @@ def apply_filter(query: Any, f: SessionFilter) -> Any:
     if f.labelled_by is not None and labelled is None:
         labelled = True
     if labelled is not None:
-        has = select(AnnotationRow.id).where(col(AnnotationRow.session_id) == SessionRow.id, _confirmed())
+        has = select(AnnotationRow.id).where(col(AnnotationRow.session_id) == SessionRow.id, confirmed_label())
         if f.labelled_by is not None:
             has = has.where(col(AnnotationRow.annotator) == f.labelled_by)
         exists = has.correlate(SessionRow).exists()
         query = query.where(exists if labelled else ~exists)
     if f.label is not None:
         query = query.where(select(AnnotationRow.id).where(col(AnnotationRow.session_id) == SessionRow.id,
-                                                           col(AnnotationRow.category) == f.label, _confirmed())
+                                                           col(AnnotationRow.category) == f.label, confirmed_label())
                             .correlate(SessionRow).exists())
     if f.reviewed_by is not None and reviewed is None:
         reviewed = True

@@ -3,17 +3,24 @@ free seat under a lease, mark it done, count who did what.
 
 A claim is one write transaction: on PostgreSQL the free seat is picked with SELECT ... FOR UPDATE SKIP LOCKED
 (two annotators claiming at once lock different rows, neither waits for the other), on SQLite the transaction
-takes the database's write lock first (BEGIN IMMEDIATE), which serialises claims. A seat whose lease expired
-and was never done is free again.
+takes the database's write lock first (BEGIN IMMEDIATE), which serialises claims. On PostgreSQL the claims of
+one annotator on one queue are serialised too (a transaction-scoped advisory lock), so that two processes of one
+person claiming at once cannot each take a seat of the same overlap item: no one ever holds both seats of an
+item. A seat whose lease expired and was never done is free again.
+
+A lease runs from `claimed_at` (when the seat was claimed or its lease last renewed) to `expires_at`; it is
+renewed, for as long as it was taken, by every save the annotator makes on the item (a label, a reviewed mark,
+a verdict: `renew_on_save`), not only when they come back to the queue.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, exists, func, or_, select
+from sqlalchemy import Connection, and_, exists, func, or_, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -101,16 +108,30 @@ def _free(now: float) -> Any:
     return and_(SEATS.c.done_at.is_(None), or_(SEATS.c.annotator.is_(None), SEATS.c.expires_at < now))
 
 
+def _one_claimer(conn: Connection, queue: str, annotator: str) -> None:
+    """PostgreSQL: wait for any other claim of this annotator on this queue to commit (SKIP LOCKED alone would
+    let two of their processes take the two seats of one item, neither seeing the other's uncommitted seat)."""
+    if conn.dialect.name == "postgresql":
+        digest = hashlib.sha256(f"tauplay-queue\x00{queue}\x00{annotator}".encode()).digest()
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                     {"key": int.from_bytes(digest[:8], "big", signed=True)})
+
+
 def claim(conn: Connection, queue: str, annotator: str, now: float, lease: float,
-          skip: Collection[str] = ()) -> Claim | None:
-    """The annotator's own live seat not done yet (its lease renewed), else the next free seat of an item they
-    hold no seat of (and not in `skip`: items they just gave back); None when the queue has nothing left for
-    them."""
-    mine = conn.execute(
-        select(SEATS.c.id, SEATS.c.item, SEATS.c.overlap)
-        .where(SEATS.c.queue == queue, SEATS.c.annotator == annotator, SEATS.c.done_at.is_(None),
-               SEATS.c.expires_at >= now)
-        .order_by(SEATS.c.position).limit(1).with_for_update()).first()
+          skip: Collection[str] = (), held: Collection[str] = ()) -> Claim | None:
+    """The annotator's own live seat not done yet among `held` (the items this process was handed and has not
+    finished: its lease renewed), else the next free seat of an item they hold no seat of (and not in `skip`:
+    items they just gave back); None when the queue has nothing left for them. A live seat of theirs that this
+    process was not handed (another process of the same annotator works on it) is never handed out again: that
+    claim gets a different item."""
+    _one_claimer(conn, queue, annotator)
+    mine = None
+    if held:
+        mine = conn.execute(
+            select(SEATS.c.id, SEATS.c.item, SEATS.c.overlap)
+            .where(SEATS.c.queue == queue, SEATS.c.annotator == annotator, SEATS.c.done_at.is_(None),
+                   SEATS.c.expires_at >= now, SEATS.c.item.in_(list(held)))
+            .order_by(SEATS.c.position).limit(1).with_for_update()).first()
     if mine is None:
         other = SEATS.alias("other")
         theirs = exists().where(other.c.queue == SEATS.c.queue, other.c.item == SEATS.c.item,
@@ -130,12 +151,25 @@ def claim(conn: Connection, queue: str, annotator: str, now: float, lease: float
     return Claim(queue, str(mine.item), bool(mine.overlap), until)
 
 
-def renew(conn: Connection, queue: str, item: str, annotator: str, until: float) -> bool:
-    """Extend the annotator's lease on an item (still theirs and not done). True when renewed."""
+def renew(conn: Connection, queue: str, item: str, annotator: str, now: float, lease: float) -> bool:
+    """Extend the annotator's lease on an item (still theirs and not done) to `lease` seconds from now. True
+    when renewed."""
     done = conn.execute(SEATS.update().where(SEATS.c.queue == queue, SEATS.c.item == item,
                                              SEATS.c.annotator == annotator, SEATS.c.done_at.is_(None))
-                        .values(expires_at=until))
+                        .values(claimed_at=now, expires_at=now + lease))
     return bool(done.rowcount)
+
+
+def renew_on_save(conn: Connection, kind: str, item: str, annotator: str, now: float) -> int:
+    """The annotator saved something on `item` (a session in a review queue, a task in a validate queue): every
+    seat of theirs on it, not done, gets its lease again for as long as it was taken (a seat whose lease ran out
+    and went to nobody else is still theirs, as `finish` has it). In the save's own transaction; how many."""
+    length = SEATS.c.expires_at - SEATS.c.claimed_at  # SET reads the row as it was: the lease's own length
+    done = conn.execute(SEATS.update().where(SEATS.c.kind == kind, SEATS.c.item == item,
+                                             SEATS.c.annotator == annotator, SEATS.c.done_at.is_(None),
+                                             SEATS.c.claimed_at.is_not(None), SEATS.c.expires_at.is_not(None))
+                        .values(claimed_at=now, expires_at=now + length))
+    return int(done.rowcount or 0)
 
 
 def finish(conn: Connection, queue: str, item: str, annotator: str, now: float) -> bool:

@@ -40,7 +40,8 @@ class SessionRecord:
     trial: int | None
     annotator: str | None
     event_count: int = 0
-    annotation_count: int = 0
+    annotation_count: int = 0  # every saved annotation, suggestions nobody confirmed included
+    label_count: int = 0  # the annotations that count as labels (FaultLabel.confirmed)
     reviewers: tuple[str, ...] = ()  # who marked the session reviewed, in the order they did
     owner: str | None = None  # the process writing it (tauplay.core.lease.Owner as text)
     heartbeat_at: float | None = None  # when that process last renewed it
@@ -119,7 +120,7 @@ def judgment_record(row: JudgmentRow) -> JudgmentRecord:
                           annotator=row.annotator, id=row.id, session_id=row.session_id, created_at=row.created_at)
 
 
-def session_record(row: SessionRow, event_count: int = 0, annotation_count: int = 0,
+def session_record(row: SessionRow, event_count: int = 0, annotation_count: int = 0, label_count: int = 0,
                    reviewers: tuple[str, ...] = ()) -> SessionRecord:
     return SessionRecord(
         id=row.id, created_at=row.created_at, updated_at=row.updated_at, domain=row.domain, task_id=row.task_id,
@@ -127,7 +128,7 @@ def session_record(row: SessionRow, event_count: int = 0, annotation_count: int 
         data_source=row.data_source, seed=row.seed, status=row.status, termination_reason=row.termination_reason,
         reward=row.reward, reward_info=row.reward_info, batch_id=row.batch_id, trial=row.trial,
         annotator=row.annotator, event_count=event_count or 0, annotation_count=annotation_count or 0,
-        reviewers=reviewers, owner=row.owner, heartbeat_at=row.heartbeat_at)
+        label_count=label_count or 0, reviewers=reviewers, owner=row.owner, heartbeat_at=row.heartbeat_at)
 
 
 @dataclass(frozen=True)

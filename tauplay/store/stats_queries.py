@@ -15,8 +15,8 @@ from sqlalchemy import Connection, and_, case, exists, func, literal, or_, selec
 from sqlmodel import col
 
 from tauplay.core.behavior import BEHAVIOR_DIMENSIONS
-from tauplay.core.vocabulary import ERROR_STATUSES, AnnotationSource, EventKind, Role, SessionStatus, WhoErred
-from tauplay.store.filters import SessionFilter, agent_key, apply_filter
+from tauplay.core.vocabulary import ERROR_STATUSES, EventKind, Role, SessionStatus, WhoErred
+from tauplay.store.filters import SessionFilter, agent_key, apply_filter, confirmed_label
 from tauplay.store.tables import AnnotationRow, EventRow, PerceptionRow, SessionReviewRow, SessionRow
 
 DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "disclosure", "patience",
@@ -113,7 +113,7 @@ def task_groups(conn: Connection, dims: Sequence[str], f: SessionFilter) -> list
     ev = _event_counts()
     error, success = _error(), _success()
     reward = col(SessionRow.reward)
-    confirmed = col(AnnotationRow.source) != str(AnnotationSource.SUGGESTED)  # a saved suggestion is not a label yet
+    confirmed = confirmed_label()  # a saved suggestion is not a label yet
     labelled = exists().where(col(AnnotationRow.session_id) == SessionRow.id, confirmed).correlate(SessionRow)
     reviewed = exists().where(col(SessionReviewRow.session_id) == SessionRow.id).correlate(SessionRow)
     user_erred = (exists().where(col(AnnotationRow.session_id) == SessionRow.id,
@@ -150,7 +150,7 @@ def label_counts(conn: Connection, dims: Sequence[str], f: SessionFilter) -> lis
     query = (select(*dim_cols, col(AnnotationRow.category).label("category"),
                     col(AnnotationRow.who_erred).label("who_erred"), func.count().label("labels"))
              .select_from(AnnotationRow).join(SessionRow, col(AnnotationRow.session_id) == SessionRow.id)
-             .where(col(AnnotationRow.source) != str(AnnotationSource.SUGGESTED)))  # unconfirmed: not a label yet
+             .where(confirmed_label()))  # unconfirmed: not a label yet
     query = _base(query, f).group_by(*dim_cols, col(AnnotationRow.category), col(AnnotationRow.who_erred))
     return _rows(conn, query)
 

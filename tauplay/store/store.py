@@ -44,7 +44,7 @@ from tauplay.store.engine import (
     translated,
 )
 from tauplay.store.errors import StoreError
-from tauplay.store.filters import SessionFilter, apply_filter
+from tauplay.store.filters import SessionFilter, apply_filter, confirmed_label
 from tauplay.store.migrate import migrate, read_version, repair_ended
 from tauplay.store.scrub import clean_event_data, mask_all, mask_string, scrub
 from tauplay.store.tables import (
@@ -115,6 +115,10 @@ class SessionStore:
         self._sqlite_file = is_sqlite_file(self.url)
         self._append_conn: Any = None
         self._append_lock = threading.Lock()
+        # The queue items this store (one annotator's process) was handed and has not finished or given back:
+        # only these come back to it as "your unfinished item"; another process of the same annotator gets others.
+        self._handed: set[tuple[str, str, str]] = set()  # (queue, annotator, item)
+        self._handed_lock = threading.Lock()
         try:
             with self._translated():
                 self.schema_version = self._open_readonly() if readonly else migrate(self._engine)
@@ -342,7 +346,10 @@ class SessionStore:
                   .correlate(SessionRow).scalar_subquery())
         notes = (select(func.count()).select_from(AnnotationRow)
                  .where(col(AnnotationRow.session_id) == SessionRow.id).correlate(SessionRow).scalar_subquery())
-        return select(SessionRow, events, notes)
+        labels = (select(func.count()).select_from(AnnotationRow)
+                  .where(col(AnnotationRow.session_id) == SessionRow.id, confirmed_label())
+                  .correlate(SessionRow).scalar_subquery())
+        return select(SessionRow, events, notes, labels)
 
     @staticmethod
     def _reviewers(session: Session, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -359,7 +366,8 @@ class SessionStore:
 
     def _records(self, session: Session, found: Sequence[Any]) -> list[rec.SessionRecord]:
         reviewers = self._reviewers(session, [row[0].id for row in found])
-        return [rec.session_record(row[0], row[1], row[2], reviewers=reviewers.get(row[0].id, ())) for row in found]
+        return [rec.session_record(row[0], row[1], row[2], row[3], reviewers=reviewers.get(row[0].id, ()))
+                for row in found]
 
     def get_session(self, session_id: str) -> rec.SessionRecord:
         with self._read() as session:
@@ -563,6 +571,7 @@ class SessionStore:
             self._require_session(session, session_id)
             session.add(row)
             session.flush()
+            self._renew_seats(session, "review", session_id, label.annotator)
             assert row.id is not None
             return row.id
 
@@ -588,6 +597,7 @@ class SessionStore:
                 row.source = str(AnnotationSource.AUTO)
                 session.add(row)
                 session.flush()
+                self._renew_seats(session, "review", row.session_id, row.annotator)
             return rec.annotation_record(row)
 
     def delete_annotation(self, annotation_id: int) -> None:
@@ -622,6 +632,7 @@ class SessionStore:
                             row.note = mask_string(note)
                     session.add(row)
                     session.flush()
+                    self._renew_seats(session, "review", session_id, annotator)
                     return rec.session_review_record(row)
             except StoreError as exc:
                 # Two first marks at once (possible on a server database): the loser finds the winner's row.
@@ -733,6 +744,7 @@ class SessionStore:
         with self._write() as session:
             session.add(row)
             session.flush()
+            self._renew_seats(session, "validate", str(task_id), annotator)
             assert row.id is not None
             return row.id
 
@@ -778,6 +790,7 @@ class SessionStore:
                                 intensity=label.intensity, annotator=label.annotator, created_at=time.time())
             session.add(row)
             session.flush()
+            self._renew_seats(session, "review", session_id, label.annotator)
             assert row.id is not None
             return row.id
 
@@ -818,18 +831,37 @@ class SessionStore:
 
     def claim_item(self, queue: str, annotator: str, *, lease: float,
                    skip: Collection[str] = ()) -> queues.Claim | None:
-        """The next item for `annotator`, theirs for `lease` seconds (their unfinished one first; none of
-        `skip`)."""
-        return self._in_write(queues.claim, queue, annotator, time.time(), lease, skip)
+        """The next item for `annotator`, theirs for `lease` seconds (the unfinished one this store was handed
+        first; never one another process of theirs holds, never a second seat of an item; none of `skip`)."""
+        with self._handed_lock:
+            held = [i for q, a, i in self._handed if q == queue and a == annotator]
+        claim = self._in_write(queues.claim, queue, annotator, time.time(), lease, skip, held)
+        if claim is not None:
+            with self._handed_lock:
+                self._handed.add((queue, annotator, claim.item))
+        return claim
 
     def renew_claim(self, queue: str, item: str, annotator: str, *, lease: float) -> bool:
-        return bool(self._in_write(queues.renew, queue, item, annotator, time.time() + lease))
+        return bool(self._in_write(queues.renew, queue, item, annotator, time.time(), lease))
 
     def finish_item(self, queue: str, item: str, annotator: str) -> bool:
-        return bool(self._in_write(queues.finish, queue, item, annotator, time.time()))
+        done = bool(self._in_write(queues.finish, queue, item, annotator, time.time()))
+        self._let_go(queue, item, annotator)
+        return done
 
     def release_item(self, queue: str, item: str, annotator: str) -> bool:
-        return bool(self._in_write(queues.release, queue, item, annotator))
+        done = bool(self._in_write(queues.release, queue, item, annotator))
+        self._let_go(queue, item, annotator)
+        return done
+
+    def _let_go(self, queue: str, item: str, annotator: str) -> None:
+        with self._handed_lock:
+            self._handed.discard((queue, annotator, item))
+
+    @staticmethod
+    def _renew_seats(session: Session, kind: str, item: str, annotator: str) -> None:
+        """A save by `annotator` on `item` renews their queue seats on it, in the save's transaction."""
+        queues.renew_on_save(session.connection(), kind, item, annotator, time.time())
 
     def queue_progress(self, queue: str) -> queues.QueueProgress | None:
         return self._query(queues.progress, queue, time.time())

@@ -120,3 +120,16 @@ async def test_hidden_steps_stay_hidden_before_the_room_is_entered_and_after_a_r
             if s["hint_after"] is not None:  # nothing but the entrance is done: these are all undiscovered
                 assert not any(part in text for part in hidden_parts(s)), (s["step_id"], text)
         assert f"= {answer}" not in text and not play.ended
+
+
+async def test_the_room_calls_its_sides_narrator_and_player(db_path):
+    app = make_app(db_path, role="agent", domain="escape", task_id=TASK.id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        play = app.screen
+        assert isinstance(play, PlayAgentScreen)
+        await your_turn(pilot, play)
+        lines = play.query_one("#transcript").lines_text
+        assert any(line.startswith("narrator: ") for line in lines), lines
+        assert any(line.startswith("player (you): ") for line in lines), lines
+        assert not any(line.startswith(("user: ", "agent (you): ")) for line in lines), lines
+        assert play.query_one("#message").placeholder.startswith("message to the narrator")

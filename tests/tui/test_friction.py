@@ -181,15 +181,19 @@ def _long_session(db_path: Any) -> str:
     return sid
 
 
+async def open_first_session(pilot: Any, app: Any) -> None:
+    """From the review list, open its first session and wait until it is loaded."""
+    await wait_until(pilot, lambda: getattr(app.screen, "loads", 0), what="the list")
+    app.screen.query_one("#r-sessions").focus()
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, SessionReviewScreen) and app.screen.loaded,
+                     what="the session")
+
 async def test_review_transcripts_wrap_and_rewrap_on_resize(db_path):
     _long_session(db_path)
     app = ReviewApp({}, annotator="tester", blind=False, db_url=str(db_path))
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: getattr(app.screen, "loads", 0), what="the list")
-        app.screen.query_one("#r-sessions").focus()
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionReviewScreen) and app.screen.loaded,
-                         what="the session")
+        await open_first_session(pilot, app)
         log = app.screen.query_one("#s-transcript", WrappingLog)
         await pilot.pause()
 
@@ -348,11 +352,7 @@ async def test_quitting_the_review_with_a_new_label_not_saved_asks(db_path):
     _long_session(db_path)
     app = ReviewApp({}, annotator="tester", blind=False, db_url=str(db_path))
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: getattr(app.screen, "loads", 0), what="the list")
-        app.screen.query_one("#r-sessions").focus()
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionReviewScreen) and app.screen.loaded,
-                         what="the session")
+        await open_first_session(pilot, app)
         screen = app.screen
         await pilot.press("a")  # a new label, not yet confirmed
         await pilot.press("ctrl+q")

@@ -171,7 +171,7 @@ class EndScreen(Screen[None]):
                     yield Static("", id="save-status")
             with TabbedContent(id="end-side", initial="end-transcript"):
                 with TabPane("Transcript", id="end-transcript"):
-                    yield Transcript(me=p.role, id="transcript")
+                    yield Transcript(me=p.role, names=p.domain.role_names, id="transcript")
                 with TabPane("Graph", id="end-graph"):
                     yield GraphPanel(p.domain.name, self.graph_state, progress=self.progress_state,
                                      events=lambda: self.events, id="graph")

@@ -55,7 +55,7 @@ class HomeScreen(Screen[None]):
             yield Input(self.config.emotion or "", placeholder="blank: the task's own (or: frustrated, anxious, fear/panic)",
                         id="emotion", compact=True)
             yield Static("Other side")
-            yield Input(self._other_model() or "", placeholder="blank: offline (oracle agent / scripted user); "
+            yield Input(self._other_model() or "", placeholder="blank: offline (gated agent / scripted user); "
                         "or a litellm model", id="model", compact=True)
             yield Static("API base")
             yield Input(self._other_base() or "", placeholder="blank: the provider's; e.g. http://127.0.0.1:8000/v1",

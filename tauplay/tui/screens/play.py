@@ -87,7 +87,7 @@ class PlayScreen(Screen[None]):
             with Vertical(id="chat"):
                 yield Transcript(me=self.ROLE, max_output=USER_VIEW_OUTPUT if self.ROLE == "user" else None,
                                  hide_planned_injections=self.ROLE == "agent", customer_view=self.ROLE == "user",
-                                 id="transcript")
+                                 names=self.prepared.domain.role_names, id="transcript")
                 yield Static(Text("starting the session…", style="dim"), id="turn")
                 yield Input(placeholder=self.message_placeholder(), id="message", select_on_focus=False)
                 yield from self.compose_chat_extra()
@@ -297,7 +297,7 @@ class PlayUserScreen(PlayScreen):
 
     def compose_tab2(self) -> ComposeResult:
         yield Static(Text(self.hidden_note(), style="dim"), id="agent-hidden", classes="hidden-note")
-        yield Transcript(me=self.ROLE, id="agent-side")  # every event, results whole: shown once revealed
+        yield Transcript(me=self.ROLE, names=self.prepared.domain.role_names, id="agent-side")  # every event, results whole: shown once revealed
 
     def mounted(self) -> None:
         self.query_one("#agent-side", Transcript).display = False
@@ -407,7 +407,7 @@ class PlayAgentScreen(PlayScreen):
             self.marked_kind = None
 
     def message_placeholder(self) -> str:
-        return "message to the user (Enter sends)"
+        return f"message to the {self.prepared.domain.role_names.get('user', 'user')} (Enter sends)"
 
     def compose_chat_extra(self) -> ComposeResult:
         yield CallLine(self.prepared.domain, id="call-line")

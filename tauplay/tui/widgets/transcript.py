@@ -32,11 +32,13 @@ def _args(arguments: Any) -> str:
     return visible(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items()))
 
 
-def event_lines(event: Event, me: str | None, max_output: int | None = None) -> list[Text]:
-    """The lines an event adds to the transcript (none for events that are not part of the conversation)."""
+def event_lines(event: Event, me: str | None, max_output: int | None = None,
+                names: dict[str, str] | None = None) -> list[Text]:
+    """The lines an event adds to the transcript (none for events that are not part of the conversation).
+    `names`: what the domain calls each side on screen (escape: narrator, player)."""
     payload = event.payload
     if isinstance(payload, MessageData):
-        who = event.role + (" (you)" if event.role == me else "")
+        who = (names or {}).get(event.role, event.role) + (" (you)" if event.role == me else "")
         line = Text()
         line.append(f"{who}: ", style="bold cyan" if event.role == Role.AGENT else "bold magenta")
         line.append(visible(payload.content))
@@ -130,7 +132,7 @@ def agent_side(event: Event) -> bool:
 
 class Transcript(WrappingLog):
     def __init__(self, me: str | None = None, max_output: int | None = None, hide_planned_injections: bool = False,
-                 customer_view: bool = False, **kwargs: Any) -> None:
+                 customer_view: bool = False, names: dict[str, str] | None = None, **kwargs: Any) -> None:
         """`max_output`: cut tool results to this many characters until expanded (the agent sees them whole).
         `hide_planned_injections`: a person playing the agent in a study sees a corrupted call as a model would,
         without the mark (the end screen and review show it); a call they marked themselves stays marked.
@@ -141,6 +143,7 @@ class Transcript(WrappingLog):
         self.max_output = max_output
         self.hide_planned_injections = hide_planned_injections
         self.customer_view = customer_view
+        self.names = names or {}
         self.revealed = False
         self.expanded = False
         self.shown = 0  # events drawn (tests wait on it)
@@ -152,7 +155,7 @@ class Transcript(WrappingLog):
             return []
         if self.customer_view and not self.revealed and agent_side(event):
             return []
-        return event_lines(event, self.me, None if self.expanded else self.max_output)
+        return event_lines(event, self.me, None if self.expanded else self.max_output, self.names)
 
     def add_event(self, event: Event) -> None:
         self.events.append(event)
