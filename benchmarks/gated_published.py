@@ -2,7 +2,8 @@
 
 Both agents play every published task with the scripted user, in memory (no store); a task matches when both
 get the same reward. Prints one row per domain: tasks matching / total, mean user turns of each agent, and
-the ids that differ.
+the ids that differ, and the policy violations of the gated sessions by rule (`compensation_unprompted`: a
+certificate the user never asked for).
 
     python benchmarks/gated_published.py [DOMAIN ...] [--data ../shared/taubench] [--show]
 """
@@ -18,6 +19,7 @@ from typing import Any
 
 from tauplay.core.domain import get_domain
 from tauplay.core.environment import Environment
+from tauplay.core.policy_checks import check_policy
 from tauplay.core.tasks import load_tasks
 from tauplay.sim.gated import GatedAgent
 from tauplay.sim.oracle import OracleAgent
@@ -46,7 +48,8 @@ async def compare(domain_name: str, folder: Path) -> dict[str, Any]:
         oracle = await play(domain, task, database, OracleAgent())
         gated = await play(domain, task, database, GatedAgent())
         rows.append({"task": task.id, "oracle": oracle.value, "gated": gated.value, "reason": gated.reason,
-                     "oracle_turns": user_turns(oracle), "gated_turns": user_turns(gated), "outcome": gated})
+                     "oracle_turns": user_turns(oracle), "gated_turns": user_turns(gated), "outcome": gated,
+                     "violations": [v.rule for v in check_policy(gated.events, domain)]})
     return {"domain": domain_name, "rows": rows}
 
 
@@ -57,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", action="store_true", help="print the transcript of each task that differs")
     args = parser.parse_args(argv)
     print(f"{'domain':<10} {'matching':>10} {'oracle turns':>13} {'gated turns':>12} {'seconds':>8}  differing")
+    violations: dict[str, dict[str, int]] = {}
     for name in args.domains:
         folder = args.data / name
         if not (folder / "tasks_test.json").is_file():
@@ -71,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         mean_g = sum(r["gated_turns"] for r in rows) / len(rows)
         print(f"{name:<10} {len(same):>4} / {len(rows):<3} {mean_o:>13.1f} {mean_g:>12.1f} "
               f"{time.perf_counter() - start:>8.1f}  " + ", ".join(f"{r['task']} ({r['reason']})" for r in differ))
+        counts = violations.setdefault(name, {})
+        for r in rows:
+            for rule in r["violations"]:
+                counts[rule] = counts.get(rule, 0) + 1
         if args.show:
             for r in differ:
                 print(f"--- {r['task']}: oracle {r['oracle']} gated {r['gated']} ({r['reason']})")
@@ -81,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"  {e.role} CALL {e.data['name']}({e.data['arguments']})")
                     elif e.kind == "tool_result":
                         print(f"  RESULT {str(e.data.get('output', ''))[:160]}")
+    for name, counts in violations.items():
+        shown = ", ".join(f"{rule} {n}" for rule, n in sorted(counts.items())) or "none"
+        print(f"{name} gated sessions' policy violations: {shown}")
     return 0
 
 

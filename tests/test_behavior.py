@@ -30,6 +30,7 @@ from tauplay.sim.oracle import OracleAgent
 from tauplay.sim.participants import AgentAction, Conversation, EndSession, Say
 from tauplay.sim.scripted_user import ScriptedUser, disclosure_parts
 from tauplay.sim.session import SessionSetup, run_session
+from tauplay.sim.withheld import without_ids
 from tauplay.store import SessionStore
 
 DOMAIN = get_domain("airline")
@@ -79,7 +80,7 @@ async def with_oracle(store: SessionStore, behavior: str | None) -> tuple[float,
 
 def told(messages: list[tuple[str | None, str]]) -> list[int]:
     """Which of the task's facts each message carried, in order (a message may carry none)."""
-    return [i for _, text in messages for i, part in enumerate(PARTS) if part in text]
+    return [i for _, text in messages for i, part in enumerate(PARTS) if part in text or without_ids(part) in text]
 
 
 # -- the typed behaviour ------------------------------------------------------------------------------------
@@ -190,9 +191,13 @@ async def test_cooperation_adversarial_disputes_wavers_and_still_wants_its_goal(
 async def test_precision_error_prone_gives_a_wrong_detail_and_corrects_it(store: SessionStore) -> None:
     _, default = await with_oracle(store, "precision=precise")
     _, prone = await with_oracle(store, "precision=error_prone")
-    assert "yusuf_lopez_1876" in default[0][1]
-    assert "yusuf_lopez_1877" in prone[0][1] and "yusuf_lopez_1876" not in prone[0][1]
-    assert prone[1] == ("fix_detail", "Sorry, I got that wrong: it is yusuf_lopez_1876, not yusuf_lopez_1877.")
+    # The opening keeps its ids back (the user id among them), so the wrong detail is one it does say.
+    assert "yusuf_lopez_1876" not in default[0][1] and "yusuf_lopez_1876" not in prone[0][1]
+    intent, fix = prone[1]
+    m = re.fullmatch(r"Sorry, I got that wrong: it is (\S+), not (\S+)\.", fix)
+    assert intent == "fix_detail" and m is not None, prone[1]
+    right, wrong = m.groups()
+    assert right != wrong and right in default[0][1] and wrong in prone[0][1] and wrong not in default[0][1]
     assert not any(i == "fix_detail" for i, _ in default)
 
 

@@ -95,7 +95,8 @@ async def test_fork_keeps_the_turns_before_and_plays_on_to_its_own_end(db, capsy
     assert [t["same"] for t in got["turns"] if t["turn"] < turn] == [True] * turn
     assert not all(t["same"] for t in got["turns"])
     assert got["a"]["violations"] == [] and got["b"]["violations"] == []
-    assert [c["name"] for c in got["a"]["tool_calls"]] == ["get_reservation_details", "update_reservation_baggages"]
+    assert [c["name"] for c in got["a"]["tool_calls"]] == ["get_reservation_details", "get_user_details",
+                                                           "update_reservation_baggages"]
 
 
 async def test_a_fork_for_a_person_opens_in_their_seat(db):

@@ -297,3 +297,55 @@ async def test_a_write_waits_until_the_person_asks_for_it():
     asked = await play(AIRLINE, BAG_TASK, AIRLINE.database(), GatedAgent(), ListUser(
         f"My user id is {BAG_TASK.user_id}. Please add a bag to reservation {rid}.", "yes"))
     assert "update_reservation_baggages" in [c.name for c in calls(asked)]
+
+
+# -- acting on what is said, never on what the task holds (issue 12) --------------------------------------
+
+def _published(domain_name: str, task_id: str) -> tuple[Any, Any, Any]:
+    folder = taubench_dir(domain_name)
+    domain = get_domain(domain_name)
+    task = next(t for t in load_tasks(folder / "tasks_test.json", domain.name).tasks if t.id == task_id)
+    return domain, task, domain.database(folder)
+
+
+async def test_thats_all_after_the_last_requested_write_leads_to_no_further_proposal():
+    # Published airline task 47: gold cancels EJTH83 and then sends a certificate the person never asks for.
+    domain, task, database = _published("airline", "47")
+    assert [a.name for a in task.actions if domain.tool_map[a.name].is_write] == ["cancel_reservation",
+                                                                                  "send_certificate"]
+    out = await play(domain, task, database, GatedAgent(), ListUser(
+        "I am Ava Li, my user id is ava_li_8840. Please cancel my reservation EJTH83.", "yes",
+        "That's all, thanks.", "No, that's all.", "That's all, thanks."))
+    names = [c.name for c in calls(out)]
+    assert "cancel_reservation" in names
+    assert "send_certificate" not in names
+    after_cancel = [m for m in agent_said(out) if m.intent == "confirm" and "cancel" not in m.content]
+    assert after_cancel == [], [m.content for m in after_cancel]
+    assert not any("certificate" in m.content for m in agent_said(out))
+
+
+async def test_a_value_of_a_write_is_no_request_for_it():
+    # The reservation named to add a bag to is not a request to cancel it (published airline task 6 holds both).
+    domain, task, database = _published("airline", "6")
+    out = await play(domain, task, database, GatedAgent(), ListUser(
+        "I am Lei Patel, user id lei_patel_4666. I want to update the bags on my reservation C2HHXF.",
+        "The reservation id is C2HHXF.", "That's all.", "That's all.", "That's all."))
+    assert not any(m.intent == "confirm" and "cancel" in m.content for m in agent_said(out))
+    assert "cancel_reservation" not in [c.name for c in calls(out)]
+
+
+async def test_compensation_is_sent_only_when_asked_for_on_the_published_airline_tasks():
+    from tauplay.core.policy_checks import check_policy
+
+    folder = taubench_dir("airline")
+    domain = get_domain("airline")
+    database = domain.database(folder)
+    flagged = []
+    certificates = 0
+    for task in load_tasks(folder / "tasks_test.json", domain.name).tasks:
+        out = await play(domain, task, database, GatedAgent())
+        certificates += "send_certificate" in [c.name for c in calls(out)]
+        if any(v.rule == "compensation_unprompted" for v in check_policy(out.events, domain)):
+            flagged.append(task.id)
+    assert certificates >= 10  # the published tasks do ask for certificates: the check has something to see
+    assert len(flagged) <= 1, flagged

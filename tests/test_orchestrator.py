@@ -53,8 +53,14 @@ async def test_oracle_and_scripted_user_score_one_on_every_starter_task(store):
         saved = store.events(sid)
         assert shape(saved) == shape(out.events)
         assert store.get_session(sid).reward == 1.0
-        calls = [(e.data["name"], e.data["arguments"]) for e in saved if e.kind == "tool_call"]
+        # the gold calls in order, beside the look-up that identifies the user before a write (the user keeps
+        # its ids back until asked, so the oracle looks the user up with the task's own id)
+        calls = [(e.data["name"], e.data["arguments"]) for e in saved if e.kind == "tool_call"
+                 and not e.data["call_id"].startswith("oracle_identify_")]
         assert calls == [(a.name, a.kwargs) for a in task.actions], task.id
+        identify = [e.data["name"] for e in saved if e.kind == "tool_call"
+                    and e.data["call_id"].startswith("oracle_identify_")]
+        assert set(identify) <= set(DOMAIN.identify_with) and len(identify) <= 1, task.id
 
 
 async def test_oracle_asks_before_each_write_and_states_required_outputs(store):
@@ -132,7 +138,9 @@ class NoSayer:
 async def test_oracle_skips_a_write_the_user_declines(store):
     _, out = await run_session(store, setup_for("airline-starter-03-add-bag"), OracleAgent(), NoSayer())
     assert out.reason == "user_stop" and out.value == 0.0
-    assert [e.data["name"] for e in out.events if e.kind == "tool_call"] == ["get_reservation_details"]
+    # the gold read, and the look-up of who the user is before the write it then offers
+    assert [e.data["name"] for e in out.events if e.kind == "tool_call"] == ["get_reservation_details",
+                                                                           "get_user_details"]
     assert any(e.data.get("intent") == "skip" for e in out.events)
     # the gold write was turned down and the user then stopped: Early Stop is suggested too (a person confirms)
     assert [f["category"] for f in out.faults] == ["Missed Action", "Early Stop"]

@@ -59,7 +59,7 @@ def batches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 def direct_count(db: Path, batch: str) -> dict[str, Any]:
     """Classes counted straight from the saved sessions, for the oracle: its only calls are the gold actions
-    (checked here), so after a refused injected call nothing wrong can be written and a refusal is a rejection
+    and its look-up of who the user is (checked here), so after a refused injected call nothing wrong can be written and a refusal is a rejection
     (the published airline tasks expect no output, so the answers are always right)."""
     counts = {"rejected": 0, "recovered": 0, "propagated": 0, "unaffected": 0}
     plain = []
@@ -74,7 +74,8 @@ def direct_count(db: Path, batch: str) -> dict[str, Any]:
             assert not task.outputs
             gold = [(a.name, a.kwargs) for a in task.actions]
             injected_ids = {i.call_id for i in injected}
-            sent = [(c.name, c.arguments) for _, c in of_kind(events, ToolCallData) if c.call_id not in injected_ids]
+            sent = [(c.name, c.arguments) for _, c in of_kind(events, ToolCallData) if c.call_id not in injected_ids
+                    and not c.call_id.startswith("oracle_identify_")]  # its look-up of who the user is
             sent += [(i.tool, i.original) for i in injected]
             assert all(call in gold for call in sent)  # the oracle made gold calls only
             results = {r.call_id: r for _, r in of_kind(events, ToolResultData)}
@@ -150,7 +151,8 @@ def test_the_report_compares_runs_with_and_without_the_interceptor(batches: dict
     off, on = row(rep, "semantic_wrong"), row(rep, "semantic_wrong", interceptor=True)
     assert effect["propagation_without"] == off["propagation"]["p"]
     assert effect["propagation_with"] == on["propagation"]["p"]
-    assert effect["points"] == round(100 * (on["propagation"]["p"] - off["propagation"]["p"]), 1)
+    # the rates are shown rounded to four places, the effect is worked out before rounding
+    assert abs(effect["points"] - round(100 * (on["propagation"]["p"] - off["propagation"]["p"]), 1)) <= 0.1
     assert on["rejection_rate"] > off["rejection_rate"]  # unseen values are refused before they reach the tool
     code, text = cli("propagation", "--db", str(batches["db"]))
     assert code == 0

@@ -49,6 +49,9 @@ def test_concurrent_annotators_share_the_queue(url: str) -> None:
     done: list[tuple[str, str]] = []
     errors: list[BaseException] = []
     start = threading.Barrier(ANNOTATORS)
+    # The team's store exists before the annotators come (a new SQLite file's first open switches it to WAL,
+    # which five first opens at the same instant may find busy); filling and claiming are concurrent.
+    SessionStore(url).close()
     people = [threading.Thread(target=_work, args=(url, f"ann{i}", "team", done, errors, start))
               for i in range(ANNOTATORS)]
     for p in people:

@@ -110,3 +110,67 @@ def test_abbreviations_decimals_and_ids_hold_no_break():
     text = "It costs 12.50 dollars, e.g. for order #W123.4. Mr. J. Doe agrees. Then stop."
     assert split_sentences(text) == ["It costs 12.50 dollars, e.g. for order #W123.4.", "Mr. J. Doe agrees.",
                                      "Then stop."]
+
+
+def _id_values(task: Any) -> set[str]:
+    """The ids and codes in the task's gold actions (reservation, order, user, payment ids, flight numbers,
+    e-mails) that its instruction states."""
+    from tauplay.core.grounding import leaves
+
+    out = set()
+    for action in task.actions:
+        for leaf in leaves(action.kwargs):
+            if isinstance(leaf.value, str) and leaf.name.endswith(("id", "ids", "number", "email")) \
+                    and len(leaf.value) >= 4 and leaf.value in task.goal:
+                out.add(leaf.value)
+    if task.user_id and task.user_id in task.goal:
+        out.add(task.user_id)
+    return out
+
+
+async def test_the_opening_message_holds_no_id_from_the_instruction():
+    # No published instruction says the user opens with an id, so none may be in any opening.
+    checked = 0
+    for name in ("airline", "retail"):
+        folder = taubench_dir(name)
+        domain = get_domain(name)
+        database = domain.database(folder)
+        for task in load_tasks(folder / "tasks_test.json", domain.name).tasks:
+            ids = _id_values(task)
+            conv = Conversation(domain, task, Environment(domain, database), task.emotion)
+            opening = (await ScriptedUser().respond(conv)).text
+            leaked = [v for v in ids if v.lower().lstrip("#") in opening.lower()]
+            assert not leaked, (name, task.id, leaked, opening)
+            checked += bool(ids)
+    assert checked >= 60  # most published instructions do hold such ids
+
+
+async def test_asked_for_anything_else_it_names_the_change_its_words_did_not():
+    # Published retail task 2: its instruction says "upgrade the laptop", which names no tool; gold modifies the
+    # order's items. The gated agent waits until asked in words; the user, asked for anything else, says it.
+    from tauplay.sim.gated import GatedAgent
+    from tauplay.sim.orchestrator import Orchestrator
+
+    folder = taubench_dir("retail")
+    domain = get_domain("retail")
+    task = next(t for t in load_tasks(folder / "tasks_test.json", "retail").tasks if t.id == "2")
+    conv = Conversation(domain, task, Environment(domain, domain.database(folder)), task.emotion)
+    out = await Orchestrator(GatedAgent(), ScriptedUser(), conv).run()
+    seqs = [e.seq for e in out.events if e.kind == "message" and e.role == "user"
+            and e.data.get("intent") == "request" and "modify pending order items" in e.data["content"]]
+    made = [e.seq for e in out.events if e.kind == "tool_call" and e.data["name"] == "modify_pending_order_items"]
+    assert seqs and made and seqs[0] < made[0]
+    assert out.value == 1.0
+
+
+def test_without_ids_leaves_out_ids_and_codes_and_keeps_names_and_product_options():
+    from tauplay.sim.withheld import without_ids
+
+    text = ("I am Mia Li (user id: mia_li_3668), and I want to cancel reservation C2HHXF and order #W2378156 "
+            "with the 512GB SSD, flight HAT175, item 1615379700; my email is mia.li@example.com.")
+    out = without_ids(text)
+    for secret in ("mia_li_3668", "C2HHXF", "W2378156", "HAT175", "1615379700", "mia.li@example.com"):
+        assert secret not in out, (secret, out)
+    for kept in ("I am Mia Li", "cancel reservation", "512GB SSD", "order", "flight"):
+        assert kept in out, (kept, out)
+    assert "()" not in out and "  " not in out

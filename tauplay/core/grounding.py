@@ -246,3 +246,25 @@ def loosely_stated(text: str, value: str) -> bool:
         if j == len(stems):
             return True
     return False
+
+
+def names_write(texts: Iterable[str], tool: str, tool_names: Iterable[str], *, loose: bool = False) -> bool:
+    """Someone's words ask for `tool`: the tool's name as a phrase ("modify pending order items"), or a word of
+    it that fewer than three of the domain's tools share ("certificate", "cancel"), said in any inflection."""
+    def base(word: str) -> str:  # "flights" and "flight" are one word here
+        return word[:-1] if word.endswith("s") and len(word) > 4 else word
+
+    names = list(tool_names)
+    common = {w for w in {base(w) for t in names for w in normalize(words(t)).split()}
+              if sum(w in {base(x) for x in normalize(words(t)).split()} for t in names) >= 3}
+    phrase = f" {normalize(words(tool))} "
+    said = [f" {normalize(t)} " for t in texts]
+    if any(phrase in s for s in said):
+        return True
+    own = [base(w) for w in normalize(words(tool)).split() if len(w) > 3 and base(w) not in common]
+    heard = {w for s in said for w in s.split() if len(w) >= 4}
+    # The same word in another inflection: "cancel" / "cancelled", "certificate" / "certificates".
+    if any(w.startswith(n[:max(4, len(n) - 2)]) for w in heard for n in own):
+        return True
+    # A short form of the word ("bag" for "baggages"), when the caller has dropped everyday words first.
+    return loose and any(n.startswith(w) for s in said for w in s.split() if len(w) >= 3 for n in own)

@@ -29,6 +29,7 @@ from tauplay.core.behavior import Behavior, low_patience_turns
 from tauplay.core.events import MessageData
 from tauplay.core.vocabulary import EventKind, Role
 from tauplay.sim.participants import Conversation, UserReply
+from tauplay.sim.withheld import without_ids
 
 # Intents of the layer's own messages (saved with each message, read back on the next turn).
 CORRECT, WAVER, THREATEN, DISPUTE, TEST, HOLD = "fix_detail", "waver", "threaten", "dispute", "test", "hold"
@@ -83,14 +84,18 @@ class BehaviorLayer:
     def _error_index(self, parts: Sequence[str]) -> int | None:
         if self.behavior.precision != "error_prone":
             return None
-        return next((i for i, p in enumerate(parts) if wrong_detail(p) is not None), None)
+        return next((i for i in range(len(parts)) if wrong_detail(self._form(parts, i)) is not None), None)
+
+    def _form(self, parts: Sequence[str], index: int) -> str:
+        """A fact as the user says it: without its ids (`tauplay.sim.withheld`)."""
+        return without_ids(parts[index])
 
     def told(self, conversation: Conversation, parts: Sequence[str]) -> list[int]:
         """The indexes of the facts already told (their words, right or wrong, in one of the user's messages)."""
         texts = [m.content for m in self._mine(conversation)]
         out = []
         for i, part in enumerate(parts):
-            forms = [part] + ([w[0]] if (w := wrong_detail(part)) is not None else [])
+            forms = [part, without_ids(part)] + ([w[0]] if (w := wrong_detail(part)) is not None else [])
             if any(f in t for f in forms for t in texts):
                 out.append(i)
         return out
@@ -110,7 +115,7 @@ class BehaviorLayer:
         part = parts[index]
         if index == self._error_index(parts):
             mine = self._mine(conversation) if conversation is not None else []
-            wrong = wrong_detail(part)
+            wrong = wrong_detail(self._form(parts, index))
             if wrong is not None and not self._sent(mine, CORRECT):
                 return wrong[0]
         return part
@@ -121,7 +126,7 @@ class BehaviorLayer:
         mine = self._mine(conversation)
         index = self._error_index(parts)
         if index is not None and not self._sent(mine, CORRECT):
-            wrong = wrong_detail(parts[index])
+            wrong = wrong_detail(self._form(parts, index))
             if wrong is not None and mine and wrong[0] in mine[-1].content:  # the reply after the mistake
                 return UserReply(self.shorten(f"Sorry, I got that wrong: it is {wrong[2]}, not {wrong[1]}."),
                                  CORRECT)

@@ -5,9 +5,9 @@ For the next gold action it looks at every argument value: one not in view it fi
 with a read (the tools that produce that field, tried on the live data without recording, choose which read
 to make); failing that it asks the user, in words from the parameter's schema; failing that (the user does not
 know) it asks for what a look-up of that field needs (an e-mail for a user id), and at last leaves the action.
-A write waits until the user has asked for it (`_requested`); it is then put to the user in words and made
-on a clear yes; a clear no skips it, and the user can come
-back to it later. What the person says first is heard: a bare greeting gets a question, an id the user names
+A write waits until the user has asked for it in words (`_requested`), never on what the task holds alone; it
+is then put to the user in words and made on a clear yes; a clear no skips it, and the user can come back to
+it later. What the person says first is heard: a bare greeting gets a question, an id the user names
 is looked up as given (and a failed look-up reported), a request outside the domain is politely refused.
 Like every participant it keeps no state the event stream does not hold (a cache of read outputs aside).
 """
@@ -23,7 +23,7 @@ from typing import Any
 from tauplay.core.callsyntax import format_call
 from tauplay.core.db import canonical
 from tauplay.core.events import MessageData, ToolCallData, ToolResultData
-from tauplay.core.grounding import Evidence, Leaf, normalize, scalars, ungrounded, words
+from tauplay.core.grounding import Evidence, Leaf, names_write, normalize, scalars, ungrounded, words
 from tauplay.core.policy_checks import is_identified
 from tauplay.core.schema import coerce, validate
 from tauplay.core.tasks import Action
@@ -238,6 +238,7 @@ def _alone(output: str) -> Evidence:
     return Evidence(tools=[output])
 
 
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+\w")
 _TOKEN = re.compile(r"[#\w][\w.@#+-]*\w|\w")
 
 
@@ -303,7 +304,8 @@ class GatedAgent:
         missing = ungrounded(action.kwargs, ev)
         if missing:
             return self._bring_into_view(conversation, action, spec, missing[0], ev)
-        if spec is not None and spec.is_write and (first := self._policy_first(conversation, action, ev)):
+        ruled = any(r.tool == action.name for r in domain.rules)
+        if spec is not None and (spec.is_write or ruled) and (first := self._policy_first(conversation, action, ev)):
             return first
         if spec is not None and spec.is_write and domain.confirm_writes:
             return Say(proposal(action), intent="confirm")
@@ -344,12 +346,21 @@ class GatedAgent:
             for name in domain.identify_with:
                 if (call := lookup(name)) is not None:
                     return CallTools([call])
-            arg = domain.identity_argument
+            # An e-mail the user gave identifies them (the look-up takes it as said).
+            emails = [m.group() for t in conversation.said("user") for m in [_EMAIL.search(t.content)] if m]
+            for name in domain.identify_with:
+                spec = domain.tool_map.get(name)
+                if emails and spec is not None and spec.required == ["email"] \
+                        and _key(name, {"email": emails[-1]}) not in made:
+                    return CallTools([PlannedCall(name, {"email": emails[-1]}, f"gated_first_{len(events)}")])
             asked = " ".join(self._asked_since_last_step(conversation))
-            if arg and f"the {words(arg)}." not in asked:
-                producer = next((domain.tool_map[t] for t in domain.identify_with if t in domain.tool_map), None)
-                return Say(question(producer, Action(producer.name if producer else action.name, {}),
-                                    Leaf((arg,), arg, None)), intent="ask")
+            producers = [domain.tool_map[t] for t in domain.identify_with if t in domain.tool_map]
+            wanted = ([(domain.identity_argument, producers[0] if producers else None)] if domain.identity_argument
+                      else [(p.required[0], p) for p in producers[:1] if p.required])
+            for arg, producer in wanted:
+                if f"the {words(arg)}." not in asked:
+                    return Say(question(producer, Action(producer.name if producer else action.name, {}),
+                                        Leaf((arg,), arg, None)), intent="ask")
         rule = next((r for r in domain.rules if r.tool == action.name), None)
         if rule is not None and not ran.intersection(rule.after):
             for name in rule.after:
@@ -361,6 +372,10 @@ class GatedAgent:
                          ev: Evidence) -> AgentAction:
         read = self._find_read(conversation, leaf.value)
         if read is not None:
+            # A read the domain's rules put a step before (authenticate first) waits for that step.
+            if any(r.tool == read.name for r in conversation.domain.rules) and (
+                    first := self._policy_first(conversation, Action(read.name, read.arguments), ev)):
+                return first
             return CallTools([read])
         asked = " ".join(self._asked_since_last_step(conversation))
         label = words(leaf.name)
@@ -387,27 +402,14 @@ class GatedAgent:
 
     @staticmethod
     def _requested(conversation: Conversation, action: Action) -> bool:
-        """The user has asked for this write: a word of its tool's name (not one most tools share), or a value
-        only this action of the task carries. After one "anything else?" that brought nothing new, a reply that
-        is not a no lets the agent go on with what the task holds (the person may word it in ways not foreseen)."""
+        """The user has asked for this write in words: its tool's name, or a word of it that not most tools
+        share (`names_write`). Nothing else: not a value the write happens to carry (the user named the
+        reservation to update its bags, not to cancel it), nor a reply to "anything else?" that names nothing
+        (the agent acts on what is said, never on what the task holds)."""
         tools = conversation.domain.tool_map
-        common = {w for w in {w for t in tools for w in words(t).split()}
-                  if sum(w in words(t).split() for t in tools) >= 3}
-        names = [w for w in normalize(words(action.name)).split() if len(w) > 3 and w not in common]
         texts = [m.content for m in conversation.said("user")]
-        said = {w for t in texts for w in normalize(t).split() if len(w) >= 3 and w not in _PLAIN}
-        if any(n.startswith(w) or w.startswith(n[:5]) for w in said for n in names):
-            return True
-        others = {canonical(v) for a in conversation.task.actions if a is not action for v in a.kwargs.values()}
-        own = [v for v in action.kwargs.values() if isinstance(v, str) and canonical(v) not in others
-               and any(c.isdigit() for c in v)]
-        view = Evidence(user=texts)
-        if any(view.said_by_user(v) for v in own):
-            return True
-        last = conversation.last_said("agent")
-        reply = conversation.last_said("user")
-        return (last is not None and last.intent == "more" and reply is not None
-                and answer_kind(reply.content) != "no")
+        plain = [" ".join(w for w in normalize(t).split() if w not in _PLAIN) for t in texts]
+        return names_write(plain, action.name, tools, loose=True)
 
     @staticmethod
     def _asked_since_last_step(conversation: Conversation) -> list[str]:

@@ -1,6 +1,8 @@
 """The offline oracle agent: it carries out the task's gold actions in order and talks in plain sentences.
 
-It asks the user before each write (as the policies require; a domain whose policy does not, such as
+Before its first write it looks up who the user is, as the policy asks, with the task's own values (the user
+keeps its ids back until asked, and the oracle asks nothing). It asks the user before each write (as the
+policies require; a domain whose policy does not, such as
 escape rooms, sets `confirm_writes` off) and skips a write the user turns down. A gold action of the user's
 own (dual control: `requestor: user`) it asks the user to do, naming the call.
 All it needs to know about its progress is in the event stream: one tool call of its own per gold action
@@ -15,10 +17,12 @@ from typing import Any
 
 from tauplay.core.callsyntax import format_call
 from tauplay.core.events import MessageData, ToolCallData
+from tauplay.core.policy_checks import is_identified
 from tauplay.core.tasks import Action
 from tauplay.core.vocabulary import EventKind, Role
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 
+_IDENTIFY = "oracle_identify_"  # the call id of its look-up of who the user is
 _NEGATIVE = re.compile(r"^\W*(no|nope|nah|don'?t|do not|stop|wait|cancel that|never mind)\b", re.IGNORECASE)
 
 
@@ -51,6 +55,8 @@ class OracleAgent:
                 if done < len(gold) and gold[done].requestor == "user" and gold[done].name == name:
                     done += 1
             elif e.kind == EventKind.TOOL_CALL:
+                if e.as_(ToolCallData).call_id.startswith(_IDENTIFY):
+                    continue  # its look-up of who the user is: no gold action
                 done += 1
                 awaiting = answered = False
             elif e.kind == EventKind.MESSAGE and e.role == Role.AGENT:
@@ -72,6 +78,8 @@ class OracleAgent:
                 return Say(f"Please do this on your device: {format_call(action.name, action.kwargs)}. "
                            "Then tell me what it shows.", intent="instruct")
             spec = conversation.domain.tool_map.get(action.name)
+            if spec is not None and spec.is_write and (identify := self._identify(conversation)) is not None:
+                return identify
             if spec is not None and spec.is_write and not answered and conversation.domain.confirm_writes:
                 return Say(f"Here is what I am about to do: {describe_action(action)}. "
                            "Shall I go ahead? Please answer yes or no.", intent="confirm")
@@ -89,6 +97,29 @@ class OracleAgent:
         if not any(m.intent == "done" for m in conversation.said("agent")):
             return Say(self._summary(conversation), intent="done")
         return Say("Is there anything else I can help you with?", intent="more")
+
+    @staticmethod
+    def _identify(conversation: Conversation) -> CallTools | None:
+        """Before a write, the look-up the policy identifies a user with, with the task's own values (the oracle
+        knows them; the user need not have said them), once; None when identified or no look-up fits."""
+        domain = conversation.domain
+        events = conversation.events
+        if is_identified(events, domain):
+            return None
+        tried = {e.as_(ToolCallData).name for e in events if e.kind == EventKind.TOOL_CALL
+                 and e.as_(ToolCallData).call_id.startswith(_IDENTIFY)}
+        known: dict[str, Any] = {}
+        for a in conversation.task.actions:
+            for k, v in a.kwargs.items():
+                known.setdefault(k, v)
+        if conversation.task.user_id:
+            known.setdefault("user_id", conversation.task.user_id)
+        for name in domain.identify_with:
+            spec = domain.tool_map.get(name)
+            if spec is None or name in tried or any(p not in known for p in spec.required):
+                continue
+            return CallTools([PlannedCall(name, {p: known[p] for p in spec.required}, f"{_IDENTIFY}{len(events)}")])
+        return None
 
     @staticmethod
     def _summary(conversation: Conversation) -> str:

@@ -1,8 +1,10 @@
 """The offline scripted user: deterministic, no model.
 
 It opens with its request and tells the rest of its task a sentence at a time (turned into the first person),
-in the tone of its emotion condition; holds back its credential ("Use X for authentication") until asked;
-answers the agent's questions from what its instruction states (`answer_question`: ids, names, dates, an
+without the ids and codes its instruction holds (`tauplay.sim.withheld`: it gives them when asked), then,
+asked for anything else, each change its goal still holds in its tool's words ("I would also like you to send
+certificate", `unnamed_write`); all in the tone of its emotion condition; holds back its credential ("Use X
+for authentication") until asked; answers the agent's questions from what its instruction states (`answer_question`: ids, names, dates, an
 e-mail, one of the choices the question offers) and says it does not know otherwise; says yes only to a
 proposed write its goal holds and corrects one it does not (`judge_proposal`); asks for a human when the agent
 refuses and the task says to; in a dual-control domain, does on its own device what the agent asks for in a
@@ -28,12 +30,21 @@ from tauplay.core.callsyntax import CallSyntaxError, parse_call
 from tauplay.core.db import canonical
 from tauplay.core.emotions import EmotionCondition, patience
 from tauplay.core.events import MessageData, ToolResultData
-from tauplay.core.grounding import Evidence, leaves, loosely_stated, needs_grounding, normalize, words
+from tauplay.core.grounding import (
+    Evidence,
+    leaves,
+    loosely_stated,
+    names_write,
+    needs_grounding,
+    normalize,
+    words,
+)
 from tauplay.core.tasks import Action, Task
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
 from tauplay.sim.behavior import BehaviorLayer
 from tauplay.sim.participants import Conversation, PlannedCall, UserReply
+from tauplay.sim.withheld import without_ids
 
 # -- turning the task's second-person instruction into what the customer says ---------------------------
 
@@ -365,6 +376,20 @@ def judge_proposal(conversation: Conversation, text: str) -> tuple[bool, str]:
     return False, f"No, that is not the right {words(wrong.name)}{right}."
 
 
+def unnamed_write(conversation: Conversation) -> UserReply | None:
+    """The next change its goal holds that this user has not yet asked for in words the agent can know (the
+    tool's name as a phrase): said when the agent asks whether there is anything else and every fact is told."""
+    tools = conversation.domain.tool_map
+    mine = [m.content for m in conversation.said("user")]
+    for action in pending_actions(conversation):
+        spec = tools.get(action.name)
+        if spec is None or not spec.is_write or action.requestor == "user":
+            continue
+        if not names_write(mine, action.name, tools):
+            return UserReply(f"I would also like you to {words(action.name)}.", "request")
+    return None
+
+
 def goal_reached(conversation: Conversation) -> bool:
     """The goal is met; or the data is as the goal leaves it and each step the user still waits for is one
     the agent said it cannot do (a published gold step that cannot succeed leaves nothing to wait for)."""
@@ -404,7 +429,9 @@ class ScriptedUser:
         n = len(mine)
         if n == 0:
             first = layer.opening(parts)
-            request = " ".join(layer.say_fact(parts, i, conversation) for i in first) if first else "I need some help."
+            # What is wanted, without the ids and codes: those wait until the agent asks (`answer_question`).
+            request = (without_ids(" ".join(layer.say_fact(parts, i, conversation) for i in first)) if first
+                       else "I need some help.")
             text = layer.brief(tone.opening(request), f"{tone.feeling()} {request}")
             return UserReply(text, "disclose" if first else "request")
         if goal_reached(conversation):
@@ -429,8 +456,10 @@ class ScriptedUser:
                 return UserReply(tone.escalate(), "escalate")
         fact = layer.next_fact(conversation, parts)
         if fact is not None:
-            said = layer.say_fact(parts, fact, conversation)
+            said = without_ids(layer.say_fact(parts, fact, conversation))
             return UserReply(layer.brief(tone.disclose(said, n), said), "disclose")
+        if "?" in agent_text and (ask := unnamed_write(conversation)) is not None:
+            return ask
         turns = layer.patience_turns(patience(conversation.emotion))
         if layer.fruitless(conversation) >= turns:
             return UserReply(f"{tone.give_up()} {UNSATISFIED_TOKEN}", "abandon")

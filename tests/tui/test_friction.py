@@ -337,8 +337,9 @@ async def test_the_graph_marks_only_grounded_tools_as_valid_next(db_path):
         await wait_until(pilot, lambda: graph.graph is not None, what="the graph")
         valid = set(graph.graph.grounded_next(play.history, play.events))
         total = len(get_domain("airline").tools)
-        # the scripted user said its user id and reservation id: those lookups, not the writes that need more
-        assert "get_reservation_details" in valid and "get_user_details" in valid
+        # the scripted user keeps its user id back until asked (issue 12): that look-up is not grounded yet, nor
+        # are the writes that need more
+        assert "get_reservation_details" in valid and "get_user_details" not in valid
         assert "book_reservation" not in valid and len(valid) < total - 3
         shown = graph.shown()
         assert "inputs grounded now" in shown
