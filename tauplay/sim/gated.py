@@ -29,7 +29,7 @@ from tauplay.core.schema import coerce, validate
 from tauplay.core.tasks import Action
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import EventKind, Role
-from tauplay.sim.oracle import describe_action
+from tauplay.sim.oracle import describe_action, done_summary
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 
 # -- reading the user's words ----------------------------------------------------------------------------
@@ -173,6 +173,13 @@ def param_schema(spec: ToolSpec | None, path: tuple[str | int, ...]) -> dict[str
 _EXAMPLE = re.compile(r"[,;]?\s*\(?\b(e\.g\.|eg\.|such as|for example|like)\s.*$", re.IGNORECASE)
 
 
+def _same_words(about: str, label: str) -> bool:
+    """A description that only restates the parameter's name ("the reservation id", "the user's id")."""
+    def content(text: str) -> set[str]:
+        return set(normalize(text).split()) - {"the", "a", "an", "of", "s", "this", "your"}
+    return content(about) <= content(label)
+
+
 def question(spec: ToolSpec | None, action: Action, leaf: Leaf) -> str:
     """A question for one value, in words from the parameter's schema."""
     schema = param_schema(spec, leaf.path)
@@ -181,7 +188,7 @@ def question(spec: ToolSpec | None, action: Action, leaf: Leaf) -> str:
     about = _EXAMPLE.sub("", schema.get("description") or "").strip().rstrip(".,; ")
     choices = schema.get("enum")
     text = f"To {words(action.name)} I need the {label}. Could you tell me the {label}"
-    if about and normalize(about) != normalize(label):
+    if about and not _same_words(about, label):
         text += f" ({about[0].lower() + about[1:]})"
     if choices:
         text += " (one of: " + ", ".join(str(c) for c in choices) + ")"
@@ -655,19 +662,7 @@ class GatedAgent:
         return [o for o in conversation.task.outputs if ev.grounded(o) or ev.grounded(_number(o))]
 
     def _summary(self, conversation: Conversation, ev: Evidence) -> str:
-        domain = conversation.domain
-        changes = [call for call, ok in conversation.tool_calls()
-                   if ok and call.name in domain.tool_map and domain.tool_map[call.name].is_write]
-        parts = []
-        if changes:
-            parts.append("Done: " + "; ".join(describe_action(Action(c.name, c.arguments)) for c in changes) + ".")
-        else:
-            parts.append("I have looked into it for you.")
-        outputs = self._sayable_outputs(conversation, ev)
-        if outputs:
-            parts.append("The answer you asked for: " + " / ".join(outputs) + ".")
-        parts.append("Is there anything else I can help you with?")
-        return " ".join(parts)
+        return done_summary(conversation, self._sayable_outputs(conversation, ev))
 
 
 def _number(text: str) -> Any:

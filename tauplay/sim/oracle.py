@@ -36,6 +36,22 @@ def describe_action(action: Action) -> str:
     return action.name.replace("_", " ") + (f" ({args})" if args else "")
 
 
+def done_summary(conversation: Conversation, outputs: list[str]) -> str:
+    """The agent's closing words: the writes that went through, the answers it may say, an offer of more."""
+    domain = conversation.domain
+    changes = [call for call, ok in conversation.tool_calls()
+               if ok and call.name in domain.tool_map and domain.tool_map[call.name].is_write]
+    parts = []
+    if changes:
+        parts.append("Done: " + "; ".join(describe_action(Action(c.name, c.arguments)) for c in changes) + ".")
+    else:
+        parts.append("I have looked into it for you.")
+    if outputs:
+        parts.append("The answer you asked for: " + " / ".join(outputs) + ".")
+    parts.append("Is there anything else I can help you with?")
+    return " ".join(parts)
+
+
 class OracleAgent:
     kind = "oracle"
 
@@ -123,15 +139,4 @@ class OracleAgent:
 
     @staticmethod
     def _summary(conversation: Conversation) -> str:
-        domain = conversation.domain
-        changes = [call for call, ok in conversation.tool_calls()
-                   if ok and call.name in domain.tool_map and domain.tool_map[call.name].is_write]
-        parts = []
-        if changes:
-            parts.append("Done: " + "; ".join(describe_action(Action(c.name, c.arguments)) for c in changes) + ".")
-        else:
-            parts.append("I have looked into it for you.")
-        if conversation.task.outputs:
-            parts.append("The answer you asked for: " + " / ".join(conversation.task.outputs) + ".")
-        parts.append("Is there anything else I can help you with?")
-        return " ".join(parts)
+        return done_summary(conversation, list(conversation.task.outputs))
