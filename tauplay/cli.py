@@ -11,7 +11,7 @@ from pathlib import Path
 from types import ModuleType
 
 from tauplay import __version__
-from tauplay.commands.common import UsageError
+from tauplay.commands._common import UsageError
 
 # name -> (module under tauplay.commands, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -16,7 +16,7 @@ import argparse
 import json
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands._common import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

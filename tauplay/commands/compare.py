@@ -17,7 +17,7 @@ import json
 import shutil
 from typing import Any
 
-from tauplay.commands.common import UsageError, say
+from tauplay.commands._common import UsageError, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

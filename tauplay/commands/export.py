@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tauplay.commands.common import UsageError, say
+from tauplay.commands._common import UsageError, say
 
 KINDS = ("tasks", "sessions", "training", "tau2-results", "taubench-results")
 

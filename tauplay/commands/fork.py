@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tauplay.commands.common import UsageError, say
+from tauplay.commands._common import UsageError, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

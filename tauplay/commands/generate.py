@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tauplay.commands.common import UsageError, say
+from tauplay.commands._common import UsageError, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,7 +19,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tauplay.commands.common import UsageError, say
+from tauplay.commands._common import UsageError, say
 
 KINDS = ("taubench-results", "tau2-results", "sessions", "tasks")
 

@@ -19,7 +19,7 @@ import json
 import sys
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands._common import UsageError
 
 JUDGE_CHOICES = ("substring", "llm", "ensemble")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tauplay.commands.common import UsageError, add_behavior_arguments, behavior_from_args, require_terminal
+from tauplay.commands._common import UsageError, add_behavior_arguments, behavior_from_args, require_terminal
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

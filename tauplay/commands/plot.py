@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tauplay.commands.common import UsageError
+from tauplay.commands._common import UsageError
 from tauplay.commands.stats import DIMENSIONS, add_filter_arguments, session_filter
 
 KINDS = ("success-by-emotion", "pass-k", "ratio", "violations", "faults", "coverage", "rewards", "graph")

@@ -28,7 +28,7 @@ import argparse
 import json
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands._common import UsageError
 
 # AgentProp-Bench's published figures, printed beside ours.
 ANCHORS = {"propagation": "≈ 0.62 (0.46–0.73 across models, human-calibrated)",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tauplay.commands.common import UsageError, say
+from tauplay.commands._common import UsageError, say
 
 DEFAULT_LEASE_MINUTES = 30.0
 DEFAULT_OVERLAP = 0.2

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tauplay.commands.common import UsageError
+from tauplay.commands._common import UsageError
 from tauplay.commands.stats import add_filter_arguments, session_filter
 
 

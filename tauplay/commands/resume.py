@@ -23,8 +23,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from tauplay.commands.common import UsageError, say
-from tauplay.commands.executors import add_executor_arguments, check_executor_arguments
+from tauplay.commands._common import UsageError, say
+from tauplay.commands._executors import add_executor_arguments, check_executor_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,7 +102,7 @@ def _resume(args: argparse.Namespace, store: Any) -> int:
         return 1 if ended else 0
     executor = None
     if args.executor == "ray":  # started only when there is work (a local instance takes seconds)
-        from tauplay.commands.executors import RayResume
+        from tauplay.commands._executors import RayResume
 
         executor = RayResume(args)
     resumed, started, stopped = _run_all(store, todo, missing, limits, batch, args.concurrency, executor)

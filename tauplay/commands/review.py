@@ -11,7 +11,7 @@ import argparse
 import getpass
 from typing import Any
 
-from tauplay.commands.common import UsageError, require_terminal
+from tauplay.commands._common import UsageError, require_terminal
 from tauplay.commands.queue import add_queue_arguments, queue_settings
 
 
@@ -96,7 +96,7 @@ def session_text(record: Any, events: list[Any], labels: list[Any]) -> list[str]
 
 
 def _show(args: argparse.Namespace) -> int:
-    from tauplay.commands.common import say
+    from tauplay.commands._common import say
     from tauplay.commands.fork import resolve_session
     from tauplay.store import SessionStore, StoreError
 

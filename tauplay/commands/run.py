@@ -19,8 +19,8 @@ import sys
 import uuid
 from typing import Any
 
-from tauplay.commands.common import UsageError, add_behavior_arguments, behavior_from_args, say
-from tauplay.commands.executors import add_executor_arguments, check_executor_arguments
+from tauplay.commands._common import UsageError, add_behavior_arguments, behavior_from_args, say
+from tauplay.commands._executors import add_executor_arguments, check_executor_arguments
 
 # The injection kinds, spelled here so that --help needs no import of the vocabulary's module tree.
 INJECTION_KIND_CHOICES = ("type_mismatch", "out_of_range", "missing_required", "semantic_wrong")
@@ -170,7 +170,7 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from tauplay.commands.executors import ray_executor
+    from tauplay.commands._executors import ray_executor
     from tauplay.core.tasks import with_emotion
     from tauplay.sim.batch import BatchStopped, Job, batch_plan, run_batch, summarize
     from tauplay.sim.kinds import make_agent, make_user

@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import Any
 
-from tauplay.commands.common import UsageError, say
+from tauplay.commands._common import UsageError, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

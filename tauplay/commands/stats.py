@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands._common import UsageError
 
 DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "disclosure", "patience",
               "cooperation", "precision", "annotator")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import getpass
 
-from tauplay.commands.common import UsageError, require_terminal
+from tauplay.commands._common import UsageError, require_terminal
 from tauplay.commands.queue import add_queue_arguments, queue_settings
 
 

@@ -8,7 +8,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from tauplay.commands.common import UsageError
+from tauplay.commands._common import UsageError
 
 
 def add_executor_arguments(parser: argparse.ArgumentParser, each: str) -> None:
