@@ -155,21 +155,18 @@ def _identity_values(events: Sequence[Event], argument: str) -> set[str]:
 
 
 def _identified_from(events: Sequence[Event], domain: Domain) -> int | None:
-    """Where in `events` the user came to count as identified (the user saying an identity value the session
-    used or saw, or a lookup of `Domain.identify_with` that succeeded); None: not yet."""
+    """The seq of the event from which the user counts as identified (the user saying an identity value the
+    session used or saw, or a lookup of `Domain.identify_with` that succeeded); None: not yet."""
     ids = _identity_values(events, domain.identity_argument) if domain.identity_argument else set()
     id_words = [_words(v) for v in ids]
-    ok = {r.call_id: not r.error for e in events if e.kind == EventKind.TOOL_RESULT
-          for r in [e.as_(ToolResultData)]}
-    for i, e in enumerate(events):
+    lookups = {e.seq for e, call, ran in _agent_calls(events) if ran and call.name in domain.identify_with}
+    for e in events:
+        if e.seq in lookups:
+            return e.seq
         if e.kind == EventKind.MESSAGE and e.role == Role.USER and id_words:
             said = _words(e.as_(MessageData).content)
             if any(w in said for w in id_words):
-                return i
-        elif e.kind == EventKind.TOOL_CALL and e.role == Role.AGENT:
-            call = e.as_(ToolCallData)
-            if ok.get(call.call_id, False) and call.name in domain.identify_with:
-                return i
+                return e.seq
     return None
 
 
@@ -185,15 +182,12 @@ def _identification(events: Sequence[Event], domain: Domain) -> list[Violation]:
     if not domain.identify_with and not domain.identity_argument:
         return []
     start = _identified_from(events, domain)
-    ok = {r.call_id: not r.error for e in events if e.kind == EventKind.TOOL_RESULT
-          for r in [e.as_(ToolResultData)]}
     out = []
-    for e in events[:len(events) if start is None else start]:
-        if e.kind != EventKind.TOOL_CALL or e.role != Role.AGENT:
-            continue
-        call = e.as_(ToolCallData)
+    for e, call, ran in _agent_calls(events):
+        if start is not None and e.seq >= start:
+            break
         spec = domain.tool_map.get(call.name)
-        if ok.get(call.call_id, False) and spec is not None and spec.is_write:
+        if ran and spec is not None and spec.is_write:
             out.append(Violation("write_before_identified", f"{call.name} ran before the user was identified "
                                  f"({_identify_how(domain)})", e.turn, e.seq))
     return out

@@ -330,11 +330,9 @@ class GatedAgent:
         says what was skipped."""
         domain = conversation.domain
         events = conversation.events
-        ok = {r.call_id for e in events if e.kind == EventKind.TOOL_RESULT
-              for r in [e.as_(ToolResultData)] if not r.error}
-        calls = [e.as_(ToolCallData) for e in events if e.kind == EventKind.TOOL_CALL and e.role == Role.AGENT]
-        ran = {c.name for c in calls if c.call_id in ok}
-        made = {_key(c.name, c.arguments) for c in calls}
+        calls = [(c, ok) for c, ok in conversation.tool_calls() if c.requestor != "user"]
+        ran = {c.name for c, ok in calls if ok}
+        made = {_key(c.name, c.arguments) for c, _ in calls}
         known: dict[str, Any] = {}
         for a in (action, *conversation.task.actions):
             for k, v in a.kwargs.items():
