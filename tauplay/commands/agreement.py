@@ -46,12 +46,12 @@ def run(args: argparse.Namespace) -> int:
     return _between_annotators(args)
 
 
-# The published figures of AgentProp-Bench's judge study, printed beside ours.
-JUDGE_ANCHORS = {"substring": "κ = 0.049 (chance)", "ensemble": "κ = 0.432, conservative (three LLMs)"}
+# AgentProp-Bench's published figures for its judge study (the paper's, not measured here), printed beside ours.
+JUDGE_ANCHORS = {"substring": "paper: κ = 0.049 (chance)", "ensemble": "paper: κ = 0.432, conservative (three LLMs)"}
 
 
 def _against_judges(args: argparse.Namespace) -> int:
-    from tauplay.core.agreement import judges_against_people
+    from tauplay.core.agreement import judges_against_people, judges_between
     from tauplay.store import SessionStore, StoreError
 
     chosen = {a.strip() for a in args.annotators.split(",") if a.strip()} if args.annotators else None
@@ -69,37 +69,46 @@ def _against_judges(args: argparse.Namespace) -> int:
                 continue
             people.add(j.annotator)
         answers.setdefault(j.rater, {})[j.session_id] = j.propagated
-    if not people:
+    judges = len(answers) - len(people)
+    if not people and judges < 2:
         raise UsageError("no person has labelled propagation yet (tauplay review, key p on an injected session)")
-    if len(answers) == len(people) and len(people) < 2:
+    if judges == 0 and len(people) < 2:
         raise UsageError("no judge has answered yet (tauplay judge --judge substring|llm|ensemble)")
     against, between = judges_against_people(answers, sorted(people))
+    among = judges_between(answers, sorted(people))
     if args.json:
         print(json.dumps({"domain": args.domain, "batch": args.batch, "people": sorted(people),
                           "judges": [a.to_json() for a in against], "between_people": [b.to_json() for b in between],
+                          "between_judges": [{"a": b.judge, "b": b.person, "n": b.units,
+                                              "kappa": None if b.kappa is None else round(b.kappa, 4)}
+                                             for b in among],
                           "anchors": JUDGE_ANCHORS}, indent=1))
         return 0
-    _print_judges(against, between)
+    _print_judges(against, between, among)
     return 0
 
 
-def _print_judges(against: list[Any], between: list[Any]) -> None:
+def _print_judges(against: list[Any], between: list[Any], among: list[Any]) -> None:
     import sys
 
     from rich.console import Console
     from rich.table import Table
 
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-    for title, items in (("Propagation judges against people", against), ("Between people", between)):
+    for title, items in (("Propagation judges against people", against), ("Between people", between),
+                         ("Between judges", among)):
         if not items:
             continue
         table = Table(title=title)
-        for col in ("judge", "person", "units", "Cohen κ", "observed", "yes/yes", "yes/no", "no/yes", "no/no",
+        other = "judge" if items is among else "person"
+        for col in ("judge", other, "units", "Cohen κ", "observed", "yes/yes", "yes/no", "no/yes", "no/no",
                     "bias", "AgentProp-Bench"):
-            table.add_column(col, justify="left" if col in ("judge", "person", "bias", "AgentProp-Bench") else "right")
+            table.add_column(col, justify="left" if col in ("judge", other, "bias", "AgentProp-Bench") else "right")
         for a in items:
             c = a.confusion
-            anchor = next((v for k, v in JUDGE_ANCHORS.items() if a.judge.split(":")[0] == k), "")
+            # the paper's figures are against people: no anchor beside a pair of judges
+            anchor = "" if items is among else next((v for k, v in JUDGE_ANCHORS.items()
+                                                     if a.judge.split(":")[0] == k), "")
             table.add_row(a.judge, a.person, str(a.units), _fmt(a.kappa), _fmt(a.observed), str(c["yes_yes"]),
                           str(c["yes_no"]), str(c["no_yes"]), str(c["no_no"]), a.bias, anchor)
         console.print(table, markup=False)

@@ -5,6 +5,9 @@ KIND:
   tau2-results      a tau2-bench results file (`simulations`) -> sessions to label
   sessions          a tauplay sessions file (JSON Lines, from `tauplay export sessions`) -> sessions with labels
   tasks             a tau-bench / tau-Emotion-Bench task file (.json or .py) -> a tauplay task set file
+  agentprop-results AgentProp-Bench's released CSVs (ensemble_judge.csv, judge_agreement.csv,
+                    human_labels_*.csv, p2_all.csv; several at once) -> sessions with their judges' verdicts
+                    and people's labels as judgments (tauplay agreement --against judges)
 
 The whole file is checked before anything is written; a bad file fails with one line naming the place, and
 the sessions are then written in one transaction, so an import never stops half-way. An unknown domain,
@@ -21,12 +24,12 @@ from typing import Any
 
 from tauplay.commands._common import UsageError, say
 
-KINDS = ("taubench-results", "tau2-results", "sessions", "tasks")
+KINDS = ("taubench-results", "tau2-results", "sessions", "tasks", "agentprop-results")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("kind", choices=KINDS, help="what the file holds")
-    parser.add_argument("file", help="the file to import")
+    parser.add_argument("file", nargs="+", help="the file to import (agentprop-results: one or more)")
     parser.add_argument("--domain", help="the domain of the results or tasks (e.g. airline)")
     parser.add_argument("--tasks", metavar="FILE", help="task file to take each session's task from (by task id)")
     parser.add_argument("--data", metavar="DIR",
@@ -44,6 +47,11 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.interop.errors import InteropError
 
     try:
+        if args.kind == "agentprop-results":
+            return _import_agentprop(args)
+        if len(args.file) > 1:
+            raise UsageError(f"{args.kind}: one file at a time (got {len(args.file)})")
+        args.file = args.file[0]
         if args.kind == "tasks":
             return _import_tasks(args)
         return _import_sessions(args)
@@ -179,6 +187,49 @@ def _import_sessions(args: argparse.Namespace) -> int:
         say(f"{path}: all {len(bundles)} session(s) are already in {where}; nothing written")
         return 0
     say(f"{path}: imported {summary} into {where} (batch {shown}){skipped}")
+    return 0
+
+
+def _import_agentprop(args: argparse.Namespace) -> int:
+    from tauplay.interop.agentprop import sessions_from_agentprop
+    from tauplay.store.bundles import write_bundles
+
+    for flag in ("domain", "tasks", "data", "agent_model", "user_model", "out"):
+        if getattr(args, flag):
+            raise UsageError(f"agentprop-results: --{flag.replace('_', '-')} does not apply (the files name "
+                             "their own tasks, models and domains)")
+    paths = [Path(f) for f in args.file]
+    if len({p.resolve() for p in paths}) != len(paths):
+        raise UsageError("agentprop-results: a file is given twice")
+    released = sessions_from_agentprop(paths)
+    bundles = released.bundles
+    ids = [session_key(b.id or "") for b in bundles]
+    if len(set(ids)) != len(ids):
+        raise UsageError("agentprop-results: two released sessions map to the same id; nothing imported")
+    judged = sum(len(b.judgments) for b in bundles)
+    kinds = ", ".join(f"{Path(f).name} ({k})" for f, k in released.kinds.items())
+    summary = f"{len(bundles)} session(s), {judged} judgment(s), people: {', '.join(released.people) or 'none'}"
+    if args.dry_run:
+        say(f"{kinds}: {summary}; nothing written (dry run)")
+        return 0
+    from tauplay.store import SessionStore, StoreError
+    from tauplay.interop.store_io import already_there
+
+    batch = args.batch or "agentprop-released"
+    try:
+        with SessionStore(args.db) as store:
+            present = set(already_there(store, ids))
+            new = [(b, sid) for b, sid in zip(bundles, ids, strict=True) if sid not in present]
+            write_bundles(store, [b for b, _ in new], [sid for _, sid in new], batch)
+            added = store.import_judgments([(sid, j) for b, sid in zip(bundles, ids, strict=True)
+                                            if sid in present for j in b.judgments])
+            where = store.name
+    except StoreError as e:
+        raise UsageError(f"agentprop-results: nothing more imported: {e}") from None
+    said = f"{kinds}: {len(new)} new session(s) into {where} (batch {batch})"
+    if present:
+        said += f"; {len(present)} already there: {added} judgment(s) they lacked added"
+    say(f"{said}; {summary}")
     return 0
 
 

@@ -313,3 +313,9 @@ def judges_against_people(answers: Mapping[str, Mapping[Unit, bool]], people: Se
         targets.append((PEOPLE, majority))
     against = [yes_no_agreement(j, name, answers[j], target) for j in judges for name, target in targets]
     return against, between
+
+
+def judges_between(answers: Mapping[str, Mapping[Unit, bool]], people: Sequence[str]) -> list[JudgeAgreement]:
+    """Each pair of judges (raters not in `people`) on the units both answered, names in sorted order."""
+    judges = sorted(r for r in answers if r not in people)
+    return [yes_no_agreement(a, b, answers[a], answers[b]) for a, b in combinations(judges, 2)]

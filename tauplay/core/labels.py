@@ -196,3 +196,4 @@ class SessionBundle:
     reviews: Sequence[ReviewMark] = field(default_factory=list)
     id: str | None = None
     created_at: float | None = None
+    judgments: Sequence[Judgment] = field(default_factory=list)  # answers to "did the injected error propagate?"

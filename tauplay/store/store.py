@@ -406,7 +406,7 @@ class SessionStore:
         return self.list_sessions(status="running", domain=domain, batch_id=batch_id)
 
     def import_sessions(self, sessions: Sequence[SessionBundle]) -> None:
-        """Save whole sessions (row, events, labels, reviewed marks) in ONE transaction: all of them or none
+        """Save whole sessions (row, events, labels, reviewed marks, judgments) in ONE transaction: all of them or none
         (for importers). Values are checked and cleaned exactly as the one-at-a-time methods do; every
         bundle needs its id."""
         now = time.time()
@@ -444,6 +444,7 @@ class SessionStore:
                 at = rv.created_at or now
                 rows.append(SessionReviewRow(session_id=s.id, annotator=rv.annotator, note=mask_string(rv.note),
                                              created_at=at, updated_at=at))
+            rows += self._judgment_rows(s.id, s.judgments, now)
         try:
             with self._write() as session:  # committed at the end of the block, rolled back on any error
                 for row in rows:
@@ -671,6 +672,40 @@ class SessionStore:
             return [rec.session_review_record(r) for r in session.exec(query).all()]
 
     # -- propagation judgments --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _judgment_rows(session_id: str, judgments: Sequence[Judgment], now: float) -> list[JudgmentRow]:
+        rows: list[JudgmentRow] = []
+        seen: set[tuple[str, str, str]] = set()
+        for j in judgments:
+            if problems := j.problems():
+                raise StoreError(f"session {session_id!r}: {problems[0]}")
+            key = (str(j.judge), j.model, j.annotator)
+            if key in seen:
+                raise StoreError(f"session {session_id!r}: two judgments by {j.rater!r}")
+            seen.add(key)
+            rows.append(JudgmentRow(session_id=session_id, judge=str(j.judge), model=j.model, annotator=j.annotator,
+                                    label=str(j.label), reason=mask_string(j.reason), created_at=now))
+        return rows
+
+    def import_judgments(self, items: Sequence[tuple[str, Judgment]]) -> int:
+        """Add judgments to sessions already saved, in ONE transaction, keeping every judgment already there
+        (one by the same judge, model and person is left as it is, not replaced). Returns how many were added."""
+        now = time.time()
+        by_session: dict[str, list[Judgment]] = {}
+        for sid, j in items:
+            by_session.setdefault(sid, []).append(j)
+        added = 0
+        with self._write() as session:
+            for sid, wanted in by_session.items():
+                self._require_session(session, sid)
+                have = {(r.judge, r.model, r.annotator) for r in session.exec(
+                    select(JudgmentRow).where(col(JudgmentRow.session_id) == sid)).all()}
+                fresh = [j for j in wanted if (str(j.judge), j.model, j.annotator) not in have]
+                for row in self._judgment_rows(sid, fresh, now):
+                    session.add(row)
+                    added += 1
+        return added
 
     def save_judgment(self, session_id: str, judgment: Judgment) -> rec.JudgmentRecord:
         """Save a judge's or a person's answer on a session; one per (session, judge, model, annotator): saving
