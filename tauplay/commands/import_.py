@@ -212,8 +212,8 @@ def _import_agentprop(args: argparse.Namespace) -> int:
     if args.dry_run:
         say(f"{kinds}: {summary}; nothing written (dry run)")
         return 0
-    from tauplay.store import SessionStore, StoreError
     from tauplay.interop.store_io import already_there
+    from tauplay.store import SessionStore, StoreError
 
     batch = args.batch or "agentprop-released"
     try:
