@@ -98,7 +98,7 @@ def _rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
         header = [h.strip() for h in header]
         if len(set(header)) != len(header):
             raise InteropError(f"{path}: a column is named twice in the header")
-        out = []
+        out: list[dict[str, str]] = []
         for number, cells in enumerate(reader, start=2):
             if not cells:
                 continue
