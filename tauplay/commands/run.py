@@ -24,6 +24,8 @@ from tauplay.commands._executors import add_executor_arguments, check_executor_a
 
 # The injection kinds, spelled here so that --help needs no import of the vocabulary's module tree.
 INJECTION_KIND_CHOICES = ("type_mismatch", "out_of_range", "missing_required", "semantic_wrong")
+INJECT_STYLE_CHOICES = ("plausible", "agentprop")
+INTERCEPTOR_CHOICES = ("precall", "abstain")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,9 +65,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="inject at the agent's N-th tool call (or the first later one that has such an argument)")
     parser.add_argument("--inject-rate", type=float, metavar="P",
                         help="inject each call that has such an argument with probability P (any number per session)")
-    parser.add_argument("--interceptor", action="store_true",
-                        help="check every call before it runs: refuse arguments that fail the schema, name no record "
-                             "or have not come up in the session, with an error the agent can act on")
+    parser.add_argument("--inject-style", choices=INJECT_STYLE_CHOICES, default="plausible",
+                        help="how --inject makes the value wrong: plausible (default: tauplay's own, values from the "
+                             "domain's data) or agentprop (the public AgentProp-Bench rules: an integer as a word, "
+                             "max x10 / min -100 / an invalid enum, the first required argument removed, a city "
+                             "swap, a date +180 days, an id +1, a _WRONG suffix)")
+    parser.add_argument("--interceptor", nargs="?", const="precall", choices=INTERCEPTOR_CHOICES, default=None,
+                        help="precall (the default of a bare --interceptor): check every call before it runs and "
+                             "refuse arguments that fail the schema, name no record or have not come up in the "
+                             "session; abstain: AgentProp-Bench's after-the-fact check, which withholds the agent's "
+                             "answer when a tool returned an error, its reasoning holds two or more uncertainty "
+                             "words, or it claims success despite a tool error")
     add_executor_arguments(parser, "each (task, trial)")
     parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
     parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
@@ -93,6 +103,8 @@ def _check_numbers(args: argparse.Namespace) -> None:
         raise UsageError(f"--llm-timeout must be positive, got {args.llm_timeout:g}")
     if (args.inject_at is not None or args.inject_rate is not None) and not args.inject:
         raise UsageError("--inject-at / --inject-rate need --inject KIND")
+    if args.inject_style != "plausible" and not args.inject:
+        raise UsageError("--inject-style needs --inject KIND")
     check_executor_arguments(args)
 
 
@@ -103,7 +115,7 @@ def _injection(args: argparse.Namespace) -> Any:
     from tauplay.sim.injector import InjectionConfig, InjectionConfigError
 
     try:
-        return InjectionConfig(args.inject, args.inject_at, args.inject_rate, args.seed or 0)
+        return InjectionConfig(args.inject, args.inject_at, args.inject_rate, args.seed or 0, args.inject_style)
     except InjectionConfigError as e:
         raise UsageError(str(e)) from None
 
@@ -182,7 +194,7 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     del emotion  # each task gets the word's condition with a trigger of its own family (or none)
     chosen = [with_emotion(task, args.emotion) for task in tasks]
     jobs = [Job(SessionSetup(domain, task, database, condition, args.data or "", args.seed, injection,
-                             args.interceptor), trial)
+                             args.interceptor == "precall", args.interceptor == "abstain"), trial)
             for task, condition in chosen for trial in range(args.trials)]
     batch_id = uuid.uuid4().hex[:12]
     limits = Limits(args.max_steps, args.max_errors)
@@ -247,7 +259,8 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
         print(json.dumps({"batch_id": batch_id, "store": store.name, "domain": domain.name, "agent": agent_desc,
                           "user": user_desc, "trials": args.trials,
                           "injection": injection.to_json() if injection else None,
-                          "interceptor": bool(args.interceptor), "summary": [r.to_json() for r in rows],
+                          "interceptor": bool(args.interceptor), "interceptor_mode": args.interceptor,
+                          "summary": [r.to_json() for r in rows],
                           "sessions": [{**r.to_json(), **({"llm_statements": verified[r.session_id]}
                                                           if r.session_id in verified else {})} for r in results]},
                          indent=1))
@@ -292,22 +305,28 @@ async def _verify_statements(args: argparse.Namespace, store: Any, domain: Any, 
     return found
 
 
-def _study_line(store: Any, results: list[Any], injection: Any, interceptor: bool) -> str:
-    """How many sessions got an injection, and how many calls the interceptor refused (from the saved events)."""
-    from tauplay.core.events import InjectionData, ToolResultData, of_kind
+def _study_line(store: Any, results: list[Any], injection: Any, interceptor: str | None) -> str:
+    """How many sessions got an injection, and how many calls the interceptor refused or answers it withheld
+    (from the saved events)."""
+    from tauplay.core.events import InjectionData, NoticeData, ToolResultData, of_kind
+    from tauplay.core.vocabulary import NoticeAbout
 
-    injected = refused = 0
+    injected = refused = abstained = 0
     for r in results:
         if not r.session_id:
             continue
         events = store.events(r.session_id)
         injected += any(True for _ in of_kind(events, InjectionData))
         refused += sum(1 for _, res in of_kind(events, ToolResultData) if res.refused_by)
+        abstained += any(n.about == NoticeAbout.ABSTAINED for _, n in of_kind(events, NoticeData))
     parts = []
     if injection is not None:
-        parts.append(f"{injection.kind} injected in {injected} of {len(results)} sessions (seed {injection.seed})")
-    if interceptor:
+        parts.append(f"{injection.kind} injected ({injection.style} style) in {injected} of {len(results)} sessions "
+                     f"(seed {injection.seed})")
+    if interceptor == "precall":
         parts.append(f"the interceptor refused {refused} call(s)")
+    elif interceptor == "abstain":
+        parts.append(f"the interceptor abstained in {abstained} session(s)")
     return "; ".join(parts) + " — tauplay propagation classifies them"
 
 

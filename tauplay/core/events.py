@@ -98,6 +98,7 @@ class SessionStartedData(EventPayload):
     # the agent's calls: what a resumed session needs to go on the same way, and what `propagation` groups by.
     injection: dict[str, Any] | None = None
     interceptor: bool | None = None
+    abstain: bool | None = None  # AgentProp's after-the-fact interceptor withheld answers that follow a tool error
     # A fork (`tauplay fork`): the session it was made from, and the turn it was cut at (events before it kept).
     parent_id: str | None = None
     forked_at_turn: int | None = None

@@ -31,6 +31,12 @@ from tauplay.core.domain import ROW_NUMBER, Domain
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import InjectionKind
 
+# How the wrong value is made: `plausible` (tauplay's own: values from the domain's data, of the right type where
+# the kind allows) or `agentprop` (the public AgentProp-Bench injector's fixed rules, `agentprop_corruption`).
+PLAUSIBLE = "plausible"
+AGENTPROP = "agentprop"
+INJECT_STYLES = (PLAUSIBLE, AGENTPROP)
+
 PathPart = str | int
 ArgPath = tuple[PathPart, ...]
 # What a domain's alternatives hook returns: other values for an argument, each with a few words saying what it is.
@@ -361,9 +367,14 @@ def semantic_alternatives(spec: ToolSpec, arguments: dict[str, Any], leaf: Leaf,
 
 
 def candidates(kind: str, spec: ToolSpec, arguments: dict[str, Any], view: SessionView | None = None,
-               domain: Domain | None = None, rng: random.Random | None = None) -> list[ArgPath]:
+               domain: Domain | None = None, rng: random.Random | None = None,
+               style: str = PLAUSIBLE) -> list[ArgPath]:
     """The arguments of this call that an injection of `kind` could corrupt (none: the call is not eligible).
-    `semantic_wrong` needs the view and the domain (its alternatives come from the data)."""
+    `semantic_wrong` needs the view and the domain (its alternatives come from the data). Under the `agentprop`
+    style the rule picks one argument itself (the first that fits), so there is one candidate or none."""
+    if style == AGENTPROP:
+        found = agentprop_corruption(kind, spec, arguments)
+        return [found.path] if found is not None else []
     schema = spec.parameters
     if kind == InjectionKind.MISSING_REQUIRED:
         return required_paths(arguments, schema)
@@ -381,8 +392,11 @@ def candidates(kind: str, spec: ToolSpec, arguments: dict[str, Any], view: Sessi
 
 
 def corrupt(kind: str, spec: ToolSpec, arguments: dict[str, Any], view: SessionView, domain: Domain,
-            rng: random.Random) -> Corruption | None:
-    """The call's arguments with one argument of `kind` made wrong (chosen with `rng`), or None when it has none."""
+            rng: random.Random, style: str = PLAUSIBLE) -> Corruption | None:
+    """The call's arguments with one argument of `kind` made wrong (chosen with `rng`), or None when it has none.
+    `style` agentprop: AgentProp-Bench's fixed rules instead (`agentprop_corruption`; no choice is drawn)."""
+    if style == AGENTPROP:
+        return agentprop_corruption(kind, spec, arguments)
     schema = spec.parameters
     if kind == InjectionKind.MISSING_REQUIRED:
         paths = required_paths(arguments, schema)
@@ -412,6 +426,115 @@ def corrupt(kind: str, spec: ToolSpec, arguments: dict[str, Any], view: SessionV
     return Corruption(kind, path, set_at(arguments, path, value), detail)
 
 
-__all__ = ["Alternative", "AlternativeQuery", "AlternativesHook", "ArgPath", "Corruption", "Leaf", "SessionView",
+# -- AgentProp-Bench's rules ------------------------------------------------------------------------------------
+# The public injector (injector/parameter_injector.py) takes, for each kind, the first argument a rule fits, in
+# argument order, and makes it wrong in one fixed way. Applied here to every scalar argument the schema declares
+# (nested ones too, in argument order); its domain-specific swaps (appointment types, drugs) have no counterpart
+# in tauplay's domains, and its id swaps are generalised as "the id's trailing number + 1".
+
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_OTHER_CITY = {"New York": "Boston", "Boston": "New York", "Los Angeles": "San Diego", "San Diego": "Los Angeles",
+               "Chicago": "Detroit", "London": "Leeds", "Paris": "Marseille", "Tokyo": "Kyoto",
+               "Berlin": "Hamburg", "Sydney": "Brisbane", "Toronto": "Ottawa", "Mumbai": "Pune"}
+_FAR_CITY = "Reykjavik"
+_DATE_FIELDS = ("date", "start_date", "end_date")
+_INVALID_ENUM = ("INVALID_ENUM", "INVALID_ENUM_VALUE")
+_TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)$")
+
+
+def _integer(leaf: Leaf) -> bool:
+    return leaf.schema.get("type") == "integer" and isinstance(leaf.value, int) and not isinstance(leaf.value, bool)
+
+
+def _agentprop_type(arguments: dict[str, Any], found: list[Leaf]) -> tuple[ArgPath, Any, str] | None:
+    for leaf in found:
+        if _integer(leaf):
+            v = leaf.value
+            word = _NUMBER_WORDS[v] if 1 <= v < len(_NUMBER_WORDS) else str(v)
+            return leaf.path, word, "an integer written as a word (text)"
+    for leaf in found:
+        if leaf.schema.get("type") == "boolean" and isinstance(leaf.value, bool):
+            return leaf.path, "true" if leaf.value else "false", "true/false written as text"
+    for leaf in found:
+        if leaf.schema.get("type") == "string" and isinstance(leaf.value, str):
+            return leaf.path, 0, "the number 0 where a string is declared"
+    if arguments:
+        return (next(iter(arguments)),), "CORRUPTED_TYPE", "the first argument replaced by a placeholder"
+    return None
+
+
+def _agentprop_range(found: list[Leaf]) -> tuple[ArgPath, Any, str] | None:
+    for leaf in found:
+        if _integer(leaf):
+            if "maximum" in leaf.schema:
+                return leaf.path, leaf.schema["maximum"] * 10, "ten times the declared maximum"
+            if "minimum" in leaf.schema:
+                return leaf.path, leaf.schema["minimum"] - 100, "100 below the declared minimum"
+    for leaf in found:
+        enum = leaf.schema.get("enum")
+        if enum:
+            value = next((v for v in _INVALID_ENUM if v not in enum), None)
+            if value is not None:
+                return leaf.path, value, "a value outside the declared enum"
+    for leaf in found:
+        if isinstance(leaf.value, int) and not isinstance(leaf.value, bool):
+            return leaf.path, leaf.value * 1000, "the number times 1000"
+    return None
+
+
+def _agentprop_meaning(found: list[Leaf]) -> tuple[ArgPath, Any, str] | None:
+    for leaf in found:
+        if leaf.name == "city" and isinstance(leaf.value, str):
+            return leaf.path, _OTHER_CITY.get(leaf.value, _FAR_CITY), "another city"
+    for leaf in found:
+        if leaf.name in _DATE_FIELDS and isinstance(leaf.value, str) and (m := _DATE.match(leaf.value)):
+            try:
+                day = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+            except ValueError:
+                continue
+            return leaf.path, (day + timedelta(days=180)).isoformat(), "the date moved by 180 days"
+    for leaf in found:
+        if leaf.name.endswith("_id") and isinstance(leaf.value, str) and (m := _TRAILING_NUMBER.match(leaf.value)):
+            digits = m.group(2)
+            return leaf.path, f"{m.group(1)}{int(digits) + 1:0{len(digits)}d}", "the id's number + 1"
+    for leaf in found:
+        if isinstance(leaf.value, str):
+            return leaf.path, leaf.value + "_WRONG", "the value with _WRONG appended"
+    return None
+
+
+def agentprop_corruption(kind: str, spec: ToolSpec, arguments: dict[str, Any]) -> Corruption | None:
+    """The call's arguments made wrong by AgentProp-Bench's public rules, or None when no rule fits:
+
+    - type_mismatch: the first integer as a word ("two"; beyond ten its digits as text), else the first yes/no
+      as text, else the first string as the number 0, else the first argument as "CORRUPTED_TYPE";
+    - out_of_range: the first integer with a declared maximum × 10 (or minimum − 100), else the first enum
+      argument set to a value outside it, else the first number × 1000;
+    - missing_required: the first required argument (in the schema's order) that the call has, removed;
+    - semantic_wrong: a city swapped for another, else a date (date, start_date, end_date) moved 180 days
+      later, else an id's trailing number + 1, else "_WRONG" appended to the first string.
+    """
+    schema = spec.parameters
+    if kind == InjectionKind.MISSING_REQUIRED:
+        name = next((n for n in schema.get("required") or [] if n in arguments), None)
+        if name is None:
+            return None
+        return Corruption(kind, (name,), remove_at(arguments, (name,)), "removed (the first required argument)")
+    found = list(leaves(arguments, schema))
+    if kind == InjectionKind.TYPE_MISMATCH:
+        chosen = _agentprop_type(arguments, found)
+    elif kind == InjectionKind.OUT_OF_RANGE:
+        chosen = _agentprop_range(found)
+    elif kind == InjectionKind.SEMANTIC_WRONG:
+        chosen = _agentprop_meaning(found)
+    else:
+        raise ValueError(f"unknown injection kind '{kind}'")
+    if chosen is None:
+        return None
+    path, value, detail = chosen
+    return Corruption(kind, path, set_at(arguments, path, value), detail)
+
+
+__all__ = ["AGENTPROP", "INJECT_STYLES", "PLAUSIBLE", "agentprop_corruption", "Alternative", "AlternativeQuery", "AlternativesHook", "ArgPath", "Corruption", "Leaf", "SessionView",
            "candidates", "change_text", "corrupt", "generic_alternatives", "get_at", "leaf_name", "leaves",
            "parse_path", "path_text", "required_paths", "semantic_alternatives"]

@@ -1,7 +1,9 @@
-"""The runtime interceptor: a check between the agent and the tools that refuses a call before it runs when its
-arguments fail the tool's schema or the domain's own look-ups, with an error the agent can act on.
+"""The runtime interceptor, two ways. `precall` (tauplay's own, `Interceptor`): a check between the agent and the
+tools that refuses a call before it runs when its arguments fail the tool's schema or the domain's own look-ups,
+with an error the agent can act on. `abstain` (AgentProp-Bench's, `abstain_check`, at the end of this module): the
+calls run, and an answer that follows an error is withheld after the fact.
 
-Three checks, in order:
+The pre-call checks, in order:
 1. the schema (types, enums, required arguments, unknown arguments), as the environment checks it;
 2. unknown ids: an argument named like the key of a table (`reservation_id`, `flight_number`, `order_id`...)
    whose value names no record of that table;
@@ -68,3 +70,41 @@ class Interceptor:
                         "(the user did not say it and no tool result returned it). Ask the user or look it up "
                         "before using it.")
         return None
+
+
+# -- after the fact: AgentProp-Bench's abstaining interceptor ------------------------------------------------
+# The public interceptor (interceptor/interceptor.py, its tuned setting) lets every call run and, when the agent
+# answers, withholds the answer if one of three layers fires: L1 the tool response it answers from is an error;
+# L2 its reasoning holds at least two uncertainty words; L3 the answer claims success although that response was
+# an error. tauplay reads "the tool response" as the last tool result before the answer and "the reasoning" as
+# the text the agent sent with its tool calls since the user last spoke (an agent that sends none has no L2).
+
+PRECALL = "precall"
+ABSTAIN = "abstain"
+INTERCEPTOR_MODES = (PRECALL, ABSTAIN)
+ABSTENTION_TEXT = "I cannot reliably answer this: a check on the tools' results found a problem."
+UNCERTAINTY_WORDS = ("error", "invalid", "unknown", "missing", "incorrect", "wrong", "cannot")
+SUCCESS_WORDS = ("successfully", "completed", "done", "confirmed")
+L1_FLAGS = 1  # the tuned thresholds the public sweep chose
+L2_WORDS = 2
+
+
+@dataclass(frozen=True)
+class Abstention:
+    layer: str  # L1 | L2 | L3
+    reason: str
+
+
+def abstain_check(answer: str, reasoning: str, last_result_error: bool, last_result: str = "") -> Abstention | None:
+    """Whether to withhold this answer (the first layer that fires), or None to let it through."""
+    if int(last_result_error) >= L1_FLAGS:
+        return Abstention("L1", f"the last tool result is an error ({last_result[:80]})")
+    lowered = reasoning.lower()
+    hits = [w for w in UNCERTAINTY_WORDS if w in lowered]
+    if len(hits) >= L2_WORDS:
+        return Abstention("L2", f"the reasoning says {', '.join(hits)}")
+    said = answer.lower()
+    claims = [w for w in SUCCESS_WORDS if w in said]
+    if claims and last_result_error:  # unreachable with L1 on, kept so the layers read as the public ones
+        return Abstention("L3", f"the answer claims success ({claims[0]}) despite a tool error")
+    return None

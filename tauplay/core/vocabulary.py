@@ -29,6 +29,7 @@ class NoticeAbout(StrEnum):
 
     REVEAL = "reveal"  # the agent's side was shown to the person playing the user
     INVALID_CALL = "invalid_call"  # a call a person tried that could not be made (unknown tool, type, syntax)
+    ABSTAINED = "abstained"  # the abstaining interceptor withheld the agent's answer (tauplay.core.interceptor)
 
 
 class Role(StrEnum):

@@ -241,7 +241,7 @@ def batch_plan(jobs: Sequence[Job], *, trials: int, agent: dict[str, Any], user:
             "data_source": first.data_source, "seed": first.seed, "emotion": emotion, "agent": agent, "user": user,
             "limits": {"max_steps": limits.max_steps, "max_errors": limits.max_errors}, "concurrency": concurrency,
             "injection": first.injection.to_json() if first.injection is not None else None,
-            "interceptor": first.interceptor}
+            "interceptor": first.interceptor, "abstain": first.abstain}
 
 
 class PlanError(Exception):
@@ -276,6 +276,6 @@ def plan_jobs(plan: dict[str, Any], done: set[tuple[str, int]]) -> tuple[list[Jo
     except Exception as e:  # DomainError and whatever a third-party domain raises while loading
         raise PlanError(str(e)) from None
     jobs = [Job(SessionSetup(domain, task, database, emotion, plan.get("data_source") or "", plan.get("seed"),
-                             injection, bool(plan.get("interceptor"))), trial)
+                             injection, bool(plan.get("interceptor")), bool(plan.get("abstain"))), trial)
             for task in tasks for trial in range(trials) if (task.id, trial) not in done]
     return jobs, limits

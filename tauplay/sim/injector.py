@@ -29,7 +29,7 @@ from tauplay.core.db import Database
 from tauplay.core.domain import Domain
 from tauplay.core.environment import Environment
 from tauplay.core.events import InjectionData, MessageData, ToolCallData, ToolResultData, of_kind
-from tauplay.core.injection import SessionView, candidates, corrupt
+from tauplay.core.injection import INJECT_STYLES, PLAUSIBLE, SessionView, candidates, corrupt
 from tauplay.core.tasks import Task
 from tauplay.core.vocabulary import INJECTION_KINDS, Role
 from tauplay.sim.participants import Conversation
@@ -47,8 +47,11 @@ class InjectionConfig:
     at: int | None = None  # the N-th tool call of the session (1-based)
     rate: float | None = None  # each eligible call with this probability
     seed: int = 0
+    style: str = PLAUSIBLE  # how the wrong value is made: tauplay's plausible values or AgentProp's rules
 
     def __post_init__(self) -> None:
+        if self.style not in INJECT_STYLES:
+            raise InjectionConfigError(f"unknown injection style '{self.style}' (styles: {', '.join(INJECT_STYLES)})")
         if self.kind is not None and self.kind not in INJECTION_KINDS:
             raise InjectionConfigError(f"unknown injection kind '{self.kind}' (kinds: {', '.join(INJECTION_KINDS)})")
         if self.at is not None and self.at < 1:
@@ -59,13 +62,13 @@ class InjectionConfig:
             raise InjectionConfigError("--inject-at and --inject-rate exclude each other")
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "at": self.at, "rate": self.rate, "seed": self.seed}
+        return {"kind": self.kind, "at": self.at, "rate": self.rate, "seed": self.seed, "style": self.style}
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> InjectionConfig:
         rate = raw.get("rate")
         return cls(raw.get("kind"), raw.get("at"), float(rate) if rate is not None else None,
-                   int(raw.get("seed") or 0))
+                   int(raw.get("seed") or 0), str(raw.get("style") or PLAUSIBLE))  # plans before styles: plausible
 
 
 def session_view(conversation: Conversation) -> SessionView:
@@ -114,7 +117,7 @@ class Injector:
                 count[action.name] = count.get(action.name, 0) + 1
                 if spec is not None and not spec.utility and kind is not None and candidates(
                         kind, spec, dict(action.kwargs), SessionView(env.state, seen), self.domain,
-                        self._rng("gold", len(eligible))):
+                        self._rng("gold", len(eligible)), self.config.style):
                     eligible.append((action.name, count[action.name]))
                 result = env.call(action.name, action.kwargs)
                 if not result.error:
@@ -157,7 +160,7 @@ class Injector:
         rng = self._rng("call", n)
         if source == "rate" and rng.random() >= (self.config.rate or 0.0):
             return None
-        found = corrupt(kind, spec, dict(arguments), view, self.domain, rng)
+        found = corrupt(kind, spec, dict(arguments), view, self.domain, rng, self.config.style)
         if found is None:
             return None  # no argument of that kind here: a later call may have one
         if source == "marked":

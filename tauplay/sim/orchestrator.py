@@ -35,7 +35,7 @@ from tauplay.core.events import (
     ToolResultData,
 )
 from tauplay.core.faults import session_faults
-from tauplay.core.interceptor import REFUSED_BY, Interceptor
+from tauplay.core.interceptor import ABSTENTION_TEXT, REFUSED_BY, Abstention, Interceptor, abstain_check
 from tauplay.core.policy_checks import check_policy
 from tauplay.core.tasks import Task
 from tauplay.core.vocabulary import (
@@ -102,6 +102,7 @@ class Orchestrator:
     # An AgentProp study: corrupt chosen calls before they run, and/or check every call before the tool sees it.
     injector: Injector | None = None
     interceptor: Interceptor | None = None
+    abstain: bool = False  # AgentProp's after-the-fact interceptor: withhold an answer that follows an error
 
     def __post_init__(self) -> None:
         events = self.conversation.events
@@ -225,6 +226,24 @@ class Orchestrator:
             return TerminationReason.USER_STOP
         return None
 
+    def _abstention(self, answer: str) -> Abstention | None:
+        """The abstaining interceptor's verdict on an answer that follows tool calls made since the user last
+        spoke (an answer with no tool call before it is not checked: it reports nothing a tool said)."""
+        reasoning: list[str] = []
+        last: ToolResultData | None = None
+        for e in reversed(self.conversation.events):
+            if e.kind == EventKind.MESSAGE and e.role == Role.USER:
+                break
+            if e.kind == EventKind.TOOL_RESULT and last is None:
+                result = e.as_(ToolResultData)
+                if not result.by_user:
+                    last = result
+            elif e.kind == EventKind.TOOL_CALL and e.role == Role.AGENT:
+                reasoning.append(e.as_(ToolCallData).content or "")
+        if last is None:
+            return None
+        return abstain_check(answer, "\n".join(reversed(reasoning)), last.error, last.output)
+
     @staticmethod
     def _agent_said(text: str) -> str | None:
         return TerminationReason.AGENT_STOP if STOP_TOKEN in text else None
@@ -266,6 +285,13 @@ class Orchestrator:
         action = await self.agent.act(self.conversation)
         if isinstance(action, Say):
             self._steps += 1
+            if self.abstain and (found := self._abstention(action.text)) is not None:
+                await self.emit(Role.SYSTEM, NoticeData(
+                    level="warning", about=NoticeAbout.ABSTAINED,
+                    text=f"the interceptor abstained ({found.layer}: {found.reason}); the agent's answer was "
+                         f"withheld: {action.text}"))
+                await self.emit(Role.AGENT, self._message(ABSTENTION_TEXT, "abstain", action.usage))
+                return TerminationReason.AGENT_STOP, "agent"
             await self.emit(Role.AGENT, self._message(action.text, action.intent, action.usage))
             return self._agent_said(action.text), "user"
         if isinstance(action, InvalidCall):  # recorded; nothing ran, and it is still the agent's move

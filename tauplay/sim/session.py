@@ -76,6 +76,7 @@ class SessionSetup:
     seed: int | None = None
     injection: InjectionConfig | None = None  # an AgentProp study: which calls get a parameter error
     interceptor: bool = False  # check every call's arguments before the tool runs (tauplay.core.interceptor)
+    abstain: bool = False  # AgentProp's after-the-fact interceptor: withhold an answer that follows a tool error
 
     @property
     def condition(self) -> EmotionCondition | None:
@@ -180,6 +181,8 @@ class Session:
             orchestrator.started_data["injection"] = setup.injection.to_json()
         if setup.interceptor:
             orchestrator.started_data["interceptor"] = True
+        if setup.abstain:
+            orchestrator.started_data["abstain"] = True
         return cls(sid, orchestrator, writer)
 
     @classmethod
@@ -217,6 +220,7 @@ class Session:
             except (InjectionConfigError, TypeError, ValueError) as e:
                 raise ResumeError(f"session {session_id}: its injection plan cannot be read: {e}") from None
             setup.interceptor = bool(started.interceptor)
+            setup.abstain = bool(started.abstain)
         orchestrator = _orchestrator(setup, agent, user, limits, [Recorder(writer, session_id), *sinks], events,
                                      trial=record.trial)
         replay_into(orchestrator.env, events)
@@ -247,7 +251,7 @@ def _orchestrator(setup: SessionSetup, agent: AgentParticipant, user: UserPartic
         if setup.injection is not None else None
     interceptor = Interceptor(setup.domain) if setup.interceptor else None
     return Orchestrator(agent, user, conversation, limits or Limits(), sinks, judge=judge, injector=injector,
-                        interceptor=interceptor)
+                        interceptor=interceptor, abstain=setup.abstain)
 
 
 def new_orchestrator(setup: SessionSetup, agent: AgentParticipant, user: UserParticipant, *,
