@@ -46,8 +46,10 @@ def run(args: argparse.Namespace) -> int:
     return _between_annotators(args)
 
 
-# AgentProp-Bench's published figures for its judge study (the paper's, not measured here), printed beside ours.
-JUDGE_ANCHORS = {"substring": "paper: κ = 0.049 (chance)", "ensemble": "paper: κ = 0.432, conservative (three LLMs)"}
+# AgentProp-Bench's published figures for its judge study (the paper's, never measured here), printed beside ours
+# under a heading that says so.
+JUDGE_ANCHORS = {"substring": "κ = 0.049 (chance)", "ensemble": "κ = 0.432, conservative (three LLMs)"}
+ANCHORS_SOURCE = "AgentProp-Bench paper: published figures, not measured by tauplay"
 
 
 def _against_judges(args: argparse.Namespace) -> int:
@@ -82,7 +84,7 @@ def _against_judges(args: argparse.Namespace) -> int:
                           "between_judges": [{"a": b.judge, "b": b.person, "n": b.units,
                                               "kappa": None if b.kappa is None else round(b.kappa, 4)}
                                              for b in among],
-                          "anchors": JUDGE_ANCHORS}, indent=1))
+                          "anchors": JUDGE_ANCHORS, "anchors_source": ANCHORS_SOURCE}, indent=1))
         return 0
     _print_judges(against, between, among)
     return 0
@@ -102,8 +104,8 @@ def _print_judges(against: list[Any], between: list[Any], among: list[Any]) -> N
         table = Table(title=title)
         other = "judge" if items is among else "person"
         for col in ("judge", other, "units", "Cohen κ", "observed", "yes/yes", "yes/no", "no/yes", "no/no",
-                    "bias", "AgentProp-Bench"):
-            table.add_column(col, justify="left" if col in ("judge", other, "bias", "AgentProp-Bench") else "right")
+                    "bias", "AgentProp-Bench paper"):
+            table.add_column(col, justify="left" if col in ("judge", other, "bias", "AgentProp-Bench paper") else "right")
         for a in items:
             c = a.confusion
             # the paper's figures are against people: no anchor beside a pair of judges

@@ -30,10 +30,12 @@ from typing import Any
 
 from tauplay.commands._common import UsageError
 
-# AgentProp-Bench's published figures, printed beside ours.
+# AgentProp-Bench's published figures: the paper's, never measured here; always printed under its name.
 ANCHORS = {"propagation": "≈ 0.62 (0.46–0.73 across models, human-calibrated)",
            "spearman": "ρ = 0.126, p = 0.747 (nine models)",
            "interceptor": "−23.0 points of hallucination on GPT-4o-mini (n = 600)"}
+ANCHORS_SOURCE = "AgentProp-Bench paper: published figures, not measured by tauplay"
+PAPER = "AgentProp-Bench paper (published, not measured here)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,7 +101,22 @@ def collect(store: Any, batch: str | None) -> Any:
     said: dict[str, list[str]] = {}
     for j in store.judgments(judge="human", batch_id=batch):
         said.setdefault(j.session_id, []).append(j.label)
-    return build_report(classified, baselines, not_injected, human_majority(said))
+    return build_report(classified, baselines, not_injected, human_majority(said),
+                        _judged_wrong(store, batch, {c.session_id for c in classified}))
+
+
+def _judged_wrong(store: Any, batch: str | None, wanted: set[str]) -> dict[str, tuple[bool, str]]:
+    """session id -> (a model judge said the error reached the answer, which judge): AgentProp's S3 comes from
+    its ensemble of models, so the ensemble's answer is taken first, then a single model's (by name)."""
+    found: dict[str, tuple[int, bool, str]] = {}
+    for j in store.judgments(batch_id=batch):
+        if j.session_id not in wanted or j.judge not in ("ensemble", "llm"):
+            continue
+        rank = 0 if j.judge == "ensemble" else 1
+        mine = found.get(j.session_id)
+        if mine is None or (rank, j.rater) < (mine[0], mine[2]):
+            found[j.session_id] = (rank, j.label == "yes", j.rater)
+    return {sid: (wrong, rater) for sid, (_, wrong, rater) in found.items()}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
     except StoreError as e:
         raise UsageError(str(e)) from None
     if args.json:
-        print(json.dumps({"store": name, "batch": args.batch, **report.to_json(), "anchors": ANCHORS}, indent=1))
+        print(json.dumps({"store": name, "batch": args.batch, **report.to_json(), "anchors": ANCHORS,
+                          "anchors_source": ANCHORS_SOURCE}, indent=1))
         return 0
     if not report.sessions and not report.baselines:
         raise UsageError(f"no ended sessions{' in batch ' + args.batch if args.batch else ''} in {name}")
@@ -146,7 +164,7 @@ def _print(report: Any, name: str, batch: str | None) -> None:
             model = (row.model, row.interceptor)
             ci = row.propagation
             cal = row.calibrated
-            table.add_row(row.model, "on" if row.interceptor else "off", row.kind, str(row.sessions),
+            table.add_row(row.model, row.interceptor_mode or "off", row.kind, str(row.sessions),
                           *(_pct(row.rate(c)) for c in ("rejected", "recovered", "propagated", "unaffected")),
                           _pct(row.completed / row.sessions if row.sessions else None),
                           f"{ci.p:.2f} [{ci.low:.2f}–{ci.high:.2f}]" if ci else "—", _pct(row.recovery_rate),
@@ -154,6 +172,7 @@ def _print(report: Any, name: str, batch: str | None) -> None:
         console.print(table, markup=False)
         console.print("done: the task's end state and answers are right despite the injection; recovery: recovered "
                       "/ (recovered + accepted errors that propagated)", style="dim", markup=False)
+        _print_agentprop(console, report, where)
     else:
         console.print("no injected sessions", markup=False)
     if report.not_injected:
@@ -168,11 +187,39 @@ def _print(report: Any, name: str, batch: str | None) -> None:
     console.print(f"rejection vs recovery across {corr.get('models', 0)} agent model(s) without the interceptor: "
                   + (f"Spearman ρ = {rho:.3f}, p = {corr['p_value']:.3f}" if rho is not None
                      else "Spearman ρ undefined (needs 3 agents with both rates)")
-                  + f"   [AgentProp-Bench: {ANCHORS['spearman']}]", markup=False)
+                  + f"   [{PAPER}: {ANCHORS['spearman']}]", markup=False)
     for e in report.interceptor_effect:
         console.print(f"interceptor, {e['model']} / {e['kind']}: P(propagated) {e['propagation_without']:.2f} → "
                       f"{e['propagation_with']:.2f} ({e['points']:+.1f} points), rejection "
                       f"{_pct(e['rejection_without'])} → {_pct(e['rejection_with'])}", markup=False)
     if report.interceptor_effect:
-        console.print(f"AgentProp-Bench's tuned interceptor: {ANCHORS['interceptor']}", markup=False)
-    console.print(f"AgentProp-Bench's propagation probability: {ANCHORS['propagation']}", markup=False)
+        console.print(f"{PAPER}, its tuned interceptor: {ANCHORS['interceptor']}", markup=False)
+    console.print(f"{PAPER}, its propagation probability: {ANCHORS['propagation']}", markup=False)
+
+
+def _print_agentprop(console: Any, report: Any, where: str) -> None:
+    """The AgentProp measures of each row: whose rejection, abstentions, EPS and the hop-conditional rates."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=f"AgentProp measures ({where})", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in ("agent", "interceptor", "style", "kind", "n", "rejected by agent", "by environment", "abstained",
+                "EPS", "wEPS", "p(S1)", "p(S2)", "p(S3)", "r_12", "r_23", "inj→err", "S3 from"):
+        table.add_column(col, justify="left" if col in ("agent", "interceptor", "style", "kind", "S3 from")
+                         else "right", no_wrap=True)
+    for row in report.rows:
+        hop = row.hop or {}
+        eps = row.eps or {}
+        n = row.sessions or 1
+        table.add_row(row.model, row.interceptor_mode or "off", row.style, row.kind, str(row.sessions),
+                      _pct(row.rejected_by_agent / n), _pct(row.rejected_by_environment / n), str(row.abstained),
+                      f"{eps.get('mean', 0):.2f}", f"{eps.get('weighted_mean', 0):.2f}",
+                      *(_pct(hop.get(k)) for k in ("p_S1", "p_S2", "p_S3")),
+                      *("—" if hop.get(k) is None else f"{hop[k]:.2f}" for k in ("r_1_2", "r_2_3", "injection_to_error")),
+                      ", ".join(hop.get("s3_from") or []))
+    console.print(table, markup=False)
+    console.print("rejected by agent: the agent asked about the value, refused or redid the call with the right value "
+                  "before its next call; by environment: the schema, the tool or the pre-call interceptor refused "
+                  "every injected call. EPS: stages past the injection that show the error (tool error, wrong "
+                  "outcome); S1 = EPS>=1, S2 = EPS>=2, S3 = the final answer wrong (a model judge's answer where one "
+                  "was saved, else the outcome)", style="dim", markup=False)

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tauplay.core.db import Database, field_changes
@@ -37,6 +38,7 @@ from tauplay.core.events import (
     Event,
     InjectionData,
     MessageData,
+    NoticeData,
     SessionStartedData,
     TerminatedData,
     ToolCallData,
@@ -46,7 +48,7 @@ from tauplay.core.events import (
 from tauplay.core.gold import gold_run
 from tauplay.core.injection import ArgPath, get_at, parse_path
 from tauplay.core.tasks import Task
-from tauplay.core.vocabulary import PROPAGATION_CLASSES, Propagation, Role
+from tauplay.core.vocabulary import PROPAGATION_CLASSES, EventKind, NoticeAbout, Propagation, Role
 
 ALL_KINDS = "all"
 
@@ -118,6 +120,17 @@ class Classified:
     wrong_writes: int
     corrected: bool
     reward: float | None
+    rejected_by: str | None = None  # for a rejected session: "agent" (it caught the value) or "environment"
+    caught: str | None = None  # how the agent caught it: asked | refused | corrected (None: it did not)
+    interceptor_mode: str = ""  # precall | abstain | "" (none)
+    style: str = "plausible"  # how the wrong value was made (InjectionConfig.style)
+    abstained: bool = False  # the abstaining interceptor withheld an answer
+    eps: int = 0  # AgentProp's error propagation score, read from the events (see `eps_of`)
+    weps: float = 0.0
+    tool_stage: bool = False  # a tool result was an error from the injected call on
+    output_stage: bool = False  # the outcome is wrong, or the injected value reached the agent's words
+    s3: bool | None = None  # the final answer wrong, as the hop rates read it (see `build_report`)
+    s3_from: str = "outcome"  # what said so: the session's own outcome, or a judge (ensemble, llm:MODEL)
 
     @property
     def completed(self) -> bool:
@@ -129,7 +142,9 @@ class Classified:
                 "kind": self.kind, "class": self.verdict, "reason": self.reason, "refused": self.refused,
                 "refused_by_interceptor": self.refused_by_interceptor, "end_state_ok": self.end_state_ok,
                 "answers_ok": self.answers_ok, "abandoned": self.abandoned, "wrong_writes": self.wrong_writes,
-                "corrected": self.corrected, "completed": self.completed, "reward": self.reward}
+                "corrected": self.corrected, "completed": self.completed, "reward": self.reward,
+                "rejected_by": self.rejected_by, "caught": self.caught, "interceptor_mode": self.interceptor_mode,
+                "style": self.style, "abstained": self.abstained, "eps": self.eps, "weps": round(self.weps, 3)}
 
 
 def agent_label(agent: Mapping[str, Any]) -> str:
@@ -162,6 +177,85 @@ def _corrected(events: Sequence[Event], injected: Sequence[InjectionData]) -> bo
     return False
 
 
+# Words of an agent that will not go on with what it got (AgentProp's rejection is the agent's own catch).
+_REFUSAL = ("cannot", "can't", "unable", "not able", "won't", "doesn't look right", "does not look right",
+            "seems wrong", "seems incorrect", "not valid", "invalid", "not found", "couldn't", "could not")
+
+
+def _mentions(text: str, injection: InjectionData) -> bool:
+    """Does the agent's message speak of the injected argument (its name in words, or its value either way)?"""
+    lowered = text.lower()
+    name = next((p for p in reversed(parse_path(injection.argument)) if isinstance(p, str)), "")
+    if name and (name.lower() in lowered or name.replace("_", " ").lower() in lowered):
+        return True
+    path = parse_path(injection.argument)
+    for arguments in (injection.original, injection.injected):
+        had, value = _value_at(arguments, path)
+        if had and isinstance(value, str | int | float) and len(str(value)) >= 3 and str(value).lower() in lowered:
+            return True
+    return False
+
+
+def _questions(text: str) -> list[str]:
+    """The sentences of a message that are questions (a closing "Anything else?" is one of its own)."""
+    return [q for q in re.split(r"(?<=[.!?])\s+|\n+", text) if q.rstrip().endswith("?")]
+
+
+def caught_by_agent(events: Sequence[Event], injected: Sequence[InjectionData]) -> str | None:
+    """How the agent caught an injected value itself, before anything else: after an injected call's result,
+    its very next move was to ask the user about it (a question naming the argument or its value), to refuse
+    to go on (words of refusal), or to make the same call with the original value (asked | refused |
+    corrected); None when it did none of these."""
+    for injection in injected:
+        after = next((e.seq for e, r in of_kind(events, ToolResultData) if r.call_id == injection.call_id), None)
+        if after is None:
+            continue
+        path = parse_path(injection.argument)
+        had, original = _value_at(injection.original, path)
+        for e in events:
+            if e.seq <= after or e.role != Role.AGENT:
+                continue
+            if e.kind == EventKind.TOOL_CALL:
+                call = e.as_(ToolCallData)
+                if call.name == injection.tool and had and _value_at(call.arguments, path) == (True, original):
+                    return "corrected"
+                break
+            if e.kind == EventKind.MESSAGE:
+                text = e.as_(MessageData).content
+                if any(_mentions(q, injection) for q in _questions(text)):
+                    return "asked"
+                if any(w in text.lower() for w in _REFUSAL):
+                    return "refused"
+                break
+    return None
+
+
+# AgentProp's weights (metrics/eps_scorer.py): how severe each kind is, and how much less a visible error counts.
+SEVERITY = {"type_mismatch": 0.5, "out_of_range": 0.7, "missing_required": 0.9, "semantic_wrong": 1.0}
+DETECTED_WEIGHT = 0.6
+
+
+def eps_of(events: Sequence[Event], injected: Sequence[InjectionData], outcome_wrong: bool) -> tuple[int, float, bool, bool]:
+    """(EPS, weighted EPS, tool stage, output stage): the stages past the injection's origin (parameter
+    generation) that show the error, as AgentProp's scorer counts them. tauplay's sessions have two such
+    stages: tool execution (a tool result was an error from the first injected call on) and output (the
+    outcome is wrong, or the injected value appears in what the agent said afterwards); AgentProp's memory
+    stages do not exist here. wEPS = EPS x the kind's severity x 0.6 when a tool error made it visible."""
+    first = injected[0]
+    start = next((e.seq for e, c in of_kind(events, ToolCallData) if c.call_id == first.call_id), -1)
+    tool = any(r.error for e, r in of_kind(events, ToolResultData) if e.seq >= start and not r.by_user)
+    output = outcome_wrong
+    if not output:
+        path = parse_path(first.argument)
+        had, value = _value_at(first.injected, path)
+        text = final_answer(events, start).lower()
+        output = had and isinstance(value, str | int | float) and not isinstance(value, bool) \
+            and len(str(value)) >= 3 and str(value).lower() in text
+    eps = int(tool) + int(output)
+    weps = eps * SEVERITY.get(first.kind, 1.0) * (DETECTED_WEIGHT if tool else 1.0)
+    return eps, weps, tool, output
+
+
 def classify(session_id: str, agent: Mapping[str, Any], events: Sequence[Event],
              wrong_writes: Sequence[tuple[str, str]] | None) -> Classified | None:
     """The class of an ended, injected session (None for a session with no injection or not ended).
@@ -171,7 +265,12 @@ def classify(session_id: str, agent: Mapping[str, Any], events: Sequence[Event],
     ended = next((t for _, t in of_kind(events, TerminatedData)), None)
     if not injected or ended is None:
         return None
-    _, interceptor = study_of(events)
+    plan, interceptor = study_of(events)
+    mode = "precall" if interceptor else ""
+    for _, started in of_kind(events, SessionStartedData):
+        if started.abstain:
+            mode = "abstain"
+    abstained = any(n.about == NoticeAbout.ABSTAINED for _, n in of_kind(events, NoticeData))
     reward = ended.reward or {}
     outputs = reward.get("outputs") or {}
     end_ok = bool(reward.get("db_match"))
@@ -188,12 +287,18 @@ def classify(session_id: str, agent: Mapping[str, Any], events: Sequence[Event],
     else:
         wrong = 0 if end_ok else len(wrong_writes)
     corrected = _corrected(events, injected)
+    caught = caught_by_agent(events, injected)
     first = injected[0]
     what = f"{first.kind} in {first.tool}({first.argument})"
+    rejected_by = None
     if refused and not wrong and answers_ok:
         stopper = "the interceptor" if by_interceptor else "the tool"
         missing = "" if end_ok else "; a write it blocked is missing from the end state"
         verdict, reason = Propagation.REJECTED, f"{what} refused by {stopper}, nothing wrong written{missing}"
+        rejected_by = "environment"
+    elif not refused and caught and end_ok and answers_ok and not abandoned:
+        verdict, reason = Propagation.REJECTED, f"{what} went through; the agent {caught} before its next call"
+        rejected_by = "agent"
     elif not refused and end_ok and answers_ok and not abandoned:
         verdict = Propagation.RECOVERED if corrected else Propagation.UNAFFECTED
         reason = f"{what} went through; " + ("the agent redid it and the end state and answers are right"
@@ -209,9 +314,11 @@ def classify(session_id: str, agent: Mapping[str, Any], events: Sequence[Event],
             faults.append("the user gave up")
         state = "refused" if refused else "went through"
         verdict, reason = Propagation.PROPAGATED, f"{what} {state}; " + "; ".join(faults or ["outcome wrong"])
+    eps, weps, tool_stage, output_stage = eps_of(events, injected, not (end_ok and answers_ok and not abandoned))
     return Classified(session_id, agent_label(agent), interceptor, first.kind, str(verdict), reason, refused,
                       by_interceptor, end_ok, answers_ok, abandoned, wrong, corrected,
-                      float(value) if isinstance(value, int | float) else None)
+                      float(value) if isinstance(value, int | float) else None, rejected_by, caught, mode,
+                      str((plan or {}).get("style") or "plausible"), abstained, eps, weps, tool_stage, output_stage)
 
 
 def final_answer(events: Sequence[Event], after_seq: int = -1) -> str:
@@ -341,6 +448,13 @@ class Row:
     rejection_rate: float | None
     recovery_rate: float | None  # recovered / (recovered + accepted and propagated)
     calibrated: dict[str, Any] | None = None
+    interceptor_mode: str = ""  # precall | abstain | "" (none)
+    style: str = "plausible"
+    rejected_by_agent: int = 0  # rejected sessions where the agent caught the value (AgentProp's rejection)
+    rejected_by_environment: int = 0  # rejected sessions where the schema, the tool or the interceptor refused it
+    abstained: int = 0
+    eps: dict[str, Any] | None = None  # mean EPS and wEPS
+    hop: dict[str, Any] | None = None  # stage reach and hop-conditional rates (see `hop_rates`)
 
     def rate(self, verdict: str) -> float | None:
         return self.counts[verdict] / self.sessions if self.sessions else None
@@ -354,7 +468,12 @@ class Row:
                 "completed": self.completed, "accepted": self.accepted,
                 "propagation": self.propagation.to_json() if self.propagation else None,
                 "rejection_rate": r(self.rejection_rate), "recovery_rate": r(self.recovery_rate),
-                "calibrated": self.calibrated}
+                "rejected_by_agent": self.rejected_by_agent, "rejected_by_environment": self.rejected_by_environment,
+                "rejected_by_agent_rate": r(self.rejected_by_agent / self.sessions) if self.sessions else None,
+                "rejected_by_environment_rate": r(self.rejected_by_environment / self.sessions)
+                if self.sessions else None,
+                "interceptor_mode": self.interceptor_mode or None, "style": self.style, "abstained": self.abstained,
+                "eps": self.eps, "hop": self.hop, "calibrated": self.calibrated}
 
 
 @dataclass(frozen=True)
@@ -435,36 +554,73 @@ def calibrate(items: Sequence[Classified], human: Mapping[str, bool], resamples:
             "kappa_vs_human": None if kappa is None else round(kappa, 4)}
 
 
+def hop_rates(items: Sequence[Classified]) -> dict[str, Any] | None:
+    """AgentProp's stage reach and hop-conditional rates (analysis/hop_analysis.py), each indicator read on its
+    own: S1 = EPS >= 1 (the error showed somewhere past its origin), S2 = EPS >= 2, S3 = the final answer wrong
+    (`Classified.s3`); r_12 = p(S2) / p(S1), r_23 = P(S3 | S2) on the S2 sessions, injection-to-error =
+    P(S3 | S1). None without sessions; a rate whose condition never holds is None."""
+    n = len(items)
+    if not n:
+        return None
+    s1 = [x for x in items if x.eps >= 1]
+    s2 = [x for x in items if x.eps >= 2]
+    s3 = [x for x in items if x.s3]
+
+    def share(part: Sequence[Classified], whole: Sequence[Classified]) -> float | None:
+        return round(len(part) / len(whole), 4) if whole else None
+
+    return {"n": n, "n_S1": len(s1), "n_S2": len(s2), "n_S3": len(s3), "p_S1": share(s1, items),
+            "p_S2": share(s2, items), "p_S3": share(s3, items),
+            "r_1_2": round(len(s2) / len(s1), 4) if s1 else None,
+            "r_2_3": share([x for x in s2 if x.s3], s2), "injection_to_error": share([x for x in s1 if x.s3], s1),
+            "s3_from": sorted({x.s3_from for x in items})}
+
+
 def _row(model: str, interceptor: bool, kind: str, items: Sequence[Classified],
-         human: Mapping[str, bool]) -> Row:
+         human: Mapping[str, bool], mode: str = "", style: str = "plausible") -> Row:
     counts = {c: sum(1 for x in items if x.verdict == c) for c in PROPAGATION_CLASSES}
     n = len(items)
     accepted = [x for x in items if not x.refused]
     harmful = counts[Propagation.RECOVERED] + sum(1 for x in accepted if x.verdict == Propagation.PROPAGATED)
     interval = wilson(counts[Propagation.PROPAGATED], n)
+    eps = {"mean": round(sum(x.eps for x in items) / n, 4), "weighted_mean": round(sum(x.weps for x in items) / n, 4)} \
+        if n else None
     return Row(model, interceptor, kind, n, counts, sum(1 for x in items if x.completed), len(accepted),
                Interval(*interval, method="wilson") if interval else None,
                counts[Propagation.REJECTED] / n if n else None,
                counts[Propagation.RECOVERED] / harmful if harmful else None,
-               calibrate(items, human))
+               calibrate(items, human), mode, style,
+               sum(1 for x in items if x.rejected_by == "agent"),
+               sum(1 for x in items if x.rejected_by == "environment"),
+               sum(1 for x in items if x.abstained), eps, hop_rates(items))
 
 
 def build_report(classified: Iterable[Classified], baselines: Sequence[Baseline] = (), not_injected: int = 0,
-                 human: Mapping[str, bool] | None = None) -> Report:
-    """Rows per (model, interceptor) over all kinds, then per kind; the Spearman correlation of rejection and
-    recovery rates across models (runs without the interceptor); and for each model and kind run both ways, what the interceptor changed."""
-    items = sorted(classified, key=lambda c: (c.model, c.interceptor, c.kind, c.session_id))
+                 human: Mapping[str, bool] | None = None,
+                 judged_wrong: Mapping[str, tuple[bool, str]] | None = None) -> Report:
+    """Rows per (model, interceptor, injection style) over all kinds, then per kind; the Spearman correlation
+    of rejection and recovery rates across models (runs without the interceptor); and for each model and kind
+    run both ways, what the interceptor changed. `judged_wrong`: session id -> (a judge said the final answer is
+    wrong, which judge), the hop rates' S3 as AgentProp reads it (an ensemble of models); a session no judge
+    answered takes its own outcome (end state and answers wrong, or the user gave up)."""
+    judged_wrong = judged_wrong or {}
+    # a session saved before the modes had only the pre-call interceptor
+    classified = [replace(c, interceptor_mode="precall") if c.interceptor and not c.interceptor_mode else c
+                  for c in classified]
+    items = sorted((replace(c, s3=judged_wrong[c.session_id][0], s3_from=judged_wrong[c.session_id][1])
+                    if c.session_id in judged_wrong else replace(c, s3=not c.completed, s3_from="outcome")
+                    for c in classified), key=lambda c: (c.model, c.interceptor, c.kind, c.session_id))
     human = human or {}
-    groups: dict[tuple[str, bool], list[Classified]] = {}
+    groups: dict[tuple[str, bool, str, str], list[Classified]] = {}
     for c in items:
-        groups.setdefault((c.model, c.interceptor), []).append(c)
+        groups.setdefault((c.model, c.interceptor, c.interceptor_mode, c.style), []).append(c)
     rows: list[Row] = []
-    for (model, interceptor), members in sorted(groups.items()):
-        rows.append(_row(model, interceptor, ALL_KINDS, members, human))
+    for (model, interceptor, mode, style), members in sorted(groups.items()):
+        rows.append(_row(model, interceptor, ALL_KINDS, members, human, mode, style))
         for kind in sorted({c.kind for c in members}):
-            rows.append(_row(model, interceptor, kind, [c for c in members if c.kind == kind], human))
+            rows.append(_row(model, interceptor, kind, [c for c in members if c.kind == kind], human, mode, style))
     # The models' own abilities: runs without the interceptor (it does the rejecting when it is on).
-    overall = [r for r in rows if r.kind == ALL_KINDS and not r.interceptor and r.rejection_rate is not None
+    overall = [r for r in rows if r.kind == ALL_KINDS and not r.interceptor_mode and r.rejection_rate is not None
                and r.recovery_rate is not None]
     correlation: dict[str, Any] | None = None
     found = spearman([r.rejection_rate or 0.0 for r in overall], [r.recovery_rate or 0.0 for r in overall]) \
@@ -472,12 +628,13 @@ def build_report(classified: Iterable[Classified], baselines: Sequence[Baseline]
     correlation = {"models": len(overall), "spearman_rho": None if found is None else round(found[0], 4),
                    "p_value": None if found is None else round(found[1], 4)}
     effect = []
-    by_key = {(r.model, r.kind, r.interceptor): r for r in rows}
-    for (model, kind, on), row in sorted(by_key.items()):
-        off = by_key.get((model, kind, False))
-        if not on or off is None or row.propagation is None or off.propagation is None:
+    by_key = {(r.model, r.kind, r.interceptor_mode, r.style): r for r in rows}
+    for (model, kind, mode, style), row in sorted(by_key.items()):
+        off = by_key.get((model, kind, "", style))
+        if not mode or off is None or row.propagation is None or off.propagation is None:
             continue
-        effect.append({"model": model, "kind": kind, "propagation_without": round(off.propagation.p, 4),
+        effect.append({"model": model, "kind": kind, "interceptor_mode": mode, "style": style,
+                       "propagation_without": round(off.propagation.p, 4),
                        "propagation_with": round(row.propagation.p, 4),
                        "points": round(100 * (row.propagation.p - off.propagation.p), 1),
                        "rejection_without": round(off.rejection_rate or 0.0, 4),
