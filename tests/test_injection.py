@@ -138,7 +138,7 @@ def test_every_injection_is_saved_with_original_and_injected_arguments(study: di
                 refused = kind in ("type_mismatch", "missing_required") or "not one of" in injection.detail
                 assert bool(problems) == refused, (kind, problems)
             started = [s for r, *_ in found[:1] for _, s in of_kind(store.events(r.id), SessionStartedData)]
-            assert started[0].injection == {"kind": kind, "at": None, "rate": None, "seed": 11}
+            assert started[0].injection == {"kind": kind, "at": None, "rate": None, "seed": 11, "style": "plausible"}
         # the uninjected batch has no injection event at all
         assert injected_calls(store, study["batches"]["none"]["batch_id"]) == []
 

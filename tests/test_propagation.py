@@ -189,11 +189,16 @@ def test_people_calibrate_the_propagation_probability(batches: dict[str, Any], t
     assert cal["kappa_vs_human"] == round((p_o - p_e) / (1 - p_e), 4)
 
 
-def test_a_model_agent_that_redoes_the_corrupted_call_has_recovered(llm_server: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("between", [False, True])
+def test_a_model_agent_that_redoes_the_corrupted_call(llm_server: Any, tmp_path: Path, between: bool) -> None:
     """Published task 60 (look up VRWM8U, cancel it): the first look-up is made to read another reservation of
-    the same user; the model sees its call with that value, looks VRWM8U up again and cancels the right one."""
+    the same user; the model sees its call with that value, looks VRWM8U up again and cancels the right one.
+    Redone as its very next call, the agent caught the value itself (AgentProp's rejection, by the agent); redone
+    after another call, it recovered."""
     agent = llm_server.queue("agent")
     agent.tool_call("get_reservation_details", {"reservation_id": "VRWM8U"}, "c1")
+    if between:
+        agent.tool_call("list_all_airports", {}, "c1b")
     agent.tool_call("get_reservation_details", {"reservation_id": "VRWM8U"}, "c2")
     agent.tool_call("cancel_reservation", {"reservation_id": "VRWM8U"}, "c3")
     agent.text("Your reservation VRWM8U is cancelled.")
@@ -203,8 +208,19 @@ def test_a_model_agent_that_redoes_the_corrupted_call_has_recovered(llm_server: 
                       "openai/agent", "--agent-api-base", llm_server.url, "--max-steps", "20", tasks=("60",))
     rep = report(db, "--batch", batch)
     (session,) = rep["sessions"]
-    assert session["class"] == "recovered" and session["corrected"] and session["model"] == "openai/agent"
-    assert row(rep, model="openai/agent")["recovery_rate"] == 1.0
+    assert session["corrected"] and session["model"] == "openai/agent"
+    mine = row(rep, model="openai/agent")
+    if between:
+        assert session["class"] == "recovered" and session["rejected_by"] is None and session["caught"] is None
+        assert mine["recovery_rate"] == 1.0 and mine["rejected_by_agent"] == 0
+    else:
+        assert session["class"] == "rejected" and session["rejected_by"] == "agent"
+        assert session["caught"] == "corrected"
+        assert mine["rejected_by_agent"] == 1 and mine["rejected_by_environment"] == 0
+        assert mine["rejected_by_agent_rate"] == 1.0 and mine["recovery_rate"] is None
+    # the look-up of the wrong reservation ran and nothing went wrong after: one stage (EPS 0 — no tool error,
+    # the outcome is right)
+    assert session["eps"] == 0 and mine["hop"]["n_S1"] == 0
     # the model saw its own call carrying the injected id, and the other reservation's details
     second = llm_server.requests_for("agent")[1]["messages"]
     call = next(m for m in second if m.get("tool_calls"))["tool_calls"][0]
