@@ -69,11 +69,13 @@ def _end_writes(record: Any, events: list[Any], cache: dict[tuple[str, str, Any]
 def collect(store: Any, batch: str | None) -> Any:
     from tauplay.core.propagation import (
         Baseline,
+        Released,
         agent_label,
         build_report,
         classify,
         human_majority,
         injections,
+        released_rates,
         study_of,
     )
 
@@ -81,8 +83,14 @@ def collect(store: Any, batch: str | None) -> Any:
     not_injected = 0
     plain: dict[tuple[str, bool], list[float | None]] = {}
     cache: dict[tuple[str, str, Any], Any] = {}
+    released: dict[str, tuple[str, str, int]] = {}
     for record in store.list_sessions(batch_id=batch):
         if not record.finished:
+            continue
+        mine = (record.reward_info or {}).get("agentprop") if isinstance(record.reward_info, dict) else None
+        if isinstance(mine, dict):  # one of AgentProp-Bench's released sessions: no events to classify
+            if isinstance(mine.get("eps"), int) and not isinstance(mine.get("eps"), bool):
+                released[record.id] = (agent_label(record.agent), str(mine.get("injection") or "?"), mine["eps"])
             continue
         events = store.events(record.id)
         plan, interceptor = study_of(events)
@@ -101,8 +109,30 @@ def collect(store: Any, batch: str | None) -> Any:
     said: dict[str, list[str]] = {}
     for j in store.judgments(judge="human", batch_id=batch):
         said.setdefault(j.session_id, []).append(j.label)
-    return build_report(classified, baselines, not_injected, human_majority(said),
-                        _judged_wrong(store, batch, {c.session_id for c in classified}))
+    report = build_report(classified, baselines, not_injected, human_majority(said),
+                          _judged_wrong(store, batch, {c.session_id for c in classified}))
+    if released:
+        verdicts = _released_verdicts(store, batch, set(released))
+        report.released = released_rates(
+            Released(sid, model, kind, eps, *(verdicts[sid] if sid in verdicts else (None, "")))
+            for sid, (model, kind, eps) in released.items())
+    return report
+
+
+def _released_verdicts(store: Any, batch: str | None, wanted: set[str]) -> dict[str, tuple[bool, str]]:
+    """The released sessions' "final answer wrong": the re-judging ensemble's majority first (what the release's
+    hop table reads), else the ensemble of ensemble_judge.csv."""
+    from tauplay.interop.agentprop import REJUDGE
+
+    found: dict[str, tuple[int, bool, str]] = {}
+    for j in store.judgments(judge="ensemble", batch_id=batch):
+        if j.session_id not in wanted:
+            continue
+        rank = 0 if j.model.endswith(REJUDGE) else 1
+        mine = found.get(j.session_id)
+        if mine is None or rank < mine[0]:
+            found[j.session_id] = (rank, j.label == "yes", j.rater)
+    return {sid: (wrong, rater) for sid, (_, wrong, rater) in found.items()}
 
 
 def _judged_wrong(store: Any, batch: str | None, wanted: set[str]) -> dict[str, tuple[bool, str]]:
@@ -132,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"store": name, "batch": args.batch, **report.to_json(), "anchors": ANCHORS,
                           "anchors_source": ANCHORS_SOURCE}, indent=1))
         return 0
-    if not report.sessions and not report.baselines:
+    if not report.sessions and not report.baselines and not report.released:
         raise UsageError(f"no ended sessions{' in batch ' + args.batch if args.batch else ''} in {name}")
     _print(report, name, args.batch)
     return 0
@@ -175,6 +205,8 @@ def _print(report: Any, name: str, batch: str | None) -> None:
         _print_agentprop(console, report, where)
     else:
         console.print("no injected sessions", markup=False)
+    if report.released:
+        _print_released(console, report.released)
     if report.not_injected:
         console.print(f"{report.not_injected} session(s) ran with an injection plan but made no call it applied to",
                       markup=False)
@@ -223,3 +255,20 @@ def _print_agentprop(console: Any, report: Any, where: str) -> None:
                   "every injected call. EPS: stages past the injection that show the error (tool error, wrong "
                   "outcome); S1 = EPS>=1, S2 = EPS>=2, S3 = the final answer wrong (a model judge's answer where one "
                   "was saved, else the outcome)", style="dim", markup=False)
+
+
+def _print_released(console: Any, released: list[dict[str, Any]]) -> None:
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title="AgentProp-Bench's released sessions (imported): hop-conditional rates from the release's "
+                  "own EPS and verdicts", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in ("agent", "kind", "n", "n_S1", "n_S2", "n_S3", "p(S1)", "p(S2)", "p(S3)", "r_12", "r_23", "inj→err",
+                "S3 from"):
+        table.add_column(col, justify="left" if col in ("agent", "kind", "S3 from") else "right", no_wrap=True)
+    for r in released:
+        table.add_row(r["model"], r["kind"], *(str(r[k]) for k in ("n", "n_S1", "n_S2", "n_S3")),
+                      *(_pct(r.get(k)) for k in ("p_S1", "p_S2", "p_S3")),
+                      *("—" if r.get(k) is None else f"{r[k]:.3f}" for k in ("r_1_2", "r_2_3", "injection_to_error")),
+                      ", ".join(r.get("s3_from") or []))
+    console.print(table, markup=False)

@@ -500,9 +500,11 @@ class Report:
     not_injected: int  # sessions run with an injection plan that never found a call to corrupt
     correlation: dict[str, Any] | None
     interceptor_effect: list[dict[str, Any]] = field(default_factory=list)
+    released: list[dict[str, Any]] = field(default_factory=list)  # `released_rates` of imported AgentProp sessions
 
     def to_json(self) -> dict[str, Any]:
         return {"injected_sessions": len(self.sessions), "not_injected": self.not_injected,
+                "released": self.released,
                 "rows": [r.to_json() for r in self.rows], "baselines": [b.to_json() for b in self.baselines],
                 "correlation": self.correlation, "interceptor_effect": self.interceptor_effect,
                 "sessions": [s.to_json() for s in self.sessions]}
@@ -593,6 +595,34 @@ def _row(model: str, interceptor: bool, kind: str, items: Sequence[Classified],
                sum(1 for x in items if x.rejected_by == "agent"),
                sum(1 for x in items if x.rejected_by == "environment"),
                sum(1 for x in items if x.abstained), eps, hop_rates(items))
+
+
+@dataclass(frozen=True)
+class Released:
+    """One of AgentProp-Bench's released sessions (`tauplay import agentprop-results`): its released EPS and
+    whether a judge said its final answer is wrong (None: no judge answered)."""
+
+    session_id: str
+    model: str
+    kind: str
+    eps: int
+    wrong: bool | None
+    wrong_from: str = ""
+
+
+def released_rates(items: Iterable[Released]) -> list[dict[str, Any]]:
+    """Per (model, kind) of the released sessions with a verdict: the hop-conditional rates computed exactly as
+    for tauplay's own sessions (`hop_rates`), from the release's own EPS and verdicts, so the figures can be set
+    beside the release's (its hop table is semantic_wrong, S3 from its re-judging ensemble)."""
+    groups: dict[tuple[str, str], list[Classified]] = {}
+    for r in items:
+        if r.wrong is None:
+            continue
+        groups.setdefault((r.model, r.kind), []).append(
+            Classified(r.session_id, r.model, False, r.kind, "", "", False, False, False, False, False, 0, False,
+                       None, eps=r.eps, s3=r.wrong, s3_from=r.wrong_from))
+    return [{"model": model, "kind": kind, **(hop_rates(members) or {})}
+            for (model, kind), members in sorted(groups.items())]
 
 
 def build_report(classified: Iterable[Classified], baselines: Sequence[Baseline] = (), not_injected: int = 0,

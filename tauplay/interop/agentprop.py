@@ -9,7 +9,11 @@ Each file is recognised by its header:
 - a judge-agreement file (`judge_agreement.csv`): the heuristic and one oracle model's verdict, answer, reference;
 - a people's file (`human_labels_*.csv`): one person's YES/NO per session;
 - an injection-results file (`p2_all.csv`): per session its domain, kind, the heuristic `final_correct` and the
-  propagation score `eps` (kept in the session's reward info; no answer text).
+  propagation score `eps` (kept in the session's reward info; no answer text);
+- the same re-judged (`p2_all_rejudged.csv`): with the answer, reference and query, and the three models'
+  verdicts and their majority (`ensemble_correct`) from a second judging run; saved under the model names with
+  `@rejudge` (`llm:gpt4o@rejudge`, `ensemble:...@rejudge`), since that run disagrees with `ensemble_judge.csv`
+  on a few shared sessions. Its majority is what the release's hop-conditional rates read as "final answer wrong".
 
 The released verdicts answer "is the agent's final answer correct?"; tauplay's judgments answer "did the
 injected error propagate?", so a verdict of correct is saved as "no" and incorrect as "yes" (Cohen's kappa is
@@ -39,6 +43,7 @@ SOURCE = "agentprop-bench"
 MODELS = ("gpt4o", "gemini_25_flash", "gpt4o_mini")  # the ensemble's three, as the files name them
 ENSEMBLE_MODEL = "+".join(MODELS)
 ORACLE_MODEL = "oracle"
+REJUDGE = "@rejudge"  # the second judging run of p2_all_rejudged.csv
 MAX_ROWS = 200_000
 MAX_FIELD = 100_000  # characters in one cell
 MAX_EPS = 6  # the public score counts stages past the origin (seven stages)
@@ -48,6 +53,7 @@ _ENSEMBLE = {"session_id", "task_id", "model", "injection_type", "heuristic_corr
 _AGREEMENT = {"session_id", "task_id", "model", "injection_type", "heuristic_correct", "oracle_correct"}
 _HUMAN = {"session_id", "task_id", "model", "annotator", "label"}
 _RESULTS = {"session_id", "task_id", "model", "domain", "error_type", "final_correct", "eps"}
+_REJUDGED = _RESULTS | {"ensemble_correct", *(f"{m}_verdict" for m in MODELS)}
 _DOMAINS = ("weather", "calendar", "medical", "ecommerce")
 
 
@@ -115,10 +121,10 @@ def _rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
 
 
 def file_kind(header: Sequence[str]) -> str | None:
-    """ensemble | agreement | human | results, from the columns a file has (None: none of them)."""
+    """ensemble | agreement | human | rejudged | results, from the columns a file has (None: none of them)."""
     have = set(header)
     for kind, needed in (("ensemble", _ENSEMBLE), ("agreement", _AGREEMENT), ("human", _HUMAN),
-                         ("results", _RESULTS)):
+                         ("rejudged", _REJUDGED), ("results", _RESULTS)):
         if needed <= have:
             return kind
     return None
@@ -222,6 +228,12 @@ class _Reader:
                         s.released[name] = row[name].strip()
                 self.verdict(s, JudgeKind.SUBSTRING, "", "", _bool(row["final_correct"], source, where), source,
                              where)
+                if kind == "rejudged":
+                    for m in MODELS:
+                        self.verdict(s, JudgeKind.LLM, m + REJUDGE, "", _bool(row[f"{m}_verdict"], source, where),
+                                     source, where)
+                    self.verdict(s, JudgeKind.ENSEMBLE, ENSEMBLE_MODEL + REJUDGE, "",
+                                 _bool(row["ensemble_correct"], source, where), source, where)
         return kind
 
     def bundles(self) -> list[SessionBundle]:
@@ -274,4 +286,4 @@ def sessions_from_agentprop(paths: Iterable[Path]) -> Released:
     return Released(reader.bundles(), kinds, sorted(reader.people))
 
 
-__all__ = ["ENSEMBLE_MODEL", "MODELS", "ORACLE_MODEL", "Released", "file_kind", "sessions_from_agentprop"]
+__all__ = ["ENSEMBLE_MODEL", "MODELS", "ORACLE_MODEL", "REJUDGE", "Released", "file_kind", "sessions_from_agentprop"]
