@@ -207,9 +207,50 @@ def test_labels_alone_or_an_unknown_file_are_refused(files: dict[str, Path], tmp
     assert code == 2 and "not UTF-8" in capsys.readouterr().err
 
 
+REJUDGED_COLS = [*P2_COLS, "final_answer", "ground_truth", "query", "gpt4o_verdict", "gemini_25_flash_verdict",
+                 "gpt4o_mini_verdict", "ensemble_correct", "heuristic_correct"]
+
+
+def test_released_hop_rates_from_the_releases_own_eps_and_verdicts(tmp_path: Path) -> None:
+    """Five semantic_wrong sessions of one model: EPS 0, 1, 1, 2, 2; the re-judging ensemble calls the answers
+    of the 2nd, 4th and 5th wrong (the first file's ensemble says otherwise for the 4th: the re-judge wins)."""
+    eps = [0, 1, 1, 2, 2]
+    wrong = [False, True, False, True, True]
+    rows = [{"session_id": f"r{i}", "task_id": f"weather_{i:03d}", "model": "m1", "domain": "weather",
+             "error_type": "semantic_wrong", "final_correct": True, "eps": e, "final_answer": f"answer {i}",
+             "ground_truth": "ref", "query": f"question {i}", "gpt4o_verdict": not w, "gemini_25_flash_verdict": not w,
+             "gpt4o_mini_verdict": True, "ensemble_correct": not w, "heuristic_correct": True}
+            for i, (e, w) in enumerate(zip(eps, wrong, strict=True))]
+    rejudged = write_csv(tmp_path / "p2_all_rejudged.csv", REJUDGED_COLS, rows)
+    first = [{"session_id": "r3", "task_id": "weather_003", "model": "m1", "injection_type": "p2_semantic_wrong",
+              "heuristic_correct": True, "gpt4o_verdict": True, "gemini_25_flash_verdict": True,
+              "gpt4o_mini_verdict": True, "majority": True}]
+    ensemble = write_csv(tmp_path / "ensemble_judge.csv", ENSEMBLE_COLS, first)
+    db = tmp_path / "s.db"
+    import_all(db, ensemble, rejudged)
+    code, out = cli("propagation", "--db", str(db), "--json")
+    assert code == 0, out
+    (rates,) = json.loads(out)["released"]
+    assert (rates["model"], rates["kind"], rates["n"]) == ("m1", "semantic_wrong", 5)
+    assert (rates["n_S1"], rates["n_S2"], rates["n_S3"]) == (4, 2, 3)
+    assert rates["r_1_2"] == 0.5 and rates["r_2_3"] == 1.0 and rates["injection_to_error"] == 0.75
+    assert rates["s3_from"] == ["ensemble:gpt4o+gemini_25_flash+gpt4o_mini@rejudge"]
+    pairs = between(db)  # no person labelled here: the judges are still compared with each other
+    assert pairs[("ensemble:gpt4o+gemini_25_flash+gpt4o_mini", "ensemble:gpt4o+gemini_25_flash+gpt4o_mini@rejudge")][
+        "n"] == 1
+    with SessionStore(str(db)) as store:
+        (r3,) = [s for s in store.list_sessions() if s.reward_info["agentprop"]["session_id"] == "r3"]
+        said = {j.rater: j.label for j in store.judgments(session_id=r3.id)}
+    assert said["ensemble:gpt4o+gemini_25_flash+gpt4o_mini"] == "no"
+    assert said["ensemble:gpt4o+gemini_25_flash+gpt4o_mini@rejudge"] == "yes"
+    code, text = cli("propagation", "--db", str(db))
+    assert code == 0 and "AgentProp-Bench's released sessions (imported)" in text
+
+
 RELEASE = Path("/work/.mirror/bhaskargurram-ai+agenthallu-bench/repo")
 RELEASED = ("ensemble_judge.csv", "judge_agreement.csv", "human_labels_Bhaskar.csv", "human_labels_yoshitha.csv",
-            "p2_all.csv", "ensemble_judge_metrics.json", "judge_agreement_metrics.json")
+            "p2_all.csv", "p2_all_rejudged.csv", "ensemble_judge_metrics.json", "judge_agreement_metrics.json",
+            "hop_rates.json")
 
 
 @pytest.mark.skipif(not RELEASE.is_dir() or shutil.which("git") is None,
@@ -231,3 +272,16 @@ def test_the_released_files_give_the_releases_own_kappas(tmp_path: Path) -> None
     oracle = json.loads((tmp_path / "judge_agreement_metrics.json").read_text())
     assert pairs[("llm:oracle", "substring")]["n"] == oracle["n"]
     assert pairs[("llm:oracle", "substring")]["kappa"] == pytest.approx(oracle["cohens_kappa"], abs=1e-4)
+    # the hop-conditional rates of the release's own table (semantic_wrong, S3 from its re-judging ensemble)
+    hop = json.loads((tmp_path / "hop_rates.json").read_text())
+    code, out = cli("propagation", "--db", str(db), "--json")
+    assert code == 0
+    mine = {r["model"]: r for r in json.loads(out)["released"] if r["kind"] == "semantic_wrong"}
+    assert set(mine) == set(hop)
+    for model, theirs in hop.items():
+        got = mine[model]
+        assert [got[k] for k in ("n", "n_S1", "n_S2", "n_S3")] == [theirs[k] for k in ("n", "n_S1", "n_S2", "n_S3")]
+        assert got["r_1_2"] == pytest.approx(theirs["r_1_2"], abs=1e-4)
+        assert got["r_2_3"] == pytest.approx(theirs["r_2_3"]["point"], abs=1e-4)
+        assert got["injection_to_error"] == pytest.approx(theirs["injection_to_error"]["point"], abs=1e-4)
+        assert got["p_S3"] == pytest.approx(theirs["p_S3"]["point"], abs=1e-4)
