@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -188,7 +189,10 @@ def test_hop_rates_by_hand() -> None:
     assert hop["r_1_2"] == round(3 / 5, 4)  # p(S2) / p(S1)
     assert hop["r_2_3"] == round(2 / 3, 4)  # of d, e, f: d and e wrong
     assert hop["injection_to_error"] == round(3 / 5, 4)  # of b..f: b, d, e
-    assert hop["s3_from"] == ["outcome"]
+    assert hop["s3_from"] == ["outcome"] and hop["hallucination_rate"] == 0.5
+    # an answer the abstaining interceptor withheld is no hallucination (AgentProp's interceptor measure)
+    withheld = build_report([*items[:3], replace(items[3], abstained=True), *items[4:]]).rows[0].hop
+    assert withheld is not None and withheld["hallucination_rate"] == round(2 / 6, 4) and withheld["n_S3"] == 3
     # a judge's answer stands for the final answer when there is one (AgentProp reads S3 from its ensemble)
     judged = build_report(items, judged_wrong={"f": (True, "ensemble:x+y+z"), "d": (False, "ensemble:x+y+z")})
     hop2 = judged.rows[0].hop

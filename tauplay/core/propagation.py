@@ -571,7 +571,10 @@ def hop_rates(items: Sequence[Classified]) -> dict[str, Any] | None:
     def share(part: Sequence[Classified], whole: Sequence[Classified]) -> float | None:
         return round(len(part) / len(whole), 4) if whole else None
 
+    # AgentProp's interceptor study counts a hallucination as a wrong final answer the agent did not abstain on
+    hallucinated = [x for x in s3 if not x.abstained]
     return {"n": n, "n_S1": len(s1), "n_S2": len(s2), "n_S3": len(s3), "p_S1": share(s1, items),
+            "hallucination_rate": share(hallucinated, items),
             "p_S2": share(s2, items), "p_S3": share(s3, items),
             "r_1_2": round(len(s2) / len(s1), 4) if s1 else None,
             "r_2_3": share([x for x in s2 if x.s3], s2), "injection_to_error": share([x for x in s1 if x.s3], s1),
