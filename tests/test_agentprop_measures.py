@@ -167,7 +167,7 @@ def test_the_oracles_rejections_are_all_the_environments(tmp_path: Path) -> None
     # every refused call is a tool error: the tool stage shows it, and each session's EPS counts it
     assert all(s["eps"] >= 1 for s in rep["sessions"] if s["refused"])
     code, text = cli("propagation", "--db", str(db))
-    assert code == 0 and "rejected by agent" in text and "by environment" in text and "r_23" in text
+    assert code == 0 and "rej. by agent" in text and "by env." in text and "r_23" in text
     assert "AgentProp-Bench paper (published, not measured here)" in text
     assert rep["anchors_source"].startswith("AgentProp-Bench paper")
 

@@ -235,10 +235,10 @@ def _print_agentprop(console: Any, report: Any, where: str) -> None:
     from rich.table import Table
 
     table = Table(title=f"AgentProp measures ({where})", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for col in ("agent", "interceptor", "style", "kind", "n", "rejected by agent", "by environment", "abstained",
+    for col in ("agent", "interceptor", "style", "kind", "n", "rej. by agent", "by env.", "abst.",
                 "EPS", "wEPS", "p(S1)", "p(S2)", "p(S3)", "r_12", "r_23", "inj→err", "halluc.", "S3 from"):
         table.add_column(col, justify="left" if col in ("agent", "interceptor", "style", "kind", "S3 from")
-                         else "right", no_wrap=True)
+                         else "right", no_wrap=True, overflow="fold")
     for row in report.rows:
         hop = row.hop or {}
         eps = row.eps or {}
@@ -249,9 +249,14 @@ def _print_agentprop(console: Any, report: Any, where: str) -> None:
                       *(_pct(hop.get(k)) for k in ("p_S1", "p_S2", "p_S3")),
                       *("—" if hop.get(k) is None else f"{hop[k]:.2f}" for k in ("r_1_2", "r_2_3", "injection_to_error")),
                       _pct(hop.get("hallucination_rate")), ", ".join(hop.get("s3_from") or []))
-    console.print(table, markup=False)
-    console.print("rejected by agent: the agent asked about the value, refused or redid the call with the right value "
-                  "before its next call; by environment: the schema, the tool or the pre-call interceptor refused "
+    import sys
+
+    from rich.console import Console
+
+    wide = Console(highlight=False, width=None if sys.stdout.isatty() else 240)
+    wide.print(table, markup=False)
+    console.print("rej. by agent: the agent asked about the value, refused or redid the call with the right value "
+                  "before its next call; by env.: the schema, the tool or the pre-call interceptor refused "
                   "every injected call. EPS: stages past the injection that show the error (tool error, wrong "
                   "outcome); S1 = EPS>=1, S2 = EPS>=2, S3 = the final answer wrong (a model judge's answer where one "
                   "was saved, else the outcome); halluc.: S3 without an abstention (AgentProp's interceptor measure)", style="dim", markup=False)
