@@ -3,8 +3,11 @@
 Every ended session with an `injection` event is classified from its saved events, its end state (replayed and
 compared with the gold end state) and its final answers:
 
-  rejected    every injected call was refused (by the schema check, the tool or the interceptor), no record
-              the session wrote differs from the gold end state, and every required answer was given
+  rejected    by the environment: every injected call was refused (by the schema check, the tool or the
+              pre-call interceptor), no record the session wrote differs from the gold end state, and every
+              required answer was given; or by the agent (AgentProp's rejection): an injected call went
+              through and the agent's very next move asked the user about the value, refused to go on or redid
+              the call with the original value, and the end state and answers are right
   recovered   an injected call went through, the end state and the answers are right and the user did not
               give up, and the agent corrected it (the same call again with the original value, or a later
               write to a record the injected call changed)
@@ -17,8 +20,10 @@ outcome, so they may say yes there; their labels calibrate the figure below.
 
 Per agent model (with and without the interceptor) and per kind: the rates, the propagation probability with
 a 95% Wilson interval, the rejection rate (the share rejected), the recovery rate (recovered / (recovered +
-accepted errors that propagated)), their Spearman correlation across models, the failure rate of the same
-agent without injection (baseline), and, where people answered "propagated?" in `tauplay review`, the
+accepted errors that propagated)), the rejections by the agent and by the environment, AgentProp's EPS and
+hop-conditional rates (S1 = EPS >= 1, S2 = EPS >= 2, S3 = final answer wrong; r_12, r_23, injection-to-error)
+and hallucination rate (S3 without an abstention, with --interceptor abstain), the Spearman correlation of
+rejection and recovery rates across models, the failure rate of the same agent without injection (baseline), and, where people answered "propagated?" in `tauplay review`, the
 probability calibrated by their labels (bootstrap interval) with the classifier's kappa against them.
 """
 

@@ -9,7 +9,10 @@ agent's messages, and a *wrong write* a record the session changed whose end val
 state's, the session is, in this order:
 
 - `rejected`: every call in I was refused, no wrong write is in the end state and the answers are right (the bad
-  value never reached the data or the answer; a write it blocked may still be missing: see `completed`);
+  value never reached the data or the answer; a write it blocked may still be missing: see `completed`) —
+  `rejected_by` "environment"; or a call in I went through and the agent caught it itself before its next call
+  (`caught_by_agent`: it asked about the value, refused, or redid the call), the end state and answers right —
+  `rejected_by` "agent", AgentProp's meaning of a rejection;
 - `recovered`: a call in I went through, yet the end state and the answers are right and the user did not give
   up, and the agent corrected it: later it made the same tool call again with the original value at the
   injected argument, or a later write changed a record the injected call had changed;
