@@ -111,6 +111,9 @@ def main() -> None:
         raise SystemExit(f"{args.data}: not found (the published data lives in ../shared/taubench)")
     args.tasks = args.tasks or args.data / "tasks_test.json"
     tasks, plans = load_plans(args.tasks, args.n, args.messages)
+    if not any((REPO / ".venv" / "lib").glob("python3*/site-packages/sqlalchemy/__pycache__")):
+        print("note: the virtualenv has no compiled bytecode (PYTHONDONTWRITEBYTECODE=1 at install): every import "
+              "compiles from source, ~2 s more CPU per process; `.venv/bin/python -m compileall -q .venv/lib`")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start (wall-clock figures "
           "are inflated by other work on the machine; CPU figures much less so)")
 
