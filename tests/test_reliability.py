@@ -145,7 +145,9 @@ def test_an_unexpected_error_is_one_line_and_a_trace_file(tmp_path: Path) -> Non
 # -- 8: commands that only read refuse a missing database ------------------------------------------------------
 
 @pytest.mark.parametrize("args", [["export", "sessions", "--out", "-"], ["export", "taubench-results", "--out", "x"],
-                                  ["agreement"], ["review"]])
+                                  ["agreement"], ["agreement", "--against", "judges"], ["review"],
+                                  ["review", "--show", "s1"], ["stats"], ["report", "--out", "r"], ["propagation"],
+                                  ["queue", "q1"], ["compare", "s1", "s2"]])
 def test_reading_commands_refuse_a_missing_database_and_create_nothing(tmp_path: Path, args: list[str]) -> None:
     done = tauplay(*args, "--db", "typo/dir/x.db", cwd=tmp_path)
     assert done.returncode == 2, done.stderr

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from tauplay_domains import starter
 
-from tauplay.core.domain import available_domains, get_domain
+from tauplay.core.domain import get_domain, installed_domains
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.tasks import Action, Task, TaskSet
 
-NAMES = sorted(n for n in available_domains() if (get_domain(n).package_dir / "make_starter.py").exists())
+NAMES = sorted(n for n in installed_domains() if (get_domain(n).package_dir / "make_starter.py").exists())
 
 
 @pytest.mark.parametrize("name", NAMES)

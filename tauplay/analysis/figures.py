@@ -38,7 +38,7 @@ def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise FigureError("drawing figures needs matplotlib: pip install 'tauplay[plot]'") from None
+        raise FigureError("drawing figures needs matplotlib: pip install -e '.[plot]'") from None
     matplotlib.use("Agg")  # files only, never a window
     import matplotlib.pyplot as plt
 

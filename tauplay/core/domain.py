@@ -257,8 +257,43 @@ def _family_members(registered: dict[str, Any]) -> dict[str, Any]:
 
 
 def available_domains() -> list[str]:
+    """Every registered domain name, installed or not (see `installed_domains` for those that load)."""
     registered = _entry_points()
     return sorted({n for n in registered if not n.endswith("*")} | set(_family_members(registered)))
+
+
+def missing_requirement(name: str) -> str | None:
+    """Why the registered domain `name` cannot load here (one line naming what to install), or None when it
+    can. Asked cheaply: an entry point's module may define `unavailable(name) -> str | None` (an adapter over
+    an optional package says so without importing that package); nothing else is loaded."""
+    registered = _entry_points()
+    ep = registered.get(name) or next(
+        (e for key, e in registered.items() if key.endswith("*") and name.startswith(key[:-1])), None)
+    if ep is None:
+        return f"unknown domain '{name}'"
+    from importlib import import_module
+
+    try:
+        module = import_module(ep.module)
+    except Exception as e:  # a broken plug-in is not installed, saying why
+        return f"domain '{name}' failed to load: {type(e).__name__}: {e}"
+    check = getattr(module, "unavailable", None)
+    return check(name) if callable(check) else None
+
+
+def installed_domains() -> list[str]:
+    """The registered domains that can load here: what every "all domains" listing shows."""
+    return [n for n in available_domains() if missing_requirement(n) is None]
+
+
+def not_installed_domains() -> dict[str, str]:
+    """name -> the one line saying what it needs, for the registered domains that cannot load here."""
+    out = {}
+    for n in available_domains():
+        why = missing_requirement(n)
+        if why is not None:
+            out[n] = why
+    return out
 
 
 _LOADED: dict[str, Domain] = {}

@@ -24,7 +24,7 @@ from tauplay.store.scrub import is_secret_key
 DEFAULT_PATH = Path("sessions") / "tauplay.db"
 ENV_VAR = "TAUPLAY_DB"
 WRITE_OPTION = "tauplay_write"  # execution option: this transaction will write (SQLite: BEGIN IMMEDIATE)
-POSTGRES_EXTRA = "pip install 'tauplay[postgres]'"
+POSTGRES_EXTRA = "pip install -e '.[postgres]'"
 LIBPQ_DRIVERS = ("psycopg", "psycopg2")  # drivers that take libpq's connect_timeout
 
 

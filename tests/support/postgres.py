@@ -92,7 +92,7 @@ class PostgresServer:
         try:
             import psycopg  # noqa: F401
         except ImportError:
-            return "psycopg is not installed (pip install 'tauplay[postgres]')"
+            return "psycopg is not installed (pip install -e '.[postgres]')"
         if find_bin_dir() is None:
             return "PostgreSQL server binaries (initdb, pg_ctl) not found; install postgresql"
         if os.geteuid() == 0:

@@ -8,7 +8,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import DataTable, Input, Select, TextArea
 
-from tauplay.core.domain import available_domains, get_domain
+from tauplay.core.domain import get_domain, installed_domains
 from tauplay.core.events import Event, MessageData, ToolCallData, ToolResultData
 from tauplay.core.vocabulary import Role
 from tauplay.store import SessionStore
@@ -78,7 +78,7 @@ async def test_f3_focuses_the_policy_search_and_matches_are_highlighted(db_path)
 
 
 def test_the_call_line_hint_uses_the_domains_own_tools():
-    for name in available_domains():
+    for name in installed_domains():
         domain = get_domain(name)
         hint = example_call(domain)
         assert hint.split("(", 1)[0] in domain.tool_map, (name, hint)

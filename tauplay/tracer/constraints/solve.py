@@ -30,7 +30,7 @@ def load_solver() -> Any:
         import constraint
     except ImportError:
         raise SolverMissing("constraint tasks need the python-constraint2 package: "
-                            "pip install 'tauplay[constraints]'") from None
+                            "pip install -e . (a core dependency)") from None
     return constraint
 
 

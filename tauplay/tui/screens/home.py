@@ -30,9 +30,9 @@ class HomeScreen(Screen[None]):
         self.sessions_loaded = False
 
     def compose(self) -> ComposeResult:
-        from tauplay.core.domain import available_domains
+        from tauplay.core.domain import installed_domains
 
-        domains = available_domains()
+        domains = installed_domains()  # a domain whose optional package is missing cannot be played here
         domain = self.config.domain if self.config.domain in domains else (domains[0] if domains else None)
         yield Static(Text.assemble(("tauplay", "bold"), "  play a τ-bench task as the user or as the agent"),
                      id="home-title")
