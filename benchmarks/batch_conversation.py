@@ -11,8 +11,8 @@ and `tau2 run`, each timed from start to exit), in one run; messages are counted
 
 Besides messages/s (wall clock, which other work on a shared machine inflates) it prints each side's process
 CPU (user + sys, from getrusage of the finished child) and tauplay's CPU per message: all of it, and the
-marginal cost with imports and start-up taken out (the same batch run with --trials 2 and with --trials 1:
-the difference in CPU over the difference in messages). Target: <= 1 ms of CPU per message in tauplay's own
+marginal cost with imports and start-up taken out (the same batch with --trials 4 and with --trials 1, the
+least CPU of 3 runs each: the difference in CPU over the difference in messages). Target: <= 1 ms of CPU per message in tauplay's own
 process, and tauplay >= 10x τ²-bench's messages/s.
 
 Anchors (issue 28, same machine kind): tauplay 129 msgs/s vs tau2 25 msgs/s (5.1x); ~4.5 ms CPU per message.
@@ -144,13 +144,18 @@ def main() -> None:
                     ratio = tp_rate / t2_rate
                     verdict = "meets" if ratio >= TARGET_RATIO else "MISSES"
                     print(f"ratio tauplay / tau2: {ratio:.1f}x (target >= {TARGET_RATIO:g}x: {verdict}; {ANCHOR})")
-            two = run_tauplay(args, tasks, stub.url, folder, trials=2)
-            marginal = (two["cpu"] - tp["cpu"]) / (two["messages"] - tp["messages"]) * 1000
-            start = tp["cpu"] - marginal * tp["messages"] / 1000
-            verdict = "meets" if marginal <= TARGET_CPU_MS else "MISSES"
-            print(f"tauplay CPU per message beyond start-up (--trials 2: {two['messages']} messages, CPU "
-                  f"{two['cpu']:.2f} s, against --trials 1): {marginal:.3f} ms (target <= {TARGET_CPU_MS:g} ms: "
-                  f"{verdict}); start-up and exit ~{start:.2f} s CPU")
+            # The least CPU of 3 runs each of --trials 1 and --trials 4: start-up CPU varies by a few tenths of a
+            # second between runs on a shared machine, so one run of each can put the difference anywhere.
+            ones = [tp, *(run_tauplay(args, tasks, stub.url, folder) for _ in range(2))]
+            fours = [run_tauplay(args, tasks, stub.url, folder, trials=4) for _ in range(3)]
+            one, four = min(r["cpu"] for r in ones), min(r["cpu"] for r in fours)
+            marginal = (four - one) / (fours[0]["messages"] - tp["messages"]) * 1000
+            start = one - marginal * tp["messages"] / 1000
+            verdict = ("not measurable above the noise" if marginal <= 0 else
+                       f"target <= {TARGET_CPU_MS:g} ms: {'meets' if marginal <= TARGET_CPU_MS else 'MISSES'}")
+            print(f"tauplay CPU per message beyond start-up (least of 3 runs: --trials 4, {fours[0]['messages']} "
+                  f"messages, {four:.2f} s CPU, against --trials 1, {one:.2f} s): {marginal:.3f} ms ({verdict}); "
+                  f"start-up and exit ~{start:.2f} s CPU")
             if args.profile:
                 prof = run_tauplay(args, tasks, stub.url, folder, profile=args.profile)
                 print(f"\nprofile of one tauplay run ({args.profile}, {prof['wall']:.2f} s under the profiler):")
