@@ -33,8 +33,17 @@ SIGNATURE_CHARS = 100
 # -- plans (built once, by the benchmark, from the published tasks) -----------------------------------------
 
 def build_plan(task_id: str, user_id: str, goal: str, actions: list[tuple[str, dict[str, Any]]],
-               target: int = 22) -> dict[str, Any]:
-    """What the agent will do in this task, move by move, and how the user opens."""
+               target: int = 22, text_only: bool = False) -> dict[str, Any]:
+    """What the agent will do in this task, move by move, and how the user opens. text_only: the agent makes no
+    tool call at all, only plain replies (benchmarks/batch_conversation.py)."""
+    first = goal.strip().split(". ")[0].strip()
+    common = {"task_id": task_id, "user_id": user_id, "signature": goal.strip().splitlines()[0][:SIGNATURE_CHARS],
+              "opener": f"Hi, I'm {user_id}. {first}."}
+    if text_only:
+        says = max(1, round((target - 2) / 2))  # greeting + opener + (agent + user) per plain reply
+        text = [{"say": f"Understood. Step {k + 1}: I am looking into that for you. Shall I go on (yes/no)?"}
+                for k in range(says - 1)]
+        return {**common, "moves": [*text, {"say": FINAL}], "messages": 2 + 2 * says}
     calls = [("get_user_details", {"user_id": user_id}), *actions]
     # messages = greeting + opener + 2 per call (assistant + tool) + 2 per plain reply (agent + user)
     says = max(1, round((target - 2 - 2 * len(calls)) / 2))
@@ -49,10 +58,7 @@ def build_plan(task_id: str, user_id: str, goal: str, actions: list[tuple[str, d
         for _ in range(after.get(i, 0)):
             moves.append({"say": f"I have run {name} for you. Shall I go on with the next step (yes/no)?"})
     moves.append({"say": FINAL})
-    first = goal.strip().split(". ")[0].strip()
-    return {"task_id": task_id, "user_id": user_id, "signature": goal.strip().splitlines()[0][:SIGNATURE_CHARS],
-            "opener": f"Hi, I'm {user_id}. {first}.", "moves": moves,
-            "messages": 2 + 2 * len(calls) + 2 * says}
+    return {**common, "moves": moves, "messages": 2 + 2 * len(calls) + 2 * says}
 
 
 class Plans:
