@@ -281,19 +281,16 @@ def missing_requirement(name: str) -> str | None:
     return check(name) if callable(check) else None
 
 
-def installed_domains() -> list[str]:
-    """The registered domains that can load here: what every "all domains" listing shows."""
-    return [n for n in available_domains() if missing_requirement(n) is None]
-
-
 def not_installed_domains() -> dict[str, str]:
     """name -> the one line saying what it needs, for the registered domains that cannot load here."""
-    out = {}
-    for n in available_domains():
-        why = missing_requirement(n)
-        if why is not None:
-            out[n] = why
-    return out
+    found = {n: missing_requirement(n) for n in available_domains()}
+    return {n: why for n, why in found.items() if why is not None}
+
+
+def installed_domains() -> list[str]:
+    """The registered domains that can load here: what every "all domains" listing shows."""
+    missing = not_installed_domains()
+    return [n for n in available_domains() if n not in missing]
 
 
 _LOADED: dict[str, Domain] = {}
