@@ -5,7 +5,8 @@ Usage: .venv/bin/python benchmarks/batch_lease.py [--runs 5] [--trials 10] [--do
                                                   [--baseline-python PATH]   # e.g. another checkout's venv python
 
 Modes, interleaved run by run so that a busy machine weighs on each alike:
-  off       TAUPLAY_LEASE_SECONDS=0: no owner, no heartbeat (what the store did before leases)
+  off       TAUPLAY_LEASE_SECONDS=86400: a day-long lease, so no renewal within a run (leases cannot be turned
+            off any more: a lease of 0 let resume take over live work, issue 26)
   default   the default 30 s lease (a renewal every 10 s: a short batch may end before the first)
   frequent  a 0.3 s lease (a renewal every 0.1 s): the heartbeat's own cost made visible
   baseline  --baseline-python: the same command run by another tauplay (today's main), when given
@@ -55,7 +56,7 @@ def main() -> None:
     parser.add_argument("--domain", default="airline")
     parser.add_argument("--baseline-python", metavar="PATH", help="python of another tauplay install to compare")
     args = parser.parse_args()
-    modes: dict[str, tuple[str, str | None]] = {"off": (sys.executable, "0"), "default": (sys.executable, None),
+    modes: dict[str, tuple[str, str | None]] = {"off": (sys.executable, "86400"), "default": (sys.executable, None),
                                                "frequent": (sys.executable, "0.3")}
     if args.baseline_python:
         modes["baseline"] = (args.baseline_python, None)

@@ -3,9 +3,10 @@
     .venv/bin/python benchmarks/tui_startup.py [--runs 5] [--writes 20]
 
 1. Start-up: `python -m tauplay --role user --task ...` in a real pseudo-terminal (80x24), from just before
-   the process is spawned to the moment the play screen has been painted once with the message box focused
-   (a hook on the screen's first refresh writes the time and quits). Compared with a bare Textual app that
-   shows a Header and a Footer, measured the same way. Target: under 0.5 s (anchor: `tau2 play` ~5 s).
+   the process is spawned to (a) the moment the play screen has been painted once with the message box focused
+   (a hook on the screen's first refresh writes the time and quits), and (b) the moment the person can act: the
+   session started and "your turn" painted. Compared with a bare Textual app that shows a Header and a Footer,
+   measured the same way. Target: (b) within 2x the bare app's first screen (anchor: `tau2 play` ~5 s).
 2. Peak memory (max RSS) of that process at the first screen, and of a process that plays a whole session
    (agent side, offline scripted user, SQLite store) through the app headless. Target: under 200 MB
    (anchor: `tau2 play` 259 MB).
@@ -57,6 +58,24 @@ HOOK = textwrap.dedent("""
 TAUPLAY = HOOK + textwrap.dedent("""
     import tauplay.tui.screens.play as play
     hook(play.PlayScreen)
+    from tauplay.cli import main
+    sys.exit(main(sys.argv[1:]))
+""")
+
+# The same start-up, measured to the moment the person can act: the session has started and the turn line says
+# "your turn" (painted once after it).
+TAUPLAY_TURN = HOOK.replace("def hook(cls):", "def _unused(cls):") + textwrap.dedent("""
+    import tauplay.tui.screens.play as play
+    original_turn = play.PlayScreen.on_turn
+    def on_turn(self, mine):
+        original_turn(self, mine)
+        if mine and not getattr(self, "_bench_reported", False):
+            self._bench_reported = True
+            def ready():
+                _report()
+                self.app.exit()
+            self.call_after_refresh(ready)
+    play.PlayScreen.on_turn = on_turn
     from tauplay.cli import main
     sys.exit(main(sys.argv[1:]))
 """)
@@ -114,13 +133,17 @@ def startup(runs: int) -> None:
         env = {"TAUPLAY_FORCE_TUI": "1", "TAUPLAY_KEYMAP": keymap, "PYTHONPATH": str(REPO)}
         run_in_pty(TAUPLAY, args, env)  # warm the file cache and .pyc files
         tau = [run_in_pty(TAUPLAY, args, env) for _ in range(runs)]
+        turn = [run_in_pty(TAUPLAY_TURN, args, env) for _ in range(runs)]
         run_in_pty(BARE, [], env)
         bare = [run_in_pty(BARE, [], env) for _ in range(runs)]
     t_tau = statistics.median(t for t, _ in tau)
+    t_turn = statistics.median(t for t, _ in turn)
     t_bare = statistics.median(t for t, _ in bare)
-    print(f"start-up to the first play screen (median of {runs}, pty 80x24):")
-    print(f"  tauplay --role user:        {t_tau * 1000:6.0f} ms   (target < 500 ms; tau2 play ~5000 ms)")
-    print(f"  bare Textual header+footer: {t_bare * 1000:6.0f} ms   (tauplay adds {(t_tau - t_bare) * 1000:.0f} ms)")
+    print(f"start-up (median of {runs}, pty 80x24):")
+    print(f"  tauplay --role user, first play screen: {t_tau * 1000:6.0f} ms   (tau2 play ~5000 ms)")
+    print(f"  tauplay --role user, 'your turn':       {t_turn * 1000:6.0f} ms   "
+          f"(target: within 2x the bare app, {2 * t_bare * 1000:.0f} ms; {t_turn / t_bare:.1f}x now)")
+    print(f"  bare Textual header+footer:             {t_bare * 1000:6.0f} ms")
     print(f"  max RSS at the first screen: tauplay {max(r for _, r in tau) / 1024:.0f} MB, "
           f"bare Textual {max(r for _, r in bare) / 1024:.0f} MB")
 

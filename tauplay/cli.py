@@ -75,6 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     parser, module = _parser_for(name)
     ns = parser.parse_args(args)
+    from tauplay.core.lease import LeaseError, lease_seconds
+
+    try:  # the environment is outside input too: a bad lease is refused before any work starts
+        lease_seconds()
+    except LeaseError as e:
+        _say(f"tauplay {name}: {e}")
+        return 2
     try:
         code = int(module.run(ns) or 0)
         sys.stdout.flush()  # inside the guard: a reader that went away is noticed here, not at exit
@@ -93,9 +100,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _say(line: str) -> None:
     """One line on stderr, with secrets masked and control characters shown (it may quote a file or a model)."""
-    from tauplay.core.secrets import mask_text
+    from tauplay.core.secrets import configured_secrets, mask_text
     from tauplay.core.text import visible
 
+    if "://" in " ".join(sys.argv) or os.environ.get("TAUPLAY_DB"):  # a password of --db may be quoted alone
+        passwords = _url_passwords([*sys.argv, os.environ.get("TAUPLAY_DB", "")])
+        line = mask_text(line, tuple(sorted(configured_secrets() + passwords, key=len, reverse=True)))
     print(visible(mask_text(line)), file=sys.stderr)
 
 
@@ -119,20 +129,64 @@ def crash_dir() -> Path:
     return Path(base).expanduser() / "tauplay"
 
 
-def _unexpected(name: str, exc: BaseException) -> int:
-    import time
+# Variables worth having in a crash report (their values masked like everything else in it).
+_REPORTED_ENV = ("TAUPLAY_", "OPENAI_", "ANTHROPIC_", "LITELLM_", "XDG_STATE_HOME", "VIRTUAL_ENV")
+
+
+def _url_passwords(values: Sequence[str]) -> tuple[str, ...]:
+    """Passwords of URLs among these values (`--db postgresql://u:PASSWORD@h/db`), to be cut out wherever they
+    appear in a report: a driver may quote the password alone."""
+    from urllib.parse import unquote, urlsplit
+
+    found = []
+    for value in values:
+        for word in value.split():
+            if "://" not in word:
+                continue
+            try:
+                password = urlsplit(word[word.find("=") + 1:] if word.startswith("-") else word).password
+            except ValueError:
+                continue
+            if password:
+                found += [password, unquote(password)]
+    return tuple(sorted({p for p in found if len(p) >= 3}, key=len, reverse=True))
+
+
+def crash_report(name: str, exc: BaseException, argv: Sequence[str], environ: dict[str, str]) -> str:
+    """What a crash file holds: the command line, the tauplay-related environment and the trace, with every
+    secret masked in all three (key values, URL credentials, the passwords of URLs given on the line)."""
     import traceback
 
-    from tauplay.core.secrets import mask_text
+    from tauplay.core.secrets import configured_secrets, is_secret_key, mask_text
 
-    trace = mask_text("".join(traceback.format_exception(exc)))
+    shown = {k: v for k, v in sorted(environ.items()) if k.startswith(_REPORTED_ENV)}
+    secrets = tuple(dict.fromkeys(configured_secrets() + _url_passwords([*argv, *environ.values()])))
+    secrets = tuple(sorted(secrets, key=len, reverse=True))
+
+    def clean(text: str) -> str:
+        return mask_text(text, secrets)
+
+    env = "\n".join(f"  {k}={'[redacted]' if is_secret_key(k) else clean(v)}" for k, v in shown.items())
+    trace = clean("".join(traceback.format_exception(exc)))
+    line = clean(" ".join(argv))
+    env = env or "  (none of tauplay's)"
+    return f"tauplay {__version__} {name} {line}\n\nenvironment:\n{env}\n\n{trace}"
+
+
+def _unexpected(name: str, exc: BaseException) -> int:
+    import time
+
     cause = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     what = f"{type(exc).__name__}: {cause}" if cause else type(exc).__name__
     try:
         folder = crash_dir()
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
-        path.write_text(f"tauplay {__version__} {name} {' '.join(sys.argv[2:])}\n\n{trace}", encoding="utf-8")
+        report = crash_report(name, exc, sys.argv[2:], dict(os.environ))
+        # 0600 from the start: a trace may hold what a user typed; nobody else on the machine reads it.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
+            f.write(report)
         where = f"the full trace is in {path}"
     except OSError as e:
         where = f"the trace could not be written ({e.strerror or e})"

@@ -179,7 +179,7 @@ def test_the_heartbeat_is_renewed_while_the_writer_is_open(tmp_path: Path, monke
 
 
 def test_writer_gone_rules() -> None:
-    from tauplay.core.lease import Owner, writer_gone
+    from tauplay.core.lease import LeaseError, Owner, writer_gone
 
     now = time.time()
     here = Owner.here()
@@ -192,4 +192,6 @@ def test_writer_gone_rules() -> None:
     dead.wait()
     assert writer_gone(str(Owner(here.host, dead.pid, "x")), now, now, 30)[0]  # pid gone on this host
     assert writer_gone(str(here), now, now, 30)[0]  # this process holds no writer under that owner
-    assert writer_gone(str(here), now, now, 0) == (True, "leases are off")
+    for bad in (0, -5, float("nan")):  # no lease that lets live work be taken over (issue 26)
+        with pytest.raises(LeaseError):
+            writer_gone(str(here), now, now, bad)

@@ -15,6 +15,7 @@ import pytest
 from tauplay_domains.escape import faults, rooms
 from tauplay_domains.escape.progress import room_progress
 from tauplay_domains.escape.solve import (
+    chain_composition,
     escaped,
     gold_actions,
     inputs_unexplained,
@@ -150,6 +151,60 @@ def test_stage_five_drops_a_room_that_is_not_what_it_claims(db: Any) -> None:
     assert tracer.filters.judge(twin).filter == "duplicate"  # the same room again
 
 
+# -- depth as value-propagation hops (issue 24 item 4) --------------------------------------------------
+
+def _step(sid: str, tool: str, kind: str, needs: list[str]) -> dict[str, Any]:
+    return {"step_id": sid, "tool": tool, "kind": kind, "needs": needs}
+
+
+def _toy(*steps: dict[str, Any]) -> Any:
+    return rooms.BuiltRoom({"room_id": "toy"}, {}, {f"toy/{s['step_id']}": s for s in steps})
+
+
+def test_depth_grows_only_where_a_step_consumes_a_found_value() -> None:
+    # search a box, search what was in it, examine the item found there, submit what it says: four calls,
+    # one value handed on (to the panel), so two hops; the old measure (calls on the chain) said four.
+    nested = _toy(_step("S1", "search", "object", []), _step("S2", "search", "object", ["S1"]),
+                  _step("S3", "examine", "number", ["S2"]), _step("S4", "submit_answer", "answer", ["S3"]))
+    assert longest_chain(nested) == 2
+    assert chain_composition(nested) == {"hops": 2, "calls": 4, "reveals": 2}
+    # examine, look the value up, compute with it, open a lock with the result, examine what the lock held,
+    # submit: every call but the last examine consumes a value another produced.
+    handed = _toy(_step("S1", "examine", "word", []), _step("S2", "lookup", "number", ["S1"]),
+                  _step("S3", "compute", "number", ["S2"]), _step("S4", "open_lock", "object", ["S3"]),
+                  _step("S5", "examine", "number", ["S4"]), _step("S6", "submit_answer", "answer", ["S5"]))
+    assert longest_chain(handed) == 5
+    assert chain_composition(handed) == {"hops": 5, "calls": 6, "reveals": 1}
+    assert rooms.hop_depth([]) == 1 and rooms.hop_depth([(3, "object"), (2, "number")]) == 3
+    assert rooms.hop_depth([(3, "object"), (3, "word")]) == 4
+
+
+@pytest.mark.parametrize("tier", rooms.TIERS)
+def test_built_rooms_are_exactly_their_tier_in_hops_with_stored_depths_agreeing(tier: int) -> None:
+    for index in range(1, 9):
+        room = rooms.build_room(41, tier, index)
+        rooms.check_room(room)
+        steps = {s["step_id"]: s for s in room.steps.values()}
+        for s in steps.values():  # each stored depth is the hop depth of its needs
+            assert s["depth"] == rooms.hop_depth([(steps[n]["depth"], steps[n]["kind"]) for n in s["needs"]])
+        assert longest_chain(room) == tier == max(s["depth"] for s in steps.values())
+        parts = chain_composition(room)
+        assert parts["hops"] == tier and parts["calls"] == tier + parts["reveals"]
+        assert inputs_unexplained(room) == []
+
+
+def test_generate_json_reports_the_composition_of_each_tier(tmp_path: Path, capsys: Any) -> None:
+    summary, tasks = _generate(tmp_path, capsys, "--depth", "5-10", "--n", "6", "--seed", "12")
+    comp = summary["composition"]
+    assert comp["measure"] == "value-propagation hops"
+    assert {k for k in comp if k != "measure"} == {"5", "10"}
+    for tier in ("5", "10"):
+        row = comp[tier]
+        assert row["rooms"] == summary["distribution"]["depth"][tier] and row["hops"] == [int(tier)]
+        assert row["chain_calls_per_room"] > int(tier) and 0 < row["chain_calls_adding_no_hop"] < 1
+        assert row["steps_per_room"] >= row["chain_calls_per_room"]
+
+
 # -- the shipped set -----------------------------------------------------------------------------------
 
 def test_the_shipped_set_is_270_rooms_in_five_tiers(db: Any) -> None:
@@ -161,7 +216,8 @@ def test_the_shipped_set_is_270_rooms_in_five_tiers(db: Any) -> None:
     for task in tasks:
         room = _room(db, task)
         assert task.id == room.room_id and task.actions == gold_actions(room)
-        assert task.difficulty == room.room["difficulty"] == longest_chain(room)
+        assert task.difficulty == room.room["difficulty"] == longest_chain(room)  # in value-propagation hops
+        assert chain_composition(room)["hops"] == task.difficulty
         prints.add(room.fingerprint())
     assert len(prints) == 270  # no two rooms hold the same puzzle
     assert SHIPPED.provenance["depth"] == "5-25" and SHIPPED.provenance["emotions"] == "none"

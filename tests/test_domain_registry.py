@@ -33,15 +33,6 @@ DOMAIN = Domain(name="toy", title="Toy", tools=collect_tools(sys.modules[__name_
 '''
 
 
-def _install_plugin(folder: Path, source: str) -> None:
-    """The module `toy_domain` and its distribution metadata in `folder`, as `pip install` would leave them."""
-    (folder / "toy_domain.py").write_text(source)
-    dist = folder / "toy_domain-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-domain\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[tauplay.domains]\ntoy = toy_domain:DOMAIN\n")
-
-
 def test_builtin_domain_by_name_and_unknown_name():
     assert "airline" in available_domains()
     assert get_domain("airline").name == "airline"
@@ -50,7 +41,11 @@ def test_builtin_domain_by_name_and_unknown_name():
 
 
 def test_third_party_domain_through_an_entry_point(tmp_path: Path):
-    _install_plugin(tmp_path, PLUGIN)
+    (tmp_path / "toy_domain.py").write_text(PLUGIN)
+    dist = tmp_path / "toy_domain-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-domain\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[tauplay.domains]\ntoy = toy_domain:DOMAIN\n")
     code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
             "from tauplay.core.domain import get_domain, available_domains\n"
             "from tauplay.core.environment import Environment\n"
@@ -65,8 +60,12 @@ def test_a_domain_that_needs_a_missing_package_is_named_not_installed_and_listin
     """A plug-in's module may say, without importing its optional package, that it cannot load here: every
     "all domains" listing (`installed_domains`, `tauplay domains`, the report's graphs) leaves it out and
     names it as not installed, with the reason."""
-    _install_plugin(tmp_path, PLUGIN + "\n\ndef unavailable(name):\n"
-                              "    return f\"domain '{name}' needs toypkg: pip install toypkg\"\n")
+    (tmp_path / "toy_domain.py").write_text(PLUGIN + "\n\ndef unavailable(name):\n"
+                                            "    return f\"domain '{name}' needs toypkg: pip install toypkg\"\n")
+    dist = tmp_path / "toy_domain-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-domain\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[tauplay.domains]\ntoy = toy_domain:DOMAIN\n")
     code = ("import sys, json; sys.path.insert(0, sys.argv[1])\n"
             "from tauplay.core.domain import available_domains, installed_domains, not_installed_domains\n"
             "from tauplay import cli\n"

@@ -78,25 +78,35 @@ def agent_said(outcome: Outcome) -> list[MessageData]:
 
 @pytest.mark.parametrize("domain_name", ["airline", "retail"])
 async def test_same_reward_as_the_oracle_on_the_published_tasks(domain_name):
+    from tauplay.core.audit import audit_task
+
     folder = taubench_dir(domain_name)
     domain = get_domain(domain_name)
     tasks = load_tasks(folder / "tasks_test.json", domain.name).tasks
     assert len(tasks) == 70
     database = domain.database(folder)
     unreachable = UNREACHABLE[domain_name]
-    differ = []
+    # Tasks whose gold breaks one of the domain's rules (the audit's policy_violation): the gated agent refuses
+    # that write, naming the rule, where the oracle copies it.
+    forbidden = {t.id for t in tasks if any(f.check == "policy_violation"
+                                            for f in audit_task(domain, database, t).findings)}
+    differ, refused = [], set()
     for task in tasks:
         oracle = await play(domain, task, database, OracleAgent())
         gated = await play(domain, task, database, GatedAgent())
         if oracle.value != gated.value:
             differ.append(task.id)
+        if any("policy rule" in m.content for m in agent_said(gated)):
+            refused.add(task.id)
         if task.id in unreachable:
             # Honest about the exception: some value a gold write needs is stated nowhere in the instruction.
             needed = [leaf.value for a in task.actions if domain.tool_map[a.name].is_write
                       for leaf in leaves(a.kwargs) if needs_grounding(leaf)]
             assert any(not knows(task, v) for v in needed), task.id
-    assert set(differ) <= set(unreachable), sorted(set(differ) - set(unreachable))
-    assert len(tasks) - len(differ) >= 70 - len(unreachable)
+    assert set(differ) <= set(unreachable) | forbidden, sorted(set(differ) - set(unreachable) - forbidden)
+    assert refused <= forbidden, sorted(refused - forbidden)  # it refuses only what a rule forbids
+    assert refused, "the published gold breaks rules the gated agent should refuse"
+    assert len(tasks) - len(differ) >= 70 - len(set(unreachable) | forbidden)
 
 
 
@@ -276,13 +286,14 @@ def test_tauplay_run_agent_gated_on_published_tasks_matches_oracle(tmp_path, cap
     rewards = {}
     for kind in ("oracle", "gated"):
         code = main(["run", "--agent", kind, "--user", "scripted", "--domain", "airline", "--data", str(folder),
-                     "--tasks", str(folder / "tasks_test.json"), "--task-ids", "0", "1", "2", "3", "39",
+                     "--tasks", str(folder / "tasks_test.json"), "--task-ids", "1", "2", "3", "8", "39",
                      "--db", str(tmp_path / "s.db"), "--json"])
         out = capsys.readouterr().out
         assert code == 0, out
         report = _json.loads(out)
         assert report["agent"] == {"kind": kind}
         rewards[kind] = {s["task_id"]: s["reward"] for s in report["sessions"]}
+    # (task 0's gold changes the trip's destination, which the policy forbids: the gated agent refuses it)
     reachable = {t for t in rewards["oracle"] if t not in UNREACHABLE["airline"]}
     assert len(reachable) == 4
     assert all(rewards["gated"][t] == rewards["oracle"][t] == 1.0 for t in reachable), rewards
@@ -295,7 +306,8 @@ async def test_a_write_waits_until_the_person_asks_for_it():
     assert not any(m.intent == "confirm" for m in agent_said(out))
     assert "update_reservation_baggages" not in [c.name for c in calls(out)]
     asked = await play(AIRLINE, BAG_TASK, AIRLINE.database(), GatedAgent(), ListUser(
-        f"My user id is {BAG_TASK.user_id}. Please add a bag to reservation {rid}.", "yes"))
+        f"My user id is {BAG_TASK.user_id}. Please add a bag to reservation {rid}, so 2 in total, on my card "
+        "ending in 8439.", "yes"))
     assert "update_reservation_baggages" in [c.name for c in calls(asked)]
 
 

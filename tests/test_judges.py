@@ -14,7 +14,7 @@ import pytest
 
 from tauplay.cli import main
 from tauplay.core.events import Event, InjectionData, MessageData, ToolCallData, ToolResultData
-from tauplay.core.judging import Case, case_text, majority, parse_verdict, substring_judgment
+from tauplay.core.judging import Case, case_text, majority, one_verdict, parse_verdict, substring_judgment
 from tauplay.core.labels import Judgment
 from tauplay.store import SessionStore, StoreError
 from tests.conftest import taubench_dir
@@ -34,7 +34,7 @@ def injected_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("judges") / "s.db"
     data = taubench_dir("airline")
     tasks = [str(i) for i in range(12)]
-    common = ["run", "--domain", "airline", "--data", str(data), "--tasks", str(data / "tasks_test.json"),
+    common = ["run", "--domain", "airline", "--data", str(data), "--tasks", str(data / "tasks_test.json"), "--allow-invalid",
               "--db", str(db), "--json"]
     for extra in (["--inject", "semantic_wrong", "--seed", "2", "--task-ids", *tasks], ["--task-ids", *tasks[:6]]):
         code, out = cli(*common, *extra)
@@ -55,23 +55,61 @@ def copy(db: Path, tmp_path: Path) -> Path:
     return target
 
 
-def test_substring_judge_saves_one_judgment_per_injected_session(injected_db: Path, tmp_path: Path) -> None:
+def test_substring_judge_gives_no_verdict_without_an_answer_to_judge_against(injected_db: Path,
+                                                                              tmp_path: Path) -> None:
+    """The published airline tasks have no outputs: a "no" there would only say the task asked for nothing."""
     db = copy(injected_db, tmp_path)
     code, out = cli("judge", "--judge", "substring", "--db", str(db))
-    assert code == 0 and "substring: 12 session(s) judged (0 yes, 12 no)" in out
+    assert code == 0 and "substring: 0 session(s) judged (0 yes, 0 no)" in out
+    assert "12 session(s) not judged: no answer to judge against (their tasks have no outputs)" in out
+    code, out = cli("judge", "--judge", "substring", "--db", str(db), "--json")
+    report = json.loads(out)
+    assert report["judgments"] == [] and report["one_verdict"] is None
+    assert sorted(n["session_id"] for n in report["not_judged"]) == sorted(injected_ids(db))
+    assert {n["reason"] for n in report["not_judged"]} == {"no answer to judge against"}
+    with SessionStore(str(db)) as store:
+        assert store.judgments() == [] and store.annotations() == []
+
+
+@pytest.fixture(scope="module")
+def answered_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The school starter tasks that ask for a value (outputs), oracle, semantic_wrong injected."""
+    from tauplay.core.domain import get_domain
+    from tauplay.core.tasks import load_tasks
+
+    domain = get_domain("school")
+    ids = [t.id for t in load_tasks(domain.task_set_path("starter"), "school").tasks if t.outputs][:5]
+    db = tmp_path_factory.mktemp("answered") / "s.db"
+    code, out = cli("run", "--domain", "school", "--task-ids", *ids, "--inject", "semantic_wrong", "--seed", "2",
+                    "--db", str(db), "--json")
+    assert code == 0, out
+    return db
+
+
+def test_substring_judge_saves_one_judgment_per_injected_session_and_says_when_all_agree(answered_db: Path,
+                                                                                       tmp_path: Path) -> None:
+    db = copy(answered_db, tmp_path)
+    injected = injected_ids(db)
+    assert len(injected) >= 2
+    code, out = cli("judge", "--judge", "substring", "--db", str(db))
+    # the oracle says every expected output after the injection: "no" on every one of them, and it says so
+    assert code == 0 and f"substring: {len(injected)} session(s) judged (0 yes, {len(injected)} no)" in out
+    assert (f'note: the substring judge said "no" on every one of the {len(injected)} sessions: one verdict for '
+            "all") in out
     with SessionStore(str(db)) as store:
         saved = store.judgments()
-        assert sorted(j.session_id for j in saved) == sorted(injected_ids(db))  # one each, none for the others
+        assert sorted(j.session_id for j in saved) == sorted(injected)  # one each, none for the others
         assert {(j.judge, j.model, j.annotator, j.label) for j in saved} == {("substring", "", "", "no")}
-        # the published airline tasks expect no output: the substring judge has nothing to find missing
-        assert {j.reason for j in saved} == {"the task expects no output: nothing to find missing"}
+        assert all(j.reason.startswith("the final answer holds ") for j in saved)
         assert store.annotations() == []  # never among the fault labels
     code, out = cli("judge", "--judge", "substring", "--db", str(db))
-    assert code == 0 and "0 session(s) judged" in out and "12 already judged" in out
+    assert code == 0 and "0 session(s) judged" in out and f"{len(injected)} already judged" in out
+    assert "note:" not in out  # nothing judged this time
     code, out = cli("judge", "--judge", "substring", "--db", str(db), "--again", "--json")
-    assert code == 0 and len(json.loads(out)["judgments"]) == 12
+    assert code == 0 and len(json.loads(out)["judgments"]) == len(injected)
+    assert json.loads(out)["one_verdict"].startswith('the substring judge said "no" on every one')
     with SessionStore(str(db)) as store:
-        assert len(store.judgments()) == 12  # asked again: replaced, not added
+        assert len(store.judgments()) == len(injected)  # asked again: replaced, not added
 
 
 def test_substring_judge_says_yes_when_the_answer_lacks_an_expected_output(llm_server: Any, tmp_path: Path) -> None:
@@ -173,9 +211,17 @@ def _case(outputs: tuple[str, ...], said_after: str, said_before: str = "") -> C
 
 
 def test_substring_reads_only_what_was_said_after_the_injection() -> None:
-    assert substring_judgment(_case(("1224",), "It is 1,224 dollars.")).label == "no"  # commas ignored
+    held = substring_judgment(_case(("1224",), "It is 1,224 dollars."))
+    assert held is not None and held.label == "no"  # commas ignored
     found = substring_judgment(_case(("224", "HAT1"), "It is 999.", said_before="224 HAT1"))
-    assert (found.label, found.reason) == ("yes", "the final answer lacks 224, HAT1")
+    assert found is not None and (found.label, found.reason) == ("yes", "the final answer lacks 224, HAT1")
+    assert substring_judgment(_case((), "It is 999.")) is None  # no answer to judge against: no verdict
+
+
+def test_one_verdict_is_named_only_when_every_session_got_it() -> None:
+    assert one_verdict("substring", ["no", "no", "no"]).startswith('the substring judge said "no" on every one of '
+                                                                   "the 3 sessions")
+    assert one_verdict("llm", ["yes", "no"]) == "" and one_verdict("llm", ["yes"]) == ""
     text = case_text(_case(("224",), "It is 999."))
     assert "the agent sent {\"x\": 1}, the tool ran {\"x\": 2}" in text and "- 224" in text
 

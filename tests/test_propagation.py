@@ -31,7 +31,7 @@ def cli(*argv: str) -> tuple[int, str]:
 
 def run_batch(db: Path, *extra: str, tasks: tuple[str, ...] = ()) -> str:
     data = taubench_dir("airline")
-    argv = ["run", "--domain", "airline", "--data", str(data), "--tasks", str(data / "tasks_test.json"),
+    argv = ["run", "--domain", "airline", "--data", str(data), "--tasks", str(data / "tasks_test.json"), "--allow-invalid",
             "--db", str(db), "--json", *extra]
     if tasks:
         argv += ["--task-ids", *tasks]
@@ -112,6 +112,9 @@ def test_rates_match_a_count_from_the_saved_sessions(batches: dict[str, Any], ki
     assert rep["not_injected"] == 70 - n
     for s in rep["sessions"]:  # every session's class comes with its reason
         assert s["class"] in expected and s["reason"].startswith(kind)
+        # the published tasks have no outputs: no answer to judge against, and every session says so
+        assert s["answer"] == "no answer to judge against" and "no answer to judge against" in s["reason"]
+    assert rep["no_answer_to_judge_against"] == n
 
 
 def test_the_batch_without_injection_is_the_baseline(batches: dict[str, Any]) -> None:

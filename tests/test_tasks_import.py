@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tauplay.core.emotions import EmotionCondition, EmotionError
 from tauplay.core.tasks import TaskFileError, load_tasks
 from tests.conftest import taubench_dir
 
@@ -85,17 +86,32 @@ def test_missing_file_and_folder(tmp_path: Path):
         load_tasks(tmp_path)
 
 
-def test_published_airline_tasks_import_with_emotions_and_flag_mismatched_leaves():
-    folder = taubench_dir("airline")
-    ts = load_tasks(folder / "tasks_test.json", "airline")
-    assert len(ts.tasks) == 70
-    flagged = [t for t in ts.tasks if "emotion_error" in t.provenance]
-    assert flagged and all(t.emotion is None for t in flagged)  # e.g. fear/excitement: a leaf outside its family
-    assert all(t.emotion is not None for t in ts.tasks if t not in flagged)
+@pytest.mark.parametrize("domain", ["airline", "retail", "telecom", "telehealth"])
+def test_every_published_task_loads_with_a_structured_emotion(domain: str):
+    """Including the pairs whose leaf the Atlas lists under another family (fear/excitement): each is read back as
+    the task gives it, under the family it names, and written back out unchanged."""
+    folder = taubench_dir(domain)
+    ts = load_tasks(folder / "tasks_test.json", domain)
     raw = json.loads((folder / "tasks_test.json").read_text())
+    assert len(ts.tasks) == len(raw) == 70
+    assert all(t.emotion is not None and "emotion_error" not in t.provenance for t in ts.tasks)
+    assert [(t.emotion.family, t.emotion.leaf) for t in ts.tasks if t.emotion] == \
+        [(r["emotion_family"], r["emotion_leaf"]) for r in raw]
     assert [t.to_taubench() for t in ts.tasks] == raw  # nothing lost on the way back out
-    plain = load_tasks(folder / "tasks_test_no_emotion.json", "airline")
-    assert all(t.emotion is None and not t.emotion_text for t in plain.tasks)
+    if (folder / "tasks_test_no_emotion.json").exists():
+        plain = load_tasks(folder / "tasks_test_no_emotion.json", domain)
+        assert all(t.emotion is None and not t.emotion_text for t in plain.tasks)
+
+
+def test_the_nineteen_published_pairs_outside_the_atlas_families_are_kept_under_their_own_family():
+    pairs = []
+    for domain in ("airline", "retail", "telecom", "telehealth"):
+        pairs += [t.emotion for t in load_tasks(taubench_dir(domain) / "tasks_test.json", domain).tasks
+                  if t.emotion is not None and t.emotion.published_pair]
+    assert len(pairs) == 19
+    assert ("anger", "excitement") in {(e.family, e.leaf) for e in pairs}  # excitement is enjoyment's in the Atlas
+    with pytest.raises(EmotionError, match="not in the anger family"):  # a pair nobody published stays refused
+        EmotionCondition("anger", "relief")
 
 
 def test_string_joins_and_concatenation_in_task_modules_are_read_as_data(tmp_path: Path):

@@ -20,7 +20,13 @@ from tauplay.core.tasks import Action, Task, load_tasks
 from tauplay.core.verify import verify_tasks
 from tauplay.llm import LLMConfig
 from tauplay.tracer import Settings, Tracer, generate
-from tauplay.tracer.emotion import DistributionError, condition_for, parse_distribution, quotas
+from tauplay.tracer.emotion import (
+    DistributionError,
+    condition_for,
+    parse_distribution,
+    quotas,
+    resolve_weights,
+)
 from tauplay.tracer.facts import fact, missing, tool_names_in
 from tauplay.tracer.verify import Candidate
 from tests.support.llm_server import Reply
@@ -247,7 +253,8 @@ def test_a_leaf_outside_its_family_never_appears(airline: Any, generated: Any) -
 def test_distribution_quotas_and_parsing() -> None:
     slots = quotas(parse_distribution("anger=3,fear=1"), 8, random.Random(0))
     assert Counter(slots) == {"anger": 6, "fear": 2}
-    assert Counter(quotas(parse_distribution("balanced"), 10, random.Random(0))) == {f: 2 for f in FAMILIES}
+    balanced = resolve_weights(parse_distribution("balanced"), None)  # a domain without its own set: all five
+    assert Counter(quotas(balanced, 10, random.Random(0))) == {f: 2 for f in FAMILIES}
     assert quotas(parse_distribution("none"), 3, random.Random(0)) == [None, None, None]
     for bad in ("joy=1", "anger=x", "anger=0", "anger=-2", ""):
         with pytest.raises(DistributionError):

@@ -23,7 +23,10 @@ def test_published_airline_tasks_reach_the_published_verdicts(name: str):
     run = tauplay("verify", str(folder / name), "--domain", "airline", "--data", str(folder), "--json")
     assert run.returncode == 1, run.stderr  # not all executable
     report = json.loads(run.stdout)
-    assert report["summary"] == "verified: 68/70 executable"
+    assert report["summary"].startswith("verified: 68/70 executable, ")
+    # every entry keeps its replay fields and gains valid and findings (the audit, tests/test_audit.py)
+    assert all({"task_id", "executed", "hash", "valid", "findings"} <= set(t) for t in report["tasks"])
+    assert report["by_check"]["not_executable"] == 2
     failing = {t["task_id"]: t for t in report["tasks"] if not t["executed"]}
     assert sorted(failing) == ["27", "65"]
     for t in failing.values():
@@ -39,7 +42,8 @@ def test_published_airline_tasks_reach_the_published_verdicts(name: str):
 
 def test_summary_line_and_exit_codes():
     ok = tauplay("verify", "domains/airline/tasks/starter.json", "--domain", "airline")
-    assert ok.returncode == 0 and ok.stdout.strip() == "verified: 12/12 executable"
+    assert ok.returncode == 0
+    assert ok.stdout.strip() == "verified: 12/12 executable, 12/12 valid; tasks flagged by check: none"
 
 
 def test_unknown_tool_is_a_failing_task_not_a_crash(tmp_path: Path):
@@ -48,7 +52,8 @@ def test_unknown_tool_is_a_failing_task_not_a_crash(tmp_path: Path):
                                  "outputs": []}]))
     run = tauplay("verify", str(path), "--domain", "airline")
     assert run.returncode == 1
-    assert run.stdout.strip() == "verified: 0/1 executable"
+    assert run.stdout.strip().startswith("verified: 0/1 executable, 0/1 valid; tasks flagged by check: "
+                                         "not_executable 1")
     assert "unknown tool 'teleport'" in run.stderr and "Traceback" not in run.stderr
 
 

@@ -7,12 +7,14 @@ from pathlib import Path
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 
+from ..airline_rules import ACTION_RULES, RULES
+from ..common_audit import customer_contradictions
 from . import tools
 from .alternatives import alternatives
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Flight, Reservation, User
+from .emotions import EMOTIONS
 from .generator import generate
-from .policy_rules import RULES
 
 DOMAIN = Domain(
     name="airline",
@@ -35,8 +37,11 @@ DOMAIN = Domain(
     ],
     identify_with=("get_user_details",),
     identity_argument="user_id",
-    own_rules=RULES,  # the policy's own rules its events show (policy_rules.py)
+    own_rules=RULES,  # the policy's own rules its events show (airline_rules.py)
+    own_action_rules=ACTION_RULES,  # the policy as code over the database (airline_rules.py)
+    audit_checks=[customer_contradictions({"reservations": "reservations"}, r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6}\b")],
     task_sets={"starter": "starter.json", "test": "test.json"},
+    emotions=EMOTIONS,
     alternatives=alternatives,
     constraints=CONSTRAINTS,
 )

@@ -13,79 +13,40 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tauplay.core.db import Database, State
+from tauplay.core.policy_rules import broken_rules
 from tauplay.tracer.facts import Fact, fact, words
 from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
+from ..airline_rules import (
+    ACTION_RULES,
+    CERTIFICATE_PER_PASSENGER,
+    airline_cancelled,
+    all_ahead,
+    bag_allowance,
+    cancel_allowed,
+    compensation_allowed,
+    status_on,
+)
 from ..common_reads import must_get
 from ..common_tracer import persona_of
-from .generator import CABINS, TODAY
-from .tools import AIRPORTS, BAG_FEE, BOOKING_TIME, INSURANCE_FEE
+from .generator import CABINS
+from .tools import AIRPORTS, BAG_FEE, INSURANCE_FEE
 
-# Free checked bags per passenger, by membership and cabin (policy.md, "Booking").
-FREE_BAGS = {
-    "regular": {"basic_economy": 0, "economy": 1, "business": 2},
-    "silver": {"basic_economy": 1, "economy": 2, "business": 3},
-    "gold": {"basic_economy": 2, "economy": 3, "business": 3},
-}
-DAY_BEFORE = "2024-05-14T15:00:00"  # bookings made after this are less than 24 hours old
-CERTIFICATE_PER_PASSENGER = 100  # compensation for a cancelled flight
 CANCEL_REASONS = {
     "change of plans": ("change of plans", "plans have changed", "plans changed", "change in plans"),
     "health": ("health", "sick", "ill", "illness", "medical"),
     "weather": ("weather", "storm"),
 }
-COVERED_REASONS = ("health", "weather")
 WRITES = ("book_reservation", "cancel_reservation", "update_reservation_flights", "update_reservation_baggages",
           "update_reservation_passengers", "send_certificate")
 
 
-def _status(state: State, number: str, day: str) -> str:
-    flight = state.get("flights", number)
-    on_day = flight["dates"].get(day) if flight else None
-    return on_day["status"] if on_day else "unknown"
-
-
-def _not_flown(state: State, reservation: dict[str, Any]) -> bool:
-    """Every segment still ahead (bookable status): the whole trip can be changed or cancelled."""
-    return reservation.get("status") != "cancelled" and all(
-        s["date"] > TODAY and _status(state, s["flight_number"], s["date"]) == "available"
-        for s in reservation["flights"])
-
-
-def _airline_cancelled(state: State, reservation: dict[str, Any]) -> bool:
-    return any(_status(state, s["flight_number"], s["date"]) == "cancelled" for s in reservation["flights"])
-
-
-def cancel_allowed(state: State, reservation: dict[str, Any], reason: str | None) -> str:
-    """'' when the policy lets this reservation be cancelled for this reason, else why not."""
-    if reservation.get("status") == "cancelled":
-        return "already cancelled"
-    if not _not_flown(state, reservation) and not _airline_cancelled(state, reservation):
-        return "a segment has already been flown or is under way"
-    if not reason:
-        return "no cancellation reason given"
-    if DAY_BEFORE <= reservation["created_at"] <= BOOKING_TIME or _airline_cancelled(state, reservation):
-        return ""
-    if reservation["cabin"] == "business":
-        return ""
-    if reservation["insurance"] == "yes" and reason in COVERED_REASONS:
-        return ""
-    return f"{reservation['cabin']} booked over 24 hours ago, reason '{reason}' not covered"
-
-
-def compensation_allowed(state: State, user: dict[str, Any], reservation: dict[str, Any]) -> str:
-    if not _airline_cancelled(state, reservation):
-        return "no flight of the reservation was cancelled"
-    if user["membership"] in ("silver", "gold") or reservation["insurance"] == "yes" \
-            or reservation["cabin"] == "business":
-        return ""
-    return "regular member without insurance in (basic) economy"
-
-
-def bag_allowance(membership: str, cabin: str, passengers: int) -> int:
-    return FREE_BAGS[membership][cabin] * passengers
+# The policy's facts and rules live in policy_rules.py (one place, read by the audit, sessions and the agent too).
+_status = status_on
+_not_flown = all_ahead
+_airline_cancelled = airline_cancelled
 
 
 def _time(hhmmss: str) -> str:
@@ -610,6 +571,15 @@ class AirlineHints(TracerHints):
 
     # -- policy (stage 5) ----------------------------------------------------------------------------
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
+        why = self._sampling_policy(tool, args, state, known)
+        if why:
+            return why
+        broken = broken_rules(ACTION_RULES, tool, args, state, known)
+        return f"{broken[0][0].id}: {broken[0][1]}" if broken else ""
+
+    def _sampling_policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
+        """What the Tracer asks beyond the rules: a known reason, every segment still ahead, one reservation
+        the compensation is for."""
         if tool == "cancel_reservation":
             r = state.get("reservations", args["reservation_id"])
             return cancel_allowed(state, r, known.get("cancel_reason")) if r else "no such reservation"

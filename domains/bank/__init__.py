@@ -11,6 +11,7 @@ from tauplay.core.tools import collect_tools
 
 from . import tools
 from .data_model import Account, Card, Customer, Transaction
+from .emotions import EMOTIONS
 from .generator import generate
 
 FIND = ("find_customer_by_phone", "find_customer_by_name_dob")
@@ -46,4 +47,5 @@ DOMAIN = Domain(
     identify_with=_VERIFIED,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
+    emotions=EMOTIONS,
 )

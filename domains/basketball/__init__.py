@@ -11,6 +11,7 @@ from tauplay.core.tools import collect_tools
 
 from . import tools
 from .data_model import Club, Game, Player, Transaction, Venue
+from .emotions import EMOTIONS
 from .generator import generate
 
 _OFFICIAL = ("find_club_official",)
@@ -41,4 +42,5 @@ DOMAIN = Domain(
     identify_with=_OFFICIAL,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
+    emotions=EMOTIONS,
 )

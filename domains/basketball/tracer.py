@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.facts import Fact, fact, words
+from tauplay.tracer.facts import Fact, answer, fact, words
 from tauplay.tracer.hint_helpers import PerDatabase
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
@@ -485,6 +485,7 @@ class BasketballHints(TracerHints):
                              fact("contract_years", years, f"{_count(years)} season" + ("s" if years > 1 else ""))]
         term = f"for {_count(years)} season" + ("s" if years > 1 else "") + f" at ${salary:,} a year"
         last = league.contract_end_season(years)
+        answers: list[str] = []
         if player["roster_status"] == "free_agent":
             action = f"sign the free-agent {player['position']} {who}"
             at_ask = salary == minimum_salary(player)
@@ -497,17 +498,19 @@ class BasketballHints(TracerHints):
             action = f"bring in {who}, the {player['position']} the {seller} have listed for transfer"
             details = [f"Offer him a new contract {term}.",
                        "Your club pays the listed transfer fee; ask how much it is before you agree."]
+            answers = [answer(ctx.output_of("sign_player")["transaction"]["amount"])]
             situation, slots = "transfer", {"player": who, "seller": seller}
         details.append(rng.choice((f"The contract would run through the {last} season.",
                                    "If the agent asks, you have an open spot on the active roster.")))
         return Intent("sign_player", action, details, facts=facts, situation=situation,
-                      subject=f"the signing of {who}", slots=slots)
+                      subject=f"the signing of {who}", slots=slots, answers=answers)
 
     def _say_move(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng = ctx.rng
         start = ctx.database.tables["players"][args["player_id"]]  # as the caller knew him before the call
         who, move = name_of(start), args["move"]
         injury = start["injury"]
+        answers: list[str] = []
         if move == "injured_reserve":
             facts = [fact("player", who), fact("move", move)]
             action = f"put {who} on injured reserve"
@@ -527,9 +530,10 @@ class BasketballHints(TracerHints):
             action = f"release {who}"
             reason = rng.choice(("to free up his roster spot", "because he no longer fits the team's plans"))
             details = ["You know the club owes him a buyout; ask how much before you agree, and accept it."]
+            answers = [answer(ctx.output_of("make_roster_move")["transaction"]["amount"])]
             situation = "release"
         return Intent("make_roster_move", action, details, reason=reason, facts=facts, situation=situation,
-                      subject=f"{who}'s roster move", slots={"player": who})
+                      subject=f"{who}'s roster move", slots={"player": who}, answers=answers)
 
     def _say_reschedule(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng, target = ctx.rng, ctx.goal.target

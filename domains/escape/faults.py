@@ -37,7 +37,8 @@ def _category(name: str, output: str, error: bool) -> str | None:
         return "Wrong Final Answer"
     if "not among your findings" in text:
         return "Dropped Intermediate Result"
-    if "in sight" in text or "not in a room yet" in text or "already" in text or "one room" in text:
+    head = text.split("\n", 1)[0]  # what the tool says of the call; the lines below describe the room's objects
+    if "in sight" in head or "not in a room yet" in head or "already" in head or "one room" in head:
         return "Lost State"
     if "fits no clue" in text or "stays shut" in text or "do not fit together" in text or "has no entry" in text:
         return "Ignored Clue"

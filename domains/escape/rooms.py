@@ -41,6 +41,7 @@ from .vocabulary import (
 TIERS = (5, 10, 15, 20, 25)
 ROOMS_PER_TIER = 54
 MIN_DEPTH, MAX_DEPTH = 2, 40  # a room needs a finding and its submission; beyond 40 nobody plays it
+NEST = 1  # reveals in a row that add no hop (a box in a box in a box) before a lock must add one
 MAX_NUMBER = 999_999
 ROOM_ID = re.compile(r"^s(\d{1,9})-d(\d{2})-(\d{3,6})(?:-a(\d{1,3}))?$")
 
@@ -117,6 +118,13 @@ def call_key(tool: str, args: dict[str, Any]) -> str:
 
 
 # -- the builder's own records ---------------------------------------------------------------------------
+
+def hop_depth(needs: list[tuple[int, str]]) -> int:
+    """A step's depth in value-propagation hops, from its needs' (depth, kind): it grows by one over a need
+    whose value it consumes (a finding, a code, the answer) and not over one that only revealed an object it
+    uses (search, open_lock, combine: kind 'object'); a step that needs nothing is at depth 1."""
+    return max([1, *(d + (kind != "object") for d, kind in needs)])
+
 
 class Infeasible(Exception):
     """This way of making a value or object does not work here (bounds, a value already used)."""
@@ -238,10 +246,10 @@ class Builder:
 
     def _side(self, top: int, zero: bool = False) -> int:
         """The depth of an input that is not the spine: short chains are more common."""
-        if zero and self.rng.random() < 0.55:
+        if zero and self.rng.random() < 0.8:
             return 0
         r = 1
-        while r < top and self.rng.random() < 0.4:
+        while r < top and self.rng.random() < 0.15:
             r += 1
         return min(r, top)
 
@@ -255,7 +263,7 @@ class Builder:
             by = self.obj(oid).revealed_by
             if by is not None and by not in needs:
                 needs.append(by)
-        depth = 1 + max((self.nodes[i].depth for i in needs), default=0)
+        depth = hop_depth([(self.nodes[i].depth, self.nodes[i].kind) for i in needs])
         after = spine if isinstance(spine, int) else self.obj(spine).revealed_by
         self.nodes.append(_Node(tool, arguments, needs, depth, kind, value, label, hint, after, list(reveals or [])))
         index = len(self.nodes) - 1
@@ -291,7 +299,8 @@ class Builder:
         return value
 
     def _v_examine(self, kind: str, depth: int, assign: str | None, small: bool) -> int:
-        item = self.make_object("item", depth - 1)
+        # Examining consumes no value: the item's own depth is the step's (a first step counts 1).
+        item = self.make_object("item", depth if depth >= 2 else self.rng.choice((0, 1)))
         value = self._claim(assign) if assign is not None else self._fresh(kind, small)
         name = self.obj(item).name
         return self._node("examine", {"object_id": item}, [], [item], item, kind, value,
@@ -304,7 +313,7 @@ class Builder:
             doc = self.make_object("document", self._side(depth - 1, zero=True))
             spine: Any = entry
         else:
-            doc = self.make_object("document", depth - 1)
+            doc = self.make_object("document", depth)
             entry = self.make_value(entry_kind, self._side(depth - 1))
             spine = doc
         value = self._claim(assign) if assign is not None else self._fresh(kind, small)
@@ -467,19 +476,23 @@ class Builder:
         self.objects.append(_Obj(oid, name, kind, description, found))
         return oid
 
-    def make_object(self, kind: str, depth: int, name: str | None = None, oid: str | None = None) -> str:
+    def make_object(self, kind: str, depth: int, name: str | None = None, oid: str | None = None,
+                    nest: int = 0) -> str:
+        """An object whose revealing step is at `depth` (0: in sight from the start). A search or a mend adds
+        no hop, so an object deeper than 1 comes from a lock at its depth at most NEST reveals further in."""
         if depth == 0:
             return self._new_object(kind, True, name, oid)
-        options = [("search", 4.0)]
+        flat = depth == 1 or nest < NEST  # a reveal of something at the same depth is still allowed
+        options = [("search", 4.0)] if flat else []
         if depth >= 2:
             options.append(("unlock", 3.0))
-        if kind in ("item", "document") and name is None:
+        if kind in ("item", "document") and name is None and flat:
             options.append(("combine", 2.0))
-        return str(self._try(options, lambda how: getattr(self, f"_o_{how}")(kind, depth, name, oid),
+        return str(self._try(options, lambda how: getattr(self, f"_o_{how}")(kind, depth, name, oid, nest),
                              f"a {kind} at depth {depth}"))
 
-    def _o_search(self, kind: str, depth: int, name: str | None, oid: str | None) -> str:
-        box = self.make_object("container", depth - 1)
+    def _o_search(self, kind: str, depth: int, name: str | None, oid: str | None, nest: int) -> str:
+        box = self.make_object("container", 0 if depth == 1 else depth, nest=nest + 1)
         new = self._new_object(kind, False, name, oid)
         reveals = [new]
         if self.rng.random() < 0.2:
@@ -489,14 +502,14 @@ class Builder:
                    f"Something is hidden in the {box_name}.", reveals)
         return new
 
-    def _o_unlock(self, kind: str, depth: int, name: str | None, oid: str | None) -> str:
+    def _o_unlock(self, kind: str, depth: int, name: str | None, oid: str | None, nest: int) -> str:
         code_kind = self.rng.choice(("number", "word"))
-        if self.rng.random() < 0.7:
+        if self.rng.random() < 0.7 or nest >= NEST:
             code = self.make_value(code_kind, depth - 1)
             lock = self.make_object("lock", self._side(depth - 1, zero=True))
             spine: Any = code
         else:
-            lock = self.make_object("lock", depth - 1)
+            lock = self.make_object("lock", depth, nest=nest + 1)
             code = self.make_value(code_kind, self._side(depth - 1))
             spine = lock
         box = self.obj(lock)
@@ -506,7 +519,7 @@ class Builder:
                    None, f"open the {box.name}", f"The {box.name} opens with {self.nodes[code].label}.", [new])
         return new
 
-    def _o_combine(self, kind: str, depth: int, name: str | None, oid: str | None) -> str:
+    def _o_combine(self, kind: str, depth: int, name: str | None, oid: str | None, nest: int) -> str:
         names = {o.name for o in self.objects}
         bases = [p for p in PIECES if f"mended {p}" not in names]
         if not bases:
@@ -514,7 +527,8 @@ class Builder:
         base = self.rng.choice(bases)
         sides = self.rng.choice(PIECE_SIDES)
         ids = [f"{_slug(base)}_{side.split()[0]}" for side in sides]
-        first = self.make_object("piece", depth - 1, f"{sides[0]} of a torn {base}", ids[0])
+        first = self.make_object("piece", 0 if depth == 1 else depth, f"{sides[0]} of a torn {base}", ids[0],
+                                 nest=nest + 1)
         second = self.make_object("piece", self._side(depth - 1, zero=True), f"{sides[1]} of a torn {base}", ids[1])
         new = self._new_object(kind, False, f"mended {base}", f"mended_{_slug(base)}")
         a, b = self.obj(first).name, self.obj(second).name

@@ -46,17 +46,48 @@ def gold_actions(room: BuiltRoom) -> list[Action]:
                                                                  for s in room.steps.values()]
 
 
-def longest_chain(room: BuiltRoom) -> int:
-    """The longest chain of steps, worked out from `needs` alone (not from the stored depths)."""
+def _deepest(room: BuiltRoom) -> tuple[dict[str, int], dict[str, list[str]]]:
+    """Per step, its depth in value-propagation hops (rooms.hop_depth) and the longest chain of steps that
+    reaches that depth (ties: the chain with more calls), worked out from `needs` and the steps' kinds alone,
+    never from the stored depths."""
     steps = {s["step_id"]: s for s in room.steps.values()}
-    memo: dict[str, int] = {}
+    depth: dict[str, int] = {}
+    chain: dict[str, list[str]] = {}
 
-    def chain(sid: str) -> int:
-        if sid not in memo:
-            memo[sid] = 1 + max((chain(n) for n in steps[sid]["needs"]), default=0)
-        return memo[sid]
+    def visit(sid: str) -> None:
+        if sid in depth:
+            return
+        best: tuple[int, int, list[str]] = (1, 0, [])
+        for n in steps[sid]["needs"]:
+            visit(n)
+            here = depth[n] + (steps[n]["kind"] != "object")
+            if (here, len(chain[n])) > best[:2]:
+                best = (here, len(chain[n]), chain[n])
+        depth[sid], chain[sid] = best[0], [*best[2], sid]
 
-    return max((chain(s) for s in steps), default=0)
+    for sid in steps:
+        visit(sid)
+    return depth, chain
+
+
+def longest_chain(room: BuiltRoom) -> int:
+    """The room's difficulty as measured: the most value-propagation hops on any chain of `needs` (a step
+    counts when it consumes a value another step produced; a search, a mend or an opened lock's reveal alone
+    adds nothing), the submission included."""
+    depth, _ = _deepest(room)
+    return max(depth.values(), default=0)
+
+
+def chain_composition(room: BuiltRoom) -> dict[str, int]:
+    """What the deepest chain is made of: its hops (the difficulty), its calls (the old measure counted
+    these), and how many of those calls add no hop (a search or a mend of what an earlier call revealed)."""
+    depth, chain = _deepest(room)
+    if not depth:
+        return {"hops": 0, "calls": 0, "reveals": 0}
+    last = max(depth, key=lambda sid: (depth[sid], len(chain[sid])))
+    calls = chain[last]
+    flat = sum(depth[b] == depth[a] for a, b in zip(calls, calls[1:], strict=False))
+    return {"hops": depth[last], "calls": len(calls), "reveals": flat}
 
 
 def replay(domain: Domain, database: Database, actions: Sequence[Action]) -> tuple[int | None, Environment]:

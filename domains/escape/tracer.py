@@ -19,6 +19,7 @@ from tauplay.tracer.hints import TracerHints
 
 from .rooms import TIERS, room_id
 from .solve import (
+    chain_composition,
     escaped,
     gold_actions,
     inputs_unexplained,
@@ -78,6 +79,24 @@ class EscapeHints(TracerHints):
 
     def duplicate_key(self, domain: Domain, database: Database, task: Task, end_hash: str) -> str:
         return "room:" + _room_of(database, task).fingerprint()
+
+    def composition(self, database: Database, tasks: list[Task]) -> dict[str, Any] | None:
+        """Per tier: rooms, steps per room, and the deepest chain's calls and how many of them add no hop
+        (the difficulty counts value-propagation hops; the calls are what the old measure counted)."""
+        rows: dict[int, list[tuple[int, dict[str, int]]]] = {}
+        for task in tasks:
+            room = _room_of(database, task)
+            rows.setdefault(int(task.difficulty or 0), []).append((len(room.steps), chain_composition(room)))
+        out: dict[str, Any] = {}
+        for tier in sorted(rows):
+            found = rows[tier]
+            calls = sum(c["calls"] for _, c in found)
+            flat = sum(c["reveals"] for _, c in found)
+            out[str(tier)] = {"rooms": len(found), "hops": sorted({c["hops"] for _, c in found}),
+                              "steps_per_room": round(sum(n for n, _ in found) / len(found), 1),
+                              "chain_calls_per_room": round(calls / len(found), 1),
+                              "chain_calls_adding_no_hop": round(flat / calls, 3) if calls else 0.0}
+        return {"measure": "value-propagation hops", **out}
 
 
 HINTS = EscapeHints()

@@ -15,6 +15,7 @@ from tauplay.core.tools import collect_tools
 
 from . import tools
 from .data_model import TABLE_TYPES
+from .emotions import EMOTIONS
 from .generator import generate
 
 IDENTIFY = ("find_member_by_email", "find_member_by_phone")
@@ -43,4 +44,5 @@ DOMAIN = Domain(
     identify_with=IDENTIFY,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
+    emotions=EMOTIONS,
 )

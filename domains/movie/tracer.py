@@ -18,7 +18,7 @@ from typing import Any
 
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
-from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.facts import Fact, answer, fact
 from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
@@ -680,7 +680,10 @@ class MovieHints(TracerHints):
                               "fell ill"))
             details = ["Ask how much you will get back before you agree."]
             reason = rng.choice(CANCEL_WHY)
-        return Intent("cancel_booking", f"cancel your {what}", details, reason=reason, facts=facts,
+        refunds = [p for p in ctx.output_of("cancel_booking")["payment_history"] if p["type"] == "refund"]
+        answers = [answer(refunds[-1]["amount"])] if args["reason"] != "showtime_cancelled_by_cinema" and refunds \
+            else []
+        return Intent("cancel_booking", f"cancel your {what}", details, reason=reason, facts=facts, answers=answers,
                       situation="called_off" if args["reason"] == "showtime_cancelled_by_cinema" else "cancel", subject=f"the tickets for {film['title']}",
                       slots=self._slots(film, cinema))
 
@@ -759,7 +762,8 @@ class MovieHints(TracerHints):
         return Intent("book_tickets", f"book tickets for {film['title']} at {where} on {when}", details,
                       reason=rng.choice(BOOK_WHY + evening + family), facts=facts, situation="book",
                       subject=f"the tickets for {film['title']}", slots=self._slots(film, cinema),
-                      known={"under_18": False} if film["rating"] == "NC-17" else {})
+                      known={"under_18": False} if film["rating"] == "NC-17" else {},
+                      answers=[answer(ctx.output_of("book_tickets")["total"])])
 
     # -- stage 5 --------------------------------------------------------------------------------------
     def policy(self, tool: str, args: Record, state: State, known: Record) -> str:

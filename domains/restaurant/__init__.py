@@ -16,6 +16,7 @@ from tauplay.core.tools import collect_tools
 from . import tools
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Guest, Order, Reservation, Restaurant
+from .emotions import EMOTIONS
 from .generator import generate
 
 AUTHENTICATE = ("find_guest_id_by_email", "find_guest_id_by_phone")
@@ -49,5 +50,6 @@ DOMAIN = Domain(
     ],
     identify_with=AUTHENTICATE,
     task_sets={"starter": "starter.json", "test": "test.json"},
+    emotions=EMOTIONS,
     constraints=CONSTRAINTS,
 )

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.facts import NUMBER_WORDS, Fact, fact, words
+from tauplay.tracer.facts import NUMBER_WORDS, Fact, answer, fact, words
 from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
@@ -565,18 +565,20 @@ class RestaurantHints(TracerHints):
         facts = [fact("restaurant", restaurant["name"]), fact("city", restaurant["city"]), fact("date", args["date"]),
                  fact("party_size", n, "just yourself"), card_fact]
         people = "just yourself" if n == 1 else f"{n} people"
+        answers: list[str] = []
         if target["asked_time"] == args["time"]:
             facts.append(fact("time", args["time"]))
             action = f"book a table at {where} for {people} on {when} at {args['time']}"
             details = []
         else:
+            answers = [args["time"]]  # the user asks which times are free: the answer names the one booked
             asked = target["asked_time"]
             facts.append(fact("time", args["time"], f"earliest free time after {asked}"))
             action = f"book a table at {where} for {people} on {when}, ideally at {asked}"
             details = [f"If {asked} is not free, ask which times are and take the earliest free time after {asked} "
                        "that same evening."]
         details.append(rng.choice((f"Guarantee it with {card}.", f"Use {card} to hold the table.")))
-        return Intent("book_reservation", action, details, facts=facts, situation="book",
+        return Intent("book_reservation", action, details, facts=facts, situation="book", answers=answers,
                       subject=f"the dinner at {restaurant['name']}",
                       slots={"restaurant": restaurant["name"], "date": args["date"]})
 
@@ -632,7 +634,11 @@ class RestaurantHints(TracerHints):
                        "if the rules do not allow it, accept the fee and cancel anyway."]
         reason = rng.choice(("because your plans have changed", "because someone in your party fell ill",
                              "because you have to work late"))
-        return Intent("cancel_reservation", f"cancel {what}", details, reason=reason, facts=facts,
+        # Asked whether it costs anything: a fee charged is a value the answer must hold (none is a plain "no").
+        fee = ctx.output_of("cancel_reservation")["late_cancellation_fee"]
+        asks = any("ask" in d.lower() for d in details)
+        answers = [answer(fee)] if asks and fee else []
+        return Intent("cancel_reservation", f"cancel {what}", details, reason=reason, facts=facts, answers=answers,
                       situation="cancel", subject=f"the reservation at {restaurant['name']}",
                       slots={"restaurant": restaurant["name"], "date": r["date"]})
 
@@ -698,8 +704,11 @@ class RestaurantHints(TracerHints):
             ctx.call("transfer_to_human_agents", {
                 "summary": f"Guest {ctx.persona_id} reports {said} in the {line['name']} of order {oid} (not listed "
                            "on the menu); full refund made to the original payment; incident report needed."})
+        answers = []
+        if kind == "late_delivery":  # the user asks what they can get back
+            answers = [answer(ctx.output_of("refund_order")["refunds"][-1]["amount"])]
         return Intent("refund_order", action, details, facts=facts, situation=situation, known=known,
-                      subject=f"order {oid}", slots={"restaurant": restaurant["name"], "order": oid})
+                      subject=f"order {oid}", slots={"restaurant": restaurant["name"], "order": oid}, answers=answers)
 
     # -- policy (stage 5) --------------------------------------------------------------------------------
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:

@@ -8,9 +8,12 @@ from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
+from ..common_audit import customer_contradictions
+from ..retail_rules import ACTION_RULES
 from . import tools
 from .alternatives import alternatives
 from .data_model import Order, Product, User
+from .emotions import EMOTIONS
 from .generator import generate
 
 AUTHENTICATE = ("find_user_id_by_email", "find_user_id_by_name_zip")
@@ -41,6 +44,9 @@ DOMAIN = Domain(
     ],
     identify_with=AUTHENTICATE,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
+    own_action_rules=ACTION_RULES,  # the policy as code over the database (retail_rules.py)
+    audit_checks=[customer_contradictions({"orders": "orders"}, r"#W\d{7}\b")],
     task_sets={"starter": "starter.json", "test": "test.json"},
+    emotions=EMOTIONS,
     alternatives=alternatives,
 )

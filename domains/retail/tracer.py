@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tauplay.core.db import Database, State
+from tauplay.core.policy_rules import broken_rules
 from tauplay.tracer.facts import Fact, fact
 from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_done
 from tauplay.tracer.hints import TracerHints
@@ -31,6 +32,7 @@ from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
 from ..common_tracer import persona_id_of, persona_of
+from ..retail_rules import ACTION_RULES, ORDER_WRITES, SWAPS, items_changed
 from .generator import ADDRESS2, CITIES, STREETS
 from .tools import ADDRESS_FIELDS
 
@@ -39,44 +41,15 @@ CANCEL_REASONS = {  # the reason as the tool takes it -> why, as the customer wo
     "no longer needed": "you no longer need it",
     "ordered by mistake": "you placed it by mistake",
 }
-ONCE = ("return_delivered_order_items", "exchange_delivered_order_items")  # one of the two, once per order
-SWAPS = ("modify_pending_order_items", "exchange_delivered_order_items")
-ORDER_WRITES = ("cancel_pending_order", "modify_pending_order_address", "modify_pending_order_payment",
-                "modify_pending_order_items", "return_delivered_order_items", "exchange_delivered_order_items")
 
 
-# -- the policy-only rules (stage 5) ---------------------------------------------------------------------------
-
-def items_changed(state: State, order: dict[str, Any]) -> bool:
-    """The order's items differ from what it held at the start: they were changed in this conversation."""
-    start = state.base.tables["orders"].get(order["order_id"])
-    return start is not None and [i["item_id"] for i in start["items"]] != [i["item_id"] for i in order["items"]]
-
+# -- the policy-only rules (stage 5): policy_rules.py, one place read by the audit and sessions too -----------
 
 def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    """'' when policy.md allows this write on this state for this customer, else why not."""
-    customer = known.get("user_id")
-    if tool == "modify_user_address":
-        return "" if customer is None or args.get("user_id") == customer else "the profile is another customer's"
-    if tool not in ORDER_WRITES:
-        return ""
-    order = state.get("orders", args.get("order_id", ""))
-    if order is None:
-        return ""  # the tool itself refuses an unknown order
-    if customer is not None and order["user_id"] != customer:
-        return "the order belongs to another customer"
-    if tool == "cancel_pending_order":
-        said = known.get("reason")
-        return "" if said is None or said == args.get("reason") else \
-            f"cancelled for '{args.get('reason')}', the customer said '{said}'"
-    if tool in ONCE and order["status"] != "delivered":
-        return f"the order is already '{order['status']}': a delivered order is returned or exchanged once"
-    if tool == "modify_pending_order_items" and items_changed(state, order):
-        return "the order's items were already changed once"
-    if tool in SWAPS and any(old == new for old, new in zip(args.get("item_ids", []), args.get("new_item_ids", []),
-                                                           strict=False)):
-        return "an item is swapped for itself"
-    return ""
+    """'' when policy.md allows this write on this state for this customer, else why not (the first rule
+    broken)."""
+    broken = broken_rules(ACTION_RULES, tool, args, state, known)
+    return broken[0][1] if broken else ""
 
 
 # -- what the database offers --------------------------------------------------------------------------------

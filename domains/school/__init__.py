@@ -16,6 +16,7 @@ from tauplay.core.tools import collect_tools
 
 from . import tools
 from .data_model import Course, Registration, Student
+from .emotions import EMOTIONS
 from .generator import generate
 
 AUTHENTICATE = ("find_student_id_by_email", "find_student_id_by_name_dob")
@@ -44,4 +45,5 @@ DOMAIN = Domain(
     identify_with=AUTHENTICATE,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
+    emotions=EMOTIONS,
 )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.facts import Fact, answer, fact
 from tauplay.tracer.hint_helpers import EmailOrNameAndBirth, PerDatabase, earlier, fresh_choice, hashed_trait
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
@@ -374,8 +374,10 @@ class SchoolHints(TracerHints):
         details = [f"You want {which}; you know it is full, so you want to join its waitlist.",
                    "Ask for your position on the waitlist."]
         course = ctx.state.get("courses", target["course_id"]) or {}
+        position = ctx.output_of("join_waitlist")["waitlist_position"]
         return Intent("join_waitlist", f"get a place in {what} for Spring 2025", details,
                       reason=f"because {target['reason']}", facts=facts, situation="waitlist",
+                      answers=[answer(position)],
                       subject=f"the waitlist for {course.get('title')}", slots={"course": course.get("title", "")})
 
     def _say_drop_registration(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
@@ -397,7 +399,9 @@ class SchoolHints(TracerHints):
             action = f"drop {what} from your Spring 2025 courses"
             details = ["Ask how much you will get back."]
         term = TERMS[FALL if target["kind"] == "withdraw" else SPRING]["name"]
+        refund = ctx.output_of("drop_registration")["refund"]
         return Intent("drop_registration", action, details, reason=f"because {target['reason']}", facts=facts,
+                      answers=[answer(refund)] if target["kind"] != "leave" else [],
                       situation="withdraw" if target["kind"] == "withdraw" else "drop",
                       subject=f"the {term} registration for {title}", slots={"course": title})
 
@@ -418,8 +422,9 @@ class SchoolHints(TracerHints):
             facts.append(fact("amount", args["amount"], *money_forms(args["amount"])))
             action = f"pay {money(args['amount'])} toward your account balance"
             details = [f"Use {phrase}.", "Ask what you will still owe afterwards."]
+        owed = [] if target["full"] else [answer(ctx.output_of("pay_balance")["account"]["balance"])]
         return Intent("pay_balance", action, details, facts=facts, situation="pay", subject="your account balance",
-                      slots={})
+                      slots={}, answers=owed)
 
     # -- policy (stage 5) ----------------------------------------------------------------------------
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:

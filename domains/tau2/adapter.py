@@ -181,6 +181,20 @@ class Tau2Domain(Domain):
         live.step = state.step_count + 1  # the step this call is in closes after it returns
         return str(live.env.to_json_str(response))
 
+    # -- the policy as code ---------------------------------------------------------------------------
+    def action_rules(self) -> list[Any]:
+        """tau2-bench's airline and retail keep τ-bench's records and policy: the same rules (airline with
+        tau2-bench's free-bag table), read by the audit and the session checks. Telecom and the rest: none yet."""
+        if self.tau2_name == "airline":
+            from ..airline_rules import TAU2_FREE_BAGS, airline_rules
+
+            return airline_rules(TAU2_FREE_BAGS)
+        if self.tau2_name == "retail":
+            from ..retail_rules import ACTION_RULES
+
+            return list(ACTION_RULES)
+        return []
+
     # -- the reward -----------------------------------------------------------------------------------
     def task_reward(self, env: Any, task: Any, agent_messages: list[str], abandoned: bool, calls: Any) -> Any:
         if getattr(task, "tau2", None) is None:
@@ -260,7 +274,8 @@ def build_domain(name: str) -> Tau2Domain:
         package_dir=_data_dir(name), generate=lambda seed: tables, user_knows=frozenset(),
         task_sets=sets, default_task_set="small" if "small" in sets else "tasks",
         tau2_name=name, policy_text=env.get_policy(), make_environment=make_environment,
-        agent_plan=agent_plan, user_plan=user_plan, base_tables=tables)
+        agent_plan=agent_plan, user_plan=user_plan, base_tables=tables,
+        audit_lookups=100)  # each look-up runs tau2-bench's own tools: the full 600 took 16 min on airline
     domain.tools = _tool_specs(domain, env.tools, "assistant")
     if env.user_tools is not None:
         domain.user_tools = _tool_specs(domain, env.user_tools, "user")

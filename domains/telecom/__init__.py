@@ -13,6 +13,7 @@ from tauplay.core.tools import collect_tools
 
 from . import tools
 from .data_model import Billing, Customer, Device, Service, SupportTicket
+from .emotions import EMOTIONS
 from .generator import generate
 from .policy_rules import RULES
 
@@ -42,4 +43,5 @@ DOMAIN = Domain(
     ],
     own_rules=RULES,  # the policy's own rules its events show (policy_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
+    emotions=EMOTIONS,
 )

@@ -31,7 +31,7 @@ from datetime import date
 from typing import Any
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.facts import Fact, answer, fact
 from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_done
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
@@ -498,7 +498,8 @@ class TelecomHints(TracerHints):
             action = f"pay {amount} toward the balance you owe"
             details = [f"You pay by {method}, today ({args['date']}). That is all you can pay for now."]
         return Intent("record_payment", action, details, facts=facts, situation="pay", subject="the overdue bill",
-                      known={"date": args["date"]}, slots={"amount": amount})
+                      known={"date": args["date"]}, slots={"amount": amount},
+                      answers=[answer(args["amount"])] if t["full"] else [])  # asked to check the amount
 
     def _say_manage_billing(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         changes = ctx.goal.target["changes"]
@@ -582,8 +583,10 @@ class TelecomHints(TracerHints):
                           facts=facts, situation="remove", subject=f"the {name}", slots={"service": name})
         facts.append(fact("action", "add", "add"))
         details = []
+        answers = []
         if t["discount"]:
             details.append("Before deciding, you want to know its monthly price with the senior discount.")
+            answers = [answer(ctx.output_of("get_senior_discount"))]
         devices = t.get("devices_ids") or []
         if t["replaces"]:
             old = service_name(t["replaces"])
@@ -593,7 +596,7 @@ class TelecomHints(TracerHints):
                 details.append(f"All the {said} should be attached to it.")
             return Intent("manage_service", f"add the {name} in place of the {old} you are giving up", details,
                           facts=facts, situation="switch", subject=f"the {name}", known={"replaces": t["replaces"]},
-                          slots={"service": name})
+                          slots={"service": name}, answers=answers)
         refs = [self._device_ref(ctx, d) for d in devices]
         facts += [f for f, _ in refs]
         if refs:
@@ -601,7 +604,7 @@ class TelecomHints(TracerHints):
         category = CATEGORY_WORDS.get(service_category(args["service_id"]), "")
         return Intent("manage_service", f"add the {name} to your account", details,
                       reason=f"since you have no {category} service yet" if category else "", facts=facts,
-                      situation="add", subject=f"the {name}", slots={"service": name})
+                      situation="add", subject=f"the {name}", slots={"service": name}, answers=answers)
 
     # -- policy (stage 5) ---------------------------------------------------------------------------------
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:

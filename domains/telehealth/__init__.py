@@ -20,6 +20,7 @@ from .data_model import (
     TelemetryDevice,
     TelemetryUpload,
 )
+from .emotions import EMOTIONS
 from .generator import generate
 
 # Patient-specific tools wait for the patient to be authenticated (policy: email, or name + birth date).
@@ -73,4 +74,5 @@ DOMAIN = Domain(
     identify_with=AUTHENTICATED,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
+    emotions=EMOTIONS,
 )

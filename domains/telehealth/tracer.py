@@ -15,7 +15,7 @@ from datetime import date, timedelta
 from typing import Any, cast
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.facts import Fact, fact, words
+from tauplay.tracer.facts import Fact, answer, fact, words
 from tauplay.tracer.hint_helpers import (
     EmailOrNameAndBirth,
     PerDatabase,
@@ -529,6 +529,7 @@ class TelehealthHints(TracerHints):
             action = f"book {article} {visit} in {specialty}"
             reason = f"about your {concern}" if specialty != "Primary Care" else ""
         return Intent("schedule_appointment", action, details, reason=reason, facts=facts, situation="book",
+                      answers=[answer(ctx.output_of("schedule_appointment")["appointment_id"])],
                       subject=f"the {specialty} visit", slots={"specialty": specialty, "concern": concern,
                                                                "doctor": who, "date": args["date"]})
 

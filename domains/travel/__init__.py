@@ -12,6 +12,7 @@ from tauplay.core.tools import collect_tools
 from . import tools
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Booking, Hotel, Package, Traveller
+from .emotions import EMOTIONS
 from .generator import generate
 
 IDENTIFY = ("find_traveller_by_email",)
@@ -44,5 +45,6 @@ DOMAIN = Domain(
     identify_with=IDENTIFY,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     task_sets={"starter": "starter.json", "test": "test.json"},
+    emotions=EMOTIONS,
     constraints=CONSTRAINTS,
 )

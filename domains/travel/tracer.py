@@ -18,7 +18,7 @@ from typing import Any
 
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
-from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.facts import Fact, answer, fact
 from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
@@ -661,8 +661,10 @@ class TravelHints(TracerHints):
             details.append("Anything refunded should go back to the original payment method.")
         details.append(rng.choice(("Ask how much you will get back before you agree.",
                                    "Ask what the refund is before saying yes.")))
+        back = _paid(ctx.output_of("cancel_booking"), "cancellation")  # nothing back is a plain "nothing"
         return Intent("cancel_booking", f"cancel your {what} ({booking['check_in']} to {booking['check_out']})",
                       details, reason=rng.choice(REASON_BECAUSE[reason]), facts=facts, situation="cancel",
+                      answers=[answer(back)] if back else [],
                       subject=f"the trip to {hotel['city']}", known={"reason": reason, "refund_to": refund_to},
                       slots=self._slots(hotel, booking["check_in"]))
 
@@ -742,7 +744,12 @@ class TravelHints(TracerHints):
         details.append(f"Anything extra to pay goes on {pay_words}.")
         details.append(rng.choice(("Ask what the change costs before agreeing.",
                                    "You want to hear the new price and any fee before you say yes.")))
-        return Intent("change_booking", action, details, reason=why, facts=facts,
+        changed = ctx.output_of("change_booking")
+        due = _paid(changed, "change to")
+        answers = [answer(due)] if due else []
+        if details[-1].startswith("You want to hear the new price"):
+            answers.insert(0, answer(changed["price"]["total"]))
+        return Intent("change_booking", action, details, reason=why, facts=facts, answers=answers,
                       situation="room" if t["variant"] == "room" else "move",
                       subject=f"the stay at {hotel['name']}", slots=self._slots(hotel, args["check_in"]))
 
@@ -791,11 +798,21 @@ class TravelHints(TracerHints):
         details.append(f"Pay with {pay_words}, and ask for the total before you agree.")
         return Intent("create_booking", action, details, reason=rng.choice(BOOK_WHY), facts=facts, situation="book",
                       subject=f"the trip to {hotel['city']}",
+                      answers=[answer(ctx.output_of("create_booking")["price"]["total"])],
                       slots=self._slots(hotel, args["check_in"]))
 
     # -- stage 5 --------------------------------------------------------------------------------------
     def policy(self, tool: str, args: Record, state: State, known: Record) -> str:
         return policy_problem(tool, args, state, known)
 
+
+
+def _paid(booking: Record, note: str) -> float:
+    """The amount of the booking's latest payment whose note starts with `note` (0 when there is none): what a
+    change charged or gave back."""
+    for p in reversed(booking["payments"]):
+        if str(p.get("note", "")).startswith(note):
+            return float(p["amount"])
+    return 0.0
 
 HINTS = TravelHints()

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tauplay.core.behavior import BEHAVIOR_DIMENSIONS, behavior_key
+from tauplay.core.emotions import emotion_group
 from tauplay.store.filters import NONE
 from tauplay.store.stats_queries import DIMENSIONS
 
@@ -30,6 +31,8 @@ def group_key(row: Mapping[str, Any], dims: Sequence[str]) -> dict[str, KeyValue
             key[dim] = simulator_key(row["dim_simulator_kind"], row["dim_simulator_model"])
         elif dim == "behavior":
             key[dim] = behavior_key(row["dim_behavior"])
+        elif dim == "emotion":  # the saved condition's family: the grouping `run` summarises by too
+            key[dim] = emotion_group({"family": row["dim_emotion"]})
         elif dim == "difficulty":
             value = row["dim_difficulty"]
             key[dim] = NONE if value is None else int(value)

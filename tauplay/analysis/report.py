@@ -26,7 +26,7 @@ TABLES: tuple[tuple[str, tuple[str, ...], Any, str], ...] = (
     ("user_share_by_simulator", ("simulator",), t.faults_table,
      "τ²-bench's question: the share of failures whose labels say the user simulator erred"),
     ("pass_k_by_difficulty", ("difficulty",), t.pass_k_table, "success by task difficulty (dependent gold steps)"),
-    ("pass_k_by_behavior", ("behavior",), t.pass_k_table, "success by user behaviour (issue 18)"),
+    ("pass_k_by_behavior", ("behavior",), t.pass_k_table, "success by user behaviour (RUSE-style)"),
 )
 FIGURES: tuple[tuple[str, str], ...] = (
     ("success-by-emotion", "Figures 4, 9, 10: success by emotion family"),

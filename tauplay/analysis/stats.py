@@ -139,6 +139,7 @@ class StatsReport:
     seed: int
     confidence: float
     filters: dict[str, Any]
+    not_scorable: int = 0  # finished sessions left out: their task's gold replay fails on their database
 
     def fault_categories(self) -> list[str]:
         """The general categories, then any domain's own that was used (escape rooms' Lost State, ...)."""
@@ -149,7 +150,7 @@ class StatsReport:
         return {"by": self.by, "k": self.k, "filters": self.filters,
                 "bootstrap": {"resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,
                               "over": "tasks"},
-                "groups": [g.to_json() for g in self.groups]}
+                "not_scorable": self.not_scorable, "groups": [g.to_json() for g in self.groups]}
 
 
 def _sort_key(key: Mapping[str, KeyValue]) -> tuple[Any, ...]:
@@ -226,4 +227,5 @@ def compute_stats(store: Any, by: Sequence[str] = (), *, k: int = DEFAULT_K, flt
                                            resamples=resamples, confidence=confidence, seed=f"{seed}:{name}")
     ordered = sorted(groups.values(), key=lambda g: _sort_key(g.key))
     filters = {k_: v for k_, v in vars(flt).items() if v is not None}
-    return StatsReport(dims, k, ordered, resamples, seed, confidence, filters)
+    unscored = store.stats_not_scorable(flt) if hasattr(store, "stats_not_scorable") else 0
+    return StatsReport(dims, k, ordered, resamples, seed, confidence, filters, unscored)

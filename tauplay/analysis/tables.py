@@ -33,12 +33,24 @@ class Table:
 
     def to_markdown(self) -> str:
         def cell(c: Cell) -> str:
-            return fmt(c).replace("|", "\\|")
+            return markdown_text(fmt(c))
 
-        lines = [f"### {self.title}", "", "| " + " | ".join(self.header) + " |",
-                 "|" + "|".join("---" for _ in self.header) + "|"]
+        lines = [f"### {markdown_text(self.title)}", "", "| " + " | ".join(markdown_text(h) for h in self.header)
+                 + " |", "|" + "|".join("---" for _ in self.header) + "|"]
         lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in self.rows]
         return "\n".join(lines) + "\n"
+
+
+_MARKDOWN_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\`*[]<>|~&"})  # `_` inside words is no emphasis
+
+
+def markdown_text(text: str) -> str:
+    """A cell's text as Markdown shows it literally: control characters visible (ESC as ␛, U+200B as
+    \\u200b), newlines as spaces, and the characters Markdown or embedded HTML would act on (<script>, links,
+    emphasis, the table's pipes) backslash-escaped."""
+    from tauplay.core.text import visible
+
+    return visible(text.replace("\r", " ").replace("\n", " ")).translate(_MARKDOWN_SPECIAL)
 
 
 def fmt(c: Cell) -> str:
@@ -172,10 +184,12 @@ def rich_table(table: Table, *, columns: Sequence[int] | None = None) -> Any:
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    out = RichTable(title=Text(table.title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    from tauplay.core.text import visible
+
+    out = RichTable(title=Text(visible(table.title)), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     keep = list(columns) if columns is not None else list(range(len(table.header)))
     for i in keep:
-        out.add_column(table.header[i], justify="left" if i == 0 else "right")
-    for row in table.rows:
-        out.add_row(*(Text(fmt(row[i])) for i in keep))  # keys are shown literally, never as markup
+        out.add_column(Text(visible(table.header[i])), justify="left" if i == 0 else "right")
+    for row in table.rows:  # keys (model names, task ids) shown literally: never markup, never escape codes
+        out.add_row(*(Text(visible(fmt(row[i]))) for i in keep))
     return out

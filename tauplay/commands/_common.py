@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
 
@@ -20,6 +22,45 @@ def require_terminal() -> None:
         raise UsageError("the app needs a terminal (stdout is not a TTY); for batch work use 'tauplay run'")
 
 
+def finite_float(text: str) -> float:
+    """An argparse type: a finite number ('nan', 'inf' and '1e999' are refused at parse time, with exit 2)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0 (a timeout, a lease)."""
+    value = finite_float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return value
+
+
+MAX_NAME = 100
+
+
+def person_name(text: str) -> str:
+    """An argparse type for a person's name (--annotator): printable text, no control or invisible characters
+    (a name is shown in headers and saved with every verdict), at most MAX_NAME characters."""
+    from tauplay.core.text import visible
+
+    name = text.strip()
+    if not name:
+        raise argparse.ArgumentTypeError("a name cannot be empty")
+    if visible(name) != name or not name.isprintable():
+        raise argparse.ArgumentTypeError(f"a name cannot hold control or invisible characters: {visible(name)!r}")
+    if len(name) > MAX_NAME:
+        raise argparse.ArgumentTypeError(f"a name has at most {MAX_NAME} characters, got {len(name)}")
+    return name
+
+
 def say(text: object = "", *, file: TextIO | None = None, end: str = "\n") -> None:
     """Print a line of a report: model, tool, file or person text in it has its control characters shown
     (tauplay.core.text.visible), so nothing printed can drive the terminal. JSON output does not need it
@@ -27,6 +68,81 @@ def say(text: object = "", *, file: TextIO | None = None, end: str = "\n") -> No
     from tauplay.core.text import visible
 
     print(visible(str(text)), file=file if file is not None else sys.stdout, end=end)
+
+
+# Files SQLite keeps beside a database: writing over one of them destroys the database as surely.
+_SQLITE_SIDECARS = ("", "-wal", "-shm", "-journal")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
+
+
+def database_files(url: str | None) -> list[str]:
+    """The files of the database a command opens (`--db`, $TAUPLAY_DB or the default), SQLite's journals
+    among them; none for a server database."""
+    from tauplay.store import StoreError
+    from tauplay.store.engine import is_sqlite_file, resolve_url
+
+    try:
+        resolved = resolve_url(url)
+    except StoreError:
+        return []  # the store says what is wrong with it when it opens
+    if not is_sqlite_file(resolved):
+        return []
+    return [f"{resolved.database}{suffix}" for suffix in _SQLITE_SIDECARS]
+
+
+def output_file(out: str, *, reads: Iterable[str], force: bool, flag: str = "--out") -> Path:
+    """Where an output may go: never a file the command reads (its database, an input), never a folder, and
+    an existing file only with --force. UsageError otherwise, before anything is written."""
+    path = Path(out).expanduser()
+    for given in reads:
+        if given and _same_file(path, Path(given).expanduser()):
+            raise UsageError(f"{flag} {out}: that is {given}, which this command reads; write somewhere else")
+    if path.is_dir():
+        raise UsageError(f"{flag} {out}: is a folder")
+    if path.exists() and not force:
+        raise UsageError(f"{flag} {out}: the file exists; pass --force to replace it")
+    return path
+
+
+def write_replacing(path: Path, text: str) -> None:
+    """Write `text` to a temporary file beside `path`, then rename it into place: a failure half-way (a full
+    disk, Ctrl+C) leaves the old file whole. A path that is not a regular file (a FIFO, /dev/stdout) is
+    written straight. UsageError (one line) when it cannot be written."""
+    import tempfile
+
+    try:
+        if path.exists() and not path.is_file():
+            path.write_text(text, encoding="utf-8")
+            return
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
+        fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.",
+                                   suffix=".part")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as e:
+        raise UsageError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
 
 
 BEHAVIOR_HELP = ("the simulated user's behaviour, composable with --emotion: comma-separated dimension=level of "

@@ -20,7 +20,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tauplay.commands._common import UsageError, say
+from tauplay.commands._common import (
+    UsageError,
+    database_files,
+    finite_float,
+    output_file,
+    say,
+    write_replacing,
+)
 
 KINDS = ("tasks", "sessions", "training", "tau2-results", "taubench-results")
 
@@ -28,6 +35,7 @@ KINDS = ("tasks", "sessions", "training", "tau2-results", "taubench-results")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("kind", choices=KINDS, help="what to export")
     parser.add_argument("--out", metavar="FILE", required=True, help="file to write ('-' for standard output)")
+    parser.add_argument("--force", action="store_true", help="replace --out if it exists (never the database itself)")
     parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
     parser.add_argument("--domain", help="only this domain (required for tasks)")
     parser.add_argument("--task", metavar="ID", help="only sessions of this task")
@@ -37,10 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="tasks: tauplay task set JSON, or the tau-Emotion-Bench task form (default: tauplay)")
     parser.add_argument("--all", action="store_true", help="sessions: include sessions nobody labelled or reviewed (a suggestion nobody "
                         "confirmed is not a label)")
-    parser.add_argument("--min-reward", type=float, default=1.0, help="training: lowest reward kept (default 1)")
+    parser.add_argument("--min-reward", type=finite_float, default=1.0, help="training: lowest reward kept (default 1)")
     parser.add_argument("--emotion-family", help="training: only sessions with this emotion family")
-    parser.add_argument("--min-ratio", type=float, help="training: least tool calls per follow-up question")
-    parser.add_argument("--max-ratio", type=float, help="training: most tool calls per follow-up question")
+    parser.add_argument("--min-ratio", type=finite_float, help="training: least tool calls per follow-up question")
+    parser.add_argument("--max-ratio", type=finite_float, help="training: most tool calls per follow-up question")
     parser.add_argument("--include-faulty", action="store_true",
                         help="training: keep sessions with a confirmed fault label (left out by default)")
     parser.add_argument("--include-violations", action="store_true",
@@ -50,20 +58,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "default; a task nobody judged is kept)")
 
 
-def _write(out: str, text: str) -> None:
-    if out == "-":
+def _write(out: Path | None, text: str) -> None:
+    if out is None:
         print(text, end="")
         return
-    try:
-        Path(out).write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise UsageError(f"{out}: cannot write: {e.strerror or e}") from None
+    write_replacing(out, text)
 
 
 def run(args: argparse.Namespace) -> int:
     from tauplay.interop.errors import InteropError
     from tauplay.store import SessionStore, StoreError
 
+    # Checked before the database is even opened: an export never lands on what it reads.
+    out = None if args.out == "-" else output_file(args.out, reads=database_files(args.db), force=args.force)
     try:
         with SessionStore(args.db, readonly=True) as store:  # reads only: nothing created, nothing written
             text, summary = _export(args, store)
@@ -71,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     except InteropError as e:
         raise UsageError(str(e)) from None
-    _write(args.out, text)
-    if args.out != "-":
+    _write(out, text)
+    if out is not None:
         say(f"{args.out}: {summary}")
     return 0
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tauplay.commands._common import UsageError, say
+from tauplay.commands._common import UsageError, person_name, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--role", choices=("user", "agent", "batch"),
                         help="who plays the fork on: you as the user, you as the agent, or nobody (offline "
                              "participants, for tauplay resume); default: as the parent was played")
-    parser.add_argument("--annotator", metavar="NAME", help="your name in the new session (default: login name)")
+    parser.add_argument("--annotator", type=person_name, metavar="NAME", help="your name in the new session (default: login name)")
     parser.add_argument("--db", metavar="URL", help="session store (default: $TAUPLAY_DB or sessions/tauplay.db)")
     parser.add_argument("--json", action="store_true", help="print the new session as JSON")
 

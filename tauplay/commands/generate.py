@@ -55,6 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of text (no progress bar)")
 
 
+MAX_N = 100_000  # tasks one run generates: what a task file may reasonably hold, and minutes of work
+
+
 def parse_depth(text: str, flag: str = "--depth") -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
     if not m:
@@ -100,8 +103,9 @@ def _common(args: argparse.Namespace) -> tuple[Any, Any]:
     """(emotion weights, model) after the checks both kinds share."""
     from tauplay.tracer.emotion import DistributionError, parse_distribution
 
-    if args.n < 1:
-        raise UsageError(f"--n must be at least 1 (got {args.n})")
+    if not 1 <= args.n <= MAX_N:  # ten million ran past 14 minutes to 9.9 GB (issue 26)
+        raise UsageError(f"--n must be from 1 to {MAX_N:,} (got {args.n:,}); generate larger sets in parts "
+                         "with different --seed values")
     if args.concurrency < 1 or (args.attempts is not None and args.attempts < 1):
         raise UsageError("--concurrency and --attempts must be at least 1")
     if args.api_base and not args.model:
@@ -188,15 +192,21 @@ def run(args: argparse.Namespace) -> int:
     result.tasks.save(tmp)
     os.replace(tmp, out)  # a crash mid-write never leaves a half-written task set
     dist = distributions(result.tasks.tasks)
+    composition = hints_for(domain).composition(database, result.tasks.tasks)
     summary = (f"generated {result.report.accepted}/{settings.n} {domain.name} tasks -> {out}"
                + ("" if result.complete else " (filters left too few; see the report)"))
     if args.json:
         print(json.dumps({"summary": summary, "out": str(out), "requested": settings.n,
                           "accepted": result.report.accepted, "distribution": dist,
+                          **({"composition": composition} if composition is not None else {}),
                           "report": result.report.to_json()}, indent=1))
     else:
         say(result.report.render())
         say("depth:  " + "  ".join(f"{k}:{v}" for k, v in dist["depth"].items()))
+        for tier, row in (composition or {}).items():
+            if isinstance(row, dict):
+                say(f"  depth {tier}: {row['rooms']} rooms, {row['steps_per_room']} steps each; deepest chain "
+                    f"{row['chain_calls_per_room']} calls, {row['chain_calls_adding_no_hop']:.0%} adding no hop")
         say("family: " + "  ".join(f"{k}:{v}" for k, v in dist["family"].items()))
         say(summary)
     return 0 if result.complete else 1

@@ -22,7 +22,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tauplay.commands._common import UsageError, say
+from tauplay.commands._common import UsageError, output_file, say
 
 KINDS = ("taubench-results", "tau2-results", "sessions", "tasks", "agentprop-results")
 
@@ -67,14 +67,16 @@ def _import_tasks(args: argparse.Namespace) -> int:
     except TaskFileError as e:
         raise UsageError(str(e)) from None
     flagged = [t.id for t in task_set.tasks if "emotion_error" in t.provenance]
+    pairs = sum(1 for t in task_set.tasks if t.emotion is not None and t.emotion.published_pair)
     out = Path(args.out) if args.out else Path(Path(args.file).stem + ".tauplay.json")
     note = f"; {len(flagged)} with a published emotion outside its family (tasks {', '.join(flagged)})" if flagged \
         else ""
+    if pairs:  # kept as published, under the family they name
+        note += f"; {pairs} with a published pair whose leaf the Atlas lists under another family"
     if args.dry_run:
         say(f"{args.file}: {len(task_set.tasks)} task(s) read{note}; nothing written (dry run)")
         return 0
-    if out.exists() and not args.force:
-        raise UsageError(f"{out} exists; choose another --out or pass --force")
+    output_file(str(out), reads=[args.file], force=args.force)  # never the file it reads, even with --force
     task_set.provenance = {**task_set.provenance, "imported_from": Path(args.file).name}
     try:
         task_set.save(out)

@@ -3,7 +3,7 @@ injected error propagate? yes / no" for every ended injected session, with a rea
 the judgments table (never among people's labels).
 
   substring  "yes" when an output the task expects is missing from what the agent said after the injected
-             call (a task that expects no output: "no")
+             call, "no" when all are there; a task without outputs: no verdict ("no answer to judge against")
   llm        one model (--model M) under a fixed rubric, through tauplay.llm
   ensemble   three models (--model given three times), the majority answer; each member's answer is saved
              too, as an llm judgment
@@ -19,7 +19,7 @@ import json
 import sys
 from typing import Any
 
-from tauplay.commands._common import UsageError
+from tauplay.commands._common import UsageError, positive_float
 
 JUDGE_CHOICES = ("substring", "llm", "ensemble")
 
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", action="append", metavar="M", default=[],
                         help="litellm model string (llm: one; ensemble: three, --model each)")
     parser.add_argument("--api-base", metavar="URL", help="API base of the models (an OpenAI-compatible server)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per model call (default 60)")
+    parser.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per model call (default 60)")
     parser.add_argument("--concurrency", type=int, default=4, help="sessions judged at a time (default 4)")
     parser.add_argument("--again", action="store_true", help="ask again where this judge already answered")
     parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
@@ -81,7 +81,8 @@ def _cases(store: Any, batch: str | None) -> list[Any]:
 def _judge_all(args: argparse.Namespace, store: Any) -> int:
     import asyncio
 
-    from tauplay.core.judging import substring_judgment
+    from tauplay.core.judging import one_verdict, substring_judgment
+    from tauplay.core.propagation import NO_ANSWER
 
     cases = _cases(store, args.batch)
     if not cases:
@@ -92,22 +93,34 @@ def _judge_all(args: argparse.Namespace, store: Any) -> int:
     todo = [c for c in cases if args.again or c.session_id not in done]
     saved: list[Any] = []
     failures: list[str] = []
+    unanswerable: list[str] = []  # sessions whose task has no outputs: the substring judge has nothing to compare
     if args.judge == "substring":
         for case in todo:
-            saved.append(store.save_judgment(case.session_id, substring_judgment(case)))
+            judgment = substring_judgment(case)
+            if judgment is None:
+                unanswerable.append(case.session_id)
+            else:
+                saved.append(store.save_judgment(case.session_id, judgment))
     else:
         saved, failures = asyncio.run(_ask_models(args, store, todo))
     skipped = len(cases) - len(todo)
+    mine = [j for j in saved if j.judge == args.judge]
+    note = one_verdict(args.judge, [j.label for j in mine])
     if args.json:
         print(json.dumps({"judge": args.judge, "model": model, "store": store.name, "sessions": len(cases),
                           "skipped": skipped, "failed": failures,
+                          "not_judged": [{"session_id": s, "reason": NO_ANSWER} for s in unanswerable],
+                          "one_verdict": note or None,
                           "judgments": [{"session_id": j.session_id, **j.to_json()} for j in saved]}, indent=1))
     else:
-        yes = sum(1 for j in saved if j.judge == args.judge and j.label == "yes")
-        mine = [j for j in saved if j.judge == args.judge]
+        yes = sum(1 for j in mine if j.label == "yes")
         print(f"{args.judge}{' ' + model if model else ''}: {len(mine)} session(s) judged ({yes} yes, "
               f"{len(mine) - yes} no), {skipped} already judged{' (--again asks again)' if skipped else ''}, "
               f"{len(failures)} failed; saved in {store.name}")
+        if unanswerable:
+            print(f"{len(unanswerable)} session(s) not judged: {NO_ANSWER} (their tasks have no outputs)")
+        if note:
+            print(f"note: {note}")
     for line in failures:
         print(line, file=sys.stderr)
     return 1 if failures else 0

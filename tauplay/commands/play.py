@@ -8,7 +8,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tauplay.commands._common import UsageError, add_behavior_arguments, behavior_from_args, require_terminal
+from tauplay.commands._common import (
+    UsageError,
+    add_behavior_arguments,
+    behavior_from_args,
+    person_name,
+    require_terminal,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", metavar="ID",
                         help="continue this unfinished session in the app (one a person was playing, or a fork "
                              "made by tauplay fork), in the seat it was played from")
-    parser.add_argument("--annotator", metavar="NAME", help="your name in the saved sessions (default: login name)")
+    parser.add_argument("--annotator", type=person_name, metavar="NAME", help="your name in the saved sessions (default: login name)")
     parser.add_argument("--keymap", metavar="FILE", type=Path,
                         help="key remapping file (default: $TAUPLAY_KEYMAP or ~/.config/tauplay/keymap.toml)")
 

@@ -14,6 +14,9 @@ compared with the gold end state) and its final answers:
   unaffected  as recovered, with no correction: the corrupted call did not matter
   propagated  anything else: the end state or an answer is wrong, or the user gave up
 
+A task without outputs leaves no answer to judge against: its sessions are classified by the end state alone,
+and the report counts them ("no_answer_to_judge_against").
+
 A rejection stops the bad value, not always the harm: a write it blocked may leave the task undone ("task done"
 counts sessions whose end state and answers are right). People answering "propagated?" in review judge the
 outcome, so they may say yes there; their labels calibrate the figure below.
@@ -92,6 +95,8 @@ def collect(store: Any, batch: str | None) -> Any:
     for record in store.list_sessions(batch_id=batch):
         if not record.finished:
             continue
+        if isinstance(record.reward_info, dict) and record.reward_info.get("not_scorable"):
+            continue  # its task's gold replay fails on its database (run --allow-invalid): nothing to measure
         mine = (record.reward_info or {}).get("agentprop") if isinstance(record.reward_info, dict) else None
         if isinstance(mine, dict):  # one of AgentProp-Bench's released sessions: no events to classify
             if isinstance(mine.get("eps"), int) and not isinstance(mine.get("eps"), bool):
@@ -158,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.store import SessionStore, StoreError
 
     try:
-        with SessionStore(args.db, readonly=True) as store:  # reads only
+        with SessionStore(args.db, readonly=True) as store:  # reads only: a read-only database will do
             report = collect(store, args.batch)
             name = store.name
     except StoreError as e:
@@ -214,6 +219,10 @@ def _print(report: Any, name: str, batch: str | None) -> None:
         _print_released(console, report.released)
     if report.not_injected:
         console.print(f"{report.not_injected} session(s) ran with an injection plan but made no call it applied to",
+                      markup=False)
+    if report.no_answer:
+        console.print(f"{report.no_answer} of {len(report.sessions)} injected session(s): no answer to judge against "
+                      "(their tasks have no outputs): the final answer was not judged, the end state alone decides",
                       markup=False)
     for b in report.baselines:
         console.print(f"without injection: {b.model} (interceptor {'on' if b.interceptor else 'off'}): "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tauplay.commands._common import UsageError, say
+from tauplay.commands._common import UsageError, finite_float, positive_float, say
 
 DEFAULT_LEASE_MINUTES = 30.0
 DEFAULT_OVERLAP = 0.2
@@ -23,10 +23,10 @@ def add_queue_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--queue", metavar="NAME",
                         help="work from this shared queue: each annotator gets the next item nobody holds (made on "
                              "first use from the items chosen here; see tauplay queue NAME)")
-    parser.add_argument("--overlap", type=float, default=DEFAULT_OVERLAP, metavar="SHARE",
+    parser.add_argument("--overlap", type=finite_float, default=DEFAULT_OVERLAP, metavar="SHARE",
                         help=f"with --queue: the share of items given to two annotators, so agreement can be measured "
                              f"(default {DEFAULT_OVERLAP:g}; fixed for an item when it joins the queue)")
-    parser.add_argument("--lease-minutes", type=float, default=DEFAULT_LEASE_MINUTES, metavar="M",
+    parser.add_argument("--lease-minutes", type=positive_float, default=DEFAULT_LEASE_MINUTES, metavar="M",
                         help=f"with --queue: an item goes back to the queue after M minutes without a save "
                              f"(default {DEFAULT_LEASE_MINUTES:g})")
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.store import SessionStore, StoreError
 
     try:
-        with SessionStore(args.db, must_exist=True) as store:
+        with SessionStore(args.db, readonly=True) as store:  # reads only: a read-only database will do
             found = store.queue_progress(args.name)
     except StoreError as e:
         raise UsageError(str(e)) from None

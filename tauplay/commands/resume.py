@@ -56,7 +56,32 @@ def run(args: argparse.Namespace) -> int:
         store.close()
 
 
+def _unstarted(store: Any, batch: Any) -> int:
+    """How many of a batch's planned (task, trial) jobs have no session at all."""
+    plan = batch.plan or {}
+    try:
+        planned = {(str(t["id"]), trial) for t in plan.get("tasks") or [] for trial in range(int(plan["trials"]))}
+    except (KeyError, TypeError, ValueError):
+        return 0  # a plan this tauplay cannot read: `resume --batch` says why
+    done = {(s.task_id, s.trial) for s in store.list_sessions(batch_id=batch.id)}
+    return len(planned - done)
+
+
 def _resume(args: argparse.Namespace, store: Any) -> int:
+    """Plain `tauplay resume` (no ids, no --batch) also runs what unfinished batches' plans never started,
+    batch by batch, as `tauplay resume --batch ID` would."""
+    if args.sessions or args.batch:
+        return _resume_some(args, store)
+    pending = [(b, n) for b in store.unfinished_batches(domain=args.domain) if (n := _unstarted(store, b))]
+    code = _resume_some(args, store, quiet=bool(pending))
+    for batch, count in pending:
+        say(f"batch {batch.id}: {count} planned session(s) never started; running them (as tauplay resume "
+            f"--batch {batch.id})", file=sys.stderr)
+        code = max(code, _resume_some(argparse.Namespace(**{**vars(args), "batch": batch.id}), store))
+    return code
+
+
+def _resume_some(args: argparse.Namespace, store: Any, quiet: bool = False) -> int:
     from tauplay.core.lease import lease_seconds
     from tauplay.sim.session import writer_of
 
@@ -97,7 +122,7 @@ def _resume(args: argparse.Namespace, store: Any) -> int:
             store.finish_batch(batch.id)
         if busy:
             say(f"nothing resumed: {busy} left alone (still being written)")
-        elif not ended:
+        elif not ended and not quiet:
             say("no unfinished sessions to resume" if not people else "nothing left to resume here")
         return 1 if ended else 0
     executor = None
@@ -185,6 +210,11 @@ def _run_all(store: Any, records: list[Any], missing: list[Any], limits: Any, ba
                     return record, await resume_session(writer, record.id), None
                 except (ResumeError, StoreError) as e:
                     return record, None, str(e)
+                except Exception as e:  # a session it cannot continue: say why and go on with the others
+                    if getattr(e, "unusable", False):
+                        raise
+                    cause = str(e).strip().splitlines()[0] if str(e).strip() else ""
+                    return record, None, f"session {record.id}: cannot be continued ({type(e).__name__}: {cause})"
 
         async def on_ray(records: list[Any]) -> list[tuple[Any, Any, str | None]]:
             # The driver takes each session over (as Session.reopen does locally) under its own owner, whose

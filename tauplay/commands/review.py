@@ -11,13 +11,13 @@ import argparse
 import getpass
 from typing import Any
 
-from tauplay.commands._common import UsageError, require_terminal
+from tauplay.commands._common import UsageError, finite_float, person_name, require_terminal
 from tauplay.commands.queue import add_queue_arguments, queue_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
-    parser.add_argument("--annotator", help="your name, saved with every label (default: your login)")
+    parser.add_argument("--annotator", type=person_name, help="your name, saved with every label (default: your login)")
     parser.add_argument("--blind", action="store_true", help="hide other annotators' labels")
     parser.add_argument("--show-condition", action="store_true",
                         help="show each session's emotion condition (hidden by default, so that the emotion "
@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "violations) instead of opening the app")
     parser.add_argument("--domain", help="only sessions of this domain")
     parser.add_argument("--task", metavar="ID", help="only sessions of this task")
-    parser.add_argument("--reward", type=float, help="only sessions with this reward (1, 0 or -1)")
+    parser.add_argument("--reward", type=finite_float, help="only sessions with this reward (1, 0 or -1)")
     parser.add_argument("--reason", help="only sessions that ended this way (user_stop, transfer, max_steps, ...)")
     parser.add_argument("--emotion", metavar="FAMILY", help="only sessions with this emotion family")
     parser.add_argument("--model", help="only sessions where the agent or the user was this model")
@@ -68,6 +68,8 @@ def session_text(record: Any, events: list[Any], labels: list[Any]) -> list[str]
             out.append(tag + (f"system prompt ({len(p.content)} characters)" if e.role == "system"
                               else f"{e.role}: {p.content}"))
         elif isinstance(p, ToolCallData):
+            if p.content:  # the text sent in the same reply as the call
+                out.append(tag + f"{e.role}: {p.content}")
             out.append(tag + f"→ {p.name}({arguments_text(p)})")
         elif isinstance(p, ToolResultData):
             out.append(tag + ("← error: " if p.error else "← ") + p.output)

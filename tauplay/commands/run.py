@@ -19,7 +19,14 @@ import sys
 import uuid
 from typing import Any
 
-from tauplay.commands._common import UsageError, add_behavior_arguments, behavior_from_args, say
+from tauplay.commands._common import (
+    UsageError,
+    add_behavior_arguments,
+    behavior_from_args,
+    finite_float,
+    positive_float,
+    say,
+)
 from tauplay.commands._executors import add_executor_arguments, check_executor_arguments
 
 # The injection kinds, spelled here so that --help needs no import of the vocabulary's module tree.
@@ -35,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed of the generated database, and of the injections with --inject (default 0 there)")
     parser.add_argument("--tasks", metavar="FILE", help="task file (default: the domain's default task set)")
     parser.add_argument("--task-ids", nargs="+", metavar="ID", help="run only these task ids")
+    parser.add_argument("--allow-invalid", action="store_true",
+                        help="run tasks whose gold replay fails on this database too, saved with no reward "
+                             "(\"not scorable\"; stats leaves them out); without it such tasks are refused")
     parser.add_argument("--agent", choices=("oracle", "gated", "llm"),
                         help="agent kind (default: oracle; llm when a model is given); gated: uses only values "
                              "the user said or a tool returned")
@@ -52,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=int, default=4, help="sessions at a time (default 4)")
     parser.add_argument("--max-steps", type=int, default=100, help="messages and tool calls per session (default 100)")
     parser.add_argument("--max-errors", type=int, default=10, help="failed tool calls before a session ends (default 10)")
-    parser.add_argument("--llm-timeout", type=float, default=60.0, help="seconds per model call (default 60)")
+    parser.add_argument("--llm-timeout", type=positive_float, default=60.0, help="seconds per model call (default 60)")
     parser.add_argument("--verifier-model", metavar="M",
                         help="litellm model that checks what the agent said against the tool outputs after each "
                              "session (saved in the reward info under statements.llm; the reward is unchanged)")
@@ -63,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "by default, a seeded choice among the gold actions that have an argument of that kind)")
     parser.add_argument("--inject-at", type=int, metavar="N",
                         help="inject at the agent's N-th tool call (or the first later one that has such an argument)")
-    parser.add_argument("--inject-rate", type=float, metavar="P",
+    parser.add_argument("--inject-rate", type=finite_float, metavar="P",
                         help="inject each call that has such an argument with probability P (any number per session)")
     parser.add_argument("--inject-style", choices=INJECT_STYLE_CHOICES, default="plausible",
                         help="how --inject makes the value wrong: plausible (default: tauplay's own, values from the "
@@ -139,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         emotion = condition_for_task(args.emotion, None) if args.emotion else None  # checks the word
         domain = get_domain(args.domain)
-        task_set = load_tasks(args.tasks or domain.task_set_path(), domain.name)
+        task_set = load_tasks(args.tasks or _default_tasks(domain, args.data), domain.name)
         database = domain.database(args.data, args.seed)
     except (DomainError, TaskFileError, EmotionError) as e:
         raise UsageError(str(e)) from None
@@ -153,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
         tasks = [t for t in tasks if t.id in set(args.task_ids)]
     if not tasks:
         raise UsageError(f"{task_set.source}: no tasks to run")
+    tasks = _scorable(domain, database, tasks, args.allow_invalid)
 
     from tauplay.store import SessionStore, StoreError
 
@@ -164,6 +175,42 @@ def run(args: argparse.Namespace) -> int:
         return _run_batch(args, store, domain, database, tasks, emotion, agent_desc, user_desc, injection)
     finally:
         store.close()
+
+
+# A data folder's own task files, in the order `run --data DIR` looks for them (tau-bench / tau-Emotion-Bench names).
+DATA_TASK_FILES = ("tasks_test.json", "tasks.json", "tasks_dev.json", "tasks_train.json")
+
+
+def _default_tasks(domain: Any, data: str | None) -> Any:
+    """The task file of `run` without --tasks: the data folder's own (tasks_test.json, ...), else the domain's
+    default set, which was built for the generated database and is refused on another."""
+    from pathlib import Path
+
+    if not data:
+        return domain.task_set_path()
+    for name in DATA_TASK_FILES:
+        if (Path(data) / name).is_file():
+            return Path(data) / name
+    raise UsageError(f"{data} has no task file ({', '.join(DATA_TASK_FILES)}), and the domain's "
+                     f"'{domain.default_task_set}' set was built for its generated database, not this one: give --tasks")
+
+
+def _scorable(domain: Any, database: Any, tasks: list[Any], allow: bool) -> list[Any]:
+    """Refuse tasks whose gold replay fails on this database (one line naming them), or with --allow-invalid
+    mark them not scorable."""
+    from tauplay.core.scorable import gold_problem, not_scorable
+
+    problems = {t.id: why for t in tasks if (why := gold_problem(domain, database, t)) is not None}
+    if not problems:
+        return tasks
+    if not allow:
+        first = next(iter(problems.items()))
+        raise UsageError(f"{len(problems)} of {len(tasks)} task(s) cannot be scored on {database.source}: their gold "
+                         f"replay fails (task {first[0]}: {first[1]}; all: {', '.join(problems)}); leave them out with "
+                         "--task-ids, or run them unscored with --allow-invalid")
+    say(f"tauplay run: {len(problems)} task(s) not scorable on this database, run with no reward: "
+        f"{', '.join(problems)}", file=sys.stderr)
+    return [not_scorable(t, problems[t.id]) if t.id in problems else t for t in tasks]
 
 
 def _judge(args: argparse.Namespace) -> Any:
@@ -212,32 +259,40 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
         writer.close()
         raise UsageError(str(e)) from None
     err = Console(stderr=True, highlight=False)
-    rewards = {"1": 0, "0": 0, "-1": 0, "failed": 0}
+    rewards = {"1": 0, "0": 0, "-1": 0, "failed": 0, "not scorable": 0}
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         TextColumn("{task.fields[tally]}", markup=False), console=err, transient=False,
                         refresh_per_second=4)  # rich's default 10 redraws/s took ~5% of a fast batch's CPU
 
     def tally() -> str:
-        return f"reward 1: {rewards['1']}  0: {rewards['0']}  -1: {rewards['-1']}  failed: {rewards['failed']}"
+        unscored = f"  not scorable: {rewards['not scorable']}" if rewards["not scorable"] else ""
+        return f"reward 1: {rewards['1']}  0: {rewards['0']}  -1: {rewards['-1']}  failed: {rewards['failed']}{unscored}"
 
     with progress:
         bar = progress.add_task(f"{domain.name} batch {batch_id}", total=len(jobs), tally=tally())
 
         def done(result: Any) -> None:
             r = result.reward
-            rewards["failed" if r is None else "1" if r == 1 else "-1" if r == -1 else "0"] += 1
+            rewards["not scorable" if result.not_scorable else "failed" if result.failed else "1" if r == 1
+                    else "-1" if r == -1 else "0"] += 1
             progress.update(bar, advance=1, tally=tally())
 
         try:
             results = asyncio.run(executor(done) if executor is not None else run_batch(
                 writer, jobs, agent=lambda: make_agent(agent_desc), user=lambda: make_user(user_desc),
                 concurrency=args.concurrency, limits=limits, batch_id=batch_id, on_done=done, judge=_judge(args)))
+        except KeyboardInterrupt:
+            progress.stop()
+            finished = sum(rewards.values())
+            say(f"tauplay run: interrupted; {finished} of {len(jobs)} session(s) finished, the rest kept for "
+                f"later; finish the batch with: {_resume_command(args, batch_id)}", file=sys.stderr)
+            return 130
         except BatchStopped as stopped:
             results = stopped.results
             ran = sum(1 for r in results if r.reward is not None)
             progress.stop()
             say(f"tauplay run: {stopped}; the batch stopped there: {ran} of {len(jobs)} session(s) saved whole "
-                f"(finish it with: tauplay resume --batch {batch_id}, once the database can be written)",
+                f"(finish it with: {_resume_command(args, batch_id)}, once the database can be written)",
                 file=sys.stderr)
             return 1
         finally:
@@ -266,11 +321,29 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
                          indent=1))
     else:
         _print_table(rows, args.trials, batch_id, store.name)
+        unscored = sum(1 for r in results if r.not_scorable)
+        if unscored:
+            say(f"{unscored} session(s) not scorable (their task's gold replay fails on this database): "
+                "no reward, left out of the table")
         if injection is not None or args.interceptor:
             say(_study_line(store, results, injection, args.interceptor))
     for f in failures:
         say(f"task {f.task_id} trial {f.job.trial}: session did not run: {f.failure}", file=sys.stderr)
+    ended = [r for r in results if r.failed and not r.failure]
+    for r in ended:
+        say(f"task {r.task_id} trial {r.job.trial}: session {r.session_id} ended in an error ({r.reason}: "
+            f"{r.error or 'no cause saved'})", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _resume_command(args: argparse.Namespace, batch_id: str) -> str:
+    """The command that finishes this batch (its --db as given, a password masked)."""
+    import shlex
+
+    from tauplay.core.secrets import mask_text
+
+    db = f" --db {shlex.quote(mask_text(args.db))}" if args.db else ""
+    return f"tauplay resume --batch {batch_id}{db}"
 
 
 async def _verify_statements(args: argparse.Namespace, store: Any, domain: Any, results: list[Any]) -> dict[str, Any]:

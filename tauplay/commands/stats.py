@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from tauplay.commands._common import UsageError
+from tauplay.commands._common import UsageError, finite_float
 
 DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "disclosure", "patience",
               "cooperation", "precision", "annotator")
@@ -22,7 +22,7 @@ def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", metavar="ID", help="only the sessions of this batch (tauplay run prints its id)")
     parser.add_argument("--domain", help="only sessions of this domain")
     parser.add_argument("--task", metavar="ID", help="only sessions of this task")
-    parser.add_argument("--reward", type=float, help="only sessions with this reward (1, 0 or -1)")
+    parser.add_argument("--reward", type=finite_float, help="only sessions with this reward (1, 0 or -1)")
     parser.add_argument("--reason", help="only sessions that ended this way (user_stop, transfer, max_steps, ...)")
     parser.add_argument("--emotion", metavar="FAMILY", help="only sessions with this emotion family ('none': without)")
     parser.add_argument("--model", help="only sessions where the agent or the user was this model")
@@ -86,11 +86,12 @@ def _print(report: Any, store_name: str) -> None:
     from rich.text import Text
 
     from tauplay.analysis.tables import effort_table, faults_table, fidelity_table, rich_table, summary_table
+    from tauplay.core.text import visible
 
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
     if not report.groups:
-        console.print(Text(f"no finished sessions in {store_name}" + (" matching the filters" if report.filters
-                                                                       else "")))
+        console.print(Text(visible(f"no finished sessions in {store_name}" + (" matching the filters"
+                                                                               if report.filters else ""))))
         return
     console.print(rich_table(summary_table(report)))
     if "difficulty" in report.by:  # results per tier: success, steps, tool errors and time
@@ -101,6 +102,9 @@ def _print(report: Any, store_name: str) -> None:
     fidelity = fidelity_table(report)
     if fidelity is not None:
         console.print(rich_table(fidelity))
-    console.print(Text(f"{store_name} · pass^k over tasks with at least k trials · "
+    if report.not_scorable:
+        console.print(Text(f"{report.not_scorable} session(s) not scorable left out (their task's gold replay fails on "
+                           "their database)"))
+    console.print(Text(visible(f"{store_name} · pass^k over tasks with at least k trials · "
                        f"{round(report.confidence * 100)}% bootstrap intervals over tasks ({report.resamples} "
-                       f"resamples, seed {report.seed}) · errors count as failed trials", style="dim"))
+                       f"resamples, seed {report.seed}) · errors count as failed trials"), style="dim"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import getpass
 
-from tauplay.commands._common import UsageError, require_terminal
+from tauplay.commands._common import UsageError, person_name, require_terminal
 from tauplay.commands.queue import add_queue_arguments, queue_settings
 
 
@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed of the generated database")
     parser.add_argument("--db", metavar="URL", help="session database for the verdicts "
                                                     "(default: $TAUPLAY_DB or sessions/tauplay.db)")
-    parser.add_argument("--annotator", help="your name, saved with every verdict (default: your login)")
+    parser.add_argument("--annotator", type=person_name, help="your name, saved with every verdict (default: your login)")
     add_queue_arguments(parser)
 
 

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from tauplay.core.db import Database, State
-from tauplay.core.policy_rules import PolicyRule
+from tauplay.core.emotions import EmotionSet
+from tauplay.core.findings import AuditCheck
+from tauplay.core.policy_rules import ActionRule, PolicyRule, broken_rules
 from tauplay.core.progress import ProgressNode
 from tauplay.core.tasks import Task
 from tauplay.core.tools import ToolSpec
@@ -100,6 +102,16 @@ class Domain:
     identity_argument: str | None = None
     # The domain's own rules that events can show, beside the general ones (see `policy_rules`).
     own_rules: list[PolicyRule] = field(default_factory=list)
+    # The emotion conditions its tasks draw from (families and sub-families; tauplay.core.emotions.EmotionSet).
+    # None: any of the taxonomy (a domain whose tasks carry no emotion has no set either).
+    emotions: EmotionSet | None = None
+    # The policy as code: the checkable rules about writes over the database (`action_rules()`), read by the
+    # audit, the session's policy checks, the gated agent and the Tracer; and the domain's own audit checks.
+    own_action_rules: list[ActionRule] = field(default_factory=list)
+    audit_checks: list[AuditCheck] = field(default_factory=list)
+    # How many look-ups the audit may try per view when it asks whether a gold value could be in view
+    # (`ungrounded_value`, tauplay.core.reachable): an adapter whose tool calls are costly sets fewer.
+    audit_lookups: int = 600
 
     @cached_property
     def tool_map(self) -> dict[str, ToolSpec]:
@@ -124,6 +136,16 @@ class Domain:
         """The domain's own policy rules checked beside the general ones (none by default); an adapter may
         override this."""
         return list(self.own_rules)
+
+    def action_rules(self) -> list[ActionRule]:
+        """The domain's checkable rules about writes over the database (none by default); an adapter may
+        override this."""
+        return list(self.own_action_rules)
+
+    def forbids(self, tool: str, arguments: dict[str, Any], state: State,
+                known: dict[str, Any] | None = None) -> list[tuple[ActionRule, str]]:
+        """The rules this write breaks on this state, with why (empty: the policy allows it)."""
+        return broken_rules(self.action_rules(), tool, arguments, state, known)
 
     @property
     def fault_categories(self) -> tuple[str, ...]:
@@ -281,16 +303,19 @@ def missing_requirement(name: str) -> str | None:
     return check(name) if callable(check) else None
 
 
-def not_installed_domains() -> dict[str, str]:
-    """name -> the one line saying what it needs, for the registered domains that cannot load here."""
-    found = {n: missing_requirement(n) for n in available_domains()}
-    return {n: why for n, why in found.items() if why is not None}
-
-
 def installed_domains() -> list[str]:
     """The registered domains that can load here: what every "all domains" listing shows."""
-    missing = not_installed_domains()
-    return [n for n in available_domains() if n not in missing]
+    return [n for n in available_domains() if missing_requirement(n) is None]
+
+
+def not_installed_domains() -> dict[str, str]:
+    """name -> the one line saying what it needs, for the registered domains that cannot load here."""
+    out = {}
+    for n in available_domains():
+        why = missing_requirement(n)
+        if why is not None:
+            out[n] = why
+    return out
 
 
 _LOADED: dict[str, Domain] = {}

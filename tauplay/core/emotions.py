@@ -1,9 +1,11 @@
-"""Emotion conditions: the Atlas-of-Emotions families and leaves, the three dimensions, and a
-structured condition that belongs to a task."""
+"""Emotion conditions: the Atlas-of-Emotions families and leaves (with the pairs the published τ-Emotion-Bench
+tasks carry), the three dimensions, a structured condition that belongs to a task, the set of conditions a domain
+draws from (`EmotionSet`) and the one grouping of sessions by emotion (`emotion_group`)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 # Family -> leaves, mild to intense. The first leaf of the main list is the family's default.
@@ -26,6 +28,24 @@ INTENSITY = ("mild", "moderate", "intense")
 
 LEAF_FAMILY: dict[str, str] = {leaf: fam for fam, leaves in FAMILIES.items() for leaf in leaves}
 
+# The published τ-Emotion-Bench tasks (train, dev and test splits of the four released domains) also pair a family
+# with a leaf the Atlas lists under another one (anger/excitement, fear/peace, ...). Each such pair is a sub-family
+# of the family the task names: read back as the task gives it, grouped under that family, never "corrected".
+PUBLISHED_PAIRS: dict[str, tuple[str, ...]] = {
+    "anger": ("excitement", "pride", "distaste", "disappointment", "dislike", "nervousness", "discouragement",
+              "peace", "helplessness"),
+    "fear": ("excitement", "peace", "helplessness"),
+    "disgust": ("disappointment", "frustration", "pride", "annoyance"),
+    "sadness": ("peace", "frustration", "nervousness", "dread", "relief", "exasperation"),
+    "enjoyment": ("nervousness", "aversion", "discouragement", "anxiety", "helplessness", "exasperation",
+                  "disappointment", "argumentativeness", "frustration"),
+}
+
+
+def sub_families(family: str) -> tuple[str, ...]:
+    """Every leaf a condition of `family` may carry: the Atlas's own, then the published pairs."""
+    return FAMILIES[family] + PUBLISHED_PAIRS.get(family, ())
+
 
 class EmotionError(ValueError):
     """An emotion condition that does not fit the taxonomy; the message lists the choices."""
@@ -44,10 +64,10 @@ class EmotionCondition:
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
             raise EmotionError(f"unknown emotion family '{self.family}' (families: {', '.join(FAMILIES)})")
-        if self.leaf not in FAMILIES[self.family]:
-            raise EmotionError(
-                f"'{self.leaf}' is not in the {self.family} family (its leaves: {', '.join(FAMILIES[self.family])})"
-            )
+        if self.leaf not in sub_families(self.family):
+            raise EmotionError(f"'{self.leaf}' is not in the {self.family} family (its leaves: "
+                               f"{', '.join(FAMILIES[self.family])}; published pairs: "
+                               f"{', '.join(PUBLISHED_PAIRS.get(self.family, ())) or 'none'})")
         for value, allowed, what in ((self.intensity, INTENSITY, "intensity"),
                                      (self.politeness, POLITENESS, "politeness"),
                                      (self.urgency, URGENCY, "urgency"), (self.trust, TRUST, "trust")):
@@ -70,6 +90,66 @@ class EmotionCondition:
     @property
     def label(self) -> str:
         return f"{self.family}/{self.leaf}"
+
+    @property
+    def published_pair(self) -> bool:
+        """The leaf is the Atlas's under another family: a pair as the published tasks give it."""
+        return self.leaf not in FAMILIES[self.family]
+
+
+def emotion_group(condition: EmotionCondition | Mapping[str, Any] | None) -> str:
+    """The group a session (or a task) falls in by emotion: its condition's family, NO_EMOTION without one. The
+    one grouping `run`'s summary, `stats --by emotion`, `plot` and `report` share (a saved condition is a dict)."""
+    if condition is None:
+        return NO_EMOTION
+    family = condition.family if isinstance(condition, EmotionCondition) else condition.get("family")
+    return str(family) if family else NO_EMOTION
+
+
+# Where a domain's EmotionSet comes from (its `source`).
+FROM_RELEASE = ("τ-Emotion-Bench Table 2's counts; the sub-families are the released tasks' commonest pairs within "
+                "the taxonomy (each family's commonest leaf, then the rest by frequency, over train, dev and test)")
+PAPER_COUNTS_OUR_LEAVES = ("τ-Emotion-Bench Table 2's counts; the paper names no sub-families for this domain, "
+                           "so the leaves are tauplay's pick")
+OUR_PICK = "tauplay's pick: τ-Emotion-Bench has no such domain"
+
+
+@dataclass(frozen=True)
+class EmotionSet:
+    """The emotion conditions a domain's tasks draw from: families, each with its sub-families (leaves, the most
+    usual first). `source` says where they come from; `paper`, when given, is τ-Emotion-Bench Table 2's
+    (families, sub-families) count for the domain, which the set must have."""
+
+    leaves: dict[str, tuple[str, ...]]
+    source: str
+    paper: tuple[int, int] | None = None
+    families: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        for family, leaves in self.leaves.items():
+            if not leaves:
+                raise EmotionError(f"the {family} family needs at least one sub-family")
+            for leaf in leaves:
+                EmotionCondition(family, leaf)  # raises naming the family's leaves
+        object.__setattr__(self, "families", tuple(f for f in FAMILIES if f in self.leaves))
+        if self.paper is not None and self.counts != self.paper:
+            raise EmotionError(f"{self.counts[0]} families / {self.counts[1]} sub-families, but the paper's Table 2 "
+                               f"gives {self.paper[0]} / {self.paper[1]}")
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        return len(self.leaves), sum(len(v) for v in self.leaves.values())
+
+    def weights(self, asked: Mapping[str, float] | str) -> dict[str, float]:
+        """The family weights a generation run uses: "balanced" over this set's families, or `asked`, whose
+        weighted families must all be in the set (EmotionError naming them otherwise)."""
+        if isinstance(asked, str):
+            return {f: 1.0 for f in self.families}
+        outside = [f for f, w in asked.items() if w > 0 and f not in self.leaves]
+        if outside:
+            raise EmotionError(f"{', '.join(outside)}: not among this domain's emotion families "
+                               f"({', '.join(self.families)}; {self.source})")
+        return {f: float(w) for f, w in asked.items() if f in self.leaves}
 
 
 # -- words a person types -------------------------------------------------------------------------

@@ -248,6 +248,9 @@ def loosely_stated(text: str, value: str) -> bool:
     return False
 
 
+_SAME_REQUEST = {"book": ("ticket", "tickets", "booking"), "certificate": ("compensation", "compensate", "voucher")}
+
+
 def names_write(texts: Iterable[str], tool: str, tool_names: Iterable[str], *, loose: bool = False) -> bool:
     """Someone's words ask for `tool`: the tool's name as a phrase ("modify pending order items"), or a word of
     it that fewer than three of the domain's tools share ("certificate", "cancel"), said in any inflection."""
@@ -263,6 +266,9 @@ def names_write(texts: Iterable[str], tool: str, tool_names: Iterable[str], *, l
         return True
     own = [base(w) for w in normalize(words(tool)).split() if len(w) > 3 and base(w) not in common]
     heard = {w for s in said for w in s.split() if len(w) >= 4}
+    # A person's everyday word for the same request ("a ticket" is a booking, "compensation" a certificate).
+    if any(w in heard or base(w) in heard for n in own for w in _SAME_REQUEST.get(n, ())):
+        return True
     # The same word in another inflection: "cancel" / "cancelled", "certificate" / "certificates".
     if any(w.startswith(n[:max(4, len(n) - 2)]) for w in heard for n in own):
         return True

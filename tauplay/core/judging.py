@@ -2,8 +2,9 @@
 state or final answer? (AgentProp-Bench's judge-reliability study.)
 
 - the `substring` judge reads only the agent's final answer: "yes" when an output the task expects is missing
-  from what the agent said after the injected call, "no" otherwise (a task that expects no output gives it
-  nothing to find missing: "no");
+  from what the agent said after the injected call, "no" otherwise; a task without `outputs` leaves it no answer
+  to judge against, and it gives no verdict at all (`substring_judgment` returns None) rather than a "no" that
+  would only say the task asked for nothing;
 - an `llm` judge reads the case (`case_text`: the task, the expected outputs and gold actions, the injection,
   the transcript) under a fixed rubric (`RUBRIC`) and answers JSON; `parse_verdict` reads the answer;
 - an `ensemble` asks three models and takes the majority (`majority`).
@@ -82,10 +83,11 @@ def agent_answer(case: Case) -> list[str]:
             if e.role == Role.AGENT and isinstance(e.payload, MessageData) and e.seq > after]
 
 
-def substring_judgment(case: Case) -> Judgment:
-    """"yes" when an expected output is missing from what the agent said after the injected call."""
+def substring_judgment(case: Case) -> Judgment | None:
+    """"yes" when an expected output is missing from what the agent said after the injected call; None when the
+    task has no outputs (NO_ANSWER: there is nothing the answer must contain)."""
     if not case.outputs:
-        return Judgment(JudgeKind.SUBSTRING, JudgeLabel.NO, "the task expects no output: nothing to find missing")
+        return None
     found = outputs_found(case.outputs, agent_answer(case))
     missing = [o for o, ok in found.items() if not ok]
     if missing:
@@ -152,3 +154,13 @@ def majority(votes: Sequence[tuple[str, str, str]]) -> tuple[str, str]:
     count = len(yes) if label == JudgeLabel.YES else len(votes) - len(yes)
     detail = "; ".join(f"{m}: {label_} ({reason})" if reason else f"{m}: {label_}" for m, label_, reason in votes)
     return str(label), f"{count} of {len(votes)} said {label}: {detail}"
+
+
+def one_verdict(judge: str, labels: Sequence[str]) -> str:
+    """A warning when a judge gave the same verdict on every session it judged (two or more), else "": such a
+    judge separates nothing, so its agreement with anyone is chance by construction (kappa 0 or undefined)."""
+    distinct = set(labels)
+    if len(labels) < 2 or len(distinct) != 1:
+        return ""
+    return (f"the {judge} judge said \"{next(iter(distinct))}\" on every one of the {len(labels)} sessions: one "
+            "verdict for all, so its agreement with anyone is chance by construction (kappa 0 or undefined)")

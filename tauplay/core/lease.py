@@ -4,11 +4,13 @@ from taking over work a live process is still doing.
 A process that writes sessions names itself (`Owner`: host, pid and a random tag) on each session and batch it
 starts, and renews a heartbeat on them while it runs. The work may be taken over once its writer is gone: the
 owner process on this host no longer exists, or (another host, or no owner) the heartbeat is older than the
-lease. `TAUPLAY_LEASE_SECONDS=0` turns leases off (no owner recorded, no heartbeat, nothing left alone).
+lease. `TAUPLAY_LEASE_SECONDS` must be a positive finite number: a lease of 0, a negative one or NaN would let
+`resume` take over a session its live writer is still writing (the writer then fails on a duplicate seq).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import socket
 import uuid
@@ -18,15 +20,27 @@ DEFAULT_LEASE = 30.0  # seconds a heartbeat stays good
 ENV_LEASE = "TAUPLAY_LEASE_SECONDS"
 
 
+MAX_LEASE = 86_400.0  # a day: a longer lease only keeps dead work from being resumed
+
+
+class LeaseError(ValueError):
+    """$TAUPLAY_LEASE_SECONDS is not a lease (one line, for a person)."""
+
+
 def lease_seconds() -> float:
-    """The lease in force ($TAUPLAY_LEASE_SECONDS, default 30 s); 0 means leases are off."""
+    """The lease in force ($TAUPLAY_LEASE_SECONDS, default 30 s); LeaseError unless it is a number of seconds
+    above 0 and at most a day."""
     raw = os.environ.get(ENV_LEASE)
     if raw is None or not raw.strip():
         return DEFAULT_LEASE
     try:
-        return max(0.0, float(raw))
+        value = float(raw)
     except ValueError:
-        return DEFAULT_LEASE
+        raise LeaseError(f"{ENV_LEASE}={raw!r}: not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0 or value > MAX_LEASE:
+        raise LeaseError(f"{ENV_LEASE}={raw!r}: the lease must be a number of seconds above 0 and at most "
+                         f"{MAX_LEASE:g} (a lease of 0 would let resume take over live work)")
+    return value
 
 
 def heartbeat_interval(lease: float) -> float:
@@ -87,8 +101,8 @@ def _process_exists(pid: int) -> bool:
 
 def writer_gone(owner: str | None, heartbeat_at: float | None, now: float, lease: float) -> tuple[bool, str]:
     """(whether the writer of this work is gone, why) -- the reason is said to the person either way."""
-    if lease <= 0:
-        return True, "leases are off"
+    if not lease > 0:  # NaN too: never a reason to take work over
+        raise LeaseError(f"a lease of {lease!r} seconds: it must be above 0")
     who = Owner.parse(owner)
     if who is None:
         return True, "no owner recorded (saved by an older tauplay or an import)"

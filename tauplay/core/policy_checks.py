@@ -9,7 +9,8 @@ The reward stays the τ-bench one (the end state and the required outputs); thes
   (`Domain.identify_with`: the lookups that identify; `Domain.identity_argument`: or the user saying the id);
 - `transfer_without_summary`: a hand-over whose summary is missing or a word or two;
 - `checked_first`: a tool run before the lookup the domain's rules (`Domain.rules`) say must come first;
-- each domain's own rules (`Domain.policy_rules()`).
+- each domain's own rules (`Domain.policy_rules()`), and with the start state its policy as code over the
+  database (`Domain.action_rules()`: a write the policy forbids on the state it met).
 
 Only the agent's calls that ran (the result is not an error) count: a failed call changed nothing, and the
 fault suggestions already name it. Pure: events and domain in, violations out.
@@ -231,11 +232,40 @@ def _checked_first(events: Sequence[Event], domain: Domain) -> list[Violation]:
     return out
 
 
-def check_policy(events: Sequence[Event], domain: Domain) -> list[Violation]:
-    """Every violation in the session, in the order of the events they point at."""
+def _action_rules(events: Sequence[Event], domain: Domain, database: Any) -> list[Violation]:
+    """The domain's policy as code (`Domain.action_rules`): each of the agent's writes that ran, judged on the
+    state it met (the session's calls that ran, replayed from its start state)."""
+    from tauplay.core.environment import Environment
+
+    if not domain.action_rules():
+        return []
+    ok = {r.call_id: not r.error for e in events if e.kind == EventKind.TOOL_RESULT
+          for r in [e.as_(ToolResultData)]}
+    env = Environment(domain, database)
+    out = []
+    for e in events:
+        if e.kind != EventKind.TOOL_CALL:
+            continue
+        call = e.as_(ToolCallData)
+        if not ok.get(call.call_id, False):
+            continue
+        requestor = "user" if call.by_user else "assistant"
+        spec = domain.tool_map.get(call.name)
+        if requestor == "assistant" and spec is not None and spec.is_write:
+            for rule, why in domain.forbids(call.name, call.arguments, env.state):
+                out.append(Violation(rule.id, f"{call.name}: {why} (policy: {rule.sentence})", e.turn, e.seq))
+        env.call(call.name, call.arguments, requestor)
+    return out
+
+
+def check_policy(events: Sequence[Event], domain: Domain, database: Any = None) -> list[Violation]:
+    """Every violation in the session, in the order of the events they point at. With the session's start
+    `database`, the domain's rules over the database too (`Domain.action_rules`)."""
     found: list[Violation] = []
     for check in (_confirmations, _identification, _transfers, _checked_first):
         found.extend(check(events, domain))
+    if database is not None:
+        found.extend(_action_rules(events, domain, database))
     for rule in domain.policy_rules():
         found.extend(rule.check(events, domain))
     return sorted(found, key=lambda v: (v.seq if v.seq is not None else -1, v.rule))

@@ -74,3 +74,41 @@ def one_action_per_turn() -> PolicyRule:
         return out
 
     return PolicyRule("one_action_per_turn", "one tool call or one message per turn, never both", check)
+
+
+# -- rules over a write and the database it meets ------------------------------------------------------------
+# The same rule judges a task's gold trajectory (the audit), a session's calls (its policy checks), what the gated
+# agent may do, and what the Tracer samples: (tool, arguments, the state before the call, what the user is known
+# to want) -> "" when the policy allows it, else why not. `known` may be empty (a published task, a session):
+# a rule then judges only what the database shows.
+ActionCheck = Callable[[str, dict[str, Any], Any, dict[str, Any]], str]
+
+
+@dataclass(frozen=True)
+class ActionRule:
+    """A checkable rule of a domain's policy about one kind of write, with the sentence of the policy it encodes
+    (in our words; shown to people beside a violation)."""
+
+    id: str
+    sentence: str
+    tools: tuple[str, ...]
+    check: ActionCheck
+
+    def judge(self, tool: str, arguments: dict[str, Any], state: Any, known: dict[str, Any]) -> str:
+        if tool not in self.tools:
+            return ""
+        try:
+            return self.check(tool, arguments, state, known)
+        except (KeyError, TypeError, AttributeError, ValueError):  # malformed arguments: the tool itself refuses
+            return ""
+
+
+def broken_rules(rules: Sequence[ActionRule], tool: str, arguments: dict[str, Any], state: Any,
+                 known: dict[str, Any] | None = None) -> list[tuple[ActionRule, str]]:
+    """Every rule the write breaks on this state, with why (in the rules' order)."""
+    out = []
+    for rule in rules:
+        why = rule.judge(tool, arguments, state, known or {})
+        if why:
+            out.append((rule, why))
+    return out

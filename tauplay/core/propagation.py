@@ -53,6 +53,8 @@ from tauplay.core.injection import ArgPath, get_at, parse_path
 from tauplay.core.tasks import Task
 from tauplay.core.vocabulary import PROPAGATION_CLASSES, EventKind, NoticeAbout, Propagation, Role
 
+NO_ANSWER = "no answer to judge against"  # a task without outputs, as every judge and report says it
+
 ALL_KINDS = "all"
 
 
@@ -134,6 +136,7 @@ class Classified:
     output_stage: bool = False  # the outcome is wrong, or the injected value reached the agent's words
     s3: bool | None = None  # the final answer wrong, as the hop rates read it (see `build_report`)
     s3_from: str = "outcome"  # what said so: the session's own outcome, or a judge (ensemble, llm:MODEL)
+    answer_known: bool = True  # the task has outputs; without, "answers right" is vacuous: the end state decides
 
     @property
     def completed(self) -> bool:
@@ -147,7 +150,8 @@ class Classified:
                 "answers_ok": self.answers_ok, "abandoned": self.abandoned, "wrong_writes": self.wrong_writes,
                 "corrected": self.corrected, "completed": self.completed, "reward": self.reward,
                 "rejected_by": self.rejected_by, "caught": self.caught, "interceptor_mode": self.interceptor_mode,
-                "style": self.style, "abstained": self.abstained, "eps": self.eps, "weps": round(self.weps, 3)}
+                "style": self.style, "abstained": self.abstained, "eps": self.eps, "weps": round(self.weps, 3),
+                "answer": "judged" if self.answer_known else NO_ANSWER}
 
 
 def agent_label(agent: Mapping[str, Any]) -> str:
@@ -318,10 +322,13 @@ def classify(session_id: str, agent: Mapping[str, Any], events: Sequence[Event],
         state = "refused" if refused else "went through"
         verdict, reason = Propagation.PROPAGATED, f"{what} {state}; " + "; ".join(faults or ["outcome wrong"])
     eps, weps, tool_stage, output_stage = eps_of(events, injected, not (end_ok and answers_ok and not abandoned))
+    if not outputs:
+        reason += f" ({NO_ANSWER}: the end state alone decides)"
     return Classified(session_id, agent_label(agent), interceptor, first.kind, str(verdict), reason, refused,
                       by_interceptor, end_ok, answers_ok, abandoned, wrong, corrected,
                       float(value) if isinstance(value, int | float) else None, rejected_by, caught, mode,
-                      str((plan or {}).get("style") or "plausible"), abstained, eps, weps, tool_stage, output_stage)
+                      str((plan or {}).get("style") or "plausible"), abstained, eps, weps, tool_stage, output_stage,
+                      answer_known=bool(outputs))
 
 
 def final_answer(events: Sequence[Event], after_seq: int = -1) -> str:
@@ -505,8 +512,14 @@ class Report:
     interceptor_effect: list[dict[str, Any]] = field(default_factory=list)
     released: list[dict[str, Any]] = field(default_factory=list)  # `released_rates` of imported AgentProp sessions
 
+    @property
+    def no_answer(self) -> int:
+        """Injected sessions whose task has no outputs: their final answer was not judged."""
+        return sum(1 for s in self.sessions if not s.answer_known)
+
     def to_json(self) -> dict[str, Any]:
         return {"injected_sessions": len(self.sessions), "not_injected": self.not_injected,
+                "no_answer_to_judge_against": self.no_answer,
                 "released": self.released,
                 "rows": [r.to_json() for r in self.rows], "baselines": [b.to_json() for b in self.baselines],
                 "correlation": self.correlation, "interceptor_effect": self.interceptor_effect,

@@ -151,3 +151,14 @@ def mask_text(text: str, secrets: tuple[str, ...] | None = None) -> str:
     if "=" in text:
         text = _QUERY_SECRET.sub(lambda m: f"{m.group(1)}{MASK}", text)
     return text
+
+
+def unmasked(value: str, environ: os._Environ[str] | dict[str, str] | None = None) -> str | None:
+    """The real value behind a saved, masked one (`http://bob:[redacted]@host/v1`), read again from the
+    environment: the one variable value that masks to exactly it. The value itself when it holds no mask;
+    None when no variable (or more than one different one) has it. What runs must never be the masked text."""
+    if MASK not in value:
+        return value
+    env = os.environ if environ is None else environ
+    found = {v for v in env.values() if len(v) >= len(value) - len(MASK) and mask_text(v) == value}
+    return found.pop() if len(found) == 1 else None

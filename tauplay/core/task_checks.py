@@ -11,6 +11,7 @@ from typing import Any
 
 from tauplay.core.db import Database, RecordChange, canonical
 from tauplay.core.domain import Domain
+from tauplay.core.emotions import LEAF_FAMILY
 from tauplay.core.gold import gold_run
 from tauplay.core.graph import PathStep, ToolGraph
 from tauplay.core.tasks import Task
@@ -85,6 +86,9 @@ def check_tasks(domain: Domain, database: Database, tasks: Sequence[Task]) -> li
             f.checks.append(Check("emotion", False, f"published emotion: {task.provenance['emotion_error']}"))
         elif task.emotion is None:
             f.checks.append(Check("emotion", None, "no emotion condition"))
+        elif task.emotion.published_pair:  # as τ-Emotion-Bench's tasks give it, grouped under the family they name
+            f.checks.append(Check("emotion", True, f"{task.emotion.label}: a published pair (the Atlas lists "
+                                  f"{task.emotion.leaf} under {LEAF_FAMILY[task.emotion.leaf]})"))
         else:
             f.checks.append(Check("emotion", True, f"{task.emotion.label} fits its family"))
     return all_facts

@@ -212,8 +212,9 @@ PUBLISHED_EMOTION_FIELDS = ("emotion_family", "emotion_leaf", "dimension_politen
 
 
 def _emotion_from_taubench(raw: dict[str, Any], provenance: dict[str, Any]) -> EmotionCondition | None:
-    """The task's emotion condition. Published sets hold some leaves outside their family: such a task
-    keeps its published fields in provenance with the reason, and no condition (validation flags it)."""
+    """The task's emotion condition. Published sets pair some families with a leaf the Atlas puts elsewhere: those
+    pairs are in the taxonomy (PUBLISHED_PAIRS), so they load as they are. Anything else that does not fit keeps
+    its published fields in provenance with the reason, and no condition (validation flags it)."""
     if not raw.get("emotion_family"):
         return None
     data = {

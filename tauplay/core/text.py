@@ -6,12 +6,17 @@ visible, so that nothing a model or a file says can move the cursor, recolour, r
 
 from __future__ import annotations
 
+import math
 import re
+from typing import Any
 
 ESCAPE_SHOWN = "␛"  # ESC, the start of every CSI/OSC sequence, as one visible cell
 
-# C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides that reorder what is shown.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# C0 controls but tab and newline, DEL, C1 controls, the bidirectional overrides that reorder what is shown,
+# the invisible ones that hide a difference (zero-width space, direction marks, word joiner, BOM), and lone
+# surrogates (a terminal cannot be sent them: printing one raises UnicodeEncodeError).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff"
+                      "\ud800-\udfff]")
 
 
 def _shown(match: re.Match[str]) -> str:
@@ -33,3 +38,15 @@ def visible(text: str) -> str:
 def visible_any(value: object) -> str:
     """Any value as visible text (str() first)."""
     return visible(value if isinstance(value, str) else str(value))
+
+
+def tidy_numbers(value: Any) -> Any:
+    """A value for display with float arithmetic's noise taken off: 59.340000000000146 shows as 59.34 (a number
+    within a millionth of a whole cent is that amount); anything else is left as it is."""
+    if isinstance(value, float) and math.isfinite(value) and abs(value - round(value, 2)) < 1e-6:
+        return round(value, 2)
+    if isinstance(value, dict):
+        return {k: tidy_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [tidy_numbers(v) for v in value]
+    return value

@@ -49,6 +49,7 @@ class TerminationReason(StrEnum):
     MAX_STEPS = "max_steps"
     TOO_MANY_ERRORS = "too_many_errors"
     LLM_ERROR = "llm_error"
+    ERROR = "error"  # anything else went wrong inside the session (it is ended, never left running)
 
 
 class SessionStatus(StrEnum):
@@ -63,6 +64,7 @@ class SessionStatus(StrEnum):
 STATUS_OF_REASON: dict[str, SessionStatus] = {
     TerminationReason.USER_ABANDONED: SessionStatus.ABANDONED,
     TerminationReason.LLM_ERROR: SessionStatus.FAILED,
+    TerminationReason.ERROR: SessionStatus.FAILED,
 }
 
 

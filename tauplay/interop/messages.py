@@ -74,13 +74,15 @@ class EventBuilder:
             fields["problem"] = problem
         if requestor != "assistant":
             fields["requestor"] = requestor
-        call = ToolCallData(**fields)
+        call = ToolCallData.from_wire(fields)
         self._pending[call_id] = call
         self.add(ROLE_OF_SPEAKER.get(requestor, Role.AGENT), call, at)
 
-    def tool_result(self, call_id: str, name: str, output: str, error: bool, at: float | None = None) -> None:
+    def tool_result(self, call_id: str, name: str, output: str, error: bool, at: float | None = None,
+                    **extra: Any) -> None:
         call = self._pending.pop(call_id, None)
-        fields: dict[str, Any] = {"call_id": call_id, "name": name, "output": output, "error": error, "diff": None}
+        fields: dict[str, Any] = {"call_id": call_id, "name": name, "output": output, "error": error, "diff": None,
+                                  **extra}
         if call is not None and call.by_user:
             fields["requestor"] = "user"  # the result of the user's own call (dual control)
         if self.env is not None and call is not None and not error and call.problem is None:
@@ -91,7 +93,7 @@ class EventBuilder:
             else:
                 fields["diff"] = result.diff.to_json() if result.diff else None
             fields["hash"] = self.env.hash
-        self.add(Role.ENV, ToolResultData(**fields), at)
+        self.add(Role.ENV, ToolResultData.from_wire(fields), at)
 
     def next_group(self) -> int:
         return len(self.events)

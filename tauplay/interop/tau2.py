@@ -30,6 +30,9 @@ from tauplay.interop.messages import EventBuilder
 from tauplay.interop.taubench import EnvFactory, labels_from_json, reviews_from_json
 
 SPEAKERS = ("system", "user", "assistant", "tool")
+# The message fields tauplay reads into its events; any other one is kept as it came (`tau2` on the event).
+MESSAGE_FIELDS = ("role", "content", "tool_calls", "turn_idx", "timestamp", "cost", "usage", "id", "error",
+                  "requestor")
 
 
 
@@ -96,6 +99,9 @@ def messages_events(messages: Any, source: str, place: str, builder: EventBuilde
         at = _epoch(msg.get("timestamp"))
         calls = msg.get("tool_calls")
         spent = _usage_of(msg)  # kept (tokens and cost in tauplay's one usage field), and written back
+        kept = {k: v for k, v in msg.items() if k not in MESSAGE_FIELDS and v is not None}
+        if kept:  # the rest of the message (the model's raw reply, ...), written back as it was
+            spent = {**spent, "tau2": kept}
         if role == "tool":
             call_id = msg.get("id")
             if not isinstance(call_id, str):
@@ -103,7 +109,8 @@ def messages_events(messages: Any, source: str, place: str, builder: EventBuilde
             if call_id not in builder._pending:
                 raise fail(source, f"{where}.id", f"answers no earlier tool call (id {call_id!r})")
             name = builder._pending[call_id].name
-            builder.tool_result(call_id, name, content or "", bool(msg.get("error")), at)
+            builder.tool_result(call_id, name, content or "", bool(msg.get("error")), at,
+                                **({"tau2": kept} if kept else {}))
         elif calls:
             if role not in ("assistant", "user"):
                 raise fail(source, f"{where}.tool_calls", f"a {role} message cannot call tools")
@@ -198,7 +205,9 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
         if isinstance(ours.get("reward_info"), dict):
             reward_info = ours["reward_info"]
         task_json = task.to_json()
-        extra = {k: sim[k] for k in ("agent_cost", "user_cost") if sim.get(k) is not None}
+        extra: dict[str, Any] = {k: sim[k] for k in ("agent_cost", "user_cost") if sim.get(k) is not None}
+        if not ours:  # tau2-bench's own: what export writes back as it was (its id, times, run info)
+            extra["tau2"] = {**{k: sim[k] for k in sim if k not in DERIVED}, "info": info}
         builder.add("system", imported_termination(builder.events, task_json, domain, reason,
                                                    None if reward is None else float(reward), **extra),
                     _epoch(sim.get("end_time")))
@@ -215,6 +224,12 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
             annotator=ours.get("annotator"), created_at=start,
             id=str(sim["id"]) if isinstance(sim.get("id"), str) and sim["id"] else None))
     return bundles
+
+
+# The simulation fields tauplay keeps in a place of its own (events, reward, task, trial); the others (the id
+# with its dashes, tau2-bench's run times, fields of a newer tau2-bench) ride with the imported session.
+DERIVED = ("messages", "reward_info", "task_id", "termination_reason", "trial", "seed", "agent_cost", "user_cost",
+           "tauplay")
 
 
 def same_task(a: Task, b: Task) -> bool:
@@ -269,6 +284,12 @@ def _spent(payload: MessageData | ToolCallData) -> dict[str, Any]:
     return out
 
 
+def _kept(payload: MessageData | ToolCallData | ToolResultData) -> dict[str, Any]:
+    """The fields of an imported tau2-bench message tauplay has no place for, as they came."""
+    kept = payload.extra.get("tau2")
+    return {k: v for k, v in kept.items() if k not in MESSAGE_FIELDS} if isinstance(kept, dict) else {}
+
+
 def _tau2_messages(events: Sequence[Event]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for item in conversation_items(events):
@@ -276,18 +297,21 @@ def _tau2_messages(events: Sequence[Event]) -> list[dict[str, Any]]:
             result = item.as_(ToolResultData)
             out.append({"id": result.call_id, "role": "tool", "content": result.output,
                         "requestor": "user" if result.by_user else "assistant",
-                        "error": result.error, "turn_idx": len(out), "timestamp": _iso(item.at)})
+                        "error": result.error, "turn_idx": len(out), "timestamp": _iso(item.at),
+                        **_kept(result)})
         elif isinstance(item, Event):
             message = item.as_(MessageData)
             out.append({"role": _speaker(item), "content": message.content,
-                        "tool_calls": None, "turn_idx": len(out), "timestamp": _iso(item.at), **_spent(message)})
+                        "tool_calls": None, "turn_idx": len(out), "timestamp": _iso(item.at), **_spent(message),
+                        **_kept(message)})
         else:
             first = item.calls[0]
             calls = [c.as_(ToolCallData) for c in item.calls]
             out.append({"role": _speaker(first), "content": item.content,
                         "tool_calls": [{"id": c.call_id, "name": c.name, "arguments": c.arguments,
                                         "requestor": "user" if c.by_user else "assistant"} for c in calls],
-                        "turn_idx": len(out), "timestamp": _iso(first.at), **_spent(calls[0])})
+                        "turn_idx": len(out), "timestamp": _iso(first.at), **_spent(calls[0]),
+                        **_kept(calls[0])})
     return out
 
 
@@ -295,6 +319,8 @@ def _tau2_reward_info(bundle: SessionBundle, task: Task | None, reason: str) -> 
     """reward_info as tau2-bench's evaluator writes it: from the reward tauplay computed by the task's reward
     basis (a tau2 domain), else from tauplay's own reward."""
     saved = dict(bundle.reward_info or {})
+    if saved.get("imported_from") == "tau2-bench":  # tau2-bench's own verdict, in its own layout
+        return {k: v for k, v in saved.items() if k != "imported_from"}
     details = saved.get("details") if isinstance(saved.get("details"), dict) else None
     if reason not in EVALUATED:
         return {"reward": 0.0, "reward_basis": None,
@@ -342,9 +368,11 @@ def tau2_simulation(bundle: SessionBundle) -> dict[str, Any]:
     reason = tau2_reason(bundle.termination_reason, events)
     ended = _ending(events)
     costs = {"agent_cost": ended.agent_cost if ended else None, "user_cost": ended.user_cost if ended else None}
+    own = imported_simulation(ended)
     return {
         "id": bundle.id or "", "task_id": bundle.task_id, "timestamp": _iso(start),
         "start_time": _iso(start), "end_time": _iso(end), "duration": max(0.0, end - start),
+        **{k: v for k, v in own.items() if k != "info"},  # as tau2-bench wrote them, when it did
         "termination_reason": reason, **costs,
         "reward_info": _tau2_reward_info(bundle, _task_of(bundle), reason), "messages": _tau2_messages(events),
         "trial": bundle.trial or 0, "seed": bundle.seed,
@@ -353,6 +381,13 @@ def tau2_simulation(bundle: SessionBundle) -> dict[str, Any]:
                     "user": bundle.user, "annotator": bundle.annotator, "labels": [lb.to_json() for lb in bundle.labels],
                     "reviews": [r.to_json() for r in bundle.reviews]},
     }
+
+
+def imported_simulation(ended: TerminatedData | None) -> dict[str, Any]:
+    """The fields of a simulation tau2-bench wrote that tauplay has no place of its own for (its id as written,
+    its run times, the results file's `info`), kept on the imported session's `terminated` event; {} else."""
+    kept = ended.extra.get("tau2") if ended is not None else None
+    return kept if isinstance(kept, dict) else {}
 
 
 def _side_info(desc: dict[str, Any] | None) -> dict[str, Any]:
@@ -375,6 +410,12 @@ def tau2_results(bundles: Sequence[SessionBundle], *, max_steps: int = 100, max_
         policy = get_domain(name).policy if name else ""
     except DomainError:
         policy = ""
+    # Sessions imported from one tau2-bench run write that run's own `info` back (its models, seed, limits).
+    infos = [imported_simulation(_ending(b.events)).get("info") for b in bundles]
+    if bundles and isinstance(infos[0], dict) and all(i == infos[0] for i in infos):
+        info = {**infos[0], "exported_by": "tauplay", "tauplay_domain": name}
+        return {"timestamp": _iso(time.time()), "info": info, "tasks": list(tasks.values()),
+                "simulations": [tau2_simulation(b) for b in bundles]}
     return {
         "timestamp": _iso(time.time()),
         "info": {"git_commit": "tauplay-export", "num_trials": max((b.trial or 0) for b in bundles) + 1 if bundles else 0,

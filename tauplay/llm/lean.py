@@ -17,8 +17,9 @@ import ssl
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from tauplay.core.border import valid_text
 from tauplay.llm import prices, texts
-from tauplay.llm.types import LLMConfig, LLMError, LLMReply, RawToolCall
+from tauplay.llm.types import MAX_TOKENS, LLMConfig, LLMError, LLMReply, RawToolCall, retry_after
 
 if TYPE_CHECKING:
     import httpx
@@ -105,7 +106,11 @@ def request_body(config: LLMConfig, messages: list[dict[str, Any]], tools: list[
                             "temperature": config.temperature, **config.extra}
     if tools:
         body["tools"] = tools
-    return json.dumps(body, ensure_ascii=False).encode()
+    text = json.dumps(body, ensure_ascii=False)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:  # a lone surrogate saved by an older tauplay: sent as U+FFFD, never a crash
+        return valid_text(text).encode()
 
 
 async def call_once(config: LLMConfig, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
@@ -135,7 +140,8 @@ async def call_once(config: LLMConfig, messages: list[dict[str, Any]], tools: li
     finally:
         pool.give(client)  # httpx has closed a connection that failed half-way; the client opens a new one
     if not 200 <= response.status_code < 300:
-        raise texts.http_error(response.status_code, texts.error_detail(response.text), key)
+        raise texts.http_error(response.status_code, texts.error_detail(response.text), key,
+                               retry_after(response.headers.get("retry-after")))
     provider, _, name = config.model.partition("/")
     return parse_reply(response.content, provider, name)
 
@@ -157,6 +163,8 @@ def parse_reply(raw: bytes, provider: str, name: str) -> LLMReply:
     content = message.get("content")
     if content is not None and not isinstance(content, str):
         raise texts.bad_shape("its content is not text")
+    if content is not None:
+        content = valid_text(content)  # a lone surrogate ("\ud800") can be neither sent again nor saved
     raw_calls = message.get("tool_calls") or []
     if not isinstance(raw_calls, list):
         raise texts.bad_shape("its tool_calls are not a list")
@@ -168,8 +176,8 @@ def parse_reply(raw: bytes, provider: str, name: str) -> LLMReply:
         arguments = fn.get("arguments")
         if isinstance(arguments, dict):  # some servers send an object rather than JSON text
             arguments = json.dumps(arguments)
-        calls.append(RawToolCall(str(tc.get("id") or f"call_{i}"), str(fn.get("name") or ""),
-                                 arguments if isinstance(arguments, str) else ""))
+        calls.append(RawToolCall(valid_text(str(tc.get("id") or f"call_{i}")), valid_text(str(fn.get("name") or "")),
+                                 valid_text(arguments) if isinstance(arguments, str) else ""))
     prompt, completion, cached = _usage(payload.get("usage"))
     cost = prices.cost_of(provider, name, prompt, completion, cached) if (prompt or completion) else 0.0
     return LLMReply(content, calls, cost, prompt, completion)
@@ -179,8 +187,8 @@ def _usage(usage: Any) -> tuple[int, int, int]:
     if not isinstance(usage, dict):
         return 0, 0, 0
 
-    def number(value: Any) -> int:
-        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    def number(value: Any) -> int:  # bounded: 10^400 tokens would overflow the price sum (issue 26)
+        return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKENS else 0
 
     details = usage.get("prompt_tokens_details")
     cached = number(details.get("cached_tokens")) if isinstance(details, dict) else 0

@@ -67,7 +67,10 @@ async def complete(config: LLMConfig, messages: list[dict[str, Any]],
         except LLMError as e:
             if not e.retryable or attempt >= config.retries:
                 raise
-        await asyncio.sleep(backoff(attempt))
+            wait = backoff(attempt)
+            if e.retry_after is not None:  # the server said how long (a 429's Retry-After): never sooner
+                wait = max(wait, e.retry_after)
+        await asyncio.sleep(wait)
     raise LLMError("http", "model call failed")  # not reached: the last attempt returns or raises
 
 

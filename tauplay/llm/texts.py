@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from tauplay.llm.types import LLMError
+from tauplay.llm.types import MAX_RETRY_AFTER, LLMError
 
 MAX_DETAIL = 300
 _KEYLIKE = re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}")
@@ -51,11 +51,16 @@ def error_detail(body: str) -> str:
     return one_line(body)
 
 
-def http_error(status: int, detail: str, key: str | None) -> LLMError:
+def http_error(status: int, detail: str, key: str | None, wait: float | None = None) -> LLMError:
+    """`wait`: the reply's Retry-After in seconds (tauplay.llm.types.retry_after), honoured by the retries."""
     text = f"model server answered HTTP {status}"
     if detail:
         text += f": {detail}"
-    return LLMError("http", mask(text, key), retryable=status >= 500 or status in (408, 429))
+    retryable = status >= 500 or status in (408, 429)
+    if wait is not None and wait > MAX_RETRY_AFTER:
+        retryable = False  # it asks for longer than a call may wait: fail now, saying so
+        text += f" (it asks to retry after more than {MAX_RETRY_AFTER:g} s)"
+    return LLMError("http", mask(text, key), retryable=retryable, retry_after=wait)
 
 
 def timeout_error(seconds: float) -> LLMError:

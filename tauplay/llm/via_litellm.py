@@ -12,8 +12,17 @@ import asyncio
 import os
 from typing import Any
 
+from tauplay.core.border import valid_text
 from tauplay.llm import texts
-from tauplay.llm.types import LLMConfig, LLMError, LLMReply, RawToolCall
+from tauplay.llm.types import (
+    LLMConfig,
+    LLMError,
+    LLMReply,
+    RawToolCall,
+    finite_cost,
+    retry_after,
+    token_count,
+)
 
 
 def load_litellm() -> Any:
@@ -75,7 +84,11 @@ def classify(exc: BaseException, config: LLMConfig, key: str | None) -> LLMError
                 body = response.text
             except Exception:  # a streamed body that was never read
                 body = ""
-            return texts.http_error(int(response.status_code), texts.error_detail(body), key)
+            try:
+                wait = retry_after(response.headers.get("retry-after"))
+            except Exception:  # a response without readable headers
+                wait = None
+            return texts.http_error(int(response.status_code), texts.error_detail(body), key, wait)
     for e in chain:
         if _named(e, "JSONDecodeError"):
             return texts.not_json()
@@ -103,13 +116,14 @@ def reply_of(response: Any) -> LLMReply:
     calls = []
     for i, tc in enumerate(getattr(message, "tool_calls", None) or []):
         fn = tc.function
-        calls.append(RawToolCall(getattr(tc, "id", None) or f"call_{i}", fn.name or "", fn.arguments or ""))
-    cost = 0.0
+        calls.append(RawToolCall(valid_text(str(getattr(tc, "id", None) or f"call_{i}")), valid_text(str(fn.name or "")),
+                                 valid_text(fn.arguments) if isinstance(fn.arguments, str) else ""))
     try:
-        cost = float((getattr(response, "_hidden_params", {}) or {}).get("response_cost") or 0.0)
-    except (TypeError, ValueError):
+        cost = finite_cost((getattr(response, "_hidden_params", {}) or {}).get("response_cost"))
+    except (AttributeError, TypeError):
         cost = 0.0
     usage = getattr(response, "usage", None)
-    prompt = getattr(usage, "prompt_tokens", None) or 0
-    completion = getattr(usage, "completion_tokens", None) or 0
-    return LLMReply(getattr(message, "content", None), calls, cost, int(prompt), int(completion))
+    prompt = token_count(getattr(usage, "prompt_tokens", None))
+    completion = token_count(getattr(usage, "completion_tokens", None))
+    content = getattr(message, "content", None)
+    return LLMReply(valid_text(content) if isinstance(content, str) else None, calls, cost, prompt, completion)

@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tauplay.core.behavior import behavior_key
+from tauplay.core.emotions import emotion_group
 from tauplay.core.evaluation import pass_hat_k
 from tauplay.core.events import Event, ToolResultData, of_kind
-from tauplay.core.vocabulary import EventKind
+from tauplay.core.scorable import why_not_scorable
+from tauplay.core.vocabulary import EventKind, SessionStatus, status_of
 from tauplay.sim.injector import InjectionConfig, InjectionConfigError
 from tauplay.sim.orchestrator import Limits
 from tauplay.sim.participants import AgentParticipant, UserParticipant
@@ -39,6 +41,18 @@ class JobResult:
     errors: int = 0  # of which failed
     seconds: float = 0.0  # from the first saved event to the last
     violations: tuple[dict[str, Any], ...] = ()  # the policy rules the session broke (Violation.to_json() each)
+    error: str | None = None  # why a session that ran ended in an error (llm_error, error)
+
+    @property
+    def failed(self) -> bool:
+        """A trial that did not succeed for want of a result: it did not run, or it ended in an error (status
+        failed: llm_error, error). `tauplay stats` counts the same sessions as errors."""
+        return self.reward is None or status_of(self.reason or "") == SessionStatus.FAILED
+
+    @property
+    def not_scorable(self) -> bool:
+        """Its task's gold replay fails on the session's database (run --allow-invalid): no reward, left out."""
+        return why_not_scorable(self.job.setup.task) is not None
 
     @property
     def difficulty(self) -> int | None:
@@ -50,19 +64,16 @@ class JobResult:
 
     @property
     def family(self) -> str:
-        emotion = self.job.setup.condition
-        if emotion:
-            return emotion.family
-        # A published task whose leaf lies outside its family keeps its (valid) family in provenance.
-        published = self.job.setup.task.provenance.get("published_emotion") or {}
-        return str(published.get("emotion_family") or "none")
+        """The session's emotion group, as `stats --by emotion` finds it from the saved condition."""
+        return emotion_group(self.job.setup.condition)
 
     def to_json(self) -> dict[str, Any]:
         return {"session_id": self.session_id, "domain": self.job.setup.domain.name, "task_id": self.task_id,
                 "trial": self.job.trial, "emotion_family": self.family, "difficulty": self.difficulty,
-                "reason": self.reason, "reward": self.reward, "failure": self.failure, "steps": self.steps,
+                "reason": self.reason, "reward": self.reward, "failure": self.failure, "failed": self.failed,
+                "error": self.error, "steps": self.steps,
                 "tool_calls": self.calls, "tool_errors": self.errors, "seconds": round(self.seconds, 3),
-                "violations": list(self.violations)}
+                "violations": list(self.violations), "not_scorable": self.not_scorable}
 
 
 def _effort(events: Sequence[Event]) -> tuple[int, int, int, float]:
@@ -114,8 +125,10 @@ async def run_batch(log: SessionLog | LogWriter, jobs: Sequence[Job], *, agent: 
                 sid, outcome = await run_session(writer, job.setup, agent(), user(), limits=limits,
                                                  batch_id=batch_id, trial=job.trial, on_created=created.append,
                                                  judge=judge)
-                result = JobResult(job, sid, outcome.reason, outcome.reward.reward, None, *_effort(outcome.events),
-                                   violations=tuple(outcome.violations))
+                scored = why_not_scorable(job.setup.task) is None  # run --allow-invalid: saved with no reward
+                result = JobResult(job, sid, outcome.reason, outcome.reward.reward if scored else None, None,
+                                   *_effort(outcome.events), violations=tuple(outcome.violations),
+                                   error=outcome.error)
             except asyncio.CancelledError:
                 return JobResult(job, created[0] if created else None, None, None, STOPPED)
             except Exception as e:  # one broken session must not sink the batch; its events stay saved
@@ -163,10 +176,11 @@ class SummaryRow:
     seconds: float = 0.0
     violated: int = 0  # sessions that broke at least one policy rule
     violations: int = 0  # violations in all
+    not_scorable: int = 0  # sessions left out: their task's gold replay fails here (run --allow-invalid)
 
     def to_json(self) -> dict[str, Any]:
         return {"group": self.group, "name": self.name, "tasks": self.tasks, "sessions": self.sessions,
-                "sessions_with_violations": self.violated, "violations": self.violations,
+                "not_scorable": self.not_scorable, "sessions_with_violations": self.violated, "violations": self.violations,
                 "rewards": self.counts, "mean_reward": self.mean,
                 "pass_hat_k": {str(k): v for k, v in self.pass_k.items()}, "success": self.success,
                 "mean_steps": self.steps, "mean_tool_calls": self.calls, "mean_tool_errors": self.errors, "mean_seconds": self.seconds}
@@ -177,20 +191,24 @@ def _row(group: str, name: str, results: list[JobResult], k_max: int) -> Summary
     per_task: dict[str, list[float]] = {}
     rewards = []
     for r in results:
+        if r.not_scorable:
+            row.not_scorable += 1
+            continue
         row.sessions += 1
         row.violated += bool(r.violations)
         row.violations += len(r.violations)
-        if r.reward is None:
+        if r.failed:  # as `tauplay stats` counts it: an error, 0 in the mean, a failure in pass^k
             row.counts["failed"] += 1
             per_task.setdefault(r.task_id, []).append(0.0)  # a session that did not run did not succeed
             continue
+        assert r.reward is not None
         key = "1" if r.reward == 1 else "-1" if r.reward == -1 else "0"
         row.counts[key] += 1
         rewards.append(r.reward)
         per_task.setdefault(r.task_id, []).append(r.reward)
     row.tasks = len(per_task)
-    row.mean = sum(rewards) / len(rewards) if rewards else 0.0
-    ran = [r for r in results if r.reward is not None]
+    row.mean = sum(rewards) / row.sessions if row.sessions else 0.0
+    ran = [r for r in results if r.reward is not None and not r.not_scorable]
     row.success = row.counts["1"] / row.sessions if row.sessions else 0.0
     if ran:
         row.steps = sum(r.steps for r in ran) / len(ran)

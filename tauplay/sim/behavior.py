@@ -35,6 +35,9 @@ from tauplay.sim.withheld import without_ids
 CORRECT, WAVER, THREATEN, DISPUTE, TEST, HOLD = "fix_detail", "waver", "threaten", "dispute", "test", "hold"
 FRUITLESS = ("nudge", HOLD, THREATEN)  # replies that carried nothing new: what patience counts
 
+# The agent turned the user down (the scripted user's own reading of a refusal).
+_REFUSAL = re.compile(r"\b(cannot|can't|can not|unable|not able|not allowed|not eligible|not permitted|"
+                      r"against (?:our|the) policy)\b", re.IGNORECASE)
 _DETAIL = re.compile(r"[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*")
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset("a an the and or of to for in on at with my your you i me is are be it this that what which "
@@ -193,13 +196,33 @@ class BehaviorLayer:
         return sentences[0] if sentences else text
 
     def fruitless(self, conversation: Conversation) -> int:
-        """Replies that carried nothing new since the agent last did anything in the environment."""
+        """Replies that carried nothing new because the agent failed the user, since the agent last did anything
+        in the environment: a reply counts when the agent's message before it refused or repeated one of its
+        earlier messages. A question the user could not place, or one for something it holds, is no failure."""
         count = 0
-        for e in reversed(conversation.events):
+        agent_seen: list[str] = []
+        failed: list[bool] = []  # per agent message, in order: did it fail the user?
+        counted = 0
+        start = 0
+        for i, e in enumerate(conversation.events):
             if e.kind == EventKind.TOOL_CALL and e.role == Role.AGENT:
-                break
-            if e.kind == EventKind.MESSAGE and e.role == Role.USER and e.as_(MessageData).intent in FRUITLESS:
-                count += 1
+                start = i + 1
+        for e in conversation.events[:start]:
+            if e.kind == EventKind.MESSAGE and e.role == Role.AGENT:
+                agent_seen.append(" ".join(e.as_(MessageData).content.lower().split()))
+        last_failed = False
+        for e in conversation.events[start:]:
+            if e.kind != EventKind.MESSAGE:
+                continue
+            m = e.as_(MessageData)
+            if e.role == Role.AGENT:
+                text = " ".join(m.content.lower().split())
+                last_failed = text in agent_seen or bool(_REFUSAL.search(m.content))
+                failed.append(last_failed)
+                agent_seen.append(text)
+            elif e.role == Role.USER and m.intent in FRUITLESS and last_failed:
+                counted += 1
+        count = counted
         return count
 
     def patience_turns(self, emotion_patience: int) -> int:

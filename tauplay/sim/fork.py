@@ -164,6 +164,8 @@ def _lines(events: Sequence[Event]) -> dict[int, list[str]]:
         if isinstance(payload, MessageData):
             line = f"{e.role}: {payload.content}"
         elif isinstance(payload, ToolCallData):
+            if payload.content:  # the text sent in the same reply as the call
+                out.setdefault(e.turn, []).append(f"{e.role}: {payload.content}")
             line = f"→ {format_call(payload.name, payload.arguments)}"
         elif isinstance(payload, ToolResultData):
             line = ("← error: " if payload.error else "← ") + payload.output

@@ -20,15 +20,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from tauplay.core.callsyntax import format_call
 from tauplay.core.db import canonical
 from tauplay.core.events import MessageData, ToolCallData, ToolResultData
-from tauplay.core.grounding import Evidence, Leaf, names_write, normalize, scalars, ungrounded, words
+from tauplay.core.grounding import Evidence, Leaf, leaves, names_write, normalize, scalars, ungrounded, words
 from tauplay.core.policy_checks import is_identified
 from tauplay.core.schema import coerce, validate
 from tauplay.core.tasks import Action
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import EventKind, Role
+from tauplay.sim import device_steps, person_choices, tool_answers
 from tauplay.sim.oracle import describe_action, done_summary
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 
@@ -57,11 +57,13 @@ _SERVICE_WORDS = frozenset({"account", "help", "change", "booking", "book", "can
 
 def answer_kind(text: str) -> str:
     """yes / no / question / other: how a reply to a proposal reads. A yes with a question mark is a
-    question; 'no' wins over a later 'yes' only when it comes first."""
-    if _NO.match(text):
-        return "no"
-    if _YES.match(text) and "?" not in text:
-        return "yes"
+    question; 'no' wins over a later 'yes' only when it comes first. The first sentence that reads as a yes or a
+    no decides ("Whatever. Yes, put it on the card ending 8439." is a yes, with a fact beside it)."""
+    for sentence in re.split(r"(?<=[.!;])\s+", text.strip()) or [text]:
+        if _NO.match(sentence):
+            return "no"
+        if _YES.match(sentence) and "?" not in text:
+            return "yes"
     if "?" in text:
         return "question"
     return "other"
@@ -271,6 +273,8 @@ class GatedAgent:
         ev = evidence(conversation)
         if last is not None and last.kind == EventKind.TOOL_RESULT and (report := self._after_lookup(conversation)):
             return report
+        if last is not None and last.kind == EventKind.TOOL_RESULT and (done := self._after_write(conversation)):
+            return done
         if last is not None and last.kind == EventKind.MESSAGE and last.role == Role.USER:
             text = last.as_(MessageData).content
             if progress.offer is not None and progress.answer is not None:
@@ -279,6 +283,8 @@ class GatedAgent:
                 return Say("Hello! How can I help you today?", intent="greet")
             if (lookup := self._lookup_as_given(conversation, text)) is not None:
                 return lookup
+            if (reply := self._answer_question(conversation, text, None)) is not None:
+                return reply
             if self._unrelated(conversation, text, ev):
                 return Say("I'm sorry, I can't help with that: I can only help with "
                            f"{conversation.domain.title or conversation.domain.name} requests. "
@@ -302,18 +308,25 @@ class GatedAgent:
                    ev: Evidence) -> AgentAction | None:
         domain = conversation.domain
         if action.requestor == "user":
-            # The user's own step on their device: what to do is the agent's instruction, not the user's data.
-            return Say(f"Please do this on your device: {format_call(action.name, action.kwargs)}. "
-                       "Then tell me what it shows.", intent="instruct")
+            # The user's own step on their device: what to do is the agent's instruction, not the user's data,
+            # said in plain words (never a function's name), matched to the persona.
+            return Say(self._device_step(conversation, action), intent="instruct")
         spec = domain.tool_map.get(action.name)
         if spec is not None and spec.is_write and not self._requested(conversation, action):
             return Say("Is there anything else you would like me to do?", intent="more")
         missing = ungrounded(action.kwargs, ev)
         if missing:
             return self._bring_into_view(conversation, action, spec, missing[0], ev)
+        if spec is not None and spec.is_write and (broken := domain.forbids(action.name, action.kwargs,
+                                                                           conversation.env.state)):
+            rule, why = broken[0]  # the policy as code forbids it: refuse, naming the rule, and go on
+            return Say(f"I'm sorry, I cannot do that: {rule.sentence.rstrip('.')} ({why}; policy rule "
+                       f"{rule.id}).", intent="giveup")
         ruled = any(r.tool == action.name for r in domain.rules)
         if spec is not None and (spec.is_write or ruled) and (first := self._policy_first(conversation, action, ev)):
             return first
+        if spec is not None and spec.is_write and (choice := self._unchosen(conversation, action)) is not None:
+            return Say(choice.question, intent="ask")
         if spec is not None and spec.is_write and domain.confirm_writes:
             return Say(proposal(action), intent="confirm")
         outputs = self._sayable_outputs(conversation, ev)
@@ -321,6 +334,8 @@ class GatedAgent:
                 m.intent in ("answer", "done") for m in conversation.said("agent")):
             return Say("Before I hand you over, the answer you asked for: " + " / ".join(outputs) + ".",
                        intent="answer")
+        if spec is not None and spec.terminal:
+            return Say(self._handover_offer(conversation, action, ev), intent="confirm")
         index = conversation.task.actions.index(action)
         return CallTools([PlannedCall(action.name, dict(action.kwargs), f"gated_{index}_{len(conversation.events)}")])
 
@@ -389,6 +404,7 @@ class GatedAgent:
         # The user does not know it: ask for what a look-up of that field takes (a user id for an order id,
         # then an e-mail for the user id), nearest first.
         queue, seen = [leaf.name], {leaf.name}
+        needed = self._task_fields(conversation)
         while queue:
             field_name = queue.pop(0)
             for producer in conversation.domain.read_tools:
@@ -398,7 +414,9 @@ class GatedAgent:
                     if name in seen:
                         continue
                     seen.add(name)
-                    if f"the {words(name)}." not in asked:
+                    # Only what this task needs is asked for (no reservation id for a new booking); a field
+                    # it does not need may still be found through its own look-ups.
+                    if name in needed and f"the {words(name)}." not in asked:
                         return Say(question(producer, Action(producer.name, {}), Leaf((name,), name, None)),
                                    intent="ask")
                     queue.append(name)
@@ -574,7 +592,10 @@ class GatedAgent:
             return Say("All right, I will not make that change. If you change your mind, just tell me.",
                        intent="skip")
         if kind == "question":
-            return Say("Nothing has changed yet: I make the change only after you say yes, exactly as "
+            spec = conversation.domain.tool_map.get(action.name)
+            reply = self._answer_question(conversation, text, action.kwargs if spec and spec.is_write else None)
+            said = (reply.text + " ") if isinstance(reply, Say) else ""
+            return Say(f"{said}Nothing has changed yet: I make the change only after you say yes, exactly as "
                        f"described. {proposal(action)}", intent="confirm")
         return Say(f"Sorry, I need a clear yes or no. {proposal(action)}", intent="confirm")
 
@@ -653,6 +674,79 @@ class GatedAgent:
             return False
         gold = [v for a in conversation.task.actions for v in a.kwargs.values() if isinstance(v, str)]
         return not any(ev.said_by_user(v) and normalize(v) in normalize(text) for v in gold)
+
+    # -- speaking for what it does (issue 25) ------------------------------------------------------------
+    @staticmethod
+    def _task_fields(conversation: Conversation) -> set[str]:
+        """The fields this task's calls take, and what identifies a user: all the agent may ask a person for."""
+        domain = conversation.domain
+        out = {leaf.name for a in conversation.task.actions for leaf in leaves(a.kwargs)}
+        out |= {k for a in conversation.task.actions for k in a.kwargs}
+        for name in domain.identify_with:
+            if (spec := domain.tool_map.get(name)) is not None:
+                out |= set(spec.required)
+        if domain.identity_argument:
+            out.add(domain.identity_argument)
+        return out | {"email"}
+
+    def _unchosen(self, conversation: Conversation, action: Action) -> person_choices.Choice | None:
+        """A value of this write that is the person's to choose (payment and its split, bags, insurance) and
+        that the person has not spoken to yet: the agent asks rather than proposes it."""
+        users = [m.content for m in conversation.said("user")]
+        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                   for r in [e.as_(ToolResultData)] if not r.error]
+        asked = " ".join(self._asked_since_last_step(conversation))
+        return person_choices.unchosen(action.kwargs, users, outputs, asked)
+
+    @staticmethod
+    def _handover_offer(conversation: Conversation, action: Action, ev: Evidence) -> str:
+        """Before a transfer: why (this is beyond what the agent may do itself), the note that goes with it (when
+        everything in it is in view), and a question, so that nobody is handed over without a word."""
+        asked = any(re.search(r"\b(human|person|someone|representative|supervisor|manager)\b", m.content, re.I)
+                    for m in conversation.said("user"))
+        note = next((v for k, v in action.kwargs.items() if k in ("summary", "reason", "note")
+                     and isinstance(v, str)), "")
+        ids = [t for t in _TOKEN.findall(note) if _id_like(t)]
+        shown = f' with this note: "{note}"' if note and all(ev.grounded(t) for t in ids) else ""
+        why = ("You asked for a human agent." if asked
+               else "I'm sorry: this is not something I can do for you myself under our policy.")
+        return (f"{why} I can transfer you to a human agent{shown}, who can take it from here. "
+                "Shall I transfer you now? Please answer yes or no.")
+
+    def _device_step(self, conversation: Conversation, action: Action) -> str:
+        spec = conversation.domain.user_tool_map.get(action.name)
+        task = conversation.task
+        persona = str(task.tau2.user_scenario.get("persona") or "") if task.tau2 is not None else ""
+        if spec is None:
+            return f"On your device, please {words(action.name)}. Then tell me what it shows."
+        return device_steps.instruction(spec, action.kwargs, persona)
+
+    def _after_write(self, conversation: Conversation) -> AgentAction | None:
+        """A write of its own just went through: say so in words ("Done: ...")."""
+        events = conversation.events
+        result = events[-1].as_(ToolResultData)
+        spec = conversation.domain.tool_map.get(result.name)
+        if result.error or result.by_user or spec is None or not spec.is_write:
+            return None
+        call = next((e.as_(ToolCallData) for e in reversed(events) if e.kind == EventKind.TOOL_CALL
+                     and e.as_(ToolCallData).call_id == result.call_id), None)
+        if call is None:
+            return None
+        return Say(f"Done: {describe_action(Action(call.name, call.arguments))}.", intent="reported")
+
+    def _answer_question(self, conversation: Conversation, text: str,
+                         offer: dict[str, Any] | None) -> AgentAction | None:
+        """A simple question answered from what the tools returned, or with what a look-up would need."""
+        if not tool_answers.is_question(text):
+            return None
+        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                   for r in [e.as_(ToolResultData)] if not r.error]
+        found = tool_answers.answer(text, outputs, offer)
+        if found is None:
+            return None
+        if not found:
+            found = tool_answers.what_it_needs(text, conversation.domain.read_tools)
+        return Say(found, intent="answer")
 
     # -- words at the end -----------------------------------------------------------------------------
     def _sayable_outputs(self, conversation: Conversation, ev: Evidence) -> list[str]:

@@ -17,14 +17,32 @@ class ParticipantError(ValueError):
 
 
 def _llm_config(desc: dict[str, Any], role: str) -> Any:
+    import math
+
+    from tauplay.core.secrets import MASK, unmasked
     from tauplay.llm import LLMConfig
 
     model = desc.get("model")
     if not model:
         raise ParticipantError(f"an llm {role} needs a model")
-    return LLMConfig(model=str(model), api_base=desc.get("api_base") or None,
-                     temperature=float(desc.get("temperature") or 0.0),
-                     timeout=float(desc.get("timeout") or 60.0), retries=int(desc.get("retries", 2)))
+    api_base = str(desc.get("api_base") or "") or None
+    if api_base is not None and MASK in api_base:
+        # Saved masked (masking is for what is shown and saved): the real one must come from the environment.
+        real = unmasked(api_base)
+        if real is None:
+            raise ParticipantError(f"the {role}'s api base was saved with its credential masked ({api_base}); "
+                                   "put the real URL in an environment variable (e.g. TAUPLAY_AGENT_API_BASE) "
+                                   "and run again: the masked value is never sent")
+        api_base = real
+    try:
+        temperature, timeout = float(desc.get("temperature") or 0.0), float(desc.get("timeout") or 60.0)
+        retries = int(desc.get("retries", 2))
+    except (TypeError, ValueError) as e:
+        raise ParticipantError(f"the {role}'s saved settings cannot be read ({e})") from None
+    if not (math.isfinite(timeout) and timeout > 0 and math.isfinite(temperature) and 0 <= retries <= 100):
+        raise ParticipantError(f"the {role}'s saved settings are out of range (timeout {timeout!r}, temperature "
+                               f"{temperature!r}, retries {retries!r})")
+    return LLMConfig(model=str(model), api_base=api_base, temperature=temperature, timeout=timeout, retries=retries)
 
 
 def make_agent(desc: dict[str, Any]) -> AgentParticipant:

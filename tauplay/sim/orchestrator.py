@@ -37,6 +37,7 @@ from tauplay.core.events import (
 from tauplay.core.faults import session_faults
 from tauplay.core.interceptor import ABSTENTION_TEXT, REFUSED_BY, Abstention, Interceptor, abstain_check
 from tauplay.core.policy_checks import check_policy
+from tauplay.core.scorable import why_not_scorable
 from tauplay.core.tasks import Task
 from tauplay.core.vocabulary import (
     STOP_TOKEN,
@@ -257,7 +258,9 @@ class Orchestrator:
             if reply.invalid is not None:  # recorded; nothing ran, and it is still the user's move
                 await self.emit(Role.USER, self._invalid_notice(reply.invalid))
             group = self._seq
-            for call in reply.calls:
+            for i, call in enumerate(reply.calls):
+                if i and (reason := self._limit_reached()) is not None:
+                    return reason
                 reason = await self._run_call(call, extra={"group": group}, requestor="user")
                 if reason is not None:
                     return reason
@@ -304,6 +307,8 @@ class Orchestrator:
         if isinstance(action, CallTools):
             group = self._seq
             for i, call in enumerate(action.calls):
+                if i and (reason := self._limit_reached()) is not None:
+                    return reason, "agent"  # one reply's calls count against the budget like any others
                 extra: dict[str, Any] = {"group": group}
                 if i == 0 and action.content:
                     extra["content"] = action.content
@@ -377,8 +382,12 @@ class Orchestrator:
         reference = reference_actions(self.env, self.task)
         faults = [f.to_json() for f in session_faults([c for c, _ in pairs], [ok for _, ok in pairs], reference,
                                                       conv.domain, str(reason))]
-        violations = [v.to_json() for v in check_policy(conv.events, conv.domain)]
-        fields: dict[str, Any] = {"reason": str(reason), "reward": reward.to_json(), "faults": faults,
+        violations = [v.to_json() for v in check_policy(conv.events, conv.domain, self.env.database)]
+        reward_json = reward.to_json()
+        unscorable = why_not_scorable(self.task)
+        if unscorable:  # run --allow-invalid: the gold replay fails here, so no reward is given
+            reward_json.update(reward=None, not_scorable=unscorable)
+        fields: dict[str, Any] = {"reason": str(reason), "reward": reward_json, "faults": faults,
                                   "violations": violations, "steps": self._steps, "errors": self._errors}
         if self._error_text:
             fields["error"] = self._error_text

@@ -43,6 +43,7 @@ from tauplay.core.tasks import Action, Task
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
 from tauplay.sim.behavior import BehaviorLayer
+from tauplay.sim.device_steps import step_asked
 from tauplay.sim.participants import Conversation, PlannedCall, UserReply
 from tauplay.sim.withheld import without_ids
 
@@ -232,7 +233,11 @@ def device_reply(conversation: Conversation) -> UserReply | None:
             for r in [e.as_(ToolResultData)] if r.by_user]
     if mine:
         return UserReply("Done. " + "; ".join(f"{r.name} shows: {r.output}" for r in mine), "report")
-    call = requested_user_call(events[last].as_(MessageData).content, conversation.domain.user_tool_map)
+    text = events[last].as_(MessageData).content
+    tools = conversation.domain.user_tool_map
+    call = requested_user_call(text, tools)
+    if call is None and (step := step_asked(text, tools)) is not None:  # a step asked for in plain words
+        call = PlannedCall(step[0], step[1])
     return UserReply("", "act", calls=(call,)) if call is not None else None
 
 
@@ -281,23 +286,55 @@ def _say_value(value: Any) -> str:
     return str(value)
 
 
+# Words that make a question about an entity a question about its id ("which reservation", "the order number").
+_ID_WORDS = ("id", "ids", "number", "numbers", "code", "reference", "confirmation", "no")
+# "Which reservation had the cancelled flight?": a question about a record the user has (not "which flight do
+# you want", a choice still to make).
+_ID_ASKS = re.compile(r"\b(which|whose)\s+(?:one\s+of\s+(?:your|the)\s+)?([a-z]+)\s+"
+                      r"(?:had|has|is|was|were|are|did|does|contains|holds|got)\b", re.IGNORECASE)
+
+
+def _asks_for(leaf_name: str, said: str) -> bool:
+    """The question (normalized, padded) is about this parameter: its name in words ("reservation id"), or for
+    an id its entity with a word for an id or a "which" before it ("reservation number", "which reservation")."""
+    name = normalize(words(leaf_name))
+    if f" {name} " in said:
+        return True
+    parts = name.split()
+    if len(parts) < 2 or parts[-1] not in ("id", "ids", "number", "code"):
+        return False
+    entity = " ".join(parts[:-1])
+    ids = "|".join(_ID_WORDS)
+    for name in (entity, *_ALIASES.get(entity, ())):
+        if re.search(rf" {re.escape(name)}s? ({ids}) ", said) or \
+                re.search(rf" ({ids}) (?:of|for) (?:the |that |this |your |my )?{re.escape(name)}s? ", said):
+            return True
+    return any(m.group(2).rstrip("s") == entity.split()[-1] for m in _ID_ASKS.finditer(said))
+
+
+# Other words a person uses for the same record ("the booking code" is the reservation's id).
+_ALIASES = {"reservation": ("booking",), "order": ("purchase",)}
+
+
 def answer_question(conversation: Conversation, text: str) -> UserReply | None:
     """Answer what the agent asks from the instruction: the gold values of the asked-for parameter that the
-    instruction states (the action the question names first); "I don't know" for one it does not state.
-    None when the message asks for no parameter this user has a goal for."""
+    instruction states (the action the question names first; an id already given is given again, once asked is
+    enough); "I don't know" for one it does not state. None when the message asks for no parameter this user
+    has a goal for."""
     task = conversation.task
     text = " ".join(s for s in split_sentences(text) if "?" in s) or text  # what is asked, not the preamble
     said = f" {normalize(text)} "
     tools = conversation.domain.tool_map
     pending = pending_actions(conversation)
     named = [a for a in pending if f" {normalize(words(a.name))} " in said]
-    order = named + [a for a in pending if a not in named]
+    done = [a for a in task.actions if a not in pending]
+    order = named + [a for a in pending if a not in named] + done
     for action in order:
         found: list[Any] = []
         label = ""
         for leaf in leaves(action.kwargs):
             name = normalize(words(leaf.name))
-            if not needs_grounding(leaf) or f" {name} " not in said:
+            if not needs_grounding(leaf) or not _asks_for(leaf.name, said):
                 continue
             if label and name != label:
                 continue
@@ -316,6 +353,8 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
             spec = tools.get(action.name)
             if spec is not None and not spec.is_write and action is not order[0]:
                 continue
+            if action in done:
+                continue
             return UserReply(f"I'm sorry, I don't know the {label}.", "unknown")
     user_id = task.known_info.get("user_id") or task.user_id
     if re.search(r"\be-?mail\b", text, re.IGNORECASE):
@@ -331,6 +370,55 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
     return None
 
 
+# Questions that ask what the user wants at all (the user tells its story), not for one thing.
+_OPEN_QUESTION = re.compile(r"\b(anything else|something else|what else|how (?:can|may|could) i (?:help|assist)|"
+                            r"what can i (?:do|help)|what (?:do|would) you (?:need|like)|what brings you|"
+                            r"how can i be of|what is (?:the|your) (?:issue|problem)|what seems to be)\b",
+                            re.IGNORECASE)
+
+
+def _specific_question(text: str) -> str:
+    """The question sentences of an agent's message that ask for one thing ("Which reservation had the
+    cancelled flight?"), not what the user wants at all; "" when there is none."""
+    asked = [s for s in split_sentences(text) if "?" in s and not _OPEN_QUESTION.search(s)]
+    if not asked or any(_OPEN_QUESTION.search(s) for s in split_sentences(text) if "?" in s):
+        return ""
+    return " ".join(asked)
+
+
+def _answer_or_say_unknown(conversation: Conversation, parts: list[str], agent_text: str,
+                           behaved: bool = False) -> UserReply | None:
+    """A question for one thing that names no parameter: the fact of the instruction it is about (the most
+    words in common), else "I don't know" — never the next item of the story in its place."""
+    question = _specific_question(agent_text)
+    if not question or asks_to_confirm(conversation.last_said("agent")):
+        return None
+    asked = {w for w in normalize(question).split() if len(w) > 3} - _COMMON_QUESTION_WORDS
+    if not asked:
+        return None  # "Anything more?": an open question after all
+    best, best_score = None, 0
+    for part in parts:
+        shown = {w for w in normalize(without_ids(part)).split() if len(w) > 3}
+        score = len(asked & shown)
+        if score > best_score:
+            best, best_score = part, score
+    if best is not None:
+        said = [m.content for m in conversation.said("user")]
+        fact = without_ids(best)
+        if not any(fact in t for t in said):
+            # An untold fact: a behaviour decides how it is told (minimal: the one asked about); without one
+            # it is told now, out of the story's order.
+            return None if behaved else UserReply(fact, "answer")
+        return UserReply(f"As I said: {fact}", "answer")
+    return UserReply("I'm sorry, I don't know that.", "unknown")
+
+
+_COMMON_QUESTION_WORDS = frozenset("what which when where could would should have your there this that with "
+                                   "please tell know like want need about from into them they does were been "
+                                   "anything something more else help today other further okay right sure then "
+                                   "again going".split())
+
+
 _ASKS_FOR = re.compile(r"\b(?:tell me|what is|what's|provide|give me|share)\s+(?:the|your)\s+([a-z][a-z ]{1,40}?)"
                        r"\s*(?:\?|\(|,|$)", re.IGNORECASE)
 
@@ -339,11 +427,18 @@ def _verb(tool: str) -> str:
     return tool.split("_", 1)[0]
 
 
+_HANDOVER = re.compile(r"\btransfer you\b|\bhand you over\b", re.IGNORECASE)
+
+
 def judge_proposal(conversation: Conversation, text: str) -> tuple[bool, str]:
     """(agree, correction): yes only to a write the goal holds (its tool and its ids as the gold action has
     them); otherwise a correction naming what is wanted. A proposal that names no tool is taken on trust."""
     tools = conversation.domain.tool_map
     said = f" {normalize(text)} "
+    if _HANDOVER.search(text):
+        # An offer to hand over to a person: yes when its goal waits for one (a gold hand-over, or it was told
+        # to insist on a human), otherwise yes too (taken on trust, like a proposal that names no tool).
+        return True, ""
     pending = [a for a in pending_actions(conversation) if a.name in tools and tools[a.name].is_write]
     proposed = [t for t in sorted(tools, key=len, reverse=True)
                 if tools[t].is_write and (f" {normalize(words(t))} " in said or t in text)]
@@ -454,6 +549,8 @@ class ScriptedUser:
         if _REFUSAL.search(agent_text) and "human" in task.goal.lower():
             if not any(m.intent == "escalate" for m in mine):
                 return UserReply(tone.escalate(), "escalate")
+        if (reply := _answer_or_say_unknown(conversation, parts, agent_text, layer.given)) is not None:
+            return reply
         fact = layer.next_fact(conversation, parts)
         if fact is not None:
             said = without_ids(layer.say_fact(parts, fact, conversation))

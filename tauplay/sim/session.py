@@ -30,7 +30,7 @@ from tauplay.core.events import (
 )
 from tauplay.core.interceptor import Interceptor
 from tauplay.core.tasks import Task, TaskFileError, task_from_json
-from tauplay.core.vocabulary import EventKind, Role, SessionRole, SessionStatus, status_of
+from tauplay.core.vocabulary import EventKind, Role, SessionRole, SessionStatus, TerminationReason, status_of
 from tauplay.sim.injector import InjectionConfig, InjectionConfigError, Injector
 from tauplay.sim.kinds import ParticipantError, make_agent, make_user
 from tauplay.sim.orchestrator import Judge, Limits, Orchestrator, Outcome, Sink
@@ -234,11 +234,38 @@ class Session:
         return await self.orchestrator.emit(role, payload)
 
     async def run(self) -> Outcome:
-        """Run to the end; the final status is saved with the `terminated` event."""
-        if self.history:
-            await self.orchestrator.emit(Role.SYSTEM, NoticeData(level="info",
-                                                                 text=f"resumed after event {self.history[-1].seq}"))
-        return await self.orchestrator.run()
+        """Run to the end; the final status is saved with the `terminated` event. Whatever goes wrong inside
+        the session ends it (reason `error`, status failed, the cause saved with the ending in one commit):
+        no error leaves it running. Only a cancellation (the person or the batch stopped it) or a log that
+        takes no more writes leaves it for `tauplay resume`."""
+        try:
+            if self.history:
+                await self.orchestrator.emit(Role.SYSTEM, NoticeData(
+                    level="info", text=f"resumed after event {self.history[-1].seq}"))
+            return await self.orchestrator.run()
+        except Exception as e:
+            if getattr(e, "unusable", False) or any(ev.kind == EventKind.TERMINATED
+                                                    for ev in self.orchestrator.conversation.events):
+                raise
+            return await self._end_in_error(e)
+
+    async def _end_in_error(self, error: Exception) -> Outcome:
+        from tauplay.core.border import valid_text
+        from tauplay.core.evaluation import RewardBreakdown
+        from tauplay.core.secrets import mask_text
+
+        cause = str(error).strip().splitlines()[0][:300] if str(error).strip() else ""
+        text = valid_text(mask_text(f"{type(error).__name__}: {cause}" if cause else type(error).__name__))
+        orchestrator = self.orchestrator
+        reward = RewardBreakdown(0.0, False)
+        ending = TerminatedData(reason=TerminationReason.ERROR, reward={"reward": 0.0, "error": text}, error=text)
+        try:
+            await orchestrator.emit(Role.SYSTEM, ending)
+        except Exception:
+            if not any(ev.kind == EventKind.TERMINATED for ev in await self.writer.call(self.writer.log.events,
+                                                                                          self.session_id)):
+                raise error from None  # the log refuses even the ending: the caller reports the cause
+        return Outcome(str(TerminationReason.ERROR), reward, [], list(orchestrator.conversation.events), text)
 
 
 def _orchestrator(setup: SessionSetup, agent: AgentParticipant, user: UserParticipant, limits: Limits | None,

@@ -15,8 +15,16 @@ _BARE = re.compile(_ID)
 _PARENS = re.compile(r"\s*\(([^()]*)\)")
 _EMAIL_CLAUSE = re.compile(rf",?\s*(?:and\s+)?(?:with|my)\s+(?:the\s+)?e-?mail(?:\s+address)?\s*(?:is|:)?\s*{_EMAIL}",
                            re.IGNORECASE)
-_LABEL_BEFORE = re.compile(rf"\b((?:user|order|reservation|booking|confirmation|item|product|payment)[ _]?"
+_LABEL_BEFORE = re.compile(rf"\b((?:user|order|reservation|booking|confirmation|item|product|payment|flight)[ _]?"
                            rf"(?:id|number|code|no\.?)?)\s*(?:is|:|#)?\s*{_ID}", re.IGNORECASE)
+# Where an id went, the noun before it needs a determiner of its own ("on reservation X" -> "on my reservation"):
+# words that already are one, and the adjectives that may stand between ("my pending order").
+_DETERMINERS = frozenset("my the a an this that these those your our his her their its which each every one another "
+                         "same".split())
+_ADJECTIVES = frozenset("pending delivered processed cancelled canceled recent latest last upcoming current new old "
+                        "basic economy business first class one-way round-trip existing".split())
+_MARK = "\x00"
+_MARKED = re.compile(r"((?:[\w'-]+\s+)*?)((?:[\w-]+\s+)*)\x00", re.IGNORECASE)
 
 
 def is_id(token: str) -> bool:
@@ -43,6 +51,38 @@ def without_ids(text: str) -> str:
     id: x_1)" -> "my reservation")."""
     text = _EMAIL_CLAUSE.sub("", text)
     text = _PARENS.sub(_parens, text)
-    text = _LABEL_BEFORE.sub(lambda m: m.group(1), text)
+    text = _with_determiners(_LABEL_BEFORE.sub(lambda m: _MARK + m.group(1), text))
     text = _tidy(_BARE.sub("", text))
     return re.sub(r"\bI am(?: and|,)\s+", "I ", text)  # the instruction named the user by its id
+
+
+def _with_determiners(text: str) -> str:
+    """Each marked noun (its id was taken out) gets "my" (a flight: "a particular") unless a determiner already
+    stands before it, across the adjectives between ("in pending order X" -> "in my pending order")."""
+    out: list[str] = []
+    pieces = text.split(_MARK)
+    out.append(pieces[0])
+    for piece in pieces[1:]:
+        before = "".join(out)
+        words = re.findall(r"[\w'-]+", before)
+        i = len(words) - 1
+        while i >= 0 and words[i].lower() in _ADJECTIVES:
+            i -= 1
+        has_determiner = i >= 0 and words[i].lower() in _DETERMINERS
+        if not has_determiner:
+            word = "a particular" if piece.lower().startswith("flight") else "my"
+            adjectives = words[i + 1:]
+            # Put the determiner before the adjectives (or before the noun when there are none).
+            cut = len(before)
+            for adj in reversed(adjectives):
+                cut = before.rfind(adj, 0, cut)
+            at_start = not before[:cut].strip() or before[:cut].rstrip().endswith((".", "!", "?"))
+            if at_start and before[cut:cut + 1].isupper():
+                word = word[0].upper() + word[1:]
+                before = before[:cut] + before[cut].lower() + before[cut + 1:]
+            elif at_start and not adjectives and piece[:1].isupper():
+                word = word[0].upper() + word[1:]
+                piece = piece[0].lower() + piece[1:]
+            out = [before[:cut] + word + " " + before[cut:]]
+        out.append(piece)
+    return "".join(out)

@@ -64,7 +64,7 @@ class LogWriter:
 
     The writer is the owner of the sessions it starts or takes over (`owner`, tauplay.core.lease): while it
     is open it renews their heartbeat every `heartbeat` seconds, between its commits, so that `tauplay resume`
-    leaves them alone. `owner` None (or leases off) records no owner and renews nothing."""
+    leaves them alone. `owner` None records no owner and renews nothing."""
 
     def __init__(self, log: SessionLog, *, owner: str | None | bool = True) -> None:
         from tauplay.core.lease import Owner, heartbeat_interval, hold, lease_seconds

@@ -18,6 +18,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import StaticPool
 
+from tauplay.core.border import strict_dumps
 from tauplay.store.errors import StoreError
 from tauplay.store.scrub import is_secret_key
 
@@ -108,17 +109,22 @@ def make_engine(url: URL, busy_timeout: float, *, readonly: bool = False) -> Eng
     if readonly and is_sqlite_file(url):
         path = Path(str(url.database))
         if not path.is_file():
-            raise StoreError(f"{name}: no such database" + (" (that is a folder)" if path.is_dir() else ""))
-        engine = create_engine("sqlite://", creator=lambda: _open_readonly(path, busy_timeout))
+            kind = " (that is a folder)" if path.is_dir() else " (a device, FIFO or socket)" if path.exists() else ""
+            raise StoreError(f"{name}: no such database{kind}")
+        engine = create_engine("sqlite://", creator=lambda: _open_readonly(path, busy_timeout),
+                               json_serializer=strict_dumps)
         _configure_sqlite(engine, busy_timeout, readonly=True)
         return engine
     if is_sqlite_file(url):
-        folder = Path(str(url.database)).parent
+        target = Path(str(url.database))
+        if target.exists() and not target.is_file():  # /dev/null, a FIFO: SQLite would leave a journal beside it
+            raise StoreError(f"{name}: not a database file ({'a folder' if target.is_dir() else 'a device, FIFO or socket'})")
+        folder = target.parent
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"{name}: cannot create the folder {folder} ({exc.strerror or exc})") from None
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, Any] = {"json_serializer": strict_dumps}  # strict JSON on every backend
     if is_sqlite(url):
         # Threads (asyncio.to_thread, Textual workers) share the engine; each takes its own pooled connection.
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout}

@@ -2,7 +2,8 @@
 100,000 sessions is read in one pass over the columns the figures need, never event by event in Python.
 
 Every query returns plain rows (dicts) keyed by the grouping dimensions (`dim_<name>`), the session's domain and
-task, and SQL aggregates. Sessions still running are left out everywhere. A session counts as an error (a trial
+task, and SQL aggregates. Sessions still running are left out everywhere, and so are sessions not scorable (their task's gold replay
+fails on their database: `run --allow-invalid`; `not_scorable_count` says how many). A session counts as an error (a trial
 that did not succeed) when its status is failed or interrupted or it has no reward.
 """
 
@@ -98,8 +99,20 @@ def _gold_actions(dialect: str) -> Any:
     return literal(None)
 
 
+def _not_scorable() -> Any:
+    """Sessions on a task whose gold replay fails on their database (run --allow-invalid): no reward to count."""
+    return col(SessionRow.reward_info)["not_scorable"].as_string().is_not(None)
+
+
 def _base(query: Any, f: SessionFilter) -> Any:
-    return apply_filter(query, f).where(col(SessionRow.status) != str(SessionStatus.RUNNING))
+    return apply_filter(query, f).where(col(SessionRow.status) != str(SessionStatus.RUNNING), ~_not_scorable())
+
+
+def not_scorable_count(conn: Connection, f: SessionFilter) -> int:
+    """How many finished sessions the statistics leave out as not scorable."""
+    query = apply_filter(select(func.count()).select_from(SessionRow), f).where(
+        col(SessionRow.status) != str(SessionStatus.RUNNING), _not_scorable())
+    return int(conn.execute(query).scalar() or 0)
 
 
 def _rows(conn: Connection, query: Any) -> list[dict[str, Any]]:

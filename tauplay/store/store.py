@@ -6,7 +6,6 @@ StoreError. Everything saved passes through `scrub`, so no key or token reaches 
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
@@ -22,6 +21,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
+from tauplay.core.border import NotStrict, strict_dumps
 from tauplay.core.events import Event
 from tauplay.core.labels import EmotionPerception, FaultLabel, Judgment, SessionBundle
 from tauplay.core.vocabulary import (
@@ -225,7 +225,7 @@ class SessionStore:
             "heartbeat_at": now if owner else None}
         try:
             if self._sqlite_file:
-                row = tuple(json.dumps(values[c]) if c in _JSON_SESSION_COLUMNS else values[c]
+                row = tuple(self._dumps(values[c]) if c in _JSON_SESSION_COLUMNS else values[c]
                             for c in _SESSION_COLUMNS)  # what SQLAlchemy's JSON type stores (None as 'null')
                 self._sqlite_write(lambda conn: conn.execute(_CREATE_SQL, row))
             else:
@@ -245,7 +245,7 @@ class SessionStore:
         info = scrub(reward_info) if reward_info is not None else None
         if self._sqlite_file:
             rows = self._event_rows([(session_id, event)]) if event is not None else []
-            ending = (str(status), reason, reward, json.dumps(info), time.time(), session_id)
+            ending = (str(status), reason, reward, self._dumps(info), time.time(), session_id)
 
             def finish(conn: Any) -> None:
                 self._insert_rows(conn, rows)
@@ -316,6 +316,14 @@ class SessionStore:
         with self._read() as session:
             row = session.get(BatchRow, batch_id)
             return None if row is None else rec.batch_record(row)
+
+    def unfinished_batches(self, *, domain: str | None = None) -> list[rec.BatchRecord]:
+        """Batches not marked finished (killed, interrupted or still running), oldest first."""
+        with self._read() as session:
+            query = select(BatchRow).where(col(BatchRow.status) != "finished")
+            if domain is not None:
+                query = query.where(col(BatchRow.domain) == domain)
+            return [rec.batch_record(row) for row in session.exec(query.order_by(col(BatchRow.created_at)))]
 
     def finish_batch(self, batch_id: str, status: str = "finished") -> None:
         with self._write() as session:
@@ -503,7 +511,7 @@ class SessionStore:
         for sid, event in items:
             values = self._event_values(sid, event)
             rows.append((sid, values["seq"], values["kind"], values["role"], values["turn"], values["at"],
-                         json.dumps(values["data"])))  # what SQLAlchemy's JSON type stores on SQLite
+                         self._dumps(values["data"])))  # what SQLAlchemy's JSON type stores on SQLite
         return rows
 
     def _insert_rows(self, conn: Any, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -518,6 +526,13 @@ class SessionStore:
             except sqlite3.IntegrityError:
                 raise StoreError(f"{self.name}: session {row[0]!r} already has an event with seq "
                                  f"{row[1]}") from None
+
+    def _dumps(self, value: Any) -> str:
+        """JSON as saved: strict (no NaN or Infinity: invalid JSON on SQLite, refused by PostgreSQL), valid Unicode."""
+        try:
+            return strict_dumps(value)
+        except NotStrict as e:
+            raise StoreError(f"{self.name}: a value to save is {e}") from None
 
     def _sqlite_write(self, work: Any) -> Any:
         """`work(conn)` in one write transaction (BEGIN IMMEDIATE ... COMMIT) on the kept DBAPI connection of a
@@ -912,6 +927,9 @@ class SessionStore:
 
     def stats_task_groups(self, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
         return self._query(stats_queries.task_groups, dims, f)
+
+    def stats_not_scorable(self, f: SessionFilter) -> int:
+        return int(self._query(stats_queries.not_scorable_count, f))
 
     def stats_label_counts(self, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
         return self._query(stats_queries.label_counts, dims, f)

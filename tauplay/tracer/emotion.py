@@ -1,10 +1,11 @@
 """Stage 4: a task-specific feeling, mapped to a structured emotion condition.
 
-Each task slot gets a family from the requested distribution (balanced, or weights per family, fixed
-in advance so the set holds exactly the proportions asked). The trigger comes from what the task is
-about (the domain's triggers for that kind of goal, else generic ones); the leaf is drawn from the
-family's own leaves, mild to intense, and sets the intensity; politeness, urgency and trust lean the
-way the family does.
+Each task slot gets a family from the requested distribution (balanced over the domain's own families, or
+weights per family, fixed in advance so the set holds exactly the proportions asked). The trigger comes from
+what the task is about (the domain's triggers for that kind of goal, else generic ones); the leaf is drawn from
+the domain's sub-families of that family (its `EmotionSet`; without one, the family's first Atlas leaves, mild
+to intense), the most usual first, and sets the intensity; politeness, urgency and trust lean the way the family
+does.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tauplay.core.emotions import FAMILIES, EmotionCondition, default_intensity
+from tauplay.core.emotions import FAMILIES, EmotionCondition, EmotionSet, default_intensity
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Trace
 
@@ -38,15 +39,29 @@ LEANINGS: dict[str, tuple[tuple[int, int, int], tuple[int, int, int], tuple[int,
 }
 
 
+BALANCED = "balanced"  # every family the domain draws from, equally
+Distribution = dict[str, float] | str | None  # weights per family, BALANCED, or None (tasks without emotion)
+
+
 class DistributionError(ValueError):
     """An --emotions value that cannot be read; the message lists the choices."""
 
 
-def parse_distribution(text: str) -> dict[str, float] | None:
-    """`balanced`, `none`, or `FAMILY=W,...` (weights >= 0, at least one > 0) -> weights per family."""
+def resolve_weights(asked: Distribution, emotions: EmotionSet | None) -> dict[str, float] | None:
+    """The weights a run draws families by: None stays None; BALANCED is every family of the domain's set (all
+    five without one); weights must name families of the set (EmotionError otherwise)."""
+    if asked is None:
+        return None
+    if emotions is not None:
+        return emotions.weights(asked)
+    return {f: 1.0 for f in FAMILIES} if isinstance(asked, str) else dict(asked)
+
+
+def parse_distribution(text: str) -> Distribution:
+    """`balanced`, `none`, or `FAMILY=W,...` (weights >= 0, at least one > 0) -> BALANCED, None or weights."""
     text = text.strip().lower()
-    if text == "balanced":
-        return {f: 1.0 for f in FAMILIES}
+    if text == BALANCED:
+        return BALANCED
     if text == "none":
         return None
     weights: dict[str, float] = {}
@@ -117,12 +132,18 @@ def _trigger(family: str, trace: Trace | None, hints: TracerHints, rng: random.R
     return trigger_for(family, trace, hints, rng)
 
 
+def leaf_weights(n: int) -> tuple[int, ...]:
+    """Weights of a family's first `n` sub-families (the most usual first; the rest weigh 1)."""
+    return (LEAF_WEIGHTS + (1,) * n)[:n]
+
+
 def condition_for(family: str, trace: Trace | None, hints: TracerHints, rng: random.Random,
-                  about: tuple[str, str, dict[str, Any]] | None = None) -> EmotionCondition:
-    """A condition of `family`; its trigger comes from the trace, or from `about` (situation, subject, slots)
-    for a task that has no trace (constraint tasks)."""
-    leaves = FAMILIES[family][:MAIN_LEAVES]
-    index = rng.choices(range(len(leaves)), weights=LEAF_WEIGHTS[: len(leaves)], k=1)[0]
+                  about: tuple[str, str, dict[str, Any]] | None = None,
+                  emotions: EmotionSet | None = None) -> EmotionCondition:
+    """A condition of `family`, its leaf one of the domain's sub-families (`emotions`); its trigger comes from the
+    trace, or from `about` (situation, subject, slots) for a task that has no trace (constraint tasks)."""
+    leaves = emotions.leaves[family] if emotions is not None else FAMILIES[family][:MAIN_LEAVES]
+    index = rng.choices(range(len(leaves)), weights=leaf_weights(len(leaves)), k=1)[0]
     intensity = default_intensity(leaves[index])
     if intensity == "moderate":  # the leaf's usual strength, sometimes felt more or less keenly
         intensity = _weighted(rng, ("mild", "moderate", "intense"), (2, 6, 2))

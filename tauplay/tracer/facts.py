@@ -19,6 +19,18 @@ YES_NO = ("yes", "no")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+def answer(value: Any) -> str:
+    """A value as a task's `outputs` hold it (tau-bench's form, matched as a substring of the agent's messages
+    with case and commas ignored): text as it is; a number rounded to cents without trailing zeros (55000, 24.5,
+    8.83), so that "$55,000", "$24.50" and "24.5" all contain it."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        rounded = round(float(value), 2)
+        return str(int(rounded)) if rounded == int(rounded) else f"{rounded:.2f}".rstrip("0")
+    return str(value)
+
+
 @dataclass(frozen=True)
 class Fact:
     field: str

@@ -95,6 +95,11 @@ class TracerHints:
         """What two tasks share when they are duplicates (default: the gold end state)."""
         return end_hash
 
+    def composition(self, database: Database, tasks: list[Task]) -> dict[str, Any] | None:
+        """What the generated tasks' depth is made of, per depth, for `generate --json` (None: nothing to
+        add beyond the depth distribution)."""
+        return None
+
 
 GENERIC = TracerHints()
 

@@ -13,15 +13,15 @@ import asyncio
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
-from tauplay.core.emotions import FAMILIES, EmotionError
+from tauplay.core.emotions import EmotionError
 from tauplay.core.graph import ToolGraph
 from tauplay.core.tasks import Action, Task, TaskSet
-from tauplay.tracer.emotion import condition_for, quotas
+from tauplay.tracer.emotion import BALANCED, Distribution, condition_for, quotas, resolve_weights
 from tauplay.tracer.hints import TracerHints, hints_for
 from tauplay.tracer.instruct import clean_reply, compose, facts_of, known_info, problems, prompt
 from tauplay.tracer.report import Report
@@ -33,16 +33,12 @@ GENERATOR = "tauplay.tracer/1"
 Progress = Callable[[int, int], None]  # (accepted so far, requested)
 
 
-def balanced() -> dict[str, float]:
-    return {f: 1.0 for f in FAMILIES}
-
-
 @dataclass(frozen=True)
 class Settings:
     n: int
     seed: int
     depth: tuple[int, int] = (1, 4)
-    emotions: dict[str, float] | None = field(default_factory=balanced)  # None: tasks without emotion
+    emotions: Distribution = BALANCED  # weights per family, BALANCED (the domain's families) or None (no emotion)
     model: Any = None  # tauplay.llm.LLMConfig for stage 3 through a model; None: offline templates
     concurrency: int = 8
     attempts: int = 60  # candidates per slot before the slot is given up
@@ -94,6 +90,9 @@ class Tracer:
         self.hints = hints or hints_for(domain)
         if not self.hints.has_emotions and settings.emotions is not None:
             settings = replace(settings, emotions=None)  # the domain's tasks carry none (escape rooms)
+        # Within the domain's own families (EmotionError, a ValueError, names them): the provenance records these.
+        self.weights = resolve_weights(settings.emotions, domain.emotions)
+        settings = replace(settings, emotions=self.weights)
         self.settings = settings
         tiers = self.hints.depth_tiers
         if tiers is not None:
@@ -104,7 +103,7 @@ class Tracer:
         self.filters = Filters(domain, database, self.graph, self.hints)
         self.report = Report(requested=settings.n)
         self.seconds: dict[str, float] = dict.fromkeys(self.STAGE_CLOCKS, 0.0)  # wall time per stage (benchmarks; never saved: not reproducible)
-        self.families = quotas(settings.emotions, settings.n, random.Random(f"tracer:{settings.seed}:families"))
+        self.families = quotas(self.weights, settings.n, random.Random(f"tracer:{settings.seed}:families"))
         self.tool_names = [t.name for t in domain.tools]
         width = max(3, len(str(settings.n)))
         prefix = settings.id_prefix or f"{domain.name}-{settings.seed}-"
@@ -137,7 +136,7 @@ class Tracer:
         stages["emotion"].seen += 1
         family = self.families[slot]
         try:
-            emotion = condition_for(family, trace, self.hints, rng) if family else None
+            emotion = condition_for(family, trace, self.hints, rng, emotions=self.domain.emotions) if family else None
         except EmotionError as e:
             stages["emotion"].drop("condition outside the taxonomy", str(e))
             return None
@@ -175,7 +174,7 @@ class Tracer:
             instruction=instruction,
             actions=[Action(s.tool, s.args) for s in trace.steps],
             user_id=trace.persona_id,
-            outputs=[],
+            outputs=trace.answers,
             known_info=known_info(trace),
             emotion=emotion,
             provenance={"generator": GENERATOR, "seed": self.settings.seed, "slot": slot, "attempt": attempt,
@@ -236,6 +235,8 @@ class Tracer:
                         self._judge(candidate, accepted, progress)
                     else:
                         batch.append(candidate)
+                if offline:
+                    await asyncio.sleep(0)  # give the loop a turn: Ctrl+C (asyncio.run cancels us) is heard
             if batch:
                 clock = time.perf_counter()
                 await self.refine(batch)
@@ -280,7 +281,7 @@ class Tracer:
             "seed": s.seed,
             "n": s.n,
             "depth": f"{s.depth[0]}-{s.depth[1]}",
-            "emotions": dict(s.emotions) if s.emotions is not None else "none",
+            "emotions": dict(self.weights) if self.weights is not None else "none",
             "instruction": s.model.describe() if s.model is not None else "offline templates",
             "hints": type(self.hints).__name__,
             "database": self.database.source,

@@ -59,6 +59,9 @@ class Intent:
     subject: str = ""  # what the feeling is about, e.g. "the trip to Boston on 2024-05-22"
     known: dict[str, Any] = field(default_factory=dict)  # what else the user knows (a cancellation reason)
     slots: dict[str, str] = field(default_factory=dict)  # words for stage 4 trigger templates ({city}, {date})
+    # What the user asks to be told (a refund, a total, a new id), as the gold run gave it: the values a correct
+    # final answer must contain (the task's `outputs`; `answer` in tauplay.tracer.facts writes them).
+    answers: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -82,6 +85,11 @@ class Trace:
     @property
     def intents(self) -> list[Intent]:
         return [g.intent for g in self.goals if g.intent is not None]
+
+    @property
+    def answers(self) -> list[str]:
+        """Every goal's answers, in order, once each."""
+        return list(dict.fromkeys(a for intent in self.intents for a in intent.answers))
 
 
 def parse_output(text: str) -> Any:
@@ -138,6 +146,11 @@ class TraceContext:
 
     def already(self, tool: str, args: dict[str, Any]) -> bool:
         return any(s.tool == tool and s.args == args for s in self.steps)
+
+    def output_of(self, tool: str) -> Any:
+        """The output of the latest call of `tool` (the goal's write, when its intent is built); None if none ran."""
+        step = self.last(tool)
+        return step.output if step is not None else None
 
     def last(self, *tools: str) -> Step | None:
         for s in reversed(self.steps):

@@ -56,6 +56,8 @@ KEYS: tuple[Key, ...] = (
     Key("play.reveal", "f9", "reveal", "Reveal agent's side", "play-user", show=False,
         detail="for annotators: show the agent's tool calls, their results, the graph and the diff, which a customer "
         "never sees (recorded in the session as a reveal notice)"),
+    Key("play.device", "ctrl+l", "focus_call_line", "Device", "play-user",
+        detail="on a dual-control task: the call line of the user's own device (toggle_airplane_mode(), ...)"),
     Key("play.expand", "f10", "expand_results", "Full tool results", "play-user", show=False,
         detail="once revealed: tool results in full in the transcript, or cut again"),
     Key("play.end", "ctrl+s", "end_session", "End", "play-agent", detail="end the session as the agent (asks first)"),

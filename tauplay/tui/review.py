@@ -100,8 +100,10 @@ def filter_text(filters: dict[str, Any]) -> str:
     return " ".join(words)
 
 
-def find_sessions(store: Any, filters: dict[str, Any], me: str, blind: bool) -> list[tuple[Any, int]]:
-    """(session, labels counted) for the filters; counts are mine alone in blind mode.
+def find_sessions(store: Any, filters: dict[str, Any], me: str, blind: bool,
+                  suggested: dict[str, int] | None = None) -> list[tuple[Any, int]]:
+    """(session, labels counted) for the filters; counts are mine alone in blind mode, and count only labels
+    (a suggestion saved unconfirmed is not one: given `suggested`, their number per session goes there).
     `unlabelled` / `unreviewed`: sessions I have not labelled / not reviewed (my queue)."""
     unlabelled = bool(filters.get("unlabelled"))
     unreviewed = bool(filters.get("unreviewed"))
@@ -122,7 +124,10 @@ def find_sessions(store: Any, filters: dict[str, Any], me: str, blind: bool) -> 
     notes = store.annotations(annotator=me if blind else None)
     by_session: dict[str, list[Any]] = {}
     for a in notes:
-        by_session.setdefault(a.session_id, []).append(a)
+        if a.confirmed:
+            by_session.setdefault(a.session_id, []).append(a)
+        elif suggested is not None:
+            suggested[a.session_id] = suggested.get(a.session_id, 0) + 1
     if filters.get("label"):
         wanted = filters["label"]
         records = [r for r in records if any(a.category == wanted for a in by_session.get(r.id, ()))]
@@ -165,6 +170,14 @@ def reviewers_text(reviewers: Iterable[str], me: str, blind: bool) -> str:
     return ", ".join("you" if n == me else n for n in names) or "—"
 
 
+def label_count_text(labels: int, suggested: int) -> Text:
+    """The list's labels column: the labels, and apart the suggestions saved that nobody confirmed."""
+    text = Text(str(labels))
+    if suggested:
+        text.append(f" +{suggested}?", style="yellow")
+    return text
+
+
 class ReviewListScreen(Screen[None]):
     SCOPES = ("review-list",)
     BINDINGS = bindings("review-list")  # type: ignore[assignment]
@@ -181,6 +194,7 @@ class ReviewListScreen(Screen[None]):
         self.blind = blind
         self.db_url = db_url
         self.rows: list[tuple[Any, int]] = []
+        self.suggested: dict[str, int] = {}  # session id -> suggestions saved and not confirmed
         self.loaded = False
         self.loads = 0
 
@@ -232,15 +246,18 @@ class ReviewListScreen(Screen[None]):
     def load(self) -> None:
         from tauplay.store import StoreError
 
+        suggested: dict[str, int] = {}
         try:
-            rows = find_sessions(self.app.open_store(), self.filters, self.annotator, self.blind)  # type: ignore[attr-defined]
+            rows = find_sessions(self.app.open_store(), self.filters, self.annotator, self.blind,  # type: ignore[attr-defined]
+                                 suggested)
         except StoreError as e:
             self.app.call_from_thread(self.app.report, str(e))  # type: ignore[attr-defined]
             return
-        self.app.call_from_thread(self._show, rows)
+        self.app.call_from_thread(self._show, rows, suggested)
 
-    def _show(self, rows: list[tuple[Any, int]]) -> None:
+    def _show(self, rows: list[tuple[Any, int]], suggested: dict[str, int] | None = None) -> None:
         self.rows = rows
+        self.suggested = suggested or {}
         table = self.query_one("#r-sessions", DataTable)
         table.clear()
         for record, count in rows:
@@ -249,7 +266,7 @@ class ReviewListScreen(Screen[None]):
                           Text("—" if record.reward is None else f"{record.reward:g}"),
                           Text(visible(record.termination_reason or record.status)),
                           Text(visible(condition_text(record, self.app))),
-                          Text(visible_any(model)), Text(str(count)),
+                          Text(visible_any(model)), label_count_text(count, self.suggested.get(record.id, 0)),
                           Text(visible(reviewers_text(record.reviewers, self.annotator, self.blind))),
                           Text(time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created_at))),
                           key=record.id)
@@ -268,11 +285,18 @@ class LabelRow(FaultLabel):
     """A line of the labels table: a label, and whether it is a suggestion or new one not yet saved, or saved."""
 
     state: str = "new"  # suggested | new | mine | other
-    annotation_id: int | None = None
+    annotation_id: int | None = None  # saved: a label, or a suggestion saved unconfirmed (state "suggested")
 
     @property
     def draft(self) -> bool:
+        """Not a label (yet): a suggestion, saved or not, or a new label not saved."""
         return self.state in ("suggested", "new")
+
+
+def same_label(a: FaultLabel, b: FaultLabel) -> bool:
+    """The same judgement: category, who erred, severity, note and place."""
+    return (a.category, a.who_erred, a.severity, a.note, a.turn, a.seq) == \
+        (b.category, b.who_erred, b.severity, b.note, b.turn, b.seq)
 
 
 def transcript_lines(events_: list[Any], max_output: int | None = MAX_OUTPUT) -> list[Text]:
@@ -291,12 +315,15 @@ def transcript_lines(events_: list[Any], max_output: int | None = MAX_OUTPUT) ->
                 line.append(visible(payload.content))
             lines.append(line)
         elif isinstance(payload, ToolCallData):
+            if payload.content:  # the text sent in the same reply as the call, as a message of its own
+                said = tag.copy()
+                said.append(f"{e.role}: ", style="bold cyan" if e.role == Role.AGENT else "bold magenta")
+                said.append(visible(payload.content))
+                lines.append(said)
             line = tag.copy()
             line.append("→ ", style="dim")
             line.append(visible(payload.name), style="bold yellow")
             line.append(visible(f"({arguments_text(payload)})"), style="yellow")
-            if payload.content:
-                line.append(visible(f"  [{payload.content}]"), style="dim")
             lines.append(line)
         elif isinstance(payload, ToolResultData):
             output = payload.output
@@ -342,6 +369,7 @@ class SessionReviewScreen(Screen[None]):
         self.blind = blind
         self.events: list[Any] = []
         self.rows: list[LabelRow] = []
+        self.saved_as: dict[int, LabelRow] = {}  # annotation id -> the row as saved
         self.turns: list[int] = []
         self.reviewers: list[str] = []  # who marked the session reviewed (blind: me or nobody)
         self.loaded = False
@@ -426,8 +454,10 @@ class SessionReviewScreen(Screen[None]):
         rows: list[LabelRow] = []
         mine = [a for a in notes if a.annotator == self.annotator]
         for a in notes:
+            # a suggestion saved as it came (the end screen's) is still a suggestion: c confirms it
+            state = "other" if a.annotator != self.annotator else "mine" if a.confirmed else "suggested"
             rows.append(LabelRow(a.category, a.who_erred, a.severity, a.annotator, a.note, a.turn, a.seq, a.source,
-                                 state="mine" if a.annotator == self.annotator else "other", annotation_id=a.id))
+                                 state=state, annotation_id=a.id))
         # A suggestion the person already saved (same category and place) is not offered again.
         for s in suggestions:
             if not any(a.category == s.category and a.turn == s.turn and a.seq == s.seq for a in mine):
@@ -435,6 +465,7 @@ class SessionReviewScreen(Screen[None]):
                                      f"{s.tool}: {s.detail}" if s.tool else s.detail, s.turn, s.seq,
                                      AnnotationSource.AUTO, state="suggested"))
         self.rows = sorted(rows, key=lambda r: (-1 if r.turn is None else r.turn, r.seq or 0))
+        self.saved_as = {r.annotation_id: r for r in self.rows if r.annotation_id is not None}
         self.loaded = True
         self.redraw()
         self.query_one("#s-status", Static).update(self.status_text())
@@ -614,13 +645,15 @@ class SessionReviewScreen(Screen[None]):
             self.app.notify("already saved", markup=False)
             return
         self.busy = True
-        self._replace(self.rows.index(row), None, replace(row, state="mine", annotator=self.annotator))
+        # a saved suggestion is confirmed in place (or, changed here, replaced by the person's label)
+        saved = self.saved_as.get(row.annotation_id) if row.annotation_id is not None else None
+        self._replace(self.rows.index(row), saved, replace(row, state="mine", annotator=self.annotator))
 
     def action_delete(self) -> None:
         if (row := self._editable()) is None:
             return
         index = self.rows.index(row)
-        if row.draft:
+        if row.draft and row.annotation_id is None:
             self.rows.pop(index)
             self.redraw()
             return
@@ -749,9 +782,15 @@ class SessionReviewScreen(Screen[None]):
 
         store = self.app.open_store()  # type: ignore[attr-defined]
         try:
-            if old is not None and old.annotation_id is not None:
+            in_place = old is not None and old.annotation_id is not None and new is not None \
+                and old.state == "suggested" and same_label(old, new)
+            if in_place and old is not None and old.annotation_id is not None and new is not None:
+                # a saved suggestion confirmed as it was: the same row, now counted as the person's
+                saved = store.confirm_annotation(old.annotation_id)
+                new = replace(new, source=AnnotationSource(saved.source), annotation_id=saved.id)
+            elif old is not None and old.annotation_id is not None:
                 store.delete_annotation(old.annotation_id)
-            if new is not None:
+            if new is not None and not in_place:
                 # Saved by the person, whether they wrote it or confirmed a suggestion.
                 aid = store.add_label(self.record.id, replace(new, annotator=self.annotator,
                                                               source=AnnotationSource.HUMAN))
@@ -778,6 +817,8 @@ class SessionReviewScreen(Screen[None]):
             self.rows.pop(index)
         else:
             self.rows[index] = new
+            if new.annotation_id is not None:
+                self.saved_as[new.annotation_id] = new
         if marked:
             self._set_reviewed(True)
         self.busy = False

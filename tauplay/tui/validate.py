@@ -183,7 +183,7 @@ class ValidateScreen(Screen[None]):
         status.append(f" · task {self.index + 1} of {total}")
         status.append(f" · {done}/{total}", style="bold")
         status.append(" reviewed")
-        status.append(f" · annotator {self.annotator}")
+        status.append(f" · annotator {visible(self.annotator)}")
         review = self.reviews.get(self.task.id)
         if review is not None:
             status.append(f" · your verdict: {review.verdict}", style="bold green" if review.verdict == "approve"

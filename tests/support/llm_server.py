@@ -10,7 +10,8 @@ Replies are queued per model name, so an agent model and a user model can share 
     # litellm model string "openai/agent", api_base server.url
 
 A queue can also hold an HTTP error, a delay (to provoke a timeout), raw (malformed) tool-call
-arguments, a raw body (a malformed 200 reply), a dropped connection, or a function that builds the reply from the request. Every request is recorded.
+arguments, a raw body (a malformed 200 reply, bytes that are not UTF-8), response headers (Retry-After), a dropped
+connection, or a function that builds the reply from the request. Every request is recorded, with its time.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ class Reply:
     body: str | None = None  # sent as it is instead of a chat completion (a malformed reply)
     drop: bool = False  # close the connection without answering
     usage: dict[str, Any] | None = None  # the reply's usage block (default: 10 prompt + 5 completion tokens)
+    headers: dict[str, str] = field(default_factory=dict)  # extra response headers (a 429's Retry-After)
+    raw_bytes: bytes | None = None  # sent as they are (a body that is not UTF-8)
 
 
 class ReplyQueue:
@@ -53,14 +56,17 @@ class ReplyQueue:
                 "function": {"name": name, "arguments": raw}}
         return self._push(Reply(tool_calls=[call]))
 
-    def error(self, status: int = 500, message: str = "internal error") -> ReplyQueue:
-        return self._push(Reply(content=message, status=status))
+    def error(self, status: int = 500, message: str = "internal error",
+              headers: dict[str, str] | None = None) -> ReplyQueue:
+        return self._push(Reply(content=message, status=status, headers=dict(headers or {})))
 
     def hang(self, seconds: float) -> ReplyQueue:
         return self._push(Reply(content="(too late)", delay=seconds))
 
-    def raw(self, body: str, status: int = 200) -> ReplyQueue:
-        """Answer with this body as it is (e.g. not JSON, or JSON without choices)."""
+    def raw(self, body: str | bytes, status: int = 200) -> ReplyQueue:
+        """Answer with this body as it is (e.g. not JSON, JSON without choices, bytes that are not UTF-8)."""
+        if isinstance(body, bytes):
+            return self._push(Reply(raw_bytes=body, status=status))
         return self._push(Reply(body=body, status=status))
 
     def drop(self) -> ReplyQueue:
@@ -91,6 +97,7 @@ class FakeLLMServer:
         self.requests: list[dict[str, Any]] = []
         self.peers: list[tuple[str, int]] = []  # the client address of each request (a kept-alive one repeats)
         self.headers: list[dict[str, str]] = []  # each request's headers, names in lower case
+        self.times: list[float] = []  # when each request arrived (time.monotonic())
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -124,6 +131,7 @@ class FakeLLMServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 server.requests.append(body)
+                server.times.append(time.monotonic())
                 server.peers.append(self.client_address[:2])
                 server.headers.append({k.lower(): v for k, v in self.headers.items()})
                 model = str(body.get("model", ""))
@@ -138,10 +146,13 @@ class FakeLLMServer:
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
                     return None
+                if reply.raw_bytes is not None:
+                    return self._send_bytes(reply.status, reply.raw_bytes)
                 if reply.body is not None:
-                    return self._send_bytes(reply.status, reply.body.encode())
+                    return self._send_bytes(reply.status, reply.body.encode("utf-8", "surrogatepass"))
                 if reply.status != 200:
-                    return self._send(reply.status, {"error": {"message": reply.content, "type": "server_error"}})
+                    return self._send(reply.status, {"error": {"message": reply.content, "type": "server_error"}},
+                                      reply.headers)
                 message: dict[str, Any] = {"role": "assistant", "content": reply.content}
                 if reply.tool_calls:
                     message["tool_calls"] = reply.tool_calls
@@ -153,12 +164,14 @@ class FakeLLMServer:
                     "usage": reply.usage or {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
                 })
 
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                self._send_bytes(status, json.dumps(payload).encode())
+            def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                self._send_bytes(status, json.dumps(payload).encode(), headers)
 
-            def _send_bytes(self, status: int, data: bytes) -> None:
+            def _send_bytes(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
                 try:
                     self.send_response(status)
+                    for name, value in (headers or {}).items():
+                        self.send_header(name, value)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()

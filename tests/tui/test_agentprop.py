@@ -73,8 +73,7 @@ async def test_play_the_agent_with_injection_on_sees_results_as_a_model_would(db
         assert "⚡ INJECTED semantic_wrong" in shown(app.screen)  # revealed at the end
     (session,) = open_store(db_path).list_sessions()
     started = open_store(db_path).events(session.id)[0]
-    assert started.data["injection"] == {"kind": "semantic_wrong", "at": 1, "rate": None, "seed": 3,
-                                           "style": "plausible"}  # the default style is saved too
+    assert started.data["injection"] == {"kind": "semantic_wrong", "at": 1, "rate": None, "seed": 3}
 
 
 def injected_store(db_path: Path) -> str:

@@ -174,19 +174,6 @@ async def test_leave_mid_session_then_resume_from_home(db_path):
     assert len(events) > seen
 
 
-async def test_typing_out_of_turn_is_refused_and_kept(db_path):
-    app = make_app(db_path, role="agent")
-    async with app.run_test(size=(80, 24)) as pilot:
-        play = app.screen
-        await your_turn(pilot, play)
-        play.your_turn = False  # as while the simulated user is answering
-        box = play.query_one("#message", Input)
-        box.focus()
-        box.value = "early"
-        await pilot.press("enter")
-        assert box.value == "early" and "wait for the user" in (app.last_error or "")
-
-
 async def test_start_from_home_with_role_emotion_and_task(db_path):
     app = make_app(db_path, task_id=None)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -264,3 +251,29 @@ async def test_fault_suggestions_are_prefilled_and_kept_ones_saved(db_path):
     assert store.task_reviews(task_id=TASK) == []  # no verdict was chosen
     # saving the form marked the session reviewed by the person (agreement counts it as judged by them)
     assert [m.annotator for m in store.reviewed_by(session.id)] == ["tester"]
+
+
+async def test_the_tool_form_is_reached_and_run_from_the_keyboard(db_path):
+    app = make_app(db_path, role="agent")
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await your_turn(pilot, play)
+        await pilot.press("ctrl+t")  # the tool list
+        tools = play.query_one(ToolsPanel)
+        listing = play.query_one("#tool-list")
+        assert play.focused is listing
+        names = [t.name for t in play.prepared.domain.read_tools + play.prepared.domain.write_tools]
+        for _ in range(names.index("get_reservation_details")):
+            await pilot.press("down")
+        await wait_until(pilot, lambda: tools.current == "get_reservation_details", what="the form")
+        form = tools.form
+        await pilot.press("tab")  # Tab order: the tool list, then the form's fields, then Run
+        assert isinstance(play.focused, Input) and form in play.focused.ancestors
+        await pilot.press(*"842X51", "tab")
+        assert play.focused is form.query_one("#run")
+        before = len(play.events)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: any(e.kind == "tool_result" for e in play.events[before:]), what="the run")
+        call = next(e for e in play.events[before:] if e.kind == "tool_call")
+        assert (call.data["name"], call.data["arguments"]) == ("get_reservation_details", {"reservation_id": "842X51"})
+    assert app.last_error is None

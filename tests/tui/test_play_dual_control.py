@@ -24,7 +24,8 @@ async def test_the_person_playing_the_user_calls_their_device_tools(db_path):
         await send(pilot, play, "My phone shows no service at all.")
         await your_turn(pilot, play)
         agent_said = [e.data["content"] for e in play.events if e.kind == "message" and e.role == "agent"]
-        assert "toggle_airplane_mode()" in agent_said[-1]  # the oracle asks for the user's gold action
+        # the gated agent asks for the user's gold action in plain words, never the function's name
+        assert "Airplane Mode" in agent_said[-1] and "toggle_airplane_mode" not in agent_said[-1]
         await send(pilot, play, "toggle_airplane_mode()", box="#call-input")
         await wait_until(pilot, lambda: any(e.kind == "tool_result" and e.data.get("requestor") == "user"
                                             for e in play.events), what="the device call's result")
@@ -78,3 +79,16 @@ def test_the_graph_lists_the_users_tools_and_calls():
     text = console.export_text()
     assert "USER (the user's own device)" in text
     assert "toggle_airplane_mode [u2]" in text and "u1.check_status_bar → u2.toggle_airplane_mode" in text
+
+
+async def test_the_device_call_line_has_its_named_key(db_path):
+    app = make_app(db_path, role="user", domain="tau2-telecom", tasks="small", task_id=TASK)
+    async with app.run_test(size=(100, 30)) as pilot:
+        play = app.screen
+        await your_turn(pilot, play)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert play.focused is play.query_one("#call-input")
+        assert "ctrl+l your device's call line" in str(play.query_one("#turn").render())
+        footer = [b.key for (_, b, enabled, _) in play.active_bindings.values() if enabled and b.show]
+        assert "ctrl+l" in footer  # named in the footer too

@@ -155,3 +155,29 @@ def test_cards_show_goal_and_emotion_never_gold():
     for part in ("anger", "frustration", "politeness", "urgency", "trust", "the flight was cancelled twice",
                  "How to express it"):
         assert part in emo
+
+
+async def test_the_editor_opens_with_the_cursor_at_the_end() -> None:
+    from textual.app import App
+    from textual.widgets import TextArea
+
+    from tauplay.tui.widgets.validate_parts import EditScreen
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(EditScreen("Instruction", "You want a bag.\nThen stop.", multiline=True))
+
+    app = Host()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        area = app.screen.query_one("#edit-area", TextArea)
+        await pilot.press(*" Now.")
+        assert area.text == "You want a bag.\nThen stop. Now."
+
+
+def test_money_in_diffs_is_shown_to_the_cent() -> None:
+    from tauplay.tui.widgets.diff_panel import shown_value
+    from tauplay.tui.widgets.validate_parts import short
+
+    for show in (shown_value, short):
+        assert show({"amount": 59.340000000000146, "rate": 0.1234, "n": 3}) == '{"amount": 59.34, "n": 3, "rate": 0.1234}'

@@ -22,11 +22,10 @@ from typing import Any
 from tauplay.core.constraints import ConstraintModel, Draft, Problem, Rule, check_state
 from tauplay.core.db import Database, canonical
 from tauplay.core.domain import Domain
-from tauplay.core.emotions import FAMILIES
 from tauplay.core.gold import run_actions
 from tauplay.core.tasks import Action, Task, TaskSet
 from tauplay.tracer.constraints.solve import Assignment, Space, build_space, near_misses, solutions
-from tauplay.tracer.emotion import condition_for, quotas
+from tauplay.tracer.emotion import BALANCED, Distribution, condition_for, quotas, resolve_weights
 from tauplay.tracer.facts import Fact, fact, missing, tool_names_in
 from tauplay.tracer.hints import hints_for
 from tauplay.tracer.instruct import clean_reply, sentence
@@ -41,7 +40,7 @@ Progress = Callable[[int, int], None]
 class ConstraintSettings:
     n: int
     seed: int
-    emotions: dict[str, float] | None = field(default_factory=lambda: {f: 1.0 for f in FAMILIES})
+    emotions: Distribution = BALANCED  # weights per family, BALANCED (the domain's families) or None (no emotion)
     model: Any = None  # tauplay.llm.LLMConfig: the model rewrites the instructions; None: offline template
     solutions: tuple[int, int] = (2, 16)  # the number of valid solutions a task may have
     distractors: int = 2  # kept per rule
@@ -124,11 +123,14 @@ class ConstraintGenerator:
     def __init__(self, domain: Domain, database: Database, settings: ConstraintSettings) -> None:
         self.domain = domain
         self.database = database
+        # Within the domain's own families (EmotionError, a ValueError, names them): the provenance records these.
+        self.weights = resolve_weights(settings.emotions, domain.emotions)
+        settings = replace(settings, emotions=self.weights)
         self.settings = settings
         self.model = model_of(domain)
         self.hints = hints_for(domain)
         self.report = ConstraintReport(settings.n)
-        self.families = quotas(settings.emotions, settings.n, random.Random(f"constraints:{settings.seed}:families"))
+        self.families = quotas(self.weights, settings.n, random.Random(f"constraints:{settings.seed}:families"))
         width = max(3, len(str(settings.n)))
         self.ids = [f"{domain.name}-c{settings.seed}-{i + 1:0{width}d}" for i in range(settings.n)]
         self.tool_names = [t.name for t in domain.tools]
@@ -207,7 +209,8 @@ class ConstraintGenerator:
               distractors: list[tuple[Assignment, str]], rng: random.Random, size: int, count: int,
               near: int) -> Task:
         family = self.families[slot]
-        emotion = condition_for(family, None, self.hints, rng, (draft.situation, draft.subject, draft.slots)) \
+        emotion = condition_for(family, None, self.hints, rng, (draft.situation, draft.subject, draft.slots),
+                                self.domain.emotions) \
             if family else None
         return Task(
             id=self.ids[slot],
@@ -296,7 +299,7 @@ class ConstraintGenerator:
         s = self.settings
         return {"generator": GENERATOR, "kind": "constraint", "seed": s.seed, "n": s.n,
                 "solutions": f"{s.solutions[0]}-{s.solutions[1]}", "distractors_per_rule": s.distractors,
-                "emotions": dict(s.emotions) if s.emotions is not None else "none",
+                "emotions": dict(self.weights) if self.weights is not None else "none",
                 "instruction": s.model.describe() if s.model is not None else "offline templates",
                 "database": self.database.source, "start_hash": self.database.new_state().hash,
                 "attempts_per_slot": s.attempts, "report": self.report.to_json()}

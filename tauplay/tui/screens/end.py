@@ -295,13 +295,18 @@ class EndScreen(Screen[None]):
             self.app.call_from_thread(self.app.report, f"not saved: {e}")  # type: ignore[attr-defined]
             self.app.call_from_thread(self._fill_labels)
             return
-        self.app.call_from_thread(self._saved, len(pending), saved_verdict)
+        kept = [self.labels[i] for i in pending]
+        self.app.call_from_thread(self._saved, sum(lb.confirmed for lb in kept),
+                                  sum(not lb.confirmed for lb in kept), saved_verdict)
 
-    def _saved(self, count: int, verdict: bool) -> None:
+    def _saved(self, count: int, suggestions: int, verdict: bool) -> None:
         self.saved_verdict = self.saved_verdict or verdict
         self.saves += 1
         self._fill_labels()
-        message = (f"saved {count} label(s)" + (" and the verdict" if verdict else "")
+        # a suggestion saved as it came is not a label until a person confirms it (tauplay review, c)
+        unconfirmed = (f", {suggestions} suggestion(s) kept unconfirmed (tauplay review: c confirms)"
+                       if suggestions else "")
+        message = (f"saved {count} label(s)" + unconfirmed + (" and the verdict" if verdict else "")
                    + f"; session marked reviewed by {self.prepared.config.annotator}")
         self.query_one("#save-status", Static).update(Text(message, style="green"))
         self.app.notify(message, markup=False)

@@ -8,6 +8,7 @@ session's event stream, the same stream the store saves.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -16,6 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
@@ -62,6 +64,11 @@ class PlayScreen(Screen[None]):
         self.diff_painted_at: float = 0.0  # ... and when the screen was next refreshed
         self.runner: Any = None  # the SessionRunner, made when the session starts (after the first paint)
         self.session_worker: Worker[Any] | None = None
+        # What the person sent before the session had started: handed to the seat as soon as it exists. Once it
+        # does, the seat itself keeps what is sent out of turn, in order, for the person's next turns.
+        self.early: list[Callable[[Any], None]] = []
+        self.waiting = 0  # moves sent out of turn, not taken yet (shown on the turn line)
+        self._focus_before_zoom: Widget | None = None
 
     # -- layout -----------------------------------------------------------------------------------
     @property
@@ -137,6 +144,9 @@ class PlayScreen(Screen[None]):
         from tauplay.tui.runner import SessionRunner  # the sim layer loads after the first paint
 
         self.runner = SessionRunner(self.prepared, self.on_session_event, self.on_turn)
+        for move in self.early:  # typed during start-up: taken in order, at the person's first turns
+            move(self.runner.seat)
+        self.early.clear()
         self.session_worker = self.run_worker(self._run_session(), group="session", exit_on_error=False)
 
     async def _run_session(self) -> None:
@@ -158,13 +168,36 @@ class PlayScreen(Screen[None]):
                                                         "so far can be resumed from the home screen", style="red"))
 
     def on_turn(self, mine: bool) -> None:
+        if mine and self.your_turn is False and self.waiting:
+            self.waiting -= 1  # the seat takes the next move sent out of turn
         self.your_turn = mine
+        self.show_turn()
+
+    def show_turn(self) -> None:
+        mine = self.your_turn
         other = "agent" if self.ROLE == "user" else "user"
-        line = Text("your turn" if mine else f"the {other} is answering…",
-                    style="bold green" if mine else "dim italic")
+        line = Text("your turn" if mine else f"the {other} is answering…" if self.runner is not None
+                    else "starting the session…", style="bold green" if mine else "dim italic")
         if mine:
             line.append(self.turn_hint(), style="dim")
+        if self.waiting:
+            line.append(f" · {self.waiting} sent, to go when it is your turn", style="yellow")
         self.query_one("#turn", Static).update(line)
+
+    def deliver(self, move: Callable[[Any], None], what: str) -> bool:
+        """Hand the person's move to the seat: now on their turn; else kept, in order, and made at their next
+        turn (typed during start-up, or while the other side or a call runs). False once the session is over."""
+        if self.ended:
+            return False
+        if self.runner is None:
+            self.early.append(move)
+        else:
+            move(self.seat)
+        if not self.your_turn:
+            self.waiting += 1
+            self.show_turn()
+            self.app.notify(f"{what}: sent when it is your turn", markup=False)
+        return True
 
     def turn_hint(self) -> str:
         return " · Enter sends"
@@ -240,6 +273,26 @@ class PlayScreen(Screen[None]):
         else:
             self.maximize(self.query_one("#side", SidePanel), container=False)
 
+    def watch_maximized(self, before: Widget | None, now: Widget | None) -> None:
+        """Zoomed, the keys go to the panel shown; back (f7, or escape, which Textual handles itself), to where
+        they went before."""
+        if now is not None:
+            self._focus_before_zoom = self.focused
+            if self.focused is None or now not in self.focused.ancestors_with_self:
+                self.call_after_refresh(self._focus_in, now)
+        elif before is not None:
+            back = self._focus_before_zoom
+            self._focus_before_zoom = None
+            if back is None or not back.is_mounted or not back.focusable:
+                back = self.query_one("#message", Input)
+            self.call_after_refresh(back.focus)
+
+    def _focus_in(self, panel: Widget) -> None:
+        tabs = panel.query_one(TabbedContent) if not isinstance(panel, TabbedContent) else panel
+        pane = tabs.get_pane(tabs.active) if tabs.active else None
+        target = next((w for w in (pane or panel).query("*") if w.focusable), None)
+        (target or panel).focus()
+
     def action_toggle_gold(self) -> None:
         if not self.prepared.config.validate:
             self.app.report("the gold path is shown after the session (or when validating a task), "  # type: ignore[attr-defined]
@@ -253,16 +306,12 @@ class PlayScreen(Screen[None]):
         text = event.value.strip()
         if not text or self.ended:
             return
-        if not self.your_turn:
-            self.refuse_not_your_turn()
-            return
-        self.seat.say(text)
-        event.input.value = ""
+        if self.deliver(lambda seat: seat.say(text), "your message"):
+            event.input.value = ""
 
     def refuse_not_your_turn(self) -> None:
         other = "agent" if self.ROLE == "user" else "user"
-        self.app.report(f"wait for the {other} to answer; your text stays in the box",  # type: ignore[attr-defined]
-                        severity="warning")
+        self.app.report(f"wait for the {other} to answer", severity="warning")  # type: ignore[attr-defined]
 
 
 HIDDEN_NOTE = ("A customer sees only the agent's messages: its tool calls, their results, the graph and the "
@@ -345,18 +394,25 @@ class PlayUserScreen(PlayScreen):
             yield CallLine(self.prepared.domain, user_side=True, id="call-line")
 
     def turn_hint(self) -> str:
-        return " · Enter sends; call your device's tools below" if self.prepared.domain.user_tools else " · Enter sends"
+        if self.prepared.domain.user_tools:
+            return f" · Enter sends; {self.app.key_for('play.device')} your device's call line"  # type: ignore[attr-defined]
+        return " · Enter sends"
+
+    def action_focus_call_line(self) -> None:
+        found = self.query(CallLine)
+        if found:
+            found.first().input.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # the device's call line (and its key in the footer) only where the user has a device of its own
+        if action == "focus_call_line":
+            return bool(self.prepared.domain.user_tools)
+        return True
 
     @on(CallLine.Run)
     def _device_call(self, event: CallLine.Run) -> None:
-        if self.ended:
-            return
-        if not self.your_turn:
-            self.refuse_not_your_turn()
-            self.query_one(CallLine).input.value = event.line
-            return
-        self.seat.call_tool(event.name, event.arguments)
-        self.query_one("#message", Input).focus()
+        if self.deliver(lambda seat: seat.call_tool(event.name, event.arguments), f"your call {event.name}"):
+            self.query_one("#message", Input).focus()
 
     @on(CallLine.Invalid)
     def _device_call_refused(self, event: CallLine.Invalid) -> None:
@@ -367,17 +423,11 @@ class PlayUserScreen(PlayScreen):
         self.seat.attempt_invalid(event.line, "; ".join(event.problems))
 
     def _finish(self, satisfied: bool) -> None:
-        if self.ended:
-            return
-        if self.runner is None:
-            self.app.report("the session is still starting", severity="warning")  # type: ignore[attr-defined]
-            return
         box = self.query_one("#message", Input)
         text = box.value.strip()
-        box.value = ""
-        (self.seat.stop if satisfied else self.seat.abandon)(text)
-        if not self.your_turn:
-            self.app.notify("sent as soon as the agent has answered", markup=False)
+        if self.deliver(lambda seat: (seat.stop if satisfied else seat.abandon)(text),
+                        "the end of the conversation" if satisfied else "giving up"):
+            box.value = ""
 
     def action_satisfied(self) -> None:
         self._finish(True)
@@ -434,12 +484,8 @@ class PlayAgentScreen(PlayScreen):
         return " · message the user, or call a tool"
 
     def _call(self, name: str, arguments: dict[str, Any]) -> bool:
-        if self.ended:
+        if not self.deliver(lambda seat: seat.call_tool(name, arguments), f"your call {name}"):
             return False
-        if not self.your_turn:
-            self.refuse_not_your_turn()
-            return False
-        self.seat.call_tool(name, arguments)
         self.query_one("#message", Input).focus()  # the next move is most often a word to the user
         return True
 

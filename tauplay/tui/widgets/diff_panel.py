@@ -14,14 +14,14 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tauplay.core.db import RecordChange
-from tauplay.core.text import visible
+from tauplay.core.text import tidy_numbers, visible
 
 MAX_FIELDS = 12  # per record; the rest is summarised
 
 
 def shown_value(value: Any) -> str:
     """A field's value as JSON, whole: the panel wraps it, never cuts it."""
-    return visible(json.dumps(value, ensure_ascii=False, sort_keys=True))
+    return visible(json.dumps(tidy_numbers(value), ensure_ascii=False, sort_keys=True))
 
 
 def _change_lines(change: dict[str, Any]) -> list[Text]:

@@ -38,7 +38,8 @@ class ToolsPanel(Vertical):
         options = [Option(tool_label(t.name, t.kind, t.utility), id=t.name)
                    for t in self.domain.read_tools + self.domain.write_tools]
         yield OptionList(*options, id="tool-list")
-        yield VerticalScroll(id="tool-form-box")
+        # not a Tab stop of its own: Tab goes from the tool list straight into the form's fields, then Run
+        yield VerticalScroll(id="tool-form-box", can_focus=False)
 
     @property
     def form(self) -> ToolForm | None:

@@ -44,12 +44,17 @@ def event_lines(event: Event, me: str | None, max_output: int | None = None,
         line.append(visible(payload.content))
         return [line]
     if isinstance(payload, ToolCallData):
+        said: list[Text] = []
+        if payload.content:  # the text sent in the same reply as the call, as a message of its own
+            who = (names or {}).get(event.role, event.role) + (" (you)" if event.role == me else "")
+            said = [Text(f"{who}: ", style="bold cyan" if event.role == Role.AGENT else "bold magenta")]
+            said[0].append(visible(payload.content))
         line = Text("  → ", style="dim")
         if payload.by_user:
             line.append("user: ", style="bold magenta")  # the user's own call, on its device
         line.append(visible(payload.name), style="bold yellow")
         line.append(f"({_args(payload.arguments)})", style="yellow")
-        return [line]
+        return [*said, line]
     if isinstance(payload, ToolResultData):
         output = payload.output
         if max_output is not None and len(output) > max_output and not payload.by_user:

@@ -15,7 +15,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, Static, TextArea
 
-from tauplay.core.text import visible
+from tauplay.core.text import tidy_numbers, visible
 from tauplay.tui.keys import Key, bindings
 
 MAX_FIELDS = 12
@@ -59,7 +59,15 @@ class EditScreen(ModalScreen[str | None]):
             yield Static(Text(f"{self.help_text}  ({hint}, Escape cancels)".strip()), id="edit-help")
 
     def on_mount(self) -> None:
-        self.query_one("#edit-area" if self.multiline else "#edit-input").focus()
+        # the cursor at the end: what the person types is added to the text, not put before it
+        if self.multiline:
+            area = self.query_one("#edit-area", TextArea)
+            area.focus()
+            area.move_cursor(area.document.end)
+        else:
+            box = self.query_one("#edit-input", Input)
+            box.focus()
+            box.cursor_position = len(box.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -77,7 +85,7 @@ class EditScreen(ModalScreen[str | None]):
 
 def short(value: Any) -> str:
     """A field's value as JSON, whole (the screen wraps it, never cuts it)."""
-    return visible(json.dumps(value, ensure_ascii=False, sort_keys=True))
+    return visible(json.dumps(tidy_numbers(value), ensure_ascii=False, sort_keys=True))
 
 
 def change_lines(change: dict[str, Any], indent: str = " ") -> list[Text]:

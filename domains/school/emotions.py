@@ -1,0 +1,16 @@
+"""The school domain's emotion conditions: families and sub-families (the most usual first): the paper's counts for this domain, which names no sub-families: our pick of leaves."""
+
+from __future__ import annotations
+
+from tauplay.core.emotions import PAPER_COUNTS_OUR_LEAVES, EmotionSet
+
+EMOTIONS = EmotionSet(
+    leaves={
+        "anger": ("frustration", "annoyance", "exasperation"),
+        "fear": ("anxiety", "nervousness", "dread"),
+        "sadness": ("disappointment", "discouragement"),
+        "enjoyment": ("excitement", "relief"),
+    },
+    source=PAPER_COUNTS_OUR_LEAVES,
+    paper=(4, 10),
+)

@@ -1,0 +1,110 @@
+"""The values of a write that are the person's to choose, not the agent's: how to pay (and how to split a payment),
+how many bags, whether to insure. A value a tool shows (a gift card's balance, a `0` that matches anything) is in
+view, but that does not make it the person's choice; the gated agent asks about such a value until the person has
+spoken to it (`unchosen`), and after one question takes what is in view (a person who does not say is not asked
+forever).
+
+Pure functions over the arguments of the write, the person's words and the tools' JSON outputs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tauplay.core.grounding import Leaf, leaves, normalize
+
+# A topic: the words of a parameter's name that make it one, the words a person uses for it, the question.
+_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = (
+    ("insurance", ("insurance",), ("insurance", "insure", "insured"),
+     "Would you like travel insurance for this (yes or no)?"),
+    ("bags", ("bag", "baggage", "baggages", "luggage"), ("bag", "bags", "baggage", "luggage", "suitcase", "suitcases"),
+     "How many checked bags would you like, in total?"),
+    ("payment", ("payment",), ("pay", "paying", "payment", "card", "paypal", "certificate", "charge", "charged",
+                               "refund", "gift", "balance", "voucher", "bank", "account"),
+     "How would you like to pay: which card, gift card or other payment method on file?"),
+)
+
+
+@dataclass(frozen=True)
+class Choice:
+    topic: str
+    leaf: Leaf
+    question: str
+
+
+def _topic(leaf: Leaf) -> tuple[str, tuple[str, ...], str] | None:
+    names = [str(step) for step in leaf.path if isinstance(step, str)]
+    for topic, name_words, said_words, question in _TOPICS:
+        if any(w in normalize(n.replace("_", " ")).split() or any(part.startswith(w) for part in n.split("_"))
+               for n in names for w in name_words):
+            return topic, said_words, question
+    return None
+
+
+def _objects(value: Any) -> Iterator[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Every JSON object in a tool output with its siblings (the other objects of the same list or mapping)."""
+    if isinstance(value, dict | list):
+        members = list(value.values()) if isinstance(value, dict) else list(value)
+        children = [v for v in members if isinstance(v, dict)]
+        for child in children:
+            yield child, children
+        for v in members:
+            yield from _objects(v)
+
+
+def _said(hay: str, value: Any) -> bool:
+    text = normalize(str(value))
+    return bool(text) and len(text) >= 3 and f" {text} " in hay
+
+
+def picked(value: Any, user: Sequence[str], outputs: Sequence[str]) -> bool:
+    """The person named this value: said it, or said a detail of the record a tool showed it in that no sibling
+    record shares ("the card ending in 4787" picks the card whose last four digits are 4787; "my gift card" picks
+    the one gift card)."""
+    hay = " " + " ".join(normalize(t) for t in user) + " "
+    if _said(hay, value):
+        return True
+    for output in outputs:
+        try:
+            data = json.loads(output)
+        except (json.JSONDecodeError, TypeError):
+            continue
+        for obj, siblings in _objects(data):
+            if value not in obj.values():
+                continue
+            for key, detail in obj.items():
+                if detail == value or isinstance(detail, dict | list | bool) or detail is None:
+                    continue
+                shared = sum(1 for s in siblings if s.get(key) == detail)
+                if shared <= 1 and _said(hay, detail):
+                    return True
+    return False
+
+
+def unchosen(arguments: dict[str, Any], user: Sequence[str], outputs: Sequence[str],
+             asked: str) -> Choice | None:
+    """The first value of these write arguments that is the person's to choose and that the person has not spoken
+    to (nor been asked about: `asked` holds the agent's questions since its last step)."""
+    hay = " " + " ".join(normalize(t) for t in user) + " "
+    asked_norm = normalize(asked)
+    payments = [leaf for leaf in leaves(arguments) if (t := _topic(leaf)) is not None and t[0] == "payment"]
+    for leaf in leaves(arguments):
+        topic = _topic(leaf)
+        if topic is None:
+            continue
+        name, said_words, question = topic
+        if normalize(question) in asked_norm:
+            continue
+        spoken = any(f" {w} " in hay for w in said_words)
+        if name == "payment":
+            if isinstance(leaf.value, str) and not picked(leaf.value, user, outputs):
+                return Choice(name, leaf, question)
+            if not isinstance(leaf.value, str) and len(payments) > 2 and not spoken:
+                return Choice(name, leaf, question)  # an amount of a split the person never spoke of
+            continue
+        if not spoken:
+            return Choice(name, leaf, question)
+    return None

@@ -1,0 +1,123 @@
+"""A person's simple question answered from what the tools have returned: "what does it cost?" gets the price a
+tool showed, "what's the reservation number?" the id a tool returned; a question about a thing no tool has shown
+yet gets what a look-up of it would need. Nothing is made up: an answer quotes a tool's output (or the write on
+offer, whose values are all in view), or says that it cannot tell yet.
+
+Pure functions over the question, the tools' JSON outputs and the domain's read tools.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from tauplay.core.grounding import normalize, words
+from tauplay.core.tools import ToolSpec
+
+# A topic of a simple question: the words that ask about it, and the output keys that answer it.
+_TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("price", ("cost", "costs", "price", "prices", "fare", "fares", "much", "charge", "charged", "total", "pay"),
+     ("price", "prices", "amount", "total", "fare", "cost", "balance")),
+    ("time", ("when", "time", "depart", "departs", "departure", "arrive", "arrival", "leave", "leaves"),
+     ("scheduled_departure_time_est", "scheduled_arrival_time_est", "departure", "arrival", "date", "time")),
+    ("status", ("status", "state"), ("status",)),
+)
+_ID_WORDS = ("number", "id", "code", "reference", "confirmation")
+_QUESTION = re.compile(r"\?|^\W*(what|which|when|how much|how many)\b", re.IGNORECASE)
+# A question that asks the agent to do something is a request, not a question to answer.
+_REQUEST = re.compile(r"^\W*(can|could|would|will)\s+you\s+(?!tell|say|give me the|check what)", re.IGNORECASE)
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+def _find(value: Any, keys: Sequence[str], path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:
+    """(path, value) for every value under one of `keys` (its leaves, when it is an object of scalars)."""
+    out: list[tuple[tuple[str, ...], Any]] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k in keys and not isinstance(v, list):
+                if isinstance(v, dict):
+                    out += [((*path, k, kk), vv) for kk, vv in v.items() if isinstance(vv, int | float | str)]
+                else:
+                    out.append(((*path, k), v))
+            else:
+                out += _find(v, keys, (*path, k))
+    elif isinstance(value, list):
+        for v in value:
+            out += _find(v, keys, path)
+    return out
+
+
+def _label(obj_path: tuple[str, ...]) -> str:
+    return " ".join(words(p) for p in obj_path[-2:])
+
+
+def _money(v: Any) -> str:
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return f"${v:,.2f}".replace(".00", "")
+    return str(v)
+
+
+def is_question(text: str) -> bool:
+    return bool(_QUESTION.search(text)) and not _REQUEST.search(text)
+
+
+def _entity_id(question: str) -> str | None:
+    """"what's the reservation number" -> "reservation_id"."""
+    said = normalize(question).split()
+    for i, w in enumerate(said):
+        if w in _ID_WORDS and i > 0 and said[i - 1] not in ("the", "my", "your", "a", "what", "which"):
+            return said[i - 1] + "_id"
+    return None
+
+
+def answer(question: str, outputs: Sequence[str], offer: dict[str, Any] | None = None) -> str | None:
+    """The answer from what the tools showed (newest output first), or None when the question has no topic this
+    reads. `offer`: the arguments of the write on offer (a price then is its payments' total)."""
+    said = set(normalize(question).split())
+    key = _entity_id(question)
+    if key is not None:
+        for output in reversed(outputs):
+            found = _find(_json(output), (key,))
+            values = list(dict.fromkeys(str(v) for _, v in found))
+            if values:
+                return f"The {words(key)} is {' / '.join(values)}." if len(values) == 1 else \
+                    f"The {words(key)}s I have seen are {', '.join(values)}."
+        return None
+    for topic, asks, keys in _TOPICS:
+        if not said & set(asks):
+            continue
+        if topic == "price" and offer is not None:
+            amounts = [v for _, v in _find(offer, ("amount",)) if isinstance(v, int | float)]
+            if amounts:
+                return f"It comes to {_money(sum(amounts))} in total."
+        for output in reversed(outputs):
+            found = _find(_json(output), keys)
+            if found:
+                shown = "; ".join(f"{_label(p)}: {_money(v)}" for p, v in found[:12])
+                return f"From what I looked up: {shown}."
+        return ""  # a topic, but nothing in view answers it
+    return None
+
+
+def what_it_needs(question: str, read_tools: Sequence[ToolSpec]) -> str:
+    """What a look-up answering the question would need, in words ("the origin, the destination and the date")."""
+    said = set(normalize(question).split())
+    for _topic, asks, keys in _TOPICS:
+        if not said & set(asks):
+            continue
+        for spec in read_tools:
+            if spec.utility or spec.terminal or not spec.required:
+                continue
+            if any(k in spec.produces or k.rstrip("s") in spec.produces for k in keys):
+                need = [f"the {words(p)}" for p in spec.required]
+                listed = ", ".join(need[:-1]) + " and " + need[-1] if len(need) > 1 else need[0]
+                return f"I have not looked that up yet: to tell you, I need {listed}."
+    return "I have not looked that up yet, so I cannot tell you that now."

@@ -1,0 +1,226 @@
+"""Issue 25, items 1-2: a counterpart a person believes. Each test reverses a phrase a person met: the gated agent
+speaks before a transfer, asks for the person's own choices, answers simple questions from the tools, hears a yes
+beside a fact, says "Done: ..." after a write and guides a device step in plain words; the scripted user leaves no
+hole where an id was kept back, answers the question asked (an id in other words, or "I don't know") and gives
+up only when the agent fails it."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tauplay.core.domain import get_domain
+from tauplay.core.environment import Environment
+from tauplay.core.events import MessageData, ToolCallData
+from tauplay.core.tasks import load_tasks
+from tauplay.sim.device_steps import instruction, step_asked
+from tauplay.sim.gated import GatedAgent, answer_kind
+from tauplay.sim.orchestrator import Limits, Orchestrator, Outcome
+from tauplay.sim.participants import Conversation, Say, UserReply
+from tauplay.sim.scripted_user import ScriptedUser
+from tauplay.sim.withheld import without_ids
+
+AIRLINE = get_domain("airline")
+STARTER = {t.id[len("airline-starter-"):][:2]: t for t in load_tasks(AIRLINE.task_set_path(), "airline").tasks}
+
+
+async def play(task: Any, agent: Any, user: Any = None, steps: int = 60) -> Outcome:
+    conversation = Conversation(AIRLINE, task, Environment(AIRLINE, AIRLINE.database()), task.emotion)
+    return await Orchestrator(agent, user or ScriptedUser(), conversation, limits=Limits(max_steps=steps)).run()
+
+
+class ListUser:
+    """A person who says the given lines in order, then stops."""
+
+    kind = "test"
+
+    def __init__(self, *lines: str) -> None:
+        self.lines = list(lines)
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+    async def respond(self, conversation: Conversation) -> UserReply:
+        n = len(conversation.said("user"))
+        return UserReply(self.lines[n] if n < len(self.lines) else "###STOP###")
+
+
+class ListAgent:
+    """A person playing the agent who says the given lines in order."""
+
+    kind = "test"
+
+    def __init__(self, *lines: str) -> None:
+        self.lines = list(lines)
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+    async def act(self, conversation: Conversation) -> Say:
+        n = len(conversation.said("agent"))
+        return Say(self.lines[min(n, len(self.lines) - 1)])
+
+
+def said(outcome: Outcome, role: str) -> list[MessageData]:
+    return [e.as_(MessageData) for e in outcome.events if e.kind == "message" and e.role == role]
+
+
+def reply_to(outcome: Outcome, text: str) -> str:
+    """The agent's first message after the user said `text`."""
+    messages = [e for e in outcome.events if e.kind == "message"]
+    i = next(i for i, e in enumerate(messages) if e.role == "user" and e.data["content"] == text)
+    return next(e.data["content"] for e in messages[i + 1:] if e.role == "agent")
+
+
+def agent_calls(outcome: Outcome) -> list[ToolCallData]:
+    return [e.as_(ToolCallData) for e in outcome.events if e.kind == "tool_call" and e.role == "agent"]
+
+
+# -- the gated agent --------------------------------------------------------------------------------------
+
+async def test_task_11_no_transfer_without_a_word_and_a_yes():
+    """Was: three tool calls, then transfer_to_human_agents(...) without a word to the user."""
+    out = await play(STARTER["11"], GatedAgent())
+    events = [e for e in out.events if e.kind in ("message", "tool_call")]
+    transfer = next(i for i, e in enumerate(events) if e.kind == "tool_call"
+                    and e.data["name"] == "transfer_to_human_agents")
+    before = [e for e in events[:transfer] if e.kind == "message"]
+    offer, answer = before[-2], before[-1]
+    assert offer.role == "agent" and "transfer you to a human agent" in offer.data["content"]
+    assert "not something I can do for you myself" in offer.data["content"]  # why
+    assert answer.role == "user" and answer_kind(answer.data["content"]) == "yes"
+
+
+async def test_a_person_who_says_no_to_the_transfer_is_not_transferred():
+    task = STARTER["11"]
+    out = await play(task, GatedAgent(), ListUser(
+        "I'm Ivan Nguyen. I want to cancel my basic economy reservation 35Z536, I changed my mind.",
+        "No, don't transfer me.", "No.", "No."))
+    assert "transfer_to_human_agents" not in [c.name for c in agent_calls(out)]
+    assert any("transfer you" in m.content for m in said(out, "agent"))
+
+
+async def test_task_12_asks_how_to_pay_before_proposing_a_split():
+    """Was: it proposes paying 250 by gift card + 351 by card before the user said anything about payment."""
+    out = await play(STARTER["12"], GatedAgent(), ListUser(
+        "Hi, I'm Ivan Nguyen, user id ivan_nguyen_9740. Book me a one-way business ticket from ATL to CLT on "
+        "2024-05-26, flight HAT001, no bags, no insurance.",
+        "Use up my whole gift card (250 dollars) first and put the rest on my credit card ending in 3656.",
+        "yes"))
+    agent = said(out, "agent")
+    first_offer = next(i for i, m in enumerate(agent) if m.intent == "confirm")
+    assert any("How would you like to pay" in m.content for m in agent[:first_offer])
+    assert "gift_card" not in " ".join(m.content for m in agent[:first_offer])
+    assert not any("reservation id" in m.content for m in agent)  # a new booking needs none
+    assert "book_reservation" in [c.name for c in agent_calls(out)] and out.value == 1.0
+
+
+async def test_task_01_asks_for_bags_and_insurance_and_books_on_a_ticket_request():
+    """Was: after the user id, "Is there anything else you would like me to do?" without booking, and a
+    proposal fixing "baggages: 0, insurance: no" without asking."""
+    out = await play(STARTER["01"], GatedAgent(), ListUser(
+        "I am Yusuf Lopez, user id yusuf_lopez_1876. I want a one-way economy ticket from ATL to CLT on 2024-05-20, "
+        "just for myself, on flight HAT001.",
+        "My credit card ending in 4787.", "None.", "No insurance.", "yes"))
+    agent = said(out, "agent")
+    first_offer = next(i for i, m in enumerate(agent) if m.intent == "confirm")
+    before = " ".join(m.content for m in agent[:first_offer])
+    assert "How many checked bags" in before and "travel insurance" in before
+    assert not any(m.intent == "more" for m in agent[:first_offer])
+    assert "book_reservation" in [c.name for c in agent_calls(out)]
+
+
+async def test_what_does_it_cost_gets_the_price_not_a_refusal():
+    """Was: "I'm sorry, I can't help with that: I can only help with Airline customer service requests." """
+    out = await play(STARTER["12"], GatedAgent(), ListUser(
+        "Hi, I'm Ivan Nguyen, user id ivan_nguyen_9740. Book me a one-way business ticket from ATL to CLT on "
+        "2024-05-26, flight HAT001, no bags, no insurance.",
+        "Use up my whole gift card (250 dollars) first and put the rest on my credit card ending in 3656.",
+        "What does it cost?", "yes", "What's the reservation number?"))
+    cost = reply_to(out, "What does it cost?")
+    assert "can only help with" not in cost and "$601" in cost
+    number = reply_to(out, "What's the reservation number?")
+    assert "Is there anything else" not in number and "HATHAT" in number
+
+
+async def test_a_yes_after_a_word_and_with_a_fact_makes_the_write_and_says_done():
+    """Was: "Whatever. Yes, put it on the card ending 8439." -> "I have looked into it for you."; the next yes
+    did the write and said nothing."""
+    assert answer_kind("Whatever. Yes, put it on the card ending 8439.") == "yes"
+    out = await play(STARTER["03"], GatedAgent(), ListUser(
+        "I'm James Smith, user id james_smith_5583. On reservation 842X51 I want to add one checked bag that I pay "
+        "for, so 2 bags in total.", "Whatever. Yes, put it on the card ending 8439.",
+        "Whatever. Yes, put it on the card ending 8439.", "ok thanks"))
+    events = [e for e in out.events if e.kind in ("message", "tool_call")]
+    write = next(i for i, e in enumerate(events) if e.kind == "tool_call"
+                 and e.data["name"] == "update_reservation_baggages")
+    after = events[write + 1]
+    assert after.kind == "message" and after.role == "agent" and after.data["content"].startswith("Done: ")
+    assert out.value == 1.0
+
+
+def test_a_device_step_is_said_in_plain_words_and_read_back():
+    """Was: "Please do this on your device: toggle_roaming()" to a tech-unsure persona."""
+    telecom = get_domain("tau2-telecom")
+    tools = telecom.user_tool_map
+    assert "toggle_roaming" in tools
+    unsure = instruction(tools["toggle_roaming"], {}, "You are not very tech savvy and get confused easily.")
+    assert "toggle_roaming" not in unsure and "()" not in unsure
+    assert "Data Roaming" in unsure and "one step at a time" in unsure
+    assert "one step at a time" not in instruction(tools["toggle_roaming"], {}, "A tech-savvy engineer.")
+    for name, spec in tools.items():
+        args = {p: "messaging" if "app" in p else "sms" for p in spec.required}
+        said_ = instruction(spec, args)
+        assert not re.search(rf"\b{re.escape(name)}\b", said_) or "_" not in name, said_
+        assert step_asked(said_, tools) == (name, args), (name, said_)
+
+
+# -- the scripted user ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,hole,whole", [
+    ("A flight on reservation DUA6SQ was cancelled.", "on reservation was", "A flight on my reservation was"),
+    ("On reservation 842X51 I want to add a bag.", "On reservation I", "On my reservation I"),
+    ("In pending order #W2378156, change the keyboard.", "In pending order,", "In my pending order,"),
+    ("Cancel the order #W1234567 please.", "the my", "Cancel the order please."),
+])
+def test_a_withheld_id_leaves_no_hole(text, hole, whole):
+    out = without_ids(text)
+    assert hole not in out and whole in out, out
+
+
+async def test_task_07_which_reservation_gets_the_reservation_not_another_request():
+    """Was: "Which reservation had the cancelled flight?" -> "I would also like you to send certificate."."""
+    out = await play(STARTER["07"], ListAgent("Hello, how can I help?", "Which reservation had the cancelled flight?",
+                                              "Thanks. Anything else?"), steps=8)
+    users = [m.content for m in said(out, "user")]
+    assert "DUA6SQ" in users[1] and "send certificate" not in users[1]
+
+
+async def test_task_07_asked_twice_for_the_reservation_id_it_answers_and_does_not_give_up():
+    """Was: asked twice for the reservation id it answered "I don't have time for this. Do it now." then
+    ###UNSATISFIED###."""
+    out = await play(STARTER["07"], ListAgent("Hello, how can I help?", "What's your reservation number?",
+                                              "Sorry, could you give me the reservation number once more?",
+                                              "And what is the booking code of that reservation?"), steps=10)
+    users = [m.content for m in said(out, "user")]
+    assert all("DUA6SQ" in u for u in users[1:4]), users
+    assert not any("Do it now" in u or "###UNSATISFIED###" in u for u in users)
+
+
+async def test_a_question_it_cannot_answer_gets_i_dont_know_not_the_next_request():
+    out = await play(STARTER["07"], ListAgent("Hello, how can I help?", "What colour is your suitcase?"), steps=6)
+    users = [m.content for m in said(out, "user")]
+    assert users[1] == "I'm sorry, I don't know that."
+
+
+async def test_it_gives_up_only_when_the_agent_fails_it():
+    task = STARTER["07"]  # intense anger, high urgency: the least patient condition
+    repeats = await play(task, ListAgent("Hello, how can I help?", "Please hold on."), steps=30)
+    assert repeats.reason == "user_abandoned"  # an agent repeating itself
+    questions = await play(task, ListAgent("Hello, how can I help?", "What's your reservation number?",
+                                           "Which reservation had the cancelled flight?",
+                                           "What is the booking code?", "Could you tell me your user id?",
+                                           "What is the reservation number, please?"), steps=12)
+    assert questions.reason != "user_abandoned", [m.content for m in said(questions, "user")]
