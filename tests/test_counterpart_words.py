@@ -149,10 +149,13 @@ async def test_a_yes_after_a_word_and_with_a_fact_makes_the_write_and_says_done(
     """Was: "Whatever. Yes, put it on the card ending 8439." -> "I have looked into it for you."; the next yes
     did the write and said nothing."""
     assert answer_kind("Whatever. Yes, put it on the card ending 8439.") == "yes"
-    out = await play(STARTER["03"], GatedAgent(), ListUser(
-        "I'm James Smith, user id james_smith_5583. On reservation 842X51 I want to add one checked bag that I pay "
-        "for, so 2 bags in total.", "Whatever. Yes, put it on the card ending 8439.",
-        "Whatever. Yes, put it on the card ending 8439.", "ok thanks"))
+    bag = STARTER["03"]
+    card = re.search(r"card ending in (\d{4})", bag.instruction).group(1)  # type: ignore[union-attr]
+    yes = f"Whatever. Yes, put it on the card ending {card}."
+    out = await play(bag, GatedAgent(), ListUser(
+        f"I'm {bag.instruction.split(' (')[0][len('You are '):]}, user id {bag.user_id}. On reservation "
+        f"{bag.actions[0].kwargs['reservation_id']} I want to add one checked bag that I pay for, so "
+        f"{bag.actions[1].kwargs['total_baggages']} bags in total.", yes, yes, "ok thanks"))
     events = [e for e in out.events if e.kind in ("message", "tool_call")]
     write = next(i for i, e in enumerate(events) if e.kind == "tool_call"
                  and e.data["name"] == "update_reservation_baggages")

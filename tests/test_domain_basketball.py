@@ -602,8 +602,10 @@ def test_shipped_test_set_covers_every_write(db: Database, test_set: Any) -> Non
     games = [a.kwargs["game_id"] for t in tasks for a in t.actions if a.name == "reschedule_game"]
     assert {db.tables["games"][g]["status"] for g in games} == {"scheduled", "postponed"}
     assert Counter(t.difficulty for t in tasks) == {2: 13, 3: 12, 4: 13, 5: 12}
-    assert Counter(t.emotion.family for t in tasks) == {f: 10 for f in
-                                                       ("anger", "disgust", "enjoyment", "fear", "sadness")}
+    # the paper gives basketball one family (anger) and two sub-families: every task draws within them, both drawn
+    assert set(DOMAIN.emotions.leaves) == {"anger"}  # type: ignore[union-attr]
+    assert Counter(t.emotion.family for t in tasks) == {"anger": 50}  # type: ignore[union-attr]
+    assert {t.emotion.leaf for t in tasks} == set(DOMAIN.emotions.leaves["anger"])  # type: ignore[union-attr]
 
 
 def test_test_set_tasks_come_from_the_callers_own_club(test_set: Any) -> None:

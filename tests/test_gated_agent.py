@@ -301,13 +301,15 @@ def test_tauplay_run_agent_gated_on_published_tasks_matches_oracle(tmp_path, cap
 
 async def test_a_write_waits_until_the_person_asks_for_it():
     rid = BAG_TASK.actions[0].kwargs["reservation_id"]
+    total = BAG_TASK.actions[1].kwargs["total_baggages"]
+    card = re.search(r"card ending in (\d{4})", BAG_TASK.instruction).group(1)  # type: ignore[union-attr]
     out = await play(AIRLINE, BAG_TASK, AIRLINE.database(), GatedAgent(), ListUser(
         f"My user id is {BAG_TASK.user_id}. What is on reservation {rid}?", "No, that's all."))
     assert not any(m.intent == "confirm" for m in agent_said(out))
     assert "update_reservation_baggages" not in [c.name for c in calls(out)]
     asked = await play(AIRLINE, BAG_TASK, AIRLINE.database(), GatedAgent(), ListUser(
-        f"My user id is {BAG_TASK.user_id}. Please add a bag to reservation {rid}, so 2 in total, on my card "
-        "ending in 8439.", "yes"))
+        f"My user id is {BAG_TASK.user_id}. Please add a bag to reservation {rid}, so {total} in total, on my "
+        f"card ending in {card}.", "yes"))
     assert "update_reservation_baggages" in [c.name for c in calls(asked)]
 
 

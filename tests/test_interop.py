@@ -329,7 +329,8 @@ def test_training_export_filters(tmp_path: Path, airline_tasks,  # type: ignore[
         # the successful trajectory cancels without the user id and after a bare "Shall I cancel it?": it breaks
         # the airline policy, so it is left out unless violations are asked for
         more = () if checked else ("--include-violations",)
-        assert main(["export", "training", "--out", str(out), "--db", str(db), *extra, *more]) == 0
+        # --force: each call replaces the last one's file (without it, export refuses to overwrite)
+        assert main(["export", "training", "--out", str(out), "--db", str(db), "--force", *extra, *more]) == 0
         return [json.loads(line) for line in out.read_text().splitlines()]
 
     assert export(checked=True) == []
@@ -392,12 +393,13 @@ def test_export_approved_tasks(tmp_path: Path, airline_tasks, capsys: pytest.Cap
     assert [x.id for x in exported.tasks] == [t[0].id, t[2].id, t[4].id]
     assert exported.tasks[1].instruction == "Edited instruction."
     assert exported.tasks[0].actions == t[0].actions and exported.tasks[0].emotion == t[0].emotion
+    out = tmp_path / "bench_taubench.json"
     assert main(["export", "tasks", "--domain", "airline", "--annotator", "ann", "--form", "taubench", "--out",
                  str(out), "--db", str(db)]) == 0
     published = json.loads(out.read_text())
     assert len(published) == 4 and published[0]["emotion_family"] == t[0].emotion.family
     assert set(published[0]) >= {"user_id", "instruction", "actions", "outputs", "emotion_leaf"}
-    assert main(["export", "tasks", "--out", str(out), "--db", str(db)]) == 2
+    assert main(["export", "tasks", "--out", str(tmp_path / "none.json"), "--db", str(db)]) == 2
     assert "--domain is needed" in capsys.readouterr().err
 
 

@@ -21,8 +21,8 @@ from tauplay.sim.session import SessionSetup, run_session
 from tauplay.store import SessionStore
 
 TASK_ID = "airline-starter-03-add-bag"  # gold: get_reservation_details, then update_reservation_baggages
-GOLD_WRITE = {"reservation_id": "842X51", "total_baggages": 2, "nonfree_baggages": 1,
-              "payment_id": "credit_card_2727081"}
+GOLD_WRITE = {"reservation_id": "S6Q6LB", "total_baggages": 3, "nonfree_baggages": 1,
+              "payment_id": "credit_card_5773697"}
 
 
 @pytest.fixture
@@ -56,10 +56,10 @@ def saved_matches(store: SessionStore, sid: str, events: list) -> None:
 
 
 async def test_gold_actions_score_one(llm_server, setup, store):
-    llm_server.queue("user").text("I need to add a bag to reservation 842X51.").text("Yes, please.").text(STOP_TOKEN)
-    llm_server.queue("agent").tool_call("get_reservation_details", {"reservation_id": "842X51"}) \
-        .text("One extra paid bag, 2 in total, on card credit_card_2727081. Shall I go ahead (yes/no)?") \
-        .tool_call("update_reservation_baggages", GOLD_WRITE).text("Done: you now have 2 bags.")
+    llm_server.queue("user").text("I need to add a bag to reservation S6Q6LB.").text("Yes, please.").text(STOP_TOKEN)
+    llm_server.queue("agent").tool_call("get_reservation_details", {"reservation_id": "S6Q6LB"}) \
+        .text("One extra paid bag, 3 in total, on card credit_card_5773697. Shall I go ahead (yes/no)?") \
+        .tool_call("update_reservation_baggages", GOLD_WRITE).text("Done: you now have 3 bags.")
     sid, out = await run_session(store, setup, *participants(llm_server))
     assert out.reason == "user_stop"
     assert out.value == 1.0 and out.reward.db_match
@@ -72,18 +72,18 @@ async def test_gold_actions_score_one(llm_server, setup, store):
     assert "policy" in first_agent["messages"][0]["content"].lower() or len(first_agent["messages"][0]["content"]) > 500
     assert {t["function"]["name"] for t in first_agent["tools"]} >= {"update_reservation_baggages", "think"}
     second_agent = llm_server.requests_for("agent")[1]
-    assert second_agent["messages"][-1]["role"] == "tool" and "842X51" in second_agent["messages"][-1]["content"]
+    assert second_agent["messages"][-1]["role"] == "tool" and "S6Q6LB" in second_agent["messages"][-1]["content"]
     user_req = llm_server.requests_for("user")[0]
-    assert "842X51" in user_req["messages"][0]["content"]  # the task
+    assert "S6Q6LB" in user_req["messages"][0]["content"]  # the task
     assert "annoyed" in user_req["messages"][0]["content"]  # its emotion condition, rendered
     assert user_req["messages"][1] == {"role": "user", "content": "Hi! How can I help you today?"}
     assert llm_server.requests_for("user")[1]["messages"][2]["role"] == "assistant"
 
 
 async def test_wrong_write_scores_zero(llm_server, setup, store):
-    llm_server.queue("user").text("Add a bag to 842X51 please.").text(STOP_TOKEN)
-    wrong = {**GOLD_WRITE, "total_baggages": 3, "nonfree_baggages": 2}
-    llm_server.queue("agent").tool_call("get_reservation_details", {"reservation_id": "842X51"}) \
+    llm_server.queue("user").text("Add a bag to S6Q6LB please.").text(STOP_TOKEN)
+    wrong = {**GOLD_WRITE, "total_baggages": 4, "nonfree_baggages": 2}
+    llm_server.queue("agent").tool_call("get_reservation_details", {"reservation_id": "S6Q6LB"}) \
         .tool_call("update_reservation_baggages", wrong).text("Done.")
     sid, out = await run_session(store, setup, *participants(llm_server))
     assert out.reason == "user_stop" and out.value == 0.0 and not out.reward.db_match
@@ -94,7 +94,7 @@ async def test_wrong_write_scores_zero(llm_server, setup, store):
 
 
 async def test_unsatisfied_user_scores_minus_one(llm_server, setup, store):
-    llm_server.queue("user").text("My bag, reservation 842X51.").text(UNSATISFIED_TOKEN)
+    llm_server.queue("user").text("My bag, reservation S6Q6LB.").text(UNSATISFIED_TOKEN)
     llm_server.queue("agent").text("Please hold while I read our terms and conditions to you.")
     sid, out = await run_session(store, setup, *participants(llm_server))
     assert out.reason == "user_abandoned" and out.value == -1.0 and out.reward.abandoned
@@ -104,8 +104,8 @@ async def test_unsatisfied_user_scores_minus_one(llm_server, setup, store):
 
 
 async def test_persistent_http_500_ends_with_llm_error_and_keeps_events(llm_server, setup, store):
-    llm_server.queue("user").text("Add a bag to 842X51.")
-    llm_server.queue("agent").tool_call("get_reservation_details", {"reservation_id": "842X51"}) \
+    llm_server.queue("user").text("Add a bag to S6Q6LB.")
+    llm_server.queue("agent").tool_call("get_reservation_details", {"reservation_id": "S6Q6LB"}) \
         .error(500).error(500)
     sid, out = await run_session(store, setup, *participants(llm_server, retries=1))
     assert out.reason == "llm_error" and "500" in (out.error or "")
@@ -117,7 +117,7 @@ async def test_persistent_http_500_ends_with_llm_error_and_keeps_events(llm_serv
 
 
 async def test_timeout_ends_with_llm_error(llm_server, setup, store):
-    llm_server.queue("user").text("Add a bag to 842X51.")
+    llm_server.queue("user").text("Add a bag to S6Q6LB.")
     llm_server.queue("agent").hang(3)
     sid, out = await run_session(store, setup, *participants(llm_server, timeout=0.5, retries=0))
     assert out.reason == "llm_error" and out.error and out.error.startswith("timeout")
@@ -132,9 +132,9 @@ async def test_user_model_failure_ends_with_llm_error(llm_server, setup, store):
 
 
 async def test_malformed_tool_json_is_fed_back_and_the_session_goes_on(llm_server, setup, store):
-    llm_server.queue("user").text("Add a bag to 842X51.").text("yes").text(STOP_TOKEN)
+    llm_server.queue("user").text("Add a bag to S6Q6LB.").text("yes").text(STOP_TOKEN)
     llm_server.queue("agent").tool_call("get_reservation_details", '{"reservation_id": ') \
-        .tool_call("get_reservation_details", {"reservation_id": "842X51"}).text("Confirm (yes/no)?") \
+        .tool_call("get_reservation_details", {"reservation_id": "S6Q6LB"}).text("Confirm (yes/no)?") \
         .tool_call("update_reservation_baggages", GOLD_WRITE).text("Done.")
     sid, out = await run_session(store, setup, *participants(llm_server))
     assert out.reason == "user_stop" and out.value == 1.0
@@ -150,8 +150,8 @@ async def test_malformed_tool_json_is_fed_back_and_the_session_goes_on(llm_serve
 
 
 async def test_unknown_tool_is_an_error_result_and_errors_are_limited(llm_server, setup, store):
-    llm_server.queue("user").text("Add a bag to 842X51.")
-    llm_server.queue("agent").tool_call("teleport_bag", {"to": "842X51"}).tool_call("teleport_bag", {"to": "x"})
+    llm_server.queue("user").text("Add a bag to S6Q6LB.")
+    llm_server.queue("agent").tool_call("teleport_bag", {"to": "S6Q6LB"}).tool_call("teleport_bag", {"to": "x"})
     sid, out = await run_session(store, setup, *participants(llm_server), limits=Limits(max_errors=2))
     assert out.reason == "too_many_errors"
     results = [e for e in out.events if e.kind == "tool_result"]
@@ -196,10 +196,10 @@ async def test_tool_calls_in_one_reply_are_grouped_back_for_the_model(llm_server
 
         calls = [{"id": f"c{i}", "type": "function",
                   "function": {"name": "get_reservation_details", "arguments": json.dumps({"reservation_id": r})}}
-                 for i, r in enumerate(("842X51", "NOPE00"))]
+                 for i, r in enumerate(("S6Q6LB", "NOPE00"))]
         return Reply(content="Looking both up.", tool_calls=calls)
 
-    llm_server.queue("user").text("Check 842X51 and NOPE00.").text(STOP_TOKEN)
+    llm_server.queue("user").text("Check S6Q6LB and NOPE00.").text(STOP_TOKEN)
     llm_server.queue("agent").build(two_calls).text("Found one of them.")
     _, out = await run_session(store, setup, *participants(llm_server))
     assert out.reason == "user_stop"

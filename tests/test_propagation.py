@@ -22,6 +22,10 @@ from tauplay.store import SessionStore
 from tests.conftest import taubench_dir
 
 
+NOT_SCORABLE = 2  # published airline test tasks whose gold replay fails on the published database
+SCORABLE = 70 - NOT_SCORABLE
+
+
 def cli(*argv: str) -> tuple[int, str]:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -63,8 +67,12 @@ def direct_count(db: Path, batch: str) -> dict[str, Any]:
     (the published airline tasks expect no output, so the answers are always right)."""
     counts = {"rejected": 0, "recovered": 0, "propagated": 0, "unaffected": 0}
     plain = []
+    unscored = 0
     with SessionStore(str(db)) as store:
         for record in store.list_sessions(batch_id=batch):
+            if (record.reward_info or {}).get("not_scorable"):
+                unscored += 1  # run with --allow-invalid: its gold replay fails on the published database
+                continue
             events = store.events(record.id)
             injected = [i for _, i in of_kind(events, InjectionData)]
             if not injected:
@@ -88,7 +96,7 @@ def direct_count(db: Path, batch: str) -> dict[str, Any]:
                 counts["unaffected"] += 1  # the oracle never calls a tool twice: no correction
             else:
                 counts["propagated"] += 1
-    return {"counts": counts, "plain": plain}
+    return {"counts": counts, "plain": plain, "not_scorable": unscored}
 
 
 def row(rep: dict[str, Any], kind: str = "all", interceptor: bool = False, model: str = "oracle") -> dict[str, Any]:
@@ -109,7 +117,9 @@ def test_rates_match_a_count_from_the_saved_sessions(batches: dict[str, Any], ki
     assert got["rejection_rate"] == round(expected["rejected"] / n, 4)
     assert expected["propagated"] > 0 and expected["unaffected"] > 0  # the kinds do both
     assert row(rep) == {**got, "kind": "all"}  # one kind in the batch: the "all" row is the same
-    assert rep["not_injected"] == 70 - n
+    # two published test tasks cannot be scored on the published database (their gold replay fails): counted, left out
+    assert rep["not_scorable"] == direct_count(db, batch)["not_scorable"] == NOT_SCORABLE
+    assert rep["not_injected"] == 70 - NOT_SCORABLE - n
     for s in rep["sessions"]:  # every session's class comes with its reason
         assert s["class"] in expected and s["reason"].startswith(kind)
         # the published tasks have no outputs: no answer to judge against, and every session says so
@@ -120,23 +130,24 @@ def test_rates_match_a_count_from_the_saved_sessions(batches: dict[str, Any], ki
 def test_the_batch_without_injection_is_the_baseline(batches: dict[str, Any]) -> None:
     rep = report(batches["db"], "--batch", batches["plain"])
     plain = direct_count(batches["db"], batches["plain"])["plain"]
-    assert rep["rows"] == [] and rep["injected_sessions"] == 0 and len(plain) == 70
+    assert rep["rows"] == [] and rep["injected_sessions"] == 0 and len(plain) == SCORABLE
+    assert rep["not_scorable"] == NOT_SCORABLE
     (base,) = rep["baselines"]
-    assert base == {"model": "oracle", "interceptor": False, "sessions": 70, "mean_reward": 1.0, "wrong": 0,
+    assert base == {"model": "oracle", "interceptor": False, "sessions": SCORABLE, "mean_reward": 1.0, "wrong": 0,
                     "wrong_rate": 0.0}
     # the whole database: every injected batch counted once, plain sessions as the baseline
     everything = report(batches["db"])
     assert everything["injected_sessions"] == sum(row(report(batches["db"], "--batch", batches[k]), k.split("+")[0],
                                                       "+" in k)["sessions"]
                                                   for k in batches if k not in ("db", "plain"))
-    assert everything["baselines"][0]["sessions"] == 70
+    assert everything["baselines"][0]["sessions"] == SCORABLE
 
 
 @pytest.mark.parametrize("kind", ["type_mismatch", "missing_required"])
 def test_the_interceptor_turns_malformed_injections_into_rejections(batches: dict[str, Any], kind: str) -> None:
     rep = report(batches["db"], "--batch", batches[f"{kind}+interceptor"])
     got = row(rep, kind, interceptor=True)
-    assert got["sessions"] == 70 and got["counts"]["rejected"] == 70 and got["rejection_rate"] == 1.0
+    assert got["sessions"] == SCORABLE and got["counts"]["rejected"] == SCORABLE and got["rejection_rate"] == 1.0
     assert got["propagation"]["p"] == 0.0
     assert all(s["refused_by_interceptor"] for s in rep["sessions"])  # stopped before the tool saw it
     with SessionStore(str(batches["db"])) as store:

@@ -248,7 +248,7 @@ def test_printed_reports_show_control_characters(tmp_path: Path) -> None:
     tasks.write_text(json.dumps({"format": "tauplay-tasks", "domain": "airline", "tasks": [
         {"id": evil, "instruction": "x", "actions": [{"name": "get_user_details", "kwargs": {"user_id": evil}}]}]}))
     done = tauplay("verify", str(tasks), "--domain", "airline", cwd=tmp_path)
-    assert "task t␛]2;PWNED\\x07␛[2J: not executable" in done.stderr
+    assert "task t␛]2;PWNED\\x07␛[2J: error not_executable" in done.stderr
     assert "\x1b" not in done.stderr + done.stdout and "\x07" not in done.stderr + done.stdout
     bad = tmp_path / "bad\x1b[31m.json"
     bad.write_text("{")

@@ -80,6 +80,7 @@ def test_export_sessions_leaves_out_a_session_with_only_unconfirmed_suggestions(
         ("Extra Action", "suggested"), ("Misread Intent", "human")]
 
     # --all: the suggestion goes out marked as one, and comes back as one (not a label) on import
+    out = tmp_path / "all.jsonl"
     assert main(["export", "sessions", "--all", "--out", str(out), "--db", str(db)]) == 0
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert sorted(x["task_id"] for x in lines) == ["t-bare", "t-labelled", "t-suggested"]
@@ -94,5 +95,6 @@ def test_export_sessions_leaves_out_a_session_with_only_unconfirmed_suggestions(
         back = {(a.category, a.source, a.confirmed) for a in store.annotations()}
         assert back == {("Early Stop", "suggested", False), ("Extra Action", "suggested", False),
                         ("Misread Intent", "human", True)}
+    out = tmp_path / "again.jsonl"
     assert main(["export", "sessions", "--out", str(out), "--db", str(again)]) == 0
     assert [json.loads(x)["task_id"] for x in out.read_text().splitlines()] == ["t-labelled"]

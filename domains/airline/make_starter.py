@@ -14,6 +14,7 @@ from tauplay.core.emotions import EmotionCondition
 from tauplay.core.tasks import Action, Task, TaskSet
 
 from .. import starter
+from ..airline_rules import bag_allowance
 from . import DOMAIN
 
 
@@ -83,9 +84,12 @@ def build() -> TaskSet:
         r["user_id"], EmotionCondition("sadness", "disappointment", "moderate", "neutral", "low", "trusting",
                                        "a family reunion was called off"))
 
-    # 3. Adding one paid checked bag.
+    # 3. Adding one paid checked bag: on a reservation whose free allowance is used up, so the policy makes the
+    # new bag a paid one (the audit's baggage_by_tier rule).
     r = _first(reservations.values(), lambda r: future(r) and r["cabin"] != "basic_economy"
-               and card_of(users[r["user_id"]]) and r["nonfree_baggages"] == 0)
+               and card_of(users[r["user_id"]]) and r["nonfree_baggages"] == 0
+               and r["total_baggages"] >= bag_allowance(users[r["user_id"]]["membership"], r["cabin"],
+                                                        len(r["passengers"])))
     card = the_card(users[r["user_id"]])
     add("add-bag",
         f"You are {name_of(r['user_id'])} (user id {r['user_id']}). On reservation {r['reservation_id']} you want "

@@ -89,6 +89,7 @@ def collect(store: Any, batch: str | None) -> Any:
 
     classified = []
     not_injected = 0
+    not_scorable = 0
     plain: dict[tuple[str, bool], list[float | None]] = {}
     cache: dict[tuple[str, str, Any], Any] = {}
     released: dict[str, tuple[str, str, int]] = {}
@@ -96,7 +97,8 @@ def collect(store: Any, batch: str | None) -> Any:
         if not record.finished:
             continue
         if isinstance(record.reward_info, dict) and record.reward_info.get("not_scorable"):
-            continue  # its task's gold replay fails on its database (run --allow-invalid): nothing to measure
+            not_scorable += 1  # its task's gold replay fails on its database (run --allow-invalid): nothing to
+            continue  # measure, and it is counted, not hidden
         mine = (record.reward_info or {}).get("agentprop") if isinstance(record.reward_info, dict) else None
         if isinstance(mine, dict):  # one of AgentProp-Bench's released sessions: no events to classify
             if isinstance(mine.get("eps"), int) and not isinstance(mine.get("eps"), bool):
@@ -121,6 +123,7 @@ def collect(store: Any, batch: str | None) -> Any:
         said.setdefault(j.session_id, []).append(j.label)
     report = build_report(classified, baselines, not_injected, human_majority(said),
                           _judged_wrong(store, batch, {c.session_id for c in classified}))
+    report.not_scorable = not_scorable
     if released:
         verdicts = _released_verdicts(store, batch, set(released))
         report.released = released_rates(
@@ -220,6 +223,9 @@ def _print(report: Any, name: str, batch: str | None) -> None:
     if report.not_injected:
         console.print(f"{report.not_injected} session(s) ran with an injection plan but made no call it applied to",
                       markup=False)
+    if report.not_scorable:
+        console.print(f"{report.not_scorable} session(s) left out: not scorable (their task's gold replay fails on "
+                      "their database; run with --allow-invalid)", markup=False)
     if report.no_answer:
         console.print(f"{report.no_answer} of {len(report.sessions)} injected session(s): no answer to judge against "
                       "(their tasks have no outputs): the final answer was not judged, the end state alone decides",

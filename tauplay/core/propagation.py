@@ -511,6 +511,7 @@ class Report:
     correlation: dict[str, Any] | None
     interceptor_effect: list[dict[str, Any]] = field(default_factory=list)
     released: list[dict[str, Any]] = field(default_factory=list)  # `released_rates` of imported AgentProp sessions
+    not_scorable: int = 0  # finished sessions left out: their task's gold replay fails on their database
 
     @property
     def no_answer(self) -> int:
@@ -519,6 +520,7 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {"injected_sessions": len(self.sessions), "not_injected": self.not_injected,
+                "not_scorable": self.not_scorable,
                 "no_answer_to_judge_against": self.no_answer,
                 "released": self.released,
                 "rows": [r.to_json() for r in self.rows], "baselines": [b.to_json() for b in self.baselines],

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 from tauplay.tui.app import TauplayApp
 from tauplay.tui.session import PlayConfig
 
-TASK = "airline-starter-03-add-bag"  # add a paid bag to reservation 842X51: one read, one write
+TASK = "airline-starter-03-add-bag"  # add a paid bag to reservation S6Q6LB: one read, one write
 
 
 @pytest.fixture(autouse=True)

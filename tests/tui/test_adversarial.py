@@ -26,7 +26,7 @@ from tests.tui.conftest import TASK, make_app, send, wait_until, your_turn
 
 # Retitle the terminal (OSC 2), colour, clear the screen, ring, backspace, NUL, a C1 CSI, a bidi override.
 EVIL = "Done.\x1b]2;PWNED\x1b\\ \x1b[31mred\x1b[0m \x1b[2J ring\x07 back\x08 nul\x00 c1\x9b1m rtl\u202eok"
-EVIL_ID = "842X51\x1b[5m"  # a tool argument the model sends: the tool's error quotes it back
+EVIL_ID = "S6Q6LB\x1b[5m"  # a tool argument the model sends: the tool's error quotes it back
 SHOWN = "␛]2;PWNED␛\\ ␛[31mred␛[0m ␛[2J ring\\x07 back\\x08 nul\\x00 c1\\x9b1m rtl\\u202eok"
 SIZE = (110, 30)
 
@@ -85,7 +85,7 @@ def test_the_play_screen_shows_control_sequences_escaped(snap_compare: Any, db_p
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
     (text,) = seen
     _no_control_reaches_the_terminal(text)
-    assert "␛]2;PWNED␛\\ ␛[31mred␛[0m ␛[2J" in text and "reservation '842X51␛[5m' not found" in text
+    assert "␛]2;PWNED␛\\ ␛[31mred␛[0m ␛[2J" in text and "reservation 'S6Q6LB␛[5m' not found" in text
     texts, calls = _saved_agent_text(db_path)
     assert texts[-1] == EVIL and calls == [{"reservation_id": EVIL_ID}]  # saved byte for byte
 
@@ -137,7 +137,7 @@ def test_the_review_screen_shows_control_sequences_escaped(snap_compare: Any, tm
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
     (text,) = seen
     _no_control_reaches_the_terminal(text)
-    assert "␛]2;PWNED␛\\ ␛[31mred␛[0m" in text and "842X51␛[5m" in text
+    assert "␛]2;PWNED␛\\ ␛[31mred␛[0m" in text and "S6Q6LB␛[5m" in text
     assert EVIL in _saved_agent_text(db)[0]
 
 

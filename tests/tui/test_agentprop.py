@@ -33,11 +33,11 @@ async def test_mark_my_next_call_to_corrupt(db_path: Path) -> None:
         await your_turn(pilot, play)
         await pilot.press("f8")  # the first kind: type_mismatch
         assert play.marked_kind == "type_mismatch"
-        await send(pilot, play, 'get_reservation_details(reservation_id="842X51")', box="#call-input")
+        await send(pilot, play, 'get_reservation_details(reservation_id="S6Q6LB")', box="#call-input")
         await wait_until(pilot, lambda: any(e.kind == "tool_result" for e in play.events), what="the result")
         text = shown(play)
         assert "⚡ INJECTED type_mismatch get_reservation_details.reservation_id" in text
-        assert '"842X51" → 84251' in text and "marked by you" in text
+        assert '"S6Q6LB" → 84251' in text and "marked by you" in text
         assert "must be a string" in text  # the person sees what the corrupted call returned
         assert play.marked_kind is None  # one call only
         await your_turn(pilot, play)
@@ -48,7 +48,7 @@ async def test_mark_my_next_call_to_corrupt(db_path: Path) -> None:
     (session,) = store.list_sessions()
     events = store.events(session.id)
     (injection,) = [e for e in events if e.kind == "injection"]
-    assert injection.data["source"] == "marked" and injection.data["original"] == {"reservation_id": "842X51"}
+    assert injection.data["source"] == "marked" and injection.data["original"] == {"reservation_id": "S6Q6LB"}
     call = next(e for e in events if e.kind == "tool_call")
     assert call.data["arguments"] == {"reservation_id": 84251} and call.seq == injection.seq + 1
 
@@ -58,13 +58,13 @@ async def test_play_the_agent_with_injection_on_sees_results_as_a_model_would(db
     async with app.run_test(size=(100, 30)) as pilot:
         play = app.screen
         await your_turn(pilot, play)
-        await send(pilot, play, 'get_reservation_details(reservation_id="842X51")', box="#call-input")
+        await send(pilot, play, 'get_reservation_details(reservation_id="S6Q6LB")', box="#call-input")
         await wait_until(pilot, lambda: any(e.kind == "tool_result" for e in play.events), what="the result")
         text = shown(play)
         assert "INJECTED" not in text  # no mark while playing: the call and its result as the tool ran them
         injection = next(e for e in play.events if e.kind == "injection").payload
         other = injection.injected["reservation_id"]
-        assert other != "842X51" and f'reservation_id="{other}"' in text and f'"reservation_id": "{other}"' in text
+        assert other != "S6Q6LB" and f'reservation_id="{other}"' in text and f'"reservation_id": "{other}"' in text
         await your_turn(pilot, play)
         await pilot.press("ctrl+s")
         await pilot.press("y")  # yes, end it

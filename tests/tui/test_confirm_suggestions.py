@@ -22,7 +22,7 @@ async def end_with_saved_suggestions(db_path: Path) -> str:
     app = make_app(db_path, role="agent")
     async with app.run_test(size=(80, 24)) as pilot:
         play = app.screen
-        await send(pilot, play, 'update_reservation_baggages("842X51", 2, 2, "credit_card_2727081")',
+        await send(pilot, play, 'update_reservation_baggages("S6Q6LB", 3, 2, "credit_card_5773697")',
                    box="#call-input")  # the wrong write: two paid bags
         await your_turn(pilot, play)
         await pilot.press("ctrl+s", "y")

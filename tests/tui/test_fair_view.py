@@ -18,7 +18,7 @@ async def test_the_emotion_card_and_the_task_card_are_on_the_first_screen_at_80x
         await your_turn(pilot, play)
         text = screen_text(app)
         assert "anger / frustration" in text and "Trigger:" in text and "How to express it" in text
-        assert "What you want" in text and "You are James Smith" in text
+        assert "What you want" in text and "You are Ethan Jackson" in text
         assert play.query_one("#side").active == "tab-1"  # no tab to open first
 
 
@@ -37,7 +37,7 @@ async def test_tool_calls_are_hidden_from_the_user_until_revealed_and_the_reveal
     app = make_app(db_path, role="user")
     async with app.run_test(size=(100, 30)) as pilot:
         play = app.screen
-        await send(pilot, play, "Hi, I want to add a checked bag to reservation 842X51, user james_smith_5583.")
+        await send(pilot, play, "Hi, I want to add a checked bag to reservation S6Q6LB, user ethan_jackson_8446.")
         await your_turn(pilot, play)
         assert any(e.kind == "tool_call" for e in play.events)  # the agent did look the reservation up
         transcript = play.query_one("#transcript", Transcript)
@@ -78,7 +78,7 @@ async def test_a_resumed_session_that_was_revealed_stays_revealed(db_path):
     app = make_app(db_path, role="user")
     async with app.run_test(size=(100, 30)) as pilot:
         play = app.screen
-        await send(pilot, play, "Hi, add a bag to reservation 842X51 please.")
+        await send(pilot, play, "Hi, add a bag to reservation S6Q6LB please.")
         await your_turn(pilot, play)
         await pilot.press("f9")
         await wait_until(pilot, lambda: play.revealed, what="the reveal")
@@ -98,7 +98,7 @@ async def test_the_reveal_key_can_be_remapped(db_path, tmp_path, monkeypatch):
     app = make_app(db_path, role="user")
     async with app.run_test(size=(100, 30)) as pilot:
         play = app.screen
-        await send(pilot, play, "Hi, add a bag to reservation 842X51 please.")
+        await send(pilot, play, "Hi, add a bag to reservation S6Q6LB please.")
         await your_turn(pilot, play)
         await pilot.press("f9")
         await pilot.pause()

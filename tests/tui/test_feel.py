@@ -129,7 +129,7 @@ async def test_validation_mode_shows_gold_and_distance_while_playing(db_path):
         assert play.show_gold and play.graph_state()[1] is not None
         box = play.query_one("#call-input", Input)
         box.focus()
-        box.value = 'update_reservation_baggages("842X51", 2, 2, "credit_card_2727081")'
+        box.value = 'update_reservation_baggages("S6Q6LB", 3, 2, "credit_card_5773697")'
         await pilot.press("enter")
         await wait_until(pilot, lambda: play.last_diff is not None, what="the diff")
         assert play.query_one("#diff").distance == 1  # one record away from gold: 2 paid bags, not 1

@@ -30,7 +30,7 @@ from tauplay.tui.widgets.transcript import WrappingLog
 from tests.tui.conftest import TASK, make_app, open_store, send, wait_until, your_turn
 from tests.tui.test_validate import make_validate_app, ready
 
-CALL = 'get_reservation_details(reservation_id="842X51")'
+CALL = 'get_reservation_details(reservation_id="S6Q6LB")'
 
 
 async def _to_end_screen(pilot: Any, play: Any) -> EndScreen:
@@ -52,7 +52,7 @@ async def test_focus_returns_to_the_message_box_after_a_call(db_path):
         assert app.focused is play.query_one("#message", Input)
         # and after a form's Run
         await pilot.press("f2")
-        form = await play.query_one(ToolsPanel).show_tool("get_user_details", {"user_id": "james_smith_5583"})
+        form = await play.query_one(ToolsPanel).show_tool("get_user_details", {"user_id": "ethan_jackson_8446"})
         form.query_one("Input").focus()
         before = len(play.events)
         await pilot.press("ctrl+r")
@@ -174,7 +174,7 @@ def _long_session(db_path: Any) -> str:
         words = " ".join(f"word{i}" for i in range(120)) + " LASTWORD"
         for e in (Event.of(0, Role.USER, MessageData(content=words)),
                   Event.of(1, Role.AGENT, ToolCallData(call_id="c", name="get_reservation_details",
-                                                       arguments={"reservation_id": "842X51"})),
+                                                       arguments={"reservation_id": "S6Q6LB"})),
                   Event.of(2, Role.ENV, ToolResultData(call_id="c", name="get_reservation_details",
                                                        output="{" + "\"k\": 1, " * 30 + "\"z\": 2}"))):
             store.append_event(sid, e)
@@ -277,7 +277,7 @@ async def test_validate_an_edit_then_next_loses_nothing(db_path):
         first = screen.task.id
         await pilot.press("i")
         await wait_until(pilot, lambda: app.screen.query("#edit-area"), what="the editor")
-        app.screen.query_one("#edit-area", TextArea).text = "Add one paid bag to reservation 842X51."
+        app.screen.query_one("#edit-area", TextArea).text = "Add one paid bag to reservation S6Q6LB."
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(app.screen, ValidateScreen), what="back from the editor")
         await pilot.press("n")
@@ -289,13 +289,13 @@ async def test_validate_an_edit_then_next_loses_nothing(db_path):
         await pilot.pause()
         assert app.screen is screen and app.is_running
         await pilot.press("p")
-        assert screen.task.id == first and screen.shown_task().instruction == "Add one paid bag to reservation 842X51."
+        assert screen.task.id == first and screen.shown_task().instruction == "Add one paid bag to reservation S6Q6LB."
         await pilot.press("a")
         await wait_until(pilot, lambda: screen.saves == 1 and not screen.busy, what="the verdict")
         assert screen.unsaved() == ""
     with open_store(db_path) as store:
         (row,) = store.task_reviews(domain="airline")
-    assert row.edited_task["instruction"] == "Add one paid bag to reservation 842X51."
+    assert row.edited_task["instruction"] == "Add one paid bag to reservation S6Q6LB."
 
 
 async def test_the_home_screen_offers_every_task_set(db_path):

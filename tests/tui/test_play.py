@@ -21,7 +21,7 @@ async def test_play_the_user_with_the_oracle_agent_and_annotate(db_path):
     async with app.run_test(size=(80, 24)) as pilot:
         play = app.screen
         assert isinstance(play, PlayUserScreen)
-        await send(pilot, play, "Hi, I want to add a checked bag to reservation 842X51, user james_smith_5583.")
+        await send(pilot, play, "Hi, I want to add a checked bag to reservation S6Q6LB, user ethan_jackson_8446.")
         await send(pilot, play, "yes, go ahead")  # the oracle asks before its write
         await your_turn(pilot, play)
         assert play.query_one("#diff", DiffPanel).last["tool"] == "update_reservation_baggages"
@@ -70,23 +70,23 @@ async def test_play_the_agent_with_the_scripted_user(db_path):
         assert isinstance(play, PlayAgentScreen)
         await your_turn(pilot, play)
         # a bad call line is refused inline and runs nothing
-        await send_line_error(pilot, play, 'get_reservation_details(reservation_id=842X51)')
-        await send(pilot, play, 'get_reservation_details(reservation_id="842X51")', box="#call-input")
-        await send(pilot, play, "I will add one paid bag (50 dollars) to 842X51 on your card. Shall I go ahead?")
+        await send_line_error(pilot, play, 'get_reservation_details(reservation_id=S6Q6LB)')
+        await send(pilot, play, 'get_reservation_details(reservation_id="S6Q6LB")', box="#call-input")
+        await send(pilot, play, "I will add one paid bag (50 dollars) to S6Q6LB on your card. Shall I go ahead?")
         # the write goes through the form this time: filled, then run with the key
         await your_turn(pilot, play)
         await pilot.press("f2")
         panel = play.query_one(ToolsPanel)
         await panel.show_tool("update_reservation_baggages",
-                              {"reservation_id": "842X51", "total_baggages": 2, "nonfree_baggages": 1,
-                               "payment_id": "credit_card_2727081"})
+                              {"reservation_id": "S6Q6LB", "total_baggages": 3, "nonfree_baggages": 1,
+                               "payment_id": "credit_card_5773697"})
         before = len(play.events)
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: len(play.events) > before + 1, what="the form's call")
         diff = play.query_one("#diff", DiffPanel)
         assert diff.last["tool"] == "update_reservation_baggages"
-        assert [c.key for c in diff.since_start] == ["842X51"]
-        await send(pilot, play, "Done: your reservation now has 2 bags.")
+        assert [c.key for c in diff.since_start] == ["S6Q6LB"]
+        await send(pilot, play, "Done: your reservation now has 3 bags.")
         await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
         end = app.screen
         assert end.outcome.reason == "user_stop" and end.outcome.value == 1.0
@@ -101,10 +101,10 @@ async def test_play_the_agent_with_the_scripted_user(db_path):
     events = store.events(session.id)
     calls = [e for e in events if e.kind == "tool_call"]
     assert [c.data["name"] for c in calls] == ["get_reservation_details", "update_reservation_baggages"]
-    assert calls[1].data["arguments"] == {"reservation_id": "842X51", "total_baggages": 2, "nonfree_baggages": 1,
-                                          "payment_id": "credit_card_2727081"}
+    assert calls[1].data["arguments"] == {"reservation_id": "S6Q6LB", "total_baggages": 3, "nonfree_baggages": 1,
+                                          "payment_id": "credit_card_5773697"}
     agent_texts = [e.data["content"] for e in events if e.kind == "message" and e.role == "agent"]
-    assert agent_texts[-1] == "Done: your reservation now has 2 bags."
+    assert agent_texts[-1] == "Done: your reservation now has 3 bags."
     assert "###STOP###" in [e.data["content"] for e in events if e.kind == "message" and e.role == "user"][-1]
 
 
@@ -142,7 +142,7 @@ async def test_leave_mid_session_then_resume_from_home(db_path):
     app = make_app(db_path, role="user")
     async with app.run_test(size=(80, 24)) as pilot:
         play = app.screen
-        await send(pilot, play, "Please add a paid bag to reservation 842X51; user james_smith_5583.")
+        await send(pilot, play, "Please add a paid bag to reservation S6Q6LB; user ethan_jackson_8446.")
         await your_turn(pilot, play)
     writers_closed()
     store = open_store(db_path)
@@ -219,7 +219,7 @@ async def test_fault_suggestions_are_prefilled_and_kept_ones_saved(db_path):
     app = make_app(db_path, role="agent")
     async with app.run_test(size=(80, 24)) as pilot:
         play = app.screen
-        await send(pilot, play, 'update_reservation_baggages("842X51", 2, 2, "credit_card_2727081")',
+        await send(pilot, play, 'update_reservation_baggages("S6Q6LB", 3, 2, "credit_card_5773697")',
                    box="#call-input")  # the wrong write: two paid bags
         await your_turn(pilot, play)
         await pilot.press("ctrl+s")  # the agent ends the session
@@ -269,11 +269,11 @@ async def test_the_tool_form_is_reached_and_run_from_the_keyboard(db_path):
         form = tools.form
         await pilot.press("tab")  # Tab order: the tool list, then the form's fields, then Run
         assert isinstance(play.focused, Input) and form in play.focused.ancestors
-        await pilot.press(*"842X51", "tab")
+        await pilot.press(*"S6Q6LB", "tab")
         assert play.focused is form.query_one("#run")
         before = len(play.events)
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: any(e.kind == "tool_result" for e in play.events[before:]), what="the run")
         call = next(e for e in play.events[before:] if e.kind == "tool_call")
-        assert (call.data["name"], call.data["arguments"]) == ("get_reservation_details", {"reservation_id": "842X51"})
+        assert (call.data["name"], call.data["arguments"]) == ("get_reservation_details", {"reservation_id": "S6Q6LB"})
     assert app.last_error is None

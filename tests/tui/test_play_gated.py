@@ -10,8 +10,8 @@ from tests.tui.conftest import make_app, open_store, send, wait_until, your_turn
 
 FACTS = {  # what the task card says, as a person would type it when asked
     "greeting": "Hi.",
-    "ask": "I'd like to add one checked bag that I pay for to reservation 842X51, so 2 bags in total; "
-           "my user id is james_smith_5583 and I pay with my card ending in 8439.",
+    "ask": "I'd like to add one checked bag that I pay for to reservation S6Q6LB, so 3 bags in total; "
+           "my user id is ethan_jackson_8446 and I pay with my card ending in 0636.",
 }
 
 
@@ -46,5 +46,5 @@ async def test_play_the_user_with_the_gated_agent_to_reward_1_by_typing_the_fact
     assert session.agent == {"kind": "gated"} and session.reward == 1.0
     said = " ".join(e.data["content"] for e in events if e.kind == "message" and e.role == "user")
     first_call = next(e for e in events if e.kind == "tool_call")
-    first_ask = next(e for e in events if e.kind == "message" and e.role == "user" and "842X51" in e.data["content"])
-    assert first_call.seq > first_ask.seq and "842X51" in said  # nothing looked up before the person said it
+    first_ask = next(e for e in events if e.kind == "message" and e.role == "user" and "S6Q6LB" in e.data["content"])
+    assert first_call.seq > first_ask.seq and "S6Q6LB" in said  # nothing looked up before the person said it

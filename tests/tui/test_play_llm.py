@@ -6,7 +6,7 @@ from tauplay.tui.screens.end import EndScreen
 from tauplay.tui.widgets.transcript import Transcript
 from tests.tui.conftest import make_app, open_store, send, wait_until, your_turn
 
-BAGS = {"reservation_id": "842X51", "total_baggages": 2, "nonfree_baggages": 1, "payment_id": "credit_card_2727081"}
+BAGS = {"reservation_id": "S6Q6LB", "total_baggages": 3, "nonfree_baggages": 1, "payment_id": "credit_card_5773697"}
 
 
 def _transcript_text(screen) -> str:
@@ -15,14 +15,14 @@ def _transcript_text(screen) -> str:
 
 async def test_play_the_user_against_an_llm_agent(db_path, llm_server):
     q = llm_server.queue("agent")
-    q.tool_call("get_reservation_details", {"reservation_id": "842X51"})
+    q.tool_call("get_reservation_details", {"reservation_id": "S6Q6LB"})
     q.text("I can add one paid bag for [bold]50[/bold] dollars. Shall I?")
     q.tool_call("update_reservation_baggages", BAGS)
     q.text("Done [link=http://x]click[/link]")
     app = make_app(db_path, role="user", agent_model="openai/agent", agent_api_base=llm_server.url)
     async with app.run_test(size=(80, 24)) as pilot:
         play = app.screen
-        await send(pilot, play, "Add a paid bag to 842X51 please.")
+        await send(pilot, play, "Add a paid bag to S6Q6LB please.")
         await send(pilot, play, "yes")
         await your_turn(pilot, play, what="the model's last answer")
         text = _transcript_text(play)
@@ -35,7 +35,7 @@ async def test_play_the_user_against_an_llm_agent(db_path, llm_server):
     requests = llm_server.requests_for("agent")
     assert len(requests) == 4
     assert any(m.get("role") == "tool" for m in requests[1]["messages"])
-    assert requests[0]["messages"][-1]["content"] == "Add a paid bag to 842X51 please."
+    assert requests[0]["messages"][-1]["content"] == "Add a paid bag to S6Q6LB please."
     store = open_store(db_path)
     (session,) = store.list_sessions()
     assert session.agent["kind"] == "llm" and session.agent["model"] == "openai/agent"
@@ -46,15 +46,15 @@ async def test_play_the_user_against_an_llm_agent(db_path, llm_server):
 
 async def test_play_the_agent_against_an_llm_user(db_path, llm_server):
     q = llm_server.queue("user")
-    q.text("I want one more paid bag on reservation 842X51, card ending 8439.")
+    q.text("I want one more paid bag on reservation S6Q6LB, card ending 0636.")
     q.text("Yes, go ahead.")
     q.text("Thanks. ###STOP###")
     app = make_app(db_path, role="agent", user_model="openai/user", user_api_base=llm_server.url)
     async with app.run_test(size=(80, 24)) as pilot:
         play = app.screen
-        await send(pilot, play, 'get_reservation_details(reservation_id="842X51")', box="#call-input")
-        await send(pilot, play, "Adding one paid bag for 50 dollars on credit_card_2727081. OK?")
-        await send(pilot, play, 'update_reservation_baggages("842X51", 2, 1, "credit_card_2727081")',
+        await send(pilot, play, 'get_reservation_details(reservation_id="S6Q6LB")', box="#call-input")
+        await send(pilot, play, "Adding one paid bag for 50 dollars on credit_card_5773697. OK?")
+        await send(pilot, play, 'update_reservation_baggages("S6Q6LB", 2, 1, "credit_card_5773697")',
                    box="#call-input")
         await send(pilot, play, "Done.")
         await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
@@ -64,7 +64,7 @@ async def test_play_the_agent_against_an_llm_user(db_path, llm_server):
     (session,) = store.list_sessions()
     assert session.user["model"] == "openai/user" and session.role == "agent"
     user_texts = [e.data["content"] for e in store.events(session.id) if e.kind == "message" and e.role == "user"]
-    assert user_texts == ["I want one more paid bag on reservation 842X51, card ending 8439.", "Yes, go ahead.",
+    assert user_texts == ["I want one more paid bag on reservation S6Q6LB, card ending 0636.", "Yes, go ahead.",
                           "Thanks. ###STOP###"]
 
 

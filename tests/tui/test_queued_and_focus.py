@@ -41,7 +41,7 @@ async def test_moves_sent_while_a_call_runs_go_in_order_at_the_next_turns(db_pat
         await your_turn(pilot, play)
         line = play.query_one("#call-input", Input)
         line.focus()
-        line.value = 'get_reservation_details("842X51")'
+        line.value = 'get_reservation_details("S6Q6LB")'
         await pilot.press("enter")
         play.your_turn = False  # held here as while the call runs: what is typed now waits for the turn
         box = play.query_one("#message", Input)

@@ -61,10 +61,10 @@ async def test_validate_several_undo_quit_and_resume(db_path: Path) -> None:
         # edit the instruction inline, then approve the edited task
         await pilot.press("i")
         await wait_until(pilot, lambda: app.screen.query("#edit-area"), what="the editor")
-        app.screen.query_one("#edit-area", TextArea).text = "Add one paid bag to reservation 842X51."
+        app.screen.query_one("#edit-area", TextArea).text = "Add one paid bag to reservation S6Q6LB."
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(app.screen, ValidateScreen), what="back from the editor")
-        assert screen.shown_task().instruction == "Add one paid bag to reservation 842X51."
+        assert screen.shown_task().instruction == "Add one paid bag to reservation S6Q6LB."
         await pilot.press("1")  # clear the reason again: approvals carry none anyway
         await press_and_save(pilot, screen, "a")
         assert screen.progress == (3, 12) and screen.index == 3
@@ -75,7 +75,7 @@ async def test_validate_several_undo_quit_and_resume(db_path: Path) -> None:
     assert [(r.task_id, r.verdict, r.reasons) for r in rows] == [
         (tasks[0].id, "approve", []), (tasks[1].id, "reject", ["wrong_gold_action"]), (tasks[2].id, "approve", [])]
     assert all(r.annotator == "ann" and r.created_at > 0 for r in rows)
-    assert rows[2].edited_task and rows[2].edited_task["instruction"] == "Add one paid bag to reservation 842X51."
+    assert rows[2].edited_task and rows[2].edited_task["instruction"] == "Add one paid bag to reservation S6Q6LB."
     assert rows[2].task["instruction"] == tasks[2].instruction  # the original is kept beside the edit
 
     # a new sitting resumes at the first task without a verdict by this annotator
