@@ -384,3 +384,23 @@ def test_semantic_wrong_works_on_every_domain(domain: str, tmp_path: Path) -> No
             assert injection.original != injection.injected
             assert validate(injection.injected, spec.tool_map[call.name].parameters) == []
     assert all(s["reason"] is not None for s in report["sessions"])
+
+
+def test_inject_seed_seeds_the_injections_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--seed also picks the generated database, where the starter tasks may not exist: the refusal says so and
+    --inject-seed seeds the injections without moving the database."""
+    db = tmp_path / "s.db"
+    other = get_domain("airline").default_seed + 1
+    assert main(["run", "--domain", "airline", "--inject", "semantic_wrong", "--seed", str(other),
+                 "--task-ids", "airline-starter-03-add-bag", "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be scored" in err and f"--inject-seed {other} seeds the injections alone" in err
+    assert not db.exists() or not SessionStore(str(db)).list_sessions()  # nothing saved
+    assert main(["run", "--domain", "airline", "--inject", "semantic_wrong", "--inject-seed", str(other),
+                 "--task-ids", "airline-starter-03-add-bag", "--db", str(db), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    with SessionStore(str(db)) as store:
+        (record,) = store.list_sessions(batch_id=report["batch_id"])
+        started = next(s for _, s in of_kind(store.events(record.id), SessionStartedData))
+        assert started.injection is not None and started.injection["seed"] == other
+        assert record.reward is not None  # scored: the default database, where the task exists

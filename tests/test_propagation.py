@@ -21,7 +21,6 @@ from tauplay.core.tasks import task_from_json
 from tauplay.store import SessionStore
 from tests.conftest import taubench_dir
 
-
 NOT_SCORABLE = 2  # published airline test tasks whose gold replay fails on the published database
 SCORABLE = 70 - NOT_SCORABLE
 

@@ -40,6 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR", help="tau-bench data folder instead of the generated database")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the generated database, and of the injections with --inject (default 0 there)")
+    parser.add_argument("--inject-seed", type=int, default=None, metavar="N",
+                        help="seed of the injections alone (default: --seed), leaving the database as it is")
     parser.add_argument("--tasks", metavar="FILE", help="task file (default: the domain's default task set)")
     parser.add_argument("--task-ids", nargs="+", metavar="ID", help="run only these task ids")
     parser.add_argument("--allow-invalid", action="store_true",
@@ -125,7 +127,8 @@ def _injection(args: argparse.Namespace) -> Any:
     from tauplay.sim.injector import InjectionConfig, InjectionConfigError
 
     try:
-        return InjectionConfig(args.inject, args.inject_at, args.inject_rate, args.seed or 0, args.inject_style)
+        return InjectionConfig(args.inject, args.inject_at, args.inject_rate,
+                               args.inject_seed if args.inject_seed is not None else args.seed or 0, args.inject_style)
     except InjectionConfigError as e:
         raise UsageError(str(e)) from None
 
@@ -163,7 +166,8 @@ def run(args: argparse.Namespace) -> int:
         tasks = [t for t in tasks if t.id in set(args.task_ids)]
     if not tasks:
         raise UsageError(f"{task_set.source}: no tasks to run")
-    tasks = _scorable(domain, database, tasks, args.allow_invalid)
+    tasks = _scorable(domain, database, tasks, args.allow_invalid,
+                      args.seed if args.inject and not args.data else None)
 
     from tauplay.store import SessionStore, StoreError
 
@@ -195,7 +199,7 @@ def _default_tasks(domain: Any, data: str | None) -> Any:
                      f"'{domain.default_task_set}' set was built for its generated database, not this one: give --tasks")
 
 
-def _scorable(domain: Any, database: Any, tasks: list[Any], allow: bool) -> list[Any]:
+def _scorable(domain: Any, database: Any, tasks: list[Any], allow: bool, seed: int | None = None) -> list[Any]:
     """Refuse tasks whose gold replay fails on this database (one line naming them), or with --allow-invalid
     mark them not scorable."""
     from tauplay.core.scorable import gold_problem, not_scorable
@@ -207,7 +211,9 @@ def _scorable(domain: Any, database: Any, tasks: list[Any], allow: bool) -> list
         first = next(iter(problems.items()))
         raise UsageError(f"{len(problems)} of {len(tasks)} task(s) cannot be scored on {database.source}: their gold "
                          f"replay fails (task {first[0]}: {first[1]}; all: {', '.join(problems)}); leave them out with "
-                         "--task-ids, or run them unscored with --allow-invalid")
+                         "--task-ids, or run them unscored with --allow-invalid"
+                         + (f" (--seed {seed} also picks the generated database: --inject-seed {seed} seeds the "
+                            "injections alone)" if seed is not None else ""))
     say(f"tauplay run: {len(problems)} task(s) not scorable on this database, run with no reward: "
         f"{', '.join(problems)}", file=sys.stderr)
     return [not_scorable(t, problems[t.id]) if t.id in problems else t for t in tasks]

@@ -37,7 +37,7 @@ async def test_mark_my_next_call_to_corrupt(db_path: Path) -> None:
         await wait_until(pilot, lambda: any(e.kind == "tool_result" for e in play.events), what="the result")
         text = shown(play)
         assert "⚡ INJECTED type_mismatch get_reservation_details.reservation_id" in text
-        assert '"S6Q6LB" → 84251' in text and "marked by you" in text
+        assert '"S6Q6LB" → 66' in text and "marked by you" in text
         assert "must be a string" in text  # the person sees what the corrupted call returned
         assert play.marked_kind is None  # one call only
         await your_turn(pilot, play)
@@ -50,7 +50,7 @@ async def test_mark_my_next_call_to_corrupt(db_path: Path) -> None:
     (injection,) = [e for e in events if e.kind == "injection"]
     assert injection.data["source"] == "marked" and injection.data["original"] == {"reservation_id": "S6Q6LB"}
     call = next(e for e in events if e.kind == "tool_call")
-    assert call.data["arguments"] == {"reservation_id": 84251} and call.seq == injection.seq + 1
+    assert call.data["arguments"] == {"reservation_id": 66} and call.seq == injection.seq + 1
 
 
 async def test_play_the_agent_with_injection_on_sees_results_as_a_model_would(db_path: Path) -> None:
@@ -73,13 +73,14 @@ async def test_play_the_agent_with_injection_on_sees_results_as_a_model_would(db
         assert "⚡ INJECTED semantic_wrong" in shown(app.screen)  # revealed at the end
     (session,) = open_store(db_path).list_sessions()
     started = open_store(db_path).events(session.id)[0]
-    assert started.data["injection"] == {"kind": "semantic_wrong", "at": 1, "rate": None, "seed": 3}
+    assert started.data["injection"] == {"kind": "semantic_wrong", "at": 1, "rate": None, "seed": 3,
+                                        "style": "plausible"}
 
 
 def injected_store(db_path: Path) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = main(["run", "--domain", "airline", "--task-ids", TASK, "--inject", "semantic_wrong", "--seed", "1",
+        code = main(["run", "--domain", "airline", "--task-ids", TASK, "--inject", "semantic_wrong", "--inject-seed", "1",
                      "--db", str(db_path), "--json"])
     assert code == 0
     with open_store(db_path) as store:

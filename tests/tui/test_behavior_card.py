@@ -21,7 +21,7 @@ async def test_the_card_shows_the_behaviour_and_the_session_saves_it(db_path):
         wanted = Behavior(disclosure="minimal", precision="error_prone")
         assert str(line.render()) == card_line(wanted)
         assert "only what is asked" in card_line(wanted) and "get one detail wrong" in card_line(wanted)
-        await send(pilot, play, "Hi, I want to add a checked bag to reservation S6Q6LB, user ethan_jackson_8446.")
+        await send(pilot, play, "Hi, I want to add a checked bag to reservation S6Q6LB, user ethan_jackson_8446, on my card ending in 0636.")
         await send(pilot, play, "yes, go ahead")
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")

@@ -37,7 +37,7 @@ async def test_tool_calls_are_hidden_from_the_user_until_revealed_and_the_reveal
     app = make_app(db_path, role="user")
     async with app.run_test(size=(100, 30)) as pilot:
         play = app.screen
-        await send(pilot, play, "Hi, I want to add a checked bag to reservation S6Q6LB, user ethan_jackson_8446.")
+        await send(pilot, play, "Hi, I want to add a checked bag to reservation S6Q6LB, user ethan_jackson_8446, on my card ending in 0636.")
         await your_turn(pilot, play)
         assert any(e.kind == "tool_call" for e in play.events)  # the agent did look the reservation up
         transcript = play.query_one("#transcript", Transcript)

@@ -21,7 +21,7 @@ async def test_play_the_user_with_the_oracle_agent_and_annotate(db_path):
     async with app.run_test(size=(80, 24)) as pilot:
         play = app.screen
         assert isinstance(play, PlayUserScreen)
-        await send(pilot, play, "Hi, I want to add a checked bag to reservation S6Q6LB, user ethan_jackson_8446.")
+        await send(pilot, play, "Hi, I want to add a checked bag to reservation S6Q6LB, user ethan_jackson_8446, on my card ending in 0636.")
         await send(pilot, play, "yes, go ahead")  # the oracle asks before its write
         await your_turn(pilot, play)
         assert play.query_one("#diff", DiffPanel).last["tool"] == "update_reservation_baggages"
@@ -142,7 +142,7 @@ async def test_leave_mid_session_then_resume_from_home(db_path):
     app = make_app(db_path, role="user")
     async with app.run_test(size=(80, 24)) as pilot:
         play = app.screen
-        await send(pilot, play, "Please add a paid bag to reservation S6Q6LB; user ethan_jackson_8446.")
+        await send(pilot, play, "Please add a paid bag to reservation S6Q6LB; user ethan_jackson_8446; my card ending in 0636.")
         await your_turn(pilot, play)
     writers_closed()
     store = open_store(db_path)

@@ -54,7 +54,7 @@ async def test_play_the_agent_against_an_llm_user(db_path, llm_server):
         play = app.screen
         await send(pilot, play, 'get_reservation_details(reservation_id="S6Q6LB")', box="#call-input")
         await send(pilot, play, "Adding one paid bag for 50 dollars on credit_card_5773697. OK?")
-        await send(pilot, play, 'update_reservation_baggages("S6Q6LB", 2, 1, "credit_card_5773697")',
+        await send(pilot, play, 'update_reservation_baggages("S6Q6LB", 3, 1, "credit_card_5773697")',
                    box="#call-input")
         await send(pilot, play, "Done.")
         await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")

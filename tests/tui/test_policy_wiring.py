@@ -49,7 +49,7 @@ async def test_a_key_on_the_end_screen_forks_at_the_chosen_turn_and_the_fork_is_
     async with app.run_test(size=(100, 30)) as pilot:
         play = app.screen
         await send(pilot, play, 'get_reservation_details(reservation_id="S6Q6LB")', box="#call-input")
-        await send(pilot, play, "One more paid bag (50 dollars) on credit_card_5773697, 2 in all. Go ahead?")
+        await send(pilot, play, "One more paid bag (50 dollars) on credit_card_5773697, 3 in all. Go ahead?")
         await send(pilot, play, 'update_reservation_baggages("S6Q6LB", 3, 2, "credit_card_5773697")',
                    box="#call-input")  # the wrong write: two paid bags
         await your_turn(pilot, play)
@@ -68,7 +68,7 @@ async def test_a_key_on_the_end_screen_forks_at_the_chosen_turn_and_the_fork_is_
         await your_turn(pilot, fork)
         assert fork.runner.session_id != parent
         assert not any(e.kind == "tool_call" and e.data["name"] == "update_reservation_baggages" for e in fork.events)
-        await send(pilot, fork, 'update_reservation_baggages("S6Q6LB", 2, 1, "credit_card_5773697")',
+        await send(pilot, fork, 'update_reservation_baggages("S6Q6LB", 3, 1, "credit_card_5773697")',
                    box="#call-input")  # the right write this time
         await your_turn(pilot, fork)
         await pilot.press("ctrl+s")

@@ -48,7 +48,7 @@ async def test_the_end_screen_shows_a_write_made_with_no_yes(db_path):
     app = make_app(db_path, role="agent")
     async with app.run_test(size=(100, 30)) as pilot:
         play = app.screen
-        await send(pilot, play, 'update_reservation_baggages("S6Q6LB", 2, 1, "credit_card_5773697")',
+        await send(pilot, play, 'update_reservation_baggages("S6Q6LB", 3, 1, "credit_card_5773697")',
                    box="#call-input")  # nobody asked the user
         await your_turn(pilot, play)
         await pilot.press("ctrl+s")
