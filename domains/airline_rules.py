@@ -140,7 +140,10 @@ def _cancel_eligible(tool: str, args: dict[str, Any], state: Any, known: dict[st
     r = _reservation(state, args)
     if r is None or r.get("status") == "cancelled":
         return ""  # the tool refuses it
-    return _cancel_reason_problem(state, r, known.get("cancel_reason"))
+    reason = known.get("cancel_reason")
+    # Several goals' reasons, not told apart (a task's known info over all its goals): which one is this
+    # reservation's is unknown, as if none were said.
+    return _cancel_reason_problem(state, r, reason if isinstance(reason, str) else None)
 
 
 def _cancel_unflown(tool: str, args: dict[str, Any], state: Any, known: dict[str, Any]) -> str:

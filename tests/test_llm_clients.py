@@ -20,7 +20,7 @@ from tauplay.store import SessionStore
 from tests.support.llm_server import FakeLLMServer, Reply
 
 TASK_ID = "airline-starter-03-add-bag"
-WRITE = {"reservation_id": "842X51", "total_baggages": 2, "nonfree_baggages": 1, "payment_id": "credit_card_2727081"}
+WRITE = {"reservation_id": "S6Q6LB", "total_baggages": 3, "nonfree_baggages": 1, "payment_id": "credit_card_5773697"}
 AGENT = "openai/gpt-4o"  # listed in the price table, so both clients must also agree on a non-zero cost
 USER = "openai/user"  # a local name: cost 0 on both
 
@@ -37,28 +37,28 @@ def _call(call_id: str, name: str, arguments: dict[str, Any] | str) -> dict[str,
 
 def script_long(server: FakeLLMServer) -> None:
     """A session that meets every recoverable fault on its way to reward 1."""
-    server.queue("user").text("I need to add a bag to 842X51.", usage={"prompt_tokens": 321, "completion_tokens": 9}) \
+    server.queue("user").text("I need to add a bag to S6Q6LB.", usage={"prompt_tokens": 321, "completion_tokens": 9}) \
         .error(500, "worker crashed\nTraceback (most recent call last):\n  File \"x.py\"\nRuntimeError: oom") \
         .text("Yes, please go ahead.").text(STOP_TOKEN)
     agent = server.queue("gpt-4o")
     agent.build(lambda _r: Reply(tool_calls=[_call("c1", "get_reservation_details", '{"reservation_id": ')]))
     agent.build(lambda _r: Reply(content="Looking it up twice.", tool_calls=[
-        _call("c2", "get_reservation_details", {"reservation_id": "842X51"}),
+        _call("c2", "get_reservation_details", {"reservation_id": "S6Q6LB"}),
         _call("c3", "get_user_details", {"user_id": "nobody_0000"})],
         usage={"prompt_tokens": 1200, "completion_tokens": 40}))
     agent.hang(1.5)  # the first try times out (timeout 0.5 s), the retry gets the text below
-    agent.text("One paid bag, 2 in total, on credit_card_2727081. Shall I go ahead (yes/no)?")
+    agent.text("One paid bag, 2 in total, on credit_card_5773697. Shall I go ahead (yes/no)?")
     agent.build(lambda _r: Reply(tool_calls=[_call("c4", "update_reservation_baggages", WRITE)]))
     agent.text("Done: you now have 2 bags.")
 
 
 def script_timeout(server: FakeLLMServer) -> None:
-    server.queue("user").text("Add a bag to 842X51.")
+    server.queue("user").text("Add a bag to S6Q6LB.")
     server.queue("gpt-4o").hang(1.5).hang(1.5)
 
 
 def script_malformed(server: FakeLLMServer) -> None:
-    server.queue("user").text("Add a bag to 842X51.")
+    server.queue("user").text("Add a bag to S6Q6LB.")
     server.queue("gpt-4o").raw("upstream said: <html>oops</html>").text("never asked for")
 
 

@@ -52,6 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="model calls in flight at once (default 8)")
     parser.add_argument("--attempts", type=int, default=None,
                         help="candidates per task before giving up (default 60; 200 for --kind constraint)")
+    parser.add_argument("--keep-invalid", action="store_true",
+                        help="keep tasks the audit (verify's checks) finds an error in, marked with their findings "
+                             "(default: drop them; the report counts them per check)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of text (no progress bar)")
 
 
@@ -96,7 +99,8 @@ def _settings(args: argparse.Namespace, hints: Any) -> Any:
     if args.solutions is not None:
         raise UsageError("--solutions applies to --kind constraint only")
     return Settings(n=args.n, seed=args.seed, depth=_depth(args, hints.depth_tiers), emotions=emotions, model=model,
-                    concurrency=args.concurrency, attempts=60 if args.attempts is None else args.attempts)
+                    concurrency=args.concurrency, attempts=60 if args.attempts is None else args.attempts,
+                    keep_invalid=args.keep_invalid)
 
 
 def _common(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -133,7 +137,7 @@ def _constraint_settings(args: argparse.Namespace) -> Any:
         raise UsageError(f"--solutions {args.solutions}: a task needs at least 1 solution")
     return ConstraintSettings(n=args.n, seed=args.seed, emotions=emotions, model=model, solutions=(lo, hi),
                               attempts=200 if args.attempts is None else args.attempts,
-                              concurrency=args.concurrency)
+                              concurrency=args.concurrency, keep_invalid=args.keep_invalid)
 
 
 def _out_path(args: argparse.Namespace) -> Path:
@@ -199,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"summary": summary, "out": str(out), "requested": settings.n,
                           "accepted": result.report.accepted, "distribution": dist,
                           **({"composition": composition} if composition is not None else {}),
-                          "report": result.report.to_json()}, indent=1))
+                          "audit": result.report.audit_json(), "report": result.report.to_json()}, indent=1))
     else:
         say(result.report.render())
         say("depth:  " + "  ".join(f"{k}:{v}" for k, v in dist["depth"].items()))
@@ -246,7 +250,7 @@ def _run_constraint(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"summary": summary, "out": str(out), "requested": settings.n,
                           "accepted": result.report.accepted, "tasks": per_task,
-                          "report": result.report.to_json()}, indent=1))
+                          "audit": result.report.audit_json(), "report": result.report.to_json()}, indent=1))
     else:
         say(result.report.render())
         for row in per_task:

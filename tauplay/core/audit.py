@@ -33,7 +33,7 @@ from tauplay.core.domain import Domain
 from tauplay.core.evaluation import check_task_state
 from tauplay.core.findings import ERROR, WARNING, AuditCheck, Finding
 from tauplay.core.gold import GoldRun, run_actions
-from tauplay.core.grounding import Evidence, Leaf, leaves, loosely_stated, needs_grounding
+from tauplay.core.grounding import Evidence, Leaf, leaves, loosely_stated, needs_grounding, scalars
 from tauplay.core.reachable import Explorer
 from tauplay.core.tasks import Action, Task
 
@@ -154,6 +154,28 @@ def _worked_out_date(value: Any, goal: str, seen_texts: list[str]) -> bool:
     return False
 
 
+_WORD_NUMBERS = {w: i for i, w in enumerate(("zero one two three four five six seven eight nine ten eleven twelve "
+                                              "thirteen fourteen").split())}
+_SPAN = re.compile(r"\b(\d{1,2}|" + "|".join(_WORD_NUMBERS) + r") (nights?|days?)\b", re.IGNORECASE)
+
+
+def _stay_end(value: Any, action: Action, goal: str, seen_texts: list[str]) -> bool:
+    """A date N days after another date of the same call or in view, where the instruction says "N nights" or
+    "N days" (a check-out from the check-in and the length of the stay): worked out, not invented."""
+    if not isinstance(value, str) or not _ISO_DAY.fullmatch(value):
+        return False
+    spans = {int(n) if n.isdigit() else _WORD_NUMBERS[n.lower()] for n, _ in _SPAN.findall(goal)}
+    if not spans:
+        return False
+    starts = {v for v in scalars(action.kwargs) if isinstance(v, str) and _ISO_DAY.fullmatch(v) and v != value}
+    starts |= {d for text in seen_texts for d in _ISO_DAY.findall(text)}
+    try:
+        day = date.fromisoformat(value)
+        return any((day - date.fromisoformat(start)).days in spans for start in starts)
+    except ValueError:
+        return False
+
+
 def _ungrounded_value(view: TaskView) -> list[Finding]:
     """Only the values of writes: they decide the end state (a read's arguments are the agent's own way to
     look). Before each write, the reads an agent could make from what is in view are made too (the published
@@ -173,7 +195,8 @@ def _ungrounded_value(view: TaskView) -> list[Finding]:
             explorer = Explorer(view.domain, view.states[i], user.user)
             seen = seen.plus(*explorer.outputs(seen, earlier, [leaf.value for leaf in missing]))
             missing = [leaf for leaf in missing if not seen.grounded(leaf.value)]
-        missing = [leaf for leaf in missing if not _worked_out_date(leaf.value, goal, [goal, *earlier])]
+        missing = [leaf for leaf in missing if not _worked_out_date(leaf.value, goal, [goal, *earlier])
+                   and not _stay_end(leaf.value, action, goal, earlier)]
         for leaf in missing:
             out.append(Finding(UNGROUNDED_VALUE, ERROR, i, path_of(leaf),
                                f"{action.name} {path_of(leaf)} = {leaf.value!r} is stated neither in the instruction "

@@ -160,7 +160,15 @@ def _scalar_seen(v: Any, hay: str, numbers: set[float], pool: set[float] | None)
     s = str(v)
     if not normalize(s):
         return True
-    return contains(hay, s, padded=True)
+    if contains(hay, s, padded=True):
+        return True
+    # An amount written as text ("68", an expected output) is worked out like a number (74 paid - 6 fee).
+    if _NUMERIC.fullmatch(s.strip()):
+        return _scalar_seen(float(s), hay, numbers, pool)
+    return False
+
+
+_NUMERIC = re.compile(r"-?\d{1,15}(\.\d{1,6})?")
 
 
 def scalars(value: Any) -> Iterator[Any]:

@@ -43,6 +43,7 @@ class Settings:
     concurrency: int = 8
     attempts: int = 60  # candidates per slot before the slot is given up
     id_prefix: str = ""
+    keep_invalid: bool = False  # keep tasks the audit finds an error in, marked (provenance "findings")
 
     def __post_init__(self) -> None:
         lo, hi = self.depth
@@ -257,11 +258,35 @@ class Tracer:
         if not verdict.ok:
             verify.drop(f"{verdict.filter}: {verdict.reason}", verdict.detail)
             return
+        if not self._audit(c):
+            return
         verify.passed += 1
         accepted[c.slot] = c
         self.report.accepted += 1
         if progress:
             progress(len(accepted), self.settings.n)
+
+    def _audit(self, c: Candidate) -> bool:
+        """The same audit as `tauplay verify`, after the filters: its findings go into the task's provenance;
+        a task with an error finding is dropped (counted per check) unless --keep-invalid keeps it marked."""
+        from tauplay.core.audit import audit_task
+        from tauplay.core.findings import ERROR
+
+        clock = time.perf_counter()
+        audit = audit_task(self.domain, self.database, c.task)
+        self.seconds["verify"] += time.perf_counter() - clock
+        if audit.findings:
+            c.task.provenance["findings"] = [f.to_json() for f in audit.findings]
+        errors = [f for f in audit.findings if f.severity == ERROR]
+        if not errors:
+            return True
+        for check in sorted({f.check for f in errors}):
+            self.report.audited(check, next(f.message for f in errors if f.check == check))
+        if self.settings.keep_invalid:
+            self.report.kept_invalid += 1
+            return True
+        self.report.stages["verify"].drop(f"audit: {errors[0].check}", errors[0].message)
+        return False
 
     def run(self, progress: Progress | None = None) -> Result:
         done: list[Result] = []

@@ -47,14 +47,30 @@ class Report:
     fallback_examples: dict[str, str] = field(default_factory=dict)
     accepted: int = 0
     requested: int = 0
+    # The Stage-5 audit (tauplay.core.audit) after the filters: tasks with an error finding, per check, and
+    # whether they were dropped or kept marked (--keep-invalid).
+    audit: Counter[str] = field(default_factory=Counter)
+    audit_examples: dict[str, str] = field(default_factory=dict)
+    kept_invalid: int = 0
 
     def fallback(self, reason: str, detail: str = "") -> None:
         self.fallbacks[reason] += 1
         self.fallback_examples.setdefault(reason, detail)
 
+    def audited(self, check: str, example: str) -> None:
+        self.audit[check] += 1
+        self.audit_examples.setdefault(check, example)
+
+    def audit_json(self) -> dict[str, Any]:
+        return {"by_check": dict(sorted(self.audit.items())), "kept_invalid": self.kept_invalid,
+                "examples": {k: self.audit_examples[k] for k in sorted(self.audit)}}
+
     def to_json(self) -> dict[str, Any]:
+        # The audit's counts only when it found something: a task set's provenance (which holds this report)
+        # stays what it was for the sets the audit passes whole.
         return {"requested": self.requested, "accepted": self.accepted,
                 "stages": {k: s.to_json() for k, s in self.stages.items()},
+                **({"audit": self.audit_json()} if self.audit else {}),
                 "model_fallbacks": [{"reason": k, "count": n, "example": self.fallback_examples.get(k, "")}
                                     for k, n in sorted(self.fallbacks.items(), key=lambda kv: (-kv[1], kv[0]))]}
 
@@ -64,6 +80,13 @@ class Report:
             lines.append(f"  stage {s.title}: {s.seen} in, {s.passed} passed, {s.dropped} dropped")
             for reason, n in sorted(s.drops.items(), key=lambda kv: (-kv[1], kv[0])):
                 lines.append(f"      {n:>6}  {reason}   (e.g. {s.examples[reason][:90]})")
+        if self.audit:
+            what = f"kept, marked invalid: {self.kept_invalid}" if self.kept_invalid else "dropped"
+            lines.append(f"  audit (verify's checks) found errors in {sum(self.audit.values())} task(s), {what}:")
+            for check, n in sorted(self.audit.items(), key=lambda kv: (-kv[1], kv[0])):
+                lines.append(f"      {n:>6}  {check}   (e.g. {self.audit_examples[check][:90]})")
+        else:
+            lines.append("  audit (verify's checks): no error finding")
         if self.fallbacks:
             lines.append("  model replies refused (offline draft kept):")
             for reason, n in self.fallbacks.most_common():

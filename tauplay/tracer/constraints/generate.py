@@ -47,6 +47,7 @@ class ConstraintSettings:
     near_miss_cap: int = 20_000  # near misses counted per rule at most (the count is a statistic)
     attempts: int = 200
     concurrency: int = 8
+    keep_invalid: bool = False  # keep tasks the audit finds an error in, marked (provenance "findings")
 
     def __post_init__(self) -> None:
         lo, hi = self.solutions
@@ -72,15 +73,23 @@ class ConstraintReport:
     drafts: int = 0
     drops: Counter[str] = field(default_factory=Counter)
     fallbacks: Counter[str] = field(default_factory=Counter)
+    audit: Counter[str] = field(default_factory=Counter)  # tasks with an error finding, per check
+    kept_invalid: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"requested": self.requested, "accepted": self.accepted, "drafts": self.drafts,
-                "drops": dict(sorted(self.drops.items())), "model_fallbacks": dict(sorted(self.fallbacks.items()))}
+                "drops": dict(sorted(self.drops.items())), "model_fallbacks": dict(sorted(self.fallbacks.items())),
+                **({"audit": self.audit_json()} if self.audit else {})}  # only when it found something
+
+    def audit_json(self) -> dict[str, Any]:
+        return {"by_check": dict(sorted(self.audit.items())), "kept_invalid": self.kept_invalid}
 
     def render(self) -> str:
         lines = [f"accepted {self.accepted}/{self.requested} constraint tasks from {self.drafts} drafts"]
         lines += [f"  {n:>6}  dropped: {reason}" for reason, n in self.drops.most_common()]
         lines += [f"  {n:>6}  model reply refused (template kept): {reason}" for reason, n in self.fallbacks.most_common()]
+        what = f"kept, marked invalid: {self.kept_invalid}" if self.kept_invalid else "dropped"
+        lines += [f"  {n:>6}  audit error ({what}): {check}" for check, n in self.audit.most_common()]
         return "\n".join(lines)
 
 
@@ -166,9 +175,30 @@ class ConstraintGenerator:
         if problem_problem:
             self.report.drops[problem_problem] += 1
             return None
-        self._seen.add(key)
         task = self._task(slot, attempt, draft, gold, distractors, rng, space.size, len(found), counted)
+        if not self._audit(task):
+            return None
+        self._seen.add(key)
         return Built(task, space.size, len(found), counted, time.perf_counter() - clock)
+
+    def _audit(self, task: Task) -> bool:
+        """The same audit as `tauplay verify`: findings go into the task's provenance; a task with an error
+        finding is dropped (counted per check) unless keep_invalid keeps it marked."""
+        from tauplay.core.audit import audit_task
+        from tauplay.core.findings import ERROR
+
+        audit = audit_task(self.domain, self.database, task)
+        if audit.findings:
+            task.provenance["findings"] = [f.to_json() for f in audit.findings]
+        errors = sorted({f.check for f in audit.findings if f.severity == ERROR})
+        self.report.audit.update(errors)
+        if not errors:
+            return True
+        if self.settings.keep_invalid:
+            self.report.kept_invalid += 1
+            return True
+        self.report.drops[f"audit: {errors[0]}"] += 1
+        return False
 
     def _distractors(self, space: Space, rng: random.Random) -> tuple[list[tuple[Assignment, str]], int]:
         """Up to `distractors` near misses per rule, drawn from the first thousand the solver gives, and
