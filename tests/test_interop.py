@@ -382,7 +382,10 @@ def test_export_approved_tasks(tmp_path: Path, airline_tasks, capsys: pytest.Cap
         review(t[0], "approve")
         review(t[1], "reject")
         review(t[2], "needs_edit")
-        review(t[2], "approve", edited={**t[2].to_json(), "instruction": "Edited instruction."})
+        edited = t[2].to_json()
+        edited = {**edited, "instruction": "Edited instruction.",  # and an edit that breaks it
+                  "actions": [*edited["actions"], {"name": "teleport_bag", "kwargs": {}}]}
+        review(t[2], "approve", edited=edited)
         review(t[3], "approve")
         review(t[3], "reject", annotator="bob")  # bob disagrees: not approved by everyone
         review(t[4], "reject")
@@ -393,6 +396,11 @@ def test_export_approved_tasks(tmp_path: Path, airline_tasks, capsys: pytest.Cap
     assert [x.id for x in exported.tasks] == [t[0].id, t[2].id, t[4].id]
     assert exported.tasks[1].instruction == "Edited instruction."
     assert exported.tasks[0].actions == t[0].actions and exported.tasks[0].emotion == t[0].emotion
+    # each carries verify's audit, made fresh on export: the edit added an action no tool runs
+    findings = {x.id: x.provenance["findings"] for x in exported.tasks}
+    assert findings[t[0].id] == [] and findings[t[4].id] == []
+    assert [(f["check"], f["action"]) for f in findings[t[2].id]] == [("not_executable", 2)]
+    assert "3 approved task(s), 1 with an error finding of the audit" in capsys.readouterr().out
     out = tmp_path / "bench_taubench.json"
     assert main(["export", "tasks", "--domain", "airline", "--annotator", "ann", "--form", "taubench", "--out",
                  str(out), "--db", str(db)]) == 0

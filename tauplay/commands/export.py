@@ -41,6 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task", metavar="ID", help="only sessions of this task")
     parser.add_argument("--batch", metavar="ID", help="only sessions of this batch")
     parser.add_argument("--annotator", help="tasks: only this annotator's verdicts")
+    parser.add_argument("--data", metavar="DIR", help="tasks: the tau-bench data folder the audit replays them on "
+                        "(default: the domain's own database)")
     parser.add_argument("--form", choices=("tauplay", "taubench"), default="tauplay",
                         help="tasks: tauplay task set JSON, or the tau-Emotion-Bench task form (default: tauplay)")
     parser.add_argument("--all", action="store_true", help="sessions: include sessions nobody labelled or reviewed (a suggestion nobody "
@@ -56,6 +58,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include-unapproved", action="store_true",
                         help="training: keep sessions whose task has a verdict other than approve (left out by "
                              "default; a task nobody judged is kept)")
+
+
+def _with_findings(tasks: list[Any], domain_name: str, data: str | None) -> str:
+    """verify's audit of each exported task, fresh on the domain's database (`--data`), into its provenance
+    ("findings"; the taubench form has no place for them). Returns what the summary line adds."""
+    from tauplay.core.audit import audit_task
+    from tauplay.core.domain import DomainError, get_domain
+
+    if not tasks:
+        return ""
+    try:
+        domain = get_domain(domain_name)
+        database = domain.database(data)
+    except DomainError as e:
+        return f" (not audited: {e})"
+    invalid = 0
+    for task in tasks:
+        audit = audit_task(domain, database, task)
+        task.provenance = {**task.provenance, "findings": [f.to_json() for f in audit.findings]}
+        invalid += not audit.valid
+    return f", {invalid} with an error finding of the audit (provenance.findings)" if invalid else ", audit: no error"
 
 
 def _write(out: Path | None, text: str) -> None:
@@ -93,8 +116,9 @@ def _export(args: argparse.Namespace, store: Any) -> tuple[str, str]:
         if not args.domain:
             raise UsageError("tasks: --domain is needed (a task set belongs to one domain)")
         tasks = benchmark.approved_tasks(store.task_reviews(domain=args.domain), args.domain, args.annotator)
+        audited = _with_findings(tasks, args.domain, args.data)
         data = mask_all(benchmark.task_set_json(tasks, args.domain, args.form))
-        return json.dumps(data, indent=1, ensure_ascii=False) + "\n", f"{len(tasks)} approved task(s)"
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n", f"{len(tasks)} approved task(s){audited}"
     records = store.list_sessions(domain=args.domain, task_id=args.task, batch_id=args.batch)
     records = [r for r in records if r.finished]
     if args.kind == "sessions" and not args.all:

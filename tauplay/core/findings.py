@@ -44,3 +44,20 @@ class AuditCheck:
     name: str
     description: str
     run: Callable[[Any], list[Finding]]
+
+
+# The review reason a person gives when rejecting a task for a finding of this check (tauplay.core.vocabulary's
+# REVIEW_REASONS); a domain's own check is "other".
+REVIEW_REASON_OF_CHECK = {
+    "not_executable": "unreachable_goal",
+    "ungrounded_value": "unreachable_goal",
+    "policy_violation": "policy_conflict",
+    "instruction_contradicts_data": "ambiguous_instruction",
+    "outcome_mismatch": "wrong_gold_action",
+    "no_effect": "wrong_gold_action",
+}
+
+
+def review_reason(check: str) -> str:
+    return REVIEW_REASON_OF_CHECK.get(check, "other")
+

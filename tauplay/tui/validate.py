@@ -86,6 +86,7 @@ class ValidateScreen(Screen[None]):
         self.store: Any = None
         self.graph: Any = None
         self.facts: list[Any] = []
+        self.audits: list[Any] = []  # per task, verify's TaskAudit
         self.reviews: dict[str, Any] = {}  # task id -> this annotator's latest review
         self.drafts: dict[str, Draft] = {}
         self.saved: list[Saved] = []
@@ -115,6 +116,7 @@ class ValidateScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="validate-load", exit_on_error=False)
     def load(self) -> None:
+        from tauplay.core.audit import audit_tasks
         from tauplay.core.graph import ToolGraph
         from tauplay.core.task_checks import check_tasks
         from tauplay.store import SessionStore, StoreError
@@ -127,14 +129,16 @@ class ValidateScreen(Screen[None]):
             return
         facts = check_tasks(self.domain, self.database, self.tasks)
         graph = ToolGraph(self.domain)
-        self.app.call_from_thread(self._loaded, store, reviews, facts, graph)
+        audits = audit_tasks(self.domain, self.database, self.tasks)
+        self.app.call_from_thread(self._loaded, store, reviews, facts, graph, audits)
 
     def _fail(self, message: str) -> None:
         self.query_one("#v-status", Static).update(Text(visible(f" {message}"), style="bold red"))
         self.app.report(message)  # type: ignore[attr-defined]
 
-    def _loaded(self, store: Any, reviews: dict[str, Any], facts: list[Any], graph: Any) -> None:
+    def _loaded(self, store: Any, reviews: dict[str, Any], facts: list[Any], graph: Any, audits: list[Any]) -> None:
         self.store, self.reviews, self.facts, self.graph = store, reviews, facts, graph
+        self.audits = audits
         # Resume: the first task without a verdict by this annotator (the last task when all have one).
         self.index = next((i for i, t in enumerate(self.tasks) if t.id not in reviews), max(0, len(self.tasks) - 1))
         self.ready = True
@@ -235,6 +239,7 @@ class ValidateScreen(Screen[None]):
             parts.append(line)
         if not task.actions:
             parts.append(Text("none", style="dim"))
+        parts += self._audit_view()
         parts.append(Text("\nAutomatic checks", style="bold"))
         for c in facts.checks:
             mark, style = {True: ("✓", "green"), False: ("✗", "bold red"), None: ("·", "dim")}[c.ok]
@@ -243,6 +248,26 @@ class ValidateScreen(Screen[None]):
             line.append(visible(c.detail))
             parts.append(line)
         return Group(*parts)
+
+    def _audit_view(self) -> list[Any]:
+        """verify's findings for the task as loaded (the same audit as `tauplay verify`)."""
+        audit = self.audits[self.index]
+        head = Text("\nAudit (tauplay verify)", style="bold")
+        if self.draft.edited:
+            head.append("  of the task as loaded, before your edits", style="dim")
+        if not audit.findings:
+            return [head, Text("✓ no finding", style="green")]
+        parts: list[Any] = [head]
+        for f in audit.findings:
+            line = Text("✗ " if f.severity == "error" else "! ", style="bold red" if f.severity == "error" else "yellow")
+            where = f" (action {f.action + 1}{', ' + f.path if f.path else ''})" if f.action is not None else ""
+            line.append(visible(f"{f.check}{where}: "), style="bold")
+            line.append(visible(f.message))
+            parts.append(line)
+        key = self.app.key_for  # type: ignore[attr-defined]
+        if not audit.valid:
+            parts.append(Text(f"{key('validate.reject_findings')} rejects it for these findings", style="dim"))
+        return parts
 
     def _side_view(self) -> Group:
         from tauplay.tui.widgets.graph_panel import render_graph
@@ -325,6 +350,28 @@ class ValidateScreen(Screen[None]):
             return
         self.busy = True
         self._save(self.index, verdict, draft, self.edited_task())
+
+    def action_reject_from_findings(self) -> None:
+        """Reject for the audit's error findings: their review reasons, and a note naming them (kept after what
+        the person wrote)."""
+        from tauplay.core.findings import review_reason
+
+        if not self._usable():
+            return
+        errors = [f for f in self.audits[self.index].findings if f.severity == "error"]
+        if not errors:
+            self.app.notify("the audit found no error in this task: choose reasons and press "
+                            f"{self.app.key_for('validate.reject')} to reject it", severity="warning",  # type: ignore[attr-defined]
+                            markup=False)
+            return
+        draft = self.draft
+        for f in errors:
+            if review_reason(f.check) not in draft.reasons:
+                draft.reasons.append(review_reason(f.check))
+        found = "audit: " + "; ".join(f"{f.check}: {f.message}" for f in errors)
+        draft.note = f"{draft.note} · {found}" if draft.note and found not in draft.note else draft.note or found
+        self.unsaved_ids.add(self.task.id)
+        self.action_verdict("reject")
 
     @work(thread=True, group="validate-db", exit_on_error=False)
     def _save(self, index: int, verdict: str, draft: Draft, edited: dict[str, Any] | None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
@@ -126,3 +127,40 @@ async def test_edit_emotion_and_play_the_task(db_path: Path) -> None:
         assert app.screen.prepared.task.emotion.leaf == "argumentativeness"
         app.go_home()
         await wait_until(pilot, lambda: isinstance(app.screen, ValidateScreen), what="back to the queue")
+
+
+async def test_the_audit_is_shown_beside_each_task_and_r_rejects_for_its_findings(db_path: Path) -> None:
+    """Issue 23 item 3: the same findings as `tauplay verify`, beside the task; `r` rejects for them."""
+    from dataclasses import replace
+
+    from rich.console import Console
+
+    from tauplay.core.tasks import Action, TaskSet
+
+    def task_pane(screen: ValidateScreen) -> str:  # the whole pane, scrolled or not
+        console = Console(width=100, record=True, file=io.StringIO())
+        console.print(screen._task_view())
+        return console.export_text()
+
+    domain = get_domain("airline")
+    starter = load_tasks(STARTER, "airline")
+    bag = starter.by_id("airline-starter-03-add-bag")
+    broken = replace(bag, id="bag-broken", actions=[*bag.actions, Action("teleport_bag", {})])
+    tasks = TaskSet("airline", [starter.tasks[0], broken], "")
+    app = ValidateApp({"domain": domain, "database": domain.database(), "task_set": tasks,
+                       "db_url": str(db_path), "annotator": "ann"})
+    async with app.run_test(size=(150, 45)) as pilot:
+        screen = await ready(pilot)
+        assert "Audit (tauplay verify)" in task_pane(screen) and "✓ no finding" in task_pane(screen)
+        await pilot.press("r")  # nothing to reject it for: refused, nothing saved
+        await pilot.pause()
+        assert screen.saves == 0 and screen.index == 0
+        await press_and_save(pilot, screen, "a")
+        text = task_pane(screen)
+        assert "✗ not_executable (action 3)" in text and "teleport_bag" in text
+        assert "r rejects it for these findings" in text
+        await press_and_save(pilot, screen, "r")
+    with open_store(db_path) as store:
+        review = store.latest_reviews("airline", "ann")["bag-broken"]
+        assert review.verdict == "reject" and review.reasons == ["unreachable_goal"]
+        assert review.note.startswith("audit: not_executable: ") and "teleport_bag" in review.note
