@@ -191,12 +191,16 @@ def _ungrounded_value(view: TaskView) -> list[Finding]:
         missing = [leaf for leaf in leaves(action.kwargs) if needs_grounding(leaf) and not seen.grounded(leaf.value)
                    and not _is_choice(view, action, leaf)
                    and not (isinstance(leaf.value, str) and loosely_stated(goal, leaf.value))]
+        looked_up: list[str] = []
         if missing and view.states[i] is not None:
             explorer = Explorer(view.domain, view.states[i], user.user)
-            seen = seen.plus(*explorer.outputs(seen, earlier, [leaf.value for leaf in missing]))
+            looked_up = list(explorer.outputs(seen, earlier, [leaf.value for leaf in missing]))
+            seen = seen.plus(*looked_up)
             missing = [leaf for leaf in missing if not seen.grounded(leaf.value)]
-        missing = [leaf for leaf in missing if not _worked_out_date(leaf.value, goal, [goal, *earlier])
-                   and not _stay_end(leaf.value, action, goal, earlier)]
+        # A relative date ("the next day") is worked out from a date an agent sees, a look-up's too.
+        shown = [*earlier, *looked_up]
+        missing = [leaf for leaf in missing if not _worked_out_date(leaf.value, goal, [goal, *shown])
+                   and not _stay_end(leaf.value, action, goal, shown)]
         for leaf in missing:
             out.append(Finding(UNGROUNDED_VALUE, ERROR, i, path_of(leaf),
                                f"{action.name} {path_of(leaf)} = {leaf.value!r} is stated neither in the instruction "

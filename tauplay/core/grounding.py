@@ -56,6 +56,9 @@ def spellings(value: str) -> list[str]:
         for day in (str(d), _ordinal(d)):
             out += [f"{month} {day} {y}", f"{day} {month} {y}", f"{month[:3]} {day} {y}", f"{day} {month[:3]} {y}"]
         out += [f"{mo:02d} {d:02d} {y}", f"{mo} {d} {y}"]
+        # Said without its year ("from January 15 to January 17"): the year is the one of the dates in view.
+        for day in (str(d), _ordinal(d)):
+            out += [f"{month} {day}", f"{day} {month}", f"{day} of {month}"]
         out = [normalize(o) for o in out]
     return list(dict.fromkeys(out))
 
