@@ -21,3 +21,12 @@ def first_broken(rules: Sequence[ActionRule], tool: str, args: dict[str, Any], s
     """'' when every rule allows the write, else why the first rule broken forbids it (the Tracer's form)."""
     broken = broken_rules(rules, tool, args, state, known)
     return broken[0][1] if broken else ""
+
+
+def as_said(known: dict[str, Any], key: str) -> list[Any] | None:
+    """The values the user gave for `key`, when known (a task's known info lists one per write when the task
+    makes two: two tickets, two cancellations); None when nothing is known of it."""
+    value = known.get(key)
+    if value is None:
+        return None
+    return list(value) if isinstance(value, list) else [value]

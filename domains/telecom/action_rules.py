@@ -13,6 +13,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.policy_rules import ActionRule
 
+from ..common_rules import as_said
 from .catalogue import BILLING_CYCLES, SERVICES, TICKET_PRIORITIES
 
 PAYMENT_METHODS = ("credit_card", "bank_transfer")
@@ -55,14 +56,6 @@ def _said(known: dict[str, Any], key: str) -> list[str] | None:
     return value.split(" and ") if isinstance(value, str) else None
 
 
-def _as_said(known: dict[str, Any], key: str) -> list[Any] | None:
-    """The values the customer gave for `key` (a task with two tickets lists both priorities), when known."""
-    value = known.get(key)
-    if value is None:
-        return None
-    return list(value) if isinstance(value, list) else [value]
-
-
 def _own_customer(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
     customer = known.get("customer_id")
     if customer is None:
@@ -87,7 +80,7 @@ def _payment_within_balance(tool: str, args: dict[str, Any], state: State, known
 
 
 def _payment_date(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    said = _as_said(known, "date")
+    said = as_said(known, "date")
     return "" if said is None or args.get("date") in said else \
         f"dated {args.get('date')}, the customer said {' or '.join(map(str, said))}"
 
@@ -114,7 +107,7 @@ def _one_open_ticket(tool: str, args: dict[str, Any], state: State, known: dict[
 
 
 def _priority_as_urgent(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    said = _as_said(known, "priority")
+    said = as_said(known, "priority")
     return "" if said is None or args.get("priority", "medium") in said else \
         f"priority {args.get('priority', 'medium')}, the customer's urgency calls for {' or '.join(map(str, said))}"
 
