@@ -1,0 +1,180 @@
+"""The policy as code of the generated domains (each `NAME/action_rules.py`), through the one declaration the
+audit, the sessions' policy checks and the gated agent read (`Domain.action_rules`):
+
+- every shipped task set (starter and test) has no `policy_violation` finding in the audit;
+- for every rule, a crafted gold trajectory that breaks it (a changed argument, a changed start record or an
+  added write) is flagged with the rule's name and the action's index;
+- an oracle session on a starter task has no violation, and a session whose agent makes a forbidden write has
+  one, which `tauplay stats --by domain emotion` counts as the domain's violation rate;
+- the gated agent refuses a forbidden write, naming the rule.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+
+from tauplay.core.audit import GENERAL_CHECKS, POLICY_VIOLATION, audit_task
+from tauplay.core.db import Database
+from tauplay.core.domain import Domain, get_domain
+from tauplay.core.tasks import Action, Task, load_tasks
+
+DOMAINS = ("school", "telehealth", "telecom", "restaurant", "bank", "movie", "travel", "basketball")
+Tables = dict[str, dict[str, Any]]
+_BREAKS = re.compile(r"^\w+ breaks (\w+): ")
+_ONLY_RULES = [c for c in GENERAL_CHECKS if c.name == POLICY_VIOLATION]
+
+
+@dataclass(frozen=True)
+class Craft:
+    """A starter task made to break `rule` at gold action `index`: its arguments changed (`args`), its start
+    records changed (`tweak`), its known info changed (`known`) or its actions rewritten (`actions`)."""
+
+    rule: str
+    task: str
+    index: int
+    args: dict[str, Any] = field(default_factory=dict)
+    tweak: Callable[[Tables], None] | None = None
+    known: dict[str, Any] | None = None
+    actions: Callable[[list[Action], Tables], list[Action]] | None = None
+
+
+_DOMAIN: dict[str, Domain] = {}
+_DB: dict[str, Database] = {}
+
+
+def domain(name: str) -> Domain:
+    return _DOMAIN.setdefault(name, get_domain(name))
+
+
+def database(name: str) -> Database:
+    if name not in _DB:
+        _DB[name] = domain(name).database()
+    return _DB[name]
+
+
+def starter(name: str, task_id: str) -> Task:
+    return load_tasks(domain(name).task_set_path("starter"), name).by_id(task_id)
+
+
+def flagged(name: str, db: Database, task: Task) -> list[tuple[int | None, str]]:
+    """(action index, rule) of every policy_violation finding the audit makes."""
+    out = []
+    for f in audit_task(domain(name), db, task, checks=_ONLY_RULES).findings:
+        m = _BREAKS.match(f.message)
+        assert m is not None, f.message
+        out.append((f.action, m.group(1)))
+    return out
+
+
+def crafted(name: str, craft: Craft) -> tuple[Database, Task]:
+    task = starter(name, craft.task)
+    tables = copy.deepcopy(database(name).tables)
+    if craft.tweak is not None:
+        craft.tweak(tables)
+    actions = list(task.actions)
+    if craft.args:
+        old = actions[craft.index]
+        actions[craft.index] = Action(old.name, {**old.kwargs, **craft.args}, old.requestor)
+    if craft.actions is not None:
+        actions = craft.actions(actions, tables)
+    known = {**task.known_info, **craft.known} if craft.known is not None else task.known_info
+    return Database(tables), replace(task, actions=actions, known_info=known)
+
+
+def edit(table: str, key: str, **values: Any) -> Callable[[Tables], None]:
+    def run(tables: Tables) -> None:
+        tables[table][key].update(values)
+    return run
+
+
+def then(*steps: Callable[[Tables], None]) -> Callable[[Tables], None]:
+    def run(tables: Tables) -> None:
+        for step in steps:
+            step(tables)
+    return run
+
+
+def repeat(index: int, **changes: Any) -> Callable[[list[Action], Tables], list[Action]]:
+    """The actions with gold action `index` made once more right after it (with `changes`)."""
+    def run(actions: list[Action], tables: Tables) -> list[Action]:
+        again = Action(actions[index].name, {**actions[index].kwargs, **changes}, actions[index].requestor)
+        return [*actions[:index + 1], again, *actions[index + 1:]]
+    return run
+
+
+# -- the crafted breaks, per domain ------------------------------------------------------------------------------
+
+def _only_fall_course(registration_id: str) -> Callable[[Tables], None]:
+    """The student's other Fall 2024 courses dropped: `registration_id` is their last one."""
+    def run(tables: Tables) -> None:
+        student = tables["students"][tables["registrations"][registration_id]["student_id"]]
+        for other in student["registrations"]:
+            reg = tables["registrations"][other]
+            if other != registration_id and reg["term"] == "2024FA":
+                reg["status"] = "dropped"
+    return run
+
+
+def _two_waitlists(student_id: str, besides: str) -> Callable[[Tables], None]:
+    """Two Spring 2025 waitlist places for the student, on courses other than `besides`."""
+    def run(tables: Tables) -> None:
+        sections = [(c["course_id"], s) for c in tables["courses"].values() if c["course_id"] != besides
+                    for s in c["sections"].values() if s["term"] == "2025SP"][:2]
+        for n, (course_id, section) in enumerate(sections):
+            reg_id = f"R99999{n}"
+            tables["registrations"][reg_id] = {
+                "registration_id": reg_id, "student_id": student_id, "course_id": course_id,
+                "section_id": section["section_id"], "term": "2025SP", "credits": 0, "status": "waitlisted",
+                "registered_on": "2024-09-18", "tuition": 0, "course_fee": 0, "refund": 0, "dropped_on": None,
+                "grade": None}
+            tables["students"][student_id]["registrations"].append(reg_id)
+    return run
+
+
+_ENROLL = "school-starter-01-enroll-open-section"  # S101766 into ART210-S25-01 (action 3)
+CRAFTS: dict[str, list[Craft]] = {"school": [
+    Craft("own_records_only", _ENROLL, 3, args={"student_id": "S104573"}),
+    Craft("last_fall_course_is_a_transfer", "school-starter-04-withdraw-fall-course", 3,
+          tweak=_only_fall_course("R100832")),
+    Craft("no_blocking_hold", _ENROLL, 3, tweak=edit("students", "S101766", holds=[
+        {"type": "financial", "reason": "unpaid balance", "placed_on": "2024-09-01"}])),
+    Craft("graduate_courses_for_graduates", _ENROLL, 3, tweak=edit("courses", "ART210", level="graduate")),
+    Craft("prerequisites_met", _ENROLL, 3, tweak=edit("registrations", "R100479", status="dropped")),  # ART110
+    Craft("no_repeat_of_a_pass", _ENROLL, 3, tweak=lambda t: t["students"]["S101766"]["transcript"].append(
+        {"course_id": "ART210", "term": "2024SP", "credits": 3, "grade": "A"})),
+    Craft("one_section_per_course", _ENROLL, 4, actions=repeat(3)),
+    Craft("credit_limit", _ENROLL, 3, tweak=edit("courses", "ART210", credits=30)),
+    Craft("no_time_clash", _ENROLL, 4, actions=repeat(3)),  # a section clashes with itself
+    Craft("waitlist_limit", "school-starter-02-join-waitlist", 3, tweak=_two_waitlists("S104573", "CHEM120")),
+]}
+
+_BOOK = "telehealth-03-book-specialist"  # olivia_okafor_8889 with a cardiologist (action 3)
+CRAFTS["telehealth"] = [
+    Craft("one_patient_only", _BOOK, 3, args={"patient_id": "rosa_ortiz_8927"}),
+    Craft("visits_after_today", _BOOK, 3, args={"date": "2025-12-17"}),  # policy.md's today
+    Craft("bookable_types_only", _BOOK, 3, args={"appointment_type": "surgery"}),
+    Craft("voucher_is_self_pay", "telehealth-04-book-with-voucher", 3, args={"bill_insurance": True}),
+    Craft("supplier_from_catalogue", "telehealth-05-cheapest-supplier", 4, args={"price_usd": 1.0}),
+]
+
+_PAY = "telecom-starter-01"  # alex_anderson_2631 pays 51.62 by card (action 2)
+CRAFTS["telecom"] = [
+    Craft("own_customer_only", _PAY, 2, args={"customer_id": "alex_allen_6191"}),
+    Craft("payment_by_card_or_transfer", _PAY, 2, args={"method": "cash"}),
+    Craft("payment_within_balance", _PAY, 2, args={"amount": 100000.0}),
+    Craft("payment_on_the_date_given", _PAY, 2, args={"date": "2025-10-01"}),
+    Craft("billing_cycle_values", "telecom-starter-04", 2, args={"billing_cycle": "weekly"}),
+    Craft("billing_keeps_other_settings", "telecom-starter-04", 2, known={"billing_changes": "billing_cycle"},
+          tweak=lambda t: t["billing"]["alex_hughes_4767"].update(paperless=False)),
+    Craft("one_ticket_per_problem_open", "telecom-starter-03", 3, actions=repeat(2)),
+    Craft("ticket_priority_by_urgency", "telecom-starter-03", 2, known={"priority": "low"}),
+    Craft("ticket_values", "telecom-starter-05", 1, args={"status": "resolved-ish"}),
+    Craft("ticket_changes_only_asked", "telecom-starter-05", 1, known={"ticket_changes": "status"}),
+    Craft("swap_keeps_devices", "telecom-starter-02", 3, args={"devices_ids": []}),
+]
