@@ -178,3 +178,59 @@ CRAFTS["telecom"] = [
     Craft("ticket_changes_only_asked", "telecom-starter-05", 1, known={"ticket_changes": "status"}),
     Craft("swap_keeps_devices", "telecom-starter-02", 3, args={"devices_ids": []}),
 ]
+
+_TABLE = "restaurant-starter-01-book-table"  # lucia_hughes_9432, a table for 4 (action 3)
+CRAFTS["restaurant"] = [
+    Craft("own_guest_only", _TABLE, 3, args={"guest_id": "nadia_wilson_7338"}),
+    Craft("party_of_eight_at_most", _TABLE, 3, args={"party_size": 10}),
+    Craft("within_booking_window", _TABLE, 3, args={"date": "2024-12-31"}),
+    Craft("change_until_two_hours_before", "restaurant-starter-03-grow-party", 2,
+          tweak=edit("reservations", "S7EC74", date="2024-06-12", time="16:00")),  # an hour from now (15:00)
+    Craft("late_fee_waived_only_when_due", "restaurant-starter-05-cancel-free", 2, args={"waive_late_fee": True}),
+    Craft("refund_within_48_hours", "restaurant-starter-09-refund-missing-unit", 2,
+          tweak=edit("orders", "ORD285464", completed_at="2024-06-01T12:00")),
+    Craft("refund_fits_the_complaint", "restaurant-starter-09-refund-missing-unit", 2,
+          args={"refund_delivery_fee": True}),
+]
+
+
+def _card_account(card_id: str, **values: Any) -> Callable[[Tables], None]:
+    def run(tables: Tables) -> None:
+        tables["accounts"][tables["cards"][card_id]["account_id"]].update(values)
+    return run
+
+
+def _six_transfers_out(account_id: str) -> Callable[[Tables], None]:
+    """Six outgoing transfers this month (2024-09) on the account, beside what it holds."""
+    def run(tables: Tables) -> None:
+        model = next(t for t in tables["transactions"].values() if t["account_id"] == account_id)
+        for n in range(6):
+            key = f"TX399999{n}"
+            tables["transactions"][key] = {**model, "transaction_id": key, "date": "2024-09-0" + str(n + 1),
+                                           "category": "transfer_out", "direction": "debit", "amount": 10.0}
+    return run
+
+
+def _without(index: int) -> Callable[[list[Action], Tables], list[Action]]:
+    return lambda actions, tables: [a for i, a in enumerate(actions) if i != index]
+
+
+CRAFTS["bank"] = [
+    Craft("own_records_only", "bank-starter-01-lock-misplaced-card", 4, args={"card_id": "CRD1221534"}),
+    Craft("frozen_account_to_a_human", "bank-starter-01-lock-misplaced-card", 4,
+          tweak=_card_account("CRD8940175", status="frozen")),
+    Craft("fraud_lock_for_a_human", "bank-starter-02-unlock-found-card", 4,
+          tweak=edit("cards", "CRD1221534", locked_by="fraud_team")),
+    Craft("expiring_within_60_days", "bank-starter-06-expiring-card-standard", 4,
+          tweak=edit("cards", "CRD2833736", expires="2030-01")),
+    Craft("dispute_within_60_days", "bank-starter-07-duplicate-charge-dispute", 4,
+          tweak=edit("transactions", "TX30005104", date="2024-01-02")),
+    # The stolen card is not replaced first: the dispute (now action 5) meets it still active.
+    Craft("secure_card_before_unauthorized", "bank-starter-04-stolen-card-replace-dispute", 5, actions=_without(4)),
+    Craft("duplicate_on_the_later_charge", "bank-starter-07-duplicate-charge-dispute", 4,
+          tweak=edit("transactions", "TX30005104", amount=1.23)),
+    Craft("savings_six_transfers", "bank-starter-17-cover-shortfall-and-waive", 4,
+          tweak=_six_transfers_out("SAV2156699")),
+    Craft("new_payee_limit", "bank-starter-10-new-payee-capped", 4, args={"amount": 800.0}),
+    Craft("fee_waiver_rules", "bank-starter-12-courtesy-overdraft-waiver", 4, args={"reason": "charged_in_error"}),
+]
