@@ -42,6 +42,7 @@ class Craft:
     tweak: Callable[[Tables], None] | None = None
     known: dict[str, Any] | None = None
     actions: Callable[[list[Action], Tables], list[Action]] | None = None
+    clock: tuple[str, str, str] | None = None  # (module, name, value): a fixed date of the policy moved
 
 
 _DOMAIN: dict[str, Domain] = {}
@@ -233,4 +234,82 @@ CRAFTS["bank"] = [
           tweak=_six_transfers_out("SAV2156699")),
     Craft("new_payee_limit", "bank-starter-10-new-payee-capped", 4, args={"amount": 800.0}),
     Craft("fee_waiver_rules", "bank-starter-12-courtesy-overdraft-waiver", 4, args={"reason": "charged_in_error"}),
+]
+
+
+def _booking_showtime(booking_id: str, **values: Any) -> Callable[[Tables], None]:
+    def run(tables: Tables) -> None:
+        tables["showtimes"][tables["bookings"][booking_id]["showtime_id"]].update(values)
+    return run
+
+
+def _with_args(index: int, make: Callable[[dict[str, Any], Tables], dict[str, Any]]
+               ) -> Callable[[list[Action], Tables], list[Action]]:
+    """Gold action `index` with the arguments `make` gives from its own and the start records."""
+    def run(actions: list[Action], tables: Tables) -> list[Action]:
+        old = actions[index]
+        return [*actions[:index], Action(old.name, make(dict(old.kwargs), tables), old.requestor),
+                *actions[index + 1:]]
+    return run
+
+
+def _wheelchair_seat(args: dict[str, Any], tables: Tables) -> dict[str, Any]:
+    showtime = tables["showtimes"][args["showtime_id"]]
+    space = tables["cinemas"][showtime["cinema_id"]]["auditoriums"][showtime["auditorium_id"]]["accessible_seats"][0]
+    return {**args, "tickets": [{**args["tickets"][0], "seat": space}, *args["tickets"][1:]]}
+
+
+_TICKETS = "movie-starter-01-book-with-combo"  # daiki_walsh_2860, two adults for ST01128 (action 4)
+CRAFTS["movie"] = [
+    Craft("own_member_only", _TICKETS, 4, args={"member_id": "lucas_morales_6893"}),
+    Craft("age_limits", "movie-starter-12-r-rated-no-child-ticket", 4, args={
+        "tickets": [{"seat": "E11", "ticket_type": "adult"}, {"seat": "E12", "ticket_type": "child"}]}),
+    Craft("bar_items_21_and_over", "movie-starter-14-under-21-no-beer", 4,
+          actions=_with_args(4, lambda args, t: {**args, "concessions": [{"item_id": "beer", "quantity": 1}]})),
+    Craft("wheelchair_spaces_for_wheelchair_users", _TICKETS, 4, actions=_with_args(4, _wheelchair_seat)),
+    Craft("cancel_reason_by_who_cancels", "movie-starter-03-cancel-change-of-plans", 2,
+          args={"reason": "showtime_cancelled_by_cinema"}),
+    Craft("cancel_cutoff_by_tier", "movie-starter-03-cancel-change-of-plans", 2,
+          tweak=_booking_showtime("BK001702", date="2025-06-14", start_time="14:20")),  # 20 minutes from now
+    Craft("change_cutoff_30_minutes", "movie-starter-09-premium-seat-upgrade", 3,
+          tweak=_booking_showtime("BK001739", date="2025-06-14", start_time="14:10")),
+    Craft("exchanges_by_tier", "movie-starter-06-exchange-pay-difference", 4,
+          tweak=edit("bookings", "BK001185", exchange_count=5)),
+]
+
+_STAY = "travel-starter-04-change-dates"  # BK104605, flexible, moved to September (action 3)
+CRAFTS["travel"] = [
+    Craft("own_traveller_only", "travel-starter-07-book-hotel", 3, args={"traveller_id": "aaron_larsen_7493"}),
+    Craft("passport_six_months_abroad", "travel-starter-08-book-package-abroad", 4, actions=_with_args(
+        4, lambda args, t: {**args, "guests": [{**args["guests"][0], "passport_expiry": "2025-10-01"}]})),
+    Craft("saver_not_changeable", _STAY, 3, tweak=edit("bookings", "BK104605", rate_plan="saver")),
+    Craft("changes_three_days_ahead", _STAY, 3, tweak=edit("bookings", "BK104605", check_in="2025-06-03")),
+    Craft("cancel_as_the_traveller_chose", "travel-starter-01-cancel-full-refund", 2, args={"reason": "medical"}),
+    Craft("credit_for_a_recorded_incident", "travel-starter-09-compensation-no-show", 2, args={"amount": 999.0}),
+]
+
+
+def _injured(player_id: str) -> Callable[[Tables], None]:
+    def run(tables: Tables) -> None:
+        tables["players"][player_id]["injury"] = {"status": "out", "description": "torn ligament",
+                                                  "expected_return": "2025-04-01"}
+    return run
+
+
+_RESCHEDULE = "basketball-starter-07-reschedule-pays-fee"  # G0962 moved by C023's manager (action 3)
+CRAFTS["basketball"] = [
+    Craft("own_club_official", "basketball-starter-01-sign-free-agent", 4, args={"club_id": "C019"}),
+    Craft("who_may_ask", "basketball-starter-03-coach-injured-reserve", 2, args={"move": "release"}),
+    Craft("no_signing_before_a_medical", "basketball-starter-01-sign-free-agent", 4, tweak=_injured("P0024")),
+    Craft("salary_at_least_what_is_due", "basketball-starter-01-sign-free-agent", 4, args={"annual_salary": 1000}),
+    Craft("transfer_deadline", "basketball-starter-02-transfer-listed-player", 4,
+          clock=("tauplay_domains.basketball.league", "TODAY", "2025-03-10")),  # past the deadline (03-06)
+    Craft("three_active_players", "basketball-starter-03-coach-injured-reserve", 2,
+          tweak=edit("players", "P0665", roster_status="injured_reserve")),  # C001 then has three active
+    Craft("ten_days_on_injured_reserve", "basketball-starter-04-activate-from-reserve", 2,
+          tweak=edit("players", "P0939", ir_since="2025-02-18")),
+    Craft("rescheduled_once", _RESCHEDULE, 3, tweak=edit("games", "G0962", rescheduled={"from_date": "2025-02-25"})),
+    Craft("reschedule_notice_72_hours", _RESCHEDULE, 3, tweak=edit("games", "G0962", date="2025-02-21")),
+    Craft("tip_off_window", _RESCHEDULE, 3, args={"new_time": "23:00"}),
+    Craft("venue_of_the_clubs", _RESCHEDULE, 3, args={"venue_id": "V001"}),
 ]
