@@ -146,6 +146,7 @@ CRAFTS: dict[str, list[Craft]] = {"school": [
     Craft("no_blocking_hold", _ENROLL, 3, tweak=edit("students", "S101766", holds=[
         {"type": "financial", "reason": "unpaid balance", "placed_on": "2024-09-01"}])),
     Craft("graduate_courses_for_graduates", _ENROLL, 3, tweak=edit("courses", "ART210", level="graduate")),
+    Craft("graduate_courses_for_graduates", _ENROLL, 3, args={"section_id": "PSYC520-S25-01"}),
     Craft("prerequisites_met", _ENROLL, 3, tweak=edit("registrations", "R100479", status="dropped")),  # ART110
     Craft("no_repeat_of_a_pass", _ENROLL, 3, tweak=lambda t: t["students"]["S101766"]["transcript"].append(
         {"course_id": "ART210", "term": "2024SP", "credits": 3, "grade": "A"})),
@@ -313,3 +314,49 @@ CRAFTS["basketball"] = [
     Craft("tip_off_window", _RESCHEDULE, 3, args={"new_time": "23:00"}),
     Craft("venue_of_the_clubs", _RESCHEDULE, 3, args={"venue_id": "V001"}),
 ]
+
+
+# -- the tests -----------------------------------------------------------------------------------------------------
+
+def _cases() -> list[Any]:
+    out = []
+    for name in DOMAINS:
+        for n, craft in enumerate(CRAFTS[name]):
+            out.append(pytest.param(name, craft, id=f"{name}-{craft.rule}-{n}"))
+    return out
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_the_domain_declares_its_rules_each_with_its_policy_sentence(name: str) -> None:
+    rules = domain(name).action_rules()
+    assert len(rules) >= 5 and len({r.id for r in rules}) == len(rules)
+    write_tools = {t.name for t in domain(name).tools if t.is_write}
+    for rule in rules:
+        assert rule.sentence.endswith(".") and len(rule.sentence.split()) >= 5, rule.id
+        assert rule.tools and set(rule.tools) <= write_tools, (rule.id, set(rule.tools) - write_tools)
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+@pytest.mark.parametrize("task_set", ["starter", "test"])
+def test_every_shipped_task_keeps_the_rules(name: str, task_set: str) -> None:
+    tasks = load_tasks(domain(name).task_set_path(task_set), name).tasks
+    assert tasks
+    found = {t.id: flagged(name, database(name), t) for t in tasks}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_every_rule_has_a_crafted_break(name: str) -> None:
+    assert {c.rule for c in CRAFTS[name]} == {r.id for r in domain(name).action_rules()}
+
+
+@pytest.mark.parametrize(("name", "craft"), _cases())
+def test_a_crafted_break_is_flagged_with_the_rule_and_the_action(name: str, craft: Craft,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    if craft.clock is not None:
+        module, attr, value = craft.clock
+        monkeypatch.setattr(f"{module}.{attr}", value)
+    db, task = crafted(name, craft)
+    found = flagged(name, db, task)
+    assert (craft.index, craft.rule) in found, found
+    assert all(index == craft.index for index, _ in found), found  # nothing else in the task breaks a rule
