@@ -360,3 +360,85 @@ def test_a_crafted_break_is_flagged_with_the_rule_and_the_action(name: str, craf
     found = flagged(name, db, task)
     assert (craft.index, craft.rule) in found, found
     assert all(index == craft.index for index, _ in found), found  # nothing else in the task breaks a rule
+
+
+# -- sessions and the gated agent ----------------------------------------------------------------------------------
+
+# Per domain, a crafted break whose write the tools accept (so a session shows it: a session's checks judge the
+# writes that ran, with nothing known of the user), and one the gated agent meets with the gold's own values.
+SESSION_BREAK = {"school": ("graduate_courses_for_graduates", 1), "telehealth": ("voucher_is_self_pay", 0),
+                 "telecom": ("payment_by_card_or_transfer", 0), "restaurant": ("late_fee_waived_only_when_due", 0),
+                 "bank": ("new_payee_limit", 0), "movie": ("age_limits", 0),
+                 "travel": ("passport_six_months_abroad", 0), "basketball": ("tip_off_window", 0)}
+GATED_BREAK = {"school": "no_blocking_hold", "telehealth": "voucher_is_self_pay", "telecom": "swap_keeps_devices",
+               "restaurant": "change_until_two_hours_before", "bank": "fraud_lock_for_a_human",
+               "movie": "exchanges_by_tier", "travel": "saver_not_changeable",
+               "basketball": "ten_days_on_injured_reserve"}
+
+
+def craft_for(name: str, rule: str, nth: int = 0) -> Craft:
+    return [c for c in CRAFTS[name] if c.rule == rule][nth]
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+async def test_an_oracle_session_keeps_the_rules_and_one_on_a_crafted_break_does_not(name: str) -> None:
+    from tauplay.sim.oracle import OracleAgent
+    from tests.test_gated_agent import play
+
+    rule, nth = SESSION_BREAK[name]
+    craft = craft_for(name, rule, nth)
+    clean = await play(domain(name), starter(name, craft.task), database(name), OracleAgent())
+    assert clean.value == 1.0 and clean.violations == []
+    db, task = crafted(name, craft)
+    broken = await play(domain(name), task, db, OracleAgent())
+    assert rule in [v["rule"] for v in broken.violations], broken.violations
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+async def test_the_gated_agent_refuses_a_forbidden_write_naming_the_rule(name: str) -> None:
+    from tauplay.sim.gated import GatedAgent
+    from tests.test_gated_agent import agent_said, calls, play
+
+    craft = craft_for(name, GATED_BREAK[name])
+    db, task = crafted(name, craft)
+    write = task.actions[craft.index]
+    outcome = await play(domain(name), task, db, GatedAgent())
+    assert any(f"policy rule {craft.rule}" in m.content for m in agent_said(outcome)), \
+        [m.content for m in agent_said(outcome)]
+    assert (write.name, write.kwargs) not in [(c.name, c.arguments) for c in calls(outcome)]
+    # The task as shipped: its gold write is made.
+    shipped = starter(name, craft.task)
+    gold = shipped.actions[craft.index]
+    allowed = await play(domain(name), shipped, database(name), GatedAgent())
+    assert (gold.name, gold.kwargs) in [(c.name, c.arguments) for c in calls(allowed)]
+
+
+def test_stats_by_domain_and_emotion_gives_each_domain_its_violation_rate(
+        tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """Per domain, `tauplay run` plays a starter task and its crafted break (same emotion); `tauplay stats --by
+    domain emotion` then shows one of the two sessions violating, for that domain."""
+    import json
+
+    from tauplay.cli import main
+
+    db = str(tmp_path / "s.db")
+    for name in DOMAINS:
+        rule, nth = SESSION_BREAK[name]
+        craft = craft_for(name, rule, nth)
+        _, broken = crafted(name, craft)
+        clean = starter(name, craft.task)
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"tasks": [clean.to_json(), replace(broken, id=f"{clean.id}-broken").to_json()]}))
+        assert main(["run", "--domain", name, "--tasks", str(path), "--db", db, "--json"]) == 0
+        capsys.readouterr()
+    assert main(["stats", "--db", db, "--by", "domain", "emotion", "--json"]) == 0
+    groups = json.loads(capsys.readouterr().out)["groups"]
+    by_domain: dict[str, list[dict[str, Any]]] = {}
+    for g in groups:
+        by_domain.setdefault(g["key"]["domain"], []).append(g["policy_violations"])
+    assert set(by_domain) == set(DOMAINS)
+    for name, figures in by_domain.items():
+        assert figures == [{"checked": 2, "violated": 1, "rate": 0.5}], (name, figures)
+    assert main(["stats", "--db", db, "--by", "domain", "emotion"]) == 0
+    table = capsys.readouterr().out
+    assert all(name in table for name in DOMAINS) and "viol" in table
