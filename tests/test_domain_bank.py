@@ -630,7 +630,8 @@ def test_tracer_policy_checks(db: Database) -> None:
 
 def _writes_obey_the_policy(db: Database, task: Any) -> None:
     """Replay the gold actions; each write must pass the hints' policy check, for this task's caller."""
-    from tauplay_domains.bank.tracer import owner_of, policy_problem
+    from tauplay_domains.bank.action_rules import owner_of
+    from tauplay_domains.bank.tracer import policy_problem
 
     env = fresh(db)
     for action in task.actions:

@@ -10,6 +10,7 @@ from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
+from .action_rules import ACTION_RULES
 from .data_model import Account, Card, Customer, Transaction
 from .emotions import EMOTIONS
 from .generator import generate
@@ -46,6 +47,7 @@ DOMAIN = Domain(
     ],
     identify_with=_VERIFIED,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
+    own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
 )

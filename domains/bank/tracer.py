@@ -24,7 +24,9 @@ from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
+from ..common_rules import first_broken
 from ..common_tracer import persona_of
+from .action_rules import ACTION_RULES, caller_of, outgoing_this_month
 from .rules import (
     EXPEDITE_FEE,
     NEW_PAYEE_MAX,
@@ -64,99 +66,12 @@ FRAUD_FOLLOW_UP = 0.8  # after securing a card, a dispute goal picks one of its 
 
 # -- the policy rules the tools do not enforce ---------------------------------------------------------
 
-def _owner(state: State, account_id: str) -> dict[str, Any] | None:
-    account = state.get("accounts", account_id)
-    return state.get("customers", account["customer_id"]) if account else None
-
-
-def _frozen(state: State, account_id: str) -> str:
-    account = state.get("accounts", account_id)
-    return "the account is frozen: a human agent handles it" if account and account["status"] == "frozen" else ""
-
-
-def outgoing_this_month(state: State, account_id: str) -> int:
-    return sum(1 for t in state.find("transactions", "account_id", account_id)
-               if t["category"] in OUTGOING and t["date"][:7] == TODAY[:7])
-
-
-def caller_of(state: State, known: dict[str, Any]) -> str | None:
-    """The customer id of the caller, from how they identify themselves (phone, or name and birth date)."""
-    if "phone" in known:
-        found = state.find("customers", "phone", known["phone"])
-    else:
-        found = [c for c in state.find("customers", "last_name", known.get("last_name"))
-                 if (c["first_name"], c["date_of_birth"]) == (known.get("first_name"), known.get("date_of_birth"))]
-    return found[0]["customer_id"] if len(found) == 1 else None
-
-
-def owner_of(tool: str, args: dict[str, Any], state: State) -> str | None:
-    """The customer whose card or account a write acts on."""
-    if tool in ("update_card_lock", "replace_card"):
-        record = state.get("cards", args.get("card_id", ""))
-        return record["customer_id"] if record else None
-    if tool in ("file_dispute", "waive_fee"):
-        record = state.get("transactions", args.get("transaction_id", ""))
-        account_id = record["account_id"] if record else ""
-    else:
-        account_id = args.get("from_account_id", "")
-    account = state.get("accounts", account_id)
-    return account["customer_id"] if account else None
-
-
 def policy_problem(tool: str, args: dict[str, Any], state: State, caller: str | None = None) -> str:
-    """'' when the policy allows this write on this state, else why not. A missing record is the tool's
+    """'' when the policy allows this write on this state, else why not (the first rule of action_rules.py
+    broken: one place, read by the audit, sessions and the gated agent too). A missing record is the tool's
     to refuse, so it passes here. `caller`: the verified customer, when known, who may act only on their own
     cards and accounts."""
-    owner = owner_of(tool, args, state)
-    if caller is not None and owner is not None and owner != caller:
-        return f"the write acts on customer {owner}'s records, not the caller's ({caller})"
-    if tool in ("update_card_lock", "replace_card"):
-        card = state.get("cards", args.get("card_id", ""))
-        if card is None:
-            return ""
-        if card["locked_by"] == "fraud_team":
-            return "a fraud-team lock is for a human agent"
-        if tool == "replace_card" and args.get("reason") == "expiring" and not expiring_soon(card):
-            return "the card does not expire within 60 days"
-        return _frozen(state, card["account_id"])
-    if tool == "file_dispute":
-        purchase = state.get("transactions", args.get("transaction_id", ""))
-        if purchase is None:
-            return ""
-        if not dispute_in_window(purchase):
-            return "the purchase is more than 60 days old"
-        card = state.get("cards", purchase["card_id"]) if purchase["card_id"] else None
-        if args.get("reason") == "unauthorized" and card is not None and card["status"] == "active":
-            return "secure the card (lock or replace) before an unauthorized dispute"
-        if args.get("reason") == "duplicate_charge" and earlier_twin(
-                purchase, state.find("transactions", "account_id", purchase["account_id"])) is None:
-            return "a duplicate charge is disputed on the later of two identical charges"
-        return _frozen(state, purchase["account_id"])
-    if tool == "transfer_funds":
-        source = state.get("accounts", args.get("from_account_id", ""))
-        if source is None:
-            return ""
-        if source["type"] == "savings" and outgoing_this_month(state, source["account_id"]) \
-                >= SAVINGS_TRANSFERS_PER_MONTH:
-            return "the savings account has made its six outgoing transfers this month"
-        holder = state.get("customers", source["customer_id"]) or {"payees": []}
-        payee = next((p for p in holder["payees"] if p["payee_id"] == args.get("destination_id")), None)
-        if payee is not None and new_payee(payee) and float(args.get("amount", 0)) > NEW_PAYEE_MAX:
-            return "a new payee may receive at most $500.00 per transfer"
-        return ""
-    if tool == "waive_fee":
-        fee = state.get("transactions", args.get("transaction_id", ""))
-        fee_holder = _owner(state, fee["account_id"]) if fee else None
-        if fee is None or fee_holder is None or fee["category"] != "fee":
-            return ""
-        if args.get("reason") == "charged_in_error":
-            why = "" if charged_in_error(fee_holder, fee) else "the fee was charged correctly"
-        elif charged_in_error(fee_holder, fee):
-            why = "a fee charged in error is refunded as 'charged_in_error', not as a courtesy"
-        else:
-            why = courtesy_waiver_allowed(fee_holder, fee)
-        return why or _frozen(state, fee["account_id"])
-    return ""
+    return first_broken(ACTION_RULES, tool, args, state, {"customer_id": caller} if caller else {})
 
 
 # -- what a customer can ask for, on a given state -------------------------------------------------------

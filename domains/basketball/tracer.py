@@ -24,22 +24,30 @@ from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
+from ..common_rules import first_broken
 from ..common_tracer import persona_id_of, persona_of
 from . import league
+from .action_rules import (
+    ACTION_RULES,
+    ALLOWED_ROLES,
+    COACH,
+    GM,
+    active_count,
+    cap_space,
+    earliest_activation,
+    minimum_salary,
+    name_of,
+    official,
+    official_by_email,
+    request_of,
+    reserve_count,
+    roster,
+    sign_problem,
+)
 
 Record = dict[str, Any]
 
-GM, COACH = "general_manager", "head_coach"
-# Who may ask for what (policy.md, "Who may ask for what"): request -> roles.
-ALLOWED_ROLES = {
-    "sign": (GM,),
-    "injured_reserve": (GM, COACH),
-    "activate": (GM, COACH),
-    "release": (GM,),
-    "reschedule": (GM,),
-}
 COACH_CALLS = 0.35  # share of injured-reserve / activation goals a head coach phones in
-EARLIEST_TIP, LATEST_TIP = "12:00", "21:00"  # a moved game's tip-off window (policy)
 TIP_OFFS = ("13:00", "15:00", "17:00", "18:00", "19:00", "19:30", "20:00")
 POSTPONED_CLUB = 0.3  # share of reschedule callers drawn from the clubs with a postponed game
 POSTPONED_FIRST = 0.6  # chance that a club's postponed game, when it has one, is the one to move
@@ -55,128 +63,13 @@ MOVE_WEIGHTS = {"activate": 1, "injured_reserve": 2, "release": 1}
 
 # -- the league's state, read the way the policy talks about it -------------------------------------------
 
-def roster(state: State, club: Record) -> list[Record]:
-    return [p for p in (state.get("players", pid) for pid in club["roster"]) if p is not None]
-
-
-def active_count(state: State, club: Record) -> int:
-    return sum(1 for p in roster(state, club) if p["roster_status"] == "active")
-
-
-def reserve_count(state: State, club: Record) -> int:
-    return sum(1 for p in roster(state, club) if p["roster_status"] == "injured_reserve")
-
-
-def cap_space(state: State, club: Record) -> int:
-    return league.SALARY_CAP - sum(p["contract"]["annual_salary"] for p in roster(state, club) if p["contract"])
-
-
-def official_by_email(state: State, email: str | None) -> tuple[Record, Record] | None:
-    """(club, official) for an email on file, ignoring case."""
-    wanted = (email or "").strip().lower()
-    for club in state.values("clubs"):
-        for o in club["officials"]:
-            if o["email"].lower() == wanted:
-                return club, o
-    return None
-
-
-def official(club: Record, role: str) -> Record:
-    return next(o for o in club["officials"] if o["role"] == role)
-
-
-def earliest_activation(player: Record) -> str:
-    return league.add_days(player["ir_since"], league.IR_MIN_DAYS)
-
-
-def minimum_salary(player: Record) -> int:
-    """What a signing must pay at least: the asking salary, or a listed player's current salary."""
-    if player["roster_status"] == "free_agent":
-        return max(player["asking_salary"] or 0, league.MIN_SALARY)
-    return max(player["contract"]["annual_salary"], league.MIN_SALARY)
-
-
-def name_of(person: Record) -> str:
-    return f"{person['first_name']} {person['last_name']}"
-
-
-# -- the policy-only rules: '' when a write is allowed, else why not ---------------------------------------
-
-def caller_problem(request: str, club_id: str, state: State, email: str | None) -> str:
-    found = official_by_email(state, email)
-    if found is None:
-        return "the caller is not an identified club official"
-    club, person = found
-    if club["club_id"] != club_id:
-        return f"the caller works for {club['club_id']}, not {club_id}"
-    if person["role"] not in ALLOWED_ROLES[request]:
-        return f"a {words(person['role'])} may not ask for a {words(request)}"
-    return ""
-
-
-def sign_problem(args: Record, state: State) -> str:
-    player = state.get("players", args["player_id"])
-    club = state.get("clubs", args["club_id"])
-    if player is None or club is None:
-        return "unknown player or club"
-    if player["injury"]["status"] == "out":
-        return "a player ruled out by injury cannot be signed before a medical"
-    if args["annual_salary"] < minimum_salary(player):
-        return f"salary {args['annual_salary']} is below the {minimum_salary(player)} the player must get"
-    if player["roster_status"] != "free_agent":
-        if league.TODAY > league.TRANSFER_DEADLINE:
-            return "the transfer deadline has passed"
-        seller = state.get("clubs", player["club_id"])
-        if seller and player["roster_status"] == "active" and active_count(state, seller) <= league.MIN_ACTIVE:
-            return f"the transfer would leave {seller['club_id']} with fewer than {league.MIN_ACTIVE} active players"
-    return ""
-
-
-def roster_move_problem(args: Record, state: State) -> str:
-    player = state.get("players", args["player_id"])
-    club = state.get("clubs", args["club_id"])
-    if player is None or club is None:
-        return "unknown player or club"
-    move = args["move"]
-    if move == "activate":
-        if player["ir_since"] and league.TODAY < earliest_activation(player):
-            return f"ten days on injured reserve end on {earliest_activation(player)}"
-        return ""
-    if player["roster_status"] == "active" and active_count(state, club) <= league.MIN_ACTIVE:
-        return f"the move would leave {club['club_id']} with fewer than {league.MIN_ACTIVE} active players"
-    return ""
-
-
-def reschedule_problem(args: Record, state: State) -> str:
-    game = state.get("games", args["game_id"])
-    if game is None:
-        return "unknown game"
-    if game["rescheduled"]:
-        return "the game has already been rescheduled once"
-    if game["status"] == "scheduled" and league.hours_until(game["date"], game["time"]) < league.NOTICE_HOURS:
-        return f"tip-off is less than {league.NOTICE_HOURS} hours away"
-    if not EARLIEST_TIP <= args["new_time"] <= LATEST_TIP:
-        return f"tip-off {args['new_time']} is outside {EARLIEST_TIP}-{LATEST_TIP}"
-    allowed = {game["venue_id"]} | {must_get(state, "clubs", game[f"{side}_club_id"])["home_venue_id"]
-                                    for side in ("home", "away")}
-    if args["venue_id"] not in allowed:
-        return "the venue is neither the game's own nor a home venue of its clubs"
-    return ""
-
-
 def policy_problem(tool: str, args: Record, state: State, caller_email: str | None) -> str:
-    """'' when the policy allows this write, asked by the official with this email, on this state."""
-    request = {"sign_player": "sign", "reschedule_game": "reschedule"}.get(tool) or args.get("move", "")
-    if request not in ALLOWED_ROLES:
-        return ""
-    why = caller_problem(request, args["club_id"], state, caller_email)
-    if why:
-        return why
-    if tool == "sign_player":
-        return sign_problem(args, state)
-    if tool == "make_roster_move":
-        return roster_move_problem(args, state)
-    return reschedule_problem(args, state)
+    """'' when the policy allows this write, asked by the official with this email, on this state: the Tracer
+    always knows who calls, so an unidentified caller forbids every write; the rules live in action_rules.py
+    (read by the audit, sessions and the gated agent too)."""
+    if request_of(tool, args) in ALLOWED_ROLES and official_by_email(state, caller_email) is None:
+        return "the caller is not an identified club official"
+    return first_broken(ACTION_RULES, tool, args, state, {"email": caller_email} if caller_email else {})
 
 
 # -- what a club can do now (targets) ---------------------------------------------------------------------

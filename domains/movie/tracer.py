@@ -24,7 +24,9 @@ from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
+from ..common_rules import first_broken
 from ..common_tracer import persona_of
+from .action_rules import ACTION_RULES, auditorium_of, identified
 from .rules import (
     ALCOHOL_MIN_AGE,
     BOOKING_FEE,
@@ -73,99 +75,13 @@ CANCEL_WHY = ("because you can no longer make it", "because your plans changed",
 
 # -- the rules policy.md states and the tools do not check ----------------------------------------------
 
-def identified(state: State, known: Record) -> str | None:
-    """The member the agent identified by the email or the phone number the member gave."""
-    email = (known.get("email") or "").strip().lower()
-    if email:
-        found = state.find("members", "email", email)
-        return found[0]["member_id"] if found else None
-    phone = known.get("phone")
-    if phone:
-        found = state.find("members", "phone", phone)
-        return found[0]["member_id"] if found else None
-    return None
-
-
-def _rating(state: State, showtime: Record) -> str:
-    return must_get(state, "films", showtime["film_id"])["rating"]
-
-
-def _auditorium(state: State, showtime: Record) -> Record:
-    return must_get(state, "cinemas", showtime["cinema_id"])["auditoriums"][showtime["auditorium_id"]]
-
-
-def _new_accessible(state: State, showtime: Record, seats: list[str], held: set[str]) -> list[str]:
-    """Wheelchair spaces among `seats` that the booking did not already hold."""
-    auditorium = _auditorium(state, showtime)
-    return [s for s in seats if seat_class(auditorium, s) == "accessible" and s not in held]
-
-
-def age_problem(rating: str, types: list[str], member_age: int, under_18: bool) -> str:
-    """'' when a party with these ticket types may see a film of this rating (policy: tickets and age limits)."""
-    if rating in ("R", "NC-17") and "child" in types:
-        return f"no child tickets for a {rating} film"
-    if rating == "PG-13" and "child" in types and not {"adult", "senior"} & set(types):
-        return "child tickets for PG-13 need an adult or senior ticket in the same booking"
-    if rating == "NC-17" and (member_age < 18 or under_18):
-        return "nobody under 18 may see an NC-17 film"
-    return ""
-
-
 def policy_problem(tool: str, args: Record, state: State, known: Record) -> str:
-    """'' when policy.md allows this write on this state for the member identified by `known`'s email or phone."""
-    me = identified(state, known)
-    if me is None:
+    """'' when policy.md allows this write on this state for the member identified by `known`'s email or phone,
+    else why not: the Tracer always knows who speaks, so an unidentified member forbids every write; the rules
+    live in action_rules.py (read by the audit, sessions and the gated agent too)."""
+    if identified(state, known) is None:
         return "the member was not identified by email or phone"
-    member = must_get(state, "members", me)
-    if tool == "book_tickets":
-        if args.get("member_id") != me:
-            return "tickets are booked for the identified member only"
-        showtime = state.get("showtimes", args.get("showtime_id", ""))
-        if showtime is None:
-            return ""  # the tool refuses it
-        types = [t["ticket_type"] for t in args.get("tickets", [])]
-        why = age_problem(_rating(state, showtime), types, age_on(member["date_of_birth"]),
-                          bool(known.get("under_18")))
-        if why:
-            return why
-        bar = [c["item_id"] for c in args.get("concessions") or []
-               if (state.get("concessions", c["item_id"]) or {}).get("min_age", 0) >= ALCOHOL_MIN_AGE]
-        if bar and age_on(member["date_of_birth"]) < ALCOHOL_MIN_AGE:
-            return f"bar items ({', '.join(bar)}) only for members aged {ALCOHOL_MIN_AGE} or over"
-        spaces = _new_accessible(state, showtime, [t["seat"] for t in args.get("tickets", [])], set())
-        if spaces and not known.get("wheelchair"):
-            return f"wheelchair spaces ({', '.join(spaces)}) only for viewers who use a wheelchair"
-        return ""
-    booking = state.get("bookings", args.get("booking_id", ""))
-    if booking is None:
-        return ""
-    if booking["member_id"] != me:
-        return f"booking {booking['booking_id']} is not the identified member's"
-    showtime = must_get(state, "showtimes", booking["showtime_id"])
-    called_off = showtime["status"] == "cancelled"
-    held = {t["seat"] for t in booking["tickets"]}
-    if tool == "cancel_booking":
-        if called_off:
-            return "" if args.get("reason") == "showtime_cancelled_by_cinema" else \
-                "a show the cinema called off is cancelled with reason showtime_cancelled_by_cinema (full refund)"
-        if args.get("reason") != "change_of_plans":
-            return "a member's own cancellation uses reason change_of_plans"
-        cutoff = CANCEL_CUTOFF_MINUTES[member["tier"]]
-        return "" if minutes_until(showtime) >= cutoff else \
-            f"{member['tier']} members cancel at least {cutoff} minutes before the start"
-    if tool in ("exchange_showtime", "change_seats"):
-        if not called_off and minutes_until(showtime) < CHANGE_CUTOFF_MINUTES:
-            return f"changes end {CHANGE_CUTOFF_MINUTES} minutes before the start"
-        target = showtime
-        if tool == "exchange_showtime":
-            if not called_off and booking["exchange_count"] >= MAX_EXCHANGES[member["tier"]]:
-                return f"{member['tier']} members may exchange a booking {MAX_EXCHANGES[member['tier']]} time(s)"
-            target = state.get("showtimes", args.get("new_showtime_id", "")) or showtime
-            held = set()
-        spaces = _new_accessible(state, target, [s.strip().upper() for s in args.get("seats", [])], held)
-        if spaces and not known.get("wheelchair"):
-            return f"wheelchair spaces ({', '.join(spaces)}) only for viewers who use a wheelchair"
-    return ""
+    return first_broken(ACTION_RULES, tool, args, state, known)
 
 
 # -- what the database offers -----------------------------------------------------------------------------
@@ -195,7 +111,7 @@ def can_exchange(state: State, booking: Record, tier: str) -> bool:
 
 def _wheelchair(state: State, booking: Record) -> bool:
     showtime = must_get(state, "showtimes", booking["showtime_id"])
-    auditorium = _auditorium(state, showtime)
+    auditorium = auditorium_of(state, showtime)
     return any(seat_class(auditorium, t["seat"]) == "accessible" for t in booking["tickets"])
 
 
@@ -425,7 +341,7 @@ class MovieHints(TracerHints):
     def _free_run(ctx: TraceContext, showtime: Record, count: int, kind: str,
                   except_booking: str = "") -> list[str] | None:
         """`count` neighbouring free seats of one class (never wheelchair spaces), in a random row."""
-        auditorium = _auditorium(ctx.state, showtime)
+        auditorium = auditorium_of(ctx.state, showtime)
         taken = taken_seats(ctx.state, showtime, except_booking)
         rows = sorted(auditorium["rows"])
         ctx.rng.shuffle(rows)
@@ -458,7 +374,7 @@ class MovieHints(TracerHints):
         rng.shuffle(mine)
         for booking in mine:
             showtime = must_get(ctx.state, "showtimes", booking["showtime_id"])
-            auditorium = _auditorium(ctx.state, showtime)
+            auditorium = auditorium_of(ctx.state, showtime)
             kinds = ["standard"] + (["premium"] * 2 if auditorium["premium_rows"] else [])
             kind = rng.choice(kinds)
             seats = self._free_run(ctx, showtime, len(booking["tickets"]), kind, booking["booking_id"])
@@ -502,7 +418,7 @@ class MovieHints(TracerHints):
             seats = self._free_run(ctx, new, len(booking["tickets"]), "standard")
             if seats is None:
                 continue
-            auditorium = _auditorium(state, new)
+            auditorium = auditorium_of(state, new)
             price = sum(ticket_price(new, auditorium, s, t["ticket_type"])
                         for s, t in zip(seats, booking["tickets"], strict=True))
             difference = money(price - sum(t["price"] for t in booking["tickets"]))
@@ -537,7 +453,7 @@ class MovieHints(TracerHints):
             types = self._party(rng, film["rating"], age)
             if types is None:
                 continue
-            auditorium = _auditorium(state, showtime)
+            auditorium = auditorium_of(state, showtime)
             kind = "premium" if auditorium["premium_rows"] and rng.random() < 0.3 else "standard"
             seats = self._free_run(ctx, showtime, len(types), kind)
             if seats is None:

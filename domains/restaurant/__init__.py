@@ -14,6 +14,7 @@ from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 
 from . import tools
+from .action_rules import ACTION_RULES
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Guest, Order, Reservation, Restaurant
 from .emotions import EMOTIONS
@@ -49,6 +50,7 @@ DOMAIN = Domain(
                  "check the order, its owner, its times and what was refunded already first"),
     ],
     identify_with=AUTHENTICATE,
+    own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
     constraints=CONSTRAINTS,

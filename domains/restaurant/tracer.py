@@ -26,8 +26,23 @@ from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
+from ..common_rules import first_broken
 from ..common_tracer import persona_of
 from . import seating
+from .action_rules import (
+    ACTION_RULES,
+    MAX_PARTY,
+    credit_cards,
+    days_ahead,
+    dish,
+    fee_refunded,
+    fee_waived,
+    guest_by_contact,
+    hours_since,
+    in_window,
+    late_by_minutes,
+    units_left,
+)
 from .catalogue import (
     BOOKING_WINDOW_DAYS,
     CHANGE_CUTOFF_HOURS,
@@ -44,7 +59,6 @@ from .generator import BUSY_DATES
 Record = dict[str, Any]
 
 LOGINS = ("find_guest_id_by_email", "find_guest_id_by_phone")
-MAX_PARTY = 8  # larger parties go to the events team (policy)
 PARTY_SIZES = (1, 2, 2, 2, 2, 3, 4, 4, 4, 5, 6, 6, 7, 8)
 BRANDS = {"visa": "Visa", "mastercard": "Mastercard", "amex": "American Express"}
 ALLERGEN_WORDS = {"peanut": "peanuts", "tree_nut": "tree nuts", "egg": "eggs"}
@@ -59,149 +73,14 @@ CANCEL_LATE = 0.6  # share of cancellations drawn from the few reservations less
 _NOW = datetime.fromisoformat(NOW)
 
 
-# -- the records, read the way the policy talks about them -------------------------------------------------
-
-def days_ahead(day: str) -> int:
-    return (Date.fromisoformat(day) - Date.fromisoformat(TODAY)).days
-
-
-def in_window(guest: Record, day: str) -> bool:
-    """The date is within the guest's tier booking window (and the group's 90 days)."""
-    return 0 <= days_ahead(day) <= min(BOOKING_WINDOW_DAYS[guest["loyalty_tier"]], MAX_BOOKING_DAYS)
-
-
-def hours_since(stamp: str) -> float:
-    return (_NOW - datetime.fromisoformat(stamp)).total_seconds() / 3600
-
-
-def late_by_minutes(order: Record) -> float:
-    delay = datetime.fromisoformat(order["completed_at"]) - datetime.fromisoformat(order["promised_at"])
-    return delay / timedelta(minutes=1)
-
-
-def fee_waived(guest: Record, restaurant: Record, reservation: Record) -> bool:
-    """What `waive_late_fee` must be: true only for a late cancellation by a gold or platinum guest, or on a
-    day the restaurant has announced a closure."""
-    late = seating.hours_until(reservation["date"], reservation["time"]) < LATE_CANCEL_HOURS
-    return late and (guest["loyalty_tier"] in FEE_FREE_TIERS or reservation["date"] in restaurant["closed_dates"])
-
-
-def units_left(order: Record) -> dict[str, int]:
-    """Units of each line not refunded yet."""
-    left = {line["line_id"]: line["quantity"] for line in order["items"]}
-    for past in order["refunds"]:
-        for part in past["items"]:
-            left[part["line_id"]] -= part["quantity"]
-    return left
-
-
-def fee_refunded(order: Record) -> bool:
-    return any(past["delivery_fee"] for past in order["refunds"])
-
-
-def dish(restaurant: Record, item_id: str) -> Record:
-    return next(m for m in restaurant["menu"] if m["item_id"] == item_id)
-
-
-def credit_cards(guest: Record) -> list[Record]:
-    return [m for m in guest["payment_methods"].values() if m["source"] == "credit_card"]
-
-
-def guest_by_contact(state: State, contact: dict[str, Any]) -> Record | None:
-    """The guest whose email or phone (as the caller gave it) is on the profile."""
-    email, phone = (contact.get("email") or "").lower(), contact.get("phone")
-    for _, guest in state.rows("guests"):
-        if (email and guest["email"].lower() == email) or (phone and guest["phone"] == phone):
-            return guest
-    return None
-
-
-# -- the policy-only rules: '' when a write is allowed, else why not ---------------------------------------
-
-def booking_problem(args: Record, guest: Record) -> str:
-    if args["guest_id"] != guest["guest_id"]:
-        return "the booking is not for the identified guest"
-    if args["party_size"] > MAX_PARTY:
-        return f"parties of more than {MAX_PARTY} go to the events team"
-    if not in_window(guest, args["date"]):
-        return f"{args['date']} is beyond the {guest['loyalty_tier']} booking window"
-    return ""
-
-
-def change_problem(args: Record, guest: Record, reservation: Record) -> str:
-    if seating.hours_until(reservation["date"], reservation["time"]) < CHANGE_CUTOFF_HOURS:
-        return f"less than {CHANGE_CUTOFF_HOURS} hours before the booked time"
-    if args["party_size"] > MAX_PARTY:
-        return f"parties of more than {MAX_PARTY} go to the events team"
-    if not in_window(guest, args["date"]):
-        return f"{args['date']} is beyond the {guest['loyalty_tier']} booking window"
-    return ""
-
-
-def cancel_problem(args: Record, guest: Record, reservation: Record, restaurant: Record) -> str:
-    due = fee_waived(guest, restaurant, reservation)
-    if args["waive_late_fee"] != due:
-        return "the late fee is waived only for a late cancellation by gold or platinum or on a closure day" \
-            if args["waive_late_fee"] else "this late cancellation is one whose fee the policy waives"
-    return ""
-
-
-def refund_problem(args: Record, order: Record, restaurant: Record, claim: dict[str, Any]) -> str:
-    if order["completed_at"] is None or hours_since(order["completed_at"]) > REFUND_WINDOW_HOURS:
-        return f"asked more than {REFUND_WINDOW_HOURS} hours after the order was collected or delivered"
-    reason, items, with_fee = args["reason"], args["items"], args["refund_delivery_fee"]
-    if reason in ("missing_item", "wrong_item", "quality"):
-        if with_fee or not items:
-            return f"a {words(reason)} complaint earns the units affected, not the delivery fee"
-        if reason == "quality" and args["destination"] != "house_credit":
-            return "a quality complaint is refunded as house credit only"
-        return ""
-    if reason == "late_delivery":
-        if items or not with_fee:
-            return "a late delivery earns the delivery fee only"
-        if order["fulfillment"] != "delivery" or late_by_minutes(order) <= LATE_DELIVERY_MINUTES:
-            return f"the delivery was not more than {LATE_DELIVERY_MINUTES} minutes late"
-        return ""
-    # allergen: only for an allergen the menu does not list for that dish; the whole order, to the card
-    line = next((li for li in order["items"] if li["name"] == claim.get("dish")), None)
-    if line is None or claim.get("allergen") in dish(restaurant, line["item_id"])["allergens"]:
-        return "the menu lists that allergen for the dish (or no such dish): no allergen refund"
-    if args["destination"] != "original_payment":
-        return "an allergen refund goes to the original payment method"
-    left = {k: v for k, v in units_left(order).items() if v}
-    asked = {p["line_id"].upper(): p["quantity"] for p in items}
-    fee_due = order["fulfillment"] == "delivery" and bool(order["delivery_fee"]) and not fee_refunded(order)
-    if asked != left or with_fee != fee_due:
-        return "an allergen refund covers every unit not refunded yet and the delivery fee"
-    return ""
-
-
 def policy_problem(tool: str, args: Record, state: State, known: dict[str, Any]) -> str:
     """'' when the policy allows this write for the guest the caller identified as (their email or phone
-    in `known`, with what they claim in a complaint), else why not."""
-    guest = guest_by_contact(state, known)
-    if guest is None:
+    in `known`, with what they claim in a complaint), else why not: the Tracer always knows who calls, so an
+    unidentified guest forbids every write; the rules live in action_rules.py (read by the audit, sessions and
+    the gated agent too)."""
+    if guest_by_contact(state, known) is None:
         return "the guest is not identified"
-    if tool == "book_reservation":
-        return booking_problem(args, guest)
-    if tool in ("modify_reservation", "cancel_reservation"):
-        reservation = state.get("reservations", args["reservation_id"].upper())
-        if reservation is None:
-            return ""
-        if reservation["guest_id"] != guest["guest_id"]:
-            return "the reservation belongs to another guest"
-        if tool == "modify_reservation":
-            return change_problem(args, guest, reservation)
-        restaurant = must_get(state, "restaurants", reservation["restaurant_id"])
-        return cancel_problem(args, guest, reservation, restaurant)
-    if tool == "refund_order":
-        order = state.get("orders", args["order_id"].upper())
-        if order is None:
-            return ""
-        if order["guest_id"] != guest["guest_id"]:
-            return "the order belongs to another guest"
-        return refund_problem(args, order, must_get(state, "restaurants", order["restaurant_id"]), known)
-    return ""
+    return first_broken(ACTION_RULES, tool, args, state, known)
 
 
 # -- what a guest can ask for now (targets) ---------------------------------------------------------------

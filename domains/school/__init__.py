@@ -15,6 +15,7 @@ from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
+from .action_rules import ACTION_RULES
 from .data_model import Course, Registration, Student
 from .emotions import EMOTIONS
 from .generator import generate
@@ -44,6 +45,7 @@ DOMAIN = Domain(
     ],
     identify_with=AUTHENTICATE,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
+    own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
 )

@@ -16,10 +16,12 @@ from typing import Any
 
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, answer, fact
-from tauplay.tracer.hint_helpers import EmailOrNameAndBirth, PerDatabase, earlier, fresh_choice, hashed_trait
+from tauplay.tracer.hint_helpers import PerDatabase, earlier, fresh_choice
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
+from ..common_rules import first_broken
+from .action_rules import ACTION_RULES, STUDENTS, WRITES, auth_method, fall_enrolled
 from .catalogue import (
     BLOCKING_HOLDS,
     DEPARTMENTS,
@@ -31,7 +33,6 @@ from .catalogue import (
 from .eligibility import active_registrations, problems
 from .tools import seat_counts
 
-WRITES = ("enroll_in_section", "join_waitlist", "drop_registration", "pay_balance")
 DAYS = {"MWF": "Mondays, Wednesdays and Fridays", "MW": "Mondays and Wednesdays", "TR": "Tuesdays and Thursdays"}
 
 ENROLL_REASONS = ("it counts toward your major", "a friend recommended the instructor",
@@ -43,52 +44,13 @@ WITHDRAW_REASONS = ("you are falling behind despite tutoring", "a family matter 
                     "your job hours went up this term")
 
 
-# -- who the student is -----------------------------------------------------------------------------------
-
-# Most students give their university email (case does not matter to the look-up); one in four, who
-# cannot, gives name and date of birth.
-STUDENTS = EmailOrNameAndBirth(
-    "students", "student_id", {"email": "find_student_id_by_email", "name": "find_student_id_by_name_dob"},
-    email=lambda s: s["email"], birth_date=lambda s: s["dob"], birth_key="dob",
-    by_name=lambda student_id: hashed_trait(student_id, 1, 4), heard_email=lambda e: e.strip().lower())
-auth_method = STUDENTS.method
-
-
-# -- the policy rules the tools do not enforce --------------------------------------------------------------
-
-def _fall_enrolled(state: State, student: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in active_registrations(state, student, FALL) if r["status"] == "enrolled"]
-
-
 def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    """'' when the policy allows this write on this state for the student the user identified as, else why not."""
-    if tool not in WRITES:
-        return ""
-    student_id = STUDENTS.identified(state, known)
-    if student_id is None:
+    """'' when the policy allows this write on this state for the student the user identified as, else why not:
+    the Tracer always knows who speaks, so an unidentified student forbids every write; the rules themselves
+    live in action_rules.py (read by the audit, sessions and the gated agent too)."""
+    if tool in WRITES and STUDENTS.identified(state, known) is None:
         return "the student was not identified by email or by name and date of birth"
-    if tool == "drop_registration":
-        registration = state.get("registrations", str(args.get("registration_id", "")).strip().upper())
-        if registration is None:
-            return ""  # the tool refuses it
-        if registration["student_id"] != student_id:
-            return "the registration belongs to another student"
-        registrant = state.get("students", student_id) or {}
-        if registration["term"] == FALL and registration["status"] == "enrolled" \
-                and len(_fall_enrolled(state, registrant)) == 1:
-            return "withdrawing from the last Fall 2024 course is a withdrawal from the university (transfer)"
-        return ""
-    if args.get("student_id") != student_id:
-        return "acts on another student's record"
-    if tool == "pay_balance":
-        return ""  # method on file and at most the balance: the tool checks both
-    student = state.get("students", student_id)
-    section_id = str(args.get("section_id", "")).strip().upper()
-    course = state.get("courses", section_id.split("-")[0])
-    if student is None or course is None or section_id not in course["sections"]:
-        return ""  # the tool refuses it
-    found = problems(state, student, course["course_id"], section_id, waitlist=tool == "join_waitlist")
-    return "; ".join(found)
+    return first_broken(ACTION_RULES, tool, args, state, known)
 
 
 # -- phrasing helpers -----------------------------------------------------------------------------------
@@ -137,7 +99,7 @@ class Options:
             if s["account"]["balance"] > 0 and s["payment_methods"]:
                 owing.append(sid)
             spring = active_registrations(state, s, SPRING)
-            if spring or len(_fall_enrolled(state, s)) >= 2:
+            if spring or len(fall_enrolled(state, s)) >= 2:
                 droppable.append(sid)
         return cls({"enroll_in_section": sorted(free), "join_waitlist": sorted(free),
                     "drop_registration": sorted(droppable), "pay_balance": sorted(owing)})
@@ -213,7 +175,7 @@ class SchoolHints(TracerHints):
         take (a waitlist for full ones), in courses no earlier goal of the trace is about."""
         student = ctx.persona or {}
         # Not a course an earlier goal is about, nor one the student is taking this Fall.
-        used = earlier(ctx, "course_id") | {r["course_id"] for r in _fall_enrolled(ctx.state, student)}
+        used = earlier(ctx, "course_id") | {r["course_id"] for r in fall_enrolled(ctx.state, student)}
         out = []
         for course in ctx.state.values("courses"):
             if course["course_id"] in used:
@@ -261,7 +223,7 @@ class SchoolHints(TracerHints):
         used = earlier(ctx, "course_id")
         start = ctx.database.tables["registrations"]
         options = [r for r in active_registrations(state, student, SPRING) if r["registration_id"] in start]
-        fall = _fall_enrolled(state, student)
+        fall = fall_enrolled(state, student)
         if len(fall) >= 2:  # never the last Fall course: that is a withdrawal from the university
             options += fall
         options = [r for r in options if r["course_id"] not in used]

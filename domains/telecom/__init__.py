@@ -12,6 +12,7 @@ from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
 
 from . import tools
+from .action_rules import ACTION_RULES
 from .data_model import Billing, Customer, Device, Service, SupportTicket
 from .emotions import EMOTIONS
 from .generator import generate
@@ -42,6 +43,7 @@ DOMAIN = Domain(
         Requires("modify_support_ticket", ("get_support_ticket_details",), "read the ticket before changing it"),
     ],
     own_rules=RULES,  # the policy's own rules its events show (policy_rules.py)
+    own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
 )

@@ -37,15 +37,19 @@ from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
+from ..common_rules import first_broken
 from ..common_tracer import persona_id_of, persona_of
+from .action_rules import (
+    ACTION_RULES,
+    PAYMENT_METHODS,
+    SETTINGS,
+    current_settings,
+    service_category,
+)
 from .catalogue import BILLING_CYCLES, DEVICES, SERVICES, TICKET_PRIORITIES
 from .generator import TODAY
 
 AUTH_EMAIL, AUTH_PHONE = "find_customer_by_email", "find_customer_by_phone"
-PAYMENT_METHODS = ("credit_card", "bank_transfer")
-TICKET_STATUSES = ("open", "in_progress", "closed")
-SETTINGS = ("paperless", "auto_pay", "billing_cycle")
-CUSTOMER_WRITES = ("manage_service", "add_device", "create_support_ticket", "manage_billing", "record_payment")
 # A device's category -> the category of service it is used with.
 SERVES = {"mobile_phone": "mobile", "networking": "internet", "tv": "tv", "phone": "phone", "security": "security"}
 # Plans a customer may move to within a category, by account type (business plans for businesses only,
@@ -79,82 +83,10 @@ CATEGORY_WORDS = {"mobile": "mobile", "internet": "internet", "tv": "TV", "secur
 
 # -- the policy-only rules (stage 5) ---------------------------------------------------------------------------
 
-def current_settings(state: State, customer_id: str) -> dict[str, Any]:
-    """Paperless, auto-pay and the cycle as they stand (the cycle lives on the profile until first set)."""
-    billing = state.get("billing", customer_id) or {}
-    customer = state.get("customers", customer_id) or {}
-    cycle = billing.get("billing_cycle", customer.get("billing_preferences", {}).get("billing_cycle", "monthly"))
-    return {"paperless": billing.get("paperless"), "auto_pay": billing.get("auto_pay"), "billing_cycle": cycle}
-
-
-def service_category(service_id: str) -> str:
-    return SERVICES[service_id][1] if service_id in SERVICES else ""
-
-
-def switched_from(state: State, customer_id: str, service_id: str) -> list[str]:
-    """Plans of the new plan's category that the customer had at the start and no longer has."""
-    start = state.base.tables["customers"].get(customer_id)
-    now = state.get("customers", customer_id)
-    if start is None or now is None:
-        return []
-    category = service_category(service_id)
-    return [s for s in start["services"] if service_category(s) == category and s not in now["services"]]
-
-
-def new_tickets(state: State, customer_id: str) -> list[dict[str, Any]]:
-    """Tickets opened for this customer in this conversation."""
-    start = state.base.tables["support_tickets"]
-    return [t for key, t in state.rows("support_tickets") if key not in start and t["customer_id"] == customer_id]
-
-
 def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    """'' when policy.md allows this write on this state for this customer, else why not."""
-    customer = known.get("customer_id")
-    if tool in CUSTOMER_WRITES and customer is not None and args.get("customer_id") != customer:
-        return "the write is for another customer"
-    if tool == "record_payment":
-        if args.get("method") not in PAYMENT_METHODS:
-            return f"payment method '{args.get('method')}': a payment is by credit card or bank transfer"
-        billing = state.get("billing", args.get("customer_id", ""))
-        owed = billing["current_balance"] if billing else 0.0
-        if not 0 < float(args.get("amount", 0)) <= owed:
-            return f"payment of {args.get('amount')} against a balance of {owed:.2f}"
-        said = known.get("date")
-        return "" if said is None or said == args.get("date") else f"dated {args.get('date')}, the customer said {said}"
-    if tool == "manage_billing":
-        if args.get("billing_cycle") not in BILLING_CYCLES:
-            return f"billing cycle '{args.get('billing_cycle')}' is not monthly, quarterly or annual"
-        if known.get("billing_changes") is None:
-            return ""
-        changes = known["billing_changes"].split(" and ")
-        now = current_settings(state, args.get("customer_id", ""))
-        kept = [s for s in SETTINGS if s not in changes and args.get(s) != now[s]]
-        return f"{', '.join(kept)} changed though the customer did not ask" if kept else ""
-    if tool == "create_support_ticket":
-        if any(t["category"] == args.get("category") and t["status"] == "open"
-               for t in new_tickets(state, args.get("customer_id", ""))):
-            return f"a {args.get('category')} ticket is already open for this problem"
-        said = known.get("priority")
-        return "" if said is None or said == args.get("priority", "medium") else \
-            f"priority {args.get('priority', 'medium')}, the customer's urgency calls for {said}"
-    if tool == "modify_support_ticket":
-        ticket = state.get("support_tickets", args.get("ticket_id", ""))
-        if ticket is None:
-            return ""
-        if customer is not None and ticket["customer_id"] != customer:
-            return "the ticket is another customer's"
-        if args.get("status") not in TICKET_STATUSES or args.get("priority") not in TICKET_PRIORITIES:
-            return f"status '{args.get('status')}' / priority '{args.get('priority')}' is not a ticket value"
-        changes = known["ticket_changes"].split(" and ") if "ticket_changes" in known else None
-        kept = [f for f in ("status", "priority") if changes is not None and f not in changes and args.get(f) != ticket[f]]
-        return f"{', '.join(kept)} changed though the customer did not ask" if kept else ""
-    if tool == "manage_service" and args.get("action") == "add":
-        old = switched_from(state, args.get("customer_id", ""), args.get("service_id") or "")
-        start = state.base.tables["customers"].get(args.get("customer_id", ""), {})
-        moved = {d["device_id"] for d in start.get("devices", []) if d["service"] in old}
-        missing = sorted(moved - set(args.get("devices_ids") or []))
-        return f"switching plans leaves device(s) {', '.join(missing)} of the old plan behind" if missing else ""
-    return ""
+    """'' when policy.md allows this write on this state for this customer, else why not (the first rule of
+    action_rules.py broken: one place, read by the audit, sessions and the gated agent too)."""
+    return first_broken(ACTION_RULES, tool, args, state, known)
 
 
 # -- what the database offers --------------------------------------------------------------------------------

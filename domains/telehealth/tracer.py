@@ -12,34 +12,31 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, cast
+from typing import Any
 
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, answer, fact, words
 from tauplay.tracer.hint_helpers import (
-    EmailOrNameAndBirth,
     PerDatabase,
     earlier,
     fresh_choice,
     fresh_records,
-    hashed_trait,
 )
 from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
+from ..common_rules import first_broken
+from .action_rules import ACTION_RULES, PATIENTS, WRITES, auth_method, catalogue
 from .data_model import ACTIVE_STATUSES
 from .generator import CONDITIONS, WEEKDAYS
 from .tools import TODAY  # policy.md's today; the tools stamp cancellations with it
 
 HORIZON = 14  # new and moved visits go on one of the next two weeks' days
 ADULT_BORN_BY = "2007-12-17"  # patients who call for themselves: children's visits are their parents' calls
-BOOKABLE_TYPES = ("routine_checkup", "follow_up", "consultation", "specialist_consultation", "sick_visit")
 # The visit types a patient would ask for, by the provider's specialty (all within BOOKABLE_TYPES).
 TYPES_FOR = {"Primary Care": ("routine_checkup", "follow_up", "sick_visit"),
              "Psychiatry": ("consultation", "follow_up"), "Dermatology": ("consultation", "follow_up")}
 SPECIALIST_TYPES = ("specialist_consultation", "follow_up", "consultation")
-WRITES = ("schedule_appointment", "cancel_appointment", "reschedule_appointment", "update_prescription_supplier",
-          "update_medical_record_note")
 
 CANCEL_REASONS = ("you will be travelling for work that week", "your symptoms have cleared up",
                   "a family emergency came up", "you found a clinic closer to home",
@@ -57,65 +54,13 @@ NOTES = ("Patient confirms the home blood-pressure cuff was replaced on {today}.
 SUPPLIER_NOTE = "Patient requested the {medication} supplier change after a price comparison."
 
 
-# -- who the patient is ---------------------------------------------------------------------------------
-
-# Most patients give their email (exactly as on file, as the look-up wants it); three in ten, who forgot
-# which email they used, give name and birth date.
-PATIENTS = EmailOrNameAndBirth(
-    "patients", "patient_id", {"email": "find_patient_by_email", "name": "find_patient_by_name_dob"},
-    email=lambda p: p["demographics"]["email"], birth_date=lambda p: p["demographics"]["date_of_birth"],
-    birth_key="date_of_birth", by_name=lambda patient_id: hashed_trait(patient_id, 3, 10))
-auth_method = PATIENTS.method
-
-
-# -- the policy rules the tools do not enforce ----------------------------------------------------------
-
-def _catalogue(state: State, medication: str) -> list[dict[str, Any]]:
-    for name, offers in state.rows("medication_suppliers"):
-        if name.lower() == medication.strip().lower():
-            # The value under a medication is a list of offers (data_model.SupplierOffer), not a record dict.
-            return list(cast("list[dict[str, Any]]", offers))
-    return []
-
-
 def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    """'' when policy.md allows this write on this state for the patient the user identified as, else why not."""
-    if tool not in WRITES:
-        return ""
-    patient_id = PATIENTS.identified(state, known)
-    if patient_id is None:
+    """'' when policy.md allows this write on this state for the patient the user identified as, else why not:
+    the Tracer always knows who speaks, so an unidentified patient forbids every write; the rules themselves
+    live in action_rules.py (read by the audit, sessions and the gated agent too)."""
+    if tool in WRITES and PATIENTS.identified(state, known) is None:
         return "the patient was not identified by email or by name and date of birth"
-    if tool == "schedule_appointment":
-        if args.get("patient_id") != patient_id:
-            return "books a visit for someone other than the identified patient"
-        if str(args.get("date", "")) <= TODAY:
-            return f"a new visit on {args.get('date')} is not after today ({TODAY})"
-        if args.get("appointment_type") not in BOOKABLE_TYPES:
-            return f"'{args.get('appointment_type')}' is not a type that can be booked"
-        if args.get("voucher_id") and args.get("bill_insurance", True) is not False:
-            return "a voucher pays only for a visit that is not billed to insurance"
-        return ""
-    if tool in ("cancel_appointment", "reschedule_appointment"):
-        appointment = state.get("appointments", args.get("appointment_id", ""))
-        if appointment is None:
-            return ""  # the tool refuses it
-        if appointment["patient_id"] != patient_id:
-            return "the appointment belongs to another patient"
-        if tool == "reschedule_appointment" and str(args.get("new_date", "")) <= TODAY:
-            return f"moving a visit to {args.get('new_date')}, not after today ({TODAY})"
-        return ""
-    record = state.get("medical_records", args.get("record_id", ""))
-    if not record:
-        return ""
-    if record.get("patient_id") != patient_id:
-        return "the medical record belongs to another patient"
-    if tool == "update_prescription_supplier":
-        offer = (args.get("supplier_company"), args.get("brand_name"), float(args.get("price_usd", -1)))
-        listed = {(o["company"], o["brand_name"], float(o["price_usd"]))
-                  for o in _catalogue(state, str(args.get("medication", "")))}
-        if offer not in listed:
-            return f"{offer[0]} / {offer[1]} at {offer[2]} is not a catalogue offer for {args.get('medication')}"
-    return ""
+    return first_broken(ACTION_RULES, tool, args, state, known)
 
 
 # -- slots ------------------------------------------------------------------------------------------------
@@ -342,7 +287,7 @@ class TelehealthHints(TracerHints):
             for p in record.get("prescriptions") or []:
                 if p.get("medication") in switched:
                     continue
-                offers = _catalogue(state, p.get("medication", ""))
+                offers = catalogue(state, p.get("medication", ""))
                 current = p.get("supplier") or {}
                 fresh = [o for o in offers if (o["company"], o["brand_name"], float(o["price_usd"])) != (
                     current.get("company"), current.get("brand_name"), current.get("price_usd"))]

@@ -10,6 +10,7 @@ from tauplay.core.policy_rules import one_action_per_turn
 from tauplay.core.tools import collect_tools
 
 from . import tools
+from .action_rules import ACTION_RULES
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Booking, Hotel, Package, Traveller
 from .emotions import EMOTIONS
@@ -44,6 +45,7 @@ DOMAIN = Domain(
     ],
     identify_with=IDENTIFY,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
+    own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
     constraints=CONSTRAINTS,

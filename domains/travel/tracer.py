@@ -24,7 +24,9 @@ from tauplay.tracer.hints import TracerHints
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
+from ..common_rules import first_broken
 from ..common_tracer import persona_of
+from .action_rules import ACTION_RULES, identified, short_passports
 from .catalogue import FIRST, LAST
 from .terms import (
     CALENDAR_END,
@@ -36,7 +38,6 @@ from .terms import (
     TODAY,
     compensation_for,
     day,
-    days_before,
     lead_guest,
     money,
     nights_of,
@@ -76,76 +77,13 @@ BOOK_WHY = ("for a holiday", "for a family visit", "for a long weekend away", "t
 
 # -- the rules policy.md states and the tools do not check ----------------------------------------------
 
-def _abroad(state: State, hotel_id: str) -> bool:
-    hotel = state.get("hotels", hotel_id)
-    return hotel is not None and hotel["country"] != HOME_COUNTRY
-
-
-def short_passports(people: list[Record], check_out: str) -> list[str]:
-    """Names of the people whose passport is not valid 6 months after `check_out` (stays abroad)."""
-    needed = passport_needed_until(check_out)
-    return [f"{p['first_name']} {p['last_name']}" for p in people if (p.get("passport_expiry") or "") < needed]
-
-
-def identified(state: State, email: str | None) -> str | None:
-    """The traveller the agent identified by email (policy: always by email)."""
-    found = state.find("travellers", "email", (email or "").strip().lower()) if email else []
-    return found[0]["traveller_id"] if found else None
-
-
 def policy_problem(tool: str, args: Record, state: State, known: Record) -> str:
-    """'' when policy.md allows this write on this state for the traveller identified by `known['email']`."""
-    me = identified(state, known.get("email"))
-    if me is None:
+    """'' when policy.md allows this write on this state for the traveller identified by `known['email']`, else
+    why not: the Tracer always knows who speaks, so an unidentified traveller forbids every write; the rules live
+    in action_rules.py (read by the audit, sessions and the gated agent too)."""
+    if identified(state, known.get("email")) is None:
         return "the traveller was not identified by email"
-    if tool == "create_booking":
-        if args.get("traveller_id") != me:
-            return "a booking is made for the identified traveller only"
-        traveller = state.get("travellers", me)
-        if traveller is not None and _abroad(state, args["hotel_id"]):
-            people = [lead_guest(traveller), *args.get("guests", [])]
-            short = short_passports(people, args["check_out"])
-            if short:
-                return f"passport not valid 6 months after check-out for a stay abroad: {', '.join(short)}"
-        return ""
-    booking = state.get("bookings", args.get("booking_id", ""))
-    if booking is None:
-        return ""  # the tool refuses it
-    if booking["traveller_id"] != me:
-        return f"booking {booking['booking_id']} is not the identified traveller's"
-    if tool == "change_booking":
-        if booking["rate_plan"] != "flexible":
-            return "a saver booking cannot be changed"
-        if days_before(booking["check_in"]) < MIN_DAYS_TO_CHANGE:
-            return "check-in is less than 3 days away"
-        dates_move = (args["check_in"], args["check_out"]) != (booking["check_in"], booking["check_out"])
-        if dates_move and _abroad(state, booking["hotel_id"]):
-            short = short_passports(booking["travellers"], args["check_out"])
-            if short:
-                return f"passport not valid 6 months after the new check-out: {', '.join(short)}"
-        return ""
-    if tool == "add_travellers":
-        if days_before(booking["check_in"]) < MIN_DAYS_TO_CHANGE:
-            return "check-in is less than 3 days away"
-        if _abroad(state, booking["hotel_id"]):
-            short = short_passports(list(args.get("guests", [])), booking["check_out"])
-            if short:
-                return f"passport not valid 6 months after check-out for a stay abroad: {', '.join(short)}"
-        return ""
-    if tool == "cancel_booking":
-        if args.get("reason") != known.get("reason"):
-            return f"reason '{args.get('reason')}' is not the one the traveller gave ({known.get('reason')})"
-        if args.get("refund_to") != known.get("refund_to"):
-            return f"refund to '{args.get('refund_to')}', the traveller chose {known.get('refund_to')}"
-        return ""
-    if tool == "issue_travel_credit":
-        if args.get("traveller_id") != me:
-            return "compensation goes to the identified traveller only"
-        if not booking["incidents"]:
-            return "no incident is recorded on the booking"
-        due = compensation_for(booking)
-        return "" if money(float(args.get("amount", 0))) == due else f"credit of {args.get('amount')}, policy says {due}"
-    return ""
+    return first_broken(ACTION_RULES, tool, args, state, known)
 
 
 # -- what the database offers -----------------------------------------------------------------------------
