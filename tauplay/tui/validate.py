@@ -129,16 +129,21 @@ class ValidateScreen(Screen[None]):
             return
         facts = check_tasks(self.domain, self.database, self.tasks)
         graph = ToolGraph(self.domain)
+        self.app.call_from_thread(self._loaded, store, reviews, facts, graph)
+        # The audit explores look-ups and takes longer: the queue is usable meanwhile, the findings come after.
         audits = audit_tasks(self.domain, self.database, self.tasks)
-        self.app.call_from_thread(self._loaded, store, reviews, facts, graph, audits)
+        self.app.call_from_thread(self._audited, audits)
 
     def _fail(self, message: str) -> None:
         self.query_one("#v-status", Static).update(Text(visible(f" {message}"), style="bold red"))
         self.app.report(message)  # type: ignore[attr-defined]
 
-    def _loaded(self, store: Any, reviews: dict[str, Any], facts: list[Any], graph: Any, audits: list[Any]) -> None:
-        self.store, self.reviews, self.facts, self.graph = store, reviews, facts, graph
+    def _audited(self, audits: list[Any]) -> None:
         self.audits = audits
+        self.redraw()
+
+    def _loaded(self, store: Any, reviews: dict[str, Any], facts: list[Any], graph: Any) -> None:
+        self.store, self.reviews, self.facts, self.graph = store, reviews, facts, graph
         # Resume: the first task without a verdict by this annotator (the last task when all have one).
         self.index = next((i for i, t in enumerate(self.tasks) if t.id not in reviews), max(0, len(self.tasks) - 1))
         self.ready = True
@@ -251,8 +256,10 @@ class ValidateScreen(Screen[None]):
 
     def _audit_view(self) -> list[Any]:
         """verify's findings for the task as loaded (the same audit as `tauplay verify`)."""
-        audit = self.audits[self.index]
         head = Text("\nAudit (tauplay verify)", style="bold")
+        if not self.audits:
+            return [head, Text("running…", style="dim")]
+        audit = self.audits[self.index]
         if self.draft.edited:
             head.append("  of the task as loaded, before your edits", style="dim")
         if not audit.findings:
@@ -357,6 +364,10 @@ class ValidateScreen(Screen[None]):
         from tauplay.core.findings import review_reason
 
         if not self._usable():
+            return
+        if not self.audits:
+            self.app.notify("the audit is still running: its findings show beside the task when it is done",
+                            severity="warning", markup=False)
             return
         errors = [f for f in self.audits[self.index].findings if f.severity == "error"]
         if not errors:

@@ -151,6 +151,7 @@ async def test_the_audit_is_shown_beside_each_task_and_r_rejects_for_its_finding
                        "db_url": str(db_path), "annotator": "ann"})
     async with app.run_test(size=(150, 45)) as pilot:
         screen = await ready(pilot)
+        await wait_until(pilot, lambda: bool(screen.audits), what="the audit")
         assert "Audit (tauplay verify)" in task_pane(screen) and "✓ no finding" in task_pane(screen)
         await pilot.press("r")  # nothing to reject it for: refused, nothing saved
         await pilot.pause()
