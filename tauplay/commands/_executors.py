@@ -37,14 +37,22 @@ def _start(args: argparse.Namespace) -> None:
 def _spec(store: Any, writer: Any, plan: dict[str, Any], batch_id: str, judge: dict[str, Any] | None) -> Any:
     from tauplay.sim.ray_batch import WorkerSpec
 
+    from tauplay.sim.ray_batch import PASSWORD_ENV
+
     open_log = None
+    env: dict[str, str] | None = None
     if store.url.get_backend_name() == "postgresql":  # a shared server: workers write to it themselves
         import functools
 
         from tauplay.store import SessionStore
 
-        open_log = functools.partial(SessionStore, store.url.render_as_string(hide_password=False))
-    return WorkerSpec(plan, batch_id, writer.owner, judge, open_log)
+        # The URL the workers get has no password: it would be pickled into every task and could reach Ray's
+        # logs. The password goes in their environment instead (libpq reads it there), or, left out of the
+        # URL, comes from the workers' own PGPASSWORD / ~/.pgpass.
+        password = store.url.password
+        open_log = functools.partial(SessionStore, store.url.set(password=None).render_as_string(hide_password=False))
+        env = {PASSWORD_ENV: str(password)} if password else None
+    return WorkerSpec(plan, batch_id, writer.owner, judge, open_log, env)
 
 
 def ray_executor(args: argparse.Namespace, store: Any, writer: Any, jobs: list[Any], plan: dict[str, Any],

@@ -53,7 +53,8 @@ def _whoami() -> str:
 
 def session_text(record: Any, events: list[Any], labels: list[Any]) -> list[str]:
     """One saved session as plain lines: what `--show` prints."""
-    from tauplay.core.events import MessageData, NoticeData, ToolCallData, ToolResultData
+    from tauplay.core.events import (EventKind, MessageData, NoticeData, SessionStartedData, ToolCallData,
+                                     ToolResultData)
     from tauplay.core.faults import fault_suggestions
     from tauplay.core.policy_checks import session_violations
     from tauplay.core.transcript import arguments_text
@@ -61,6 +62,10 @@ def session_text(record: Any, events: list[Any], labels: list[Any]) -> list[str]
     reward = "-" if record.reward is None else f"{record.reward:g}"
     out = [f"session {record.id} · {record.domain} · task {record.task_id} · {record.status} "
            f"({record.termination_reason or '-'}) · reward {reward}", ""]
+    started = next((e.as_(SessionStartedData) for e in events if e.kind == EventKind.SESSION_STARTED), None)
+    ran = started.executor if started is not None else None
+    if ran:  # run elsewhere (a Ray node): where, and where it went on if its node was lost
+        out.insert(1, f"ran on {ran.get('kind', '?')} node {ran.get('node_id', '?')} ({ran.get('node_ip', '?')})")
     for e in events:
         p = e.payload
         tag = f"t{e.turn:<2} #{e.seq:<3} "
@@ -75,6 +80,8 @@ def session_text(record: Any, events: list[Any], labels: list[Any]) -> list[str]
             out.append(tag + ("← error: " if p.error else "← ") + p.output)
         elif isinstance(p, NoticeData) and p.about == "invalid_call":
             out.append(tag + f"✗ invalid call {p.attempt!r}: {p.error}")
+        elif ran and isinstance(p, NoticeData) and p.text.startswith("resumed after event"):
+            out.append(tag + p.text)
     suggestions = fault_suggestions(events, record.task, record.domain)
     out += ["", "fault suggestions:" if suggestions else "fault suggestions: none"]
     for s in suggestions or []:

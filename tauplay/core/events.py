@@ -99,6 +99,9 @@ class SessionStartedData(EventPayload):
     injection: dict[str, Any] | None = None
     interceptor: bool | None = None
     abstain: bool | None = None  # AgentProp's after-the-fact interceptor withheld answers that follow a tool error
+    # Where it ran when not in the process that started the batch (`run --executor ray`: the Ray node's id and
+    # address), so a spread over a cluster, or a node lost mid-batch, can be seen per session afterwards.
+    executor: dict[str, Any] | None = None
     # A fork (`tauplay fork`): the session it was made from, and the turn it was cut at (events before it kept).
     parent_id: str | None = None
     forked_at_turn: int | None = None

@@ -42,6 +42,7 @@ class JobResult:
     seconds: float = 0.0  # from the first saved event to the last
     violations: tuple[dict[str, Any], ...] = ()  # the policy rules the session broke (Violation.to_json() each)
     error: str | None = None  # why a session that ran ended in an error (llm_error, error)
+    executor: dict[str, Any] | None = None  # where it ran, when not here (a Ray node: tauplay.sim.ray_batch)
 
     @property
     def failed(self) -> bool:
@@ -73,7 +74,8 @@ class JobResult:
                 "reason": self.reason, "reward": self.reward, "failure": self.failure, "failed": self.failed,
                 "error": self.error, "steps": self.steps,
                 "tool_calls": self.calls, "tool_errors": self.errors, "seconds": round(self.seconds, 3),
-                "violations": list(self.violations), "not_scorable": self.not_scorable}
+                "violations": list(self.violations), "not_scorable": self.not_scorable,
+                **({"executor": self.executor} if self.executor else {})}
 
 
 def _effort(events: Sequence[Event]) -> tuple[int, int, int, float]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,22 @@ INSTALL_HINT = "the Ray executor needs Ray: pip install -e '.[ray]' (or pip inst
 # Log calls a worker may ask of the driver's store (what Session.start / run need): nothing else is relayed.
 RELAYED = frozenset({"create_session", "append_events", "finish_session", "set_status", "get_session",
                      "claim_session", "events"})
+# Ray runs a task again when its worker or node is lost (not when it raised): the job's session id is its own,
+# so the second run finds the first one's session and goes on with it instead of starting a second.
+RETRIES = 3
+PASSWORD_ENV = "PGPASSWORD"  # libpq's own: a worker's PostgreSQL URL carries no password, this does
+_ID_SPACE = uuid.UUID("5b0e3f7e-6a38-4c5e-9a51-2f4d0c1b7a90")
+
+
+def job_session_id(batch_id: str, task_id: str, trial: int) -> str:
+    """The session id of one (task, trial) of a Ray batch: the same on every run of that job."""
+    return uuid.uuid5(_ID_SPACE, f"{batch_id}\x00{task_id}\x00{trial}").hex
+
+
+def where_am_i(ray: Any) -> dict[str, Any]:
+    """The Ray node this worker runs on: saved in the session's first event and in the job's result."""
+    context = ray.get_runtime_context()
+    return {"kind": "ray", "node_id": context.get_node_id(), "node_ip": ray.util.get_node_ip_address()}
 
 
 class RayUnavailable(Exception):
@@ -49,7 +66,14 @@ class WorkerSpec:
     batch_id: str
     owner: str | None
     judge: dict[str, Any] | None = None
-    open_log: Callable[[], SessionLog] | None = None
+    open_log: Callable[[], SessionLog] | None = None  # never holding a password: see PASSWORD_ENV
+    env: dict[str, str] | None = None  # for the workers' environment (runtime_env), never pickled with the spec
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "env": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
 
 # -- the worker side ------------------------------------------------------------------------------------------
@@ -119,29 +143,69 @@ def run_job(spec: WorkerSpec, relay: Any, task_id: str, trial: int) -> dict[str,
     log: Any = spec.open_log() if spec.open_log is not None else RelayLog(ray, relay)
     writer = LogWriter(log, owner=spec.owner or False)
     created: list[str] = []
-    judge = None
-    if spec.judge:
-        from tauplay.llm import LLMConfig
-        from tauplay.sim.judge import NLJudge
-
-        judge = NLJudge(LLMConfig(model=spec.judge["model"], api_base=spec.judge.get("api_base"),
-                                  timeout=float(spec.judge.get("timeout", 60.0))))
+    judge = _judge(spec)
+    ran = where_am_i(ray)
+    sid = job_session_id(spec.batch_id, task_id, trial)
     try:
-        sid, outcome = asyncio.run(run_session(writer, job.setup, make_agent(plan["agent"]), make_user(plan["user"]),
-                                               limits=limits, batch_id=spec.batch_id, trial=trial,
-                                               on_created=created.append, judge=judge))
+        try:
+            _, outcome = asyncio.run(run_session(writer, job.setup, make_agent(plan["agent"]), make_user(plan["user"]),
+                                                 limits=limits, batch_id=spec.batch_id, trial=trial, session_id=sid,
+                                                 on_created=created.append, judge=judge, executor=ran))
+        except Exception as e:
+            if created or not getattr(e, "exists", False):
+                raise
+            writer.close()  # this job's second run (its node was lost): the first run's session goes on
+            return {**asyncio.run(_again(log, sid, judge, ran)), "executor": ran}
         steps, calls, errors, seconds = _effort(outcome.events)
         return {"session_id": sid, "reason": outcome.reason, "reward": outcome.reward.reward, "failure": None,
                 "steps": steps, "calls": calls, "errors": errors, "seconds": seconds, "unusable": False,
-                "violations": list(outcome.violations)}
+                "violations": list(outcome.violations), "executor": ran}
     except Exception as e:  # one broken session must not sink the batch; its events stay saved
         return {"session_id": created[0] if created else None, "reason": None, "reward": None,
-                "failure": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", "unusable": _unusable(e)}
+                "failure": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", "unusable": _unusable(e),
+                "executor": ran}
     finally:
         writer.close()
         close = getattr(log, "close", None)
         if spec.open_log is not None and callable(close):
             close()
+
+
+def _judge(spec: WorkerSpec) -> Any:
+    if not spec.judge:
+        return None
+    from tauplay.llm import LLMConfig
+    from tauplay.sim.judge import NLJudge
+
+    return NLJudge(LLMConfig(model=spec.judge["model"], api_base=spec.judge.get("api_base"),
+                             timeout=float(spec.judge.get("timeout", 60.0))))
+
+
+async def _again(log: Any, session_id: str, judge: Any, ran: dict[str, Any]) -> dict[str, Any]:
+    """A job run again after its worker was lost: its session, which the first run created, goes on from its
+    last saved event here (or, had it ended before the loss, is reported as it ended). It is still the
+    driver's owner's, whose heartbeat the driver renews: this writer claims nothing. Raises what resuming
+    raises."""
+    from tauplay.core.events import EventKind
+    from tauplay.sim.batch import _effort
+    from tauplay.sim.session import resume_session
+
+    writer = LogWriter(log, owner=False)
+    try:
+        events = await writer.call(log.events, session_id)
+        violations: list[Any] = []
+        if any(e.kind == EventKind.TERMINATED for e in events):
+            record = await writer.call(log.get_session, session_id)
+            reason, reward = record.termination_reason, record.reward
+        else:
+            outcome = await resume_session(writer, session_id, judge=judge, executor=ran)
+            events, reason, reward = outcome.events, outcome.reason, outcome.reward.reward
+            violations = list(outcome.violations)
+    finally:
+        writer.close()
+    steps, calls, errors, seconds = _effort(events)
+    return {"session_id": session_id, "reason": reason, "reward": reward, "failure": None, "steps": steps,
+            "calls": calls, "errors": errors, "seconds": seconds, "unusable": False, "violations": violations}
 
 
 def resume_job(spec: WorkerSpec, relay: Any, session_id: str) -> dict[str, Any]:
@@ -222,6 +286,21 @@ def start_ray(address: str | None, cpus: int) -> Any:
     return ray
 
 
+def _relay(ray: Any) -> Any:
+    """The relay actor, on the driver's own node: a worker node lost mid-batch must not take it along."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    here = ray.get_runtime_context().get_node_id()
+    return ray.remote(num_cpus=0)(Relay).options(
+        scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=here, soft=True)).remote()
+
+
+def _worker_options(spec: WorkerSpec) -> dict[str, Any]:
+    """What the workers' environment needs (a PostgreSQL password): given to Ray as the tasks' runtime_env,
+    not as an argument, so it is in no pickled argument of the task."""
+    return {"runtime_env": {"env_vars": dict(spec.env)}} if spec.env else {}
+
+
 def local_cpus(concurrency: int) -> int:
     """A small local instance: no more CPUs than sessions at a time, nor than the machine has
     ($TAUPLAY_RAY_CPUS overrides)."""
@@ -261,8 +340,8 @@ async def run_batch_on_ray(writer: LogWriter, jobs: Sequence[Job], *, spec: Work
     """run_batch's contract on Ray: every job as a Ray task, at most `concurrency` at a time, results in the
     order of `jobs`, `on_done` as each ends, BatchStopped when the store can take no more writes."""
     ray = await asyncio.to_thread(start_ray, address, local_cpus(concurrency))
-    relay = ray.remote(num_cpus=0)(Relay).remote() if spec.open_log is None else None
-    remote = ray.remote(num_cpus=1, max_retries=0)(run_job)
+    relay = _relay(ray) if spec.open_log is None else None
+    remote = ray.remote(num_cpus=1, max_retries=RETRIES)(run_job).options(**_worker_options(spec))
     spec_ref = ray.put(spec)
     gate = asyncio.Semaphore(max(1, concurrency))
     stop: list[BaseException] = []
@@ -285,7 +364,8 @@ async def run_batch_on_ray(writer: LogWriter, jobs: Sequence[Job], *, spec: Work
                 out["failure"] = STOPPED  # failed because the store could take no more: as the local executor says
             result = JobResult(job, out["session_id"], out["reason"], out["reward"], out["failure"],
                                int(out.get("steps", 0)), int(out.get("calls", 0)), int(out.get("errors", 0)),
-                               float(out.get("seconds", 0.0)), tuple(out.get("violations") or ()))
+                               float(out.get("seconds", 0.0)), tuple(out.get("violations") or ()),
+                               executor=out.get("executor"))
         if on_done is not None:
             on_done(result)
         return result
@@ -308,8 +388,8 @@ async def resume_on_ray(writer: LogWriter, session_ids: Sequence[str], *, spec: 
     by the driver's writer as a Ray batch's are; one result per session, in order (`failure` set when one could
     not be resumed). The driver must have taken each session over under `writer.owner` first."""
     ray = await asyncio.to_thread(start_ray, address, local_cpus(concurrency))
-    relay = ray.remote(num_cpus=0)(Relay).remote() if spec.open_log is None else None
-    remote = ray.remote(num_cpus=1, max_retries=0)(resume_job)
+    relay = _relay(ray) if spec.open_log is None else None
+    remote = ray.remote(num_cpus=1, max_retries=RETRIES)(resume_job).options(**_worker_options(spec))
     spec_ref = ray.put(spec)
     gate = asyncio.Semaphore(max(1, concurrency))
     stop: list[BaseException] = []

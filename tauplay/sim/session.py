@@ -152,6 +152,7 @@ class Session:
     orchestrator: Orchestrator
     writer: LogWriter
     history: list[Event] = field(default_factory=list)
+    executor: dict[str, Any] | None = None  # where a reopened session goes on (said in its `resumed` notice)
 
     @property
     def env(self) -> Environment:
@@ -161,9 +162,10 @@ class Session:
     async def start(cls, writer: LogWriter, setup: SessionSetup, agent: AgentParticipant, user: UserParticipant,
                     *, limits: Limits | None = None, sinks: Sequence[Sink] = (), batch_id: str | None = None,
                     trial: int | None = None, annotator: str | None = None, session_id: str | None = None,
-                    on_created: Callable[[str], None] | None = None, judge: Judge | None = None) -> Session:
+                    on_created: Callable[[str], None] | None = None, judge: Judge | None = None,
+                    executor: dict[str, Any] | None = None) -> Session:
         """Save a new running session and build what runs it. `on_created(session_id)` is called once the
-        session exists in the log (a UI can show its id)."""
+        session exists in the log (a UI can show its id); `executor`: where it runs, saved in its first event."""
         emotion = setup.condition
         role = session_role(agent, user)
         owned: dict[str, Any] = {"owner": writer.owner} if writer.owner else {}
@@ -183,14 +185,18 @@ class Session:
             orchestrator.started_data["interceptor"] = True
         if setup.abstain:
             orchestrator.started_data["abstain"] = True
+        if executor:
+            orchestrator.started_data["executor"] = executor
         return cls(sid, orchestrator, writer)
 
     @classmethod
     async def reopen(cls, writer: LogWriter, session_id: str, *, agent: AgentParticipant | None = None,
                      user: UserParticipant | None = None, limits: Limits | None = None, sinks: Sequence[Sink] = (),
-                     domain: Domain | None = None, database: Database | None = None) -> Session:
+                     domain: Domain | None = None, database: Database | None = None, judge: Judge | None = None,
+                     executor: dict[str, Any] | None = None) -> Session:
         """Rebuild a stored, unfinished session. Participants default to new ones built from the saved
-        descriptions (a human participant must be passed in by the UI that hosts it)."""
+        descriptions (a human participant must be passed in by the UI that hosts it). `judge` as for `start`;
+        `executor`: where it goes on (a Ray node), said in the notice that it was resumed."""
         log = writer.log
         record = await writer.call(log.get_session, session_id)
         events = await writer.call(log.events, session_id)
@@ -222,11 +228,11 @@ class Session:
             setup.interceptor = bool(started.interceptor)
             setup.abstain = bool(started.abstain)
         orchestrator = _orchestrator(setup, agent, user, limits, [Recorder(writer, session_id), *sinks], events,
-                                     trial=record.trial)
+                                     judge, trial=record.trial)
         replay_into(orchestrator.env, events)
         if record.status != SessionStatus.RUNNING:
             await writer.call(log.set_status, session_id, SessionStatus.RUNNING)
-        return cls(session_id, orchestrator, writer, list(events))
+        return cls(session_id, orchestrator, writer, list(events), executor)
 
     async def record(self, payload: EventPayload, role: Role = Role.SYSTEM) -> Event:
         """Save an event that is no move of either side (what the person did in the app: revealed the agent's
@@ -240,8 +246,10 @@ class Session:
         takes no more writes leaves it for `tauplay resume`."""
         try:
             if self.history:
+                ran = self.executor or {}
+                where = f" on {ran.get('kind', '')} node {ran['node_id']}" if ran.get("node_id") else ""
                 await self.orchestrator.emit(Role.SYSTEM, NoticeData(
-                    level="info", text=f"resumed after event {self.history[-1].seq}"))
+                    level="info", text=f"resumed after event {self.history[-1].seq}{where}"))
             return await self.orchestrator.run()
         except Exception as e:
             if getattr(e, "unusable", False) or any(ev.kind == EventKind.TERMINATED
@@ -299,14 +307,14 @@ async def run_session(log: SessionLog | LogWriter, setup: SessionSetup, agent: A
                       user: UserParticipant, *, limits: Limits | None = None, sinks: Sequence[Sink] = (),
                       batch_id: str | None = None, trial: int | None = None, annotator: str | None = None,
                       session_id: str | None = None, on_created: Callable[[str], None] | None = None,
-                      judge: Judge | None = None) -> tuple[str, Outcome]:
+                      judge: Judge | None = None, executor: dict[str, Any] | None = None) -> tuple[str, Outcome]:
     """Start, run and end one session; returns (session id, outcome). `judge` judges what the reward rule
-    cannot (tau2-bench's natural-language assertions) when the session ends."""
+    cannot (tau2-bench's natural-language assertions) when the session ends; `executor`: where it runs."""
     writer, owned = _writer(log)
     try:
         session = await Session.start(writer, setup, agent, user, limits=limits, sinks=sinks, batch_id=batch_id,
                                       trial=trial, annotator=annotator, session_id=session_id,
-                                      on_created=on_created, judge=judge)
+                                      on_created=on_created, judge=judge, executor=executor)
         return session.session_id, await session.run()
     finally:
         if owned:
@@ -316,12 +324,13 @@ async def run_session(log: SessionLog | LogWriter, setup: SessionSetup, agent: A
 async def resume_session(log: SessionLog | LogWriter, session_id: str, *, agent: AgentParticipant | None = None,
                          user: UserParticipant | None = None, limits: Limits | None = None,
                          sinks: Sequence[Sink] = (), domain: Domain | None = None,
-                         database: Database | None = None) -> Outcome:
+                         database: Database | None = None, judge: Judge | None = None,
+                         executor: dict[str, Any] | None = None) -> Outcome:
     """Continue a stored, unfinished session to its end."""
     writer, owned = _writer(log)
     try:
         session = await Session.reopen(writer, session_id, agent=agent, user=user, limits=limits, sinks=sinks,
-                                       domain=domain, database=database)
+                                       domain=domain, database=database, judge=judge, executor=executor)
         return await session.run()
     finally:
         if owned:

@@ -233,7 +233,7 @@ class SessionStore:
                     conn.execute(_SESSIONS.insert().values(**values))
         except StoreError as exc:
             if isinstance(exc.__cause__, sa_exc.IntegrityError | sqlite3.IntegrityError):
-                raise StoreError(f"{self.name}: a session with id {sid!r} already exists") from None
+                raise StoreError(f"{self.name}: a session with id {sid!r} already exists", exists=True) from None
             raise
         return sid
 
