@@ -226,3 +226,48 @@ def test_a_node_removed_mid_batch_loses_no_session_and_doubles_none(
                                            "ORDER BY seq", sid=sid)]
     resumed = [n["text"] for n in notices if n["text"].startswith("resumed after event")]
     assert len(resumed) == 1 and resumed[0].endswith(f" on ray node {survivor}"), resumed
+
+
+def test_the_postgresql_password_is_in_no_task_argument_and_no_ray_log(
+        tmp_path: Path, ray_cluster: RayCluster, pg_url: str, pg_server: Any) -> None:  # noqa: F811
+    import cloudpickle
+
+    from urllib.parse import parse_qs, urlsplit
+
+    from tauplay.commands._executors import _spec
+    from tauplay.sim.writer import LogWriter
+    from tauplay.store import SessionStore
+
+    password = pg_server.password
+    assert password and password in pg_url
+    ray_cluster.ensure_two_workers()
+    # What the driver gives Ray (the spec: ray.put, then an argument of every task) holds no password, only the
+    # path of a password file readable by this user alone, from which the workers' libpq reads it.
+    with SessionStore(pg_url) as store:
+        writer = LogWriter(store, owner=False)
+        try:
+            spec = _spec(store, writer, {"agent": {"kind": "oracle"}}, "b1", None)
+        finally:
+            writer.close()
+    pickled = cloudpickle.dumps(spec)
+    assert password.encode() not in pickled
+    (url,) = spec.open_log.args
+    (secret,) = parse_qs(urlsplit(url).query)["passfile"]
+    assert password in Path(secret).read_text()
+    assert Path(secret).stat().st_mode & 0o077 == 0
+    reopened = cloudpickle.loads(pickled).open_log()  # as a worker opens it: the server takes the password
+    assert reopened.list_sessions() == [] and password not in reopened.name
+    reopened.close()
+    code, out, err = _done(_tauplay("run", "--domain", "airline", "--task-ids", *TASKS, "--executor", "ray",
+                                    "--ray-address", ray_cluster.address, "--concurrency", "2", "--db", pg_url,
+                                    "--json", cwd=tmp_path))
+    assert code == 0, err
+    sessions = json.loads(out)["sessions"]
+    assert {s["reward"] for s in sessions} == {1.0} and len(sessions) == len(TASKS)
+    assert len({s["executor"]["node_id"] for s in sessions}) >= 1
+    _one_finished_each(pg_url, {(t, 0) for t in TASKS})
+    # Nothing Ray wrote (its logs, the tasks' specs it keeps, spilled objects) holds the password.
+    leaked = [str(p) for p in Path(ray_cluster.temp_dir).rglob("*")
+              if p.is_file() and not p.is_symlink() and password.encode() in p.read_bytes()]
+    assert leaked == []
+    assert password not in out and password not in err

@@ -37,22 +37,53 @@ def _start(args: argparse.Namespace) -> None:
 def _spec(store: Any, writer: Any, plan: dict[str, Any], batch_id: str, judge: dict[str, Any] | None) -> Any:
     from tauplay.sim.ray_batch import WorkerSpec
 
-    from tauplay.sim.ray_batch import PASSWORD_ENV
-
     open_log = None
-    env: dict[str, str] | None = None
     if store.url.get_backend_name() == "postgresql":  # a shared server: workers write to it themselves
         import functools
 
         from tauplay.store import SessionStore
 
-        # The URL the workers get has no password: it would be pickled into every task and could reach Ray's
-        # logs. The password goes in their environment instead (libpq reads it there), or, left out of the
-        # URL, comes from the workers' own PGPASSWORD / ~/.pgpass.
-        password = store.url.password
-        open_log = functools.partial(SessionStore, store.url.set(password=None).render_as_string(hide_password=False))
-        env = {PASSWORD_ENV: str(password)} if password else None
-    return WorkerSpec(plan, batch_id, writer.owner, judge, open_log, env)
+        # The URL the workers get has no password: it is pickled into every task, and Ray's runtime_env agent
+        # logs a task's environment variables, so neither may carry it. The workers read it from a libpq
+        # password file named in the URL instead (see passfile).
+        url = store.url._replace(password=None)
+        if store.url.password:
+            url = url.update_query_dict({"passfile": passfile(str(store.url.password))})
+        open_log = functools.partial(SessionStore, url.render_as_string(hide_password=False))
+    return WorkerSpec(plan, batch_id, writer.owner, judge, open_log)
+
+
+PASSFILE_ENV = "TAUPLAY_RAY_PASSFILE"
+
+
+def passfile(password: str) -> str:
+    """The path of a libpq password file that holds `password` for the workers: $TAUPLAY_RAY_PASSFILE when
+    set (yours to write, at that path on every node: a shared file system or each node's own copy), else one
+    written now, readable by this user only, and removed when this process ends: enough when the workers
+    share this machine's file system (a local Ray instance, or a cluster on one host)."""
+    import os
+
+    given = os.environ.get(PASSFILE_ENV, "").strip()
+    if given:
+        return given
+    import atexit
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="tauplay-pgpass-")  # created 0600
+    escaped = password.replace("\\", "\\\\").replace(":", "\\:")
+    with os.fdopen(fd, "w") as f:
+        f.write(f"*:*:*:*:{escaped}\n")
+    atexit.register(_remove, path)
+    return path
+
+
+def _remove(path: str) -> None:
+    import os
+
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def ray_executor(args: argparse.Namespace, store: Any, writer: Any, jobs: list[Any], plan: dict[str, Any],

@@ -30,7 +30,6 @@ RELAYED = frozenset({"create_session", "append_events", "finish_session", "set_s
 # Ray runs a task again when its worker or node is lost (not when it raised): the job's session id is its own,
 # so the second run finds the first one's session and goes on with it instead of starting a second.
 RETRIES = 3
-PASSWORD_ENV = "PGPASSWORD"  # libpq's own: a worker's PostgreSQL URL carries no password, this does
 _ID_SPACE = uuid.UUID("5b0e3f7e-6a38-4c5e-9a51-2f4d0c1b7a90")
 
 
@@ -66,14 +65,7 @@ class WorkerSpec:
     batch_id: str
     owner: str | None
     judge: dict[str, Any] | None = None
-    open_log: Callable[[], SessionLog] | None = None  # never holding a password: see PASSWORD_ENV
-    env: dict[str, str] | None = None  # for the workers' environment (runtime_env), never pickled with the spec
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "env": None}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+    open_log: Callable[[], SessionLog] | None = None  # never holding a password (tauplay.commands._executors)
 
 
 # -- the worker side ------------------------------------------------------------------------------------------
@@ -273,6 +265,7 @@ def start_ray(address: str | None, cpus: int) -> Any:
     ray = import_ray()
     if ray.is_initialized():
         return ray
+    _messages_to_stderr(ray)
     options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
     try:
         if address:
@@ -286,6 +279,23 @@ def start_ray(address: str | None, cpus: int) -> Any:
     return ray
 
 
+def _messages_to_stderr(ray: Any) -> None:
+    """Ray's driver prints what the cluster reports to it (a task run again after its node was lost) on
+    stdout, even with log_to_driver off, where `--json` writes its one document: said on stderr instead. (Ray's
+    own printing function, replaced in its module; left alone if a Ray version has none by that name.)"""
+    import ray._private.worker as ray_worker
+
+    original = getattr(ray_worker, "print_to_stdstream", None)
+    if original is None or getattr(original, "to_stderr", False):
+        return
+
+    def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
+        original({**data, "is_err": True}, ignore_prefix)
+
+    to_stderr.to_stderr = True  # type: ignore[attr-defined]
+    ray_worker.print_to_stdstream = to_stderr
+
+
 def _relay(ray: Any) -> Any:
     """The relay actor, on the driver's own node: a worker node lost mid-batch must not take it along."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -293,12 +303,6 @@ def _relay(ray: Any) -> Any:
     here = ray.get_runtime_context().get_node_id()
     return ray.remote(num_cpus=0)(Relay).options(
         scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=here, soft=True)).remote()
-
-
-def _worker_options(spec: WorkerSpec) -> dict[str, Any]:
-    """What the workers' environment needs (a PostgreSQL password): given to Ray as the tasks' runtime_env,
-    not as an argument, so it is in no pickled argument of the task."""
-    return {"runtime_env": {"env_vars": dict(spec.env)}} if spec.env else {}
 
 
 def local_cpus(concurrency: int) -> int:
@@ -341,7 +345,7 @@ async def run_batch_on_ray(writer: LogWriter, jobs: Sequence[Job], *, spec: Work
     order of `jobs`, `on_done` as each ends, BatchStopped when the store can take no more writes."""
     ray = await asyncio.to_thread(start_ray, address, local_cpus(concurrency))
     relay = _relay(ray) if spec.open_log is None else None
-    remote = ray.remote(num_cpus=1, max_retries=RETRIES)(run_job).options(**_worker_options(spec))
+    remote = ray.remote(num_cpus=1, max_retries=RETRIES)(run_job)
     spec_ref = ray.put(spec)
     gate = asyncio.Semaphore(max(1, concurrency))
     stop: list[BaseException] = []
@@ -389,7 +393,7 @@ async def resume_on_ray(writer: LogWriter, session_ids: Sequence[str], *, spec: 
     not be resumed). The driver must have taken each session over under `writer.owner` first."""
     ray = await asyncio.to_thread(start_ray, address, local_cpus(concurrency))
     relay = _relay(ray) if spec.open_log is None else None
-    remote = ray.remote(num_cpus=1, max_retries=RETRIES)(resume_job).options(**_worker_options(spec))
+    remote = ray.remote(num_cpus=1, max_retries=RETRIES)(resume_job)
     spec_ref = ray.put(spec)
     gate = asyncio.Semaphore(max(1, concurrency))
     stop: list[BaseException] = []
