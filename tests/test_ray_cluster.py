@@ -271,3 +271,43 @@ def test_the_postgresql_password_is_in_no_task_argument_and_no_ray_log(
               if p.is_file() and not p.is_symlink() and password.encode() in p.read_bytes()]
     assert leaked == []
     assert password not in out and password not in err
+
+
+NL_TASK = {"id": "judged", "description": {"purpose": "a judge decides"},
+           "user_scenario": {"instructions": {"domain": "mock", "reason_for_call": "You want your tasks listed.",
+                                              "known_info": "Your user id is user_1.", "task_instructions": ""}},
+           "evaluation_criteria": {"actions": [{"action_id": "a", "name": "get_users", "arguments": {}}],
+                                   "nl_assertions": ["The agent greets the user.", "The agent lists the tasks."],
+                                   "reward_basis": ["DB", "NL_ASSERTION"]}}
+
+
+def test_a_judge_model_reaches_the_workers_on_both_nodes(
+        tmp_path: Path, ray_cluster: RayCluster, llm_server: Any) -> None:
+    from tauplay.core.domain import DomainError, get_domain
+
+    try:
+        get_domain("tau2-mock")
+    except DomainError as e:
+        pytest.skip(f"no domain with natural-language assertions to judge here: {e}")
+    from tests.support.llm_server import Reply
+
+    ray_cluster.ensure_two_workers()
+    met = dict(zip(NL_TASK["evaluation_criteria"]["nl_assertions"], (True, False), strict=True))  # type: ignore[index]
+    verdicts = [{"expectedOutcome": a, "reasoning": "read it", "metExpectation": ok} for a, ok in met.items()]
+    llm_server.queue("judge").fallback = Reply(content=json.dumps({"results": verdicts}))
+    (tmp_path / "t.json").write_text(json.dumps([NL_TASK]))
+    trials = 4
+    db = str(tmp_path / "s.db")
+    code, out, err = _done(_tauplay("run", "--domain", "tau2-mock", "--tasks", str(tmp_path / "t.json"), "--trials",
+                                    str(trials), "--judge-model", "openai/judge", "--judge-api-base", llm_server.url,
+                                    "--executor", "ray", "--ray-address", ray_cluster.address, "--concurrency", "2",
+                                    "--db", db, "--json", cwd=tmp_path))
+    assert code == 0, err
+    sessions = json.loads(out)["sessions"]
+    assert len(sessions) == trials and {s["reward"] for s in sessions} == {0.0}  # the judge's "not met" counted
+    assert {s["executor"]["node_id"] for s in sessions} == set(ray_cluster.workers)
+    assert len(llm_server.requests_for("judge")) == trials  # one judgment per session, each from its worker
+    for (info,) in _sql(db, "SELECT reward_info FROM sessions"):
+        details = (json.loads(info) if isinstance(info, str) else info)["details"]
+        assert details["reward_breakdown"] == {"DB": 1.0, "NL_ASSERTION": 0.0}
+        assert [a["met"] for a in details["nl_assertions"]["assertions"]] == [True, False]
