@@ -14,7 +14,6 @@ import importlib.util
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -230,9 +229,9 @@ def test_a_node_removed_mid_batch_loses_no_session_and_doubles_none(
 
 def test_the_postgresql_password_is_in_no_task_argument_and_no_ray_log(
         tmp_path: Path, ray_cluster: RayCluster, pg_url: str, pg_server: Any) -> None:  # noqa: F811
-    import cloudpickle
-
     from urllib.parse import parse_qs, urlsplit
+
+    import cloudpickle
 
     from tauplay.commands._executors import _spec
     from tauplay.sim.writer import LogWriter

@@ -53,8 +53,14 @@ def _whoami() -> str:
 
 def session_text(record: Any, events: list[Any], labels: list[Any]) -> list[str]:
     """One saved session as plain lines: what `--show` prints."""
-    from tauplay.core.events import (EventKind, MessageData, NoticeData, SessionStartedData, ToolCallData,
-                                     ToolResultData)
+    from tauplay.core.events import (
+        EventKind,
+        MessageData,
+        NoticeData,
+        SessionStartedData,
+        ToolCallData,
+        ToolResultData,
+    )
     from tauplay.core.faults import fault_suggestions
     from tauplay.core.policy_checks import session_violations
     from tauplay.core.transcript import arguments_text
