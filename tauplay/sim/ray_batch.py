@@ -8,6 +8,10 @@ the local executor), and the store is written by one process. With `open_log` (a
 workers write straight to it instead. Either way every session carries the driver's owner, whose heartbeat the
 driver renews, so `tauplay resume --batch` takes over a killed Ray batch exactly as a killed local one.
 
+Each session's first event records the Ray node that ran it. A job whose worker or node is lost is run again by
+Ray (RETRIES): its session id is the job's own (job_session_id), so the second run finds the first one's
+session, refused a second creation by the store's key, and goes on from its last saved event.
+
 Ray is imported only here, and only when this executor runs.
 """
 
