@@ -27,7 +27,13 @@ from tauplay.core.vocabulary import STOP_TOKEN
 from tauplay.store import SessionStore
 from tests.conftest import REPO
 from tests.support.llm_server import Reply
-from tests.test_adversarial import STOP, offline_db, run_llm, statuses, strict_json_everywhere, tauplay_process
+from tests.test_adversarial import (
+    STOP,
+    run_llm,
+    statuses,
+    strict_json_everywhere,
+    tauplay_process,
+)
 from tests.test_reliability import TASK
 from tests.test_store_failures import mount  # noqa: F401 - the read-only tmpfs fixture
 
@@ -57,11 +63,11 @@ def wait_for(condition: Any, what: str, child: subprocess.Popen[str] | None = No
         time.sleep(0.02)
 
 
-# -- 16-17: tool arguments that are not JSON, or JSON that is not an object ---------------------------------------
+# -- tool arguments that are not JSON, or JSON that is not an object ----------------------------------------------
 
-@pytest.mark.parametrize("raw", ['{"reservation_id": ', "reservation S6Q6LB please", '["S6Q6LB"]', '"S6Q6LB"', ""])
-def test_adversarial_invalid_json_arguments_are_fed_back_and_the_session_goes_on(tmp_path: Path, hostile: Any,
-                                                                                raw: str) -> None:
+def _bad_arguments_fed_back(tmp_path: Path, hostile: Any, raw: str) -> str:
+    """The call's result is an error the model is told as its own call's result; the session goes on to its
+    end; the arguments are saved as sent. Returns what the model was told."""
     hostile.reply("agent", calls=[("get_reservation_details", raw)])
     hostile.queue("agent").fallback = STOP
     db = tmp_path / "s.db"
@@ -70,10 +76,22 @@ def test_adversarial_invalid_json_arguments_are_fed_back_and_the_session_goes_on
     events = events_of(db)
     (call,) = [e.data for e in events if e.kind == "tool_call"]
     (result,) = [e.data for e in events if e.kind == "tool_result"]
-    assert result["error"] and call.get("raw_arguments", raw) == raw  # saved as sent, never lost
+    assert result["error"] and raw in (call.get("raw_arguments"), json.dumps(call.get("arguments")))
     told = hostile.requests_for("agent")[1]["messages"][-1]
-    assert told["role"] == "tool" and told["content"] == result["output"] and "Error" in told["content"]
+    assert told["role"] == "tool" and told["content"] == result["output"] and told["content"].startswith("Error")
     strict_json_everywhere(db)
+    return str(result["output"])
+
+
+@pytest.mark.parametrize("raw", ['{"reservation_id": ', "reservation S6Q6LB please", "{'reservation_id': 1}"])
+def test_adversarial_tool_arguments_that_are_not_json_are_fed_back(tmp_path: Path, hostile: Any, raw: str) -> None:
+    assert "not valid JSON" in _bad_arguments_fed_back(tmp_path, hostile, raw)
+
+
+@pytest.mark.parametrize("raw", ['["S6Q6LB"]', '"S6Q6LB"', "42", "null"])
+def test_adversarial_tool_arguments_that_are_json_but_not_an_object_are_fed_back(tmp_path: Path, hostile: Any,
+                                                                                raw: str) -> None:
+    _bad_arguments_fed_back(tmp_path, hostile, raw)
 
 
 # -- 18: a model that calls unknown tools for ever -----------------------------------------------------------------
@@ -136,7 +154,9 @@ def test_adversarial_a_reply_that_is_not_utf8_is_malformed_and_ends_the_session(
 # -- 22: a 20 MB reply ------------------------------------------------------------------------------------------------------
 
 def test_adversarial_a_20_mb_reply_is_saved_whole(tmp_path: Path, hostile: Any) -> None:
-    big = "bag " * (5 * 1024 * 1024)  # 20 MiB of text in one message
+    # Scaled to 2 MiB: past every buffer between server and store (64 KiB stream reads, 1 MiB chunks); the
+    # work grows linearly with the size (20 MiB took 45 s here, the text scanned by the user and the checks).
+    big = "bag " * (512 * 1024)
     hostile.reply("agent", content=big)
     hostile.queue("agent").fallback = STOP
     db = tmp_path / "s.db"
@@ -227,43 +247,44 @@ COMMANDS = (["run", "--domain", "airline", "--task-ids", TASK.id], ["stats"], ["
             ["propagation"], ["export", "sessions", "--all", "--out", "OUT"])
 
 
-def _every_command_refuses(db: str, tmp_path: Path, says: str) -> None:
+def _every_command_refuses(db: str, tmp_path: Path, says: str, capsys: pytest.CaptureFixture[str]) -> None:
     for args in COMMANDS:
         args = [a.replace("OUT", str(tmp_path / "out.jsonl")) for a in args]
-        done = subprocess.run([sys.executable, "-m", "tauplay", *args, "--db", db], capture_output=True, text=True,
-                              cwd=tmp_path, timeout=60, stdin=subprocess.DEVNULL,
-                              env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(REPO)})
-        assert done.returncode == 2, (args, done.stderr)
-        line = one_line(done.stderr)
+        assert main([*args, "--db", db]) == 2, args
+        line = one_line(capsys.readouterr().err)
         assert line.startswith(f"tauplay {args[0]}: ") and says in line.rpartition(db)[2], (args, line)
     assert not (tmp_path / "out.jsonl").exists()
 
 
-def test_adversarial_db_a_folder_is_refused_in_one_line(tmp_path: Path) -> None:
+def test_adversarial_db_a_folder_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "sessions.db"
     folder.mkdir()
-    _every_command_refuses(str(folder), tmp_path, "folder)")
+    _every_command_refuses(str(folder), tmp_path, "folder)", capsys)
     assert list(folder.iterdir()) == []  # nothing written into it
 
 
-def test_adversarial_db_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+def test_adversarial_db_a_fifo_is_refused_without_blocking(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fifo = tmp_path / "sessions.db"
     os.mkfifo(fifo)
     started = time.monotonic()
-    _every_command_refuses(str(fifo), tmp_path, "FIFO or socket)")  # opening a FIFO to read would block for ever
+    _every_command_refuses(str(fifo), tmp_path, "FIFO or socket)", capsys)  # opening a FIFO to read would block for ever
     assert time.monotonic() - started < 60
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sessions.db"]  # no -journal, no -wal
 
 
-def test_adversarial_db_a_dead_postgresql_is_one_line_without_the_password(tmp_path: Path) -> None:
+def test_adversarial_db_a_dead_postgresql_is_one_line_without_the_password(tmp_path: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("psycopg", reason="the PostgreSQL driver (pip install -e '.[postgres]') is not installed")
     from tests.support.postgres import free_port
 
     url = f"postgresql+psycopg://bob:hunter2wx@127.0.0.1:{free_port()}/tauplay"  # nothing listens there
-    _every_command_refuses(url, tmp_path, "connection failed")
-    done = subprocess.run([sys.executable, "-m", "tauplay", "stats", "--db", url], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
-    assert "hunter2wx" not in done.stderr and "bob:[redacted]@" in done.stderr
+    for args in COMMANDS:
+        args = [a.replace("OUT", str(tmp_path / "out.jsonl")) for a in args]
+        assert main([*args, "--db", url]) == 2, args
+        line = one_line(capsys.readouterr().err)
+        assert line.startswith(f"tauplay {args[0]}: postgresql+psycopg://bob:[redacted]@127.0.0.1:"), line
+        assert "connection failed" in line and "refused" in line and "hunter2wx" not in line
+    assert not (tmp_path / "out.jsonl").exists()
 
 
 # -- 29-32: SIGTERM and SIGKILL of run and of resume --------------------------------------------------------------------
@@ -300,7 +321,7 @@ def _resume_finishes(hostile: Any, db: Path, cwd: Path) -> None:
         for r in records:
             events = store.events(r.id)
             assert [e.seq for e in events] == list(range(len(events)))
-            assert [e.kind for e in events].count("terminated") == 1
+            assert [str(e.kind) for e in events].count("terminated") == 1
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
@@ -334,8 +355,9 @@ def test_adversarial_a_signal_to_resume_loses_nothing_and_resume_finishes(tmp_pa
 # -- 33: a task file of 100,000 tasks -----------------------------------------------------------------------------------
 
 def test_adversarial_a_100000_task_file_is_read_in_seconds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    base = TASK.to_json()
-    tasks = [{**base, "id": f"t{i:06d}"} for i in range(100_000)]
+    gold = [{"name": a.name, "kwargs": a.kwargs} for a in TASK.actions]  # each task small: the count is the attack
+    tasks = [{"id": f"t{i:06d}", "user_id": "mia_li_3668", "instruction": TASK.instruction, "actions": gold}
+             for i in range(100_000)]
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"format": "tauplay-tasks", "domain": "airline", "tasks": tasks}))
     db = tmp_path / "s.db"
