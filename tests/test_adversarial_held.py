@@ -63,7 +63,7 @@ def wait_for(condition: Any, what: str, child: subprocess.Popen[str] | None = No
         time.sleep(0.02)
 
 
-# -- tool arguments that are not JSON, or JSON that is not an object ----------------------------------------------
+# -- 18-19: tool arguments that are not JSON, or JSON that is not an object ----------------------------------------------
 
 def _bad_arguments_fed_back(tmp_path: Path, hostile: Any, raw: str) -> str:
     """The call's result is an error the model is told as its own call's result; the session goes on to its
@@ -94,7 +94,7 @@ def test_adversarial_tool_arguments_that_are_json_but_not_an_object_are_fed_back
     _bad_arguments_fed_back(tmp_path, hostile, raw)
 
 
-# -- 18: a model that calls unknown tools for ever -----------------------------------------------------------------
+# -- 20: a model that calls unknown tools for ever -----------------------------------------------------------------
 
 def test_adversarial_unknown_tools_forever_end_at_the_error_budget(tmp_path: Path, hostile: Any) -> None:
     hostile.queue("agent").fallback = Reply(tool_calls=[{"id": "c", "type": "function", "function": {
@@ -107,7 +107,7 @@ def test_adversarial_unknown_tools_forever_end_at_the_error_budget(tmp_path: Pat
     assert len(hostile.requests_for("agent")) == 4  # not one call more
 
 
-# -- 19: a server that hangs past --llm-timeout ----------------------------------------------------------------------
+# -- 21: a server that hangs past --llm-timeout ----------------------------------------------------------------------
 
 def test_adversarial_a_hanging_server_times_out_and_ends_the_session(tmp_path: Path, hostile: Any,
                                                                     capsys: pytest.CaptureFixture[str]) -> None:
@@ -123,7 +123,7 @@ def test_adversarial_a_hanging_server_times_out_and_ends_the_session(tmp_path: P
     assert ending.kind == "terminated" and "timeout" in ending.data["error"] and "\n" not in ending.data["error"]
 
 
-# -- 20: the connection cut without an answer --------------------------------------------------------------------------
+# -- 22: the connection cut without an answer --------------------------------------------------------------------------
 
 def test_adversarial_a_cut_connection_is_retried_then_ends_the_session(tmp_path: Path, hostile: Any) -> None:
     hostile.queue("agent").drop().text(f"Back again. {STOP_TOKEN}")  # once: the retry gets through
@@ -138,7 +138,7 @@ def test_adversarial_a_cut_connection_is_retried_then_ends_the_session(tmp_path:
     assert ending.kind == "terminated" and ending.data["error"] and "\n" not in ending.data["error"]
 
 
-# -- 21: a reply that is not UTF-8 ---------------------------------------------------------------------------------------
+# -- 23: a reply that is not UTF-8 ---------------------------------------------------------------------------------------
 
 def test_adversarial_a_reply_that_is_not_utf8_is_malformed_and_ends_the_session(tmp_path: Path, hostile: Any) -> None:
     body = '{"choices": [{"message": {"role": "assistant", "content": "caf\xe9 \xff\xfe"}}]}'.encode("latin-1")
@@ -151,7 +151,7 @@ def test_adversarial_a_reply_that_is_not_utf8_is_malformed_and_ends_the_session(
     strict_json_everywhere(db)
 
 
-# -- 22: a 20 MB reply ------------------------------------------------------------------------------------------------------
+# -- 24: a 20 MB reply ------------------------------------------------------------------------------------------------------
 
 def test_adversarial_a_20_mb_reply_is_saved_whole(tmp_path: Path, hostile: Any) -> None:
     # Scaled to 2 MiB: past every buffer between server and store (64 KiB stream reads, 1 MiB chunks); the
@@ -167,7 +167,7 @@ def test_adversarial_a_20_mb_reply_is_saved_whole(tmp_path: Path, hostile: Any) 
     assert any(m.get("content") == big for m in hostile.requests_for("agent")[1]["messages"])  # and sent back
 
 
-# -- 23: arguments nested 100,000 levels deep ---------------------------------------------------------------------------
+# -- 25: arguments nested 100,000 levels deep ---------------------------------------------------------------------------
 
 def test_adversarial_arguments_100000_deep_are_refused_and_the_session_goes_on(tmp_path: Path, hostile: Any) -> None:
     deep = '{"reservation_id": ' + "[" * 100_000 + "]" * 100_000 + "}"
@@ -181,7 +181,7 @@ def test_adversarial_arguments_100000_deep_are_refused_and_the_session_goes_on(t
     strict_json_everywhere(db)
 
 
-# -- 24: escape codes in ids (call ids, tool names, arguments), shown by review --show -------------------------------
+# -- 28: escape codes in ids (call ids, tool names, arguments), shown by review --show -------------------------------
 
 def test_adversarial_escape_codes_in_ids_are_saved_as_sent_and_shown_visibly(tmp_path: Path, hostile: Any,
                                                                             capsys: pytest.CaptureFixture[str],
@@ -210,7 +210,7 @@ def _only_session(db: Path) -> str:
         return record.id
 
 
-# -- 25: SQL-shaped names everywhere a name goes in ----------------------------------------------------------------------
+# -- 29: SQL-shaped names everywhere a name goes in ----------------------------------------------------------------------
 
 SQL = "x'); DROP TABLE sessions; --\" OR 1=1"
 
@@ -241,7 +241,7 @@ def test_adversarial_sql_shaped_names_are_only_names(tmp_path: Path, hostile: An
         assert conn.execute("SELECT count(*) FROM sessions").fetchone() == (1,)
 
 
-# -- 26-28: --db a folder, a FIFO, a PostgreSQL nobody answers on ------------------------------------------------------
+# -- 30-32: --db a folder, a FIFO, a PostgreSQL nobody answers on ------------------------------------------------------
 
 COMMANDS = (["run", "--domain", "airline", "--task-ids", TASK.id], ["stats"], ["resume"], ["queue", "q"],
             ["propagation"], ["export", "sessions", "--all", "--out", "OUT"])
@@ -287,7 +287,7 @@ def test_adversarial_db_a_dead_postgresql_is_one_line_without_the_password(tmp_p
     assert not (tmp_path / "out.jsonl").exists()
 
 
-# -- 29-32: SIGTERM and SIGKILL of run and of resume --------------------------------------------------------------------
+# -- 33-36: SIGTERM and SIGKILL of run and of resume --------------------------------------------------------------------
 
 def _start_batch(hostile: Any, db: Path, cwd: Path) -> subprocess.Popen[str]:
     """A batch of four sessions, one at a time: the first ends, the second hangs on its model call."""
@@ -352,7 +352,7 @@ def test_adversarial_a_signal_to_resume_loses_nothing_and_resume_finishes(tmp_pa
     _resume_finishes(hostile, db, tmp_path)
 
 
-# -- 33: a task file of 100,000 tasks -----------------------------------------------------------------------------------
+# -- 37: a task file of 100,000 tasks -----------------------------------------------------------------------------------
 
 def test_adversarial_a_100000_task_file_is_read_in_seconds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gold = [{"name": a.name, "kwargs": a.kwargs} for a in TASK.actions]  # each task small: the count is the attack
@@ -370,7 +370,7 @@ def test_adversarial_a_100000_task_file_is_read_in_seconds(tmp_path: Path, capsy
     assert statuses(db) == [("finished", "user_stop")]
 
 
-# -- 34-36: bad bounds -------------------------------------------------------------------------------------------------
+# -- 38-40: bad bounds -------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("flag", "value", "says"), [
     ("--max-steps", "0", "--max-steps must be at least 2"), ("--max-steps", "-1", "--max-steps must be at least 2"),
@@ -410,7 +410,7 @@ def test_adversarial_bounds_too_large_to_plan_are_refused_before_any_work(tmp_pa
     assert [s for s, _ in statuses(db)] == ["finished"] * 3  # large budgets are only budgets
 
 
-# -- 37: HOME read-only ------------------------------------------------------------------------------------------------
+# -- 41: HOME read-only ------------------------------------------------------------------------------------------------
 
 def test_adversarial_a_read_only_home_still_runs_and_says_where_a_trace_could_not_go(
         tmp_path: Path, mount: Any) -> None:  # noqa: F811
@@ -435,7 +435,7 @@ def test_adversarial_a_read_only_home_still_runs_and_says_where_a_trace_could_no
     assert list(home.path.iterdir()) == []
 
 
-# -- 41: concurrent queue annotators, each a process of their own -----------------------------------------------------
+# -- 45: concurrent queue annotators, each a process of their own -----------------------------------------------------
 
 ANNOTATOR = """
 import sys, time

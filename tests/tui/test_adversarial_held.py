@@ -22,7 +22,7 @@ from tests.tui.test_validate import make_validate_app, ready
 TINY = (8, 3)
 
 
-# -- 38: a terminal of 8x3 cells -------------------------------------------------------------------------------------
+# -- 42-43: a terminal of 8x3 cells -------------------------------------------------------------------------------------
 
 async def test_adversarial_the_play_screen_in_8x3_plays_and_saves(db_path: Path) -> None:
     app = make_app(db_path, role="user")
@@ -60,7 +60,7 @@ async def test_adversarial_review_and_validate_in_8x3_open_and_quit(db_path: Pat
         assert all(len(line) <= 8 for line in screen_text(validate).splitlines())
 
 
-# -- 39: two apps on one session ------------------------------------------------------------------------------------
+# -- 44: two apps on one session ------------------------------------------------------------------------------------
 
 HOLDER = """
 import asyncio, sys, time
