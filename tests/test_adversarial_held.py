@@ -309,11 +309,9 @@ def _signal_and_wait(child: subprocess.Popen[str], sig: int) -> None:
 
 
 def _resume_finishes(hostile: Any, db: Path, cwd: Path) -> None:
-    """A plain resume (another process) takes over what the killed one left and finishes the batch whole."""
+    """A plain resume (this process: the killed one is gone) takes over what it left and finishes the batch."""
     hostile.queue("agent").fallback = STOP
-    done = tauplay_process("resume", "--db", str(db), cwd=cwd)
-    _, err = done.communicate(timeout=120)
-    assert done.returncode == 0, err
+    assert main(["resume", "--db", str(db)]) == 0
     with SessionStore(str(db)) as store:
         records = store.list_sessions()
         assert len(records) == 4 and {r.status for r in records} == {"finished"}
@@ -356,7 +354,7 @@ def test_adversarial_a_signal_to_resume_loses_nothing_and_resume_finishes(tmp_pa
 
 def test_adversarial_a_100000_task_file_is_read_in_seconds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gold = [{"name": a.name, "kwargs": a.kwargs} for a in TASK.actions]  # each task small: the count is the attack
-    tasks = [{"id": f"t{i:06d}", "user_id": "mia_li_3668", "instruction": TASK.instruction, "actions": gold}
+    tasks = [{"id": f"t{i:06d}", "user_id": "mia_li_3668", "instruction": "Add a bag.", "actions": gold}
              for i in range(100_000)]
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"format": "tauplay-tasks", "domain": "airline", "tasks": tasks}))
