@@ -37,7 +37,7 @@ async def test_adversarial_the_play_screen_in_8x3_plays_and_saves(db_path: Path)
     writers_closed()
     (record,) = open_store(db_path).list_sessions()
     events = open_store(db_path).events(record.id)
-    assert record.status != "running" and record.task_id == TASK
+    assert (record.status, record.termination_reason, record.task_id) == ("finished", "user_stop", TASK)
     assert "Hi, add a bag to reservation S6Q6LB please." in [e.data.get("content") for e in events]
 
 
