@@ -119,14 +119,14 @@ def test_concurrent_first_opens_create_the_schema_once(pg_url: str) -> None:
 
 
 def make_v1(url: str) -> None:
-    """A schema-v1 database: today's without the tables v7, v6, v5, v4 and v3 added, the columns v6 added (sessions'
+    """A schema-v1 database: today's without the tables v8, v7, v6, v5, v4 and v3 added, the columns v6 added (sessions'
     owner and heartbeat) and the two columns v2 added; one row in every table."""
     engine = create_engine(url)
     try:
         with engine.begin() as conn:
             StoreModel.metadata.create_all(conn)
             for sql in (
-                "DROP TABLE queue_seats", "DROP TABLE batches", "ALTER TABLE sessions DROP COLUMN owner",
+                "DROP TABLE event_counts", "DROP TABLE queue_seats", "DROP TABLE batches", "ALTER TABLE sessions DROP COLUMN owner",
                 "ALTER TABLE sessions DROP COLUMN heartbeat_at",
                 "DROP TABLE perceptions", "DROP TABLE session_reviews", "DROP TABLE judgments",
                 "ALTER TABLE sessions DROP COLUMN data_source", "ALTER TABLE annotations DROP COLUMN source",
@@ -149,7 +149,7 @@ def make_v1(url: str) -> None:
 def test_migrates_a_v1_database(pg_url: str) -> None:
     make_v1(pg_url)
     with SessionStore(pg_url) as s:
-        assert s.schema_version == SCHEMA_VERSION == 7
+        assert s.schema_version == SCHEMA_VERSION == 8
         old = s.get_session("s1")
         assert (old.data_source, old.reward, old.emotion_family, old.seed) == ("", 1.0, "sadness", 7)
         assert s.events("s1") == [Event(seq=0, kind="message", role="user", data={"content": "hi"}, turn=1, at=1.5)]
@@ -206,7 +206,7 @@ def test_migrates_a_v2_database(pg_url: str, pg_server: PostgresServer) -> None:
     finally:
         engine.dispose()
     with SessionStore(pg_url) as s:
-        assert s.schema_version == SCHEMA_VERSION == 7
+        assert s.schema_version == SCHEMA_VERSION == 8
         assert [(r.annotator, r.created_at, r.updated_at) for r in s.reviewed_by("s1")] == [
             ("ana", 1.7, 2.5), ("bo", 2.0, 2.0)]
         assert [x.id for x in s.list_sessions(reviewed=False)] == ["s2"]

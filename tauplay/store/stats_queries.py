@@ -16,9 +16,17 @@ from sqlalchemy import Connection, and_, case, exists, func, literal, or_, selec
 from sqlmodel import col
 
 from tauplay.core.behavior import BEHAVIOR_DIMENSIONS
-from tauplay.core.vocabulary import ERROR_STATUSES, EventKind, Role, SessionStatus, WhoErred
+from tauplay.core.vocabulary import ERROR_STATUSES, EventKind, SessionStatus, WhoErred
+from tauplay.store.event_counts import FLAGS, SUMMED
 from tauplay.store.filters import SessionFilter, agent_key, apply_filter, confirmed_label
-from tauplay.store.tables import AnnotationRow, EventRow, PerceptionRow, SessionReviewRow, SessionRow
+from tauplay.store.tables import (
+    EVENT_COUNTS,
+    AnnotationRow,
+    EventRow,
+    PerceptionRow,
+    SessionReviewRow,
+    SessionRow,
+)
 
 DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "disclosure", "patience",
               "cooperation", "precision", "annotator")
@@ -66,28 +74,14 @@ def _count(cond: Any) -> Any:
 
 def _event_counts() -> Any:
     """Per session: user and agent messages, tool calls and the failed ones, seconds from the first event to
-    the last, follow-ups (agent messages after the greeting that ask
-    the user something) and whether the ending was checked for policy violations and found any."""
-    kind, role = col(EventRow.kind), col(EventRow.role)
-    message = kind == str(EventKind.MESSAGE)
-    agent_message = and_(message, role == str(Role.AGENT))
-    ended = kind == str(EventKind.TERMINATED)
-    violations = col(EventRow.data)["violations"].as_string()
-    return (select(col(EventRow.session_id).label("sid"),
-                   _count(and_(message, role == str(Role.USER))).label("user_turns"),
-                   _count(agent_message).label("agent_turns"),
-                   _count(kind == str(EventKind.TOOL_CALL)).label("tool_calls"),
-                   # the JSON is read only on tool results (a nested CASE: SQLite would read it on every event)
-                   func.sum(case((kind == str(EventKind.TOOL_RESULT),
-                                  case((col(EventRow.data)["error"].as_boolean(), 1), else_=0)), else_=0))
-                   .label("tool_errors"),
-                   (func.max(col(EventRow.at)) - func.min(col(EventRow.at))).label("seconds"),
-                   _count(and_(agent_message, col(EventRow.turn) > 0,
-                               col(EventRow.data)["content"].as_string().like("%?%"))).label("follow_ups"),
-                   func.max(case((and_(ended, violations.is_not(None)), 1), else_=0)).label("checked"),
-                   func.max(case((and_(ended, violations.is_not(None), violations != "[]"), 1), else_=0))
-                   .label("violated"))
-            .group_by(col(EventRow.session_id)).subquery("ev"))
+    the last, follow-ups (agent messages after the greeting that ask the user something) and whether the ending
+    was checked for policy violations and found any. Kept row by row as events are saved
+    (tauplay.store.event_counts): reading them costs a join on the session's id, not a pass over every event."""
+    counts = EVENT_COUNTS
+    return (select(counts.c.session_id.label("sid"),
+                   *(counts.c[name].label(name) for name in (*SUMMED, *FLAGS)),
+                   (counts.c.last_at - counts.c.first_at).label("seconds"))
+            .subquery("ev"))
 
 
 def _gold_actions(dialect: str) -> Any:
