@@ -178,8 +178,9 @@ def test_a_v6_store_gets_the_queue_table_a_fresh_one_has(tmp_path: Path) -> None
     SessionStore(str(fresh)).close()
     with sqlite3.connect(old) as conn:  # today's file as schema v6 left it
         conn.execute("DROP TABLE queue_seats")
-        conn.execute("DROP TRIGGER tr_events_count")  # v8's
-        conn.execute("DROP TABLE event_counts")
+        for sql in ("DROP TRIGGER tr_events_count", "DROP TRIGGER tr_sessions_facts_insert",  # v8's
+                    "DROP TRIGGER tr_sessions_facts_update", "DROP TABLE event_counts", "DROP TABLE session_facts"):
+            conn.execute(sql)
         conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     with SessionStore(str(old)) as store:
         assert store.schema_version == 8

@@ -20,7 +20,7 @@ from tauplay.analysis.bootstrap import binomial, quantile
 from tauplay.analysis.stats import compute_stats
 from tauplay.core.events import Event
 from tauplay.core.vocabulary import EventKind, Role
-from tauplay.store import SessionStore
+from tauplay.store import SessionFilter, SessionStore
 
 DOMAINS = ("airline", "retail", "telecom")
 AGENTS = ({"kind": "llm", "model": "m-big"}, {"kind": "llm", "model": "m-small"}, {"kind": "oracle"})
@@ -133,10 +133,11 @@ def _r(x: float | None, digits: int = 4) -> float | None:
     return None if x is None else round(x, digits)
 
 
-def reference(path: Path, by: tuple[str, ...]) -> dict[str, Any]:
+def reference(path: Path, by: tuple[str, ...], domain: str | None = None) -> dict[str, Any]:
     raw = sqlite3.connect(path)
     raw.row_factory = sqlite3.Row
-    sessions = raw.execute("SELECT * FROM sessions WHERE status != 'running'").fetchall()
+    sessions = [s for s in raw.execute("SELECT * FROM sessions WHERE status != 'running'")
+                if domain is None or s["domain"] == domain]
     events: dict[str, list[sqlite3.Row]] = defaultdict(list)
     for e in raw.execute("SELECT * FROM events"):
         events[e["session_id"]].append(e)
@@ -204,9 +205,10 @@ def reference(path: Path, by: tuple[str, ...]) -> dict[str, Any]:
     return {"not_scorable": unscored, "groups": out}
 
 
-def fast(path: Path, by: tuple[str, ...]) -> dict[str, Any]:
+def fast(path: Path, by: tuple[str, ...], domain: str | None = None) -> dict[str, Any]:
     with SessionStore(str(path), readonly=True) as store:
-        report = compute_stats(store, list(by), k=K, resamples=RESAMPLES, seed=SEED).to_json()
+        report = compute_stats(store, list(by), k=K, resamples=RESAMPLES, seed=SEED,
+                               flt=SessionFilter(domain=domain)).to_json()
     fields = ("sessions", "tasks", "errors", "rewards", "mean_reward", "pass_hat_k", "pass_hat_k_tasks",
               "pass_hat_k_ci", "avg_tool_calls", "avg_tool_errors", "avg_follow_ups", "avg_seconds",
               "policy_violations")
@@ -228,13 +230,20 @@ def test_fast_stats_equal_a_direct_count_of_the_raw_rows(db: Path, by: tuple[str
     assert got == expected
 
 
+def test_a_filter_reads_the_same_sessions(db: Path) -> None:
+    expected = reference(db, ("model", "emotion"), domain="retail")
+    assert expected["groups"] and expected["not_scorable"] > 0
+    assert fast(db, ("model", "emotion"), domain="retail") == expected
+
+
 def test_an_upgraded_v7_store_gives_the_same_report(db: Path, tmp_path: Path) -> None:
     old = tmp_path / "v7.db"
     src, dst = sqlite3.connect(db), sqlite3.connect(old)
     src.backup(dst)
     src.close()
-    dst.execute("DROP TRIGGER tr_events_count")  # the store as schema v7 left it: no counts, no trigger
-    dst.execute("DROP TABLE event_counts")
+    for sql in ("DROP TRIGGER tr_events_count", "DROP TRIGGER tr_sessions_facts_insert",  # as schema v7 left it
+                "DROP TRIGGER tr_sessions_facts_update", "DROP TABLE event_counts", "DROP TABLE session_facts"):
+        dst.execute(sql)
     dst.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
     dst.commit()
     dst.close()

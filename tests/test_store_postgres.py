@@ -126,7 +126,7 @@ def make_v1(url: str) -> None:
         with engine.begin() as conn:
             StoreModel.metadata.create_all(conn)
             for sql in (
-                "DROP TABLE event_counts", "DROP TABLE queue_seats", "DROP TABLE batches", "ALTER TABLE sessions DROP COLUMN owner",
+                "DROP TABLE event_counts", "DROP TABLE session_facts", "DROP TABLE queue_seats", "DROP TABLE batches", "ALTER TABLE sessions DROP COLUMN owner",
                 "ALTER TABLE sessions DROP COLUMN heartbeat_at",
                 "DROP TABLE perceptions", "DROP TABLE session_reviews", "DROP TABLE judgments",
                 "ALTER TABLE sessions DROP COLUMN data_source", "ALTER TABLE annotations DROP COLUMN source",

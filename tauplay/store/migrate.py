@@ -29,7 +29,7 @@ from sqlalchemy import (
 )
 
 from tauplay.core.vocabulary import status_of
-from tauplay.store import event_counts
+from tauplay.store import event_counts, session_facts
 from tauplay.store.engine import WRITE_OPTION, describe, is_sqlite_file
 from tauplay.store.errors import StoreError
 from tauplay.store.tables import SCHEMA_VERSION, MetaRow, StoreModel
@@ -186,9 +186,11 @@ def _v6_to_v7(conn: Connection) -> None:
 
 
 def _v7_to_v8(conn: Connection) -> None:
-    """v8 keeps each session's event counts in a row of their own, up to date by a trigger on events, so that
-    `stats` reads no event (issue 28); the sessions already saved get theirs from their events."""
+    """v8 keeps what `stats` reads of each session in narrow rows of their own, up to date by triggers: its event
+    counts (so that it reads no event) and its facts (status, reward, the grouping dimensions out of the JSON:
+    so that it never scans the wide sessions rows); issue 28. The sessions already saved get theirs."""
     event_counts.create(conn)
+    session_facts.create(conn)
 
 
 # from-version -> the step that upgrades it to from-version + 1
@@ -285,6 +287,7 @@ def migrate(engine: Engine) -> int:
                 if version is None:
                     StoreModel.metadata.create_all(conn)
                     event_counts.install_trigger(conn)  # a trigger is no table: create_all leaves it out
+                    session_facts.install_trigger(conn)
                     _set_version(conn, SCHEMA_VERSION)
                     return SCHEMA_VERSION
                 _check_not_newer(version, name)

@@ -10,6 +10,7 @@ from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
 from tauplay.store.event_counts import event_counts_table
+from tauplay.store.session_facts import session_facts_table
 
 SCHEMA_VERSION = 8  # bump together with a new step in tauplay.store.migrate
 
@@ -200,3 +201,5 @@ class QueueSeatRow(StoreModel, table=True):
 
 # Each session's event counts, kept by a trigger on events (tauplay.store.event_counts): what `stats` reads. v8
 EVENT_COUNTS = event_counts_table(StoreModel.metadata)
+# What stats reads of each session, kept by a trigger on sessions (tauplay.store.session_facts). v8
+SESSION_FACTS = session_facts_table(StoreModel.metadata)
