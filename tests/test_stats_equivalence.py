@@ -79,13 +79,17 @@ def _session(store: SessionStore, rng: random.Random, i: int) -> None:
         store.mark_reviewed(sid, "bo")
 
 
+def fill(url: str, sessions: int = 480) -> None:
+    rng = random.Random(28)
+    with SessionStore(url) as store:
+        for i in range(sessions):
+            _session(store, rng, i)
+
+
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("equiv") / "s.db"
-    rng = random.Random(28)
-    with SessionStore(str(path)) as store:
-        for i in range(480):
-            _session(store, rng, i)
+    fill(str(path))
     return path
 
 
@@ -205,7 +209,8 @@ def reference(path: Path, by: tuple[str, ...], domain: str | None = None) -> dic
     return {"not_scorable": unscored, "groups": out}
 
 
-def fast(path: Path, by: tuple[str, ...], domain: str | None = None) -> dict[str, Any]:
+def fast(path: Path | str, by: tuple[str, ...], domain: str | None = None) -> dict[str, Any]:
+    """The report's figures as `tauplay stats` computes them (a store's file or URL)."""
     with SessionStore(str(path), readonly=True) as store:
         report = compute_stats(store, list(by), k=K, resamples=RESAMPLES, seed=SEED,
                                flt=SessionFilter(domain=domain)).to_json()

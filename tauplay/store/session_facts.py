@@ -13,45 +13,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Column, Connection, Float, ForeignKey, Integer, MetaData, String, Table
+from sqlalchemy import Connection, select
 from sqlalchemy.sql.util import ClauseAdapter
 
-from tauplay.core.behavior import BEHAVIOR_DIMENSIONS
-
-TABLE = "session_facts"
-TRIGGER_INSERT, TRIGGER_UPDATE = "tr_sessions_facts_insert", "tr_sessions_facts_update"
-PG_FUNCTION = "tauplay_session_facts"
-DIMS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", *BEHAVIOR_DIMENSIONS,
-        "annotator")
-# the dimension columns, named as the queries label them (simulator is two: kind and model)
-DIM_COLUMNS = tuple(c for d in DIMS for c in (("dim_simulator_kind", "dim_simulator_model") if d == "simulator"
-                                              else (f"dim_{d}",)))
-# the sessions' columns the row derives from: an UPDATE that sets none of them leaves it alone
-SOURCES = ("domain", "task_id", "task", "agent", "user", "emotion", "status", "reward", "reward_info", "annotator")
-
-
-def session_facts_table(meta: MetaData | None = None) -> Table:
-    """session_facts as schema v8 made it (the migration step and a fresh store create this very table)."""
-    meta = meta if meta is not None else MetaData()
-    if "sessions" not in meta.tables:
-        Table("sessions", meta, Column("id", String(32), primary_key=True))  # only for the foreign key to name
-    return Table(
-        TABLE, meta,
-        Column("session_id", String(32), ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True),
-        Column("domain", String, nullable=False),
-        Column("task_id", String, nullable=False),
-        Column("status", String, nullable=False),
-        Column("reward", Float, nullable=True),
-        Column("not_scorable", Integer, nullable=False),
-        Column("gold_actions", Integer, nullable=True),
-        *(Column(name, Integer if name == "dim_difficulty" else String, nullable=True) for name in DIM_COLUMNS))
+from tauplay.store import stats_queries
+from tauplay.store.facts_schema import (
+    DIM_COLUMNS,
+    DIMS,
+    PG_FUNCTION,
+    SOURCES,
+    TABLE,
+    TRIGGER_INSERT,
+    TRIGGER_UPDATE,
+    session_facts_table,
+)
+from tauplay.store.tables import SessionRow
 
 
 def _values(conn: Connection) -> dict[str, Any]:
     """Each column's SQL expression over the sessions table."""
-    from tauplay.store import stats_queries  # its queries read this table: imported here, not at the top
-    from tauplay.store.tables import SessionRow
-
     table = SessionRow.__table__  # type: ignore[attr-defined]
     dims = {c.name: c.element for c in stats_queries.dimension_columns(DIMS)}
     assert tuple(dims) == DIM_COLUMNS, "session_facts.DIM_COLUMNS must follow stats_queries.dimension_columns"
@@ -63,8 +43,6 @@ def _values(conn: Connection) -> dict[str, Any]:
 
 def _row_sql(conn: Connection) -> str:
     """The upsert of the trigger's `new` session's row, as SQL text with its values inline."""
-    from tauplay.store.tables import SessionRow
-
     new = SessionRow.__table__.alias("new")  # type: ignore[attr-defined]
     adapter = ClauseAdapter(new)
     values = _values(conn)
@@ -97,8 +75,6 @@ def install_trigger(conn: Connection) -> None:
 
 def backfill(conn: Connection) -> None:
     """The rows of the sessions already saved (an upgraded store; one pass over sessions)."""
-    from sqlalchemy import select
-
     values = _values(conn)
     conn.execute(session_facts_table().insert().from_select(list(values), select(*values.values())))
 

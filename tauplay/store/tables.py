@@ -10,7 +10,7 @@ from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
 from tauplay.store.event_counts import event_counts_table
-from tauplay.store.session_facts import session_facts_table
+from tauplay.store.facts_schema import session_facts_table
 
 SCHEMA_VERSION = 8  # bump together with a new step in tauplay.store.migrate
 
