@@ -10,7 +10,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import reduce
 from math import exp, lgamma, log, log1p
+from operator import add, mul
 
 
 def binomial(n: int, p: float, rng: random.Random) -> int:
@@ -101,17 +103,15 @@ class _Walk:
         u -= self.p_mode
         if u <= 0:
             return self.mode
-        steps = self.steps
-        i = 0
+        seen = 0
         while True:
-            while i >= len(steps):
-                if not self._extend():
-                    return self.mode  # what floating-point rounding left over
-            p, k = steps[i]
-            u -= p
-            if u <= 0:
-                return k
-            i += 1
+            for p, k in self.steps[seen:] if seen else self.steps:  # a plain loop: no index, no len() a step
+                u -= p
+                if u <= 0:
+                    return k
+            seen = len(self.steps)
+            if not self._extend():
+                return self.mode  # what floating-point rounding left over
 
 
 def resampled_counts(weights: Sequence[int], size: int, rng: random.Random,
@@ -158,47 +158,52 @@ def pass_k_intervals(tasks: Sequence[tuple[int, int]], ks: Sequence[int], score:
     rng = random.Random(seed)
     rnd = rng.random
     walks: dict[tuple[int, float], _Walk] = {}  # one cache for the group's replicates
-    # per k, the kinds that have a score, in kind order: the sums below add the same terms in the same order
-    scored = {k: [(i, v) for i, v in enumerate(scores[k]) if v is not None] for k in todo}
+    # Per k, the kinds that have a score (None: all of them) and their scores, in kind order. The replicate's
+    # total is then a left-to-right reduce of count * score: the same float additions, in the same order, as
+    # adding the drawn kinds one by one (a kind not drawn adds 0.0, which changes no sum of scores >= 0).
+    # Not sum(): from Python 3.12 it compensates rounding, which would change the last digits.
+    picks: dict[int, tuple[list[int] | None, list[float]]] = {}
+    for k in todo:
+        have = [i for i, v in enumerate(scores[k]) if v is not None]
+        picks[k] = (None if len(have) == len(pairs) else have, [v for v in scores[k] if v is not None])
     means: dict[int, list[float]] = {k: [] for k in todo}
-    size, total_mass, last = len(tasks), sum(weights), len(weights) - 1
+    size, last = len(tasks), len(weights) - 1
+    # each kind's chance among those left: the masses left do not depend on the draws
+    chances, mass = [], sum(weights)
+    for weight in weights:
+        chances.append(weight / mass)
+        mass -= weight
     for _ in range(resamples):
         # resampled_counts(weights, size, rng) with Binomials.draw inlined: the hot loop of `stats`
         counts = [0] * len(weights)
-        left, mass = size, total_mass
-        for i, weight in enumerate(weights):
+        left = size
+        for i, p in enumerate(chances):
             if left == 0:
                 break
             if i == last:
                 drawn = left
+            elif p <= 0.0:
+                drawn = 0
+            elif p >= 1.0:
+                drawn = left
+            elif left < 16:
+                drawn = 0
+                for _ in range(left):
+                    if rnd() < p:
+                        drawn += 1
             else:
-                p = weight / mass
-                if p <= 0.0:
-                    drawn = 0
-                elif p >= 1.0:
-                    drawn = left
-                elif left < 16:
-                    drawn = 0
-                    for _ in range(left):
-                        if rnd() < p:
-                            drawn += 1
-                else:
-                    walk = walks.get((left, p))
-                    if walk is None:
-                        walk = walks[(left, p)] = _Walk(left, p)
-                    drawn = walk.draw(rnd())
+                walk = walks.get((left, p))
+                if walk is None:
+                    walk = walks[(left, p)] = _Walk(left, p)
+                drawn = walk.draw(rnd())
             counts[i] = drawn
             left -= drawn
-            mass -= weight
         for k in todo:
-            total = drawn_k = 0.0
-            for i, value in scored[k]:
-                count = counts[i]
-                if count:
-                    total += count * value
-                    drawn_k += count
+            idx, values = picks[k]
+            chosen = counts if idx is None else [counts[i] for i in idx]
+            drawn_k = size if idx is None else sum(chosen)  # integers: exact
             if drawn_k:
-                means[k].append(total / drawn_k)
+                means[k].append(reduce(add, map(mul, chosen, values), 0.0) / float(drawn_k))
     for k in todo:
         ordered = sorted(means[k])
         if ordered:
