@@ -150,7 +150,7 @@ def child(db: str, by: list[str]) -> None:
                       "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}))
 
 
-def _measure(path: Path, by: list[str], src: str | None) -> dict[str, object]:
+def _measure(path: Path | str, by: list[str], src: str | None) -> dict[str, object]:
     out = subprocess.run([sys.executable, __file__, "--db", str(path), "--child", *by], capture_output=True,
                          text=True, check=True, env=_env(src))
     return dict(json.loads(out.stdout))
