@@ -199,6 +199,7 @@ def main() -> None:
         for p in (path, before):
             if p is not None:
                 p.unlink()
+        path.parent.rmdir()  # the temporary directory made for them
 
 
 if __name__ == "__main__":
