@@ -209,7 +209,7 @@ class TravelConstraints(ConstraintModel):
                 other: str | None = None) -> None:
             to.append(Rule("", kind, on, fld, value, other=other, text=text))
 
-        for k, (city, (h, r, facts)) in enumerate(zip(cities, plan, strict=True)):
+        for k, (city, (_, _, facts)) in enumerate(zip(cities, plan, strict=True)):
             name = (f"stay_{k + 1}",)
             add(rules, "eq", name, "city", city, f"The {ORDINAL[k]} stay is in {city}")
             if k == 0:

@@ -124,6 +124,16 @@ class _Records:
     start_records: dict[str, dict[str, Any]]
 
 
+def _with_placed(model: ConstraintModel, database: Database, space: Space,
+                 records: dict[str, dict[str, Any]]) -> Space:
+    """The space of the task's start state: the base options plus those the placed records offer, looked for
+    over the base with only the placed records in their tables (placed records have new ids, so they add
+    options and change none; `tauplay solutions` builds the space of the whole start state, a full check)."""
+    only = Database({**database.tables, **records}, source="placed records")
+    added = build_space(model, only, space.problem).options
+    return Space(space.problem, {name: {**space.options[name], **added[name]} for name in space.options})
+
+
 def _group(problem: Problem, rule: Rule) -> tuple[int, int]:
     """Where a rule is said: with its (last) entity; a sum over entities at the end."""
     names = [e.name for e in problem.entities]
@@ -205,7 +215,7 @@ class ConstraintGenerator:
             records.setdefault(p.table, {})[p.key] = p.record
         start = self.domain.start_for(self.database, _Records(records))
         if placed:  # solved again where the agent will be: the records must add no valid solution
-            space = build_space(self.model, start, draft.problem)
+            space = _with_placed(self.model, self.database, space, records)
             if solutions(space) != found:
                 self.report.drops["a placed distractor is a valid solution"] += 1
                 return None
