@@ -24,7 +24,14 @@ from tauplay.core.db import Database, canonical
 from tauplay.core.domain import Domain
 from tauplay.core.gold import run_actions
 from tauplay.core.tasks import Action, Task, TaskSet
-from tauplay.tracer.constraints.solve import Assignment, Space, build_space, near_misses, solutions
+from tauplay.tracer.constraints.solve import (
+    Assignment,
+    Space,
+    build_space,
+    count_solutions,
+    near_misses,
+    solutions,
+)
 from tauplay.tracer.emotion import BALANCED, Distribution, condition_for, quotas, resolve_weights
 from tauplay.tracer.facts import Fact, fact, missing, tool_names_in
 from tauplay.tracer.hints import hints_for
@@ -193,14 +200,17 @@ class ConstraintGenerator:
             self.report.drops["the draw found no plan the database offers"] += 1
             return None
         space = build_space(self.model, self.database, draft.problem)
-        found = solutions(space)
         lo, hi = self.settings.solutions
         extra = list(draft.extra)
-        while len(found) > hi and extra:  # tighten with the draft's further wishes, in order
+        # Counted up to one past the most asked for: with several entities a loose problem has millions.
+        while count_solutions(space, hi + 1) > hi and extra:  # tighten with the draft's further wishes, in order
             problem = draft.problem
             space = Space(Problem(problem.context, problem.entities, (*problem.rules, extra.pop(0))), space.options)
             draft = replace(draft, problem=space.problem)
-            found = solutions(space)
+        found = solutions(space) if count_solutions(space, hi + 1) <= hi else []
+        if not found and count_solutions(space, 1):
+            self.report.drops["too many solutions"] += 1
+            return None
         if not lo <= len(found) <= hi:
             self.report.drops["fewer solutions than asked" if len(found) < lo else "too many solutions"] += 1
             return None

@@ -95,6 +95,14 @@ def solutions(space: Space) -> list[Assignment]:
     return [] if csp is None else _order(space, csp.getSolutions())
 
 
+def count_solutions(space: Space, cap: int) -> int:
+    """How many solutions there are, counted up to `cap` (a problem with millions stops early)."""
+    csp = _csp(space, space.problem.rules)
+    if csp is None:
+        return 0
+    return sum(1 for _ in itertools.islice(csp.getSolutionIter(), cap))
+
+
 def near_misses(space: Space, rule: Rule) -> Iterator[Assignment]:
     """Assignments that meet every rule but `rule` and break that one (in the solver's order)."""
     csp = _csp(space, [r for r in space.problem.rules if r.id != rule.id], [rule])
