@@ -205,7 +205,8 @@ class ConstraintGenerator:
         # Counted up to one past the most asked for: with several entities a loose problem has millions.
         while count_solutions(space, hi + 1) > hi and extra:  # tighten with the draft's further wishes, in order
             problem = draft.problem
-            space = Space(Problem(problem.context, problem.entities, (*problem.rules, extra.pop(0))), space.options)
+            space = Space(Problem(problem.context, problem.entities, (*problem.rules, extra.pop(0))), space.options,
+                          space.memo)
             draft = replace(draft, problem=space.problem)
         found = solutions(space) if count_solutions(space, hi + 1) <= hi else []
         if not found and count_solutions(space, 1):
