@@ -62,7 +62,7 @@ def test_generate_json_lists_the_distractors_placed_in_each_task(made: tuple[Pat
         assert {p["record"] for p in placed} == {f"{t}/{k}" for t, rows in task.start_records.items() for k in rows}
         saved = {d["record"]: d["violates"] for d in task.distractors if "record" in d}
         assert saved == {p["record"]: p["violates"] for p in placed}
-        rules = {r["id"]: r for r in task.constraints["rules"]}
+        rules = {r["id"]: r for r in (task.constraints or {})["rules"]}
         assert all(p["rule"] == rules[p["violates"]]["text"] for p in placed)
         # A hotel a star short, one without an asked-for amenity, one over the budget.
         assert sorted(rules[p["violates"]]["kind"] for p in placed) == ["contains", "min", "sum_max"]
@@ -85,7 +85,7 @@ def test_each_placed_distractor_is_in_the_start_database_found_by_search_and_bre
     for task in _tasks(made):
         start = domain.start_for(base, task)
         assert start is not base and start is domain.start_for(base, task)  # one start state per task
-        rules = {r["id"]: r for r in task.constraints["rules"]}
+        rules = {r["id"]: r for r in (task.constraints or {})["rules"]}
         for distractor in [d for d in task.distractors if "record" in d]:
             table, key = distractor["record"].split("/")
             assert key in start.tables[table] and key not in base.tables[table]

@@ -210,20 +210,20 @@ class TravelConstraints(ConstraintModel):
             to.append(Rule("", kind, on, fld, value, other=other, text=text))
 
         for k, (city, (_, _, facts)) in enumerate(zip(cities, plan, strict=True)):
-            name = (f"stay_{k + 1}",)
-            add(rules, "eq", name, "city", city, f"The {ORDINAL[k]} stay is in {city}")
+            on = (f"stay_{k + 1}",)
+            add(rules, "eq", on, "city", city, f"The {ORDINAL[k]} stay is in {city}")
             if k == 0:
-                add(rules, "between", name, "check_in", arrive, f"You arrive there {when}")
+                add(rules, "between", on, "check_in", arrive, f"You arrive there {when}")
             else:
                 add(rules, "same", (f"stay_{k}", f"stay_{k + 1}"), "check_out", other="check_in",
                     text=f"The stay in {city} starts the day you leave {cities[k - 1]}")
-            add(rules, "eq", name, "nights", nights[k], f"You stay {nights[k]} nights in {city}")
+            add(rules, "eq", on, "nights", nights[k], f"You stay {nights[k]} nights in {city}")
             stars = max(3, facts["stars"] - rng.choice((0, 0, 1))) if k == 0 else facts["stars"]
-            add(rules if k in starred else extra, "min", name, "stars", stars,
+            add(rules if k in starred else extra, "min", on, "stars", stars,
                 f"The hotel in {city} has at least {stars} stars")
             pick = rng.choice(sorted(facts["amenities"])) if facts["amenities"] else None
             if pick is not None:
-                add(rules if k in amenitied else extra, "contains", name, "amenities", pick,
+                add(rules if k in amenitied else extra, "contains", on, "amenities", pick,
                     f"The hotel in {city} lists {pick} among its amenities")
         budget = int(sum(f["price"] for _, _, f in plan) // 50 + 1 + rng.choice((0, 1, 2, 4))) * 50
         add(rules, "sum_max", tuple(e.name for e in entities_), "price", budget,

@@ -257,7 +257,7 @@ def _run_constraint(args: argparse.Namespace) -> int:
     os.replace(tmp, out)
     summary = (f"generated {result.report.accepted}/{settings.n} {domain.name} constraint tasks -> {out}"
                + ("" if result.complete else " (too few drafts fit; see the report)"))
-    per_task = [{"task_id": b.task.id, "entities": b.entities, "candidate_space": b.space_size,
+    per_task: list[dict[str, Any]] = [{"task_id": b.task.id, "entities": b.entities, "candidate_space": b.space_size,
                  "solutions": b.solutions, "near_misses": b.near_misses, "distractors": len(b.task.distractors),
                  "distractors_placed": b.placed_json(), "seconds": round(b.seconds, 2)} for b in result.built]
     if args.json:
