@@ -75,7 +75,7 @@ def test_every_solution_passes_verify_and_every_distractor_fails(name: str, gene
                 assert all(set(a) == {"name", "kwargs"} for a in actions)
                 probe = Task(f"{task.id}-{kind}{i}", name, task.instruction,
                              [Action(a["name"], a["kwargs"]) for a in actions], task.user_id,
-                             constraints=task.constraints)
+                             constraints=task.constraints, start_records=task.start_records)
                 probes.append(probe)
                 expected[probe.id] = (kind == "s", None if kind == "s" else item["violates"])
     probe_file = tmp_path / "probes.json"

@@ -35,12 +35,14 @@ from .terms import (
     CALENDAR_END,
     PROTECTION_PER_TRAVELLER,
     TODAY,
+    dates_from,
     day,
     lead_guest,
     money,
     nights_of,
     passport_needed_until,
     room_total,
+    shift_days,
 )
 
 KIND = "stay"
@@ -50,10 +52,6 @@ BRANDS = {"visa": "Visa card", "mastercard": "Mastercard", "amex": "American Exp
 PASSPORT_OK = passport_needed_until((day(CALENDAR_END) + timedelta(days=1)).isoformat())
 FIRST_CHECK_IN = (day(TODAY) + timedelta(days=8)).isoformat()
 LAST_CHECK_IN = (day(CALENDAR_END) - timedelta(days=14)).isoformat()
-
-
-def _shift(iso: str, days: int) -> str:
-    return (day(iso) + timedelta(days=days)).isoformat()
 
 
 def spoken(iso: str) -> str:
@@ -72,7 +70,7 @@ def stay_facts(database: Database, problem: Problem, hotel_id: str, room_type: s
     if hotel is None or room_type not in hotel["room_types"] or nights < 1:
         return None
     room = hotel["room_types"][room_type]
-    check_out = _shift(check_in, nights)
+    check_out = shift_days(check_in, nights)
     people = 1 + len(problem.context["guests"])
     price = room_total(room, check_in, check_out, problem.context["rate_plan"])
     if problem.context["protection"]:
@@ -89,22 +87,18 @@ def option(hotel_id: str, room_type: str, check_in: str, nights: int) -> str:
 
 def _bookable(hotel: dict[str, Any], room_type: str, check_in: str, nights: int, people: int) -> bool:
     room = hotel["room_types"][room_type]
-    stay = nights_of(check_in, _shift(check_in, nights))
+    stay = nights_of(check_in, shift_days(check_in, nights))
     if room["capacity"] < people or check_in <= TODAY or stay[-1] > CALENDAR_END:
         return False
     calendar = hotel["availability"][room_type]
     return all(calendar.get(n, 0) >= 1 for n in stay)
 
 
-def _dates(first: str, last: str) -> list[str]:
-    return [_shift(first, i) for i in range((day(last) - day(first)).days + 1)]
-
-
 class TravelConstraints(ConstraintModel):
     def candidates(self, database: Database, problem: Problem, entity: Entity) -> dict[str, Facts]:
         people = 1 + len(problem.context["guests"])
         found: dict[str, Facts] = {}
-        check_ins = _dates(entity.params["check_in_from"], entity.params["check_in_to"])
+        check_ins = dates_from(entity.params["check_in_from"], entity.params["check_in_to"])
         for hotel_id in sorted(database.tables["hotels"]):
             hotel = database.tables["hotels"][hotel_id]
             for room_type in hotel["room_types"]:
@@ -132,7 +126,7 @@ class TravelConstraints(ConstraintModel):
                Action("get_traveller_details", {"traveller_id": traveller_id})]
         for _, candidate in choices:
             hotel_id, room_type, check_in, nights = candidate.split("|")
-            check_out = _shift(check_in, int(nights))
+            check_out = shift_days(check_in, int(nights))
             city = database.tables["hotels"][hotel_id]["city"]
             out.append(Action("search_hotels", {"city": city, "check_in": check_in, "check_out": check_out}))
             out.append(Action("create_booking", {
@@ -173,14 +167,14 @@ class TravelConstraints(ConstraintModel):
         count = max(1, entities)
         cities = rng.sample(sorted({h["city"] for h in hotels.values()}), count)
         nights = [rng.choice((2, 3, 4))] + [rng.choice((2, 3)) for _ in range(count - 1)]
-        last = _shift(CALENDAR_END, -(sum(nights) + 4))  # the whole trip, and the window after it, on sale
-        start = rng.choice(_dates(FIRST_CHECK_IN, min(LAST_CHECK_IN, last)))
-        check_ins = [_shift(start, sum(nights[:k])) for k in range(count)]
+        last = shift_days(CALENDAR_END, -(sum(nights) + 4))  # the whole trip, and the window after it, on sale
+        start = rng.choice(dates_from(FIRST_CHECK_IN, min(LAST_CHECK_IN, last)))
+        check_ins = [shift_days(start, sum(nights[:k])) for k in range(count)]
         spread = rng.choice((0, 1, 1))  # how many days either side of the plan the user can arrive
         entities_ = tuple(
             Entity(f"stay_{k + 1}", KIND, f"the {ORDINAL[k]} stay",
-                   {"check_in_from": _shift(check_ins[k], -2 if k == 0 else -3),
-                    "check_in_to": _shift(check_ins[k], 2 if k == 0 else 3),
+                   {"check_in_from": shift_days(check_ins[k], -2 if k == 0 else -3),
+                    "check_in_to": shift_days(check_ins[k], 2 if k == 0 else 3),
                     "nights": [max(1, nights[k] - 1), nights[k], nights[k] + 1]})
             for k in range(count))
         probe = Problem(ctx, entities_, ())
@@ -196,7 +190,7 @@ class TravelConstraints(ConstraintModel):
             found = stay_facts(database, probe, h, r, check_in, n)
             assert found is not None
             plan.append((h, r, found))
-        arrive = [_shift(start, -spread), _shift(start, spread)]
+        arrive = [shift_days(start, -spread), shift_days(start, spread)]
         when = f"on {spoken(start)}" if not spread else f"between {spoken(arrive[0])} and {spoken(arrive[1])}"
         # Which stays state a star floor and an amenity up front (the first and the last always; the others
         # at random); the rest come as tighter wishes while the problem has too many solutions.

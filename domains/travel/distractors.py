@@ -22,8 +22,7 @@ from tauplay.core.constraints import Facts, Placed, Problem, Rule
 from tauplay.core.db import Database, copy_json
 
 from .catalogue import HOTEL_KINDS, HOTEL_WORDS
-from .constraints import _dates, _shift
-from .terms import PROTECTION_PER_TRAVELLER, room_total
+from .terms import PROTECTION_PER_TRAVELLER, dates_from, room_total, shift_days
 
 KINDS = ("stars", "amenity", "budget")
 
@@ -45,7 +44,7 @@ def _feasible(problem: Problem, entity: str, options: Mapping[str, Facts]) -> li
 
 
 def _price(problem: Problem, room: dict[str, Any], check_in: str, nights: int) -> float:
-    price = room_total(room, check_in, _shift(check_in, nights), problem.context["rate_plan"])
+    price = room_total(room, check_in, shift_days(check_in, nights), problem.context["rate_plan"])
     if problem.context["protection"]:
         price += PROTECTION_PER_TRAVELLER * (1 + len(problem.context["guests"]))
     return price
@@ -67,7 +66,7 @@ def _over_budget(problem: Problem, rule: Rule, entity: str, options: Mapping[str
     nights = [n for n in params["nights"]
               if all(r.holds({entity: {"nights": n}}) for r in problem.rules
                      if r.entities == (entity,) and r.field == "nights")]
-    cheapest = min(_price(problem, room, ci, n) for ci in _dates(params["check_in_from"], params["check_in_to"])
+    cheapest = min(_price(problem, room, ci, n) for ci in dates_from(params["check_in_from"], params["check_in_to"])
                    for n in nights or params["nights"])
     factor = (left + 1) / max(cheapest, 1.0)
     if factor <= 1:  # already beyond what is left (cannot happen for a copy of a gold room; kept for safety)

@@ -51,6 +51,7 @@ class ConstraintSettings:
     model: Any = None  # tauplay.llm.LLMConfig: the model rewrites the instructions; None: offline template
     solutions: tuple[int, int] = (2, 16)  # the number of valid solutions a task may have
     distractors: int = 2  # near misses kept per rule
+    saved_cap: int = 20  # near misses saved per task at most (a 5-entity task has 25 rules): one per rule first
     placed: int = 3  # distractors placed in the task's start database (records the agent's searches find), at most
     entities: tuple[int, int] | None = None  # entities per task, drawn MIN-MAX per task; None: the domain's range
     near_miss_cap: int = 20_000  # near misses counted per rule at most (the count is a statistic)
@@ -139,6 +140,20 @@ def _with_placed(model: ConstraintModel, database: Database, space: Space,
     only = Database({**database.tables, **records}, source="placed records")
     added = build_space(model, only, space.problem).options
     return Space(space.problem, {name: {**space.options[name], **added[name]} for name in space.options})
+
+
+def _trimmed(chosen: list[tuple[Assignment, str, str]], cap: int) -> list[tuple[Assignment, str, str]]:
+    """At most `cap` of the drawn near misses: the first of each rule, then the second of each, in rule order
+    (a problem with few rules keeps them all, as drawn)."""
+    if len(chosen) <= cap:
+        return chosen
+    rank: dict[str, int] = {}
+    ranked = []
+    for i, item in enumerate(chosen):
+        rank[item[1]] = rank.get(item[1], -1) + 1
+        ranked.append((rank[item[1]], i, item))
+    keep = sorted(sorted(ranked, key=lambda r: (r[0], r[1]))[:cap], key=lambda r: r[1])
+    return [item for _, _, item in keep]
 
 
 def _group(problem: Problem, rule: Rule) -> tuple[int, int]:
@@ -279,7 +294,7 @@ class ConstraintGenerator:
                     break
             for miss in rng.sample(pool, min(self.settings.distractors, len(pool))):
                 chosen.append((miss, rule.id, ""))
-        return chosen, total
+        return _trimmed(chosen, self.settings.saved_cap), total
 
     def actions_for(self, problem: Problem, assignment: Assignment, database: Database | None = None) -> list[Action]:
         return self.model.actions(database or self.database, problem,
