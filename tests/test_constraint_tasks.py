@@ -119,17 +119,20 @@ def test_tasks_without_constraints_keep_their_json() -> None:
 
 # -- the solver -----------------------------------------------------------------------------------------------
 
-def _small(space: Space, rng: random.Random, placed: frozenset[str] = frozenset()) -> Space:
+def _small(space: Space, rng: random.Random, placed: frozenset[str] = frozenset(),
+           booked: frozenset[str] = frozenset()) -> Space:
     """The space cut to a few options per entity (fewer the more entities, so brute force stays cheap), always
     keeping those of the first solutions (so the small problem has solutions and near misses as well as plain
-    misses) and every option of a placed distractor's record (`placed`: hotel ids)."""
+    misses), the options the placed distractors book (`booked`) and one more option of a placed record
+    (`placed`: hotel ids)."""
     found = solutions(space)[:3]
-    keep = max(2, int(6000 ** (1 / len(space.problem.entities))))
+    keep = max(2, int(3000 ** (1 / len(space.problem.entities))))
     options = {}
     for entity in space.problem.entities:
         ids = sorted(space.options[entity.name])
         chosen = set(rng.sample(ids, min(keep, len(ids)))) | {s[entity.name] for s in found}
-        chosen |= {i for i in ids if i.split("|")[0] in placed}
+        others = [i for i in ids if i.split("|")[0] in placed and i not in booked]
+        chosen |= {i for i in ids if i in booked} | set(rng.sample(others, min(1, len(others))))
         options[entity.name] = {k: space.options[entity.name][k] for k in chosen}
     return Space(space.problem, options)
 
@@ -142,14 +145,30 @@ def test_solver_enumeration_matches_brute_force(name: str, generated: dict[str, 
         problem = parse_problem(task.constraints)
         start = domain.start_for(domain.database(), task)  # with the task's placed distractors
         placed = frozenset(key for rows in task.start_records.values() for key in rows)
-        small = _small(build_space(domain.constraints, start, problem), rng, placed)
-        assert small.size <= 40_000
+        small = _small(build_space(domain.constraints, start, problem), rng, placed, _booked(task))
+        assert small.size <= 100_000
         by_solver, by_hand = solutions(small), brute_force(small)
         assert by_solver == by_hand and by_solver
+        assert len(_booked(task)) == len(placed) and _booked(task) <= {o for opts in small.options.values() for o in opts}
         broken = {tuple(sorted(c.items())): [r.id for r in problem.failed(small.facts_of(c))] for c in _product(small)}
         for rule in problem.rules:
             misses = sorted(tuple(sorted(m.items())) for m in near_misses(small, rule))
             assert misses == sorted(c for c, ids in broken.items() if ids == [rule.id]), rule.id
+
+
+def _booked(task: Task) -> frozenset[str]:
+    """The options (travel: hotel|room|check-in|nights) the task's placed distractors book."""
+    from datetime import date
+
+    out = set()
+    for d in task.distractors:
+        if d.get("record"):
+            for a in d["actions"]:
+                k = a["kwargs"]
+                if a["name"] == "create_booking" and d["record"].endswith("/" + k["hotel_id"]):
+                    nights = (date.fromisoformat(k["check_out"]) - date.fromisoformat(k["check_in"])).days
+                    out.add(f"{k['hotel_id']}|{k['room_type']}|{k['check_in']}|{nights}")
+    return frozenset(out)
 
 
 def _product(space: Space) -> list[dict[str, str]]:
