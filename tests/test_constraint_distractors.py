@@ -169,3 +169,45 @@ def test_entities_setting_and_start_records_checks(tmp_path: Path, capsys: Any) 
         bad = Task("b", "travel", "x", [], start_records=records)
         with pytest.raises(DomainError, match=message):
             domain.start_for(base, bad)
+
+
+class _Books:
+    """An agent that makes the given calls at once, then ends (what a session booking them leaves behind)."""
+
+    kind = "oracle"
+
+    def __init__(self, actions: list[dict[str, Any]]) -> None:
+        self.actions = actions
+
+    def describe(self) -> dict[str, str]:
+        return {"kind": "oracle"}
+
+    async def act(self, conversation: Any) -> Any:
+        from tauplay.sim.participants import CallTools, PlannedCall, Say
+
+        if any(e.kind == "tool_call" for e in conversation.events):
+            return Say("All booked. ###STOP###")
+        return CallTools([PlannedCall(a["name"], dict(a["kwargs"])) for a in self.actions])
+
+
+def test_a_session_starts_on_the_task_start_state_and_booking_a_distractor_scores_zero(
+        made: tuple[Path, dict[str, Any]]) -> None:
+    """The session path `run` and the app take (SessionSetup with the domain's database): the placed records
+    are there, the gold scores 1 and a placed distractor 0, naming its rule."""
+    import asyncio
+
+    from tauplay.sim.scripted_user import ScriptedUser
+    from tauplay.sim.session import SessionSetup, new_orchestrator
+
+    domain = get_domain("travel")
+    task = _tasks(made)[0]
+    distractor = next(d for d in task.distractors if "record" in d)
+    for actions, value in (([a.to_json() for a in task.actions], 1.0), (distractor["actions"], 0.0)):
+        orchestrator = new_orchestrator(SessionSetup(domain, task, domain.database()), _Books(actions),
+                                        ScriptedUser())
+        table, key = distractor["record"].split("/")
+        assert key in orchestrator.env.database.tables[table]
+        outcome = asyncio.run(orchestrator.run())
+        assert outcome.value == value, outcome
+        if value == 0.0:
+            assert [f.constraint for f in outcome.reward.failed_constraints] == [distractor["violates"]]
