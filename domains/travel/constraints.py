@@ -148,8 +148,8 @@ class TravelConstraints(ConstraintModel):
 
         return place(database, problem, options, gold, rng, count)
 
-    def draft(self, database: Database, rng: random.Random, entities: int = 3) -> Draft | None:
-        """A trip of `entities` hotel stays back to back, each in its own city: the plan is one bookable stay
+    def draft(self, database: Database, rng: random.Random, n_entities: int = 3) -> Draft | None:
+        """A trip of `n_entities` hotel stays back to back, each in its own city: the plan is one bookable stay
         per city, and the rules chain them (each stay starts the day the one before ends) under one budget."""
         travellers = database.tables["travellers"]
         traveller_id = rng.choice(sorted(travellers))
@@ -164,20 +164,20 @@ class TravelConstraints(ConstraintModel):
         ctx = {"traveller_id": traveller_id, "email": traveller["email"], "guests": guests, "rate_plan": "flexible",
                "protection": False, "payment_method_id": card}
         hotels = database.tables["hotels"]
-        count = max(1, entities)
+        count = max(1, n_entities)
         cities = rng.sample(sorted({h["city"] for h in hotels.values()}), count)
         nights = [rng.choice((2, 3, 4))] + [rng.choice((2, 3)) for _ in range(count - 1)]
         last = shift_days(CALENDAR_END, -(sum(nights) + 4))  # the whole trip, and the window after it, on sale
         start = rng.choice(dates_from(FIRST_CHECK_IN, min(LAST_CHECK_IN, last)))
         check_ins = [shift_days(start, sum(nights[:k])) for k in range(count)]
         spread = rng.choice((0, 1, 1))  # how many days either side of the plan the user can arrive
-        entities_ = tuple(
+        entities = tuple(
             Entity(f"stay_{k + 1}", KIND, f"the {ORDINAL[k]} stay",
                    {"check_in_from": shift_days(check_ins[k], -2 if k == 0 else -3),
                     "check_in_to": shift_days(check_ins[k], 2 if k == 0 else 3),
                     "nights": [max(1, nights[k] - 1), nights[k], nights[k] + 1]})
             for k in range(count))
-        probe = Problem(ctx, entities_, ())
+        probe = Problem(ctx, entities, ())
         # The plan the rules are built around: one bookable stay in each city, back to back.
         people = 1 + len(guests)
         plan: list[tuple[str, str, Facts]] = []
@@ -220,14 +220,14 @@ class TravelConstraints(ConstraintModel):
                 add(rules if k in amenitied else extra, "contains", on, "amenities", pick,
                     f"The hotel in {city} lists {pick} among its amenities")
         budget = int(sum(f["price"] for _, _, f in plan) // 50 + 1 + rng.choice((0, 1, 2, 4))) * 50
-        add(rules, "sum_max", tuple(e.name for e in entities_), "price", budget,
+        add(rules, "sum_max", tuple(e.name for e in entities), "price", budget,
             f"The {count} stays together cost at most ${budget:,} in all")
         for k, (city, (h, r, _)) in enumerate(zip(cities, plan, strict=True)):
             add(extra, "eq", (f"stay_{k + 1}",), "room_type", r,
                 f"In {city} you want a {hotels[h]['room_types'][r]['name']}")
         # Ids in the order the rules are stated, then the tighter wishes in the order they are used.
         numbered = [replace(rule, id=f"c{i + 1}") for i, rule in enumerate(rules + extra)]
-        problem = Problem(ctx, entities_, tuple(numbered[:len(rules)]))
+        problem = Problem(ctx, entities, tuple(numbered[:len(rules)]))
         name = f"{traveller['name']['first_name']} {traveller['name']['last_name']}"
         who = ("You are travelling alone." if not guests else "You travel with "
                + " and ".join(f"{g['first_name']} {g['last_name']}" for g in guests) + " (saved in your profile).")

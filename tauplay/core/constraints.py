@@ -101,8 +101,8 @@ class ConstraintModel:
         """The options the user's new bookings in `state` stand for, in the order they were made."""
         raise NotImplementedError
 
-    def draft(self, database: Database, rng: Any, entities: int = 2) -> Draft | None:
-        """A new problem over `entities` entities built around options the database offers; None when this
+    def draft(self, database: Database, rng: Any, n_entities: int = 2) -> Draft | None:
+        """A new problem over `n_entities` entities built around options the database offers; None when this
         draw found none."""
         raise NotImplementedError
 

@@ -210,7 +210,7 @@ class ConstraintGenerator:
         rng = random.Random(f"constraints:{self.settings.seed}:{slot}:{attempt}")
         self.report.drafts += 1
         entities = self.entity_count(slot, attempt)
-        draft = self.model.draft(self.database, rng, entities=entities)
+        draft = self.model.draft(self.database, rng, n_entities=entities)
         if draft is None:
             self.report.drops["the draw found no plan the database offers"] += 1
             return None
