@@ -99,6 +99,9 @@ def run_in_pty(code: str, args: list[str], env_extra: dict[str, str]) -> tuple[f
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "ready"
         env = {**os.environ, "BENCH_OUT": str(out), "TERM": "xterm-256color", **env_extra}
+        # As installed for a person: .pyc files are written on the warm-up run and read after (a shell that
+        # sets PYTHONDONTWRITEBYTECODE would otherwise have every tauplay module compiled on every run).
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         stop = threading.Event()
 
         def drain() -> None:  # the app's output must be read or it blocks

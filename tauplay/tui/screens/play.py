@@ -69,6 +69,7 @@ class PlayScreen(Screen[None]):
         self.early: list[Callable[[Any], None]] = []
         self.waiting = 0  # moves sent out of turn, not taken yet (shown on the turn line)
         self._focus_before_zoom: Widget | None = None
+        self._turn_painted = False  # the person's first turn has been shown (the runner opens the store then)
 
     # -- layout -----------------------------------------------------------------------------------
     @property
@@ -170,6 +171,9 @@ class PlayScreen(Screen[None]):
     def on_turn(self, mine: bool) -> None:
         if mine and self.your_turn is False and self.waiting:
             self.waiting -= 1  # the seat takes the next move sent out of turn
+        if mine and not self._turn_painted:  # the store opens after this paint, not during it
+            self._turn_painted = True
+            self.call_after_refresh(self.runner.turn_shown)
         self.your_turn = mine
         self.show_turn()
 
