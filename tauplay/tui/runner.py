@@ -11,7 +11,6 @@ a store that fails to open stops the session with its error.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
 from collections.abc import Callable
 from functools import partial
@@ -162,22 +161,26 @@ class SessionRunner:
 
     async def _run_new(self, session: Session) -> Outcome:
         """Run a new session; once the person's first turn is shown, its queued opening must be saved: a
-        store that cannot take it stops the session (what the person does next could not be saved)."""
-        running = asyncio.ensure_future(session.run())
-        saved = asyncio.ensure_future(self._opening_saved(session))
-        try:
-            done, _ = await asyncio.wait({running, saved}, return_when=asyncio.FIRST_COMPLETED)
-            if saved in done and saved.exception() is not None:
-                running.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await running
-                raise saved.exception()  # type: ignore[misc]
-            return await running
-        finally:
-            for task in (running, saved):
-                if not task.done():
-                    task.cancel()
+        store that cannot take it stops the session (what the person does next could not be saved). The
+        session runs in this task, as a resumed one does; a watcher cancels it and its error is raised."""
+        this = asyncio.current_task()
+        failed: list[BaseException] = []
 
-    async def _opening_saved(self, session: Session) -> None:
-        await self._first_turn.wait()
-        await session.recorder.settle()
+        async def watch() -> None:
+            await self._first_turn.wait()
+            try:
+                await session.recorder.settle()
+            except Exception as e:  # noqa: BLE001 - raised in the session's task below
+                failed.append(e)
+                if this is not None:
+                    this.cancel()
+
+        watcher = asyncio.ensure_future(watch())
+        try:
+            return await session.run()
+        except asyncio.CancelledError:
+            if failed:
+                raise failed[0] from None
+            raise
+        finally:
+            watcher.cancel()
