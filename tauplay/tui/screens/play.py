@@ -266,6 +266,20 @@ class PlayScreen(Screen[None]):
     def action_side_tab(self, n: int) -> None:
         self.query_one("#side", SidePanel).active = f"tab-{n}"
 
+    def action_scroll_side(self) -> None:
+        """A page down in the side panel's tab shown, back to the top after its end, wherever the keys go: the
+        task card is taller than the panel at 80x24, and the message box keeps the focus meanwhile."""
+        pane = self.query_one("#side", SidePanel).active_pane
+        if pane is None:
+            return
+        scrollable = next((w for w in pane.query("*") if w.allow_vertical_scroll and w.max_scroll_y > 0), None)
+        if scrollable is None:
+            return
+        if scrollable.scroll_offset.y >= scrollable.max_scroll_y:
+            scrollable.scroll_home(animate=False)
+        else:
+            scrollable.scroll_page_down(animate=False)
+
     def action_focus_chat(self) -> None:
         if self.maximized is not None:
             self.minimize()
