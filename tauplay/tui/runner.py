@@ -35,14 +35,6 @@ def open_store(url: str | None) -> Any:
     return SessionStore(url)
 
 
-def _hashed(p: Prepared) -> Any:
-    """The start state with its hash worked out (a pass over every record: here, in a thread, rather than
-    on the event loop when the session's environment is made)."""
-    database = p.database()
-    database.hash_value  # noqa: B018 - computed once and kept by the database
-    return database
-
-
 def _injection(p: Prepared) -> InjectionConfig | None:
     if not p.config.inject:
         return None
@@ -129,7 +121,7 @@ class SessionRunner:
         else:
             self._deferred = DeferredStore(partial(open_store, p.config.db_url))
             writer = self.writer = LogWriter(self._deferred)
-            database = await asyncio.to_thread(_hashed, p)
+            database = await asyncio.to_thread(p.database)
         try:
             if uses_model(p.agent, p.user):
                 await asyncio.to_thread(preload_model_client, p.agent, p.user)

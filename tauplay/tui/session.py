@@ -85,11 +85,14 @@ class Prepared:
     user: dict[str, Any]
 
     def database(self) -> Database:
-        """The start state (generated or read from --data; ~60 ms, cached): called in a worker."""
+        """The start state (generated or read from --data, cached) with its hash worked out: called in a
+        worker."""
         try:
-            return self.domain.database(self.config.data_dir)
+            database = self.domain.database(self.config.data_dir)
         except DomainError as e:
             raise PlayError(str(e)) from None
+        database.hash_value  # noqa: B018 - a pass over every record, once: here rather than on the event loop
+        return database
 
     @property
     def role(self) -> str:

@@ -185,7 +185,8 @@ def render_graph(graph: ToolGraph, history: Sequence[str], gold: Sequence[str] |
 
 
 class GraphPanel(VerticalScroll):
-    """Draws a `ToolGraph`; the graph is built off the UI thread (networkx costs ~0.15 s to import)."""
+    """Draws a `ToolGraph`; the graph is built off the UI thread (networkx costs ~0.15 s to import), once the
+    panel is first shown or soon after it is mounted."""
 
     DEFAULT_CSS = """
     GraphPanel { height: 1fr; }
@@ -212,7 +213,21 @@ class GraphPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text("building the dependency graph…", style="dim"), id="graph-body")
 
+    # Built when first shown, or at the latest this long after mounting: not on the way to the person's first
+    # turn (the import and the graph's construction would share the interpreter with it).
+    BUILD_AFTER_S = 1.5
+
     def on_mount(self) -> None:
+        self._building = False
+        self.set_timer(self.BUILD_AFTER_S, self._start_build)
+
+    def on_show(self) -> None:
+        self._start_build()
+
+    def _start_build(self) -> None:
+        if self._building:
+            return
+        self._building = True
         self.run_worker(self._build, thread=True, exclusive=True, group="graph")
 
     def _build(self) -> None:
