@@ -138,6 +138,7 @@ class PlayScreen(Screen[None]):
     def on_mount(self) -> None:
         self.mounted()
         self.query_one("#message", Input).focus()
+        self.prepared.warm()  # the start state is built while the screen paints
         # The session (store, participants) starts after the first paint: the screen is usable at once.
         self.call_after_refresh(self._start_session)
 
