@@ -56,6 +56,9 @@ KEYS: tuple[Key, ...] = (
     Key("play.reveal", "f9", "reveal", "Reveal agent's side", "play-user", show=False,
         detail="for annotators: show the agent's tool calls, their results, the graph and the diff, which a customer "
         "never sees (recorded in the session as a reveal notice)"),
+    Key("play.cards_down", "f8", "scroll_side", "Cards page down", "play-user", show=False,
+        detail="a page down in the side panel shown (the task card is taller than the panel at 80x24; after its "
+               "end, back to the top), the message box keeping the keys"),
     Key("play.device", "ctrl+l", "focus_call_line", "Device", "play-user",
         detail="on a dual-control task: the call line of the user's own device (toggle_airplane_mode(), ...)"),
     Key("play.expand", "f10", "expand_results", "Full tool results", "play-user", show=False,
