@@ -78,7 +78,8 @@ KEYS: tuple[Key, ...] = (
     # tauplay validate
     Key("validate.approve", "a", "verdict('approve')", "Approve", "validate", priority=False),
     Key("validate.reject", "x", "verdict('reject')", "Reject", "validate", priority=False, detail="needs a reason"),
-    Key("validate.reject_findings", "r", "reject_from_findings", "Reject (audit)", "validate", priority=False,
+    Key("validate.reject_findings", "r", "reject_from_findings", "Reject (audit)", "validate", show=False,
+        priority=False,
         detail="reject for the audit's error findings: their reasons and a note naming them, saved as your verdict"),
     Key("validate.needs_edit", "e", "verdict('needs_edit')", "Needs edit", "validate", priority=False, detail="needs a reason"),
     Key("validate.next", "n", "move(1)", "Next", "validate", priority=False),
