@@ -8,7 +8,8 @@ are valid; the best of four frontier agents reaches 61% pass@1. Per task this pr
 product of the options each entity can take, before any rule), the valid solutions the solver enumerates,
 and the near misses (assignments breaking exactly one rule, counted up to the cap per rule). Every task
 counted passed the generator's self-check: its gold end state meets the constraints and every saved
-distractor executes and fails them. The solutions are then re-enumerated from the saved file, as
+distractor (near misses, and the records placed in the task's start database) executes and fails exactly its
+rule. The solutions are then re-enumerated from the saved file, as
 `tauplay solutions` does, and timed.
 """
 
@@ -55,7 +56,8 @@ def main() -> None:
         report = verify_tasks(domain, database, tasks)
         verify_s = time.perf_counter() - clock
         clock = time.perf_counter()
-        again = [len(solutions(build_space(domain.constraints, database, parse_problem(t.constraints))))
+        again = [len(solutions(build_space(domain.constraints, domain.start_for(database, t),  # placed records in
+                                           parse_problem(t.constraints))))
                  for t in tasks]
         enumerate_s = time.perf_counter() - clock
         print(f"\n{name}: {len(tasks)}/{args.n} tasks in {wall:.2f} s wall ({cpu:.2f} s CPU), "
@@ -68,6 +70,8 @@ def main() -> None:
         print(f"  valid share of the space:  median {statistics.median(share):.2e}" if share else "")
         print(f"  rules per task:            {_spread([float(t.difficulty or 0) for t in tasks])}; "
               f"distractors saved: {sum(len(t.distractors) for t in tasks)}")
+        print(f"  entities per task:         {_spread([float(b.entities) for b in built])}; "
+              f"distractors placed in the start database: {sum(len(b.placed) for b in built)}")
         print(f"  seconds per task:          median {statistics.median([b.seconds for b in built]):.3f}")
         print(f"  verify (gold replay + constraint check): {report.constraints_met}/{report.constraint_tasks} met "
               f"in {verify_s:.2f} s; re-enumerating every solution: {enumerate_s:.2f} s "

@@ -1,6 +1,6 @@
 """`tauplay stats` over 100,000 saved sessions: time and peak memory, with the store's queries doing the grouping.
 
-    .venv/bin/python benchmarks/stats_100k.py [--sessions 100000] [--db FILE] [--keep]
+    .venv/bin/python benchmarks/stats_100k.py [--sessions 100000] [--db FILE] [--keep] [--before-src DIR]
 
 1. Generation: a SQLite store made by tauplay (schema and migrations), then filled with bulk inserts (not by
    running sessions): 10 domains x 300 tasks x ~33 trials, 3 agent models, 2 user simulators, 5 emotion families
@@ -12,13 +12,19 @@
    events' counts per session by SQL aggregates; pass^1..3 and 1,000 bootstrap resamples per group in
    Python): wall time and peak RSS (max resident set size of that process).
 
-The issue (15) names no number for this; the anchor is that the whole answer comes from a handful of grouped
-queries, so it grows with the store's size in SQL, not in Python objects.
+Anchors (issue 28): 1 s by domain and 2 s by domain x model x emotion at 100,000 sessions. With
+`--before-src DIR` (a copy of tauplay's package from before issue 28, e.g. `git archive 5919779 tauplay | tar -x
+-C DIR`), the same generation and groupings also run on that code (its own schema) in the same run, and each
+line shows before -> after beside its anchor; the two reports (every number, bootstrap intervals included)
+must be identical, or the run stops. Since schema v8 the store keeps each session's event counts and
+facts in narrow rows by triggers (tauplay.store.event_counts, tauplay.store.session_facts): the bulk inserts
+here go through those triggers too, so the generation time includes their cost.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -36,19 +42,31 @@ AGENTS = ({"kind": "llm", "model": "openai/gpt-4o"}, {"kind": "llm", "model": "o
           {"kind": "oracle"})
 USERS = ({"kind": "llm", "model": "openai/gpt-4o"}, {"kind": "scripted"})
 GROUPINGS = (["domain"], ["model"], ["simulator"], ["domain", "model", "emotion"], ["difficulty", "leaf"])
+ANCHORS = {("domain",): 1.0, ("domain", "model", "emotion"): 2.0}  # seconds at 100,000 sessions (issue 28)
 
 
-def generate(path: Path, sessions: int, seed: int = 7) -> float:
-    from tauplay.store import SessionStore
+def _env(src: str | None) -> dict[str, str]:
+    """The environment of a child: tauplay from `src` (before) or the installed one (after)."""
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    if src:
+        env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
 
-    SessionStore(str(path)).close()  # the schema as tauplay makes it
+
+def generate(path: Path, sessions: int, seed: int = 7, src: str | None = None) -> float:
+    # the schema as that tauplay makes it (triggers included), in a child so that `src` picks the code
+    subprocess.run([sys.executable, "-c", f"from tauplay.store import SessionStore; SessionStore({str(path)!r}).close()"],
+                   check=True, env=_env(src), cwd=path.parent)  # not the repository: '' leads sys.path
     rng = random.Random(seed)
     start = time.perf_counter()
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=OFF")
     tasks_per_domain = 300
-    session_rows, event_rows, label_rows, seen_rows = [], [], [], []
+    session_rows: list[tuple[object, ...]] = []
+    event_rows: list[tuple[object, ...]] = []
+    label_rows: list[tuple[object, ...]] = []
+    seen_rows: list[tuple[object, ...]] = []
 
     def flush() -> None:
         conn.executemany("INSERT INTO sessions (id, created_at, updated_at, domain, task_id, task, role, agent, user, "
@@ -122,13 +140,20 @@ def child(db: str, by: list[str]) -> None:
     from tauplay.analysis.stats import compute_stats
     from tauplay.store import SessionStore
 
-    imported = time.perf_counter()
+    imported, cpu = time.perf_counter(), time.process_time()
     with SessionStore(db) as store:
         report = compute_stats(store, by, k=3, fidelity=True)
-    done = time.perf_counter()
-    print(json.dumps({"by": by, "groups": len(report.groups), "sessions": sum(g.sessions for g in report.groups),
-                      "seconds": round(done - imported, 2), "import_seconds": round(imported - start, 2),
+    done, cpu = time.perf_counter(), time.process_time() - cpu
+    digest = hashlib.sha256(json.dumps(report.to_json(), sort_keys=True).encode()).hexdigest()
+    print(json.dumps({"by": by, "digest": digest, "groups": len(report.groups), "sessions": sum(g.sessions for g in report.groups),
+                      "seconds": round(done - imported, 2), "cpu_seconds": round(cpu, 2), "import_seconds": round(imported - start, 2),
                       "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}))
+
+
+def _measure(path: Path | str, by: list[str], src: str | None) -> dict[str, object]:
+    out = subprocess.run([sys.executable, __file__, "--db", str(path), "--child", *by], capture_output=True,
+                         text=True, check=True, env=_env(src))
+    return dict(json.loads(out.stdout))
 
 
 def main() -> None:
@@ -136,25 +161,45 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=100_000)
     parser.add_argument("--db", help="the store to make (default: a temporary file)")
     parser.add_argument("--keep", action="store_true", help="keep the generated store")
+    parser.add_argument("--before-src", metavar="DIR", help="a directory holding the tauplay package from before "
+                        "(measured in the same run, on a store of its own schema)")
     parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
         child(args.db, args.child)
         return
     path = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="tauplay-stats-")) / "stats.db"
-    if path.exists():
-        path.unlink()
+    before = path.with_name(path.stem + "-before.db") if args.before_src else None
+    for p in (path, before):
+        if p is not None and p.exists():
+            p.unlink()
     seconds = generate(path, args.sessions)
     size = path.stat().st_size / 2**20
-    print(f"generated {args.sessions:,} sessions in {seconds:.1f} s ({size:.0f} MiB, bulk inserts)")
+    print(f"generated {args.sessions:,} sessions in {seconds:.1f} s ({size:.0f} MiB, bulk inserts through the "
+          "store's triggers)")
+    if before is not None:
+        seconds = generate(before, args.sessions, src=args.before_src)
+        print(f"  before: {seconds:.1f} s ({before.stat().st_size / 2**20:.0f} MiB, the schema of "
+              f"{args.before_src})")
     for by in GROUPINGS:
-        out = subprocess.run([sys.executable, __file__, "--db", str(path), "--child", *by], capture_output=True,
-                             text=True, check=True, env={**os.environ, "PYTHONHASHSEED": "0"})
-        r = json.loads(out.stdout)
-        print(f"stats --by {' '.join(by):<24} {r['groups']:>5} groups  {r['sessions']:>7,} sessions  "
-              f"{r['seconds']:>6.2f} s  peak RSS {r['max_rss_mb']:>6.1f} MB  (imports {r['import_seconds']:.2f} s)")
+        r = _measure(path, by, None)
+        anchor = ANCHORS.get(tuple(by))
+        wall, cpu = float(str(r["seconds"])), float(str(r["cpu_seconds"]))
+        mark = "" if anchor is None or args.sessions != 100_000 else \
+            f"  anchor {anchor:.0f} s: {'met' if wall <= anchor else 'missed'}"
+        was = ""
+        if before is not None:
+            b = _measure(before, by, args.before_src)
+            # every number the report holds, bootstrap intervals included, the same before and after
+            assert b["digest"] == r["digest"], f"stats --by {' '.join(by)}: the reports differ"
+            was = f"{float(str(b['seconds'])):>6.2f} s ({float(str(b['cpu_seconds'])):.2f} CPU) -> "
+        print(f"stats --by {' '.join(by):<24} {r['groups']:>3} groups {r['sessions']:>7,} sessions  "
+              f"{was}{wall:>5.2f} s ({cpu:.2f} CPU){mark}  peak RSS {r['max_rss_mb']} MB")
     if not args.keep and not args.db:
-        path.unlink()
+        for p in (path, before):
+            if p is not None:
+                p.unlink()
+        path.parent.rmdir()  # the temporary directory made for them
 
 
 if __name__ == "__main__":

@@ -99,6 +99,9 @@ def run_in_pty(code: str, args: list[str], env_extra: dict[str, str]) -> tuple[f
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "ready"
         env = {**os.environ, "BENCH_OUT": str(out), "TERM": "xterm-256color", **env_extra}
+        # As installed for a person: .pyc files are written on the warm-up run and read after (a shell that
+        # sets PYTHONDONTWRITEBYTECODE would otherwise have every tauplay module compiled on every run).
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         stop = threading.Event()
 
         def drain() -> None:  # the app's output must be read or it blocks
@@ -132,10 +135,12 @@ def startup(runs: int) -> None:
         args = ["--role", "user", "--task", TASK, "--db", str(Path(tmp) / "s.db")]
         env = {"TAUPLAY_FORCE_TUI": "1", "TAUPLAY_KEYMAP": keymap, "PYTHONPATH": str(REPO)}
         run_in_pty(TAUPLAY, args, env)  # warm the file cache and .pyc files
-        tau = [run_in_pty(TAUPLAY, args, env) for _ in range(runs)]
-        turn = [run_in_pty(TAUPLAY_TURN, args, env) for _ in range(runs)]
         run_in_pty(BARE, [], env)
-        bare = [run_in_pty(BARE, [], env) for _ in range(runs)]
+        tau, turn, bare = [], [], []
+        for _ in range(runs):  # interleaved: on a shared machine each kind sees the same load
+            tau.append(run_in_pty(TAUPLAY, args, env))
+            turn.append(run_in_pty(TAUPLAY_TURN, args, env))
+            bare.append(run_in_pty(BARE, [], env))
     t_tau = statistics.median(t for t, _ in tau)
     t_turn = statistics.median(t for t, _ in turn)
     t_bare = statistics.median(t for t, _ in bare)
@@ -144,6 +149,8 @@ def startup(runs: int) -> None:
     print(f"  tauplay --role user, 'your turn':       {t_turn * 1000:6.0f} ms   "
           f"(target: within 2x the bare app, {2 * t_bare * 1000:.0f} ms; {t_turn / t_bare:.1f}x now)")
     print(f"  bare Textual header+footer:             {t_bare * 1000:6.0f} ms")
+    pairs = statistics.median(t / b for (t, _), (b, _) in zip(turn, bare, strict=True))
+    print(f"  'your turn' / bare, run by run (median): {pairs:.2f}x   (anchor: 2x)")
     print(f"  max RSS at the first screen: tauplay {max(r for _, r in tau) / 1024:.0f} MB, "
           f"bare Textual {max(r for _, r in bare) / 1024:.0f} MB")
 

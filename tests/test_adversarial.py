@@ -1,6 +1,6 @@
 """Issue 26's fifteen defects, each attack reproduced through the real command (a hostile OpenAI-compatible
 server on 127.0.0.1, real SQLite files, a real PostgreSQL, real signals) and held. The attack table is
-docs/attacks.md; the attacks that already held are in tests/test_adversarial_held.py.
+docs/attacks.md; the attacks that already held are in tests/test_adversarial_held.py and tests/tui/test_adversarial_held.py.
 
 Two principles run through them: no error leaves a session `running` (it is ended with a reason, in one commit
 with its `terminated` event), and every value from outside is checked where it enters."""

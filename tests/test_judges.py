@@ -313,7 +313,7 @@ def test_a_v3_store_gets_the_judgments_table_a_fresh_one_has(tmp_path: Path) -> 
     old = tmp_path / "v3.db"
     shutil.copy(Path(__file__).parent / "fixtures" / "store_v3_main.db", old)
     with SessionStore(str(old)) as store:
-        assert store.schema_version == 7
+        assert store.schema_version == 8
         sid = store.list_sessions()[0].id
         store.save_judgment(sid, Judgment("human", "yes", "the wrong flight", annotator="ana"))
         assert [j.reason for j in store.judgments(session_id=sid)] == ["the wrong flight"]

@@ -178,9 +178,12 @@ def test_a_v6_store_gets_the_queue_table_a_fresh_one_has(tmp_path: Path) -> None
     SessionStore(str(fresh)).close()
     with sqlite3.connect(old) as conn:  # today's file as schema v6 left it
         conn.execute("DROP TABLE queue_seats")
+        for sql in ("DROP TRIGGER tr_events_count", "DROP TRIGGER tr_sessions_facts_insert",  # v8's
+                    "DROP TRIGGER tr_sessions_facts_update", "DROP TABLE event_counts", "DROP TABLE session_facts"):
+            conn.execute(sql)
         conn.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
     with SessionStore(str(old)) as store:
-        assert store.schema_version == 7
+        assert store.schema_version == 8
         store.fill_queue("q", "review", ["a"], set())
         assert store.claim_item("q", "ana", lease=60) is not None
     assert _shape(old, "queue_seats") == _shape(fresh, "queue_seats")

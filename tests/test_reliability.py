@@ -76,7 +76,7 @@ def test_upgrading_an_old_database_repairs_such_sessions(tmp_path: Path) -> None
     assert main(["export", "taubench-results", "--db", str(db), "--out", str(out)]) == 0  # the open upgrades
     assert len(json.loads(out.read_text())) == 4
     with SessionStore(str(db)) as store:
-        assert store.schema_version == 7 and store.get_session(sid).status == "finished"
+        assert store.schema_version == 8 and store.get_session(sid).status == "finished"
         assert store.get_session(sid).reward == 1.0
 
 

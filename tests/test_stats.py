@@ -252,7 +252,7 @@ def test_a_v3_store_gains_the_perceptions_table(tmp_path: Path) -> None:
     db = tmp_path / "old.db"
     shutil.copy(REPO / "tests" / "fixtures" / "store_v3_main.db", db)
     with SessionStore(str(db)) as store:
-        assert store.schema_version == 7
+        assert store.schema_version == 8
         report = compute_stats(store, ["domain"], k=2)
         assert report.groups[0].sessions == 4  # the running session of the killed batch is left out
     fresh = tmp_path / "fresh.db"

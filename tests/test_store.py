@@ -383,7 +383,7 @@ def test_migrates_a_v1_file(db: Path) -> None:
     raw.executescript(V1_DDL)
     raw.close()
     with SessionStore(f"sqlite:///{db}") as s:
-        assert s.schema_version == SCHEMA_VERSION == 7  # v1 -> v2 -> ... -> v7, one step at a time
+        assert s.schema_version == SCHEMA_VERSION == 8  # v1 -> v2 -> ... -> v8, one step at a time
         old = s.get_session("s1")
         assert (old.data_source, old.reward, old.emotion_family, old.seed) == ("", 1.0, "sadness", 7)
         assert s.events("s1") == [Event(seq=0, kind="message", role="user", data={"content": "hi"}, turn=1, at=1.5)]
@@ -402,7 +402,7 @@ def test_migrates_a_v1_file(db: Path) -> None:
     assert check.execute("SELECT value FROM meta").fetchone() == ("1",)  # the copy is the untouched v1 file
     check.close()
     raw = sqlite3.connect(db)
-    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("7",)
+    assert raw.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("8",)
     cols = {r[1] for r in raw.execute("PRAGMA table_info(annotations)")}
     assert "source" in cols
     raw.close()
@@ -450,7 +450,7 @@ def test_migrates_a_v2_file(db: Path, tmp_path: Path) -> None:
     raw.executescript(V2_DDL)
     raw.close()
     with SessionStore(f"sqlite:///{db}") as s:
-        assert s.schema_version == SCHEMA_VERSION == 7
+        assert s.schema_version == SCHEMA_VERSION == 8
         assert s.get_session("s1").data_source == "gen" and len(s.annotations("s1")) == 3
         # each (session, annotator) with labels got one mark, dated by its first and last label
         marks = [(r.annotator, r.note, r.created_at, r.updated_at) for r in s.reviewed_by("s1")]

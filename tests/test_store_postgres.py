@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -119,14 +120,14 @@ def test_concurrent_first_opens_create_the_schema_once(pg_url: str) -> None:
 
 
 def make_v1(url: str) -> None:
-    """A schema-v1 database: today's without the tables v7, v6, v5, v4 and v3 added, the columns v6 added (sessions'
+    """A schema-v1 database: today's without the tables v8, v7, v6, v5, v4 and v3 added, the columns v6 added (sessions'
     owner and heartbeat) and the two columns v2 added; one row in every table."""
     engine = create_engine(url)
     try:
         with engine.begin() as conn:
             StoreModel.metadata.create_all(conn)
             for sql in (
-                "DROP TABLE queue_seats", "DROP TABLE batches", "ALTER TABLE sessions DROP COLUMN owner",
+                "DROP TABLE event_counts", "DROP TABLE session_facts", "DROP TABLE queue_seats", "DROP TABLE batches", "ALTER TABLE sessions DROP COLUMN owner",
                 "ALTER TABLE sessions DROP COLUMN heartbeat_at",
                 "DROP TABLE perceptions", "DROP TABLE session_reviews", "DROP TABLE judgments",
                 "ALTER TABLE sessions DROP COLUMN data_source", "ALTER TABLE annotations DROP COLUMN source",
@@ -149,7 +150,7 @@ def make_v1(url: str) -> None:
 def test_migrates_a_v1_database(pg_url: str) -> None:
     make_v1(pg_url)
     with SessionStore(pg_url) as s:
-        assert s.schema_version == SCHEMA_VERSION == 7
+        assert s.schema_version == SCHEMA_VERSION == 8
         old = s.get_session("s1")
         assert (old.data_source, old.reward, old.emotion_family, old.seed) == ("", 1.0, "sadness", 7)
         assert s.events("s1") == [Event(seq=0, kind="message", role="user", data={"content": "hi"}, turn=1, at=1.5)]
@@ -165,7 +166,16 @@ def test_migrates_a_v1_database(pg_url: str) -> None:
     engine = create_engine(pg_url)
     try:
         with engine.connect() as conn:
-            assert conn.exec_driver_sql("SELECT value FROM meta").scalar() == "7"
+            assert conn.exec_driver_sql("SELECT value FROM meta").scalar() == "8"
+            # v8's rows for stats: backfilled from the v1 event, then counted by the trigger on the new one
+            messages = conn.exec_driver_sql("SELECT count(*) FROM events WHERE session_id = 's1' AND kind = "
+                                            "'message'").scalar()
+            counted = conn.exec_driver_sql("SELECT user_turns + agent_turns FROM event_counts WHERE session_id "
+                                           "= 's1'").scalar()
+            assert counted == messages == 2
+            facts = conn.exec_driver_sql("SELECT session_id, dim_emotion, status FROM session_facts "
+                                         "ORDER BY session_id = 's1' DESC").all()
+            assert len(facts) == 2 and tuple(facts[0]) == ("s1", "sadness", "finished")
     finally:
         engine.dispose()
     with SessionStore(pg_url) as s:  # an up-to-date database opens unchanged
@@ -206,7 +216,7 @@ def test_migrates_a_v2_database(pg_url: str, pg_server: PostgresServer) -> None:
     finally:
         engine.dispose()
     with SessionStore(pg_url) as s:
-        assert s.schema_version == SCHEMA_VERSION == 7
+        assert s.schema_version == SCHEMA_VERSION == 8
         assert [(r.annotator, r.created_at, r.updated_at) for r in s.reviewed_by("s1")] == [
             ("ana", 1.7, 2.5), ("bo", 2.0, 2.0)]
         assert [x.id for x in s.list_sessions(reviewed=False)] == ["s2"]
@@ -518,3 +528,17 @@ def test_stats_group_by_the_user_behaviour_and_one_dimension(store: SessionStore
         assert main(["stats", "--db", pg_url, "--by", by, "--json"]) == 0
         groups = json.loads(capsys.readouterr().out)["groups"]
         assert {g["key"][by]: g["sessions"] for g in groups} == wanted
+
+
+def test_stats_read_the_same_on_postgresql(pg_url: str, tmp_path: Path) -> None:
+    """The same varied sessions on PostgreSQL and SQLite (tests/test_stats_equivalence.py checks SQLite against
+    the raw rows): PostgreSQL's triggers keep the same counts and facts, so every figure is the same."""
+    from tests.test_stats_equivalence import fast, fill
+
+    sqlite_db = str(tmp_path / "s.db")
+    fill(sqlite_db, 240)
+    fill(pg_url, 240)
+    for by in (("domain",), ("domain", "model", "emotion")):
+        expected = fast(sqlite_db, by)
+        assert expected["groups"] and fast(pg_url, by) == expected
+    assert fast(pg_url, ("model",), domain="retail") == fast(sqlite_db, ("model",), domain="retail")

@@ -160,7 +160,7 @@ class AirlineConstraints(ConstraintModel):
                 for r in added_records(state, "users", problem.context["user_id"], "reservations")]
 
     # -- generation ---------------------------------------------------------------------------------------
-    def draft(self, database: Database, rng: random.Random) -> Draft | None:
+    def draft(self, database: Database, rng: random.Random, n_entities: int = 2) -> Draft | None:
         users = database.tables["users"]
         user_id = rng.choice(sorted(users))
         user = users[user_id]

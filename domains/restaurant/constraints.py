@@ -127,7 +127,7 @@ class RestaurantConstraints(ConstraintModel):
                 for r in added_records(state, "guests", problem.context["guest_id"], "reservations")]
 
     # -- generation ---------------------------------------------------------------------------------------
-    def draft(self, database: Database, rng: random.Random) -> Draft | None:
+    def draft(self, database: Database, rng: random.Random, n_entities: int = 2) -> Draft | None:
         guests = database.tables["guests"]
         guest_id = rng.choice(sorted(guests))
         guest = guests[guest_id]

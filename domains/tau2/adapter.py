@@ -184,7 +184,8 @@ class Tau2Domain(Domain):
     # -- the policy as code ---------------------------------------------------------------------------
     def action_rules(self) -> list[Any]:
         """tau2-bench's airline and retail keep τ-bench's records and policy: the same rules (airline with
-        tau2-bench's free-bag table), read by the audit and the session checks. Telecom and the rest: none yet."""
+        tau2-bench's free-bag table), read by the audit and the session checks; telecom has its own
+        (`tau2_telecom_rules.py`, with τ²-bench's today). The rest: none yet."""
         if self.tau2_name == "airline":
             from ..airline_rules import TAU2_FREE_BAGS, airline_rules
 
@@ -193,6 +194,12 @@ class Tau2Domain(Domain):
             from ..retail_rules import ACTION_RULES
 
             return list(ACTION_RULES)
+        if self.tau2_name == "telecom":
+            from tau2.domains.telecom.utils import get_today
+
+            from ..tau2_telecom_rules import telecom_rules
+
+            return telecom_rules(get_today())
         return []
 
     # -- the reward -----------------------------------------------------------------------------------

@@ -10,7 +10,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import reduce
 from math import exp, lgamma, log, log1p
+from operator import add, mul
 
 
 def binomial(n: int, p: float, rng: random.Random) -> int:
@@ -46,14 +48,83 @@ def binomial(n: int, p: float, rng: random.Random) -> int:
     return mode  # what floating-point rounding left over
 
 
-def resampled_counts(weights: Sequence[int], size: int, rng: random.Random) -> list[int]:
+class Binomials:
+    """The draws of `binomial`, the same numbers from the same random stream, with each (n, p)'s walk outward
+    from the mode kept: a bootstrap asks for the same few (n, p) thousands of times, and recomputing the
+    log-gamma mode and the probabilities around it was most of its cost (issue 28)."""
+
+    def __init__(self) -> None:
+        self._walks: dict[tuple[int, float], _Walk] = {}
+
+    def draw(self, n: int, p: float, rng: random.Random) -> int:
+        if n <= 0 or p <= 0.0:
+            return 0
+        if p >= 1.0:
+            return n
+        if n < 16:
+            return sum(1 for _ in range(n) if rng.random() < p)
+        walk = self._walks.get((n, p))
+        if walk is None:
+            walk = self._walks[(n, p)] = _Walk(n, p)
+        return walk.draw(rng.random())
+
+
+class _Walk:
+    """binomial()'s inversion for one (n, p): the probabilities it subtracts, in its order, computed once and
+    only as far as a draw has needed (the same floating-point operations, so the same results)."""
+
+    def __init__(self, n: int, p: float) -> None:
+        self.n = n
+        self.mode = min(n, int((n + 1) * p))
+        mode = self.mode
+        self.p_mode = exp(lgamma(n + 1) - lgamma(mode + 1) - lgamma(n - mode + 1) + mode * log(p)
+                          + (n - mode) * log1p(-p))
+        self.odds = p / (1.0 - p)
+        self.steps: list[tuple[float, int]] = []  # (probability, k) in the order binomial() subtracts them
+        self.lo = self.hi = mode
+        self.p_lo = self.p_hi = self.p_mode
+
+    def _extend(self) -> bool:
+        """One more turn of binomial()'s loop (a step down, then a step up); False when both ends are reached."""
+        n, odds = self.n, self.odds
+        if not (self.lo > 0 or self.hi < n):
+            return False
+        if self.lo > 0:
+            self.p_lo *= self.lo / ((n - self.lo + 1) * odds)
+            self.lo -= 1
+            self.steps.append((self.p_lo, self.lo))
+        if self.hi < n:
+            self.p_hi *= (n - self.hi) / (self.hi + 1) * odds
+            self.hi += 1
+            self.steps.append((self.p_hi, self.hi))
+        return True
+
+    def draw(self, u: float) -> int:
+        u -= self.p_mode
+        if u <= 0:
+            return self.mode
+        seen = 0
+        while True:
+            for p, k in self.steps[seen:] if seen else self.steps:  # a plain loop: no index, no len() a step
+                u -= p
+                if u <= 0:
+                    return k
+            seen = len(self.steps)
+            if not self._extend():
+                return self.mode  # what floating-point rounding left over
+
+
+def resampled_counts(weights: Sequence[int], size: int, rng: random.Random,
+                     binomials: Binomials | None = None) -> list[int]:
     """A multinomial draw of `size` over categories weighted `weights` (sequential exact binomials)."""
+    draw = (binomials or Binomials()).draw
     left, mass = size, sum(weights)
     out = [0] * len(weights)
+    last = len(weights) - 1
     for i, weight in enumerate(weights):
         if left == 0:
             break
-        drawn = left if i == len(weights) - 1 else binomial(left, weight / mass, rng)
+        drawn = left if i == last else draw(left, weight / mass, rng)
         out[i] = drawn
         left -= drawn
         mass -= weight
@@ -85,18 +156,54 @@ def pass_k_intervals(tasks: Sequence[tuple[int, int]], ks: Sequence[int], score:
     if not todo:
         return out
     rng = random.Random(seed)
+    rnd = rng.random
+    walks: dict[tuple[int, float], _Walk] = {}  # one cache for the group's replicates
+    # Per k, the kinds that have a score (None: all of them) and their scores, in kind order. The replicate's
+    # total is then a left-to-right reduce of count * score: the same float additions, in the same order, as
+    # adding the drawn kinds one by one (a kind not drawn adds 0.0, which changes no sum of scores >= 0).
+    # Not sum(): from Python 3.12 it compensates rounding, which would change the last digits.
+    picks: dict[int, tuple[list[int] | None, list[float]]] = {}
+    for k in todo:
+        have = [i for i, v in enumerate(scores[k]) if v is not None]
+        picks[k] = (None if len(have) == len(pairs) else have, [v for v in scores[k] if v is not None])
     means: dict[int, list[float]] = {k: [] for k in todo}
-    size = len(tasks)
+    size, last = len(tasks), len(weights) - 1
+    # each kind's chance among those left: the masses left do not depend on the draws
+    chances, mass = [], sum(weights)
+    for weight in weights:
+        chances.append(weight / mass)
+        mass -= weight
     for _ in range(resamples):
-        counts = resampled_counts(weights, size, rng)
+        # resampled_counts(weights, size, rng) with Binomials.draw inlined: the hot loop of `stats`
+        counts = [0] * len(weights)
+        left = size
+        for i, p in enumerate(chances):
+            if left == 0:
+                break
+            if i == last:
+                drawn = left
+            elif p <= 0.0:
+                drawn = 0
+            elif p >= 1.0:
+                drawn = left
+            elif left < 16:
+                drawn = 0
+                for _ in range(left):
+                    if rnd() < p:
+                        drawn += 1
+            else:
+                walk = walks.get((left, p))
+                if walk is None:
+                    walk = walks[(left, p)] = _Walk(left, p)
+                drawn = walk.draw(rnd())
+            counts[i] = drawn
+            left -= drawn
         for k in todo:
-            total = drawn = 0.0
-            for count, value in zip(counts, scores[k], strict=True):
-                if count and value is not None:
-                    total += count * value
-                    drawn += count
-            if drawn:
-                means[k].append(total / drawn)
+            idx, values = picks[k]
+            chosen = counts if idx is None else [counts[i] for i in idx]
+            drawn_k = size if idx is None else sum(chosen)  # integers: exact
+            if drawn_k:
+                means[k].append(reduce(add, map(mul, chosen, values), 0.0) / float(drawn_k))
     for k in todo:
         ordered = sorted(means[k])
         if ordered:

@@ -209,9 +209,16 @@ def violations(plt: Any, store: Any, by: Sequence[str], flt: SessionFilter) -> A
     return fig
 
 
+def _palette(plt: Any, n: int) -> list[Any]:
+    """`n` distinct colours, one per category (the default cycle repeats after ten, and a domain may add its
+    own fault categories)."""
+    cmap = plt.get_cmap("tab10" if n <= 10 else "tab20")
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
 def faults(plt: Any, store: Any, by: Sequence[str], flt: SessionFilter) -> Any:
     report = compute_stats(store, by, k=1, flt=flt, resamples=0)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
     labelled = [g for g in report.groups if g.faults]
     if not labelled:
         _empty(left, "no fault labels")
@@ -221,14 +228,20 @@ def faults(plt: Any, store: Any, by: Sequence[str], flt: SessionFilter) -> Any:
         for ax, words, counts in ((left, report.fault_categories(), lambda g: g.faults),  # domains' own too
                                   (right, WHO_ERRED, lambda g: g.who_erred)):
             bottom = [0] * len(labelled)
-            for word in words:
+            handles = []
+            for word, color in zip(words, _palette(plt, len(words)), strict=True):
                 values = [counts(g).get(word, 0) for g in labelled]
-                ax.bar(range(len(labelled)), values, bottom=bottom, label=word)
+                if not any(values):  # no bar of it is drawn: no swatch for it either
+                    continue
+                bars = ax.bar(range(len(labelled)), values, bottom=bottom, label=word, color=color,
+                              edgecolor="white", linewidth=0.5)
+                handles.append(bars)
                 bottom = [b + v for b, v in zip(bottom, values, strict=True)]
             ax.set_xticks(range(len(labelled)))
             ax.set_xticklabels(names, rotation=20 if len(names) > 4 else 0, ha="right" if len(names) > 4 else "center")
             ax.set_ylabel("labels")
-            ax.legend(fontsize=7, frameon=False)
+            # Beside the axes, not on them: a swatch drawn over a bar of its own colour cannot be seen.
+            ax.legend(handles=handles[::-1], fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     left.set_title("Fault labels by category")
     right.set_title("Who erred")
     return fig

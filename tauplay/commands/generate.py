@@ -16,6 +16,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="exactly this depth for every task (escape: one of its tiers 5, 10, 15, 20, 25)")
     parser.add_argument("--solutions", default=None, metavar="MIN-MAX",
                         help="--kind constraint: valid solutions a task may have (default 2-16)")
+    parser.add_argument("--entities", default=None, metavar="MIN-MAX",
+                        help="--kind constraint: entities per task, drawn per task (default: the domain's range, "
+                             "travel 3-5; restaurant and airline 2)")
     parser.add_argument("--emotions", default="balanced", metavar="DIST",
                         help="'balanced', 'none', or weights per family, e.g. anger=2,fear=1,sadness=1")
     parser.add_argument("--out", metavar="FILE", help="task set to write (default: <domain>-tasks-seed<S>.json)")
@@ -98,6 +102,8 @@ def _settings(args: argparse.Namespace, hints: Any) -> Any:
     emotions, model = _common(args)
     if args.solutions is not None:
         raise UsageError("--solutions applies to --kind constraint only")
+    if args.entities is not None:
+        raise UsageError("--entities applies to --kind constraint only")
     return Settings(n=args.n, seed=args.seed, depth=_depth(args, hints.depth_tiers), emotions=emotions, model=model,
                     concurrency=args.concurrency, attempts=60 if args.attempts is None else args.attempts,
                     keep_invalid=args.keep_invalid)
@@ -135,7 +141,11 @@ def _constraint_settings(args: argparse.Namespace) -> Any:
     lo, hi = parse_depth(args.solutions or "2-16", "--solutions")
     if lo < 1:
         raise UsageError(f"--solutions {args.solutions}: a task needs at least 1 solution")
+    entities = parse_depth(args.entities, "--entities") if args.entities else None
+    if entities is not None and entities[0] < 1:
+        raise UsageError(f"--entities {args.entities}: a task needs at least 1 entity")
     return ConstraintSettings(n=args.n, seed=args.seed, emotions=emotions, model=model, solutions=(lo, hi),
+                              entities=entities,
                               attempts=200 if args.attempts is None else args.attempts,
                               concurrency=args.concurrency, keep_invalid=args.keep_invalid)
 
@@ -229,6 +239,7 @@ def _run_constraint(args: argparse.Namespace) -> int:
         generator = ConstraintGenerator(domain, domain.database(args.data), settings)
     except (DomainError, SolverMissing, ValueError) as e:
         raise UsageError(str(e)) from None
+    clock = time.perf_counter()
     show_bar = not args.json and sys.stderr.isatty()
     if show_bar:
         from rich.console import Console
@@ -240,21 +251,25 @@ def _run_constraint(args: argparse.Namespace) -> int:
             result = generator.run(lambda done, total: bar.update(job, completed=done))
     else:
         result = generator.run()
+    seconds = round(time.perf_counter() - clock, 1)
     tmp = out.with_name(out.name + ".part")
     result.tasks.save(tmp)
     os.replace(tmp, out)
     summary = (f"generated {result.report.accepted}/{settings.n} {domain.name} constraint tasks -> {out}"
                + ("" if result.complete else " (too few drafts fit; see the report)"))
-    per_task = [{"task_id": b.task.id, "candidate_space": b.space_size, "solutions": b.solutions,
-                 "near_misses": b.near_misses, "distractors": len(b.task.distractors)} for b in result.built]
+    per_task: list[dict[str, Any]] = [{"task_id": b.task.id, "entities": b.entities, "candidate_space": b.space_size,
+                 "solutions": b.solutions, "near_misses": b.near_misses, "distractors": len(b.task.distractors),
+                 "distractors_placed": b.placed_json(), "seconds": round(b.seconds, 2)} for b in result.built]
     if args.json:
         print(json.dumps({"summary": summary, "out": str(out), "requested": settings.n,
-                          "accepted": result.report.accepted, "tasks": per_task,
+                          "accepted": result.report.accepted, "seconds": seconds, "tasks": per_task,
                           "audit": result.report.audit_json(), "report": result.report.to_json()}, indent=1))
     else:
         say(result.report.render())
         for row in per_task:
-            say(f"  {row['task_id']}: {row['solutions']} solutions among {row['candidate_space']:,} candidate "
-                  f"assignments, {row['near_misses']:,} near misses, {row['distractors']} distractors saved")
-        say(summary)
+            say(f"  {row['task_id']}: {row['entities']} entities, {row['solutions']} solutions among "
+                f"{row['candidate_space']:,} candidate assignments, {row['near_misses']:,} near misses, "
+                f"{row['distractors']} distractors saved ({len(row['distractors_placed'])} placed in the database), "
+                f"{row['seconds']} s")
+        say(f"{summary} in {seconds} s")
     return 0 if result.complete else 1

@@ -106,11 +106,17 @@ def _participant(kind: str | None, model: str | None, api_base: str | None, *, r
     return {"kind": kind}
 
 
+# Sessions one batch plans (tasks x trials): every planned job is held in memory and in the saved plan, and 10^8
+# trials once ran the machine out of memory before the first session (issue 26). Larger studies: several batches.
+MAX_SESSIONS = 100_000
+
+
 def _check_numbers(args: argparse.Namespace) -> None:
     for flag, value, least in (("--trials", args.trials, 1), ("--concurrency", args.concurrency, 1),
                                ("--max-steps", args.max_steps, 2), ("--max-errors", args.max_errors, 1)):
         if value < least:
             raise UsageError(f"{flag} must be at least {least}, got {value}")
+    _check_size(1, args.trials)
     if args.llm_timeout <= 0:
         raise UsageError(f"--llm-timeout must be positive, got {args.llm_timeout:g}")
     if (args.inject_at is not None or args.inject_rate is not None) and not args.inject:
@@ -118,6 +124,12 @@ def _check_numbers(args: argparse.Namespace) -> None:
     if args.inject_style != "plausible" and not args.inject:
         raise UsageError("--inject-style needs --inject KIND")
     check_executor_arguments(args)
+
+
+def _check_size(tasks: int, trials: int) -> None:
+    if tasks * trials > MAX_SESSIONS:
+        raise UsageError(f"a batch plans at most {MAX_SESSIONS:,} sessions, and {tasks:,} task(s) x --trials "
+                         f"{trials:,} is {tasks * trials:,}: run fewer tasks or trials per batch")
 
 
 def _injection(args: argparse.Namespace) -> Any:
@@ -166,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
         tasks = [t for t in tasks if t.id in set(args.task_ids)]
     if not tasks:
         raise UsageError(f"{task_set.source}: no tasks to run")
+    _check_size(len(tasks), args.trials)
     tasks = _scorable(domain, database, tasks, args.allow_invalid,
                       args.seed if args.inject and not args.data else None)
 

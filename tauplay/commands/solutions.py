@@ -3,7 +3,9 @@
 For a task with constraints the solver enumerates every assignment of options that meets all the rules and
 prints each as the actions that book it; the distractors saved with the task follow, each with the rule it
 breaks. A task without constraints has one valid solution, its gold actions, and no distractors.
-JSON: {"tasks": [{"task_id", "solutions": [[{"name", "kwargs"}]], "distractors": [{"actions", "violates"}]}]}.
+The solutions are those of the task's own start state (`Domain.start_for`: with the records it places).
+JSON: {"tasks": [{"task_id", "solutions": [[{"name", "kwargs"}]], "distractors": [{"actions", "violates",
+"record" (a placed distractor's table/id)}]}]}.
 """
 
 from __future__ import annotations
@@ -46,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
         except ConstraintError as e:  # load_tasks checked it; a hand-built Task may not have been
             raise UsageError(f"task {task.id}: constraints: {e}") from None
         rules_of[task.id] = {r.id: r.text for r in problem.rules}
-        entries.append({"task_id": task.id, "solutions": _solutions(domain, database, problem),
-                        "distractors": [{"actions": d.get("actions", []), "violates": d["violates"]}
+        start = domain.start_for(database, task)  # with the records the task places (its distractors)
+        entries.append({"task_id": task.id, "solutions": _solutions(domain, start, problem),
+                        "distractors": [{"actions": d.get("actions", []), "violates": d["violates"],
+                                         **({"record": d["record"]} if d.get("record") else {})}
                                         for d in task.distractors]})
     if args.json:
         print(json.dumps({"tasks": entries}, indent=1, ensure_ascii=False))
@@ -60,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
             say(f"  solution {i}: " + "; ".join(_write_words(a) for a in actions if _is_write(domain, a)))
         for d in entry["distractors"]:
             text = rules.get(d["violates"], "")
-            say(f"  distractor breaking {d['violates']} ({text}): "
+            where = f" [placed: {d['record']}]" if d.get("record") else ""
+            say(f"  distractor breaking {d['violates']} ({text}){where}: "
                   + "; ".join(_write_words(a) for a in d["actions"] if _is_write(domain, a)))
     return 0
 

@@ -14,7 +14,7 @@ so an extra change, another payment method or a missing traveller is caught too.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from tauplay.core.tasks import Action
 
 __all__ = ["END_STATE", "EXTRA", "FORMAT", "MISSING", "RULE_KINDS", "ConstraintCheck", "ConstraintError",
-           "ConstraintModel", "Draft", "Entity", "Facts", "Failure", "Problem", "Rule", "added_records", "check_state",
+           "ConstraintModel", "Draft", "Entity", "Facts", "Failure", "Placed", "Problem", "Rule", "added_records", "check_state",
            "parse_problem"]
 
 
@@ -61,9 +61,29 @@ class Draft:
     slots: dict[str, Any] = field(default_factory=dict)  # values for the trigger templates, e.g. {"city": ...}
 
 
+@dataclass(frozen=True)
+class Placed:
+    """A distractor placed in a task's start database: a record the agent's searches find, bookable as `option`
+    for `entity`, that breaks exactly the rule `violates` (the gold's other choices kept)."""
+
+    table: str
+    key: str
+    record: dict[str, Any]
+    entity: str
+    option: str
+    violates: str
+
+    @property
+    def ref(self) -> str:
+        return f"{self.table}/{self.key}"
+
+
 class ConstraintModel:
     """The domain's side of constraint tasks. An option for an entity is a candidate id, a string that says
     everything needed to book it (e.g. 'H-LIS-03|deluxe_king|2025-07-14|3'); its facts are a flat record."""
+
+    # How many entities a drawn problem can have (MIN, MAX); `draft` is asked for one count in it.
+    entity_counts: tuple[int, int] = (2, 2)
 
     def candidates(self, database: Database, problem: Problem, entity: Entity) -> dict[str, Facts]:
         """Every bookable option for `entity` where its params say to look, with its facts."""
@@ -81,9 +101,17 @@ class ConstraintModel:
         """The options the user's new bookings in `state` stand for, in the order they were made."""
         raise NotImplementedError
 
-    def draft(self, database: Database, rng: Any) -> Draft | None:
-        """A new problem built around options the database offers; None when this draw found none."""
+    def draft(self, database: Database, rng: Any, n_entities: int = 2) -> Draft | None:
+        """A new problem over `n_entities` entities built around options the database offers; None when this
+        draw found none."""
         raise NotImplementedError
+
+    def place(self, database: Database, problem: Problem, options: Mapping[str, Mapping[str, Facts]],
+              gold: Mapping[str, str], rng: Any, count: int) -> list[Placed]:
+        """Up to `count` records to add to the task's start database, each an option that breaks exactly one
+        named rule and is never part of a valid solution (`options`: each entity's options, `gold`: the gold
+        choice per entity). None by default: the domain places nothing."""
+        return []
 
 
 # -- checking an end state ---------------------------------------------------------------------------------

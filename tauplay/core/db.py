@@ -119,6 +119,15 @@ class Database:
         return State(self)
 
 
+def with_records(database: Database, records: dict[str, dict[str, Record]], source: str) -> Database:
+    """A new start state: `database` with `records` (table -> id -> record) added or replacing; the base's
+    tables are shared, not copied, except the dict of each table that gets a record."""
+    tables = dict(database.tables)
+    for table, rows in records.items():
+        tables[table] = {**tables.get(table, {}), **copy_json(rows)}
+    return Database(tables, source=source)
+
+
 @dataclass(frozen=True)
 class FieldChange:
     path: str

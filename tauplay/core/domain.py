@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary, WeakSet
 
-from tauplay.core.db import Database, State
+from tauplay.core.db import Database, State, canonical, with_records
 from tauplay.core.emotions import EmotionSet
 from tauplay.core.findings import AuditCheck
 from tauplay.core.policy_rules import ActionRule, PolicyRule, broken_rules
@@ -122,9 +123,35 @@ class Domain:
         return {t.name: t for t in self.user_tools}
 
     def start_for(self, database: Database, task: Any) -> Database:
-        """The start state of one task: `database` itself, unless the domain's tasks set up their own
-        (tau2-bench's initial_state); an adapter overrides this and returns the same object for the same task."""
-        return database
+        """The start state of one task: `database` itself, or with the records the task places
+        (`Task.start_records`, e.g. a constraint task's distractors) added; the same object for the same records
+        over the same database, so gold runs cached on it are shared. An adapter whose tasks set up their own
+        (tau2-bench's initial_state) overrides this and returns the same object for the same task."""
+        records = getattr(task, "start_records", None)
+        if not records or database in _DERIVED:
+            return database
+        key = canonical(records)
+        per_base = _STARTS.setdefault(database, {})
+        derived = per_base.get(key)
+        if derived is None:
+            self.check_start_records(records)
+            placed = sum(len(rows) for rows in records.values())
+            derived = with_records(database, records, f"{database.source} + {placed} record(s) of the task")
+            per_base[key] = derived
+            _DERIVED.add(derived)
+        return derived
+
+    def check_start_records(self, records: dict[str, dict[str, Any]]) -> None:
+        """DomainError naming the first placed record that is not one of the domain's tables' records."""
+        specs = {s.name: s for s in self.tables}
+        for table, rows in records.items():
+            spec = specs.get(table)
+            if spec is None:
+                raise DomainError(f"start_records: domain '{self.name}' has no table '{table}'")
+            for rid, record in rows.items():
+                if spec.key != ROW_NUMBER and (not isinstance(record, dict) or record.get(spec.key) != rid):
+                    raise DomainError(f"start_records: {table}/{rid}: its '{spec.key}' must be '{rid}'")
+            check_records(spec, rows, "start_records")
 
     def task_reward(self, env: Any, task: Any, agent_messages: list[str], abandoned: bool,
                     calls: Any) -> Any:
@@ -221,6 +248,9 @@ class Domain:
 
 
 _DB_CACHE: dict[tuple[str, str | None, int | None], Database] = {}
+# Start states with a task's records added, per base database and records (they go when the base goes).
+_STARTS: WeakKeyDictionary[Database, dict[str, Database]] = WeakKeyDictionary()
+_DERIVED: WeakSet[Database] = WeakSet()
 
 
 @cache

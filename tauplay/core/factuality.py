@@ -4,7 +4,8 @@ The policies say the agent gives only facts that come from the user or from the 
 agent's messages for checkable statements -- prices and other amounts, ids, dates, clock times, numbers --
 and looks each up in the evidence: the outputs of the session's tool calls (what the database said), the
 user's instruction and the policy. An amount is also supported when it is the sum of two amounts that the
-session's writes returned (a total of two bookings); anything else the agent worked out should come from the
+session's writes returned (a total of two bookings), or the sum of every write's total (a trip of several
+bookings); anything else the agent worked out should come from the
 calculator tool, whose output is evidence too. (Sums over every searched price would support almost any
 amount.) A statement found nowhere is reported as unsupported. Report only: the reward
 does not change.
@@ -133,7 +134,16 @@ class Evidence:
         if cents in self.numbers:
             return True
         amounts = sorted(self.amounts)
-        return any(cents - a in self.amounts for a in amounts if a <= cents)
+        return any(cents - a in self.amounts for a in amounts if a <= cents) or cents == self.grand_total
+
+    @property
+    def grand_total(self) -> int | None:
+        """The sum of every write's largest amount (its total): what a trip of several bookings comes to."""
+        if len(self._written) < 3:  # two are covered by the sum of two amounts
+            return None
+        tops = [max(found) for t in self._written if (found := _facts("amounts", t) if len(t) <= _CACHED_TEXT
+                                                       else _find("amounts", t))]
+        return sum(tops) if tops else None
 
 
 def _money_amounts(value: Any, money: bool, into: set[int]) -> set[int]:

@@ -77,6 +77,7 @@ def end_state_writes(domain: Domain, database: Database, task: Task, events: Seq
                      ) -> list[tuple[str, str]]:
     """Records the session changed whose end value differs from the gold end state's (its wrong writes), found by
     replaying the session's successful calls on a fresh copy of its start state."""
+    database = domain.start_for(database, task)  # with the records the task places, as the session had
     env = Environment(domain, database)
     ok = {r.call_id for _, r in of_kind(events, ToolResultData) if not r.error}
     for _, call in of_kind(events, ToolCallData):

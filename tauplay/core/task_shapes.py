@@ -62,12 +62,15 @@ def _shapes() -> dict[str, cs.CoreSchema]:
                  "dimension_trust_in_agent"):
         taubench[name] = _optional(_text())
     # A constraint task's problem (its rules are read by core.constraint_rules) and its distractors.
-    distractor = _shape({"actions": _required(cs.list_schema(_action(), strict=True)), "violates": _required(_text())})
+    distractor = _shape({"actions": _required(cs.list_schema(_action(), strict=True)), "violates": _required(_text()),
+                         "record": _optional(_text())})  # "table/id" of a record the task places (see below)
     tauplay = {**_task_fields(), "id": _required(_text()), "domain": _optional(_text()),
                "known_info": _optional(_object()), "emotion": _optional(_object()),
                "provenance": _optional(_object()), "difficulty": _optional(cs.int_schema(strict=True)),
                "constraints": _optional(_object()),
                "distractors": _optional(cs.list_schema(distractor, strict=True)),
+               # Records the task adds to the domain's database before it starts: table -> id -> record.
+               "start_records": _optional(cs.dict_schema(cs.str_schema(), _object(), strict=True)),
                "tau2": _optional(_object())}  # a tau2-bench task's own fields (core/tau2_fields.py checks them)
     task_set = {"format": _optional(_text()), "domain": _optional(_text()), "provenance": _optional(_object()),
                 "tasks": _required(cs.list_schema(cs.any_schema(), strict=True))}

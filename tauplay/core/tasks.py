@@ -61,6 +61,9 @@ class Task:
     # state that meets them is rewarded. Distractors: options breaking exactly one rule, {actions, violates}.
     constraints: dict[str, Any] | None = None
     distractors: list[dict[str, Any]] = field(default_factory=list)
+    # Records this task adds to the domain's database before it starts (table -> record id -> record), e.g. a
+    # constraint task's distractors placed where the agent's searches find them; `Domain.start_for` applies them.
+    start_records: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def goal(self) -> str:
@@ -91,6 +94,8 @@ class Task:
         if self.constraints is not None:  # only constraint tasks carry these, so other files stay as they were
             out["constraints"] = self.constraints
             out["distractors"] = self.distractors
+        if self.start_records:  # only tasks that place records carry it
+            out["start_records"] = self.start_records
         return out
 
     def to_taubench(self) -> dict[str, Any]:
@@ -285,10 +290,17 @@ def task_from_json(raw: Any, path: Path, index: int, domain: str | None) -> Task
         provenance=dict(parsed.get("provenance") or {}),
         difficulty=parsed.get("difficulty"),
         constraints=_constraints(parsed, path, index),
-        distractors=[{"actions": [a.to_json() for a in _actions(d["actions"])], "violates": d["violates"]}
-                     for d in parsed.get("distractors") or []],
+        distractors=[_distractor(d) for d in parsed.get("distractors") or []],
+        start_records={t: dict(rows) for t, rows in (parsed.get("start_records") or {}).items()},
         tau2=tau2,
     )
+
+
+def _distractor(raw: dict[str, Any]) -> dict[str, Any]:
+    out = {"actions": [a.to_json() for a in _actions(raw["actions"])], "violates": raw["violates"]}
+    if raw.get("record"):  # placed in the task's start database as this record
+        out["record"] = raw["record"]
+    return out
 
 
 def _constraints(parsed: dict[str, Any], path: Path, index: int) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ event and the session's final status are one commit. The log is passed in; this 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,13 +87,48 @@ class SessionSetup:
 
 class Recorder:
     """The sink that commits each event before the session goes on; the `terminated` event is committed
-    with the session's final status, reason and reward in one transaction."""
+    with the session's final status, reason and reward in one transaction.
 
-    def __init__(self, writer: LogWriter, session_id: str) -> None:
+    A deferred recorder (an app's opening, `Session.start(deferred=True)`) queues the session's opening --
+    its creation, `session_started`, the greeting, anything before a person first moves -- without waiting
+    for the commits, so that the person's first turn need not wait for the log to open. `release()` ends
+    that: from then on every event waits for its commit and for every queued one before it (their errors
+    included), so nothing a person does is shown before it is saved."""
+
+    def __init__(self, writer: LogWriter, session_id: str, *, pending: Sequence[asyncio.Future[Any]] | None = None,
+                 on_release: Callable[[], None] | None = None) -> None:
         self.writer = writer
         self.session_id = session_id
+        self.deferring = pending is not None
+        self.pending: list[asyncio.Future[Any]] = list(pending or ())
+        self._on_release = on_release
+
+    def release(self, *, notify: bool = True) -> None:
+        """Stop deferring (idempotent); the writes queued so far are still awaited by `settle`. `notify`
+        False: `on_release` is not called (the caller knows when the log may open)."""
+        if self.deferring:
+            self.deferring = False
+            if notify and self._on_release is not None:
+                self._on_release()
+
+    async def settle(self) -> None:
+        """Wait for the deferred writes to be committed; the first error among them is raised."""
+        pending, self.pending = self.pending, []
+        first: BaseException | None = None
+        for future in pending:  # every one awaited, so that no error goes unread
+            try:
+                await future
+            except Exception as e:  # noqa: BLE001 - the first one is raised below
+                first = first or e
+        if first is not None:
+            raise first
 
     async def __call__(self, event: Event) -> None:
+        if self.deferring and event.kind != EventKind.TERMINATED:
+            self.pending.append(self.writer.submit_append(self.session_id, event))
+            return
+        self.release()
+        await self.settle()
         if event.kind != EventKind.TERMINATED:
             await self.writer.append(self.session_id, event)
             return
@@ -158,25 +194,42 @@ class Session:
     def env(self) -> Environment:
         return self.orchestrator.env
 
+    @property
+    def recorder(self) -> Recorder:
+        """The sink that saves this session's events."""
+        return next(s for s in self.orchestrator.sinks if isinstance(s, Recorder))
+
     @classmethod
     async def start(cls, writer: LogWriter, setup: SessionSetup, agent: AgentParticipant, user: UserParticipant,
                     *, limits: Limits | None = None, sinks: Sequence[Sink] = (), batch_id: str | None = None,
                     trial: int | None = None, annotator: str | None = None, session_id: str | None = None,
                     on_created: Callable[[str], None] | None = None, judge: Judge | None = None,
+                    deferred: bool = False, on_release: Callable[[], None] | None = None,
                     executor: dict[str, Any] | None = None) -> Session:
         """Save a new running session and build what runs it. `on_created(session_id)` is called once the
-        session exists in the log (a UI can show its id); `executor`: where it runs, saved in its first event."""
+        session exists in the log (a UI can show its id). `deferred` (needs `session_id`): the creation and
+        the opening events are queued, not waited for, until the recorder is released (see `Recorder`);
+        `on_release` is called then. `executor`: where it runs, saved in its first event."""
         emotion = setup.condition
         role = session_role(agent, user)
         owned: dict[str, Any] = {"owner": writer.owner} if writer.owner else {}
-        sid = await writer.call(
+        if deferred and session_id is None:
+            raise ValueError("a deferred start needs its session id")
+        created = writer.submit(
             writer.log.create_session, domain=setup.domain.name, task_id=setup.task.id, role=role,
             agent=agent.describe(), user=user.describe(), task=setup.task.to_json(),
             emotion=emotion.to_json() if emotion else None, data_source=setup.data_source, seed=setup.seed,
             annotator=annotator, batch_id=batch_id, trial=trial, session_id=session_id, **owned)
+        if deferred:
+            assert session_id is not None
+            sid = session_id
+            recorder = Recorder(writer, sid, pending=[created], on_release=on_release)
+        else:
+            sid = await created
+            recorder = Recorder(writer, sid)
         if on_created is not None:
             on_created(sid)
-        orchestrator = _orchestrator(setup, agent, user, limits, [Recorder(writer, sid), *sinks], [], judge, trial)
+        orchestrator = _orchestrator(setup, agent, user, limits, [recorder, *sinks], [], judge, trial)
         orchestrator.started_data = {"session_id": sid, "role": str(role), "data_source": setup.data_source,
                                      "seed": setup.seed}
         if setup.injection is not None:

@@ -98,17 +98,26 @@ class LogWriter:
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run `fn(*args, **kwargs)` (a method of the log) on the writer thread; its result or error."""
+        return await self.submit(fn, *args, **kwargs)
+
+    def submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> asyncio.Future[T]:
+        """Queue `fn(*args, **kwargs)` now, in order with every other call; the future settles once it has run
+        (for a caller that goes on before the commit and awaits it later). Needs the running event loop."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         self._put(_Job(loop, future, work=lambda: fn(*args, **kwargs)))
-        return await future
+        return future
 
-    async def append(self, session_id: str, event: Event) -> None:
-        """Save one event; returns once it is committed."""
+    def submit_append(self, session_id: str, event: Event) -> asyncio.Future[None]:
+        """Queue one event's save now; the future settles once it is committed."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         self._put(_Job(loop, future, append=(session_id, event)))
-        await future
+        return future
+
+    async def append(self, session_id: str, event: Event) -> None:
+        """Save one event; returns once it is committed."""
+        await self.submit_append(session_id, event)
 
     def close(self) -> None:
         """Finish what was asked, then stop the thread."""

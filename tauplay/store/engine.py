@@ -102,6 +102,14 @@ def _open_readonly(path: Path, busy_timeout: float) -> sqlite3.Connection:
     return conn
 
 
+def what_is_there(path: Path) -> str:
+    """Why a path that should be a SQLite file is not one, as a suffix of "no such database" (empty when
+    nothing is there): a user who typed a folder or a FIFO is told so, not that nothing exists."""
+    if path.is_file() or not path.exists():
+        return ""
+    return " (that is a folder)" if path.is_dir() else " (a device, FIFO or socket)"
+
+
 def make_engine(url: URL, busy_timeout: float, *, readonly: bool = False) -> Engine:
     """An engine on the database. `readonly`: a SQLite file must exist and is opened read-only (nothing is
     created, not even a folder); a server database gets read-only transactions."""
@@ -109,8 +117,7 @@ def make_engine(url: URL, busy_timeout: float, *, readonly: bool = False) -> Eng
     if readonly and is_sqlite_file(url):
         path = Path(str(url.database))
         if not path.is_file():
-            kind = " (that is a folder)" if path.is_dir() else " (a device, FIFO or socket)" if path.exists() else ""
-            raise StoreError(f"{name}: no such database{kind}")
+            raise StoreError(f"{name}: no such database{what_is_there(path)}")
         engine = create_engine("sqlite://", creator=lambda: _open_readonly(path, busy_timeout),
                                json_serializer=strict_dumps)
         _configure_sqlite(engine, busy_timeout, readonly=True)

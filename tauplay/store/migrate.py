@@ -29,6 +29,7 @@ from sqlalchemy import (
 )
 
 from tauplay.core.vocabulary import status_of
+from tauplay.store import event_counts, session_facts
 from tauplay.store.engine import WRITE_OPTION, describe, is_sqlite_file
 from tauplay.store.errors import StoreError
 from tauplay.store.tables import SCHEMA_VERSION, MetaRow, StoreModel
@@ -184,9 +185,17 @@ def _v6_to_v7(conn: Connection) -> None:
     _v7_queue_seats().create(conn)
 
 
+def _v7_to_v8(conn: Connection) -> None:
+    """v8 keeps what `stats` reads of each session in narrow rows of their own, up to date by triggers: its event
+    counts (so that it reads no event) and its facts (status, reward, the grouping dimensions out of the JSON:
+    so that it never scans the wide sessions rows); issue 28. The sessions already saved get theirs."""
+    event_counts.create(conn)
+    session_facts.create(conn)
+
+
 # from-version -> the step that upgrades it to from-version + 1
 STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5, 5: _v5_to_v6,
-                                                   6: _v6_to_v7}
+                                                   6: _v6_to_v7, 7: _v7_to_v8}
 
 MIGRATION_LOCK = 0x7461_7570_6C61_79  # the bytes of "tauplay": the PostgreSQL advisory lock of schema changes
 
@@ -277,6 +286,8 @@ def migrate(engine: Engine) -> int:
                 version = read_version(conn, name)
                 if version is None:
                     StoreModel.metadata.create_all(conn)
+                    event_counts.install_trigger(conn)  # a trigger is no table: create_all leaves it out
+                    session_facts.install_trigger(conn)
                     _set_version(conn, SCHEMA_VERSION)
                     return SCHEMA_VERSION
                 _check_not_newer(version, name)

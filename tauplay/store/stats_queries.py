@@ -16,10 +16,20 @@ from sqlalchemy import Connection, and_, case, exists, func, literal, or_, selec
 from sqlmodel import col
 
 from tauplay.core.behavior import BEHAVIOR_DIMENSIONS
-from tauplay.core.vocabulary import ERROR_STATUSES, EventKind, Role, SessionStatus, WhoErred
+from tauplay.core.vocabulary import ERROR_STATUSES, EventKind, SessionStatus, WhoErred
+from tauplay.store.event_counts import FLAGS, SUMMED
 from tauplay.store.filters import SessionFilter, agent_key, apply_filter, confirmed_label
-from tauplay.store.tables import AnnotationRow, EventRow, PerceptionRow, SessionReviewRow, SessionRow
+from tauplay.store.tables import (
+    EVENT_COUNTS,
+    SESSION_FACTS,
+    AnnotationRow,
+    EventRow,
+    PerceptionRow,
+    SessionReviewRow,
+    SessionRow,
+)
 
+FACTS = SESSION_FACTS
 DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "disclosure", "patience",
               "cooperation", "precision", "annotator")
 
@@ -66,31 +76,17 @@ def _count(cond: Any) -> Any:
 
 def _event_counts() -> Any:
     """Per session: user and agent messages, tool calls and the failed ones, seconds from the first event to
-    the last, follow-ups (agent messages after the greeting that ask
-    the user something) and whether the ending was checked for policy violations and found any."""
-    kind, role = col(EventRow.kind), col(EventRow.role)
-    message = kind == str(EventKind.MESSAGE)
-    agent_message = and_(message, role == str(Role.AGENT))
-    ended = kind == str(EventKind.TERMINATED)
-    violations = col(EventRow.data)["violations"].as_string()
-    return (select(col(EventRow.session_id).label("sid"),
-                   _count(and_(message, role == str(Role.USER))).label("user_turns"),
-                   _count(agent_message).label("agent_turns"),
-                   _count(kind == str(EventKind.TOOL_CALL)).label("tool_calls"),
-                   # the JSON is read only on tool results (a nested CASE: SQLite would read it on every event)
-                   func.sum(case((kind == str(EventKind.TOOL_RESULT),
-                                  case((col(EventRow.data)["error"].as_boolean(), 1), else_=0)), else_=0))
-                   .label("tool_errors"),
-                   (func.max(col(EventRow.at)) - func.min(col(EventRow.at))).label("seconds"),
-                   _count(and_(agent_message, col(EventRow.turn) > 0,
-                               col(EventRow.data)["content"].as_string().like("%?%"))).label("follow_ups"),
-                   func.max(case((and_(ended, violations.is_not(None)), 1), else_=0)).label("checked"),
-                   func.max(case((and_(ended, violations.is_not(None), violations != "[]"), 1), else_=0))
-                   .label("violated"))
-            .group_by(col(EventRow.session_id)).subquery("ev"))
+    the last, follow-ups (agent messages after the greeting that ask the user something) and whether the ending
+    was checked for policy violations and found any. Kept row by row as events are saved
+    (tauplay.store.event_counts): reading them costs a join on the session's id, not a pass over every event."""
+    counts = EVENT_COUNTS
+    return (select(counts.c.session_id.label("sid"),
+                   *(counts.c[name].label(name) for name in (*SUMMED, *FLAGS)),
+                   (counts.c.last_at - counts.c.first_at).label("seconds"))
+            .subquery("ev"))
 
 
-def _gold_actions(dialect: str) -> Any:
+def gold_actions(dialect: str) -> Any:
     """How many gold actions the session's task has (dialects spell a JSON array's length differently)."""
     if dialect == "sqlite":
         return func.json_array_length(col(SessionRow.task), "$.actions")
@@ -104,14 +100,26 @@ def _not_scorable() -> Any:
     return col(SessionRow.reward_info)["not_scorable"].as_string().is_not(None)
 
 
+def not_scorable_flag() -> Any:
+    """1 for a session not scorable, else 0 (what session_facts keeps)."""
+    return case((_not_scorable(), 1), else_=0)
+
+
 def _base(query: Any, f: SessionFilter) -> Any:
     return apply_filter(query, f).where(col(SessionRow.status) != str(SessionStatus.RUNNING), ~_not_scorable())
 
 
+def _filtered(query: Any, f: SessionFilter) -> Any:
+    """A query over session_facts narrowed to the sessions `f` describes: the sessions table is joined only
+    when a filter asks for it (the filters read its columns); with none, its wide rows are never read."""
+    if any(v is not None for v in vars(f).values()):
+        query = apply_filter(query.join(SessionRow, col(SessionRow.id) == FACTS.c.session_id), f)
+    return query.where(FACTS.c.status != str(SessionStatus.RUNNING))
+
+
 def not_scorable_count(conn: Connection, f: SessionFilter) -> int:
     """How many finished sessions the statistics leave out as not scorable."""
-    query = apply_filter(select(func.count()).select_from(SessionRow), f).where(
-        col(SessionRow.status) != str(SessionStatus.RUNNING), _not_scorable())
+    query = _filtered(select(func.count()).select_from(FACTS), f).where(FACTS.c.not_scorable == 1)
     return int(conn.execute(query).scalar() or 0)
 
 
@@ -121,18 +129,21 @@ def _rows(conn: Connection, query: Any) -> list[dict[str, Any]]:
 
 def task_groups(conn: Connection, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
     """One row per (dimensions, domain, task): trials, successes, reward counts, errors, reward sum, event
-    counts (tool errors and seconds among them), gold actions, violation checks, and failures judged by a person / blamed on the user."""
-    dim_cols = dimension_columns(dims)
+    counts (tool errors and seconds among them), gold actions, violation checks, and failures judged by a
+    person / blamed on the user. Read from session_facts and event_counts (narrow rows kept by triggers), the
+    same values the expressions over sessions and events give (tauplay.store.session_facts)."""
+    dim_cols = [FACTS.c[c.name].label(c.name) for c in dimension_columns(dims)]
     ev = _event_counts()
-    error, success = _error(), _success()
-    reward = col(SessionRow.reward)
+    status, reward, sid = FACTS.c.status, FACTS.c.reward, FACTS.c.session_id
+    error = or_(status.in_([str(s) for s in ERROR_STATUSES]), reward.is_(None))
+    success = and_(~error, reward == 1)
     confirmed = confirmed_label()  # a saved suggestion is not a label yet
-    labelled = exists().where(col(AnnotationRow.session_id) == SessionRow.id, confirmed).correlate(SessionRow)
-    reviewed = exists().where(col(SessionReviewRow.session_id) == SessionRow.id).correlate(SessionRow)
-    user_erred = (exists().where(col(AnnotationRow.session_id) == SessionRow.id,
-                                 col(AnnotationRow.who_erred) == str(WhoErred.USER), confirmed).correlate(SessionRow))
+    labelled = exists().where(col(AnnotationRow.session_id) == sid, confirmed).correlate(FACTS)
+    reviewed = exists().where(col(SessionReviewRow.session_id) == sid).correlate(FACTS)
+    user_erred = (exists().where(col(AnnotationRow.session_id) == sid,
+                                 col(AnnotationRow.who_erred) == str(WhoErred.USER), confirmed).correlate(FACTS))
     failure = ~success
-    query = (select(*dim_cols, col(SessionRow.domain).label("domain"), col(SessionRow.task_id).label("task_id"),
+    query = (select(*dim_cols, FACTS.c.domain.label("domain"), FACTS.c.task_id.label("task_id"),
                     func.count().label("trials"),
                     _count(success).label("successes"),
                     _count(and_(~error, reward == 1)).label("r1"),
@@ -146,14 +157,15 @@ def task_groups(conn: Connection, dims: Sequence[str], f: SessionFilter) -> list
                     func.sum(func.coalesce(ev.c.tool_errors, 0)).label("tool_errors"),
                     func.sum(func.coalesce(ev.c.seconds, 0.0)).label("seconds"),
                     func.sum(func.coalesce(ev.c.follow_ups, 0)).label("follow_ups"),
-                    func.sum(_gold_actions(conn.dialect.name)).label("gold_actions"),
+                    func.sum(FACTS.c.gold_actions).label("gold_actions"),
                     func.sum(func.coalesce(ev.c.checked, 0)).label("checked"),
                     func.sum(func.coalesce(ev.c.violated, 0)).label("violated"),
                     _count(failure).label("failures"),
                     _count(and_(failure, or_(labelled, reviewed))).label("failures_judged"),
                     _count(and_(failure, user_erred)).label("failures_user"))
-             .select_from(SessionRow).outerjoin(ev, ev.c.sid == SessionRow.id))
-    query = _base(query, f).group_by(*dim_cols, col(SessionRow.domain), col(SessionRow.task_id))
+             .select_from(FACTS).outerjoin(ev, ev.c.sid == sid))
+    query = _filtered(query, f).where(FACTS.c.not_scorable == 0)
+    query = query.group_by(*(FACTS.c[c.name] for c in dim_cols), FACTS.c.domain, FACTS.c.task_id)
     return _rows(conn, query)
 
 

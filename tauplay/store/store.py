@@ -42,6 +42,7 @@ from tauplay.store.engine import (
     resolve_url,
     secrets_of,
     translated,
+    what_is_there,
 )
 from tauplay.store.errors import StoreError
 from tauplay.store.filters import SessionFilter, apply_filter, confirmed_label
@@ -106,7 +107,7 @@ class SessionStore:
         self.readonly = readonly
         self._hide = secrets_of(self.url)  # passwords to cut out of driver messages
         if must_exist and is_sqlite_file(self.url) and not Path(str(self.url.database)).is_file():
-            raise StoreError(f"{self.name}: no such database")
+            raise StoreError(f"{self.name}: no such database{what_is_there(Path(str(self.url.database)))}")
         self._engine = make_engine(self.url, busy_timeout, readonly=readonly)
         # Writers ask for the write lock when they begin (SQLite: BEGIN IMMEDIATE), so a busy database makes
         # them wait up to busy_timeout instead of failing half-way through on a read-to-write upgrade.

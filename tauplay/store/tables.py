@@ -9,7 +9,10 @@ from sqlalchemy import JSON, Column, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 7  # bump together with a new step in tauplay.store.migrate
+from tauplay.store.event_counts import event_counts_table
+from tauplay.store.facts_schema import session_facts_table
+
+SCHEMA_VERSION = 8  # bump together with a new step in tauplay.store.migrate
 
 
 class StoreModel(SQLModel, registry=registry()):
@@ -194,3 +197,9 @@ class QueueSeatRow(StoreModel, table=True):
     claimed_at: float | None = None
     expires_at: float | None = None
     done_at: float | None = None
+
+
+# Each session's event counts, kept by a trigger on events (tauplay.store.event_counts): what `stats` reads. v8
+EVENT_COUNTS = event_counts_table(StoreModel.metadata)
+# What stats reads of each session, kept by a trigger on sessions (tauplay.store.session_facts). v8
+SESSION_FACTS = session_facts_table(StoreModel.metadata)

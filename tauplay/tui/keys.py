@@ -56,6 +56,9 @@ KEYS: tuple[Key, ...] = (
     Key("play.reveal", "f9", "reveal", "Reveal agent's side", "play-user", show=False,
         detail="for annotators: show the agent's tool calls, their results, the graph and the diff, which a customer "
         "never sees (recorded in the session as a reveal notice)"),
+    Key("play.cards_down", "f8", "scroll_side", "Cards page down", "play-user", show=False,
+        detail="a page down in the side panel shown (the task card is taller than the panel at 80x24; after its "
+               "end, back to the top), the message box keeping the keys"),
     Key("play.device", "ctrl+l", "focus_call_line", "Device", "play-user",
         detail="on a dual-control task: the call line of the user's own device (toggle_airplane_mode(), ...)"),
     Key("play.expand", "f10", "expand_results", "Full tool results", "play-user", show=False,
@@ -75,7 +78,8 @@ KEYS: tuple[Key, ...] = (
     # tauplay validate
     Key("validate.approve", "a", "verdict('approve')", "Approve", "validate", priority=False),
     Key("validate.reject", "x", "verdict('reject')", "Reject", "validate", priority=False, detail="needs a reason"),
-    Key("validate.reject_findings", "r", "reject_from_findings", "Reject (audit)", "validate", priority=False,
+    Key("validate.reject_findings", "r", "reject_from_findings", "Reject (audit)", "validate", show=False,
+        priority=False,
         detail="reject for the audit's error findings: their reasons and a note naming them, saved as your verdict"),
     Key("validate.needs_edit", "e", "verdict('needs_edit')", "Needs edit", "validate", priority=False, detail="needs a reason"),
     Key("validate.next", "n", "move(1)", "Next", "validate", priority=False),

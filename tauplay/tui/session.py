@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import getpass
 import random
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,9 @@ from tauplay.core.emotions import EmotionCondition, EmotionError, condition_for_
 from tauplay.core.tasks import Task, TaskFileError, TaskSet, load_tasks, task_from_json, with_emotion
 
 ROLES = ("user", "agent")
+
+
+_BUILDING = threading.Lock()
 
 
 class PlayError(Exception):
@@ -85,11 +89,26 @@ class Prepared:
     user: dict[str, Any]
 
     def database(self) -> Database:
-        """The start state (generated or read from --data; ~60 ms, cached): called in a worker."""
-        try:
-            return self.domain.database(self.config.data_dir)
-        except DomainError as e:
-            raise PlayError(str(e)) from None
+        """The start state (generated or read from --data, cached) with its hash worked out: called in a
+        worker."""
+        with _BUILDING:  # one build at a time: a second caller gets the cached one
+            try:
+                database = self.domain.database(self.config.data_dir)
+            except DomainError as e:
+                raise PlayError(str(e)) from None
+            database.hash_value  # noqa: B018 - a pass over every record, once: here, not on the event loop
+        return database
+
+    def warm(self) -> None:
+        """Start building the start state now, in a thread (the play screen, before its first paint: the
+        paint leaves the interpreter idle at times); `database()` then finds it built or waits for it."""
+        def build() -> None:
+            try:
+                self.database()
+            except PlayError:  # the session's own call raises it again
+                pass
+
+        threading.Thread(target=build, name="tauplay-start-state", daemon=True).start()
 
     @property
     def role(self) -> str:

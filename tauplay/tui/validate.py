@@ -308,8 +308,8 @@ class ValidateScreen(Screen[None]):
         # The keys the footer leaves out to fit 80 columns.
         key = self.app.key_for  # type: ignore[attr-defined]
         bar.append(f"\n{key('validate.undo')} undo · {key('validate.note')} note · {key('validate.instruction')} edit "
-                   f"instruction · {key('validate.emotion')} edit emotion · {key('validate.play')} play it",
-                   style="dim")
+                   f"instruction · {key('validate.emotion')} edit emotion · {key('validate.play')} play it · "
+                   f"{key('validate.reject_findings')} reject for the audit's findings", style="dim")
         return bar
 
     # -- actions ------------------------------------------------------------------------------------------

@@ -214,6 +214,7 @@ async def test_the_footer_and_the_end_screen_fit_80x24(db_path):
     async with app.run_test(size=(80, 24)) as pilot:
         play = app.screen
         await your_turn(pilot, play)
+        await pilot.pause()  # the turn can come before the footer's first paint
         footer = screen_text(app).splitlines()[-1]
         assert "Quit" in footer and "Help" in footer and "End" in footer
         end = await _to_end_screen(pilot, play)
@@ -225,6 +226,7 @@ async def test_the_footer_and_the_end_screen_fit_80x24(db_path):
     user = make_app(db_path, role="user")
     async with user.run_test(size=(80, 24)) as pilot:
         await your_turn(pilot, user.screen)
+        await pilot.pause()
         footer = screen_text(user).splitlines()[-1]
         assert all(word in footer for word in ("Satisfied", "Give up", "Quit", "Help"))
 

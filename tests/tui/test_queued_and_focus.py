@@ -4,12 +4,14 @@ pop-up and after zooming a panel (f7, then f7 or escape)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from textual.widgets import Input
 
 from tauplay.core.events import MessageData
 from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
+from tauplay.tui.session import Prepared
 from tests.tui.conftest import make_app, wait_until, your_turn
 
 
@@ -17,7 +19,16 @@ def said(play: Any, role: str) -> list[str]:
     return [e.payload.content for e in play.events if isinstance(e.payload, MessageData) and e.role == role]
 
 
-async def test_a_message_typed_during_start_up_is_sent_at_the_first_turn(db_path) -> None:
+async def test_a_message_typed_during_start_up_is_sent_at_the_first_turn(db_path, monkeypatch) -> None:
+    # Start-up is held (the start state waits) so that the message is surely typed before the first turn.
+    gate = threading.Event()
+    built = Prepared.database
+
+    def held(self):
+        gate.wait(30)
+        return built(self)
+
+    monkeypatch.setattr(Prepared, "database", held)
     app = make_app(db_path, role="user")
     async with app.run_test(size=(80, 24)) as pilot:
         play = app.screen
@@ -26,6 +37,7 @@ async def test_a_message_typed_during_start_up_is_sent_at_the_first_turn(db_path
         assert (play.runner is None or play.runner.session is None) and not play.your_turn
         await pilot.press("enter")
         assert play.query_one("#message", Input).value == ""  # taken, not refused
+        gate.set()
         await wait_until(pilot, lambda: "I need a bag" in said(play, "user"), what="the early message")
         greeting, *_ = said(play, "agent")
         assert play.events.index(next(e for e in play.events if getattr(e.payload, "content", None) == greeting)) \

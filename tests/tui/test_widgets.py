@@ -122,10 +122,10 @@ def test_graph_shows_columns_path_valid_next_and_gold_only_when_asked():
 
 def test_diff_lists_fields_before_after_and_hides_the_distance():
     env = Environment.for_domain(AIRLINE)
-    result = env.call("update_reservation_baggages", {"reservation_id": "S6Q6LB", "total_baggages": 2,
+    result = env.call("update_reservation_baggages", {"reservation_id": "S6Q6LB", "total_baggages": 3,
                                                       "nonfree_baggages": 1, "payment_id": "credit_card_5773697"})
     text = plain(render_diff(result.diff.to_json(), env.changes_since_start(), None, "hidden until the end"))
-    assert "reservations/S6Q6LB" in text and "total_baggages: 1 → 2" in text
+    assert "reservations/S6Q6LB" in text and "total_baggages: 2 → 3" in text
     assert "nonfree_baggages: 0 → 1" in text
     assert "1 record(s): 1 changed, 0 added, 0 removed" in text
     assert "Distance to gold: hidden until the end" in text

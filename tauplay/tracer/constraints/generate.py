@@ -19,12 +19,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tauplay.core.constraints import ConstraintModel, Draft, Problem, Rule, check_state
+from tauplay.core.constraints import ConstraintModel, Draft, Placed, Problem, Rule, check_state
 from tauplay.core.db import Database, canonical
 from tauplay.core.domain import Domain
 from tauplay.core.gold import run_actions
 from tauplay.core.tasks import Action, Task, TaskSet
-from tauplay.tracer.constraints.solve import Assignment, Space, build_space, near_misses, solutions
+from tauplay.tracer.constraints.solve import (
+    Assignment,
+    Space,
+    build_space,
+    count_solutions,
+    near_misses,
+    solutions,
+)
 from tauplay.tracer.emotion import BALANCED, Distribution, condition_for, quotas, resolve_weights
 from tauplay.tracer.facts import Fact, fact, missing, tool_names_in
 from tauplay.tracer.hints import hints_for
@@ -43,7 +50,10 @@ class ConstraintSettings:
     emotions: Distribution = BALANCED  # weights per family, BALANCED (the domain's families) or None (no emotion)
     model: Any = None  # tauplay.llm.LLMConfig: the model rewrites the instructions; None: offline template
     solutions: tuple[int, int] = (2, 16)  # the number of valid solutions a task may have
-    distractors: int = 2  # kept per rule
+    distractors: int = 2  # near misses kept per rule
+    saved_cap: int = 20  # near misses saved per task at most (a 5-entity task has 25 rules): one per rule first
+    placed: int = 3  # distractors placed in the task's start database (records the agent's searches find), at most
+    entities: tuple[int, int] | None = None  # entities per task, drawn MIN-MAX per task; None: the domain's range
     near_miss_cap: int = 20_000  # near misses counted per rule at most (the count is a statistic)
     attempts: int = 200
     concurrency: int = 8
@@ -55,6 +65,9 @@ class ConstraintSettings:
             raise ValueError("n must be at least 1")
         if lo < 1 or hi < lo:
             raise ValueError(f"solutions range {lo}-{hi} is not MIN-MAX with 1 <= MIN <= MAX")
+        if self.entities is not None and not 1 <= self.entities[0] <= self.entities[1]:
+            raise ValueError(f"entities range {self.entities[0]}-{self.entities[1]} is not MIN-MAX with "
+                             "1 <= MIN <= MAX")
 
 
 @dataclass
@@ -64,6 +77,14 @@ class Built:
     solutions: int
     near_misses: int
     seconds: float
+    entities: int = 0
+    placed: list[Placed] = field(default_factory=list)
+
+    def placed_json(self) -> list[dict[str, Any]]:
+        """Each placed distractor: its record, the stay it is an option for, the rule it breaks (and its words)."""
+        texts = {r["id"]: r.get("text", "") for r in (self.task.constraints or {}).get("rules", [])}
+        return [{"record": p.ref, "entity": p.entity, "option": p.option, "violates": p.violates,
+                 "rule": texts.get(p.violates, "")} for p in self.placed]
 
 
 @dataclass
@@ -102,6 +123,37 @@ class ConstraintResult:
     @property
     def complete(self) -> bool:
         return self.report.accepted == self.report.requested
+
+
+@dataclass(frozen=True)
+class _Records:
+    """What `Domain.start_for` reads of a task, before the task exists: the records it will place."""
+
+    start_records: dict[str, dict[str, Any]]
+
+
+def _with_placed(model: ConstraintModel, database: Database, space: Space,
+                 records: dict[str, dict[str, Any]]) -> Space:
+    """The space of the task's start state: the base options plus those the placed records offer, looked for
+    over the base with only the placed records in their tables (placed records have new ids, so they add
+    options and change none; `tauplay solutions` builds the space of the whole start state, a full check)."""
+    only = Database({**database.tables, **records}, source="placed records")
+    added = build_space(model, only, space.problem).options
+    return Space(space.problem, {name: {**space.options[name], **added[name]} for name in space.options})
+
+
+def _trimmed(chosen: list[tuple[Assignment, str, str]], cap: int) -> list[tuple[Assignment, str, str]]:
+    """At most `cap` of the drawn near misses: the first of each rule, then the second of each, in rule order
+    (a problem with few rules keeps them all, as drawn)."""
+    if len(chosen) <= cap:
+        return chosen
+    rank: dict[str, int] = {}
+    ranked = []
+    for i, item in enumerate(chosen):
+        rank[item[1]] = rank.get(item[1], -1) + 1
+        ranked.append((rank[item[1]], i, item))
+    keep = sorted(sorted(ranked, key=lambda r: (r[0], r[1]))[:cap], key=lambda r: r[1])
+    return [item for _, _, item in keep]
 
 
 def _group(problem: Problem, rule: Rule) -> tuple[int, int]:
@@ -144,24 +196,37 @@ class ConstraintGenerator:
         self.ids = [f"{domain.name}-c{settings.seed}-{i + 1:0{width}d}" for i in range(settings.n)]
         self.tool_names = [t.name for t in domain.tools]
         self._seen: set[str] = set()
+        lo, hi = settings.entities or self.model.entity_counts
+        self.entity_range = (lo, hi)
+
+    def entity_count(self, slot: int, attempt: int) -> int:
+        """How many entities this draft has: drawn in the range with its own generator, so a domain with one
+        count draws nothing and its tasks stay as they were."""
+        lo, hi = self.entity_range
+        return lo if lo == hi else random.Random(f"constraints:{self.settings.seed}:{slot}:{attempt}:entities").randint(lo, hi)
 
     def build(self, slot: int, attempt: int) -> Built | None:
         clock = time.perf_counter()
         rng = random.Random(f"constraints:{self.settings.seed}:{slot}:{attempt}")
         self.report.drafts += 1
-        draft = self.model.draft(self.database, rng)
+        entities = self.entity_count(slot, attempt)
+        draft = self.model.draft(self.database, rng, n_entities=entities)
         if draft is None:
             self.report.drops["the draw found no plan the database offers"] += 1
             return None
         space = build_space(self.model, self.database, draft.problem)
-        found = solutions(space)
         lo, hi = self.settings.solutions
         extra = list(draft.extra)
-        while len(found) > hi and extra:  # tighten with the draft's further wishes, in order
+        # Counted up to one past the most asked for: with several entities a loose problem has millions.
+        while count_solutions(space, hi + 1) > hi and extra:  # tighten with the draft's further wishes, in order
             problem = draft.problem
-            space = Space(Problem(problem.context, problem.entities, (*problem.rules, extra.pop(0))), space.options)
+            space = Space(Problem(problem.context, problem.entities, (*problem.rules, extra.pop(0))), space.options,
+                          space.memo)
             draft = replace(draft, problem=space.problem)
-            found = solutions(space)
+        found = solutions(space) if count_solutions(space, hi + 1) <= hi else []
+        if not found and count_solutions(space, 1):
+            self.report.drops["too many solutions"] += 1
+            return None
         if not lo <= len(found) <= hi:
             self.report.drops["fewer solutions than asked" if len(found) < lo else "too many solutions"] += 1
             return None
@@ -170,16 +235,30 @@ class ConstraintGenerator:
             self.report.drops["same problem as an earlier task"] += 1
             return None
         gold = rng.choice(found)
+        placed = self.model.place(self.database, draft.problem, space.options, gold, rng, self.settings.placed)
+        records: dict[str, dict[str, Any]] = {}
+        for p in placed:
+            records.setdefault(p.table, {})[p.key] = p.record
+        start = self.domain.start_for(self.database, _Records(records))
+        if placed:  # solved again where the agent will be: the records must add no valid solution
+            space = _with_placed(self.model, self.database, space, records)
+            if solutions(space) != found:
+                self.report.drops["a placed distractor is a valid solution"] += 1
+                return None
         distractors, counted = self._distractors(space, rng)
-        problem_problem = self._self_check(draft.problem, gold, distractors)
+        distractors += [({**gold, p.entity: p.option}, p.violates, p.ref) for p in placed]
+        problem_problem = self._self_check(start, draft.problem, gold, distractors)
         if problem_problem:
             self.report.drops[problem_problem] += 1
             return None
-        task = self._task(slot, attempt, draft, gold, distractors, rng, space.size, len(found), counted)
+        task = self._task(start, slot, attempt, draft, gold, distractors, rng, space.size, len(found), counted)
+        task.start_records = records
+        task.provenance["entities"] = len(draft.problem.entities)
         if not self._audit(task):
             return None
         self._seen.add(key)
-        return Built(task, space.size, len(found), counted, time.perf_counter() - clock)
+        return Built(task, space.size, len(found), counted, time.perf_counter() - clock,
+                     len(draft.problem.entities), placed)
 
     def _audit(self, task: Task) -> bool:
         """The same audit as `tauplay verify`: findings go into the task's provenance; a task with an error
@@ -200,10 +279,10 @@ class ConstraintGenerator:
         self.report.drops[f"audit: {errors[0]}"] += 1
         return False
 
-    def _distractors(self, space: Space, rng: random.Random) -> tuple[list[tuple[Assignment, str]], int]:
+    def _distractors(self, space: Space, rng: random.Random) -> tuple[list[tuple[Assignment, str, str]], int]:
         """Up to `distractors` near misses per rule, drawn from the first thousand the solver gives, and
         how many near misses there are in all (counted up to the cap per rule)."""
-        chosen: list[tuple[Assignment, str]] = []
+        chosen: list[tuple[Assignment, str, str]] = []
         total = 0
         for rule in space.problem.rules:
             pool: list[Assignment] = []
@@ -214,29 +293,31 @@ class ConstraintGenerator:
                 if i + 1 >= self.settings.near_miss_cap:
                     break
             for miss in rng.sample(pool, min(self.settings.distractors, len(pool))):
-                chosen.append((miss, rule.id))
-        return chosen, total
+                chosen.append((miss, rule.id, ""))
+        return _trimmed(chosen, self.settings.saved_cap), total
 
-    def actions_for(self, problem: Problem, assignment: Assignment) -> list[Action]:
-        return self.model.actions(self.database, problem,
+    def actions_for(self, problem: Problem, assignment: Assignment, database: Database | None = None) -> list[Action]:
+        return self.model.actions(database or self.database, problem,
                                   [(e, assignment[e.name]) for e in problem.entities])
 
-    def _self_check(self, problem: Problem, gold: Assignment, distractors: list[tuple[Assignment, str]]) -> str:
-        """'' when the gold end state meets the rules and every distractor executes and fails them."""
-        run = run_actions(self.domain, self.database, self.actions_for(problem, gold))
-        if not run.executed or not check_state(self.domain, self.database, run.state, problem).met:
+    def _self_check(self, start: Database, problem: Problem, gold: Assignment,
+                    distractors: list[tuple[Assignment, str, str]]) -> str:
+        """'' when, on the task's start state, the gold end state meets the rules and every distractor executes
+        and fails exactly the rule it is saved with."""
+        run = run_actions(self.domain, start, self.actions_for(problem, gold))
+        if not run.executed or not check_state(self.domain, start, run.state, problem).met:
             return "the gold solution does not meet its own constraints"
-        for miss, rule_id in distractors:
-            run = run_actions(self.domain, self.database, self.actions_for(problem, miss))
+        for miss, rule_id, _ in distractors:
+            run = run_actions(self.domain, start, self.actions_for(problem, miss, start))
             if not run.executed:
                 return "a distractor cannot be executed"
-            check = check_state(self.domain, self.database, run.state, problem)
-            if check.met or rule_id not in {f.constraint for f in check.failures}:
-                return "a distractor is not caught by the rule it breaks"
+            check = check_state(self.domain, start, run.state, problem)
+            if check.met or {f.constraint for f in check.failures} != {rule_id}:
+                return "a distractor is not caught by the rule it breaks alone"
         return ""
 
-    def _task(self, slot: int, attempt: int, draft: Draft, gold: Assignment,
-              distractors: list[tuple[Assignment, str]], rng: random.Random, size: int, count: int,
+    def _task(self, start: Database, slot: int, attempt: int, draft: Draft, gold: Assignment,
+              distractors: list[tuple[Assignment, str, str]], rng: random.Random, size: int, count: int,
               near: int) -> Task:
         family = self.families[slot]
         emotion = condition_for(family, None, self.hints, rng, (draft.situation, draft.subject, draft.slots),
@@ -255,8 +336,10 @@ class ConstraintGenerator:
                         "near_misses": near, "near_miss_cap_per_rule": self.settings.near_miss_cap},
             difficulty=len(draft.problem.rules),
             constraints=draft.problem.to_json(),
-            distractors=[{"actions": [a.to_json() for a in self.actions_for(draft.problem, miss)], "violates": rule_id}
-                         for miss, rule_id in distractors],
+            distractors=[{"actions": [a.to_json() for a in self.actions_for(draft.problem, miss, start)],
+                          "violates": rule_id,
+                          **({"record": ref} if ref else {})}
+                         for miss, rule_id, ref in distractors],
         )
 
     # -- the model path ------------------------------------------------------------------------------------
@@ -329,6 +412,7 @@ class ConstraintGenerator:
         s = self.settings
         return {"generator": GENERATOR, "kind": "constraint", "seed": s.seed, "n": s.n,
                 "solutions": f"{s.solutions[0]}-{s.solutions[1]}", "distractors_per_rule": s.distractors,
+                "entities": f"{self.entity_range[0]}-{self.entity_range[1]}", "placed_distractors": s.placed,
                 "emotions": dict(self.weights) if self.weights is not None else "none",
                 "instruction": s.model.describe() if s.model is not None else "offline templates",
                 "database": self.database.source, "start_hash": self.database.new_state().hash,

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 from typing import Any
 
 from tauplay.core.constraints import ConstraintModel, Facts, Problem, Rule
-from tauplay.core.db import Database
+from tauplay.core.db import Database, canonical
 
 Assignment = dict[str, str]  # entity name -> option id
 
@@ -40,6 +40,8 @@ class Space:
 
     problem: Problem
     options: dict[str, dict[str, Facts]]  # entity -> option id -> facts
+    # What a unary rule holds for, by (entity, rule): shared by spaces with the same options only.
+    memo: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def size(self) -> int:
@@ -65,6 +67,17 @@ def _predicate(space: Space, rule: Rule, negate: bool) -> Callable[..., bool]:
     return check
 
 
+def _holding(space: Space, entity: str, rule: Rule) -> frozenset[str]:
+    """The entity's options a rule on it alone holds for, worked out once per space (every near-miss search
+    asks again, and a 5-entity space has some ten thousand options per entity)."""
+    key = (entity, canonical(rule.to_json()))
+    found = space.memo.get(key)
+    if found is None:
+        found = frozenset(c for c, f in space.options[entity].items() if rule.holds({entity: f}))
+        space.memo[key] = found
+    return found
+
+
 def _csp(space: Space, keep: Sequence[Rule], broken: Sequence[Rule] = ()) -> Any:
     """The problem for the solver. Rules on one entity filter its options first (the solver would do the
     same, one predicate call per option and search); the rest become the solver's constraints."""
@@ -72,9 +85,12 @@ def _csp(space: Space, keep: Sequence[Rule], broken: Sequence[Rule] = ()) -> Any
     csp = constraint.Problem()
     rules = [(r, False) for r in keep] + [(r, True) for r in broken]
     for entity in space.problem.entities:
-        unary = [(r, neg) for r, neg in rules if r.entities == (entity.name,)]
-        values = sorted(c for c, f in space.options[entity.name].items()
-                        if all(r.holds({entity.name: f}) != neg for r, neg in unary))
+        ids = set(space.options[entity.name])
+        for r, neg in rules:
+            if r.entities == (entity.name,):
+                held = _holding(space, entity.name, r)
+                ids = ids - held if neg else ids & held
+        values = sorted(ids)
         if not values:
             return None
         csp.addVariable(entity.name, values)
@@ -93,6 +109,14 @@ def solutions(space: Space) -> list[Assignment]:
     """Every assignment that meets every rule, in a fixed order."""
     csp = _csp(space, space.problem.rules)
     return [] if csp is None else _order(space, csp.getSolutions())
+
+
+def count_solutions(space: Space, cap: int) -> int:
+    """How many solutions there are, counted up to `cap` (a problem with millions stops early)."""
+    csp = _csp(space, space.problem.rules)
+    if csp is None:
+        return 0
+    return sum(1 for _ in itertools.islice(csp.getSolutionIter(), cap))
 
 
 def near_misses(space: Space, rule: Rule) -> Iterator[Assignment]:

@@ -69,6 +69,7 @@ class PlayScreen(Screen[None]):
         self.early: list[Callable[[Any], None]] = []
         self.waiting = 0  # moves sent out of turn, not taken yet (shown on the turn line)
         self._focus_before_zoom: Widget | None = None
+        self._turn_painted = False  # the person's first turn has been shown (the runner opens the store then)
 
     # -- layout -----------------------------------------------------------------------------------
     @property
@@ -137,6 +138,7 @@ class PlayScreen(Screen[None]):
     def on_mount(self) -> None:
         self.mounted()
         self.query_one("#message", Input).focus()
+        self.prepared.warm()  # the start state is built while the screen paints
         # The session (store, participants) starts after the first paint: the screen is usable at once.
         self.call_after_refresh(self._start_session)
 
@@ -170,6 +172,9 @@ class PlayScreen(Screen[None]):
     def on_turn(self, mine: bool) -> None:
         if mine and self.your_turn is False and self.waiting:
             self.waiting -= 1  # the seat takes the next move sent out of turn
+        if mine and not self._turn_painted:  # the store opens after this paint, not during it
+            self._turn_painted = True
+            self.call_after_refresh(self.runner.turn_shown)
         self.your_turn = mine
         self.show_turn()
 
@@ -261,6 +266,20 @@ class PlayScreen(Screen[None]):
     # -- actions ----------------------------------------------------------------------------------
     def action_side_tab(self, n: int) -> None:
         self.query_one("#side", SidePanel).active = f"tab-{n}"
+
+    def action_scroll_side(self) -> None:
+        """A page down in the side panel's tab shown, back to the top after its end, wherever the keys go: the
+        task card is taller than the panel at 80x24, and the message box keeps the focus meanwhile."""
+        pane = self.query_one("#side", SidePanel).active_pane
+        if pane is None:
+            return
+        scrollable = next((w for w in pane.query("*") if w.allow_vertical_scroll and w.max_scroll_y > 0), None)
+        if scrollable is None:
+            return
+        if scrollable.scroll_offset.y >= scrollable.max_scroll_y:
+            scrollable.scroll_home(animate=False)
+        else:
+            scrollable.scroll_page_down(animate=False)
 
     def action_focus_chat(self) -> None:
         if self.maximized is not None:

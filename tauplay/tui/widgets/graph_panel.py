@@ -1,5 +1,6 @@
-"""The tool dependency graph: read and write tools in two columns, the calls so far as a numbered
-path, the tools valid next highlighted, and the gold path overlaid only when allowed.
+"""The tool dependency graph: read and write tools in two columns, its edges (which tool's output feeds
+which tool's input) with those the calls so far took, the calls as a numbered path, the tools valid next
+highlighted, and the gold path overlaid only when allowed.
 
 A domain whose tasks carry their own dependency graph (`Domain.progress`: an escape room's steps) is drawn
 as that graph instead: only the steps discovered so far while playing (hidden ones are not in the list the
@@ -61,6 +62,39 @@ def render_progress(nodes: Sequence[ProgressNode], reveal: bool, started: bool =
     parts.append(Text("✓ done  ○ clue found, not done" + ("  · hidden  n. gold order" if reveal else
                                                             "  (undiscovered steps are not shown)"), style="dim"))
     return Group(*parts)
+
+
+def edge_lines(graph: ToolGraph, history: Sequence[str]) -> list[Text]:
+    """The graph's edges: those the calls so far took, each with the fields that flowed; then for each tool
+    whose output feeds others, `A → B, C` (B takes as input a field A returns; `B*`: an order the policy asks
+    for, no data passed), the edges taken in cyan."""
+    called = set(history)
+    taken = {(a, b) for i, b in enumerate(history) for a in history[:i] if graph.g.has_edge(a, b)}
+    used = Text("\nedges taken: ", style="bold")
+    if not taken:
+        used.append("(none yet)", style="dim")
+    for j, (a, b) in enumerate(sorted(taken, key=lambda e: (history.index(e[1]), history.index(e[0])))):
+        if j:
+            used.append("; ")
+        fields = graph.g.edges[a, b]["fields"]
+        used.append(f"{a} → {b}", style="cyan")
+        used.append(f" ({', '.join(fields)})" if fields else " (policy order)", style="dim")
+    lines = [used, Text("FEEDS (output → input)", style="bold")]
+    for a in graph.g.nodes:
+        targets = list(graph.g.successors(a))
+        if not targets:
+            continue
+        line = Text("  ")
+        line.append(a, style="bold cyan" if a in called else "")
+        line.append(" → ", style="dim")
+        for j, b in enumerate(targets):
+            if j:
+                line.append(", ", style="dim")
+            data_edge = bool(graph.g.edges[a, b]["fields"])
+            line.append(b + ("" if data_edge else "*"), style="bold cyan" if (a, b) in taken else
+                        ("" if data_edge else "dim"))
+        lines.append(line)
+    return lines
 
 
 def render_graph(graph: ToolGraph, history: Sequence[str], gold: Sequence[str] | None,
@@ -144,13 +178,15 @@ def render_graph(graph: ToolGraph, history: Sequence[str], gold: Sequence[str] |
                     style="yellow")
         parts.append(line)
     legend = "▸ inputs grounded now" if events is not None else "▸ valid next"
-    parts.append(Text(f"◆ root-eligible  {legend}  [n] call order" + ("  g gold path" if gold is not None else ""),
-                      style="dim"))
+    parts.append(Text(f"◆ root-eligible  {legend}  [n] call order" + ("  g gold path" if gold is not None else "")
+                      + "  * policy order", style="dim"))
+    parts.extend(edge_lines(graph, history))  # below what the marks mean: the panel scrolls to them
     return Group(*parts)
 
 
 class GraphPanel(VerticalScroll):
-    """Draws a `ToolGraph`; the graph is built off the UI thread (networkx costs ~0.15 s to import)."""
+    """Draws a `ToolGraph`; the graph is built off the UI thread (networkx costs ~0.15 s to import), once the
+    panel is first shown or soon after it is mounted."""
 
     DEFAULT_CSS = """
     GraphPanel { height: 1fr; }
@@ -177,7 +213,21 @@ class GraphPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text("building the dependency graph…", style="dim"), id="graph-body")
 
+    # Built when first shown, or at the latest this long after mounting: not on the way to the person's first
+    # turn (the import and the graph's construction would share the interpreter with it).
+    BUILD_AFTER_S = 1.5
+
     def on_mount(self) -> None:
+        self._building = False
+        self.set_timer(self.BUILD_AFTER_S, self._start_build)
+
+    def on_show(self) -> None:
+        self._start_build()
+
+    def _start_build(self) -> None:
+        if self._building:
+            return
+        self._building = True
         self.run_worker(self._build, thread=True, exclusive=True, group="graph")
 
     def _build(self) -> None:

@@ -1,0 +1,53 @@
+"""The Graph panel while playing: its edges, the edges the calls took, and "inputs grounded now" only for tools
+whose required inputs the session has shown so far -- read from the rendered text at two points of a session."""
+
+from __future__ import annotations
+
+import re
+
+from tauplay.tui.screens.play import PlayAgentScreen
+from tauplay.tui.widgets.graph_panel import GraphPanel
+from tests.tui.conftest import make_app, send, wait_until, your_turn
+
+
+def marked(shown: str, tool: str) -> bool:
+    """The tool's cell carries the "inputs grounded now" mark (cells read `◆▸g name`)."""
+    return re.search(rf"▸[g ] {tool}\b", shown) is not None
+
+
+def feeds_line(shown: str, tool: str) -> str:
+    return next(line.strip() for line in shown.splitlines() if line.strip().startswith(f"{tool} → "))
+
+
+async def test_the_graph_shows_edges_and_grounds_tools_as_the_session_goes(db_path):
+    app = make_app(db_path, role="agent")
+    async with app.run_test(size=(120, 40)) as pilot:
+        play = app.screen
+        assert isinstance(play, PlayAgentScreen)
+        await your_turn(pilot, play)
+        await pilot.press("f4")
+        graph = play.query_one(GraphPanel)
+        await wait_until(pilot, lambda: graph.graph is not None, what="the graph")
+        graph.redraw()
+        first = graph.shown()
+        # the edges, by the tool whose output feeds them
+        assert "FEEDS (output → input)" in first
+        assert "get_user_details" in feeds_line(first, "get_reservation_details").split("→", 1)[1]
+        assert "edges taken: (none yet)" in first
+        # the user said the reservation id and kept the user id back: one look-up grounded, the other not
+        assert marked(first, "get_reservation_details") and not marked(first, "get_user_details")
+        assert not marked(first, "book_reservation")
+        assert sum(first.count(c) for c in ("▸",)) < len(graph.graph.g.nodes)
+
+        await send(pilot, play, 'get_reservation_details("S6Q6LB")', box="#call-input")
+        await your_turn(pilot, play)
+        user_id = play.runner.env.state.get("reservations", "S6Q6LB")["user_id"]
+        await send(pilot, play, f'get_user_details("{user_id}")', box="#call-input")
+        await your_turn(pilot, play)
+        graph.redraw()
+        second = graph.shown()
+        # the reservation's result returned the user id: that look-up is grounded now
+        assert marked(second, "get_user_details")
+        assert "get_reservation_details → get_user_details (user_id)" in second  # the edge the calls took
+        assert "edges taken: (none yet)" not in second
+        assert "path:" in second and "1.get_reservation_details → 2.get_user_details" in second
