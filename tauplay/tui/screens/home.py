@@ -123,8 +123,11 @@ class HomeScreen(Screen[None]):
         if not self.query("#task"):  # the screen went away while the tasks were read
             return
         select = self.query_one("#task", Select)
+        # The list may be read again (the domain and set choosers announce themselves on mount): a task the
+        # person already picked stays picked.
+        picked = select.value if isinstance(select.value, str) and select.value != RANDOM_TASK else None
         select.set_options(options)
-        wanted = self.config.task_id
+        wanted = picked if picked and any(v == picked for _, v in options) else self.config.task_id
         select.value = wanted if wanted and any(v == wanted for _, v in options) else RANDOM_TASK
 
     @on(Select.Changed, "#domain")
