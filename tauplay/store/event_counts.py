@@ -39,14 +39,19 @@ SUMMED = ("user_turns", "agent_turns", "tool_calls", "tool_errors", "follow_ups"
 FLAGS = ("checked", "violated")  # the largest (0 or 1) over the events
 
 
-def event_counts_table(meta: MetaData | None = None) -> Table:
-    """event_counts as schema v8 made it (the migration step and a fresh store create this very table)."""
+def per_session(meta: MetaData | None) -> tuple[MetaData, Column[Any]]:
+    """The metadata a per-session table goes in and its key column (a session's id, removed with it)."""
     meta = meta if meta is not None else MetaData()
     if "sessions" not in meta.tables:
         Table("sessions", meta, Column("id", String(32), primary_key=True))  # only for the foreign key to name
+    return meta, Column("session_id", String(32), ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True)
+
+
+def event_counts_table(meta: MetaData | None = None) -> Table:
+    """event_counts as schema v8 made it (the migration step and a fresh store create this very table)."""
+    meta, key = per_session(meta)
     return Table(
-        TABLE, meta,
-        Column("session_id", String(32), ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True),
+        TABLE, meta, key,
         *(Column(name, Integer, nullable=False, server_default="0") for name in (*SUMMED, *FLAGS)),
         Column("first_at", Float, nullable=False),
         Column("last_at", Float, nullable=False))

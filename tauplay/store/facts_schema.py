@@ -3,9 +3,10 @@ its columns alone, apart from the triggers, so that tables.py can name it withou
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Float, ForeignKey, Integer, MetaData, String, Table
+from sqlalchemy import Column, Float, Integer, MetaData, String, Table
 
 from tauplay.core.behavior import BEHAVIOR_DIMENSIONS
+from tauplay.store.event_counts import per_session
 
 TABLE = "session_facts"
 TRIGGER_INSERT, TRIGGER_UPDATE = "tr_sessions_facts_insert", "tr_sessions_facts_update"
@@ -21,12 +22,9 @@ SOURCES = ("domain", "task_id", "task", "agent", "user", "emotion", "status", "r
 
 def session_facts_table(meta: MetaData | None = None) -> Table:
     """session_facts as schema v8 made it (the migration step and a fresh store create this very table)."""
-    meta = meta if meta is not None else MetaData()
-    if "sessions" not in meta.tables:
-        Table("sessions", meta, Column("id", String(32), primary_key=True))  # only for the foreign key to name
+    meta, key = per_session(meta)
     return Table(
-        TABLE, meta,
-        Column("session_id", String(32), ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True),
+        TABLE, meta, key,
         Column("domain", String, nullable=False),
         Column("task_id", String, nullable=False),
         Column("status", String, nullable=False),
