@@ -16,11 +16,11 @@ import argparse
 import json
 from typing import Any
 
-from tauplay.commands._common import UsageError
+from tauplay.commands._common import UsageError, add_db_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--domain", help="only sessions of this domain")
     parser.add_argument("--annotators", help="comma-separated annotator names (default: everyone who labelled "
                         "or reviewed)")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tauplay.commands._common import UsageError, person_name, say
+from tauplay.commands._common import UsageError, add_db_argument, person_name, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="who plays the fork on: you as the user, you as the agent, or nobody (offline "
                              "participants, for tauplay resume); default: as the parent was played")
     parser.add_argument("--annotator", type=person_name, metavar="NAME", help="your name in the new session (default: login name)")
-    parser.add_argument("--db", metavar="URL", help="session store (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the new session as JSON")
 
 

@@ -19,7 +19,7 @@ import json
 import sys
 from typing import Any
 
-from tauplay.commands._common import UsageError, positive_float
+from tauplay.commands._common import UsageError, add_db_argument, positive_float
 
 JUDGE_CHOICES = ("substring", "llm", "ensemble")
 
@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per model call (default 60)")
     parser.add_argument("--concurrency", type=int, default=4, help="sessions judged at a time (default 4)")
     parser.add_argument("--again", action="store_true", help="ask again where this judge already answered")
-    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--batch", metavar="ID", help="only the sessions of this batch")
     parser.add_argument("--json", action="store_true", help="print every judgment as JSON")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from tauplay.commands._common import (
     UsageError,
     add_behavior_arguments,
+    add_db_argument,
     behavior_from_args,
     person_name,
     require_terminal,
@@ -35,8 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent-api-base", metavar="URL", help="API base for the agent's model")
     parser.add_argument("--user-model", metavar="M", help="litellm model for the user (default: offline scripted user)")
     parser.add_argument("--user-api-base", metavar="URL", help="API base for the user's model")
-    parser.add_argument("--db", metavar="URL", help="session store: a SQLite file or SQLAlchemy URL "
-                                                    "(default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--data", metavar="DIR", help="tau-bench data folder instead of the generated database")
     parser.add_argument("--seed", type=int, default=None, help="seed for the random task choice")
     parser.add_argument("--validate", action="store_true",

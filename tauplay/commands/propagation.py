@@ -36,7 +36,7 @@ import argparse
 import json
 from typing import Any
 
-from tauplay.commands._common import UsageError
+from tauplay.commands._common import UsageError, add_db_argument
 
 # AgentProp-Bench's published figures: the paper's, never measured here; always printed under its name.
 ANCHORS = {"propagation": "≈ 0.62 (0.46–0.73 across models, human-calibrated)",
@@ -49,7 +49,7 @@ PAPER = "AgentProp-Bench paper (published, not measured here)"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.description = __doc__.split("\n", 2)[2] if __doc__ else None
-    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--batch", metavar="ID", help="only the sessions of this batch")
     parser.add_argument("--json", action="store_true", help="print the report, and every session's class, as JSON")
 

@@ -11,12 +11,12 @@ import argparse
 import getpass
 from typing import Any
 
-from tauplay.commands._common import UsageError, finite_float, person_name, require_terminal
+from tauplay.commands._common import UsageError, add_db_argument, finite_float, person_name, require_terminal
 from tauplay.commands.queue import add_queue_arguments, queue_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--annotator", type=person_name, help="your name, saved with every label (default: your login)")
     parser.add_argument("--blind", action="store_true", help="hide other annotators' labels")
     parser.add_argument("--show-condition", action="store_true",

@@ -22,6 +22,7 @@ from typing import Any
 from tauplay.commands._common import (
     UsageError,
     add_behavior_arguments,
+    add_db_argument,
     behavior_from_args,
     finite_float,
     positive_float,
@@ -89,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "answer when a tool returned an error, its reasoning holds two or more uncertainty "
                              "words, or it claims success despite a tool error")
     add_executor_arguments(parser, "each (task, trial)")
-    parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
 
 
