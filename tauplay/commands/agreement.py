@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from tauplay.commands._common import UsageError, add_db_argument
+from tauplay.core.vocabulary import JudgeKind
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,7 +67,7 @@ def _against_judges(args: argparse.Namespace) -> int:
     answers: dict[str, dict[Any, bool]] = {}
     people: set[str] = set()
     for j in rows:
-        if j.judge == "human":
+        if j.judge == JudgeKind.HUMAN:
             if chosen is not None and j.annotator not in chosen:
                 continue
             people.add(j.annotator)

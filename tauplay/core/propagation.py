@@ -51,7 +51,7 @@ from tauplay.core.events import (
 from tauplay.core.gold import gold_run
 from tauplay.core.injection import ArgPath, get_at, parse_path
 from tauplay.core.tasks import Task
-from tauplay.core.vocabulary import PROPAGATION_CLASSES, EventKind, NoticeAbout, Propagation, Role
+from tauplay.core.vocabulary import PROPAGATION_CLASSES, EventKind, JudgeLabel, NoticeAbout, Propagation, Role
 
 NO_ANSWER = "no answer to judge against"  # a task without outputs, as every judge and report says it
 
@@ -533,7 +533,7 @@ def human_majority(labels: Mapping[str, Sequence[str]]) -> dict[str, bool]:
     """session id -> whether people said it propagated (their majority; a tie is left out)."""
     out: dict[str, bool] = {}
     for sid, said in labels.items():
-        yes = sum(1 for s in said if s == "yes")
+        yes = sum(1 for s in said if s == JudgeLabel.YES)
         no = len(said) - yes
         if yes != no:
             out[sid] = yes > no
