@@ -51,7 +51,15 @@ from tauplay.core.events import (
 from tauplay.core.gold import gold_run
 from tauplay.core.injection import ArgPath, get_at, parse_path
 from tauplay.core.tasks import Task
-from tauplay.core.vocabulary import PROPAGATION_CLASSES, EventKind, JudgeLabel, NoticeAbout, Propagation, Role
+from tauplay.core.vocabulary import (
+    PROPAGATION_CLASSES,
+    EventKind,
+    InjectionKind,
+    JudgeLabel,
+    NoticeAbout,
+    Propagation,
+    Role,
+)
 
 NO_ANSWER = "no answer to judge against"  # a task without outputs, as every judge and report says it
 
@@ -239,7 +247,8 @@ def caught_by_agent(events: Sequence[Event], injected: Sequence[InjectionData]) 
 
 
 # AgentProp's weights (metrics/eps_scorer.py): how severe each kind is, and how much less a visible error counts.
-SEVERITY = {"type_mismatch": 0.5, "out_of_range": 0.7, "missing_required": 0.9, "semantic_wrong": 1.0}
+SEVERITY = {InjectionKind.TYPE_MISMATCH: 0.5, InjectionKind.OUT_OF_RANGE: 0.7, InjectionKind.MISSING_REQUIRED: 0.9,
+            InjectionKind.SEMANTIC_WRONG: 1.0}
 DETECTED_WEIGHT = 0.6
 
 
