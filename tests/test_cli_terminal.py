@@ -47,7 +47,9 @@ def test_every_command_that_opens_the_store_declares_db_one_way():
     helps = {}
     for name in COMMANDS:
         parser, _ = _parser_for(name)
-        helps.update({name: a.help for a in parser._actions if "--db" in a.option_strings})
+        for action in parser._actions:
+            if "--db" in action.option_strings:
+                helps[name] = action.help
     assert len(helps) >= 14, sorted(helps)
     head, tail = DB_HELP.split("{purpose}")
     assert all(h is not None and h.startswith(head) and h.endswith(tail) for h in helps.values()), helps
