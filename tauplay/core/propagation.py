@@ -247,8 +247,8 @@ def caught_by_agent(events: Sequence[Event], injected: Sequence[InjectionData]) 
 
 
 # AgentProp's weights (metrics/eps_scorer.py): how severe each kind is, and how much less a visible error counts.
-SEVERITY = {InjectionKind.TYPE_MISMATCH: 0.5, InjectionKind.OUT_OF_RANGE: 0.7, InjectionKind.MISSING_REQUIRED: 0.9,
-            InjectionKind.SEMANTIC_WRONG: 1.0}
+SEVERITY: dict[str, float] = {InjectionKind.TYPE_MISMATCH: 0.5, InjectionKind.OUT_OF_RANGE: 0.7,
+                              InjectionKind.MISSING_REQUIRED: 0.9, InjectionKind.SEMANTIC_WRONG: 1.0}
 DETECTED_WEIGHT = 0.6
 
 
