@@ -35,3 +35,22 @@ def test_top_level_help_and_unknown_command():
     assert "commands:" in tauplay("--help").stdout
     done = tauplay("frobnicate")
     assert done.returncode == 2 and "unknown command 'frobnicate'" in done.stderr
+
+
+def test_every_command_that_opens_the_store_declares_db_one_way():
+    """--db comes from one builder: every command that has it says the same (with what it keeps there at most),
+    and what it says is what the store opens ($TAUPLAY_DB, then the default file)."""
+    from tauplay.cli import COMMANDS, _parser_for
+    from tauplay.commands._common import DB_HELP
+    from tauplay.store.engine import DEFAULT_PATH, ENV_VAR
+
+    helps = {}
+    for name in COMMANDS:
+        parser, _ = _parser_for(name)
+        for action in parser._actions:
+            if "--db" in action.option_strings:
+                helps[name] = action.help
+    assert len(helps) >= 14, sorted(helps)
+    head, tail = DB_HELP.split("{purpose}")
+    assert all(h is not None and h.startswith(head) and h.endswith(tail) for h in helps.values()), helps
+    assert f"${ENV_VAR} or {DEFAULT_PATH}" in tail

@@ -243,6 +243,15 @@ def test_every_shipped_room_is_solved_by_the_oracle_in_batch(tmp_path: Path, cap
 
 # -- tools -----------------------------------------------------------------------------------------------
 
+def test_tool_names() -> None:
+    assert {t.name for t in DOMAIN.read_tools} == {"calculate", "think", "look_around"}
+    assert {t.name for t in DOMAIN.write_tools} == {
+        "enter_room", "examine", "search", "open_lock", "combine", "compute", "convert_units", "date_part",
+        "add_days", "decode", "letter_sum", "lookup", "submit_answer"}
+    # a room has no one to hand over to: the narrator ends it once the panel has an answer
+    assert [t.name for t in DOMAIN.tools if t.terminal] == []
+
+
 def _entered(db: Any, task: Any) -> Environment:
     env = Environment(DOMAIN, db)
     assert not env.call("enter_room", {"room_id": task.known_info["room_id"]}).error

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tauplay.analysis.keys import key_text
 from tauplay.analysis.stats import Group, StatsReport
 from tauplay.core.emotions import FAMILIES
 from tauplay.core.vocabulary import PERCEIVED_NONE, WHO_ERRED
@@ -173,10 +172,6 @@ def fidelity_table(report: StatsReport) -> Table | None:
                          x.kappa, *(x.perceived.get(f, 0) for f in families)])
     return Table("emotion_fidelity", "Emotion fidelity: intended against perceived, by "
                  + (" × ".join(report.by) or "all"), header, rows)
-
-
-def group_label(report: StatsReport, g: Group) -> str:
-    return key_text(g.key) if report.by else "all"
 
 
 def rich_table(table: Table, *, columns: Sequence[int] | None = None) -> Any:

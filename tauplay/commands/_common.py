@@ -70,6 +70,17 @@ def say(text: object = "", *, file: TextIO | None = None, end: str = "\n") -> No
     print(visible(str(text)), file=file if file is not None else sys.stdout, end=end)
 
 
+# The help of --db: what `tauplay.store.engine.resolve_url` opens (not imported here: the store loads SQLAlchemy,
+# and --help must not; tests/test_cli_terminal.py checks the two agree).
+DB_HELP = "session database{purpose}: a SQLite file or SQLAlchemy URL (default: $TAUPLAY_DB or sessions/tauplay.db)"
+
+
+def add_db_argument(parser: argparse.ArgumentParser, purpose: str = "") -> None:
+    """--db, as every command that opens the store takes it ($TAUPLAY_DB when not given); `purpose` says what
+    the command keeps there when that is not plain (" for the verdicts")."""
+    parser.add_argument("--db", metavar="URL", help=DB_HELP.format(purpose=purpose))
+
+
 # Files SQLite keeps beside a database: writing over one of them destroys the database as surely.
 _SQLITE_SIDECARS = ("", "-wal", "-shm", "-journal")
 

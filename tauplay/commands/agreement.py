@@ -16,11 +16,12 @@ import argparse
 import json
 from typing import Any
 
-from tauplay.commands._common import UsageError
+from tauplay.commands._common import UsageError, add_db_argument
+from tauplay.core.vocabulary import JudgeKind
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--domain", help="only sessions of this domain")
     parser.add_argument("--annotators", help="comma-separated annotator names (default: everyone who labelled "
                         "or reviewed)")
@@ -66,7 +67,7 @@ def _against_judges(args: argparse.Namespace) -> int:
     answers: dict[str, dict[Any, bool]] = {}
     people: set[str] = set()
     for j in rows:
-        if j.judge == "human":
+        if j.judge == JudgeKind.HUMAN:
             if chosen is not None and j.annotator not in chosen:
                 continue
             people.add(j.annotator)

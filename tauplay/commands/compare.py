@@ -17,13 +17,13 @@ import json
 import shutil
 from typing import Any
 
-from tauplay.commands._common import UsageError, say
+from tauplay.commands._common import UsageError, add_db_argument, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("a", metavar="A", help="a session id (or a unique prefix)")
     parser.add_argument("b", metavar="B", help="another session id (or a unique prefix)")
-    parser.add_argument("--db", metavar="URL", help="session store (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON (shape: see --help)")
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from tauplay.commands._common import (
     UsageError,
+    add_db_argument,
     database_files,
     finite_float,
     output_file,
@@ -36,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("kind", choices=KINDS, help="what to export")
     parser.add_argument("--out", metavar="FILE", required=True, help="file to write ('-' for standard output)")
     parser.add_argument("--force", action="store_true", help="replace --out if it exists (never the database itself)")
-    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--domain", help="only this domain (required for tasks)")
     parser.add_argument("--task", metavar="ID", help="only sessions of this task")
     parser.add_argument("--batch", metavar="ID", help="only sessions of this batch")

@@ -8,18 +8,19 @@ from __future__ import annotations
 import argparse
 import json
 
-from tauplay.commands._common import UsageError, person_name, say
+from tauplay.commands._common import UsageError, add_db_argument, person_name, say
+from tauplay.core.vocabulary import SESSION_ROLES, SessionRole
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("session", metavar="SESSION", help="the session to fork (its id, or a unique prefix of it)")
     parser.add_argument("--at", type=int, required=True, metavar="TURN",
                         help="keep the turns before this one (turn n: the n-th user message and what answers it)")
-    parser.add_argument("--role", choices=("user", "agent", "batch"),
+    parser.add_argument("--role", choices=SESSION_ROLES,
                         help="who plays the fork on: you as the user, you as the agent, or nobody (offline "
                              "participants, for tauplay resume); default: as the parent was played")
     parser.add_argument("--annotator", type=person_name, metavar="NAME", help="your name in the new session (default: login name)")
-    parser.add_argument("--db", metavar="URL", help="session store (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the new session as JSON")
 
 
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         with SessionStore(args.db, must_exist=True) as store:
             parent = resolve_session(store, args.session)
             new = fork_session(store, parent, args.at, role=args.role,
-                               annotator=annotator if (args.role or store.get_session(parent).role) != "batch" else "")
+                               annotator=annotator if (args.role or store.get_session(parent).role) != SessionRole.BATCH else "")
             record = store.get_session(new)
             kept = len(store.events(new))
     except (StoreError, ResumeError) as e:
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
                           "events": kept, "domain": record.domain, "task_id": record.task_id}, indent=1))
         return 0
     say(f"session {new}: forked from {parent} before turn {args.at} ({kept} events kept, replayed and checked)")
-    if record.role == "batch":
+    if record.role == SessionRole.BATCH:
         say(f"play it on with offline participants: tauplay resume {new}" + (f" --db {args.db}" if args.db else ""))
     else:
         say(f"play it on as the {record.role}: tauplay --session {new}" + (f" --db {args.db}" if args.db else "")

@@ -22,7 +22,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tauplay.commands._common import UsageError, output_file, say
+from tauplay.commands._common import UsageError, add_db_argument, output_file, say
 
 KINDS = ("taubench-results", "tau2-results", "sessions", "tasks", "agentprop-results")
 
@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tasks", metavar="FILE", help="task file to take each session's task from (by task id)")
     parser.add_argument("--data", metavar="DIR",
                         help="data folder to replay the tool calls on, to record per-step database diffs")
-    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--batch", metavar="ID", help="batch id for the imported sessions (default: from the file)")
     parser.add_argument("--agent-model", help="the agent's model, when the results file does not say")
     parser.add_argument("--user-model", help="the user simulator's model, when the results file does not say")

@@ -19,35 +19,34 @@ import json
 import sys
 from typing import Any
 
-from tauplay.commands._common import UsageError, positive_float
-
-JUDGE_CHOICES = ("substring", "llm", "ensemble")
+from tauplay.commands._common import UsageError, add_db_argument, positive_float
+from tauplay.core.vocabulary import AUTOMATIC_JUDGES, JudgeKind, JudgeLabel
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.description = __doc__.split("\n", 2)[2] if __doc__ else None
-    parser.add_argument("--judge", required=True, choices=JUDGE_CHOICES, help="which judge answers")
+    parser.add_argument("--judge", required=True, choices=AUTOMATIC_JUDGES, help="which judge answers")
     parser.add_argument("--model", action="append", metavar="M", default=[],
                         help="litellm model string (llm: one; ensemble: three, --model each)")
     parser.add_argument("--api-base", metavar="URL", help="API base of the models (an OpenAI-compatible server)")
     parser.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per model call (default 60)")
     parser.add_argument("--concurrency", type=int, default=4, help="sessions judged at a time (default 4)")
     parser.add_argument("--again", action="store_true", help="ask again where this judge already answered")
-    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--batch", metavar="ID", help="only the sessions of this batch")
     parser.add_argument("--json", action="store_true", help="print every judgment as JSON")
 
 
 def _check(args: argparse.Namespace) -> None:
     models = args.model
-    if args.judge == "substring" and (models or args.api_base):
+    if args.judge == JudgeKind.SUBSTRING and (models or args.api_base):
         raise UsageError("--model / --api-base apply to the llm and ensemble judges, not substring")
-    if args.judge == "llm" and len(models) != 1:
+    if args.judge == JudgeKind.LLM and len(models) != 1:
         raise UsageError(f"--judge llm needs exactly one --model (got {len(models)})")
-    if args.judge == "ensemble" and len(models) != 3:
+    if args.judge == JudgeKind.ENSEMBLE and len(models) != 3:
         raise UsageError(f"--judge ensemble needs three models, --model M each (got {len(models)})")
-    if args.judge == "ensemble" and len(set(models)) != 3:
+    if args.judge == JudgeKind.ENSEMBLE and len(set(models)) != 3:
         raise UsageError("--judge ensemble needs three different models")
     if args.timeout <= 0 or args.concurrency < 1:
         raise UsageError("--timeout must be positive and --concurrency at least 1")
@@ -88,13 +87,13 @@ def _judge_all(args: argparse.Namespace, store: Any) -> int:
     if not cases:
         raise UsageError("no ended injected sessions" + (f" in batch {args.batch}" if args.batch else "")
                          + f" in {store.name} (run some with tauplay run --inject KIND)")
-    model = "+".join(args.model) if args.judge == "ensemble" else (args.model[0] if args.model else "")
+    model = "+".join(args.model) if args.judge == JudgeKind.ENSEMBLE else (args.model[0] if args.model else "")
     done = {j.session_id for j in store.judgments(judge=args.judge, batch_id=args.batch) if j.model == model}
     todo = [c for c in cases if args.again or c.session_id not in done]
     saved: list[Any] = []
     failures: list[str] = []
     unanswerable: list[str] = []  # sessions whose task has no outputs: the substring judge has nothing to compare
-    if args.judge == "substring":
+    if args.judge == JudgeKind.SUBSTRING:
         for case in todo:
             judgment = substring_judgment(case)
             if judgment is None:
@@ -113,7 +112,7 @@ def _judge_all(args: argparse.Namespace, store: Any) -> int:
                           "one_verdict": note or None,
                           "judgments": [{"session_id": j.session_id, **j.to_json()} for j in saved]}, indent=1))
     else:
-        yes = sum(1 for j in mine if j.label == "yes")
+        yes = sum(1 for j in mine if j.label == JudgeLabel.YES)
         print(f"{args.judge}{' ' + model if model else ''}: {len(mine)} session(s) judged ({yes} yes, "
               f"{len(mine) - yes} no), {skipped} already judged{' (--again asks again)' if skipped else ''}, "
               f"{len(failures)} failed; saved in {store.name}")
@@ -140,7 +139,7 @@ async def _ask_models(args: argparse.Namespace, store: Any, cases: list[Any]) ->
     async def one(case: Any) -> None:
         async with gate:
             try:
-                if args.judge == "llm":
+                if args.judge == JudgeKind.LLM:
                     answers = [await llm_judgment(configs[0], case)]
                 else:
                     verdict, members = await ensemble_judgment(configs, case)

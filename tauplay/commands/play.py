@@ -11,14 +11,16 @@ from pathlib import Path
 from tauplay.commands._common import (
     UsageError,
     add_behavior_arguments,
+    add_db_argument,
     behavior_from_args,
     person_name,
     require_terminal,
 )
+from tauplay.core.vocabulary import INJECTION_KINDS, PLAYED_ROLES, EventKind
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--role", choices=("user", "agent"),
+    parser.add_argument("--role", choices=PLAYED_ROLES,
                         help="play the user (an agent answers) or the agent (a simulated user talks to you); "
                              "without it the home screen opens")
     parser.add_argument("--emotion", metavar="WORD",
@@ -35,14 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent-api-base", metavar="URL", help="API base for the agent's model")
     parser.add_argument("--user-model", metavar="M", help="litellm model for the user (default: offline scripted user)")
     parser.add_argument("--user-api-base", metavar="URL", help="API base for the user's model")
-    parser.add_argument("--db", metavar="URL", help="session store: a SQLite file or SQLAlchemy URL "
-                                                    "(default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--data", metavar="DIR", help="tau-bench data folder instead of the generated database")
     parser.add_argument("--seed", type=int, default=None, help="seed for the random task choice")
     parser.add_argument("--validate", action="store_true",
                         help="validation mode: the gold path and the distance to gold may be shown while playing")
-    parser.add_argument("--inject", metavar="KIND",
-                        choices=("type_mismatch", "out_of_range", "missing_required", "semantic_wrong"),
+    parser.add_argument("--inject", metavar="KIND", choices=INJECTION_KINDS,
                         help="AgentProp study: corrupt one of the agent's tool calls before it runs (playing the "
                              "agent you see its result as a model would; the call is marked at the end and in "
                              "review); --seed seeds the choice")
@@ -74,23 +74,19 @@ def _resume_config(config: object, session: str) -> object:
     """The app's choices for continuing a saved, unfinished session (as the home screen's resume makes them)."""
     from tauplay.commands.fork import resolve_session
     from tauplay.store import SessionStore, StoreError
+    from tauplay.tui.session import resume_config
 
     try:
         with SessionStore(config.db_url, readonly=True) as store:  # type: ignore[attr-defined]
             s = store.get_session(resolve_session(store, session))
-            ended = any(e.kind == "terminated" for e in store.events(s.id))
+            ended = any(e.kind == EventKind.TERMINATED for e in store.events(s.id))
     except StoreError as e:
         raise UsageError(str(e)) from None
     if ended:
         raise UsageError(f"session {s.id} has already ended; fork it to play on: tauplay fork {s.id} --at TURN")
-    if s.role not in ("user", "agent"):
+    if s.role not in PLAYED_ROLES:
         raise UsageError(f"session {s.id} is played by nobody (role {s.role}); continue it with tauplay resume {s.id}")
-    other = {"agent_model": s.agent.get("model"), "agent_api_base": s.agent.get("api_base")} \
-        if s.role == "user" else {"user_model": s.user.get("model"), "user_api_base": s.user.get("api_base")}
-    return config.with_(role=s.role, domain=s.domain, task_id=s.task_id, resume=s.id, tasks=None,  # type: ignore[attr-defined]
-                        emotion=None, seed=s.seed, data_dir=s.data_source or None, saved_task=s.task,
-                        saved_emotion=s.emotion, behavior=None, persona=None,
-                        saved_behavior=s.user.get("behavior"), **other)
+    return resume_config(config, s)  # type: ignore[arg-type]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -113,12 +109,12 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(e)) from None
     else:  # the home screen opens with these choices filled in: check them now, not at Start
         from tauplay.core.domain import DomainError, get_domain
-        from tauplay.core.emotions import EmotionError, resolve_emotion
+        from tauplay.core.emotions import EmotionError, condition_for_task
 
         try:
             get_domain(args.domain)
-            if args.emotion and args.emotion.strip().lower() != "none":
-                resolve_emotion(args.emotion)
+            if args.emotion:
+                condition_for_task(args.emotion, None)  # the word as `prepare` will read it (`none` included)
         except (DomainError, EmotionError) as e:
             raise UsageError(str(e)) from None
     require_terminal()

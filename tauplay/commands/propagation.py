@@ -36,7 +36,8 @@ import argparse
 import json
 from typing import Any
 
-from tauplay.commands._common import UsageError
+from tauplay.commands._common import UsageError, add_db_argument
+from tauplay.core.vocabulary import JudgeKind, JudgeLabel
 
 # AgentProp-Bench's published figures: the paper's, never measured here; always printed under its name.
 ANCHORS = {"propagation": "≈ 0.62 (0.46–0.73 across models, human-calibrated)",
@@ -49,7 +50,7 @@ PAPER = "AgentProp-Bench paper (published, not measured here)"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.description = __doc__.split("\n", 2)[2] if __doc__ else None
-    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--batch", metavar="ID", help="only the sessions of this batch")
     parser.add_argument("--json", action="store_true", help="print the report, and every session's class, as JSON")
 
@@ -138,13 +139,13 @@ def _released_verdicts(store: Any, batch: str | None, wanted: set[str]) -> dict[
     from tauplay.interop.agentprop import REJUDGE
 
     found: dict[str, tuple[int, bool, str]] = {}
-    for j in store.judgments(judge="ensemble", batch_id=batch):
+    for j in store.judgments(judge=JudgeKind.ENSEMBLE.value, batch_id=batch):
         if j.session_id not in wanted:
             continue
         rank = 0 if j.model.endswith(REJUDGE) else 1
         mine = found.get(j.session_id)
         if mine is None or rank < mine[0]:
-            found[j.session_id] = (rank, j.label == "yes", j.rater)
+            found[j.session_id] = (rank, j.label == JudgeLabel.YES, j.rater)
     return {sid: (wrong, rater) for sid, (_, wrong, rater) in found.items()}
 
 
@@ -153,12 +154,12 @@ def _judged_wrong(store: Any, batch: str | None, wanted: set[str]) -> dict[str, 
     its ensemble of models, so the ensemble's answer is taken first, then a single model's (by name)."""
     found: dict[str, tuple[int, bool, str]] = {}
     for j in store.judgments(batch_id=batch):
-        if j.session_id not in wanted or j.judge not in ("ensemble", "llm"):
+        if j.session_id not in wanted or j.judge not in (JudgeKind.ENSEMBLE, JudgeKind.LLM):
             continue
-        rank = 0 if j.judge == "ensemble" else 1
+        rank = 0 if j.judge == JudgeKind.ENSEMBLE else 1
         mine = found.get(j.session_id)
         if mine is None or (rank, j.rater) < (mine[0], mine[2]):
-            found[j.session_id] = (rank, j.label == "yes", j.rater)
+            found[j.session_id] = (rank, j.label == JudgeLabel.YES, j.rater)
     return {sid: (wrong, rater) for sid, (_, wrong, rater) in found.items()}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tauplay.commands._common import UsageError, finite_float, positive_float, say
+from tauplay.commands._common import UsageError, add_db_argument, finite_float, positive_float, say
 
 DEFAULT_LEASE_MINUTES = 30.0
 DEFAULT_OVERLAP = 0.2
@@ -14,7 +14,7 @@ DEFAULT_OVERLAP = 0.2
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", metavar="NAME", help="the queue's name")
-    parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the progress as JSON")
 
 

@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from tauplay.commands._common import UsageError, say
+from tauplay.commands._common import UsageError, add_db_argument, say
 from tauplay.commands._executors import add_executor_arguments, check_executor_arguments
 
 
@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--domain", help="only the unfinished sessions of this domain")
     parser.add_argument("--concurrency", type=int, default=4, help="sessions at a time (default 4)")
     add_executor_arguments(parser, "each unfinished session and each job the plan never started")
-    parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object per resumed or started session")
 
 

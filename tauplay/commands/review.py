@@ -11,12 +11,12 @@ import argparse
 import getpass
 from typing import Any
 
-from tauplay.commands._common import UsageError, finite_float, person_name, require_terminal
+from tauplay.commands._common import UsageError, add_db_argument, finite_float, person_name, require_terminal
 from tauplay.commands.queue import add_queue_arguments, queue_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--annotator", type=person_name, help="your name, saved with every label (default: your login)")
     parser.add_argument("--blind", action="store_true", help="hide other annotators' labels")
     parser.add_argument("--show-condition", action="store_true",
@@ -64,6 +64,7 @@ def session_text(record: Any, events: list[Any], labels: list[Any]) -> list[str]
     from tauplay.core.faults import fault_suggestions
     from tauplay.core.policy_checks import session_violations
     from tauplay.core.transcript import arguments_text
+    from tauplay.core.vocabulary import NoticeAbout, Role
 
     reward = "-" if record.reward is None else f"{record.reward:g}"
     out = [f"session {record.id} · {record.domain} · task {record.task_id} · {record.status} "
@@ -76,7 +77,7 @@ def session_text(record: Any, events: list[Any], labels: list[Any]) -> list[str]
         p = e.payload
         tag = f"t{e.turn:<2} #{e.seq:<3} "
         if isinstance(p, MessageData):
-            out.append(tag + (f"system prompt ({len(p.content)} characters)" if e.role == "system"
+            out.append(tag + (f"system prompt ({len(p.content)} characters)" if e.role == Role.SYSTEM
                               else f"{e.role}: {p.content}"))
         elif isinstance(p, ToolCallData):
             if p.content:  # the text sent in the same reply as the call
@@ -84,7 +85,7 @@ def session_text(record: Any, events: list[Any], labels: list[Any]) -> list[str]
             out.append(tag + f"→ {p.name}({arguments_text(p)})")
         elif isinstance(p, ToolResultData):
             out.append(tag + ("← error: " if p.error else "← ") + p.output)
-        elif isinstance(p, NoticeData) and p.about == "invalid_call":
+        elif isinstance(p, NoticeData) and p.about == NoticeAbout.INVALID_CALL:
             out.append(tag + f"✗ invalid call {p.attempt!r}: {p.error}")
         elif ran and isinstance(p, NoticeData) and p.text.startswith("resumed after event"):
             out.append(tag + p.text)

@@ -22,15 +22,15 @@ from typing import Any
 from tauplay.commands._common import (
     UsageError,
     add_behavior_arguments,
+    add_db_argument,
     behavior_from_args,
     finite_float,
     positive_float,
     say,
 )
 from tauplay.commands._executors import add_executor_arguments, check_executor_arguments
+from tauplay.core.vocabulary import INJECTION_KINDS
 
-# The injection kinds, spelled here so that --help needs no import of the vocabulary's module tree.
-INJECTION_KIND_CHOICES = ("type_mismatch", "out_of_range", "missing_required", "semantic_wrong")
 INJECT_STYLE_CHOICES = ("plausible", "agentprop")
 INTERCEPTOR_CHOICES = ("precall", "abstain")
 
@@ -69,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="litellm model that checks what the agent said against the tool outputs after each "
                              "session (saved in the reward info under statements.llm; the reward is unchanged)")
     parser.add_argument("--verifier-api-base", metavar="URL", help="api base of the verifier model")
-    parser.add_argument("--inject", metavar="KIND", choices=INJECTION_KIND_CHOICES,
+    parser.add_argument("--inject", metavar="KIND", choices=INJECTION_KINDS,
                         help="AgentProp study: corrupt an argument of the agent's tool calls before they run: "
                              "type_mismatch, out_of_range, missing_required or semantic_wrong (one call per session "
                              "by default, a seeded choice among the gold actions that have an argument of that kind)")
@@ -89,7 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "answer when a tool returned an error, its reasoning holds two or more uncertainty "
                              "words, or it claims success despite a tool error")
     add_executor_arguments(parser, "each (task, trial)")
-    parser.add_argument("--db", metavar="URL", help="store: SQLAlchemy URL or SQLite file (default sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the summary and the sessions as JSON")
 
 
@@ -147,8 +147,8 @@ def _injection(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from tauplay.core.domain import DomainError, get_domain
-    from tauplay.core.emotions import EmotionError, condition_for_task
-    from tauplay.core.tasks import TaskFileError, load_tasks
+    from tauplay.core.emotions import EmotionError
+    from tauplay.core.tasks import TaskFileError, load_tasks, with_emotion
 
     _check_numbers(args)
     injection = _injection(args)
@@ -162,13 +162,15 @@ def run(args: argparse.Namespace) -> int:
 
     user_desc = with_behavior(user_desc, behavior_from_args(args))
     try:
-        emotion = condition_for_task(args.emotion, None) if args.emotion else None  # checks the word
         domain = get_domain(args.domain)
         task_set = load_tasks(args.tasks or _default_tasks(domain, args.data), domain.name)
+        # --emotion, resolved once: each task gets the word's condition with a trigger of its own family (or none)
+        chosen = [with_emotion(task, args.emotion) for task in task_set.tasks]
         database = domain.database(args.data, args.seed)
     except (DomainError, TaskFileError, EmotionError) as e:
         raise UsageError(str(e)) from None
-    tasks = task_set.tasks
+    tasks = [task for task, _ in chosen]
+    conditions = {task.id: condition for task, condition in chosen}  # task ids are unique in a set
     if args.task_ids:
         known = {t.id for t in tasks}
         missing = [i for i in args.task_ids if i not in known]
@@ -189,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     except StoreError as e:
         raise UsageError(str(e)) from None
     try:
-        return _run_batch(args, store, domain, database, tasks, emotion, agent_desc, user_desc, injection)
+        return _run_batch(args, store, domain, database, tasks, conditions, agent_desc, user_desc, injection)
     finally:
         store.close()
 
@@ -241,15 +243,14 @@ def _judge(args: argparse.Namespace) -> Any:
     return NLJudge(LLMConfig(model=args.judge_model, api_base=args.judge_api_base or None, timeout=args.llm_timeout))
 
 
-def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any, tasks: list[Any], emotion: Any,
-               agent_desc: dict[str, Any], user_desc: dict[str, Any], injection: Any = None) -> int:
+def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any, tasks: list[Any],
+               conditions: dict[str, Any], agent_desc: dict[str, Any], user_desc: dict[str, Any], injection: Any = None) -> int:
     import asyncio
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from tauplay.commands._executors import ray_executor
-    from tauplay.core.tasks import with_emotion
     from tauplay.sim.batch import BatchStopped, Job, batch_plan, run_batch, summarize
     from tauplay.sim.kinds import make_agent, make_user
     from tauplay.sim.orchestrator import Limits
@@ -257,11 +258,9 @@ def _run_batch(args: argparse.Namespace, store: Any, domain: Any, database: Any,
     from tauplay.sim.writer import LogWriter
     from tauplay.store import StoreError
 
-    del emotion  # each task gets the word's condition with a trigger of its own family (or none)
-    chosen = [with_emotion(task, args.emotion) for task in tasks]
-    jobs = [Job(SessionSetup(domain, task, database, condition, args.data or "", args.seed, injection,
+    jobs = [Job(SessionSetup(domain, task, database, conditions[task.id], args.data or "", args.seed, injection,
                              args.interceptor == "precall", args.interceptor == "abstain"), trial)
-            for task, condition in chosen for trial in range(args.trials)]
+            for task in tasks for trial in range(args.trials)]
     batch_id = uuid.uuid4().hex[:12]
     limits = Limits(args.max_steps, args.max_errors)
     writer = LogWriter(store)  # the batch's owner: it renews the heartbeat of the batch and its sessions

@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from tauplay.commands._common import UsageError, finite_float
+from tauplay.commands._common import UsageError, add_db_argument, finite_float
 
 DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "disclosure", "patience",
               "cooperation", "precision", "annotator")
@@ -18,7 +18,7 @@ DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "
 
 def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
     """The filters of `tauplay review` that select sessions (the same flags, the same meaning), and --batch."""
-    parser.add_argument("--db", metavar="URL", help="session database (default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser)
     parser.add_argument("--batch", metavar="ID", help="only the sessions of this batch (tauplay run prints its id)")
     parser.add_argument("--domain", help="only sessions of this domain")
     parser.add_argument("--task", metavar="ID", help="only sessions of this task")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import getpass
 
-from tauplay.commands._common import UsageError, person_name, require_terminal
+from tauplay.commands._common import UsageError, add_db_argument, person_name, require_terminal
 from tauplay.commands.queue import add_queue_arguments, queue_settings
 
 
@@ -17,8 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR", help="tau-bench data folder to replay the gold actions on "
                                                       "(default: the domain's generated database)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the generated database")
-    parser.add_argument("--db", metavar="URL", help="session database for the verdicts "
-                                                    "(default: $TAUPLAY_DB or sessions/tauplay.db)")
+    add_db_argument(parser, " for the verdicts")
     parser.add_argument("--annotator", type=person_name, help="your name, saved with every verdict (default: your login)")
     add_queue_arguments(parser)
 

@@ -64,10 +64,6 @@ class Behavior:
         """`disclosure=incremental,patience=high,...` in the dimensions' order (the flag's own spelling)."""
         return ",".join(f"{d}={getattr(self, d)}" for d in LEVELS)
 
-    @property
-    def is_default(self) -> bool:
-        return self == Behavior()
-
     def level(self, dim: str) -> str:
         return str(getattr(self, dim))
 

@@ -23,6 +23,7 @@ from tauplay.core.vocabulary import (
     WHO_ERRED,
     AnnotationSource,
     JudgeKind,
+    JudgeLabel,
     SessionRole,
     SessionStatus,
 )
@@ -131,7 +132,7 @@ class Judgment:
 
     @property
     def propagated(self) -> bool:
-        return self.label == "yes"
+        return self.label == JudgeLabel.YES
 
     @property
     def rater(self) -> str:

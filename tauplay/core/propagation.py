@@ -51,7 +51,15 @@ from tauplay.core.events import (
 from tauplay.core.gold import gold_run
 from tauplay.core.injection import ArgPath, get_at, parse_path
 from tauplay.core.tasks import Task
-from tauplay.core.vocabulary import PROPAGATION_CLASSES, EventKind, NoticeAbout, Propagation, Role
+from tauplay.core.vocabulary import (
+    PROPAGATION_CLASSES,
+    EventKind,
+    InjectionKind,
+    JudgeLabel,
+    NoticeAbout,
+    Propagation,
+    Role,
+)
 
 NO_ANSWER = "no answer to judge against"  # a task without outputs, as every judge and report says it
 
@@ -239,7 +247,8 @@ def caught_by_agent(events: Sequence[Event], injected: Sequence[InjectionData]) 
 
 
 # AgentProp's weights (metrics/eps_scorer.py): how severe each kind is, and how much less a visible error counts.
-SEVERITY = {"type_mismatch": 0.5, "out_of_range": 0.7, "missing_required": 0.9, "semantic_wrong": 1.0}
+SEVERITY: dict[str, float] = {InjectionKind.TYPE_MISMATCH: 0.5, InjectionKind.OUT_OF_RANGE: 0.7,
+                              InjectionKind.MISSING_REQUIRED: 0.9, InjectionKind.SEMANTIC_WRONG: 1.0}
 DETECTED_WEIGHT = 0.6
 
 
@@ -533,7 +542,7 @@ def human_majority(labels: Mapping[str, Sequence[str]]) -> dict[str, bool]:
     """session id -> whether people said it propagated (their majority; a tie is left out)."""
     out: dict[str, bool] = {}
     for sid, said in labels.items():
-        yes = sum(1 for s in said if s == "yes")
+        yes = sum(1 for s in said if s == JudgeLabel.YES)
         no = len(said) - yes
         if yes != no:
             out[sid] = yes > no

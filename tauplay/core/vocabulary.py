@@ -166,6 +166,8 @@ ROLES = values(Role)
 TERMINATION_REASONS = values(TerminationReason)
 STATUSES = values(SessionStatus)
 SESSION_ROLES = values(SessionRole)
+# The seats a person can take in the app (`tauplay --role`): a batch session is played by nobody.
+PLAYED_ROLES = (SessionRole.USER.value, SessionRole.AGENT.value)
 FAULT_CATEGORIES = values(FaultCategory)
 # The categories alignment with the gold actions suggests (agreement against the suggestions is on these); an
 # Early Stop is suggested from how a session ended, and Misread Intent needs a person.

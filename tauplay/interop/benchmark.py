@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tauplay.core.tasks import Task, TaskFileError, TaskSet, task_from_json
+from tauplay.core.vocabulary import Verdict
 from tauplay.interop.errors import InteropError
 
 
@@ -29,7 +30,7 @@ def approved_tasks(reviews: Sequence[Review], domain: str, annotator: str | None
             latest.setdefault(r.task_id, {})[r.annotator] = r
     tasks = []
     for task_id, by in latest.items():
-        if not by or any(r.verdict != "approve" for r in by.values()):
+        if not by or any(r.verdict != Verdict.APPROVE for r in by.values()):
             continue
         newest = max(by.values(), key=lambda r: r.id)
         raw = newest.edited_task or newest.task

@@ -25,6 +25,7 @@ from tauplay.core.tasks import Task, TaskFileError, TaskSet, task_from_json
 from tauplay.core.tau2_tasks import task_from_tau2 as core_task_from_tau2
 from tauplay.core.tau2_tasks import to_tau2
 from tauplay.core.transcript import SPEAKER_OF_ROLE, conversation_items
+from tauplay.core.vocabulary import TerminationReason
 from tauplay.interop.errors import fail, kind_of
 from tauplay.interop.messages import EventBuilder
 from tauplay.interop.taubench import EnvFactory, labels_from_json, reviews_from_json
@@ -216,7 +217,7 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
             agent=dict(ours.get("agent") or _participant(info, "agent_info")),
             user=dict(ours.get("user") or _participant(info, "user_info")),
             emotion=task.emotion.to_json() if task.emotion else None,
-            status="abandoned" if reason == "user_abandoned" else "finished", termination_reason=reason,
+            status="abandoned" if reason == TerminationReason.USER_ABANDONED else "finished", termination_reason=reason,
             reward=None if reward is None else float(reward),
             reward_info=reward_info if ours.get("reward_info") else {"imported_from": "tau2-bench",
                                                                     **(reward_info or {})}, trial=trial,
@@ -255,7 +256,7 @@ def _ending(events: Sequence[Event]) -> TerminatedData | None:
 def tau2_reason(reason: str | None, events: Sequence[Event]) -> str:
     if reason in TAU2_REASONS:
         return str(reason)
-    if reason == "llm_error":
+    if reason == TerminationReason.LLM_ERROR:
         ended = _ending(events)
         return "user_error" if ended is not None and ended.error_side == "user" else "agent_error"
     return TAU2_REASON.get(str(reason), "agent_error")

@@ -28,6 +28,7 @@ from tauplay.core.vocabulary import (
     STOP_TOKEN,
     UNSATISFIED_TOKEN,
     WHO_ERRED,
+    TerminationReason,
 )
 from tauplay.interop.errors import InteropError, fail, kind_of
 from tauplay.interop.messages import EventBuilder, is_error_output
@@ -236,7 +237,7 @@ def sessions_from_taubench(data: Any, source: str, domain: str, tasks: TaskSet |
             agent=dict(ours.get("agent") or agent or {"kind": "imported", "source": "tau-bench"}),
             user=dict(ours.get("user") or user or {"kind": "imported", "source": "tau-bench"}),
             emotion=task.emotion.to_json() if task.emotion else None,
-            status="abandoned" if reason == "user_abandoned" else "finished", termination_reason=reason,
+            status="abandoned" if reason == TerminationReason.USER_ABANDONED else "finished", termination_reason=reason,
             reward=float(reward), reward_info={"reward": float(reward), "source": "tau-bench", **rest},
             trial=trial, labels=labels, reviews=reviews, annotator=ours.get("annotator"),
             id=ours["session_id"] if isinstance(ours.get("session_id"), str) and ours["session_id"] else None))

@@ -14,7 +14,7 @@ from pathlib import Path
 from textual.binding import Binding
 
 from tauplay.core.emotions import FAMILIES, INTENSITY
-from tauplay.core.vocabulary import FAULT_CATEGORIES, REVIEW_REASONS
+from tauplay.core.vocabulary import FAULT_CATEGORIES, INJECTION_KINDS, REVIEW_REASONS
 
 
 @dataclass(frozen=True)
@@ -153,8 +153,8 @@ KEYS: tuple[Key, ...] = (
     Key("edit.cancel", "escape", "cancel", "Cancel", "edit"),
     # playing the agent in an AgentProp study
     Key("play.inject", "f8", "mark_injection", "Corrupt next call", "play-inject", show=False,
-        detail="cycle the kind of error put into your next tool call before it runs (type_mismatch, out_of_range, "
-        "missing_required, semantic_wrong, none); you see its result as a model would"),
+        detail=f"cycle the kind of error put into your next tool call before it runs ({', '.join(INJECTION_KINDS)}, "
+        "none); you see its result as a model would"),
 )
 
 SCOPE_TITLES = {"app": "Everywhere", "home": "Home", "play": "Playing (both roles)", "play-user": "Playing the user",

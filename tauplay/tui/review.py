@@ -42,6 +42,7 @@ from tauplay.core.vocabulary import (
     JudgeKind,
     JudgeLabel,
     Role,
+    SessionRole,
     Severity,
     WhoErred,
 )
@@ -519,8 +520,8 @@ class SessionReviewScreen(Screen[None]):
     def propagation_text(self) -> Text:
         """The propagation line of an injected session: my answer, other people's, the judges' when shown."""
         text = Text("propagated? ", style="bold")
-        text.append(self.propagation or "not labelled", style="bold red" if self.propagation == "yes" else
-                    "bold green" if self.propagation == "no" else "dim")
+        text.append(self.propagation or "not labelled", style="bold red" if self.propagation == JudgeLabel.YES else
+                    "bold green" if self.propagation == JudgeLabel.NO else "dim")
         text.append(" (p: yes → no → none)", style="dim")
         if self.others_propagation:
             text.append(" · others: " + ", ".join(f"{n} {label}" for n, label in self.others_propagation))
@@ -747,7 +748,7 @@ class SessionReviewScreen(Screen[None]):
         store = self.app.open_store()  # type: ignore[attr-defined]
         try:
             # As the parent was played; a person's fork is theirs (a batch fork stays without a person).
-            annotator = self.annotator if self.record.role != "batch" else ""
+            annotator = self.annotator if self.record.role != SessionRole.BATCH else ""
             new_id = fork_session(store, self.record.id, turn, annotator=annotator)
             record = store.get_session(new_id)
         except (ResumeError, StoreError) as e:  # ForkError is a ResumeError
@@ -761,7 +762,7 @@ class SessionReviewScreen(Screen[None]):
         db = getattr(self.app, "db_url", None)
         where = f" --db {db}" if db else ""
         how = f"tauplay --session {record.id}{where} (as the {record.role})"
-        if record.role == "batch":  # played by nobody: offline, or forked again into a person's seat
+        if record.role == SessionRole.BATCH:  # played by nobody: offline, or forked again into a person's seat
             how = (f"tauplay resume {record.id}{where} (offline), or to play it yourself: tauplay fork "
                    f"{self.record.id} --at {turn} --role agent{where}")
         self.app.notify(f"forked before turn {turn}: session {record.id}; play it on with {how}", markup=False,

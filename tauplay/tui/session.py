@@ -19,9 +19,7 @@ from tauplay.core.db import Database
 from tauplay.core.domain import Domain, DomainError, get_domain
 from tauplay.core.emotions import EmotionCondition, EmotionError, condition_for_task
 from tauplay.core.tasks import Task, TaskFileError, TaskSet, load_tasks, task_from_json, with_emotion
-
-ROLES = ("user", "agent")
-
+from tauplay.core.vocabulary import PLAYED_ROLES, SessionRole
 
 _BUILDING = threading.Lock()
 
@@ -65,7 +63,7 @@ def resume_config(base: PlayConfig, record: Any) -> PlayConfig:
     """The choices that continue a saved, unfinished session (the home screen's resume, a fork played on): its
     own role, domain, task and emotion as saved, the other side as it was."""
     other = {"agent_model": record.agent.get("model"), "agent_api_base": record.agent.get("api_base")} \
-        if record.role == "user" else {"user_model": record.user.get("model"), "user_api_base": record.user.get("api_base")}
+        if record.role == SessionRole.USER else {"user_model": record.user.get("model"), "user_api_base": record.user.get("api_base")}
     return base.with_(role=record.role, domain=record.domain, task_id=record.task_id, resume=record.id, tasks=None,
                       emotion=None, seed=record.seed, data_dir=record.data_source or None, saved_task=record.task,
                       saved_emotion=record.emotion, behavior=None, persona=None,
@@ -167,11 +165,11 @@ def behavior_for(config: PlayConfig) -> Behavior | None:
 def participants(config: PlayConfig) -> tuple[dict[str, Any], dict[str, Any]]:
     """(agent, user) descriptions: the person's side is human, the other side offline unless a model is given.
     The user's behaviour is saved with the user, whoever plays it (a person sees it on the card)."""
-    if config.role not in ROLES:
-        raise PlayError(f"--role must be one of {', '.join(ROLES)}, got '{config.role}'")
+    if config.role not in PLAYED_ROLES:
+        raise PlayError(f"--role must be one of {', '.join(PLAYED_ROLES)}, got '{config.role}'")
     name = config.annotator
     behavior = behavior_for(config)
-    if config.role == "user":
+    if config.role == SessionRole.USER:
         agent = {"kind": "llm", "model": config.agent_model, "api_base": config.agent_api_base} \
             if config.agent_model else {"kind": config.agent_kind}
         return agent, with_behavior({"kind": "human", "name": name}, behavior)

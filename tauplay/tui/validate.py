@@ -27,7 +27,7 @@ from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition, EmotionError
 from tauplay.core.tasks import Task, TaskSet, task_from_json
 from tauplay.core.text import visible
-from tauplay.core.vocabulary import REVIEW_REASONS
+from tauplay.core.vocabulary import REVIEW_REASONS, Verdict
 from tauplay.tui.app import TauplayApp
 from tauplay.tui.keys import KEYS, bindings
 from tauplay.tui.widgets.validate_parts import EditScreen, changes_group, palette_commands
@@ -195,7 +195,7 @@ class ValidateScreen(Screen[None]):
         status.append(f" · annotator {visible(self.annotator)}")
         review = self.reviews.get(self.task.id)
         if review is not None:
-            status.append(f" · your verdict: {review.verdict}", style="bold green" if review.verdict == "approve"
+            status.append(f" · your verdict: {review.verdict}", style="bold green" if review.verdict == Verdict.APPROVE
                           else "bold yellow")
         self.query_one("#v-status", Static).update(status)
         self.query_one("#v-task-body", Static).update(self._task_view())
@@ -351,7 +351,7 @@ class ValidateScreen(Screen[None]):
         if not self._usable():
             return
         draft = self.draft
-        if verdict != "approve" and not draft.reasons:
+        if verdict != Verdict.APPROVE and not draft.reasons:
             self.app.notify("choose at least one reason first: " + ", ".join(
                 f"{i} {label}" for i, (_, label) in enumerate(REASONS, start=1)), severity="warning", markup=False)
             return
@@ -389,7 +389,7 @@ class ValidateScreen(Screen[None]):
         from tauplay.store import StoreError
 
         task = self.tasks[index]
-        reasons = [] if verdict == "approve" else list(draft.reasons)
+        reasons = [] if verdict == Verdict.APPROVE else list(draft.reasons)
         try:
             review_id = self.store.add_task_review(domain=self.domain.name, task_id=task.id, task=task.to_json(),
                                                    verdict=verdict, annotator=self.annotator, reasons=reasons,
