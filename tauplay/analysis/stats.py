@@ -186,14 +186,14 @@ def compute_stats(store: Any, by: Sequence[str] = (), *, k: int = DEFAULT_K, flt
     groups: dict[str, Group] = {}
 
     columns = [c.name for c in dimension_columns(dims)]  # the rows' dim_<name> values
-    seen: dict[tuple[Any, ...], Group] = {}  # a row's values -> its group: the key is made once per distinct values
+    by_values: dict[tuple[Any, ...], Group] = {}  # a row's values -> its group: its key made once per distinct values
 
     def group_of(row: Mapping[str, Any]) -> Group:
         values = tuple(row[c] for c in columns)
-        group = seen.get(values)
+        group = by_values.get(values)
         if group is None:  # several values may make one key (no emotion and "none" -> none)
             key = group_key(row, dims)
-            group = seen[values] = groups.setdefault(json.dumps(key, sort_keys=True), Group(key))
+            group = by_values[values] = groups.setdefault(json.dumps(key, sort_keys=True), Group(key))
         return group
 
     for row in store.stats_task_groups(dims, flt):
