@@ -1,6 +1,9 @@
 """`tauplay stats` over 100,000 saved sessions: time and peak memory, with the store's queries doing the grouping.
 
-    .venv/bin/python benchmarks/stats_100k.py [--sessions 100000] [--db FILE] [--keep] [--before-src DIR]
+    .venv/bin/python benchmarks/stats_100k.py [--sessions 100000] [--db FILE] [--keep] [--before-src DIR] [--reuse]
+
+`--reuse` measures again the stores a run with `--db FILE --keep` left (FILE, and FILE-before.db with
+--before-src) instead of generating them: another run at another load without two minutes of inserts.
 
 1. Generation: a SQLite store made by tauplay (schema and migrations), then filled with bulk inserts (not by
    running sessions): 10 domains x 300 tasks x ~33 trials, 3 agent models, 2 user simulators, 5 emotion families
@@ -8,15 +11,19 @@
    calls and results, the ending with a checked violations list on half of them), fault labels on 5% of the
    sessions and perception marks on 1%. The realistic payloads (a task JSON with gold actions, message texts,
    tool outputs) make the file about the size a real store of that many sessions has.
-2. `compute_stats` in a fresh process per grouping (the store's GROUP BY over only the columns needed, the
-   events' counts per session by SQL aggregates; pass^1..3 and 1,000 bootstrap resamples per group in
-   Python): wall time and peak RSS (max resident set size of that process).
+2. The store opened read-only and `compute_stats` in a fresh process per grouping (the store's GROUP BY over only the columns needed, the
+   events' counts per session by SQL aggregates; pass^1..3 and 1,000 bootstrap resamples per group, drawn
+   with NumPy): wall and CPU time of the call and peak RSS (max resident set size of that process).
+3. For the two anchored groupings, the whole `tauplay stats --by ... --json` process (imports, the store, the
+   statistics, the output): its wall and CPU time (user + system, from the kernel's accounting of the child).
 
 Anchors (issue 28): 1 s by domain and 2 s by domain x model x emotion at 100,000 sessions. With
 `--before-src DIR` (a copy of tauplay's package from before issue 28, e.g. `git archive 5919779 tauplay | tar -x
 -C DIR`), the same generation and groupings also run on that code (its own schema) in the same run, and each
-line shows before -> after beside its anchor; the two reports (every number, bootstrap intervals included)
-must be identical, or the run stops. Since schema v8 the store keeps each session's event counts and
+line shows before -> after beside its anchor; the two reports must be identical in every number but the
+bootstrap intervals, or the run stops. The intervals are compared apart: since issue 28 they are drawn by NumPy
+(tauplay.analysis.bootstrap), not by Python's `random`, so their last digits differ; the run prints the largest
+difference between before and after over every group's bounds (the bootstrap's own Monte Carlo error). Since schema v8 the store keeps each session's event counts and
 facts in narrow rows by triggers (tauplay.store.event_counts, tauplay.store.session_facts): the bulk inserts
 here go through those triggers too, so the generation time includes their cost.
 """
@@ -141,11 +148,18 @@ def child(db: str, by: list[str]) -> None:
     from tauplay.store import SessionStore
 
     imported, cpu = time.perf_counter(), time.process_time()
-    with SessionStore(db) as store:
+    # opened read-only, as `tauplay stats` opens it: a writable open runs SQLite's quick_check over the whole file
+    # first (~0.6 s of CPU at 350 MiB), which the command never does (until issue 28's second round this
+    # benchmark counted it)
+    with SessionStore(db, readonly=True) as store:
         report = compute_stats(store, by, k=3, fidelity=True)
     done, cpu = time.perf_counter(), time.process_time() - cpu
-    digest = hashlib.sha256(json.dumps(report.to_json(), sort_keys=True).encode()).hexdigest()
-    print(json.dumps({"by": by, "digest": digest, "groups": len(report.groups), "sessions": sum(g.sessions for g in report.groups),
+    out = report.to_json()
+    intervals = {json.dumps(g["key"], sort_keys=True): g.pop("pass_hat_k_ci") for g in out["groups"]}
+    out.pop("bootstrap", None)  # how the intervals were drawn: the same settings, a different generator
+    digest = hashlib.sha256(json.dumps(out, sort_keys=True).encode()).hexdigest()
+    print(json.dumps({"by": by, "digest": digest, "intervals": intervals, "groups": len(report.groups),
+                      "sessions": sum(g.sessions for g in report.groups),
                       "seconds": round(done - imported, 2), "cpu_seconds": round(cpu, 2), "import_seconds": round(imported - start, 2),
                       "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}))
 
@@ -156,6 +170,36 @@ def _measure(path: Path | str, by: list[str], src: str | None) -> dict[str, obje
     return dict(json.loads(out.stdout))
 
 
+def _interval_gap(before: dict[str, object], after: dict[str, object]) -> float:
+    """The largest difference between two runs' bootstrap bounds, over every group and k (inf when one run has
+    an interval the other has not)."""
+    gap = 0.0
+    b, a = dict(before["intervals"]), dict(after["intervals"])  # type: ignore[call-overload]
+    if b.keys() != a.keys():
+        return float("inf")
+    for key, cis in b.items():
+        for k, ci in cis.items():
+            other = a[key].get(k)
+            if (ci is None) != (other is None):
+                return float("inf")
+            if ci is not None:
+                gap = max(gap, abs(ci[0] - other[0]), abs(ci[1] - other[1]))
+    return gap
+
+
+def whole_process(path: Path | str, by: list[str], src: str | None) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one `tauplay stats --by ... --json` process."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "tauplay", "stats", "--db", str(path), "--by", *by, "--json"],
+                   stdout=subprocess.DEVNULL, check=True, env=_env(src), cwd=Path(path).parent)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=100_000)
@@ -163,6 +207,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the generated store")
     parser.add_argument("--before-src", metavar="DIR", help="a directory holding the tauplay package from before "
                         "(measured in the same run, on a store of its own schema)")
+    parser.add_argument("--reuse", action="store_true", help="measure the stores a --db FILE --keep run left "
+                        "(no generation)")
     parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
@@ -170,17 +216,22 @@ def main() -> None:
         return
     path = Path(args.db) if args.db else Path(tempfile.mkdtemp(prefix="tauplay-stats-")) / "stats.db"
     before = path.with_name(path.stem + "-before.db") if args.before_src else None
-    for p in (path, before):
-        if p is not None and p.exists():
-            p.unlink()
-    seconds = generate(path, args.sessions)
-    size = path.stat().st_size / 2**20
-    print(f"generated {args.sessions:,} sessions in {seconds:.1f} s ({size:.0f} MiB, bulk inserts through the "
-          "store's triggers)")
-    if before is not None:
-        seconds = generate(before, args.sessions, src=args.before_src)
-        print(f"  before: {seconds:.1f} s ({before.stat().st_size / 2**20:.0f} MiB, the schema of "
-              f"{args.before_src})")
+    if args.reuse:
+        if not args.db or not path.exists() or (before is not None and not before.exists()):
+            parser.error("--reuse needs the stores of an earlier --db FILE --keep run")
+        print(f"reusing {path}" + (f" and {before}" if before is not None else ""))
+    else:
+        for p in (path, before):
+            if p is not None and p.exists():
+                p.unlink()
+        seconds = generate(path, args.sessions)
+        size = path.stat().st_size / 2**20
+        print(f"generated {args.sessions:,} sessions in {seconds:.1f} s ({size:.0f} MiB, bulk inserts through the "
+              "store's triggers)")
+        if before is not None:
+            seconds = generate(before, args.sessions, src=args.before_src)
+            print(f"  before: {seconds:.1f} s ({before.stat().st_size / 2**20:.0f} MiB, the schema of "
+                  f"{args.before_src})")
     for by in GROUPINGS:
         r = _measure(path, by, None)
         anchor = ANCHORS.get(tuple(by))
@@ -190,11 +241,23 @@ def main() -> None:
         was = ""
         if before is not None:
             b = _measure(before, by, args.before_src)
-            # every number the report holds, bootstrap intervals included, the same before and after
+            # every number the report holds but the bootstrap intervals, the same before and after
             assert b["digest"] == r["digest"], f"stats --by {' '.join(by)}: the reports differ"
             was = f"{float(str(b['seconds'])):>6.2f} s ({float(str(b['cpu_seconds'])):.2f} CPU) -> "
+            gap = _interval_gap(b, r)
+            assert gap < 0.05, f"stats --by {' '.join(by)}: bootstrap bounds {gap:.4f} apart"
+            was_ci = f"  intervals within {gap:.4f} of before"
+        else:
+            was_ci = ""
         print(f"stats --by {' '.join(by):<24} {r['groups']:>3} groups {r['sessions']:>7,} sessions  "
-              f"{was}{wall:>5.2f} s ({cpu:.2f} CPU){mark}  peak RSS {r['max_rss_mb']} MB")
+              f"{was}{wall:>5.2f} s ({cpu:.2f} CPU){mark}  peak RSS {r['max_rss_mb']} MB{was_ci}")
+        if anchor is not None:
+            wall_p, cpu_p = whole_process(path, by, None)
+            was_p = ""
+            if before is not None:
+                bw, bc = whole_process(before, by, args.before_src)
+                was_p = f"{bw:>6.2f} s ({bc:.2f} CPU) -> "
+            print(f"  whole `tauplay stats --by {' '.join(by)} --json` process: {was_p}{wall_p:.2f} s ({cpu_p:.2f} CPU)")
     if not args.keep and not args.db:
         for p in (path, before):
             if p is not None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tauplay.analysis.bootstrap import binomial, mean_interval
+from tauplay.analysis.bootstrap import mean_interval, pass_k_intervals, resampled_counts
 from tauplay.analysis.stats import compute_stats
 from tauplay.cli import main
 from tauplay.core.domain import get_domain
@@ -235,17 +235,45 @@ def test_report_writes_every_table_and_figure_with_an_index(tmp_path: Path, caps
     assert share[0].split(",")[0] == "simulator" and share[1].split(",")[-1] == "0.5"
 
 
-def test_bootstrap_draws_are_exact_and_reproducible() -> None:
-    rng = random.Random(1)
-    draws = [binomial(1000, 0.3, rng) for _ in range(2000)]
-    mean = sum(draws) / len(draws)
-    var = sum((d - mean) ** 2 for d in draws) / len(draws)
-    assert abs(mean - 300) < 2 and abs(var - 210) < 25  # n p and n p (1 - p)
+def test_bootstrap_draws_are_multinomial_and_reproducible() -> None:
+    weights = [300, 600, 100]  # 1,000 items in three kinds
+    counts = resampled_counts(weights, 4000, "x")
+    assert counts.shape == (4000, 3) and set(counts.sum(axis=1).tolist()) == {1000}  # each a resample of 1,000
+    for i, w in enumerate(weights):
+        p = w / 1000
+        column = counts[:, i].tolist()
+        mean = sum(column) / len(column)
+        var = sum((c - mean) ** 2 for c in column) / len(column)
+        assert abs(mean - 1000 * p) < 1.5 and abs(var / (1000 * p * (1 - p)) - 1) < 0.1  # n p, n p (1 - p)
+    assert (resampled_counts(weights, 50, "x") == counts[:50]).all()  # the same seed, the same draws
+    assert not (resampled_counts(weights, 50, "y") == counts[:50]).all()
     values = [1.0] * 30 + [0.0] * 70 + [0.5] * 10
     ci = mean_interval(values, resamples=500, confidence=0.95, seed="x")
     assert ci == mean_interval(values, resamples=500, confidence=0.95, seed="x")
     point = sum(values) / len(values)
     assert ci is not None and ci[0] < point < ci[1] and ci[1] - ci[0] < 0.25
+
+
+def test_pass_k_intervals_match_the_normal_approximation() -> None:
+    """400 tasks of 4 trials: the bootstrap's 95% interval of pass^1 is close to mean +- 1.96 sd / sqrt(T) of
+    the tasks' scores (the bootstrap's own sampling error aside), and pass^4 only counts the solved tasks."""
+    rng = random.Random(5)
+    tasks = [(4, rng.choice((0, 1, 2, 3, 4, 4))) for _ in range(400)]
+    ks = [1, 4, 5]
+
+    def score(n: int, c: int, k: int) -> float:
+        return comb(c, k) / comb(n, k)
+
+    ci = pass_k_intervals(tasks, ks, score, resamples=2000, confidence=0.95, seed="0:all")
+    assert ci[5] is None  # no task has 5 trials
+    for k in (1, 4):
+        scores = [score(n, c, k) for n, c in tasks]
+        mean = sum(scores) / len(scores)
+        half = 1.96 * (sum((s - mean) ** 2 for s in scores) / len(scores)) ** 0.5 / len(scores) ** 0.5
+        low, high = ci[k] or (0.0, 0.0)
+        assert abs(low - (mean - half)) < 0.15 * half and abs(high - (mean + half)) < 0.15 * half, (k, ci[k])
+    assert pass_k_intervals(tasks, ks, score, resamples=2000, confidence=0.95, seed="0:all") == ci
+    assert pass_k_intervals(tasks, ks, score, resamples=2000, confidence=0.95, seed="1:all") != ci
 
 
 def test_a_v3_store_gains_the_perceptions_table(tmp_path: Path) -> None:

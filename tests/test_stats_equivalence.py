@@ -1,4 +1,4 @@
-"""The fast `stats` (event counts kept by a trigger, the cached bootstrap walk) against a straightforward
+"""The fast `stats` (event counts kept by a trigger, the vectorised bootstrap) against a straightforward
 computation written here from the raw rows: a store of a few hundred varied sessions (several domains, agents,
 emotions and trials; running, failed, abandoned, not scorable, eventless ones; violations, tool errors,
 follow-ups, labels and reviewed marks), grouped by domain and by domain x model x emotion; then the same store
@@ -6,6 +6,7 @@ taken back to schema v7 and upgraded in place, which must give the same report (
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import sqlite3
@@ -14,9 +15,10 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-from tauplay.analysis.bootstrap import binomial, quantile
+from tauplay.analysis.bootstrap import quantile
 from tauplay.analysis.stats import compute_stats
 from tauplay.core.events import Event
 from tauplay.core.vocabulary import EventKind, Role
@@ -105,8 +107,9 @@ def _key(row: sqlite3.Row, by: tuple[str, ...]) -> tuple[str, ...]:
 
 def _reference_interval(tasks: list[tuple[int, int]], k: int, seed: str) -> tuple[float, float] | None:
     """The percentile bootstrap over tasks as stats defines it: the distinct (trials, successes) kinds in order,
-    each replicate one multinomial draw over them by sequential binomials, its pass^k the mean over the drawn
-    tasks with at least k trials."""
+    each replicate one multinomial draw of the tasks over them (NumPy's legacy RandomState, seeded with the
+    SHA-256 of the group's text seed as eight little-endian words), one replicate at a time here, its pass^k
+    the mean over the drawn tasks with at least k trials."""
     kinds = sorted(Counter(tasks).items())
     values = [comb(c, k) / comb(n, k) if n >= k else None for (n, c), _ in kinds]
     valid = [v for v in values if v is not None]
@@ -114,16 +117,15 @@ def _reference_interval(tasks: list[tuple[int, int]], k: int, seed: str) -> tupl
         return None
     if len(set(valid)) == 1:
         return valid[0], valid[0]
-    rng = random.Random(seed)
+    words = [int.from_bytes(hashlib.sha256(seed.encode()).digest()[i:i + 4], "little") for i in range(0, 32, 4)]
+    rng = np.random.RandomState(np.array(words, dtype=np.uint32))
+    shares = [weight / len(tasks) for _, weight in kinds]
     means = []
     for _ in range(RESAMPLES):
-        left, mass, counts = len(tasks), len(tasks), []
-        for i, (_, weight) in enumerate(kinds):
-            drawn = left if i == len(kinds) - 1 else binomial(left, weight / mass, rng) if left else 0
-            counts.append(drawn)
-            left, mass = left - drawn, mass - weight
+        counts = rng.multinomial(len(tasks), shares)
+        assert sum(counts) == len(tasks)
         total = drawn_tasks = 0.0
-        for count, value in zip(counts, values, strict=True):
+        for count, value in zip(counts.tolist(), values, strict=True):
             if count and value is not None:
                 total += count * value
                 drawn_tasks += count

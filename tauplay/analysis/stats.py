@@ -28,6 +28,7 @@ from tauplay.analysis.keys import DIMENSIONS, KeyValue, group_key
 from tauplay.core.evaluation import pass_hat_k
 from tauplay.core.vocabulary import FAULT_CATEGORIES, WHO_ERRED
 from tauplay.store.filters import SessionFilter
+from tauplay.store.stats_queries import dimension_columns
 
 DEFAULT_K = 3
 DEFAULT_RESAMPLES = 1000
@@ -184,12 +185,16 @@ def compute_stats(store: Any, by: Sequence[str] = (), *, k: int = DEFAULT_K, flt
     flt = flt or SessionFilter()
     groups: dict[str, Group] = {}
 
+    columns = [c.name for c in dimension_columns(dims)]  # the rows' dim_<name> values
+    by_values: dict[tuple[Any, ...], Group] = {}  # a row's values -> its group: its key made once per distinct values
+
     def group_of(row: Mapping[str, Any]) -> Group:
-        key = group_key(row, dims)
-        name = json.dumps(key, sort_keys=True)
-        if name not in groups:
-            groups[name] = Group(key)
-        return groups[name]
+        values = tuple(row[c] for c in columns)
+        group = by_values.get(values)
+        if group is None:  # several values may make one key (no emotion and "none" -> none)
+            key = group_key(row, dims)
+            group = by_values[values] = groups.setdefault(json.dumps(key, sort_keys=True), Group(key))
+        return group
 
     for row in store.stats_task_groups(dims, flt):
         group = group_of(row)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, and_, case, exists, func, literal, or_, select
+from sqlalchemy import Connection, and_, case, exists, func, literal, or_, select, union
 from sqlmodel import col
 
 from tauplay.core.behavior import BEHAVIOR_DIMENSIONS
@@ -131,42 +131,61 @@ def task_groups(conn: Connection, dims: Sequence[str], f: SessionFilter) -> list
     """One row per (dimensions, domain, task): trials, successes, reward counts, errors, reward sum, event
     counts (tool errors and seconds among them), gold actions, violation checks, and failures judged by a
     person / blamed on the user. Read from session_facts and event_counts (narrow rows kept by triggers), the
-    same values the expressions over sessions and events give (tauplay.store.session_facts)."""
+    same values the expressions over sessions and events give (tauplay.store.session_facts).
+
+    Two queries: one pass over the sessions sums what every session has (only the aggregates that are not
+    differences of others: successes are R = 1, R = 0 and failures are what the others leave); the failures a
+    person judged start from the few sessions labelled or marked reviewed, not from a subquery per session."""
     dim_cols = [FACTS.c[c.name].label(c.name) for c in dimension_columns(dims)]
-    ev = _event_counts()
+    ev = EVENT_COUNTS
     status, reward, sid = FACTS.c.status, FACTS.c.reward, FACTS.c.session_id
-    error = or_(status.in_([str(s) for s in ERROR_STATUSES]), reward.is_(None))
-    success = and_(~error, reward == 1)
-    confirmed = confirmed_label()  # a saved suggestion is not a label yet
-    labelled = exists().where(col(AnnotationRow.session_id) == sid, confirmed).correlate(FACTS)
-    reviewed = exists().where(col(SessionReviewRow.session_id) == sid).correlate(FACTS)
-    user_erred = (exists().where(col(AnnotationRow.session_id) == sid,
-                                 col(AnnotationRow.who_erred) == str(WhoErred.USER), confirmed).correlate(FACTS))
-    failure = ~success
+    errored = status.in_([str(s) for s in ERROR_STATUSES])
+    error = or_(errored, reward.is_(None))
+    counted = ~errored  # with a reward: not an error (a NULL reward adds nothing to a sum)
     query = (select(*dim_cols, FACTS.c.domain.label("domain"), FACTS.c.task_id.label("task_id"),
                     func.count().label("trials"),
-                    _count(success).label("successes"),
-                    _count(and_(~error, reward == 1)).label("r1"),
-                    _count(and_(~error, reward == -1)).label("rm1"),
-                    _count(and_(~error, reward != 1, reward != -1)).label("r0"),
+                    _count(and_(counted, reward == 1)).label("r1"),
+                    _count(and_(counted, reward == -1)).label("rm1"),
                     _count(error).label("errors"),
-                    func.sum(case((~error, reward), else_=0.0)).label("reward_sum"),
-                    func.sum(func.coalesce(ev.c.user_turns, 0)).label("user_turns"),
-                    func.sum(func.coalesce(ev.c.agent_turns, 0)).label("agent_turns"),
-                    func.sum(func.coalesce(ev.c.tool_calls, 0)).label("tool_calls"),
-                    func.sum(func.coalesce(ev.c.tool_errors, 0)).label("tool_errors"),
-                    func.sum(func.coalesce(ev.c.seconds, 0.0)).label("seconds"),
-                    func.sum(func.coalesce(ev.c.follow_ups, 0)).label("follow_ups"),
-                    func.sum(FACTS.c.gold_actions).label("gold_actions"),
-                    func.sum(func.coalesce(ev.c.checked, 0)).label("checked"),
-                    func.sum(func.coalesce(ev.c.violated, 0)).label("violated"),
-                    _count(failure).label("failures"),
-                    _count(and_(failure, or_(labelled, reviewed))).label("failures_judged"),
-                    _count(and_(failure, user_erred)).label("failures_user"))
-             .select_from(FACTS).outerjoin(ev, ev.c.sid == sid))
+                    func.sum(case((counted, reward), else_=0.0)).label("reward_sum"),
+                    *(func.sum(ev.c[name]).label(name) for name in (*SUMMED, *FLAGS)),
+                    func.sum(ev.c.last_at - ev.c.first_at).label("seconds"),
+                    func.sum(FACTS.c.gold_actions).label("gold_actions"))
+             .select_from(FACTS).outerjoin(ev, ev.c.session_id == sid))
     query = _filtered(query, f).where(FACTS.c.not_scorable == 0)
-    query = query.group_by(*(FACTS.c[c.name] for c in dim_cols), FACTS.c.domain, FACTS.c.task_id)
-    return _rows(conn, query)
+    keys = [*(FACTS.c[c.name] for c in dim_cols), FACTS.c.domain, FACTS.c.task_id]
+    rows = _rows(conn, query.group_by(*keys))
+    names = [c.name for c in dim_cols] + ["domain", "task_id"]
+    judged = {tuple(r[n] for n in names): r for r in _judged_failures(conn, dim_cols, keys, f)}
+    for row in rows:
+        for name in (*SUMMED, *FLAGS, "seconds", "reward_sum", "gold_actions"):
+            row[name] = row[name] or 0
+        row["successes"] = row["r1"]
+        row["r0"] = row["trials"] - row["errors"] - row["r1"] - row["rm1"]
+        row["failures"] = row["trials"] - row["successes"]
+        found = judged.get(tuple(row[n] for n in names))
+        row["failures_judged"] = found["judged"] if found else 0
+        row["failures_user"] = (found["user_erred"] or 0) if found else 0
+    return rows
+
+
+def _judged_failures(conn: Connection, dim_cols: Sequence[Any], keys: Sequence[Any], f: SessionFilter
+                     ) -> list[dict[str, Any]]:
+    """Per (dimensions, domain, task): the failed sessions someone labelled (a confirmed label) or marked
+    reviewed, and those with a label saying the user erred. Only the sessions in the annotations and reviews
+    tables are looked up (by primary key), whatever the size of the store."""
+    sid, reward, status = FACTS.c.session_id, FACTS.c.reward, FACTS.c.status
+    confirmed = confirmed_label()  # a saved suggestion is not a label yet
+    marked: Any = union(select(col(AnnotationRow.session_id).label("sid")).where(confirmed),
+                   select(col(SessionReviewRow.session_id).label("sid")))
+    user_erred = (exists().where(col(AnnotationRow.session_id) == sid,
+                                 col(AnnotationRow.who_erred) == str(WhoErred.USER), confirmed).correlate(FACTS))
+    success = and_(~status.in_([str(s) for s in ERROR_STATUSES]), reward.is_not(None), reward == 1)
+    query = (select(*dim_cols, FACTS.c.domain.label("domain"), FACTS.c.task_id.label("task_id"),
+                    func.count().label("judged"), _count(user_erred).label("user_erred"))
+             .select_from(FACTS).where(sid.in_(select(marked.subquery().c.sid)), ~success))
+    query = _filtered(query, f).where(FACTS.c.not_scorable == 0)
+    return _rows(conn, query.group_by(*keys))
 
 
 def label_counts(conn: Connection, dims: Sequence[str], f: SessionFilter) -> list[dict[str, Any]]:
