@@ -357,6 +357,8 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
                 continue
             return UserReply(f"I'm sorry, I don't know the {label}.", "unknown")
     user_id = task.known_info.get("user_id") or task.user_id
+    if (named := _name_asked(task, text)) is not None:
+        return named
     if re.search(r"\be-?mail\b", text, re.IGNORECASE):
         m = _EMAIL.search(task.goal)
         return UserReply(f"My email is {m.group()}." if m else "I'm sorry, I don't know my email address.",
@@ -368,6 +370,30 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
     if m := _ASKS_FOR.search(text):
         return UserReply(f"I'm sorry, I don't know the {m.group(1).strip()}.", "unknown")
     return None
+
+
+# The person the instruction is about: "You are Emma Martin", "assisting Yusuf Gonzalez", "My name is ...".
+_NAMED = re.compile(r"\b(?:you are|i am|assisting|helping|my name is|your name is|name is)\s+"
+                    r"((?-i:[A-Z][a-z'-]+))\s+((?-i:[A-Z][a-z'-]+))", re.IGNORECASE)
+_NAME_ASK = re.compile(r"\b(first|last|full|sur|given|family)?\s*name\b", re.IGNORECASE)
+
+
+def _name_asked(task: Task, text: str) -> UserReply | None:
+    """A question for the user's first, last or full name: from the instruction when it names the person."""
+    m = _NAME_ASK.search(text)
+    if m is None or re.search(r"\b(product|item|app|file|user\s*name|username)\s+name\b", text, re.IGNORECASE):
+        return None
+    who = _NAMED.search(task.goal) or _NAMED.search(str(task.known_info.get("name") or ""))
+    kind = (m.group(1) or "full").lower()
+    label = {"first": "first name", "given": "first name", "last": "last name", "sur": "last name",
+             "family": "last name"}.get(kind, "name")
+    if who is None:
+        return UserReply(f"I'm sorry, I don't know the {label}.", "unknown")
+    first, last = who.group(1), who.group(2)
+    if re.search(r"\bfirst\b", text, re.IGNORECASE) and re.search(r"\blast\b", text, re.IGNORECASE):
+        return UserReply(f"My first name is {first} and my last name is {last}.", "answer")
+    value = {"first name": first, "last name": last}.get(label, f"{first} {last}")
+    return UserReply(f"My {label} is {value}.", "answer")
 
 
 # Questions that ask what the user wants at all (the user tells its story), not for one thing.
@@ -552,6 +578,10 @@ class ScriptedUser:
         if (reply := _answer_or_say_unknown(conversation, parts, agent_text, layer.given)) is not None:
             return reply
         fact = layer.next_fact(conversation, parts)
+        if fact is not None and not layer.given:
+            # A fact it already told in answer to a question is not told again as news.
+            told = set(layer.told(conversation, parts))
+            fact = next((i for i in range(fact, len(parts)) if i not in told), None)
         if fact is not None:
             said = without_ids(layer.say_fact(parts, fact, conversation))
             return UserReply(layer.brief(tone.disclose(said, n), said), "disclose")
