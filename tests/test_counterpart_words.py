@@ -331,3 +331,40 @@ async def test_a_fact_told_in_answer_is_not_told_again_as_news():
     users = [m.content for m in said(out, "user") if m.intent in ("disclose", "answer")]
     visa = [u for u in users if "Visa card ending in 3303, with 0 checked bags" in u]
     assert len(visa) == 1, visa
+
+
+async def test_what_does_a_bag_cost_gets_the_policy_fee_and_the_card_said_with_the_request_is_heard():
+    """Tried at 80x24: "What does a bag cost?" got "flights price: $165; flights price: $192; payment history
+    amount: $714."; "I want one more checked bag, 3 in total. Put it on the card ending 0636." got "How would you
+    like to pay: which card, ...?"; "bye" got "Is there anything else I can help you with?"."""
+    bag = STARTER["03"]
+    card = re.search(r"card ending in (\d{4})", bag.instruction).group(1)  # type: ignore[union-attr]
+    request = f"I want one more checked bag, 3 in total. Put it on the card ending {card}."
+    out = await play(bag, GatedAgent(), ListUser(
+        "This is the third time I try. The website won't let me add a bag to my trip.",
+        bag.actions[0].kwargs["reservation_id"], f"{bag.user_id}. What does a bag cost?", request, "yes", "bye"))
+    cost = reply_to(out, f"{bag.user_id}. What does a bag cost?")
+    assert "$50" in cost and "flights price" not in cost, cost
+    assert "How would you like to pay" not in reply_to(out, request)
+    assert "update_reservation_baggages" in [c.name for c in agent_calls(out)] and out.value == 1.0
+    last = said(out, "agent")[-1].content
+    assert "goodbye" in last and "anything else" not in last, last
+
+
+async def test_how_many_passengers_is_not_answered_with_the_story_again():
+    """Tried at 80x24 as the agent: "How many passengers were on the reservation?" got "As I said: I am Mateo
+    Muller, a gold member. A flight on my reservation was cancelled ..." (its instruction does not say)."""
+    out = await play(STARTER["07"], ListAgent("Hello, how can I help?",
+                                              "How many passengers were on the reservation?"), steps=6)
+    users = [m.content for m in said(out, "user")]
+    assert "As I said" not in users[1] and "don't know" in users[1], users
+
+
+def test_a_published_you_for_your_does_not_become_i():
+    """τ²-telecom's instruction "You mobile data is not working properly." was said "I mobile data is not working
+    properly."."""
+    from tauplay.sim.scripted_user import first_person
+
+    assert first_person("You mobile data is not working properly.") == "My mobile data is not working properly."
+    assert first_person("You are John Smith.") == "I am John Smith."
+    assert first_person("You want to fix your phone.") == "I want to fix my phone."

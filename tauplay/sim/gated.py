@@ -314,7 +314,11 @@ class GatedAgent:
                 return step
             progress.index += 1  # nothing to do for this one (cannot happen for a sound task); go on
         if not any(m.intent == "done" for m in conversation.said("agent")):
-            return Say(self._summary(conversation, ev), intent="done")
+            summary = self._summary(conversation, ev)
+            if _goodbye(conversation) is not None:  # "bye": the closing words end with a goodbye, not a question
+                summary = summary.replace("Is there anything else I can help you with?",
+                                          "Thank you for contacting us, goodbye!")
+            return Say(summary, intent="done")
         return self._after_done(conversation)
 
     # -- the plan -----------------------------------------------------------------------------------
@@ -358,6 +362,10 @@ class GatedAgent:
         if spec is not None and (spec.is_write or ruled) and (first := self._policy_first(conversation, action, ev)):
             return first
         if spec is not None and spec.is_write and (choice := self._unchosen(conversation, action)) is not None:
+            if choice.topic == "payment" and (profile := self._profile_read(conversation, ev)) is not None:
+                # The person's payment methods are in their profile: look them up before asking, so that "the
+                # card ending 0636" already said picks one.
+                return CallTools([profile])
             return Say(choice.question, intent="ask")
         if spec is not None and spec.is_write and domain.confirm_writes:
             return Say(proposal(action), intent="confirm")
@@ -757,6 +765,25 @@ class GatedAgent:
             out.add(domain.identity_argument)
         return out | {"email"}
 
+    def _profile_read(self, conversation: Conversation, ev: Evidence) -> PlannedCall | None:
+        """The look-up of the user's own record (the domain's identifying read) with values in view, when it has
+        not been made yet."""
+        domain = conversation.domain
+        made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
+        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                   for r in [e.as_(ToolResultData)] if not r.error]
+        for name in domain.identify_with:
+            spec = domain.tool_map.get(name)
+            if spec is None or not spec.required:
+                continue
+            options = [[v for o in outputs for v in values_for(p, o) if ev.grounded(v)] for p in spec.required]
+            if not all(options):
+                continue
+            args = {p: values[0] for p, values in zip(spec.required, options, strict=True)}
+            if _key(name, args) not in made:
+                return PlannedCall(name, args, f"gated_first_{len(conversation.events)}")
+        return None
+
     def _unchosen(self, conversation: Conversation, action: Action) -> person_choices.Choice | None:
         """A value of this write that is the person's to choose (payment and its split, bags, insurance) and
         that the person has not spoken to yet: the agent asks rather than proposes it."""
@@ -809,7 +836,7 @@ class GatedAgent:
             return None
         outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
                    for r in [e.as_(ToolResultData)] if not r.error]
-        found = tool_answers.answer(text, outputs, offer)
+        found = tool_answers.answer(text, outputs, offer, _policy(conversation))
         if found is None:
             return None
         if not found:

@@ -51,6 +51,10 @@ from tauplay.sim.withheld import without_ids
 
 _SWAPS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bUse (\S+) for authentication\.?", re.IGNORECASE), r"My user id is \1."),
+    # "You mobile data is not working" (a published instruction's typo for "Your"): a noun after it is owned.
+    (re.compile(r"\byou (?=(?:mobile|cell|phone|internet|data|account|sim|device|"
+                r"reservation|reservations|flight|flights|booking|card|subscription)\b)", re.IGNORECASE),
+     "your "),
     (re.compile(r"\byou are\b", re.IGNORECASE), "I am"),
     (re.compile(r"\byou're\b", re.IGNORECASE), "I'm"),
     (re.compile(r"\byou've\b", re.IGNORECASE), "I've"),
@@ -357,8 +361,8 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
                 continue
             return UserReply(f"I'm sorry, I don't know the {label}.", "unknown")
     user_id = task.known_info.get("user_id") or task.user_id
-    if (named := _name_asked(task, text)) is not None:
-        return named
+    if (by_name := _name_asked(task, text)) is not None:
+        return by_name
     if re.search(r"\be-?mail\b", text, re.IGNORECASE):
         m = _EMAIL.search(task.goal)
         return UserReply(f"My email is {m.group()}." if m else "I'm sorry, I don't know my email address.",
@@ -422,9 +426,13 @@ def _answer_or_say_unknown(conversation: Conversation, parts: list[str], agent_t
     asked = {w for w in normalize(question).split() if len(w) > 3} - _COMMON_QUESTION_WORDS
     if not asked:
         return None  # "Anything more?": an open question after all
+    # "How many passengers ...?": a fact that says nothing of passengers does not answer it.
+    focus = re.search(r"\bhow (?:many|much)\s+([a-z]+)", question, re.IGNORECASE)
     best, best_score = None, 0
     for part in parts:
         shown = {w for w in normalize(without_ids(part)).split() if len(w) > 3}
+        if focus and not any(w.rstrip("s") == focus.group(1).lower().rstrip("s") for w in normalize(part).split()):
+            continue
         score = len(asked & shown)
         if score > best_score:
             best, best_score = part, score
