@@ -390,3 +390,24 @@ async def test_telecom_the_agent_guides_the_device_step_from_the_start_in_plain_
     first = agent[1].content  # the reply to the opening, before anyone says "roaming"
     assert "roaming" in first.lower() and "toggle_roaming" not in first and "()" not in first, first
     assert not any("_" in m.content.split("(")[0] for m in agent if m.intent == "instruct")
+
+
+async def test_asked_for_its_user_id_and_reservation_number_it_gives_both():
+    """Tried at 80x24 as the agent (starter task 11): "What is your user id and the reservation number?" got only
+    "The reservation id is 35Z536."."""
+    task = STARTER["11"]
+    out = await play(task, ListAgent("Hello, how can I help?",
+                                     "I can help with that. What is your user id and the reservation number?"),
+                     steps=6)
+    reply = said(out, "user")[1].content
+    assert "35Z536" in reply and task.user_id in reply, reply
+
+
+async def test_told_it_is_being_transferred_it_waits_for_it():
+    """Tried at 80x24 as the agent (starter task 11): "I will transfer you to a human agent now, who can look at it
+    again." got "That's everything I have. Can you take care of it?"."""
+    out = await play(STARTER["11"], ListAgent("Hello, how can I help?",
+                                              "I will transfer you to a human agent now, who can look at it again."),
+                     steps=6)
+    reply = said(out, "user")[1].content
+    assert "transfer" in reply.lower() and "take care of it" not in reply, reply

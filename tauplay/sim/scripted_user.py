@@ -321,6 +321,21 @@ _ALIASES = {"reservation": ("booking",), "order": ("purchase",)}
 
 
 def answer_question(conversation: Conversation, text: str) -> UserReply | None:
+    """`_answer_one`, and when the question also asks for the user's own id or e-mail ("What is your user id and
+    the reservation number?"), that too: a person answers both parts of a question, not the first alone."""
+    reply = _answer_one(conversation, text)
+    if reply is None or reply.intent != "answer":
+        return reply
+    extra = []
+    for pattern, ask in ((r"\buser[ _]?id\b", "What is your user id?"), (r"\be-?mail\b", "What is your email?")):
+        if re.search(pattern, text, re.IGNORECASE) and not re.search(pattern, reply.text, re.IGNORECASE):
+            more = _answer_one(conversation, ask)
+            if more is not None and more.intent == "answer" and more.text not in reply.text:
+                extra.append(more.text)
+    return UserReply(" ".join([reply.text, *extra]), "answer") if extra else reply
+
+
+def _answer_one(conversation: Conversation, text: str) -> UserReply | None:
     """Answer what the agent asks from the instruction: the gold values of the asked-for parameter that the
     instruction states (the action the question names first; an id already given is given again, once asked is
     enough); "I don't know" for one it does not state. None when the message asks for no parameter this user
@@ -585,6 +600,9 @@ class ScriptedUser:
                 return UserReply(tone.escalate(), "escalate")
         if (reply := _answer_or_say_unknown(conversation, parts, agent_text, layer.given)) is not None:
             return reply
+        if _HANDOVER.search(agent_text) and "?" not in agent_text and not _REFUSAL.search(agent_text):
+            # "I will transfer you to a human agent now": a person waits for it, not "Can you take care of it?"
+            return UserReply(layer.shorten("Okay, please transfer me."), "wait")
         fact = layer.next_fact(conversation, parts)
         if fact is not None and not layer.given:
             # A fact it already told in answer to a question is not told again as news.
