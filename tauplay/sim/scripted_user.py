@@ -51,6 +51,10 @@ from tauplay.sim.withheld import without_ids
 
 _SWAPS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bUse (\S+) for authentication\.?", re.IGNORECASE), r"My user id is \1."),
+    # "You mobile data is not working" (a published instruction's typo for "Your"): a noun after it is owned.
+    (re.compile(r"\byou (?=(?:mobile|cell|phone|internet|data|account|sim|device|"
+                r"reservation|reservations|flight|flights|booking|card|subscription)\b)", re.IGNORECASE),
+     "your "),
     (re.compile(r"\byou are\b", re.IGNORECASE), "I am"),
     (re.compile(r"\byou're\b", re.IGNORECASE), "I'm"),
     (re.compile(r"\byou've\b", re.IGNORECASE), "I've"),
@@ -317,6 +321,21 @@ _ALIASES = {"reservation": ("booking",), "order": ("purchase",)}
 
 
 def answer_question(conversation: Conversation, text: str) -> UserReply | None:
+    """`_answer_one`, and when the question also asks for the user's own id or e-mail ("What is your user id and
+    the reservation number?"), that too: a person answers both parts of a question, not the first alone."""
+    reply = _answer_one(conversation, text)
+    if reply is None or reply.intent != "answer":
+        return reply
+    extra = []
+    for pattern, ask in ((r"\buser[ _]?id\b", "What is your user id?"), (r"\be-?mail\b", "What is your email?")):
+        if re.search(pattern, text, re.IGNORECASE) and not re.search(pattern, reply.text, re.IGNORECASE):
+            more = _answer_one(conversation, ask)
+            if more is not None and more.intent == "answer" and more.text not in reply.text:
+                extra.append(more.text)
+    return UserReply(" ".join([reply.text, *extra]), "answer") if extra else reply
+
+
+def _answer_one(conversation: Conversation, text: str) -> UserReply | None:
     """Answer what the agent asks from the instruction: the gold values of the asked-for parameter that the
     instruction states (the action the question names first; an id already given is given again, once asked is
     enough); "I don't know" for one it does not state. None when the message asks for no parameter this user
@@ -357,6 +376,8 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
                 continue
             return UserReply(f"I'm sorry, I don't know the {label}.", "unknown")
     user_id = task.known_info.get("user_id") or task.user_id
+    if (by_name := _name_asked(task, text)) is not None:
+        return by_name
     if re.search(r"\be-?mail\b", text, re.IGNORECASE):
         m = _EMAIL.search(task.goal)
         return UserReply(f"My email is {m.group()}." if m else "I'm sorry, I don't know my email address.",
@@ -368,6 +389,30 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
     if m := _ASKS_FOR.search(text):
         return UserReply(f"I'm sorry, I don't know the {m.group(1).strip()}.", "unknown")
     return None
+
+
+# The person the instruction is about: "You are Emma Martin", "assisting Yusuf Gonzalez", "My name is ...".
+_NAMED = re.compile(r"\b(?:you are|i am|assisting|helping|my name is|your name is|name is)\s+"
+                    r"((?-i:[A-Z][a-z'-]+))\s+((?-i:[A-Z][a-z'-]+))", re.IGNORECASE)
+_NAME_ASK = re.compile(r"\b(first|last|full|sur|given|family)?\s*name\b", re.IGNORECASE)
+
+
+def _name_asked(task: Task, text: str) -> UserReply | None:
+    """A question for the user's first, last or full name: from the instruction when it names the person."""
+    m = _NAME_ASK.search(text)
+    if m is None or re.search(r"\b(product|item|app|file|user\s*name|username)\s+name\b", text, re.IGNORECASE):
+        return None
+    who = _NAMED.search(task.goal) or _NAMED.search(str(task.known_info.get("name") or ""))
+    kind = (m.group(1) or "full").lower()
+    label = {"first": "first name", "given": "first name", "last": "last name", "sur": "last name",
+             "family": "last name"}.get(kind, "name")
+    if who is None:
+        return UserReply(f"I'm sorry, I don't know the {label}.", "unknown")
+    first, last = who.group(1), who.group(2)
+    if re.search(r"\bfirst\b", text, re.IGNORECASE) and re.search(r"\blast\b", text, re.IGNORECASE):
+        return UserReply(f"My first name is {first} and my last name is {last}.", "answer")
+    value = {"first name": first, "last name": last}.get(label, f"{first} {last}")
+    return UserReply(f"My {label} is {value}.", "answer")
 
 
 # Questions that ask what the user wants at all (the user tells its story), not for one thing.
@@ -396,9 +441,13 @@ def _answer_or_say_unknown(conversation: Conversation, parts: list[str], agent_t
     asked = {w for w in normalize(question).split() if len(w) > 3} - _COMMON_QUESTION_WORDS
     if not asked:
         return None  # "Anything more?": an open question after all
+    # "How many passengers ...?": a fact that says nothing of passengers does not answer it.
+    focus = re.search(r"\bhow (?:many|much)\s+([a-z]+)", question, re.IGNORECASE)
     best, best_score = None, 0
     for part in parts:
         shown = {w for w in normalize(without_ids(part)).split() if len(w) > 3}
+        if focus and not any(w.rstrip("s") == focus.group(1).lower().rstrip("s") for w in normalize(part).split()):
+            continue
         score = len(asked & shown)
         if score > best_score:
             best, best_score = part, score
@@ -551,7 +600,14 @@ class ScriptedUser:
                 return UserReply(tone.escalate(), "escalate")
         if (reply := _answer_or_say_unknown(conversation, parts, agent_text, layer.given)) is not None:
             return reply
+        if _HANDOVER.search(agent_text) and "?" not in agent_text and not _REFUSAL.search(agent_text):
+            # "I will transfer you to a human agent now": a person waits for it, not "Can you take care of it?"
+            return UserReply(layer.shorten("Okay, please transfer me."), "wait")
         fact = layer.next_fact(conversation, parts)
+        if fact is not None and not layer.given:
+            # A fact it already told in answer to a question is not told again as news.
+            told = set(layer.told(conversation, parts))
+            fact = next((i for i in range(fact, len(parts)) if i not in told), None)
         if fact is not None:
             said = without_ids(layer.say_fact(parts, fact, conversation))
             return UserReply(layer.brief(tone.disclose(said, n), said), "disclose")

@@ -78,9 +78,38 @@ def _entity_id(question: str) -> str | None:
     return None
 
 
-def answer(question: str, outputs: Sequence[str], offer: dict[str, Any] | None = None) -> str | None:
+# Words of a question that name no thing ("what does it cost", "how much is that").
+_NO_SUBJECT = frozenset("what whats which when how much many does do did is are was were it its that this the a an "
+                        "my your me i you for to of on in be will would could can please tell there s".split())
+
+
+def _subject(said: set[str], asks: Sequence[str]) -> set[str]:
+    """The things a question names besides its topic ("bag" in "what does a bag cost?"), as stems."""
+    return {w.rstrip("s") for w in said - set(asks) - _NO_SUBJECT if len(w) > 2 and w.isalpha()}
+
+
+def _about(path: tuple[str, ...], subject: set[str]) -> bool:
+    label = normalize(" ".join(words(p) for p in path)).split()
+    return any(w.rstrip("s").startswith(s) or s.startswith(w.rstrip("s")) for w in label for s in subject)
+
+
+def _from_policy(subject: set[str], policy: str) -> str | None:
+    """The policy's sentence with an amount about the thing asked ("Each further bag costs $50.")."""
+    items = re.split(r"\n\s*\n|\n\s*[-*|#]", policy)  # paragraphs and list items (wrapped lines joined)
+    for sentence in (s for item in items for s in re.split(r"(?<=[.!?])\s+", " ".join(item.split()))):
+        text = sentence.strip(" -*")
+        if re.search(r"\$\s?\d|\d+\s*(?:dollars|usd)", text, re.IGNORECASE) and any(
+                w.rstrip("s").startswith(s) for w in normalize(text).split() for s in subject):
+            return f"Our policy says: {text}"
+    return None
+
+
+def answer(question: str, outputs: Sequence[str], offer: dict[str, Any] | None = None,
+           policy: str = "") -> str | None:
     """The answer from what the tools showed (newest output first), or None when the question has no topic this
-    reads. `offer`: the arguments of the write on offer (a price then is its payments' total)."""
+    reads. `offer`: the arguments of the write on offer (a price then is its payments' total). A price asked about
+    a thing ("what does a bag cost?") is answered only by values about that thing, or by the `policy` sentence
+    that gives its amount, never by other prices in view."""
     said = set(normalize(question).split())
     key = _entity_id(question)
     if key is not None:
@@ -94,15 +123,20 @@ def answer(question: str, outputs: Sequence[str], offer: dict[str, Any] | None =
     for topic, asks, keys in _TOPICS:
         if not said & set(asks):
             continue
-        if topic == "price" and offer is not None:
+        subject = _subject(said, asks) if topic == "price" else set()
+        if topic == "price" and offer is not None and not subject:
             amounts = [v for _, v in _find(offer, ("amount",)) if isinstance(v, int | float)]
             if amounts:
                 return f"It comes to {_money(sum(amounts))} in total."
         for output in reversed(outputs):
             found = _find(_json(output), keys)
+            if subject:
+                found = [(p, v) for p, v in found if _about(p, subject)]
             if found:
                 shown = "; ".join(f"{_label(p)}: {_money(v)}" for p, v in found[:12])
                 return f"From what I looked up: {shown}."
+        if subject and (rule := _from_policy(subject, policy)) is not None:
+            return rule
         return ""  # a topic, but nothing in view answers it
     return None
 
