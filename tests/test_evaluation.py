@@ -68,3 +68,16 @@ def test_failed_calls_are_ignored_by_alignment():
     gold = [Action("cancel_reservation", {"reservation_id": "R2"})]
     calls = [ToolCall("cancel_reservation", {"reservation_id": "bad"}), ToolCall("cancel_reservation", {"reservation_id": "R2"})]
     assert align(calls, gold, domain, succeeded=[False, True]) == []
+
+
+def test_a_hand_over_in_other_words_is_not_a_missed_action():
+    """A person who transfers with their own summary carried out the gold hand-over (its summary is free text);
+    another tool with other arguments is still missed."""
+    domain = get_domain("airline")
+    gold = [Action("get_user_details", {"user_id": "u"}),
+            Action("transfer_to_human_agents", {"summary": "User u wants to cancel; not allowed by policy."})]
+    calls = [ToolCall("get_user_details", {"user_id": "u"}),
+             ToolCall("transfer_to_human_agents", {"summary": "the user asked for a human after the refusal"})]
+    assert align(calls, gold, domain) == []
+    missed = align([ToolCall("get_user_details", {"user_id": "v"}), calls[1]], gold, domain)
+    assert [(s.category, s.tool) for s in missed] == [("Missed Action", "get_user_details")]
