@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, func, update
+from sqlalchemy import JSON, bindparam, func, update
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
@@ -194,18 +194,28 @@ class Sessions:
                 rows.append(SessionReviewRow(session_id=s.id, annotator=rv.annotator, note=mask_string(rv.note),
                                              created_at=at, updated_at=at))
             rows += judgment_rows(s.id, s.judgments, now)
+        statements = [self._insert(row) for row in rows]  # each session before its events and labels
+
+        def insert_all(execute: Execute) -> None:
+            for sql, values in statements:
+                execute(sql, values)
+
         try:
-            with self.db.write() as session:  # committed at the end of the block, rolled back on any error
-                for row in rows:
-                    session.add(row)
-                    if isinstance(row, SessionRow):
-                        session.flush()  # the session before its events and labels (foreign keys)
+            self.db.write_rows(insert_all)  # committed at the end, rolled back on any error
         except StoreError as exc:
             if isinstance(exc.__cause__, INTEGRITY_ERRORS):
                 raise StoreError(f"{self.db.name}: import refused, a session or event already exists "
                                  f"({str(getattr(exc.__cause__, 'orig', exc.__cause__)).splitlines()[0]})"
                                  ) from None
             raise
+
+    def _insert(self, row: StoreModel) -> tuple[str, tuple[Any, ...]]:
+        """The INSERT of a row and its values (JSON columns as saved; an id the database assigns left out)."""
+        table = StoreModel.metadata.tables[str(type(row).__tablename__)]
+        columns = [c for c in table.columns if not (c.primary_key and getattr(row, c.name) is None)]
+        values = tuple(self.db.dumps(getattr(row, c.name)) if isinstance(c.type, JSON) else getattr(row, c.name)
+                       for c in columns)
+        return insert_sql(table, [c.name for c in columns]), values
 
     def repair_ended(self) -> int:
         """Sessions left running with their `terminated` event saved (by older versions): status, reason and
