@@ -71,6 +71,7 @@ class Database:
         # write_rows on a SQLite file keeps one DBAPI connection, shared by threads.
         self._sqlite_file = is_sqlite_file(self.url)
         self._kept: Any = None
+        self._kept_execute: Execute | None = None
         self._kept_lock = threading.Lock()
         # The driver's placeholder, for statements written with `?` (format and pyformat drivers take %s).
         self._placeholder = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
@@ -121,7 +122,7 @@ class Database:
         with self._kept_lock:
             if self._kept is not None:
                 self._kept.close()  # back to the pool, which dispose() then closes
-                self._kept = None
+                self._kept = self._kept_execute = None
         self.engine.dispose()
 
     # -- transactions -----------------------------------------------------------------------------------------
@@ -163,10 +164,14 @@ class Database:
             with self._kept_lock:
                 if self._kept is None:
                     self._kept = self.engine.raw_connection()  # pooled, with the connect-time PRAGMAs
+                    on: sqlite3.Connection = self._kept.driver_connection
+                    self._kept_execute = lambda sql, values: on.execute(sql, values).rowcount
                 raw: sqlite3.Connection = self._kept.driver_connection
+                execute = self._kept_execute
+                assert execute is not None
                 raw.execute("BEGIN IMMEDIATE")
                 try:
-                    result = work(lambda sql, values: raw.execute(sql, values).rowcount)
+                    result = work(execute)
                 except BaseException:
                     if raw.in_transaction:
                         raw.execute("ROLLBACK")

@@ -73,10 +73,10 @@ def session_values(*, sid: str, now: float, created_at: float, domain: str, task
             "trial": trial, "annotator": annotator, "owner": owner, "heartbeat_at": now if owner else None}
 
 
-def event_values(session_id: str, event: Event) -> dict[str, Any]:
-    """An event row's values, its data cleaned."""
-    return {"session_id": session_id, "seq": event.seq, "kind": str(event.kind), "role": str(event.role),
-            "turn": event.turn, "at": event.at, "data": clean_event_data(event.kind, event.data)}
+def event_values(session_id: str, event: Event) -> tuple[Any, ...]:
+    """An event row's values in the order of _EVENT_COLUMNS, its data cleaned."""
+    return (session_id, event.seq, str(event.kind), str(event.role), event.turn, event.at,
+            clean_event_data(event.kind, event.data))
 
 
 class Sessions:
@@ -133,9 +133,8 @@ class Sessions:
         self.db.write_rows(finish)
 
     def _event_row(self, session_id: str, event: Event) -> tuple[Any, ...]:
-        values = event_values(session_id, event)
-        values["data"] = self.db.dumps(values["data"])
-        return tuple(values[c] for c in _EVENT_COLUMNS)
+        v = event_values(session_id, event)
+        return v[0], v[1], v[2], v[3], v[4], v[5], self.db.dumps(v[6])  # data as SQLAlchemy's JSON type stores it
 
     def _insert_events(self, execute: Execute, rows: Sequence[tuple[Any, ...]]) -> None:
         """Insert event rows, each session touched first: a write that also proves the session exists, under
@@ -175,7 +174,7 @@ class Sessions:
                 status=s.status, reason=s.termination_reason, reward=s.reward, reward_info=s.reward_info,
                 batch_id=s.batch_id, trial=s.trial, annotator=s.annotator, owner=None)
             rows.append(SessionRow(**values))
-            rows += [EventRow(**event_values(s.id, e)) for e in s.events]
+            rows += [EventRow(**dict(zip(_EVENT_COLUMNS, event_values(s.id, e), strict=True))) for e in s.events]
             for lb in s.labels:
                 if problems := lb.problems_in(s.domain):
                     raise StoreError(f"session {s.id!r}: {problems[0]}")
