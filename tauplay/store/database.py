@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Connection, Table
 from sqlalchemy import exc as sa_exc
@@ -32,8 +32,21 @@ from tauplay.store.migrate import migrate, read_version
 from tauplay.store.tables import SCHEMA_VERSION, SessionRow
 
 T = TypeVar("T")
-# Runs one statement (SQL with `?` for each value) with its values in the open write transaction; its rowcount.
-Execute = Callable[[str, Sequence[Any]], int]
+
+
+class Done(Protocol):
+    """What a statement run by Execute returns: how many rows it changed."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+
+class Execute(Protocol):
+    """Runs one statement (SQL with `?` for each value) with its values in the open write transaction."""
+
+    def __call__(self, sql: str, values: Sequence[Any], /) -> Done: ...
+
+
 # A duplicate key, from the kept SQLite connection or through SQLAlchemy.
 INTEGRITY_ERRORS = (sqlite3.IntegrityError, sa_exc.IntegrityError)
 
@@ -71,7 +84,6 @@ class Database:
         # write_rows on a SQLite file keeps one DBAPI connection, shared by threads.
         self._sqlite_file = is_sqlite_file(self.url)
         self._kept: Any = None
-        self._kept_execute: Execute | None = None
         self._kept_lock = threading.Lock()
         # The driver's placeholder, for statements written with `?` (format and pyformat drivers take %s).
         self._placeholder = "?" if self.engine.dialect.paramstyle == "qmark" else "%s"
@@ -122,7 +134,7 @@ class Database:
         with self._kept_lock:
             if self._kept is not None:
                 self._kept.close()  # back to the pool, which dispose() then closes
-                self._kept = self._kept_execute = None
+                self._kept = None
         self.engine.dispose()
 
     # -- transactions -----------------------------------------------------------------------------------------
@@ -164,14 +176,10 @@ class Database:
             with self._kept_lock:
                 if self._kept is None:
                     self._kept = self.engine.raw_connection()  # pooled, with the connect-time PRAGMAs
-                    on: sqlite3.Connection = self._kept.driver_connection
-                    self._kept_execute = lambda sql, values: on.execute(sql, values).rowcount
                 raw: sqlite3.Connection = self._kept.driver_connection
-                execute = self._kept_execute
-                assert execute is not None
                 raw.execute("BEGIN IMMEDIATE")
                 try:
-                    result = work(execute)
+                    result = work(raw.execute)  # the driver's own method: no Python frame per statement
                 except BaseException:
                     if raw.in_transaction:
                         raw.execute("ROLLBACK")
@@ -180,11 +188,11 @@ class Database:
                 return result
 
     def _through(self, conn: Connection) -> Execute:
-        def execute(sql: str, values: Sequence[Any]) -> int:
+        def execute(sql: str, values: Sequence[Any], /) -> Done:
             text = self._sql.get(sql)
             if text is None:
                 text = self._sql[sql] = sql.replace("?", self._placeholder)
-            return int(conn.exec_driver_sql(text, tuple(values)).rowcount)
+            return conn.exec_driver_sql(text, tuple(values))
         return execute
 
     def dumps(self, value: Any) -> str:

@@ -127,7 +127,7 @@ class Sessions:
 
         def finish(execute: Execute) -> None:
             self._insert_events(execute, rows)
-            if execute(_FINISH_SQL, ending) == 0:
+            if execute(_FINISH_SQL, ending).rowcount == 0:
                 raise self.db.unknown_session(session_id)
 
         self.db.write_rows(finish)
@@ -141,7 +141,7 @@ class Sessions:
         the write lock."""
         now = time.time()
         for sid in dict.fromkeys(row[0] for row in rows):
-            if execute(_TOUCH_SQL, (now, sid)) == 0:
+            if execute(_TOUCH_SQL, (now, sid)).rowcount == 0:
                 raise self.db.unknown_session(sid)
         for row in rows:
             try:
