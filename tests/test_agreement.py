@@ -18,6 +18,7 @@ from tauplay.core.agreement import (
     krippendorff_alpha,
     label_sets,
 )
+from tests.support.store import add_annotation
 
 
 def test_cohen_kappa_by_hand() -> None:
@@ -192,7 +193,7 @@ def test_agreement_command_reads_the_store(tmp_path: Path, capsys: pytest.Captur
             ids[name] = store.create_session(domain="airline", task_id=name, role="batch", agent={"kind": "oracle"},
                                              user={"kind": "scripted"}, task={"id": name, "actions": []})
         for lb in LABELS:
-            store.add_annotation(ids[lb.session_id], category=lb.category, who_erred="agent", severity="major",
+            add_annotation(store, ids[lb.session_id], category=lb.category, who_erred="agent", severity="major",
                                  annotator=lb.annotator, turn=lb.turn)
     assert main(["agreement", "--db", str(db), "--json", "--no-auto"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -216,10 +217,10 @@ def test_agreement_command_counts_sessions_found_clean(tmp_path: Path, capsys: p
                                           user={"kind": "scripted"}, task={"id": name, "actions": []})
                for name in ("s1", "s2", "s3", "s4")}
         for lb in LABELS:
-            store.add_annotation(ids[lb.session_id], category=lb.category, who_erred="agent", severity="major",
+            add_annotation(store, ids[lb.session_id], category=lb.category, who_erred="agent", severity="major",
                                  annotator=lb.annotator, turn=lb.turn)
         # ann kept an automatic suggestion at the end of s3 (saved with source "auto"): still her label
-        store.add_annotation(ids["s3"], category="Extra Action", who_erred="agent", severity="major",
+        add_annotation(store, ids["s3"], category="Extra Action", who_erred="agent", severity="major",
                              annotator="ann", turn=1, source="auto")
         store.mark_reviewed(ids["s3"], "bob", note="nothing wrong")
 
@@ -279,11 +280,11 @@ def test_agreement_command_against_automatic_suggestions(tmp_path: Path, capsys:
         wrong = "b" * 32
         call = next(e for e in store.events(wrong) if e.kind == "tool_call"
                     and e.data["name"] == "update_reservation_baggages")
-        store.add_annotation(wrong, category="Extra Action", who_erred="agent", severity="major", annotator="ann",
+        add_annotation(store, wrong, category="Extra Action", who_erred="agent", severity="major", annotator="ann",
                              turn=call.turn, seq=call.seq)
-        store.add_annotation(wrong, category="Missed Action", who_erred="agent", severity="major", annotator="ann")
+        add_annotation(store, wrong, category="Missed Action", who_erred="agent", severity="major", annotator="ann")
         # bob put the extra write on the wrong turn and saw no missed action
-        store.add_annotation(wrong, category="Extra Action", who_erred="agent", severity="major", annotator="bob",
+        add_annotation(store, wrong, category="Extra Action", who_erred="agent", severity="major", annotator="bob",
                              turn=2)
     assert main(["agreement", "--db", str(db), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

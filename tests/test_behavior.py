@@ -32,6 +32,7 @@ from tauplay.sim.scripted_user import ScriptedUser, disclosure_parts
 from tauplay.sim.session import SessionSetup, run_session
 from tauplay.sim.withheld import without_ids
 from tauplay.store import SessionStore
+from tests.support.store import add_annotation
 
 DOMAIN = get_domain("airline")
 TASKS = load_tasks(DOMAIN.task_set_path(), "airline")
@@ -322,9 +323,9 @@ def test_masked_error_is_a_label_everywhere_labels_go(tmp_path: Path, capsys) ->
     capsys.readouterr()
     with SessionStore(db) as store:
         (record,) = store.list_sessions()
-        store.add_annotation(record.id, category=masked, who_erred="agent", severity="major", annotator="ann",
+        add_annotation(store, record.id, category=masked, who_erred="agent", severity="major", annotator="ann",
                              note="fixed the user's id without saying so")
-        store.add_annotation(record.id, category="Early Stop", who_erred="user", severity="minor", annotator="bo")
+        add_annotation(store, record.id, category="Early Stop", who_erred="user", severity="minor", annotator="bo")
     (group,) = stats_json(capsys, "--db", db, "--by", "precision")["groups"]
     assert group["key"] == {"precision": "error_prone"}
     assert group["faults"]["Masked Error"] == 1 and group["faults"]["Early Stop"] == 1

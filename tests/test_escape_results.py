@@ -22,6 +22,7 @@ from tauplay.core.tasks import load_tasks
 from tauplay.core.vocabulary import FAULT_CATEGORIES, STOP_TOKEN
 from tauplay.store import SessionStore, StoreError
 from tests.support.llm_server import Reply
+from tests.support.store import add_annotation
 
 ESCAPE = get_domain("escape")
 ROOMS = load_tasks(ESCAPE.task_set_path(), "escape").tasks
@@ -103,18 +104,18 @@ def test_the_domains_own_labels_are_suggested_on_the_calls_that_show_them(played
 def test_the_store_takes_a_domain_category_on_that_domains_sessions_only(played: dict[str, Any]) -> None:
     with SessionStore(str(played["path"])) as store:
         for category in OWN:
-            store.add_annotation(played["person10"], category=category, who_erred="agent", severity="major",
+            add_annotation(store, played["person10"], category=category, who_erred="agent", severity="major",
                                  annotator="ann")
-        store.add_annotation(played["person10"], category="Extra Action", who_erred="agent", severity="minor",
+        add_annotation(store, played["person10"], category="Extra Action", who_erred="agent", severity="minor",
                              annotator="ann")  # the general taxonomy still applies
         with pytest.raises(StoreError) as refused:
-            store.add_annotation(played["airline"], category="Lost State", who_erred="agent", severity="major",
+            add_annotation(store, played["airline"], category="Lost State", who_erred="agent", severity="major",
                                  annotator="ann")
         message = str(refused.value)
         assert "unknown fault category 'Lost State'" in message and "airline" in message
         assert "\n" not in message
         with pytest.raises(StoreError, match="unknown fault category 'Lost Stat'.*escape.*Lost State"):
-            store.add_annotation(played["person10"], category="Lost Stat", who_erred="agent", severity="major",
+            add_annotation(store, played["person10"], category="Lost Stat", who_erred="agent", severity="major",
                                  annotator="ann")
         saved = [a.category for a in store.annotations(played["person10"])]
         assert saved == [*OWN, "Extra Action"]
@@ -138,9 +139,9 @@ def test_the_store_takes_a_domain_category_on_that_domains_sessions_only(played:
 
 def test_export_and_import_keep_the_domain_labels(played: dict[str, Any], tmp_path: Path) -> None:
     with SessionStore(str(played["path"])) as store:
-        store.add_annotation(played["person10"], category="Wrong Final Answer", who_erred="agent",
+        add_annotation(store, played["person10"], category="Wrong Final Answer", who_erred="agent",
                              severity="critical", annotator="ann", note="gave the panel a finding")
-        store.add_annotation(played["person10"], category="Missed Action", who_erred="agent", severity="major",
+        add_annotation(store, played["person10"], category="Missed Action", who_erred="agent", severity="major",
                              annotator="ann")
     out = tmp_path / "s.jsonl"
     assert main(["export", "sessions", "--db", str(played["path"]), "--out", str(out)]) == 0
@@ -166,13 +167,13 @@ def test_export_and_import_keep_the_domain_labels(played: dict[str, Any], tmp_pa
 
 def test_stats_count_the_domain_labels_and_filter_on_them(played: dict[str, Any], capsys: Any) -> None:
     with SessionStore(str(played["path"])) as store:
-        store.add_annotation(played["person10"], category="Wrong Final Answer", who_erred="agent",
+        add_annotation(store, played["person10"], category="Wrong Final Answer", who_erred="agent",
                              severity="major", annotator="ann")
-        store.add_annotation(played["person10"], category="Lost State", who_erred="agent", severity="major",
+        add_annotation(store, played["person10"], category="Lost State", who_erred="agent", severity="major",
                              annotator="ann")
-        store.add_annotation(played["oracle10"], category="Lost State", who_erred="agent", severity="minor",
+        add_annotation(store, played["oracle10"], category="Lost State", who_erred="agent", severity="minor",
                              annotator="bob")
-        store.add_annotation(played["airline"], category="Extra Action", who_erred="agent", severity="minor",
+        add_annotation(store, played["airline"], category="Extra Action", who_erred="agent", severity="minor",
                              annotator="ann")
     db = str(played["path"])
     assert main(["stats", "--db", db, "--by", "domain", "--json", "--resamples", "0"]) == 0

@@ -18,6 +18,7 @@ from tauplay.sim.participants import CallTools, Conversation, PlannedCall, Say
 from tauplay.sim.scripted_user import ScriptedUser
 from tauplay.sim.session import SessionSetup, run_session
 from tauplay.store import SessionStore
+from tests.support.store import add_annotation
 
 DOMAIN = get_domain("airline")
 TASKS = load_tasks(DOMAIN.task_set_path(), "airline")
@@ -55,9 +56,9 @@ async def db(tmp_path: Path) -> dict[str, Any]:
                "suggested": await _run(store, "airline-starter-04-fix-passenger"),
                "violation": await _run(store, "airline-starter-03-add-bag", Hasty()),
                "rejected": await _run(store, "airline-starter-05-upgrade-cabin")}
-        store.add_annotation(ids["faulty"], category="Misread Intent", who_erred="agent", severity="minor",
+        add_annotation(store, ids["faulty"], category="Misread Intent", who_erred="agent", severity="minor",
                              annotator="ann")
-        store.add_annotation(ids["suggested"], category="Extra Action", who_erred="agent", severity="major",
+        add_annotation(store, ids["suggested"], category="Extra Action", who_erred="agent", severity="major",
                              annotator="ann", source="suggested")
         for task_id, verdict, who in (("airline-starter-05-upgrade-cabin", "approve", "bob"),
                                       ("airline-starter-05-upgrade-cabin", "reject", "ann"),

@@ -21,6 +21,7 @@ from tauplay.interop.taubench import sessions_from_taubench
 from tauplay.store import SessionStore, StoreError
 from tauplay.store.bundles import bundle_of, write_bundles
 from tests.conftest import taubench_dir
+from tests.support.store import add_annotation
 
 REPO = Path(__file__).resolve().parents[1]
 FAKE_KEY = "sk-proj-Abc123Def456Ghi789Jkl012"
@@ -222,9 +223,9 @@ def _label(db: Path) -> None:
     with SessionStore(str(db)) as store:
         for record in store.list_sessions():
             call = next(e for e in store.events(record.id) if e.kind == "tool_call")
-            store.add_annotation(record.id, category="Extra Action", who_erred="agent", severity="major",
+            add_annotation(store, record.id, category="Extra Action", who_erred="agent", severity="major",
                                  annotator="ann", note="wrong bag count", turn=call.turn, seq=call.seq)
-            store.add_annotation(record.id, category="Early Stop", who_erred="user", severity="minor",
+            add_annotation(store, record.id, category="Early Stop", who_erred="user", severity="minor",
                                  annotator="bob")
             store.mark_reviewed(record.id, "ann", note="done")
             store.mark_reviewed(record.id, "carl")  # carl found no fault

@@ -15,6 +15,7 @@ import pytest
 from tauplay.cli import main
 from tauplay.core.overlap import OverlapError, overlap_items
 from tauplay.store import SessionStore
+from tests.support.store import queue_holders
 from tests.test_store_postgres import pg_server, pg_url  # noqa: F401 - the throwaway server's fixtures
 
 ITEMS = [f"session-{i:03d}" for i in range(150)]
@@ -76,7 +77,7 @@ def test_concurrent_annotators_share_the_queue(url: str) -> None:
         assert (progress.items, progress.overlap_items, progress.done, progress.held, progress.free) == \
             (len(ITEMS), len(shared), len(done), 0, 0)
         assert sum(a.done for a in progress.annotators) == len(done)
-        holders = store.queue_holders("team")
+        holders = queue_holders(store, "team")
         assert {i: sorted(n) for i, n in holders.items()} == {i: sorted(n) for i, n in by_item.items()}
 
 
@@ -275,7 +276,7 @@ def test_one_annotator_in_two_processes_never_holds_both_seats(url: str) -> None
             assert third.claim_item("pair", "ana", lease=60) is None  # a third process: nothing she does not hold
         finally:
             third.close()
-        holders = first.queue_holders("pair")
+        holders = queue_holders(first, "pair")
         assert all(names.count("ana") == 1 for names in holders.values()), holders
         bob = first.claim_item("pair", "bob", lease=60)
         assert bob is not None and bob.item == "x"  # x's second seat is for someone else
@@ -307,4 +308,4 @@ def test_one_annotators_processes_claiming_at_once_take_different_items(url: str
     assert errors == []
     assert sorted(got) == items  # six processes, six different items: no item's two seats to one person
     with SessionStore(url) as store:
-        assert all(names == ["ana"] for names in store.queue_holders("rush").values())
+        assert all(names == ["ana"] for names in queue_holders(store, "rush").values())

@@ -23,6 +23,7 @@ from tauplay.analysis.stats import compute_stats
 from tauplay.core.events import Event
 from tauplay.core.vocabulary import EventKind, Role
 from tauplay.store import SessionFilter, SessionStore
+from tests.support.store import add_annotation
 
 DOMAINS = ("airline", "retail", "telecom")
 AGENTS = ({"kind": "llm", "model": "m-big"}, {"kind": "llm", "model": "m-small"}, {"kind": "oracle"})
@@ -75,7 +76,7 @@ def _session(store: SessionStore, rng: random.Random, i: int) -> None:
     status = "abandoned" if reward == -1.0 else "finished"
     store.finish_session(sid, status=status, reason="user_stop", reward=reward, reward_info=info, event=end)
     if rng.random() < 0.15:
-        store.add_annotation(sid, category="Wrong Order", who_erred=rng.choice(("agent", "user")),
+        add_annotation(store, sid, category="Wrong Order", who_erred=rng.choice(("agent", "user")),
                              severity="major", annotator="ana")
     elif rng.random() < 0.1:
         store.mark_reviewed(sid, "bo")

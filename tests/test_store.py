@@ -18,6 +18,7 @@ import pytest
 from tauplay.core.events import Event
 from tauplay.store import SCHEMA_VERSION, SessionStore, StoreError
 from tauplay.store.scrub import is_secret_key, mask_string, scrub
+from tests.support.store import add_annotation, next_seq
 
 REPO = Path(__file__).resolve().parents[1]
 FAKE_KEY = "sk-proj-Abc123Def456Ghi789Jkl012"
@@ -79,7 +80,7 @@ def test_session_round_trip(store: SessionStore) -> None:
 
 def test_events_round_trip_in_seq_order(store: SessionStore) -> None:
     sid = new_session(store)
-    assert store.events(sid) == [] and store.next_seq(sid) == 0
+    assert store.events(sid) == [] and next_seq(store, sid) == 0
     sent = [
         Event(seq=0, kind="session_started", role="system", data={"domain": "airline", "start_hash": "h0"}),
         msg(1, "I need to cancel [bold]now[/bold]", turn=1),
@@ -92,7 +93,7 @@ def test_events_round_trip_in_seq_order(store: SessionStore) -> None:
     for ev in (sent[2], sent[0], sent[3], sent[1]):  # saved out of order, read back in seq order
         store.append_event(sid, ev)
     assert store.events(sid) == sent
-    assert store.next_seq(sid) == 4 and store.get_session(sid).event_count == 4
+    assert next_seq(store, sid) == 4 and store.get_session(sid).event_count == 4
     with pytest.raises(StoreError, match="already has an event with seq 2"):
         store.append_event(sid, msg(2))
     assert store.events(sid) == sent  # the failed write touched nothing
@@ -100,9 +101,9 @@ def test_events_round_trip_in_seq_order(store: SessionStore) -> None:
 
 def test_annotations_round_trip(store: SessionStore) -> None:
     sid = new_session(store)
-    first = store.add_annotation(sid, category="Missed Action", who_erred="agent", severity="major", annotator="ana",
+    first = add_annotation(store, sid, category="Missed Action", who_erred="agent", severity="major", annotator="ana",
                                  note="never cancelled", turn=3, seq=9)
-    whole = store.add_annotation(sid, category="Early Stop", who_erred="user", severity="minor", annotator="bo",
+    whole = add_annotation(store, sid, category="Early Stop", who_erred="user", severity="minor", annotator="bo",
                                  source="auto")
     got = store.annotations(sid)
     assert [a.id for a in got] == [first, whole]
@@ -117,11 +118,11 @@ def test_annotations_round_trip(store: SessionStore) -> None:
     with pytest.raises(StoreError, match=f"no annotation {first}"):
         store.delete_annotation(first)
     with pytest.raises(StoreError, match="fault category 'Typo'.*Missed Action"):
-        store.add_annotation(sid, category="Typo", who_erred="agent", severity="major", annotator="ana")
+        add_annotation(store, sid, category="Typo", who_erred="agent", severity="major", annotator="ana")
     with pytest.raises(StoreError, match="severity"):
-        store.add_annotation(sid, category="Extra Action", who_erred="agent", severity="huge", annotator="ana")
+        add_annotation(store, sid, category="Extra Action", who_erred="agent", severity="huge", annotator="ana")
     with pytest.raises(StoreError, match="no session 'nope'"):
-        store.add_annotation("nope", category="Extra Action", who_erred="agent", severity="minor", annotator="ana")
+        add_annotation(store, "nope", category="Extra Action", who_erred="agent", severity="minor", annotator="ana")
 
 
 def test_reviewed_marks_round_trip(store: SessionStore) -> None:
@@ -201,7 +202,7 @@ def test_task_reviews_round_trip_and_latest(store: SessionStore) -> None:
 
 
 def test_unknown_session_ids(store: SessionStore, db: Path) -> None:
-    for call in (lambda: store.get_session("nope"), lambda: store.events("nope"), lambda: store.next_seq("nope"),
+    for call in (lambda: store.get_session("nope"), lambda: store.events("nope"), lambda: next_seq(store, "nope"),
                  lambda: store.append_event("nope", msg(0)),
                  lambda: store.finish_session("nope", status="finished", reason="user_stop", reward=1.0,
                                               reward_info=None)):
@@ -219,7 +220,7 @@ def test_list_sessions_filters(store: SessionStore) -> None:
     c = new_session(store, domain="retail", task_id="1", role="user", annotator="ana", emotion=None)
     store.finish_session(a, status="finished", reason="user_stop", reward=1.0, reward_info={})
     store.finish_session(b, status="abandoned", reason="user_abandoned", reward=-1.0, reward_info={})
-    store.add_annotation(b, category="Misread Intent", who_erred="agent", severity="critical", annotator="ana")
+    add_annotation(store, b, category="Misread Intent", who_erred="agent", severity="critical", annotator="ana")
 
     def ids(**kw) -> list[str]:
         return [s.id for s in store.list_sessions(**kw)]
@@ -253,7 +254,7 @@ def test_sqlite_settings(store: SessionStore, db: Path) -> None:
     raw = sqlite3.connect(db)
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # persistent: the file itself is in WAL mode
     raw.close()
-    with store._engine.connect() as conn:
+    with store.db.engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
 
@@ -324,7 +325,7 @@ def test_no_secret_reaches_the_file(store: SessionStore, db: Path) -> None:
     store.append_event(sid, msg(1, f"here is my key {FAKE_KEY} and Bearer bearer-value-0123456789"))
     store.finish_session(sid, status="finished", reason="user_stop", reward=0.0,
                          reward_info={"password": "hunter22-password", "note": FAKE_KEY})
-    store.add_annotation(sid, category="Extra Action", who_erred="agent", severity="minor", annotator="a",
+    add_annotation(store, sid, category="Extra Action", who_erred="agent", severity="minor", annotator="a",
                          note=f"leaked {FAKE_KEY}")
     store.add_task_review(domain="airline", task_id="1", task={"id": "1", "api_key": FAKE_KEY}, verdict="approve",
                           annotator="a", edited_task={"instruction": f"use {FAKE_KEY}"}, note=FAKE_KEY)
@@ -393,7 +394,7 @@ def test_migrates_a_v1_file(db: Path) -> None:
         assert s.latest_reviews("airline", "ana")["9"].verdict == "approve"
         s.append_event("s1", msg(1))  # the upgraded file takes new rows, new columns included
         new = new_session(s, data_source="imported")
-        s.add_annotation(new, category="Wrong Order", who_erred="agent", severity="major", annotator="bo",
+        add_annotation(s, new, category="Wrong Order", who_erred="agent", severity="major", annotator="bo",
                          source="auto")
         assert s.get_session(new).data_source == "imported"
     backup = db.with_name(db.name + ".v1.bak")
@@ -509,7 +510,7 @@ def test_locked_database_fails_fast_and_keeps_rows(db: Path) -> None:
     holder.execute("UPDATE meta SET value = value")
     try:
         for write in (lambda: s.append_event(sid, msg(1)), lambda: new_session(s),
-                      lambda: s.add_annotation(sid, category="Extra Action", who_erred="agent", severity="minor",
+                      lambda: add_annotation(s, sid, category="Extra Action", who_erred="agent", severity="minor",
                                                annotator="a")):
             started = time.monotonic()
             with pytest.raises(StoreError) as err:
@@ -618,7 +619,7 @@ def test_sigkill_mid_stream_loses_no_appended_event(db: Path) -> None:
         # Everything acknowledged is there; at most the events committed after the last acknowledgement was read.
         assert seqs[: acked + 1] == list(range(acked + 1))
         assert seqs == list(range(len(seqs)))
-        assert s.next_seq(sid) == len(seqs)
+        assert next_seq(s, sid) == len(seqs)
         assert [r.id for r in s.unfinished_sessions()] == [sid]
         s.append_event(sid, msg(len(seqs)))  # the session carries on
         assert s.events(sid)[-1].seq == len(seqs)

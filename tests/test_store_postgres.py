@@ -27,6 +27,7 @@ from tauplay.core.tasks import load_tasks
 from tauplay.store import SCHEMA_VERSION, SessionStore, StoreError
 from tauplay.store.tables import StoreModel
 from tests.support.postgres import PostgresServer, find_bin_dir, free_port
+from tests.support.store import add_annotation, next_seq
 
 # The SQLite suite's behaviour tests, collected again here: they take the `store` fixture below, so the very same
 # assertions run on PostgreSQL and the two backends cannot drift apart.
@@ -89,7 +90,7 @@ def test_fresh_database_gets_the_current_schema(pg_url: str, pg_server: Postgres
             assert conn.exec_driver_sql("SELECT value FROM meta WHERE key = 'schema_version'").scalar() == str(
                 SCHEMA_VERSION)
             # busy_timeout is the lock timeout on PostgreSQL too
-        with SessionStore(pg_url, busy_timeout=1.5) as s, s._engine.connect() as conn:
+        with SessionStore(pg_url, busy_timeout=1.5) as s, s.db.engine.connect() as conn:
             assert conn.exec_driver_sql("SHOW lock_timeout").scalar() == "1500ms"
     finally:
         engine.dispose()
@@ -157,10 +158,10 @@ def test_migrates_a_v1_database(pg_url: str) -> None:
         (label,) = s.annotations("s1")
         assert (label.note, label.source) == ("old label", "human")
         assert old.reviewers == ("ana",)
-        assert s.next_seq("s1") == 1
+        assert next_seq(s, "s1") == 1
         s.append_event("s1", msg(1))
         new = new_session(s, data_source="imported")
-        s.add_annotation(new, category="Wrong Order", who_erred="agent", severity="major", annotator="bo",
+        add_annotation(s, new, category="Wrong Order", who_erred="agent", severity="major", annotator="bo",
                          source="auto")
         assert s.get_session(new).data_source == "imported" and s.annotations(new)[0].source == "auto"
     engine = create_engine(pg_url)
@@ -256,7 +257,7 @@ def test_refuses_newer_and_foreign_databases(pg_server: PostgresServer) -> None:
 
 def test_unknown_ids_name_the_database_without_its_password(store: SessionStore, pg_url: str,
                                                             pg_server: PostgresServer) -> None:
-    for call in (lambda: store.get_session("nope"), lambda: store.events("nope"), lambda: store.next_seq("nope"),
+    for call in (lambda: store.get_session("nope"), lambda: store.events("nope"), lambda: next_seq(store, "nope"),
                  lambda: store.append_event("nope", msg(0)), lambda: store.set_status("nope", "finished")):
         with pytest.raises(StoreError) as err:
             call()
@@ -297,7 +298,7 @@ def test_import_is_all_or_nothing(store: SessionStore) -> None:
                                                agent={}, user={}, events=[], labels=[LabelInput(
                                                    "Typo", "agent", "minor", "ana")])])
     store.import_sessions([imported("a" * 32, [0, 1, 2], labels=2), imported("b" * 32, [0], labels=0)])
-    assert store.next_seq("a" * 32) == 3 and store.next_seq("b" * 32) == 1 and store.next_seq(existing) == 0
+    assert next_seq(store, "a" * 32) == 3 and next_seq(store, "b" * 32) == 1 and next_seq(store, existing) == 0
     got = store.get_session("a" * 32)
     assert (got.event_count, got.annotation_count, got.created_at, got.emotion_family) == (3, 2, 132.0, "fear")
     assert [e.seq for e in store.events("a" * 32)] == [0, 1, 2]
@@ -318,7 +319,7 @@ def test_appends_from_threads_to_one_session(store: SessionStore) -> None:
         t.start()
     for t in threads:
         t.join(timeout=120)
-    assert [e.seq for e in store.events(sid)] == list(range(80)) and store.next_seq(sid) == 80
+    assert [e.seq for e in store.events(sid)] == list(range(80)) and next_seq(store, sid) == 80
 
     # Racing for the same seq: exactly one wins, the others get the one-line refusal.
     outcomes: list[str] = []
@@ -339,7 +340,7 @@ def test_appends_from_threads_to_one_session(store: SessionStore) -> None:
         t.join(timeout=60)
     assert outcomes.count("saved") == 1
     assert all("already has an event with seq 80" in o for o in outcomes if o != "saved")
-    assert store.next_seq(sid) == 81
+    assert next_seq(store, sid) == 81
 
 
 def test_two_stores_on_one_database(pg_url: str) -> None:
@@ -348,7 +349,7 @@ def test_two_stores_on_one_database(pg_url: str) -> None:
         sid = new_session(ana, annotator="ana")
         bo.append_event(sid, msg(0))
         ana.append_event(sid, msg(1))
-        bo.add_annotation(sid, category="Extra Action", who_erred="agent", severity="minor", annotator="bo")
+        add_annotation(bo, sid, category="Extra Action", who_erred="agent", severity="minor", annotator="bo")
         assert [e.seq for e in ana.events(sid)] == [0, 1]
         assert [s.id for s in ana.list_sessions(labelled_by="bo")] == [sid]
 
@@ -399,7 +400,7 @@ def test_values_postgresql_refuses_become_store_errors(store: SessionStore) -> N
         new_session(store, session_id="x" * 40)
     sid = new_session(store)
     with pytest.raises(StoreError, match="NUL"):
-        store.add_annotation(sid, category="Extra Action", who_erred="agent", severity="minor", annotator="a",
+        add_annotation(store, sid, category="Extra Action", who_erred="agent", severity="minor", annotator="a",
                              note="nul\x00here")
     assert store.annotations() == []
     store.append_event(sid, msg(0, "inside JSON a NUL is fine \x00"))  # the json type keeps it escaped
@@ -480,13 +481,13 @@ def test_run_batch_then_list_and_export(pg_url: str, pg_server: PostgresServer, 
         assert len(saved) == len(report["sessions"])
         assert {s.status for s in saved} == {"finished"} and {s.role for s in saved} == {"batch"}
         assert sorted({s.trial for s in saved}) == [0, 1]
-        assert all(store.events(s.id)[-1].kind == "terminated" and s.event_count == store.next_seq(s.id)
+        assert all(store.events(s.id)[-1].kind == "terminated" and s.event_count == next_seq(store, s.id)
                    for s in saved)
         family = starter.tasks[0].emotion.family
         assert len(store.list_sessions(emotion_family=family, reward=1.0)) == 2 * sum(
             t.emotion.family == family for t in starter.tasks)
         labelled = saved[0].id
-        store.add_annotation(labelled, category="Extra Action", who_erred="agent", severity="minor",
+        add_annotation(store, labelled, category="Extra Action", who_erred="agent", severity="minor",
                              annotator="ana")
 
     every = tmp_path / "all.jsonl"

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from hashlib import blake2b
-from typing import Any
+from typing import Any, TypeVar, cast
 
 Record = dict[str, Any]
 Key = tuple[str, str]  # (table, record id)
@@ -23,12 +23,15 @@ _MASK = (1 << 128) - 1
 _ABSENT: Any = object()  # "no record at this key" (never stored in a table)
 
 
-def copy_json(value: Any) -> Any:
+J = TypeVar("J")
+
+
+def copy_json(value: J) -> J:
     """Deep copy of JSON-like data; much faster than copy.deepcopy for dicts/lists of scalars."""
     if isinstance(value, dict):
-        return {k: copy_json(v) for k, v in value.items()}
+        return cast(J, {k: copy_json(v) for k, v in value.items()})
     if isinstance(value, list):
-        return [copy_json(v) for v in value]
+        return cast(J, [copy_json(v) for v in value])
     return value
 
 
@@ -291,8 +294,8 @@ class State:
         if current is _ABSENT:
             raise KeyError(f"{table}/{key} does not exist")
         if not first:
-            return current  # already this step's private copy
-        mine = copy_json(current)
+            return cast(Record, current)  # already this step's private copy
+        mine = copy_json(cast(Record, current))
         self._overlay.setdefault(table, {})[key] = mine
         return mine
 

@@ -80,7 +80,7 @@ def evaluate_session(env: Environment, task: Task, agent_messages: Iterable[str]
     end state that is a valid solution; any other task for the gold end state. Either way the abstract verifier's
     report of what the agent said rides along (it does not change the reward)."""
     messages = list(agent_messages)
-    own = env.domain.task_reward(env, task, messages, abandoned, list(calls))
+    own: RewardBreakdown | None = env.domain.task_reward(env, task, messages, abandoned, list(calls))
     if own is not None:
         return own
     expected = gold_run(env.domain, env.database, task).hash

@@ -84,7 +84,7 @@ def gold_run(domain: Domain, database: Database, task: Task) -> GoldRun:
     A task that sets up its own start state (tau2-bench's initial_state) runs on that one, which keeps its own."""
     database = domain.start_for(database, task)
     key = actions_key(domain, task.actions)
-    run = database.gold_runs.get(key)
+    run: GoldRun | None = database.gold_runs.get(key)
     if run is None:
         run = run_actions(domain, database, task.actions, task_id=task.id)
         database.gold_runs.put(key, run)

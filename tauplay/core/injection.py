@@ -297,8 +297,11 @@ def generic_alternatives(leaf: Leaf, view: SessionView, domain: Domain, rng: ran
     if isinstance(value, str) and (m := _TIME.match(value)):
         hour = (int(m.group(1)) + 1) % 24
         return [(f"{hour:02d}:{m.group(2)}", "an hour later")]
-    same_type = (lambda v: isinstance(v, str)) if isinstance(value, str) else \
-        (lambda v: isinstance(v, int | float) and not isinstance(v, bool))
+    def same_type(v: Any) -> bool:
+        if isinstance(value, str):
+            return isinstance(v, str)
+        return isinstance(v, int | float) and not isinstance(v, bool)
+
     seen = _distinct(v for v in view.field_values(name) if same_type(v) and v != value)
     if seen:
         return [(v, f"another {name} the session has seen") for v in seen]

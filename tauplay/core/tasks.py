@@ -404,14 +404,16 @@ def _read_python_tasks(path: Path, text: str) -> list[Any]:
             names = [t.id for t in node.targets if isinstance(t, ast.Name)]
             if any(n.isupper() for n in names):
                 try:
-                    return _py_literal(node.value, path)
+                    listed: list[Any] = _py_literal(node.value, path)
+                    return listed
                 except RecursionError:
                     raise TaskFileError(f"{path}:{_line(node)}: nested too deeply to read") from None
             elif "tasks" in names:  # legacy published modules: `tasks = [...]`
                 found.append(node.value)
     if found:
         try:
-            return _py_literal(found[0], path)
+            legacy: list[Any] = _py_literal(found[0], path)
+            return legacy
         except RecursionError:
             raise TaskFileError(f"{path}:{_line(found[0])}: nested too deeply to read") from None
     raise TaskFileError(f"{path}: no task list found (expected e.g. TASKS = [Task(...), ...])")

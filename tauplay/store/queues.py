@@ -16,6 +16,8 @@ a verdict: `renew_on_save`), not only when they come back to the queue.
 from __future__ import annotations
 
 import hashlib
+import threading
+import time
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +26,7 @@ from sqlalchemy import Connection, and_, exists, func, or_, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from tauplay.store.database import Database
 from tauplay.store.errors import StoreError
 from tauplay.store.tables import QueueSeatRow, StoreModel
 
@@ -212,11 +215,47 @@ def progress(conn: Connection, queue: str, now: float) -> QueueProgress | None:
                          len(rows) - done - held, annotators)
 
 
-def holders(conn: Connection, queue: str) -> dict[str, list[str]]:
-    """item -> the annotators who did it or hold it now (for tests and agreement)."""
-    found: dict[str, list[str]] = {}
-    for item, who in conn.execute(select(SEATS.c.item, SEATS.c.annotator)
-                                  .where(SEATS.c.queue == queue, SEATS.c.annotator.is_not(None))
-                                  .order_by(SEATS.c.position, SEATS.c.seat)):
-        found.setdefault(str(item), []).append(str(who))
-    return found
+class Queues:
+    """The work queues of one annotator's process: the items it was handed and has not finished or given back
+    are remembered, so that only these come back to it as "your unfinished item"; another process of the same
+    annotator gets others."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._handed: set[tuple[str, str, str]] = set()  # (queue, annotator, item)
+        self._handed_lock = threading.Lock()
+
+    def fill(self, queue: str, kind: str, items: Sequence[str], overlap: Collection[str]) -> int:
+        """Add to queue `queue` the items it does not have (two seats for those in `overlap`); how many."""
+        return self.db.in_write(fill, queue, kind, items, overlap)
+
+    def claim(self, queue: str, annotator: str, *, lease: float, skip: Collection[str] = ()) -> Claim | None:
+        """The next item for `annotator`, theirs for `lease` seconds (the unfinished one this store was handed
+        first; never one another process of theirs holds, never a second seat of an item; none of `skip`)."""
+        with self._handed_lock:
+            held = [i for q, a, i in self._handed if q == queue and a == annotator]
+        got = self.db.in_write(claim, queue, annotator, time.time(), lease, skip, held)
+        if got is not None:
+            with self._handed_lock:
+                self._handed.add((queue, annotator, got.item))
+        return got
+
+    def renew(self, queue: str, item: str, annotator: str, *, lease: float) -> bool:
+        return self.db.in_write(renew, queue, item, annotator, time.time(), lease)
+
+    def finish(self, queue: str, item: str, annotator: str) -> bool:
+        done = self.db.in_write(finish, queue, item, annotator, time.time())
+        self._let_go(queue, item, annotator)
+        return done
+
+    def release(self, queue: str, item: str, annotator: str) -> bool:
+        done = self.db.in_write(release, queue, item, annotator)
+        self._let_go(queue, item, annotator)
+        return done
+
+    def _let_go(self, queue: str, item: str, annotator: str) -> None:
+        with self._handed_lock:
+            self._handed.discard((queue, annotator, item))
+
+    def progress(self, queue: str) -> QueueProgress | None:
+        return self.db.query(progress, queue, time.time())

@@ -75,4 +75,5 @@ def clean_event_data(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     secret-looking keys; conversation and tool data only have secrets masked, so a record's `key` field or a
     tool argument named `token` survives (resume and round trips need them)."""
     secrets = configured_secrets()
-    return _scrub(data, secrets) if kind == "session_started" else _mask_all(data, secrets)
+    cleaned: dict[str, Any] = _scrub(data, secrets) if kind == "session_started" else _mask_all(data, secrets)
+    return cleaned

@@ -14,6 +14,7 @@ from tauplay.interop.taubench import sessions_from_taubench
 from tauplay.store.bundles import write_bundles
 from tauplay.tui.review import FilterError, ReviewListScreen, SessionReviewScreen, parse_filters
 from tauplay.tui.review_app import ReviewApp
+from tests.support.store import add_annotation
 from tests.test_interop import results_fixture
 from tests.tui.conftest import open_store, wait_until
 
@@ -27,7 +28,7 @@ def seed_store(db_path: Path) -> dict[str, str]:
     ids = ["a" * 32, "b" * 32]
     with open_store(db_path) as store:
         write_bundles(store, bundles, ids)
-        store.add_annotation(ids[1], category="Misread Intent", who_erred="agent", severity="critical",
+        add_annotation(store, ids[1], category="Misread Intent", who_erred="agent", severity="critical",
                              annotator="bob", turn=1)
     return {"good": ids[0], "wrong": ids[1]}
 
@@ -125,7 +126,7 @@ async def test_open_mode_shows_others_and_does_not_offer_saved_suggestions(db_pa
     with open_store(db_path) as store:
         call = next(e for e in store.events(ids["wrong"]) if e.kind == "tool_call"
                     and e.data["name"] == "update_reservation_baggages")
-        store.add_annotation(ids["wrong"], category="Extra Action", who_erred="agent", severity="major",
+        add_annotation(store, ids["wrong"], category="Extra Action", who_erred="agent", severity="major",
                              annotator="ann", turn=call.turn, seq=call.seq)
     app = ReviewApp({"label": "Misread Intent"}, annotator="ann", blind=False, db_url=str(db_path))
     async with app.run_test(size=(160, 45)) as pilot:
