@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Iterable
 from functools import partial
@@ -16,6 +17,19 @@ from textual.screen import Screen
 from tauplay.core.text import visible
 from tauplay.tui import keys
 from tauplay.tui.session import PlayConfig, PlayError, Prepared, prepare
+
+
+def startup_done() -> None:
+    """The first screen the person acts on is shown: the cyclic garbage collector runs again (idempotent).
+    `tauplay play` turns it off while it starts: start-up allocates many objects that all stay alive (widgets,
+    styles, the start state), and the collector's passes over them cost a noticeable part of the time to the
+    person's first turn."""
+    if not gc.isenabled():
+        gc.enable()
+
+
+# The collector comes back at the latest this long after the app mounts, whatever happens.
+GC_HELD_AT_MOST_S = 5.0
 
 
 class TauplayApp(App[int]):
@@ -37,11 +51,13 @@ class TauplayApp(App[int]):
 
     # -- start-up ---------------------------------------------------------------------------------
     def on_mount(self, event: events.Mount) -> None:
+        self.set_timer(GC_HELD_AT_MOST_S, startup_done)
         self._load_keymap()
         if self.config.role is None and self._prepared is None:
             from tauplay.tui.screens.home import HomeScreen
 
             self.push_screen(HomeScreen(self.config))
+            self.call_after_refresh(startup_done)
             return
         try:
             prepared = self._prepared or prepare(self.config)
@@ -50,6 +66,7 @@ class TauplayApp(App[int]):
 
             self.push_screen(HomeScreen(self.config))
             self.report(str(e))
+            self.call_after_refresh(startup_done)
             return
         self.push_screen(self.play_screen(prepared))
 
