@@ -184,6 +184,8 @@ class PlayScreen(Screen[None]):
 
         startup_done()
         self.runner.turn_shown()
+        for panel in self.query(GraphPanel):  # the graph is built now, not on the way to this turn
+            panel.build_soon()
 
     def show_turn(self) -> None:
         mine = self.your_turn
