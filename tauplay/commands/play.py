@@ -96,7 +96,7 @@ def _resume_config(config: object, session: str) -> object:
 
 def run(args: argparse.Namespace) -> int:
     # No cyclic garbage collection while the app starts: the app turns it back on once the person can act
-    # (tauplay.tui.app.startup_done), and this does whatever happens.
+    # (tauplay.tui.startup.startup_done), and this does whatever happens.
     gc.disable()
     try:
         return _run(args)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import threading
 from collections.abc import Iterable
 from functools import partial
@@ -17,19 +16,7 @@ from textual.screen import Screen
 from tauplay.core.text import visible
 from tauplay.tui import keys
 from tauplay.tui.session import PlayConfig, PlayError, Prepared, prepare
-
-
-def startup_done() -> None:
-    """The first screen the person acts on is shown: the cyclic garbage collector runs again (idempotent).
-    `tauplay play` turns it off while it starts: start-up allocates many objects that all stay alive (widgets,
-    styles, the start state), and the collector's passes over them cost a noticeable part of the time to the
-    person's first turn."""
-    if not gc.isenabled():
-        gc.enable()
-
-
-# The collector comes back at the latest this long after the app mounts, whatever happens.
-GC_HELD_AT_MOST_S = 5.0
+from tauplay.tui.startup import GC_HELD_AT_MOST_S, startup_done
 
 
 class TauplayApp(App[int]):

@@ -27,6 +27,7 @@ from tauplay.core.text import visible, visible_any
 from tauplay.core.vocabulary import NoticeAbout, Role
 from tauplay.tui import keys
 from tauplay.tui.session import Prepared
+from tauplay.tui.startup import startup_done
 from tauplay.tui.widgets.call_line import CallLine
 from tauplay.tui.widgets.cards import Card, CardStack, device_card, emotion_card, task_card
 from tauplay.tui.widgets.diff_panel import DiffPanel
@@ -180,8 +181,6 @@ class PlayScreen(Screen[None]):
         self.show_turn()
 
     def _first_turn_shown(self) -> None:
-        from tauplay.tui.app import startup_done
-
         startup_done()
         self.runner.turn_shown()
         for panel in self.query(GraphPanel):  # the graph is built now, not on the way to this turn
