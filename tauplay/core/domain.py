@@ -267,8 +267,11 @@ def _cache_dir() -> Path | None:
     raw = os.environ.get("TAUPLAY_CACHE_DIR")
     if raw is not None and raw.strip().lower() in ("", "off", "0", "no"):
         return None
-    base = Path(raw).expanduser() if raw else \
-        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "tauplay"
+    try:
+        base = Path(raw).expanduser() if raw else \
+            Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "tauplay"
+    except (RuntimeError, KeyError):  # no home folder to be found: no cache
+        return None
     return base / "start-states"
 
 

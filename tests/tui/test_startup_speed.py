@@ -175,3 +175,15 @@ async def test_the_collector_is_back_on_once_the_first_turn_is_shown(db_path: Pa
             await wait_until(pilot, gc.isenabled, what="the collector back on")
     finally:
         gc.enable()
+
+
+def test_without_a_home_folder_there_is_no_cache_and_no_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TAUPLAY_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+    def nowhere() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(nowhere))
+    domain = get_domain("airline")
+    assert generated_database(domain, 7).tables == domain.generate(7)
