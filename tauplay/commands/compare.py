@@ -53,6 +53,13 @@ def _cut(text: str, width: int) -> list[str]:
     return textwrap.wrap(" ".join(text.split()), width) or [""]
 
 
+def _value(value: Any) -> str:
+    """A field's value as JSON, money to the cent (float arithmetic's 59.340000000000146 is 59.34)."""
+    from tauplay.core.text import tidy_numbers
+
+    return json.dumps(tidy_numbers(value), ensure_ascii=False)
+
+
 def _print(result: Any) -> None:
     a, b = result.a, result.b
     width = max(30, (shutil.get_terminal_size((160, 24)).columns - 7) // 2)
@@ -87,7 +94,7 @@ def _print(result: Any) -> None:
                 say(f"  {change.table} {change.key}: {'only in B' if change.kind == 'added' else 'only in A'}")
                 continue
             for f in change.fields:
-                say(f"  {change.table} {change.key} {f.path}: {json.dumps(f.before)} → {json.dumps(f.after)}")
+                say(f"  {change.table} {change.key} {f.path}: {_value(f.before)} → {_value(f.after)}")
     for name, side in (("A", a), ("B", b)):
         if not side.violations:
             say(f"violations {name}: none")

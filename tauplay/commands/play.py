@@ -6,6 +6,7 @@ Only core modules are imported before the first screen; the store and litellm lo
 from __future__ import annotations
 
 import argparse
+import gc
 from pathlib import Path
 
 from tauplay.commands._common import (
@@ -90,6 +91,16 @@ def _resume_config(config: object, session: str) -> object:
 
 
 def run(args: argparse.Namespace) -> int:
+    # No cyclic garbage collection while the app starts: the app turns it back on once the person can act
+    # (tauplay.tui.startup.startup_done), and this does whatever happens.
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        gc.enable()
+
+
+def _run(args: argparse.Namespace) -> int:
     from tauplay.tui.session import PlayError, prepare
 
     if args.inject_at is not None and (not args.inject or args.inject_at < 1):

@@ -78,10 +78,11 @@ class Database:
 
     GOLD_RUNS = 4096  # gold replays kept per start state (tauplay.core.gold)
 
-    def __init__(self, tables: dict[str, dict[str, Record]], *, source: str = "") -> None:
+    def __init__(self, tables: dict[str, dict[str, Record]], *, source: str = "", hash_value: int | None = None) -> None:
+        """`hash_value`: the tables' hash when it is known already (a start state read back from a cache)."""
         self.tables = tables
         self.source = source
-        self._hash: int | None = None
+        self._hash: int | None = hash_value
         self._record_hashes: dict[Key, int] = {}
         self._indexes: dict[tuple[str, str], dict[Any, list[str]]] = {}
         self.gold_runs = BoundedCache(self.GOLD_RUNS)  # owned here, so it goes when the database goes

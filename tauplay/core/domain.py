@@ -8,6 +8,7 @@ entry point group (`myname = "my_package:DOMAIN"`), and that group is the only d
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -242,12 +243,88 @@ class Domain:
                 cached = Database(self.load_data_dir(Path(data_dir)), source=str(data_dir))
             else:
                 s = self.default_seed if seed is None else seed
-                cached = Database(self.generate(s), source=f"generated:{self.name}:seed={s}")
+                cached = generated_database(self, s)
             _DB_CACHE[key] = cached
         return cached
 
 
 _DB_CACHE: dict[tuple[str, str | None, int | None], Database] = {}
+
+
+# -- generated start states, kept on disk ----------------------------------------------------------------------
+# Generating a start state costs more than a whole bare Textual app's start-up (airline: ~0.1 s, and ~0.04 s
+# for its hash), and the same seed always gives the same tables. So the tables and their hash are kept in a
+# file per (domain, seed) under $TAUPLAY_CACHE_DIR (else $XDG_CACHE_HOME/tauplay, else ~/.cache/tauplay),
+# named after a fingerprint of everything that could change them: the files of the domain's package, the
+# Python files beside the module that defines its generator, and the database code that hashes them (path,
+# size and modification time of each). A changed file gives a new name, so a stale file is never read; a file
+# that cannot be read or written is ignored (the tables are generated, as without a cache).
+# TAUPLAY_CACHE_DIR=off turns it off.
+START_STATE_FORMAT = 1
+
+
+def _cache_dir() -> Path | None:
+    raw = os.environ.get("TAUPLAY_CACHE_DIR")
+    if raw is not None and raw.strip().lower() in ("", "off", "0", "no"):
+        return None
+    try:
+        base = Path(raw).expanduser() if raw else \
+            Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache").expanduser() / "tauplay"
+    except (RuntimeError, KeyError):  # no home folder to be found: no cache
+        return None
+    return base / "start-states"
+
+
+def _fingerprint(domain: Domain) -> str | None:
+    """A digest of the files a domain's generated tables depend on; None when they cannot be found."""
+    import sys
+    from hashlib import blake2b
+
+    module = sys.modules.get(getattr(domain.generate, "__module__", "") or "")
+    source = getattr(module, "__file__", None)
+    if not source:
+        return None
+    files: list[Path] = [Path(__file__).with_name("db.py"), *sorted(Path(source).parent.parent.glob("*.py"))]
+    for root, dirs, names in os.walk(domain.package_dir):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        files.extend(Path(root) / n for n in sorted(names))
+    digest = blake2b(f"{START_STATE_FORMAT}\x00{domain.name}".encode(), digest_size=16)
+    try:
+        for f in files:
+            st = f.stat()
+            digest.update(f"{f}\x00{st.st_size}\x00{st.st_mtime_ns}\x00".encode())
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def generated_database(domain: Domain, seed: int) -> Database:
+    """The domain's generated start state for `seed`: read from the start-state cache when it is there,
+    else generated (and its hash worked out) and saved there."""
+    import marshal
+
+    source = f"generated:{domain.name}:seed={seed}"
+    directory = _cache_dir()
+    fingerprint = _fingerprint(domain) if directory is not None else None
+    path = directory / f"{domain.name}-{seed}-{fingerprint}.bin" if directory is not None and fingerprint else None
+    if path is not None:
+        try:
+            form, tables, hash_value = marshal.loads(path.read_bytes())
+            if form == START_STATE_FORMAT and isinstance(tables, dict) and isinstance(hash_value, int):
+                return Database(tables, source=source, hash_value=hash_value)
+        except (OSError, ValueError, EOFError, TypeError):
+            pass  # absent or unreadable: generated below
+    database = Database(domain.generate(seed), source=source)
+    if path is not None:
+        try:
+            blob = marshal.dumps((START_STATE_FORMAT, database.tables, database.hash_value))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}")
+            tmp.write_bytes(blob)
+            os.replace(tmp, path)  # whole or not at all: another process may read it now
+        except (OSError, ValueError):  # not writable, or a value marshal cannot keep: no cache
+            pass
+    return database
 # Start states with a task's records added, per base database and records (they go when the base goes).
 _STARTS: WeakKeyDictionary[Database, dict[str, Database]] = WeakKeyDictionary()
 _DERIVED: WeakSet[Database] = WeakSet()

@@ -16,6 +16,7 @@ from textual.screen import Screen
 from tauplay.core.text import visible
 from tauplay.tui import keys
 from tauplay.tui.session import PlayConfig, PlayError, Prepared, prepare
+from tauplay.tui.startup import GC_HELD_AT_MOST_S, startup_done
 
 
 class TauplayApp(App[int]):
@@ -37,11 +38,13 @@ class TauplayApp(App[int]):
 
     # -- start-up ---------------------------------------------------------------------------------
     def on_mount(self, event: events.Mount) -> None:
+        self.set_timer(GC_HELD_AT_MOST_S, startup_done)
         self._load_keymap()
         if self.config.role is None and self._prepared is None:
             from tauplay.tui.screens.home import HomeScreen
 
             self.push_screen(HomeScreen(self.config))
+            self.call_after_refresh(startup_done)
             return
         try:
             prepared = self._prepared or prepare(self.config)
@@ -50,6 +53,7 @@ class TauplayApp(App[int]):
 
             self.push_screen(HomeScreen(self.config))
             self.report(str(e))
+            self.call_after_refresh(startup_done)
             return
         self.push_screen(self.play_screen(prepared))
 

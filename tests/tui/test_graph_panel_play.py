@@ -51,3 +51,25 @@ async def test_the_graph_shows_edges_and_grounds_tools_as_the_session_goes(db_pa
         assert "get_reservation_details → get_user_details (user_id)" in second  # the edge the calls took
         assert "edges taken: (none yet)" not in second
         assert "path:" in second and "1.get_reservation_details → 2.get_user_details" in second
+
+
+def test_valid_next_is_grounded_and_permitted_by_the_policy_rules():
+    """Figure 14's "valid next": a tool whose inputs are grounded but that a policy rule makes wait (cancelling
+    needs the reservation looked up first) is not marked until the rule is met."""
+    import json
+
+    from tauplay.core.domain import get_domain
+    from tauplay.core.events import Event, MessageData, ToolResultData
+    from tauplay.core.graph import ToolGraph
+    from tauplay.core.grounded import grounded_tools
+    from tauplay.core.vocabulary import Role
+
+    airline = get_domain("airline")
+    graph = ToolGraph(airline)
+    said = [Event.of(1, Role.USER, MessageData(content="Please cancel my reservation 842X51."))]
+    assert "cancel_reservation" in grounded_tools(airline, said)  # its input is grounded ...
+    assert graph.rule_block("cancel_reservation", [])  # ... but a policy rule makes it wait
+    assert "cancel_reservation" not in graph.grounded_next([], said)
+    looked_up = [*said, Event.of(2, Role.ENV, ToolResultData(call_id="c2", name="get_reservation_details",
+                                                            output=json.dumps({"reservation_id": "842X51"})))]
+    assert "cancel_reservation" in graph.grounded_next(["get_reservation_details"], looked_up)

@@ -81,7 +81,8 @@ async def test_focus_comes_back_after_zoom_and_pop_ups(db_path) -> None:
             assert play.maximized is not None and play.focused is not box  # the zoomed panel has the keys
             await pilot.press(leave)
             await wait_until(pilot, lambda: play.maximized is None and play.focused is box, what=f"focus after {leave}")
-        for opens, closes in (("f1", "escape"), ("ctrl+s", "n")):  # help; "end the session?" answered no
+        # help, the command palette, the statistics; "end the session?" answered no
+        for opens, closes in (("f1", "escape"), ("ctrl+p", "escape"), ("f6", "escape"), ("ctrl+s", "n")):
             await pilot.press(opens)
             await wait_until(pilot, lambda: app.screen is not play, what=f"the pop-up of {opens}")
             await pilot.press(closes)

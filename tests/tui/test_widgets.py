@@ -181,3 +181,19 @@ def test_money_in_diffs_is_shown_to_the_cent() -> None:
 
     for show in (shown_value, short):
         assert show({"amount": 59.340000000000146, "rate": 0.1234, "n": 3}) == '{"amount": 59.34, "n": 3, "rate": 0.1234}'
+
+
+def test_compare_shows_money_in_end_state_differences_to_the_cent(capsys) -> None:
+    from types import SimpleNamespace
+
+    from tauplay.commands.compare import _print
+    from tauplay.core.db import FieldChange, RecordChange
+
+    side = SimpleNamespace(emotion=None, parent_id=None, id="a1", domain="retail", task_id="t", status="done",
+                           reason="stop", reward=1.0, forked_at_turn=None, calls=[], violations=[])
+    change = RecordChange("orders", "#W1", "changed", {}, {},
+                          (FieldChange("total", 59.340000000000146, 61.0), FieldChange("note", "a", "b")))
+    _print(SimpleNamespace(a=side, b=side, same_task=True, turns=[], end_state_diff=[change]))
+    out = capsys.readouterr().out
+    assert "orders #W1 total: 59.34 → 61.0" in out and '"a" → "b"' in out
+    assert "59.340000000000146" not in out

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from tauplay.core.behavior import card_line
@@ -27,9 +27,11 @@ from tauplay.core.text import visible, visible_any
 from tauplay.core.vocabulary import NoticeAbout, Role
 from tauplay.tui import keys
 from tauplay.tui.session import Prepared
+from tauplay.tui.startup import startup_done
 from tauplay.tui.widgets.call_line import CallLine
 from tauplay.tui.widgets.cards import Card, CardStack, device_card, emotion_card, task_card
 from tauplay.tui.widgets.diff_panel import DiffPanel
+from tauplay.tui.widgets.footer import KeysFooter
 from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.tool_form import ToolForm
 from tauplay.tui.widgets.transcript import USER_VIEW_OUTPUT, Transcript
@@ -113,7 +115,7 @@ class PlayScreen(Screen[None]):
                     diff = DiffPanel(id="diff")
                     diff.concealed = self.concealed_note()
                     yield diff
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def message_placeholder(self) -> str:
         return "message (Enter sends)"
@@ -174,9 +176,15 @@ class PlayScreen(Screen[None]):
             self.waiting -= 1  # the seat takes the next move sent out of turn
         if mine and not self._turn_painted:  # the store opens after this paint, not during it
             self._turn_painted = True
-            self.call_after_refresh(self.runner.turn_shown)
+            self.call_after_refresh(self._first_turn_shown)
         self.your_turn = mine
         self.show_turn()
+
+    def _first_turn_shown(self) -> None:
+        startup_done()
+        self.runner.turn_shown()
+        for panel in self.query(GraphPanel):  # the graph is built now, not on the way to this turn
+            panel.build_soon()
 
     def show_turn(self) -> None:
         mine = self.your_turn

@@ -213,13 +213,20 @@ class GraphPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text("building the dependency graph…", style="dim"), id="graph-body")
 
-    # Built when first shown, or at the latest this long after mounting: not on the way to the person's first
-    # turn (the import and the graph's construction would share the interpreter with it).
-    BUILD_AFTER_S = 1.5
+    # Built when first shown, or soon after the screen says the person's first turn is shown (`build_soon`), or
+    # at the latest this long after mounting: not on the way to the first turn (the import and the graph's
+    # construction would share the interpreter with it; on a loaded machine a fixed delay after mounting fell
+    # before the first turn).
+    BUILD_AFTER_S = 5.0
+    BUILD_AFTER_TURN_S = 0.2
 
     def on_mount(self) -> None:
         self._building = False
         self.set_timer(self.BUILD_AFTER_S, self._start_build)
+
+    def build_soon(self) -> None:
+        """The person can act now: build the graph shortly (after what the first turn itself set off)."""
+        self.set_timer(self.BUILD_AFTER_TURN_S, self._start_build)
 
     def on_show(self) -> None:
         self._start_build()

@@ -1,0 +1,19 @@
+"""What the app holds back while it starts: cyclic garbage collection.
+
+`tauplay play` turns the collector off before it builds anything; start-up allocates many objects that all stay
+alive (widgets, styles, the start state), and the collector's passes over them cost a noticeable part of the
+time to the person's first turn. The first screen the person acts on turns it back on (`startup_done`), and the
+app does at the latest GC_HELD_AT_MOST_S after it mounts.
+"""
+
+from __future__ import annotations
+
+import gc
+
+GC_HELD_AT_MOST_S = 5.0
+
+
+def startup_done() -> None:
+    """The first screen the person acts on is shown: the collector runs again (idempotent)."""
+    if not gc.isenabled():
+        gc.enable()

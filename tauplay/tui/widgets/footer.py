@@ -1,0 +1,38 @@
+"""The key footer, rebuilt only when what it shows changes.
+
+Textual's footer rebuilds all its keys (new widgets, styles, layout) on every change of focus and every
+reactive that has bindings, even when the keys it shows stay the same; on the play screen that happens several
+times between the session starting and the person's first turn being painted. This one keeps what it last
+showed and rebuilds only when that differs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets import Footer
+
+
+class KeysFooter(Footer):
+    _shown: tuple[Any, ...] | None = None
+
+    def shown_now(self) -> tuple[Any, ...]:
+        """Everything the footer's keys are built from (Footer.compose): each binding shown, with its key as
+        displayed, its words, whether it is enabled and its tooltip; the command palette's; the style."""
+        app = self.app
+        keys = tuple((binding.key, app.get_key_display(binding), binding.description, binding.action,
+                      binding.group, enabled, tooltip)
+                     for (_, binding, enabled, tooltip) in self.screen.active_bindings.values() if binding.show)
+        return keys, self.compact, self.show_command_palette, app.ENABLE_COMMAND_PALETTE
+
+    async def recompose(self) -> None:
+        """Rebuild the keys, unless they would be the very ones shown now (several changes of focus or
+        bindings each ask for a rebuild, and all those asked for run)."""
+        if self._shown is not None and self.is_attached and self.shown_now() == self._shown:
+            return
+        await super().recompose()
+
+    def compose(self) -> Any:
+        if self._bindings_ready:
+            self._shown = self.shown_now()
+        return super().compose()

@@ -1,0 +1,189 @@
+"""What the play screen's start-up no longer pays for: a generated start state read back from the start-state
+cache, the key footer rebuilt only when its keys change, and no garbage collection until the first turn."""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import marshal
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widgets import Static
+
+from tauplay.core import domain as domain_module
+from tauplay.core.db import Database
+from tauplay.core.domain import generated_database, get_domain
+from tauplay.tui.widgets.footer import KeysFooter
+
+from .conftest import make_app, wait_until
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    where = tmp_path / "cache"
+    monkeypatch.setenv("TAUPLAY_CACHE_DIR", str(where))
+    return where / "start-states"
+
+
+@pytest.mark.parametrize("name", ["airline", "retail", "telecom"])
+def test_a_cached_start_state_is_the_generated_one(name: str, cache_dir: Path) -> None:
+    domain = get_domain(name)
+    first = generated_database(domain, 7)  # generated, and saved
+    assert len(list(cache_dir.glob(f"{name}-7-*.bin"))) == 1
+    again = generated_database(domain, 7)  # read back
+    fresh = Database(domain.generate(7))
+    assert again is not first
+    assert again.tables == fresh.tables
+    assert again.hash_value == fresh.hash_value == first.hash_value
+    assert again.source == f"generated:{name}:seed=7"
+
+
+def test_another_seed_is_another_file(cache_dir: Path) -> None:
+    domain = get_domain("airline")
+    generated_database(domain, 7)
+    other = generated_database(domain, 8)
+    assert len(list(cache_dir.glob("airline-*.bin"))) == 2
+    assert other.tables == domain.generate(8)
+
+
+def test_a_changed_domain_file_is_never_read_from_the_old_cache(tmp_path: Path, cache_dir: Path) -> None:
+    """The file name carries a fingerprint of the domain's files: change one and the old file is not read."""
+    domain = get_domain("airline")
+    copy = tmp_path / "airline"
+    shutil.copytree(domain.package_dir, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    moved = dataclasses.replace(domain, package_dir=copy)
+    generated_database(moved, 7)
+    (stale,) = cache_dir.glob("airline-7-*.bin")
+    # a cache file that says something else: read only while the domain's files are as they were
+    form, tables, hash_value = marshal.loads(stale.read_bytes())
+    tables = {**tables, "flights": {}}
+    stale.write_bytes(marshal.dumps((form, tables, hash_value)))
+    assert generated_database(moved, 7).tables["flights"] == {}
+    policy = copy / "policy.md"
+    policy.write_text(policy.read_text() + "\n")
+    os.utime(policy, ns=(policy.stat().st_atime_ns, policy.stat().st_mtime_ns + 10**9))
+    assert generated_database(moved, 7).tables == domain.generate(7)
+    assert len(list(cache_dir.glob("airline-7-*.bin"))) == 2
+
+
+def test_an_unreadable_cache_file_is_generated_again(cache_dir: Path) -> None:
+    domain = get_domain("airline")
+    generated_database(domain, 7)
+    (path,) = cache_dir.glob("airline-7-*.bin")
+    path.write_bytes(b"not a start state")
+    assert generated_database(domain, 7).tables == domain.generate(7)
+
+
+def test_the_cache_can_be_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TAUPLAY_CACHE_DIR", "off")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert generated_database(get_domain("airline"), 7).hash_value == Database(
+        get_domain("airline").generate(7)).hash_value
+    assert not list(tmp_path.rglob("*.bin"))
+
+
+def test_domain_database_goes_through_the_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(domain_module, "_DB_CACHE", {})
+    get_domain("airline").database(seed=11)
+    assert list(cache_dir.glob("airline-11-*.bin"))
+
+
+class Toggle(App[None]):
+    BINDINGS = [Binding("f5", "one", "One"), Binding("f6", "two", "Two")]
+    two_on = True
+
+    def compose(self) -> ComposeResult:
+        yield Static("x")
+        yield KeysFooter(compact=True)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.two_on if action == "two" else True
+
+    def action_one(self) -> None:
+        pass
+
+    def action_two(self) -> None:
+        pass
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
+    app = Toggle()
+    builds: list[Any] = []
+    async with app.run_test(size=(60, 5)) as pilot:
+        footer = app.query_one(KeysFooter)
+        await pilot.pause()
+        original = KeysFooter.compose
+
+        def counting(self: KeysFooter) -> Any:
+            builds.append(1)
+            return original(self)
+
+        footer.compose = counting.__get__(footer)  # type: ignore[method-assign]
+        for _ in range(3):  # nothing the footer shows changes
+            app.screen.refresh_bindings()
+            await pilot.pause()
+        assert builds == []
+        assert "Two" in str(footer.children[1].render())
+        app.two_on = False  # hidden: the footer must follow
+        app.screen.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert builds == [1]
+        descriptions = [str(k.render()) for k in footer.children]
+        assert not any("Two" in d for d in descriptions), descriptions
+
+
+async def test_the_play_screen_footer_is_built_once_on_the_way_to_the_first_turn(db_path: Path) -> None:
+    """Textual asks for a rebuild on each change of focus or bindings (several before the first turn is
+    painted); the keys do not change meanwhile, so they are built once."""
+    app = make_app(db_path, role="user")
+    builds: list[int] = []
+    original = KeysFooter.compose
+
+    def counting(self: KeysFooter) -> Any:
+        if self._bindings_ready:
+            builds.append(1)
+        return original(self)
+
+    KeysFooter.compose = counting  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: app.screen.your_turn, what="the first turn")
+            for _ in range(5):
+                await pilot.pause()
+            footer = app.screen.query_one(KeysFooter)
+            assert len(footer.children) >= 5  # the keys are there
+    finally:
+        KeysFooter.compose = original  # type: ignore[method-assign]
+    assert builds == [1]
+
+
+async def test_the_collector_is_back_on_once_the_first_turn_is_shown(db_path: Path) -> None:
+    """`tauplay play` turns the garbage collector off while it starts; the play screen turns it back on."""
+    app = make_app(db_path, role="user")
+    gc.disable()
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: app.screen.your_turn, what="the first turn")
+            await wait_until(pilot, gc.isenabled, what="the collector back on")
+    finally:
+        gc.enable()
+
+
+def test_without_a_home_folder_there_is_no_cache_and_no_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TAUPLAY_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+    def nowhere() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(nowhere))
+    domain = get_domain("airline")
+    assert generated_database(domain, 7).tables == domain.generate(7)
