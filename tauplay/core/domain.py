@@ -256,7 +256,7 @@ _DB_CACHE: dict[tuple[str, str | None, int | None], Database] = {}
 # for its hash), and the same seed always gives the same tables. So the tables and their hash are kept in a
 # file per (domain, seed) under $TAUPLAY_CACHE_DIR (else $XDG_CACHE_HOME/tauplay, else ~/.cache/tauplay),
 # named after a fingerprint of everything that could change them: the files of the domain's package, the
-# Python files beside the module that defines its generator, and the database code that hashes them (path,
+# Python files beside the module that defines its generator, and tauplay's core, which hashes them (path,
 # size and modification time of each). A changed file gives a new name, so a stale file is never read; a file
 # that cannot be read or written is ignored (the tables are generated, as without a cache).
 # TAUPLAY_CACHE_DIR=off turns it off.
@@ -284,7 +284,8 @@ def _fingerprint(domain: Domain) -> str | None:
     source = getattr(module, "__file__", None)
     if not source:
         return None
-    files: list[Path] = [Path(__file__).with_name("db.py"), *sorted(Path(source).parent.parent.glob("*.py"))]
+    # tauplay's core (generators build on its helpers; db.py hashes) and the shared modules beside the domain
+    files: list[Path] = [*sorted(Path(__file__).parent.glob("*.py")), *sorted(Path(source).parent.parent.glob("*.py"))]
     for root, dirs, names in os.walk(domain.package_dir):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         files.extend(Path(root) / n for n in sorted(names))
