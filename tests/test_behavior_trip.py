@@ -135,3 +135,26 @@ def test_minimal_needs_more_turns_and_fails_a_step_budget_at_least_as_often(trav
     assert fails_full == 0
     assert fails_least >= fails_full and fails_least > 0, (budget, fails_least)
     assert all(o.reason == "max_steps" for o in tight_least if o.value < 1)
+
+
+def test_a_person_s_short_answers_are_read_as_answers_to_the_question_asked(travel) -> None:
+    """A person playing the user may answer in a few words ("pool", "4"); a longer message that states nothing
+    the agent knows is not taken as an answer."""
+    from tauplay.sim.trip import read_wishes
+
+    domain, database, tasks = travel
+    conversation = Conversation(domain, tasks[0], Environment(domain, database), None)
+    lines = [(Role.USER, "I want to book a 2-city trip.", None),
+             (Role.AGENT, "Where is your first stay? Which city would you like to stay in?", "ask"),
+             (Role.USER, "Lisbon", None),
+             (Role.AGENT, "How many nights will you stay in Lisbon?", "ask"), (Role.USER, "4", None),
+             (Role.AGENT, "Is there any amenity the hotel in Lisbon must have?", "ask"),
+             (Role.USER, "a pool and free wifi", None),
+             (Role.AGENT, "What kind of room would you like in Lisbon?", "ask"),
+             (Role.USER, "The stay in Rome starts the day I leave Lisbon.", None)]
+    for i, (role, text, intent) in enumerate(lines):
+        conversation.events.append(Event.of(i, role, MessageData(content=text, intent=intent)))
+    wishes = read_wishes(conversation)
+    stay = wishes.stays[0]
+    assert wishes.count == 2 and stay.city == "Lisbon" and stay.nights == 4
+    assert stay.amenities == ["pool", "free wifi"] and stay.room is None

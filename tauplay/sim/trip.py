@@ -132,16 +132,19 @@ def read_wishes(conversation: Conversation) -> Wishes:
     before it (an answer 'I arrive there on August 8, 2025' is about the city that question named)."""
     wishes = Wishes()
     context: int | None = None
+    asked: str | None = None  # what the agent's question before this message was about
     for e in conversation.events:
         if e.kind != EventKind.MESSAGE:
             continue
         m = e.as_(MessageData)
         if e.role == Role.AGENT:
             context = _about(m.content, wishes) if m.intent == "ask" else None
+            asked = next((f for f, p in _ASKED if p.search(m.content)), None) if m.intent == "ask" else None
             continue
         if e.role != Role.USER:
             continue
         current = context
+        before = _snapshot(wishes)
         for sentence in _sentences(m.content):
             _read_sentence(sentence, wishes, current)
             named = _cities_in(sentence, wishes)
@@ -149,7 +152,55 @@ def read_wishes(conversation: Conversation) -> Wishes:
                 current = ORDINALS.index(o.group(1).lower())
             elif named:
                 current = named[0]
+        if _snapshot(wishes) == before and asked is not None:
+            _short_answer(m.content, asked, wishes, context)
     return wishes
+
+
+def _snapshot(wishes: Wishes) -> str:
+    """What is known, for telling whether a message added anything (an empty stay made on the way is nothing)."""
+    stays = {k: s for k, s in wishes.stays.items() if s != Stay()}
+    return repr((stays, wishes.count, wishes.email, wishes.party, wishes.budget, wishes.rate, wishes.protection,
+                 wishes.card))
+
+
+# What an agent's question asks for (its own questions' words), for a short answer that names nothing else.
+_ASKED = tuple((f, re.compile(p, re.IGNORECASE)) for f, p in (
+    ("city", r"^Where is your"), ("arrive", r"\bwhat date do you arrive\b"), ("nights", r"\bhow many nights\b"),
+    ("stars", r"\bhow many stars\b"), ("amenities", r"\bany amenity\b"), ("room", r"\bwhat kind of room\b"),
+    ("budget", r"\byour budget\b")))
+_FILLER = re.compile(r"^\W*(?:(?:it|the hotel|i|we)\s+(?:needs?|must have|want|would like|'d like)\s+|"
+                     r"(?:an?|the)\s+|please\s+)+", re.IGNORECASE)
+
+
+def _short_answer(text: str, asked: str, wishes: Wishes, k: int | None) -> None:
+    """A reply of a few words to the agent's own question ("pool", "5", "a Deluxe King", "Lisbon"), read as the
+    answer to it; a longer one that states nothing known is left alone (it may be about something else)."""
+    bare = text.strip().rstrip(".!")
+    if not bare or len(bare.split()) > 5:
+        return
+    number = re.search(r"\d[\d,]*(?:\.\d+)?", bare)
+    dates = [d for d in (_iso(m) for m in _DATE.finditer(bare)) if d]
+    if asked == "budget":
+        if number is not None:
+            wishes.budget = float(number.group().replace(",", ""))
+        return
+    if k is None:
+        return
+    stay = wishes.stay(k)
+    if asked == "city" and bare[:1].isupper():
+        stay.city = bare
+    elif asked == "arrive" and dates:
+        stay.arrive = [min(dates), max(dates)]
+    elif asked == "nights" and number is not None and "," not in number.group():
+        stay.nights = int(float(number.group()))
+    elif asked == "stars" and number is not None and number.group().isdigit():
+        stay.stars = int(number.group())
+    elif asked == "amenities":
+        wanted = [a.strip().lower() for a in re.split(r",\s*|\s+and\s+", _FILLER.sub("", bare)) if a.strip()]
+        stay.amenities = wanted or None
+    elif asked == "room":
+        stay.room = _FILLER.sub("", bare).strip() or None
 
 
 def _read_sentence(sentence: str, wishes: Wishes, current: int | None) -> None:
