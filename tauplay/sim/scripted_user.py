@@ -42,6 +42,7 @@ from tauplay.core.grounding import (
 from tauplay.core.tasks import Action, Task
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
+from tauplay.sim import preference_answers, trip
 from tauplay.sim.behavior import BehaviorLayer
 from tauplay.sim.device_steps import step_asked
 from tauplay.sim.participants import Conversation, PlannedCall, UserReply
@@ -586,19 +587,26 @@ class ScriptedUser:
         agent_text = agent_last.content if agent_last else ""
         if (own_move := layer.interject(conversation, parts, bool(_REFUSAL.search(agent_text)))) is not None:
             return own_move
+        on_trip = trip.applies(conversation)  # a trip under rules: any option meeting them will do
         if asks_to_confirm(agent_last):
-            agree, correction = judge_proposal(conversation, agent_text)
+            judge = preference_answers.judge_trip if on_trip else judge_proposal
+            agree, correction = judge(conversation, agent_text)
             if not agree:
                 return UserReply(correction, "correct")
             return layer.confirm(conversation) or UserReply(layer.shorten(tone.yes(n)), "confirm")
-        if "?" in agent_text and (answer := answer_question(conversation, agent_text)) is not None:
+        asked = (preference_answers.asked_facts(conversation, parts, _specific_question(agent_text) or agent_text,
+                                                first_person) if on_trip and "?" in agent_text else None)
+        if asked is not None:
+            if (reply := self._tell_asked(conversation, parts, asked, tone, n)) is not None:
+                return reply
+        elif "?" in agent_text and (answer := answer_question(conversation, agent_text)) is not None:
             return answer
         if _REFUSAL.search(agent_text) and (test := layer.refused(conversation)) is not None:
             return test
         if _REFUSAL.search(agent_text) and "human" in task.goal.lower():
             if not any(m.intent == "escalate" for m in mine):
                 return UserReply(tone.escalate(), "escalate")
-        if (reply := _answer_or_say_unknown(conversation, parts, agent_text, layer.given)) is not None:
+        if asked is None and (reply := _answer_or_say_unknown(conversation, parts, agent_text, layer.given)) is not None:
             return reply
         if _HANDOVER.search(agent_text) and "?" not in agent_text and not _REFUSAL.search(agent_text):
             # "I will transfer you to a human agent now": a person waits for it, not "Can you take care of it?"
@@ -622,3 +630,19 @@ class ScriptedUser:
             return layer.hold_reply()
         return UserReply(layer.shorten(tone.nudge(n)), "nudge")
 
+    def _tell_asked(self, conversation: Conversation, parts: list[str], asked: tuple[list[int], str], tone: Tone,
+                    n: int) -> UserReply | None:
+        """The answer to a question about facts of its instruction (`preference_answers`): one it has not told
+        (a minimal user gives exactly this; an incremental one tells its next fact in order instead: None), or
+        "As I said" for one it has, or its "no particular wish"."""
+        facts, no_wish = asked
+        if not facts:
+            return UserReply(self.layer.shorten(no_wish), "answer")
+        told = set(self.layer.told(conversation, parts))
+        untold = [i for i in facts if i not in told]
+        if not untold:
+            return UserReply("As I said: " + " ".join(without_ids(parts[i]) for i in facts), "answer")
+        if self.layer.given and self.behavior is not None and self.behavior.disclosure == "incremental":
+            return None
+        said = without_ids(self.layer.say_fact(parts, untold[0], conversation))
+        return UserReply(self.layer.brief(tone.disclose(said, n), said), "disclose")
