@@ -33,6 +33,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -179,7 +180,7 @@ def write_events(url: str, writer: int, sessions: int, go: Callable[[], None] = 
     commit_ms: list[float] = []
     with SessionStore(url) as store:
         go()
-        start = time.perf_counter()
+        start = said = time.perf_counter()
         made = 0
         live: list[list[Any]] = []  # [session id, next seq]
         while live or made < sessions:
@@ -204,6 +205,10 @@ def write_events(url: str, writer: int, sessions: int, go: Callable[[], None] = 
                 else:
                     still.append([sid, seq])
             live = still
+            if time.perf_counter() > said + 30:  # progress, for a long run
+                said = time.perf_counter()
+                print(f"writer {writer}: {sum(written.values()):,} events after {said - start:.0f} s",
+                      file=sys.stderr, flush=True)
         seconds = time.perf_counter() - start
     return {"writer": writer, "written": written, "commit_ms": commit_ms, "seconds": seconds}
 
@@ -254,6 +259,8 @@ class Readers:
     """The readers' loops, each in a thread until `stop` is set: `tauplay stats` and `tauplay review --show
     NEWEST` as whole processes, and in-process the review list, a session's events and the queue's progress."""
 
+    PAUSE = 1.0  # seconds between two runs of a whole-process reader (a person re-running a command)
+
     def __init__(self, url: str) -> None:
         self.url = url
         self.env = {**os.environ, "TAUPLAY_DB": url}
@@ -272,6 +279,7 @@ class Readers:
 
     def _stats(self) -> None:
         self.ms["stats"].append(timed_process([*TAUPLAY, "stats"], self.env))
+        self.stop.wait(self.PAUSE)
 
     def _newest(self, store: Any) -> str:
         newest = store.list_sessions(limit=1)
@@ -283,6 +291,7 @@ class Readers:
         with SessionStore(self.url, readonly=True) as store:
             sid = self._newest(store)
         self.ms["review --show"].append(timed_process([*TAUPLAY, "review", "--show", sid], self.env))
+        self.stop.wait(self.PAUSE)
 
     def _in_process(self, store: Any) -> Callable[[], None]:
         from tauplay.tui.review import find_sessions
@@ -301,7 +310,7 @@ class Readers:
             self.ms["review list"].append((t1 - t0) * 1000)
             self.ms["events"].append((t3 - t2) * 1000)
             self.ms["queue progress"].append((t4 - t3) * 1000)
-            self.stop.wait(0.05)
+            self.stop.wait(0.25)
 
         return step
 
@@ -350,30 +359,36 @@ def run_children(url: str, kind: str, specs: Sequence[dict[str, Any]]) -> tuple[
     time from the go to the last one's end."""
     env = {**os.environ, "TAUPLAY_DB": url}
     folder = Path(tempfile.mkdtemp(prefix="tauplay-load-"))
-    procs = []
-    for n, spec in enumerate(specs):
-        path = folder / f"{n}.json"
-        path.write_text(json.dumps(spec))
-        procs.append(subprocess.Popen([sys.executable, __file__, "--child", kind, "--spec", str(path)], env=env,
-                                      text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE))
-    for p in procs:
-        assert p.stdout is not None
-        if p.stdout.readline().strip() != "ready":
-            raise RuntimeError(f"a {kind} child did not start")
-    start = time.perf_counter()
-    for p in procs:
-        assert p.stdin is not None
-        p.stdin.write("go\n")
-        p.stdin.flush()
-    results = []
-    for p in procs:
-        out, _ = p.communicate(timeout=7200)
-        if p.returncode != 0:
-            raise RuntimeError(f"a {kind} child failed ({p.returncode})")
-        results.append(json.loads(out.strip().splitlines()[-1]))
-    for path in folder.iterdir():
-        path.unlink()
-    folder.rmdir()
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        for n, spec in enumerate(specs):
+            path = folder / f"{n}.json"
+            path.write_text(json.dumps(spec))
+            procs.append(subprocess.Popen([sys.executable, __file__, "--child", kind, "--spec", str(path)],
+                                          env=env, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE))
+        for p in procs:
+            assert p.stdout is not None
+            if p.stdout.readline().strip() != "ready":
+                raise RuntimeError(f"a {kind} child did not start")
+        start = time.perf_counter()
+        for p in procs:
+            assert p.stdin is not None
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        results = []
+        for p in procs:
+            out, _ = p.communicate(timeout=7200)
+            if p.returncode != 0:
+                raise RuntimeError(f"a {kind} child failed ({p.returncode})")
+            results.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for p in procs:  # one failed: the others are stopped too
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        for path in folder.iterdir():
+            path.unlink()
+        folder.rmdir()
     return results, time.perf_counter() - start
 
 
@@ -393,6 +408,14 @@ def measure(url: str, backend: str, args: argparse.Namespace) -> list[str]:
     """Both parts on one database; the problems found (empty: none)."""
     problems: list[str] = []
     print(f"== {backend} (load average {load_average()})")
+    if "a" in args.parts:
+        problems += annotators(url, args)
+    if "b" in args.parts:
+        problems += batch(url, backend, args)
+    return problems
+
+
+def annotators(url: str, args: argparse.Namespace) -> list[str]:
     t0 = time.perf_counter()
     items = make_items(url, args.items)
     print(f"(a) {len(items):,} finished sessions queued in {time.perf_counter() - t0:.1f} s; "
@@ -400,7 +423,6 @@ def measure(url: str, backend: str, args: argparse.Namespace) -> list[str]:
     specs = [{"name": f"ann{i:02d}", "items": items, "share": args.overlap} for i in range(args.annotators)]
     reports, wall = run_children(url, "annotate", specs)
     found = check_queue(url, items, args.overlap, reports)
-    problems += found
     seats = sum(len(r["done"]) for r in reports)
     claims = [ms for r in reports for ms in r["claim_ms"]]
     per = sorted(len(r["done"]) for r in reports)
@@ -408,7 +430,14 @@ def measure(url: str, backend: str, args: argparse.Namespace) -> list[str]:
           f"{seats / wall:.0f} items/s (claim + label + reviewed mark + finish); per annotator {per[0]}-{per[-1]}")
     print(f"  claim latency: {spread(claims)}")
     print(f"  check: {'every item labelled and marked as often as its seats, never twice by one annotator, every seat done' if not found else '; '.join(found[:5])}")
+    return found
 
+
+def batch(url: str, backend: str, args: argparse.Namespace) -> list[str]:
+    if "a" not in args.parts:  # the readers need sessions to read: the finished ones part (a) would have made
+        t0 = time.perf_counter()
+        make_items(url, args.items)
+        print(f"(b) {args.items:,} finished sessions saved first in {time.perf_counter() - t0:.1f} s")
     sessions = args.events // EVENTS_PER_SESSION
     writers = args.writers if args.writers else (1 if backend == "sqlite" else 2)
     print(f"(b) readers alone first (load average {load_average()})")
@@ -424,7 +453,7 @@ def measure(url: str, backend: str, args: argparse.Namespace) -> list[str]:
     loop.join(timeout=900)
     events = sum(sum(r["written"].values()) for r in reports)
     found = check_events(url, reports)
-    problems += found + [f"reader: {e}" for e in readers.errors]
+    problems = found + [f"reader: {e}" for e in readers.errors]
     commits = [ms for r in reports for ms in r["commit_ms"]]
     print(f"  {events:,} events committed in {wall:.1f} s: {events / wall:,.0f} events/s "
           f"(load average {load_average()})")
@@ -444,9 +473,11 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--writers", type=int, default=0, help="writer processes (default 2; SQLite 1)")
     parser.add_argument("--baseline-rounds", type=int, default=3)
+    parser.add_argument("--parts", default="ab", help="a: the annotators, b: the batch and readers (default ab)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--spec", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped by SIGTERM"))  # the finally blocks still run
     if args.child:
         child(args.child, json.loads(Path(args.spec).read_text()))
         return
