@@ -42,7 +42,7 @@ KEYS: tuple[Key, ...] = (
     Key("home.start", "ctrl+s", "start", "Start", "home"),
     Key("home.resume", "ctrl+r", "resume", "Resume selected", "home", detail="continue the unfinished session selected in the list"),
     Key("home.refresh", "f5", "refresh_sessions", "Refresh sessions", "home", show=False),
-    Key("play.tab1", "f2", "side_tab(1)", "Task / Tools tab", "play", detail="the emotion and task cards (user) or the tools and their forms (agent)"),
+    Key("play.tab1", "f2", "side_tab(1)", "Task / Tools tab", "play", detail="the emotion and task cards (user) or the tools and their forms (agent: the tool list takes the keys; Down to a tool, Tab into its form)"),
     Key("play.tab2", "f3", "side_tab(2)", "Agent's side / Policy tab", "play",
         detail="the agent's tool calls and results, once revealed (user), or the policy with its search box focused "
         "(agent)"),

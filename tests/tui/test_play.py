@@ -277,3 +277,23 @@ async def test_the_tool_form_is_reached_and_run_from_the_keyboard(db_path):
         call = next(e for e in play.events[before:] if e.kind == "tool_call")
         assert (call.data["name"], call.data["arguments"]) == ("get_reservation_details", {"reservation_id": "S6Q6LB"})
     assert app.last_error is None
+
+
+async def test_f2_takes_the_agent_to_the_tool_list_and_its_form(db_path):
+    """The key the footer names for the tools (f2) puts the keys in the tool list, so Down picks a tool and Tab
+    enters its form; typed text goes to the form's field, not to the call line."""
+    app = make_app(db_path, role="agent")
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await your_turn(pilot, play)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: play.focused is play.query_one("#tool-list"), what="the tool list focused")
+        tools = play.query_one(ToolsPanel)
+        names = [t.name for t in play.prepared.domain.read_tools + play.prepared.domain.write_tools]
+        for _ in range(names.index("get_user_details")):
+            await pilot.press("down")
+        await wait_until(pilot, lambda: tools.current == "get_user_details", what="the form")
+        await pilot.press("tab", *"aisha")
+        assert isinstance(play.focused, Input) and tools.form in play.focused.ancestors
+        assert play.focused.value == "aisha"
+    assert app.last_error is None

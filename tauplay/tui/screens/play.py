@@ -518,7 +518,9 @@ class PlayAgentScreen(PlayScreen):
 
     def action_side_tab(self, n: int) -> None:
         super().action_side_tab(n)
-        if n == 2:  # the policy: straight into its search box
+        if n == 1:  # the tools: the list takes the keys (Down to a tool, Tab into its form), as ctrl+t does
+            self.query_one("#tool-list").focus()
+        elif n == 2:  # the policy: straight into its search box
             self.call_after_refresh(self._focus_policy_search)
 
     def _focus_policy_search(self) -> None:
@@ -572,7 +574,6 @@ class PlayAgentScreen(PlayScreen):
 
     def action_pick_tool(self) -> None:
         self.action_side_tab(1)
-        self.query_one("#tool-list").focus()
 
     def action_run_form(self) -> None:
         from tauplay.tui.widgets.tools_panel import ToolsPanel
