@@ -10,16 +10,17 @@ from textual.widgets import Input, TextArea
 
 from tauplay.core.domain import get_domain
 from tauplay.core.tasks import load_tasks
-from tauplay.tui.validate import ValidateApp, ValidateScreen
+from tauplay.tui.app import TauplayApp
+from tauplay.tui.screens.validate import ValidateScreen
 from tests.tui.conftest import open_store, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 STARTER = REPO / "domains/airline/tasks/starter.json"
 
 
-def make_validate_app(db_path: Path, annotator: str = "ann") -> ValidateApp:
+def make_validate_app(db_path: Path, annotator: str = "ann") -> TauplayApp:
     domain = get_domain("airline")
-    return ValidateApp({"domain": domain, "database": domain.database(), "task_set": load_tasks(STARTER, "airline"),
+    return TauplayApp.for_validate({"domain": domain, "database": domain.database(), "task_set": load_tasks(STARTER, "airline"),
                         "db_url": str(db_path), "annotator": annotator})
 
 
@@ -147,7 +148,7 @@ async def test_the_audit_is_shown_beside_each_task_and_r_rejects_for_its_finding
     bag = starter.by_id("airline-starter-03-add-bag")
     broken = replace(bag, id="bag-broken", actions=[*bag.actions, Action("teleport_bag", {})])
     tasks = TaskSet("airline", [starter.tasks[0], broken], "")
-    app = ValidateApp({"domain": domain, "database": domain.database(), "task_set": tasks,
+    app = TauplayApp.for_validate({"domain": domain, "database": domain.database(), "task_set": tasks,
                        "db_url": str(db_path), "annotator": "ann"})
     async with app.run_test(size=(150, 45)) as pilot:
         screen = await ready(pilot)

@@ -107,8 +107,8 @@ def turn_options(events: list[Event]) -> list[tuple[Text, int]]:
 
 
 class EndScreen(Screen[None]):
-    SCOPES = ("end",)
-    BINDINGS = keys.bindings("end")  # type: ignore[assignment]
+    SCOPES = (keys.Scope.END,)
+    BINDINGS = keys.bindings(keys.Scope.END)  # type: ignore[assignment]
 
     def __init__(self, prepared: Prepared, runner: SessionRunner, outcome: Outcome, events: list[Event]) -> None:
         super().__init__()
@@ -366,7 +366,7 @@ class EndScreen(Screen[None]):
         if not what:
             self.app.go_home()  # type: ignore[attr-defined]
             return
-        from tauplay.tui.widgets.confirm import ConfirmScreen
+        from tauplay.tui.screens.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:

@@ -48,7 +48,7 @@ def describe_side(desc: dict[str, Any]) -> str:
 
 
 class PlayScreen(Screen[None]):
-    SCOPES: tuple[str, ...] = ("play",)
+    SCOPES: tuple[keys.Scope, ...] = (keys.Scope.PLAY,)
     ROLE = "user"
     TAB_TITLES: tuple[str, str] = ("Task", "Emotion")
 
@@ -347,8 +347,8 @@ HIDDEN_NOTE = ("A customer sees only the agent's messages: its tool calls, their
 
 
 class PlayUserScreen(PlayScreen):
-    SCOPES = ("play", "play-user")
-    BINDINGS = keys.bindings("play-user", "play", labels={"play.tab1": "Task", "play.tab2": "Agent",  # type: ignore[assignment]
+    SCOPES = (keys.Scope.PLAY, keys.Scope.PLAY_USER)
+    BINDINGS = keys.bindings(keys.Scope.PLAY_USER, keys.Scope.PLAY, labels={"play.tab1": "Task", "play.tab2": "Agent",  # type: ignore[assignment]
                                                           "play.graph": "Graph", "play.diff": "Diff"})
     ROLE = "user"
     TAB_TITLES = ("Task", "Agent")
@@ -464,8 +464,8 @@ class PlayUserScreen(PlayScreen):
 
 
 class PlayAgentScreen(PlayScreen):
-    SCOPES = ("play", "play-agent", "play-inject")
-    BINDINGS = keys.bindings("play-agent", "play", "play-inject",  # type: ignore[assignment]
+    SCOPES = (keys.Scope.PLAY, keys.Scope.PLAY_AGENT, keys.Scope.PLAY_INJECT)
+    BINDINGS = keys.bindings(keys.Scope.PLAY_AGENT, keys.Scope.PLAY, keys.Scope.PLAY_INJECT,  # type: ignore[assignment]
                              labels={"play.tab1": "Tools", "play.tab2": "Policy", "play.graph": "Graph",
                                      "play.diff": "Diff"})
     ROLE = "agent"
@@ -558,7 +558,7 @@ class PlayAgentScreen(PlayScreen):
         if not self.your_turn:
             self.refuse_not_your_turn()
             return
-        from tauplay.tui.widgets.confirm import ConfirmScreen
+        from tauplay.tui.screens.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes and not self.ended and self.your_turn:
