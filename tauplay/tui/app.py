@@ -107,7 +107,8 @@ class TauplayApp(App[int]):
             self.set_keymap(keymap)
 
     def play_screen(self, prepared: Prepared) -> Screen[Any]:
-        from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
+        from tauplay.tui.screens.play_agent import PlayAgentScreen
+        from tauplay.tui.screens.play_user import PlayUserScreen
 
         return PlayUserScreen(prepared) if prepared.role == "user" else PlayAgentScreen(prepared)
 

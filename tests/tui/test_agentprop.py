@@ -14,7 +14,7 @@ from tauplay.cli import main
 from tauplay.core.labels import Judgment
 from tauplay.tui.app import TauplayApp
 from tauplay.tui.screens.end import EndScreen
-from tauplay.tui.screens.play import PlayAgentScreen
+from tauplay.tui.screens.play_agent import PlayAgentScreen
 from tauplay.tui.screens.review_session import SessionReviewScreen
 from tauplay.tui.widgets.transcript import Transcript
 from tests.tui.conftest import TASK, make_app, open_store, send, wait_until, your_turn

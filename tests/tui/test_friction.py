@@ -17,7 +17,8 @@ from tauplay.tui.capture import screen_text
 from tauplay.tui.screens.confirm import ConfirmScreen
 from tauplay.tui.screens.end import EndScreen
 from tauplay.tui.screens.home import HomeScreen
-from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
+from tauplay.tui.screens.play_agent import PlayAgentScreen
+from tauplay.tui.screens.play_user import PlayUserScreen
 from tauplay.tui.screens.review_session import SessionReviewScreen
 from tauplay.tui.screens.validate import ValidateScreen
 from tauplay.tui.widgets.call_line import example_call

@@ -10,7 +10,8 @@ from tauplay.tui.screens.end import EndScreen
 from tauplay.tui.screens.help import HelpScreen
 from tauplay.tui.screens.home import HomeScreen
 from tauplay.tui.screens.perception import PerceptionScreen
-from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
+from tauplay.tui.screens.play_agent import PlayAgentScreen
+from tauplay.tui.screens.play_user import PlayUserScreen
 from tauplay.tui.screens.review_list import ReviewListScreen
 from tauplay.tui.screens.review_session import SessionReviewScreen
 from tauplay.tui.screens.stats import StatsScreen

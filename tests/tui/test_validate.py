@@ -121,7 +121,7 @@ async def test_edit_emotion_and_play_the_task(db_path: Path) -> None:
         assert row.edited_task and row.edited_task["emotion"]["leaf"] == "argumentativeness"
         # play this task: the play screen opens on the (edited) task, and coming home returns to the queue
         await pilot.press("p", "g")
-        from tauplay.tui.screens.play import PlayAgentScreen
+        from tauplay.tui.screens.play_agent import PlayAgentScreen
 
         await wait_until(pilot, lambda: isinstance(app.screen, PlayAgentScreen), what="the play screen")
         assert app.screen.prepared.task.id == screen.task.id
