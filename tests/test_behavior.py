@@ -267,7 +267,7 @@ def test_behaviour_is_saved_and_stats_group_by_it_and_by_each_dimension(tmp_path
                     ("comprehensive", "high"): 2}
     # a group opens the review list on the same sessions
     from tauplay.analysis.keys import review_filters
-    from tauplay.tui.review import find_sessions, parse_filters
+    from tauplay.tui.review_filters import find_sessions, parse_filters
 
     with SessionStore(db) as store:
         for key, count in (({"disclosure": "minimal"}, 2), ({"behavior": "disclosure=incremental"}, 2),
@@ -310,7 +310,7 @@ def test_bad_behaviour_is_one_line_and_exit_2(argv: list[str], message: str, tmp
 def test_masked_error_is_a_label_everywhere_labels_go(tmp_path: Path, capsys) -> None:
     from tauplay.core.labels import FaultLabel
     from tauplay.core.vocabulary import FAULT_CATEGORIES, FaultCategory
-    from tauplay.tui.review import parse_filters
+    from tauplay.tui.review_filters import parse_filters
 
     masked = FaultCategory.MASKED_ERROR.value
     assert masked == "Masked Error" and FAULT_CATEGORIES[-1] == masked  # after the paper's six: old keys keep

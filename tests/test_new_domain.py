@@ -165,7 +165,7 @@ def test_domains_verify_generate_and_a_batch_on_a_new_domain(library: Path, caps
 
 async def test_the_play_screen_on_a_new_domain(library: Path) -> None:
     from tauplay.tui.app import TauplayApp
-    from tauplay.tui.screens.play import PlayAgentScreen
+    from tauplay.tui.screens.play_agent import PlayAgentScreen
     from tauplay.tui.session import PlayConfig
     from tests.tui.conftest import send, wait_until, your_turn
 

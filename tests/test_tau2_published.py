@@ -73,7 +73,7 @@ def test_compare_shows_every_agent_text(imported: str, capsys: pytest.CaptureFix
 
 
 def test_the_review_screen_transcript_shows_every_agent_text(imported: str) -> None:
-    from tauplay.tui.review import transcript_lines
+    from tauplay.tui.widgets.review_log import transcript_lines
 
     with SessionStore(imported, readonly=True) as store:
         for sim in original()["simulations"]:

@@ -47,7 +47,7 @@ def key_text(key: Mapping[str, KeyValue]) -> str:
     return " · ".join(str(v) for v in key.values()) or "all"
 
 
-# dimension -> the review list's filter word that selects the same sessions (tauplay.tui.review)
+# dimension -> the review list's filter word that selects the same sessions (tauplay.tui.review_filters)
 REVIEW_FILTER = {"domain": "domain", "model": "agent", "simulator": "simulator", "emotion": "emotion",
                  "leaf": "leaf", "difficulty": "difficulty", "behavior": "behavior", "annotator": "played_by",
                  **{d: d for d in BEHAVIOR_DIMENSIONS}}

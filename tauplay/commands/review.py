@@ -133,8 +133,8 @@ def run(args: argparse.Namespace) -> int:
     if args.show:
         return _show(args)
     queue = queue_settings(args)
-    from tauplay.tui.review import FilterError, filter_text, parse_filters
-    from tauplay.tui.review_app import ReviewApp
+    from tauplay.tui.app import TauplayApp
+    from tauplay.tui.review_filters import FilterError, filter_text, parse_filters
 
     raw = {"domain": args.domain, "task": args.task, "reward": args.reward, "reason": args.reason,
            "emotion": args.emotion, "model": args.model, "played_by": args.played_by,
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     from tauplay.store import SessionStore, StoreError
 
-    app = ReviewApp(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db,
+    app = TauplayApp.for_review(filters, annotator=args.annotator or _whoami(), blind=args.blind, db_url=args.db,
                     show_condition=args.show_condition, show_judges=args.show_judges, queue=queue)
     require_terminal()
     try:  # nothing to review in a database that is not there: refuse a mistyped path instead of creating it

@@ -46,9 +46,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     if not task_set.tasks:
         raise UsageError(f"{task_set.source}: the task set is empty")
-    from tauplay.tui.validate import ValidateApp
+    from tauplay.tui.app import TauplayApp
 
-    app = ValidateApp({"domain": domain, "database": database, "task_set": task_set, "db_url": args.db,
+    app = TauplayApp.for_validate({"domain": domain, "database": database, "task_set": task_set, "db_url": args.db,
                        "annotator": args.annotator or _whoami(), "data_dir": args.data,
                        **({"queue": queue} if queue is not None else {})})
     require_terminal()

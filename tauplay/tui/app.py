@@ -1,4 +1,5 @@
-"""The tauplay Textual app: home, play (as the user or the agent), end of session, help."""
+"""The tauplay Textual app, the only one: home, play (as the user or the agent), end of session, help, statistics;
+opened in a mode (tauplay.tui.modes) it is `tauplay review` or `tauplay validate` instead."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from textual.screen import Screen
 
 from tauplay.core.text import visible
 from tauplay.tui import keys
+from tauplay.tui.modes import Mode, ReviewMode, ValidateMode, palette_commands
 from tauplay.tui.session import PlayConfig, PlayError, Prepared, prepare
 from tauplay.tui.startup import GC_HELD_AT_MOST_S, startup_done
 
@@ -22,13 +24,14 @@ from tauplay.tui.startup import GC_HELD_AT_MOST_S, startup_done
 class TauplayApp(App[int]):
     CSS_PATH = "tauplay.tcss"
     TITLE = "tauplay"
-    BINDINGS = keys.bindings("app")  # type: ignore[assignment]
+    BINDINGS = keys.bindings(keys.Scope.APP)  # type: ignore[assignment]
     ENABLE_COMMAND_PALETTE = True
 
     def __init__(self, config: PlayConfig | None = None, *, keymap_file: Path | None = None,
-                 prepared: Prepared | None = None) -> None:
+                 prepared: Prepared | None = None, mode: Mode | None = None) -> None:
         super().__init__()
         self.config = config or PlayConfig()
+        self.mode = mode  # review or validate: their first screen instead of home
         self.keymap_file = keymap_file
         self.user_keymap: dict[str, str] = {}
         self._prepared = prepared
@@ -36,8 +39,42 @@ class TauplayApp(App[int]):
         self._shared_store: Any = None  # opened by the first screen that reads the store (statistics)
         self._shared_store_lock = threading.Lock()
 
+    @classmethod
+    def for_review(cls, filters: dict[str, Any], *, annotator: str, blind: bool, db_url: str | None,
+                   show_condition: bool = False, show_judges: bool = False,
+                   queue: dict[str, Any] | None = None) -> TauplayApp:
+        """The app of `tauplay review`: the session browser (with `queue`: name, overlap, lease in seconds, work
+        from a shared queue instead of the list), one store for all its screens."""
+        return cls(PlayConfig(db_url=db_url, annotator=annotator),
+                   mode=ReviewMode(filters, blind, db_url, show_condition, show_judges, queue))
+
+    @classmethod
+    def for_validate(cls, screen_args: dict[str, Any]) -> TauplayApp:
+        """The app of `tauplay validate`: the validate screen's arguments (and `queue` for a shared queue)."""
+        return cls(PlayConfig(db_url=screen_args.get("db_url"), annotator=screen_args["annotator"],
+                              domain=screen_args["domain"].name, data_dir=screen_args.get("data_dir")),
+                   mode=ValidateMode(screen_args))
+
+    # Review's display options, read by the review screens (off outside review).
+    @property
+    def show_condition(self) -> bool:
+        return isinstance(self.mode, ReviewMode) and self.mode.show_condition
+
+    @property
+    def show_judges(self) -> bool:
+        return isinstance(self.mode, ReviewMode) and self.mode.show_judges
+
+    @property
+    def db_url(self) -> str | None:
+        """The --db `tauplay review` was given (messages repeat it); None otherwise."""
+        return self.mode.db_url if isinstance(self.mode, ReviewMode) else None
+
     # -- start-up ---------------------------------------------------------------------------------
     def on_mount(self, event: events.Mount) -> None:
+        if self.mode is not None:
+            self._load_keymap()
+            self.push_screen(self.mode.first_screen(self))
+            return
         self.set_timer(GC_HELD_AT_MOST_S, startup_done)
         self._load_keymap()
         if self.config.role is None and self._prepared is None:
@@ -70,7 +107,8 @@ class TauplayApp(App[int]):
             self.set_keymap(keymap)
 
     def play_screen(self, prepared: Prepared) -> Screen[Any]:
-        from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
+        from tauplay.tui.screens.play_agent import PlayAgentScreen
+        from tauplay.tui.screens.play_user import PlayUserScreen
 
         return PlayUserScreen(prepared) if prepared.role == "user" else PlayAgentScreen(prepared)
 
@@ -85,6 +123,9 @@ class TauplayApp(App[int]):
 
     def go_home(self) -> None:
         from tauplay.tui.screens.home import HomeScreen
+
+        if self.mode is not None and self.mode.go_home(self):
+            return
 
         self.switch_screen(HomeScreen(self.config.with_(role=None, task_id=None, resume=None)))
 
@@ -134,7 +175,7 @@ class TauplayApp(App[int]):
         if not what:
             self.exit()
             return
-        from tauplay.tui.widgets.confirm import ConfirmScreen
+        from tauplay.tui.screens.confirm import ConfirmScreen
 
         if isinstance(self.screen, ConfirmScreen):
             return
@@ -158,8 +199,11 @@ class TauplayApp(App[int]):
             self.push_screen(HelpScreen())
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """The command palette: every binding that applies on this screen, then Textual's own."""
-        scopes = ("app", *getattr(screen, "SCOPES", ()))
+        """The command palette: every binding that applies on this screen, then Textual's own (review and
+        validate list the screen's own keys first)."""
+        if self.mode is not None:
+            yield from palette_commands(self, screen)
+        scopes = (keys.Scope.APP, *getattr(screen, "SCOPES", ()))
         # The screen's own wording of a shared binding ("Policy" rather than "Emotion / Policy tab").
         labels = {b.id: b.description for b in getattr(screen, "BINDINGS", []) if isinstance(b, Binding) and b.id}
         seen: set[str] = set()

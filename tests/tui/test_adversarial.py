@@ -18,10 +18,11 @@ from tauplay.sim.orchestrator import Limits
 from tauplay.sim.scripted_user import ScriptedUser
 from tauplay.sim.session import SessionSetup, run_session
 from tauplay.store import SessionStore
+from tauplay.tui.app import TauplayApp
 from tauplay.tui.capture import screen_text
-from tauplay.tui.review import ReviewListScreen, SessionReviewScreen
-from tauplay.tui.review_app import ReviewApp
 from tauplay.tui.screens.end import EndScreen
+from tauplay.tui.screens.review_list import ReviewListScreen
+from tauplay.tui.screens.review_session import SessionReviewScreen
 from tests.tui.conftest import TASK, make_app, send, wait_until, your_turn
 
 # Retitle the terminal (OSC 2), colour, clear the screen, ring, backspace, NUL, a C1 CSI, a bidi override.
@@ -120,7 +121,7 @@ def test_the_review_screen_shows_control_sequences_escaped(snap_compare: Any, tm
         asyncio.run(run_session(store, SessionSetup(domain, task, domain.database()),
                                 LLMAgent(LLMConfig("openai/agent", api_base=llm_server.url)), ScriptedUser(),
                                 limits=Limits(max_steps=6), session_id="e" * 32))
-    app = ReviewApp({}, annotator="tester", blind=False, db_url=str(db))
+    app = TauplayApp.for_review({}, annotator="tester", blind=False, db_url=str(db))
     seen: list[str] = []
 
     async def run_before(pilot: Any) -> None:

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from tauplay.store import SessionStore
+from tauplay.tui.app import TauplayApp
 from tauplay.tui.capture import screen_text
-from tauplay.tui.review import ReviewListScreen
-from tauplay.tui.review_app import ReviewApp
+from tauplay.tui.screens.review_list import ReviewListScreen
 from tests.conftest import REPO
 from tests.tui.conftest import TASK, make_app, open_store, send, wait_until, writers_closed, your_turn
 from tests.tui.test_review import seed_store
@@ -43,7 +43,7 @@ async def test_adversarial_the_play_screen_in_8x3_plays_and_saves(db_path: Path)
 
 async def test_adversarial_review_and_validate_in_8x3_open_and_quit(db_path: Path, tmp_path: Path) -> None:
     seed_store(db_path)
-    app = ReviewApp({}, annotator="ann", blind=False, db_url=str(db_path))
+    app = TauplayApp.for_review({}, annotator="ann", blind=False, db_url=str(db_path))
     async with app.run_test(size=TINY) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ReviewListScreen) and app.screen.loads,
                          what="the session list")

@@ -12,10 +12,10 @@ from typing import Any
 
 from tauplay.cli import main
 from tauplay.core.labels import Judgment
-from tauplay.tui.review import SessionReviewScreen
-from tauplay.tui.review_app import ReviewApp
+from tauplay.tui.app import TauplayApp
 from tauplay.tui.screens.end import EndScreen
-from tauplay.tui.screens.play import PlayAgentScreen
+from tauplay.tui.screens.play_agent import PlayAgentScreen
+from tauplay.tui.screens.review_session import SessionReviewScreen
 from tauplay.tui.widgets.transcript import Transcript
 from tests.tui.conftest import TASK, make_app, open_store, send, wait_until, your_turn
 from tests.tui.test_review import list_ready, open_session
@@ -96,7 +96,7 @@ def log_text(screen: SessionReviewScreen) -> str:
 
 async def test_review_shows_injections_and_takes_a_propagation_label_blind_to_judges(db_path: Path) -> None:
     sid = await asyncio.to_thread(injected_store, db_path)  # tauplay run has its own event loop
-    app = ReviewApp({}, annotator="ann", blind=False, db_url=str(db_path))
+    app = TauplayApp.for_review({}, annotator="ann", blind=False, db_url=str(db_path))
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await open_session(pilot, await list_ready(pilot), sid)
         assert screen.injected and "⚡ INJECTED semantic_wrong" in log_text(screen)
@@ -111,7 +111,7 @@ async def test_review_shows_injections_and_takes_a_propagation_label_blind_to_ju
                 mine = [j for j in store.judgments(session_id=sid, judge="human") if j.annotator == "ann"]
                 assert [j.label for j in mine] == ([expected] if expected else [])
         assert store.annotations() == []  # a propagation label is not a fault label
-    shown_app = ReviewApp({}, annotator="ann", blind=True, db_url=str(db_path), show_judges=True)
+    shown_app = TauplayApp.for_review({}, annotator="ann", blind=True, db_url=str(db_path), show_judges=True)
     async with shown_app.run_test(size=(160, 45)) as pilot:
         screen = await open_session(pilot, await list_ready(pilot), sid)
         line = screen.propagation_text().plain
@@ -124,7 +124,7 @@ async def test_the_propagation_key_on_a_session_without_injection(db_path: Path)
     assert code == 0
     with open_store(db_path) as store:
         (session,) = store.list_sessions()
-    app = ReviewApp({}, annotator="ann", blind=False, db_url=str(db_path))
+    app = TauplayApp.for_review({}, annotator="ann", blind=False, db_url=str(db_path))
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await open_session(pilot, await list_ready(pilot), session.id)
         assert not screen.injected

@@ -8,7 +8,7 @@ from textual.widgets import Select, Static
 from tauplay.core.behavior import Behavior, card_line
 from tauplay.core.vocabulary import FaultCategory
 from tauplay.tui.screens.end import EndScreen
-from tauplay.tui.screens.play import PlayUserScreen
+from tauplay.tui.screens.play_user import PlayUserScreen
 from tests.tui.conftest import make_app, open_store, send, wait_until
 
 

@@ -10,7 +10,7 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from tauplay.cli import main
-from tauplay.tui.review_app import ReviewApp
+from tauplay.tui.app import TauplayApp
 from tauplay.tui.screens.end import EndScreen
 from tests.tui.conftest import make_app, open_store, send, wait_until, your_turn
 from tests.tui.test_review import act, list_ready, open_session, select
@@ -49,7 +49,7 @@ async def test_a_confirmed_suggestion_becomes_the_persons_label(db_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     sid = await end_with_saved_suggestions(db_path)
     assert len(shown(db_path, sid, capsys)) == 4 and all(NOT_CONFIRMED in line for line in shown(db_path, sid, capsys))
-    app = ReviewApp({}, annotator="tester", blind=False, db_url=str(db_path))
+    app = TauplayApp.for_review({}, annotator="tester", blind=False, db_url=str(db_path))
     async with app.run_test(size=(160, 45)) as pilot:
         listing = await list_ready(pilot)
         assert listing.rows[0][1] == 0  # no label yet: four suggestions, shown apart

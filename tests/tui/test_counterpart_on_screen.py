@@ -4,7 +4,8 @@ playing the user, the gated agent says why before it transfers and answers "What
 
 from __future__ import annotations
 
-from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
+from tauplay.tui.screens.play_agent import PlayAgentScreen
+from tauplay.tui.screens.play_user import PlayUserScreen
 from tests.tui.conftest import make_app, send, your_turn
 
 

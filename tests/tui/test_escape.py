@@ -13,7 +13,7 @@ from tauplay_domains.escape.solve import room_of
 from tauplay.core.domain import get_domain
 from tauplay.core.tasks import load_tasks
 from tauplay.tui.screens.end import EndScreen
-from tauplay.tui.screens.play import PlayAgentScreen
+from tauplay.tui.screens.play_agent import PlayAgentScreen
 from tauplay.tui.widgets.graph_panel import GraphPanel
 from tests.tui.conftest import make_app, open_store, send, wait_until, your_turn
 

@@ -15,7 +15,7 @@ from textual.widgets._select import InvalidSelectValueError
 
 from tauplay.core.domain import get_domain
 from tauplay.core.tasks import load_tasks
-from tauplay.tui.review_app import ReviewApp
+from tauplay.tui.app import TauplayApp
 from tauplay.tui.screens.end import EndScreen
 from tests.tui.conftest import make_app, open_store, send, wait_until, your_turn
 from tests.tui.test_review import act, list_ready, open_session
@@ -81,7 +81,7 @@ def _seed(db_path: Path) -> dict[str, str]:
 
 async def test_the_review_screen_sets_a_domain_category_with_d(db_path: Path) -> None:
     ids = await asyncio.to_thread(_seed, db_path)
-    app = ReviewApp({}, annotator="ann", blind=False, db_url=str(db_path))
+    app = TauplayApp.for_review({}, annotator="ann", blind=False, db_url=str(db_path))
     async with app.run_test(size=(160, 45)) as pilot:
         listing = await list_ready(pilot)
         session = await open_session(pilot, listing, ids["escape"])
@@ -133,7 +133,7 @@ async def test_a_person_plays_a_room_with_an_llm_narrator(db_path: Path, llm_ser
 
 
 def test_the_review_filter_and_the_call_line_know_the_domain() -> None:
-    from tauplay.tui.review import FilterError, parse_filters
+    from tauplay.tui.review_filters import FilterError, parse_filters
     from tauplay.tui.widgets.call_line import example_call
 
     assert parse_filters("domain=escape label=lost_state") == {"domain": "escape", "label": "Lost State"}

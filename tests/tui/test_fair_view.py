@@ -4,7 +4,7 @@ the agent's side (tool calls, results, graph, diff) hidden until a key reveals i
 from __future__ import annotations
 
 from tauplay.tui.capture import screen_text
-from tauplay.tui.screens.play import PlayUserScreen
+from tauplay.tui.screens.play_user import PlayUserScreen
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.transcript import Transcript
 from tests.tui.conftest import make_app, open_store, send, wait_until, writers_closed, your_turn

@@ -16,7 +16,7 @@ from tauplay.cli import main
 from tauplay.tui import keys
 from tauplay.tui.screens.end import EndScreen
 from tauplay.tui.screens.help import HelpScreen
-from tauplay.tui.screens.play import PlayUserScreen
+from tauplay.tui.screens.play_user import PlayUserScreen
 from tauplay.tui.widgets.graph_panel import GraphPanel
 from tests.tui.conftest import make_app, wait_until, your_turn
 

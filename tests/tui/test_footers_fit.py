@@ -9,12 +9,12 @@ from typing import Any
 from rich.console import Console
 from textual.widgets import Footer
 
+from tauplay.tui.app import TauplayApp
 from tauplay.tui.capture import screen_text
 from tauplay.tui.keys import KEYS
-from tauplay.tui.perception import PerceptionScreen
-from tauplay.tui.review_app import ReviewApp
+from tauplay.tui.modes import palette_commands
 from tauplay.tui.screens.help import bindings_table
-from tauplay.tui.widgets.validate_parts import palette_commands
+from tauplay.tui.screens.perception import PerceptionScreen
 from tests.tui.conftest import wait_until
 from tests.tui.test_review import list_ready, open_session, seed_store
 from tests.tui.test_validate import make_validate_app, ready
@@ -32,13 +32,13 @@ def check_footer(app: Any) -> None:
     console = Console(width=120, record=True)
     console.print(bindings_table(app.key_for))
     help_text = console.export_text()
-    palette = {c.help.split(" · ")[0] for c in palette_commands(app, screen, KEYS)}
+    palette = {c.help.split(" · ")[0] for c in palette_commands(app, screen)}
     assert all(k.id in help_text for k in own) and palette == {k.id for k in own}
 
 
 async def test_the_review_footers_fit_80x24(db_path: Path) -> None:
     ids = seed_store(db_path)
-    app = ReviewApp({}, annotator="ann", blind=False, db_url=str(db_path))
+    app = TauplayApp.for_review({}, annotator="ann", blind=False, db_url=str(db_path))
     async with app.run_test(size=(80, 24)) as pilot:
         listing = await list_ready(pilot)
         await pilot.pause()

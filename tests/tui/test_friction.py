@@ -12,15 +12,16 @@ from tauplay.core.domain import get_domain, installed_domains
 from tauplay.core.events import Event, MessageData, ToolCallData, ToolResultData
 from tauplay.core.vocabulary import Role
 from tauplay.store import SessionStore
+from tauplay.tui.app import TauplayApp
 from tauplay.tui.capture import screen_text
-from tauplay.tui.review import SessionReviewScreen
-from tauplay.tui.review_app import ReviewApp
+from tauplay.tui.screens.confirm import ConfirmScreen
 from tauplay.tui.screens.end import EndScreen
 from tauplay.tui.screens.home import HomeScreen
-from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
-from tauplay.tui.validate import ValidateScreen
+from tauplay.tui.screens.play_agent import PlayAgentScreen
+from tauplay.tui.screens.play_user import PlayUserScreen
+from tauplay.tui.screens.review_session import SessionReviewScreen
+from tauplay.tui.screens.validate import ValidateScreen
 from tauplay.tui.widgets.call_line import example_call
-from tauplay.tui.widgets.confirm import ConfirmScreen
 from tauplay.tui.widgets.diff_panel import render_diff
 from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.policy_pane import HIGHLIGHT, PolicyPane
@@ -143,7 +144,7 @@ async def test_label_notes_are_shown_whole_and_results_can_be_expanded_in_review
         assert "END OF NOTE" in str(end.query_one("#label-detail").content)
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: end.saves == 1, what="the save")
-    review = ReviewApp({}, annotator="tester", blind=False, db_url=str(db_path))
+    review = TauplayApp.for_review({}, annotator="tester", blind=False, db_url=str(db_path))
     async with review.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: getattr(review.screen, "loads", 0), what="the list")
         review.screen.query_one("#r-sessions").focus()
@@ -191,7 +192,7 @@ async def open_first_session(pilot: Any, app: Any) -> None:
 
 async def test_review_transcripts_wrap_and_rewrap_on_resize(db_path):
     _long_session(db_path)
-    app = ReviewApp({}, annotator="tester", blind=False, db_url=str(db_path))
+    app = TauplayApp.for_review({}, annotator="tester", blind=False, db_url=str(db_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await open_first_session(pilot, app)
         log = app.screen.query_one("#s-transcript", WrappingLog)
@@ -352,7 +353,7 @@ async def test_the_graph_marks_only_grounded_tools_as_valid_next(db_path):
 
 async def test_quitting_the_review_with_a_new_label_not_saved_asks(db_path):
     _long_session(db_path)
-    app = ReviewApp({}, annotator="tester", blind=False, db_url=str(db_path))
+    app = TauplayApp.for_review({}, annotator="tester", blind=False, db_url=str(db_path))
     async with app.run_test(size=(100, 30)) as pilot:
         await open_first_session(pilot, app)
         screen = app.screen

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tauplay.tui.screens.play import PlayAgentScreen
+from tauplay.tui.screens.play_agent import PlayAgentScreen
 from tauplay.tui.widgets.graph_panel import GraphPanel
 from tests.tui.conftest import make_app, send, wait_until, your_turn
 

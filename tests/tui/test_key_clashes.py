@@ -5,15 +5,17 @@ from __future__ import annotations
 import pytest
 
 from tauplay.tui import keys
-from tauplay.tui.perception import PerceptionScreen
-from tauplay.tui.review import ReviewListScreen, SessionReviewScreen
+from tauplay.tui.screens.confirm import ConfirmScreen
 from tauplay.tui.screens.end import EndScreen
 from tauplay.tui.screens.help import HelpScreen
 from tauplay.tui.screens.home import HomeScreen
-from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
+from tauplay.tui.screens.perception import PerceptionScreen
+from tauplay.tui.screens.play_agent import PlayAgentScreen
+from tauplay.tui.screens.play_user import PlayUserScreen
+from tauplay.tui.screens.review_list import ReviewListScreen
+from tauplay.tui.screens.review_session import SessionReviewScreen
 from tauplay.tui.screens.stats import StatsScreen
-from tauplay.tui.validate import ValidateScreen
-from tauplay.tui.widgets.confirm import ConfirmScreen
+from tauplay.tui.screens.validate import ValidateScreen
 
 SCREENS = [PerceptionScreen, ReviewListScreen, SessionReviewScreen, EndScreen, HelpScreen, HomeScreen,
            PlayAgentScreen, PlayUserScreen, StatsScreen, ValidateScreen, ConfirmScreen]

@@ -6,7 +6,8 @@ from textual.widgets import DataTable, Input, Select
 
 from tauplay.tui.screens.end import EndScreen
 from tauplay.tui.screens.home import HomeScreen
-from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
+from tauplay.tui.screens.play_agent import PlayAgentScreen
+from tauplay.tui.screens.play_user import PlayUserScreen
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.tools_panel import ToolsPanel
 from tests.tui.conftest import TASK, make_app, open_store, send, wait_until, writers_closed, your_turn

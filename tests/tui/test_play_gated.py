@@ -5,7 +5,7 @@ customer's view hides the agent's tool calls all along."""
 from __future__ import annotations
 
 from tauplay.tui.screens.end import EndScreen
-from tauplay.tui.screens.play import PlayUserScreen
+from tauplay.tui.screens.play_user import PlayUserScreen
 from tests.tui.conftest import make_app, open_store, send, wait_until, your_turn
 
 FACTS = {  # what the task card says, as a person would type it when asked

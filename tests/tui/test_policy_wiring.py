@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from textual.widgets import Select
 
+from tauplay.tui.screens.confirm import ConfirmScreen
 from tauplay.tui.screens.end import EndScreen
-from tauplay.tui.screens.play import PlayAgentScreen
-from tauplay.tui.widgets.confirm import ConfirmScreen
+from tauplay.tui.screens.play_agent import PlayAgentScreen
 from tauplay.tui.widgets.tools_panel import ToolsPanel
 from tests.tui.conftest import make_app, open_store, send, wait_until, your_turn
 

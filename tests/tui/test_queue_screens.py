@@ -9,10 +9,10 @@ from typing import Any
 
 from tauplay.core.domain import get_domain
 from tauplay.core.tasks import load_tasks
-from tauplay.tui.queue_screen import QueueScreen
-from tauplay.tui.review import SessionReviewScreen
-from tauplay.tui.review_app import ReviewApp
-from tauplay.tui.validate import ValidateApp, ValidateScreen
+from tauplay.tui.app import TauplayApp
+from tauplay.tui.screens.queue import QueueScreen
+from tauplay.tui.screens.review_session import SessionReviewScreen
+from tauplay.tui.screens.validate import ValidateScreen
 from tests.tui.conftest import open_store, wait_until
 from tests.tui.test_review import seed_store
 from tests.tui.test_validate import STARTER
@@ -26,7 +26,7 @@ def _queue(pilot: Any) -> QueueScreen:
 
 async def test_review_queue_hands_out_one_session_at_a_time(db_path: Path) -> None:
     ids = seed_store(db_path)
-    app = ReviewApp({"domain": "airline"}, annotator="ann", blind=True, db_url=str(db_path), queue=QUEUE)
+    app = TauplayApp.for_review({"domain": "airline"}, annotator="ann", blind=True, db_url=str(db_path), queue=QUEUE)
     async with app.run_test(size=(160, 45)) as pilot:
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionReviewScreen) and pilot.app.screen.loaded,
                          what="the first queued session")
@@ -58,7 +58,7 @@ async def test_review_queue_hands_out_one_session_at_a_time(db_path: Path) -> No
 async def test_validate_queue_moves_on_after_each_verdict(db_path: Path) -> None:
     domain = get_domain("airline")
     task_set = load_tasks(STARTER, "airline")
-    app = ValidateApp({"domain": domain, "database": domain.database(), "task_set": task_set,
+    app = TauplayApp.for_validate({"domain": domain, "database": domain.database(), "task_set": task_set,
                        "db_url": str(db_path), "annotator": "ann", "queue": QUEUE})
     async with app.run_test(size=(160, 45)) as pilot:
         seen = []

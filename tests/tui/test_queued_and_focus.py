@@ -10,7 +10,8 @@ from typing import Any
 from textual.widgets import Input
 
 from tauplay.core.events import MessageData
-from tauplay.tui.screens.play import PlayAgentScreen, PlayUserScreen
+from tauplay.tui.screens.play_agent import PlayAgentScreen
+from tauplay.tui.screens.play_user import PlayUserScreen
 from tauplay.tui.session import Prepared
 from tests.tui.conftest import make_app, wait_until, your_turn
 

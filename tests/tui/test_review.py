@@ -12,8 +12,10 @@ from textual.widgets import Input
 from tauplay.core.tasks import load_tasks
 from tauplay.interop.taubench import sessions_from_taubench
 from tauplay.store.bundles import write_bundles
-from tauplay.tui.review import FilterError, ReviewListScreen, SessionReviewScreen, parse_filters
-from tauplay.tui.review_app import ReviewApp
+from tauplay.tui.app import TauplayApp
+from tauplay.tui.review_filters import FilterError, parse_filters
+from tauplay.tui.screens.review_list import ReviewListScreen
+from tauplay.tui.screens.review_session import SessionReviewScreen
 from tests.support.store import add_annotation
 from tests.test_interop import results_fixture
 from tests.tui.conftest import open_store, wait_until
@@ -62,7 +64,7 @@ def select(screen: SessionReviewScreen, state: str, category: str) -> None:
 
 async def test_review_and_label_a_session_blind(db_path: Path) -> None:
     ids = seed_store(db_path)
-    app = ReviewApp({"domain": "airline"}, annotator="ann", blind=True, db_url=str(db_path))
+    app = TauplayApp.for_review({"domain": "airline"}, annotator="ann", blind=True, db_url=str(db_path))
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await list_ready(pilot)
         assert {r.id for r, _ in screen.rows} == set(ids.values())
@@ -128,7 +130,7 @@ async def test_open_mode_shows_others_and_does_not_offer_saved_suggestions(db_pa
                     and e.data["name"] == "update_reservation_baggages")
         add_annotation(store, ids["wrong"], category="Extra Action", who_erred="agent", severity="major",
                              annotator="ann", turn=call.turn, seq=call.seq)
-    app = ReviewApp({"label": "Misread Intent"}, annotator="ann", blind=False, db_url=str(db_path))
+    app = TauplayApp.for_review({"label": "Misread Intent"}, annotator="ann", blind=False, db_url=str(db_path))
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await list_ready(pilot)
         assert [(r.id, n) for r, n in screen.rows] == [(ids["wrong"], 2)]
@@ -148,7 +150,7 @@ async def test_mark_a_session_reviewed_with_no_fault(db_path: Path) -> None:
     ids = seed_store(db_path)
     with open_store(db_path) as store:
         store.mark_reviewed(ids["good"], "bob")
-    app = ReviewApp({"domain": "airline"}, annotator="ann", blind=False, db_url=str(db_path))
+    app = TauplayApp.for_review({"domain": "airline"}, annotator="ann", blind=False, db_url=str(db_path))
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await list_ready(pilot)
         shown = {r.id: str(screen.query_one("#r-sessions").get_row(r.id)[8]) for r, _ in screen.rows}
@@ -191,7 +193,7 @@ async def test_blind_mode_hides_other_reviewers(db_path: Path) -> None:
     ids = seed_store(db_path)
     with open_store(db_path) as store:
         store.mark_reviewed(ids["good"], "bob")
-    app = ReviewApp({}, annotator="ann", blind=True, db_url=str(db_path))
+    app = TauplayApp.for_review({}, annotator="ann", blind=True, db_url=str(db_path))
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await list_ready(pilot)
         assert str(screen.query_one("#r-sessions").get_row(ids["good"])[8]) == "—"

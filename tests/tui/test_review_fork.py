@@ -11,7 +11,7 @@ from tauplay.sim.oracle import OracleAgent
 from tauplay.sim.scripted_user import ScriptedUser
 from tauplay.sim.session import SessionSetup, run_session
 from tauplay.store import SessionStore
-from tauplay.tui.review_app import ReviewApp
+from tauplay.tui.app import TauplayApp
 from tests.tui.conftest import TASK, wait_until
 from tests.tui.test_review import list_ready, open_session
 
@@ -28,7 +28,7 @@ async def _parent(db_path: Path) -> tuple[str, list[object]]:
 async def test_fork_at_the_selected_turn_from_the_review_screen(db_path: Path) -> None:
     parent, events = await _parent(db_path)
     write_turn = next(e.turn for e in events if e.kind == "tool_call" and e.data["name"] == "update_reservation_baggages")
-    app = ReviewApp({}, annotator="ann", blind=False, db_url=str(db_path))
+    app = TauplayApp.for_review({}, annotator="ann", blind=False, db_url=str(db_path))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_session(pilot, await list_ready(pilot), parent)
         assert screen.rows == []  # a clean oracle session: nothing selected to fork at
@@ -66,7 +66,7 @@ async def test_a_fork_of_a_persons_session_names_tauplay_session(db_path: Path) 
     top = max(e.turn for e in events)  # type: ignore[attr-defined]
     with SessionStore(str(db_path)) as store:  # a session a person played as the agent (left unfinished)
         played = fork_session(store, batch, top, role="agent", annotator="ann")
-    app = ReviewApp({}, annotator="ann", blind=False, db_url=str(db_path))
+    app = TauplayApp.for_review({}, annotator="ann", blind=False, db_url=str(db_path))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_session(pilot, await list_ready(pilot), played)
         await pilot.press("a")

@@ -9,9 +9,9 @@ from typing import Any
 
 from tauplay.core.labels import SessionBundle
 from tauplay.tui.app import TauplayApp
-from tauplay.tui.perception import PerceptionScreen
-from tauplay.tui.review import ReviewListScreen, SessionReviewScreen
-from tauplay.tui.review_app import ReviewApp
+from tauplay.tui.screens.perception import PerceptionScreen
+from tauplay.tui.screens.review_list import ReviewListScreen
+from tauplay.tui.screens.review_session import SessionReviewScreen
 from tauplay.tui.screens.stats import StatsScreen
 from tauplay.tui.session import PlayConfig
 from tests import analysis_fixture
@@ -83,7 +83,7 @@ async def test_groups_refresh_and_open_the_review_list(tmp_path: Path) -> None:
 
 async def test_perceived_emotion_marked_with_single_keys_blind_to_the_condition(tmp_path: Path) -> None:
     db = analysis_fixture.build(tmp_path / "f.db")
-    app = ReviewApp({}, annotator="bea", blind=True, db_url=db)
+    app = TauplayApp.for_review({}, annotator="bea", blind=True, db_url=db)
     async with app.run_test(size=(110, 32)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ReviewListScreen) and app.screen.loads >= 1)
         listing = app.screen

@@ -10,16 +10,17 @@ from textual.widgets import Input, TextArea
 
 from tauplay.core.domain import get_domain
 from tauplay.core.tasks import load_tasks
-from tauplay.tui.validate import ValidateApp, ValidateScreen
+from tauplay.tui.app import TauplayApp
+from tauplay.tui.screens.validate import ValidateScreen
 from tests.tui.conftest import open_store, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 STARTER = REPO / "domains/airline/tasks/starter.json"
 
 
-def make_validate_app(db_path: Path, annotator: str = "ann") -> ValidateApp:
+def make_validate_app(db_path: Path, annotator: str = "ann") -> TauplayApp:
     domain = get_domain("airline")
-    return ValidateApp({"domain": domain, "database": domain.database(), "task_set": load_tasks(STARTER, "airline"),
+    return TauplayApp.for_validate({"domain": domain, "database": domain.database(), "task_set": load_tasks(STARTER, "airline"),
                         "db_url": str(db_path), "annotator": annotator})
 
 
@@ -120,7 +121,7 @@ async def test_edit_emotion_and_play_the_task(db_path: Path) -> None:
         assert row.edited_task and row.edited_task["emotion"]["leaf"] == "argumentativeness"
         # play this task: the play screen opens on the (edited) task, and coming home returns to the queue
         await pilot.press("p", "g")
-        from tauplay.tui.screens.play import PlayAgentScreen
+        from tauplay.tui.screens.play_agent import PlayAgentScreen
 
         await wait_until(pilot, lambda: isinstance(app.screen, PlayAgentScreen), what="the play screen")
         assert app.screen.prepared.task.id == screen.task.id
@@ -147,7 +148,7 @@ async def test_the_audit_is_shown_beside_each_task_and_r_rejects_for_its_finding
     bag = starter.by_id("airline-starter-03-add-bag")
     broken = replace(bag, id="bag-broken", actions=[*bag.actions, Action("teleport_bag", {})])
     tasks = TaskSet("airline", [starter.tasks[0], broken], "")
-    app = ValidateApp({"domain": domain, "database": domain.database(), "task_set": tasks,
+    app = TauplayApp.for_validate({"domain": domain, "database": domain.database(), "task_set": tasks,
                        "db_url": str(db_path), "annotator": "ann"})
     async with app.run_test(size=(150, 45)) as pilot:
         screen = await ready(pilot)

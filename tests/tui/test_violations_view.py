@@ -7,7 +7,7 @@ from rich.console import Console
 
 from tauplay.core.events import Event, TerminatedData
 from tauplay.core.vocabulary import Role
-from tauplay.tui.review import transcript_lines
+from tauplay.tui.widgets.review_log import transcript_lines
 from tauplay.tui.widgets.violations import saved_violations, violation_lines
 
 BROKEN = [{"rule": "write_without_yes", "detail": "cancel_reservation ran with no yes to it", "seq": 7, "turn": 3}]
@@ -41,8 +41,8 @@ def test_the_saved_ending_is_read_and_the_review_transcript_shows_it():
 
 async def test_the_end_screen_shows_a_write_made_with_no_yes(db_path):
     from tauplay.tui.capture import screen_text
+    from tauplay.tui.screens.confirm import ConfirmScreen
     from tauplay.tui.screens.end import EndScreen
-    from tauplay.tui.widgets.confirm import ConfirmScreen
     from tests.tui.conftest import make_app, send, wait_until, your_turn
 
     app = make_app(db_path, role="agent")

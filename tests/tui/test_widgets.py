@@ -161,7 +161,7 @@ async def test_the_editor_opens_with_the_cursor_at_the_end() -> None:
     from textual.app import App
     from textual.widgets import TextArea
 
-    from tauplay.tui.widgets.validate_parts import EditScreen
+    from tauplay.tui.screens.edit import EditScreen
 
     class Host(App[None]):
         def on_mount(self) -> None:
@@ -176,8 +176,8 @@ async def test_the_editor_opens_with_the_cursor_at_the_end() -> None:
 
 
 def test_money_in_diffs_is_shown_to_the_cent() -> None:
+    from tauplay.tui.widgets.changes import short
     from tauplay.tui.widgets.diff_panel import shown_value
-    from tauplay.tui.widgets.validate_parts import short
 
     for show in (shown_value, short):
         assert show({"amount": 59.340000000000146, "rate": 0.1234, "n": 3}) == '{"amount": 59.34, "n": 3, "rate": 0.1234}'

@@ -35,8 +35,8 @@ def bindings_table(key_for: Any) -> Group:
 
 
 class HelpScreen(ModalScreen[None]):
-    SCOPES = ("help",)
-    BINDINGS = keys.bindings("help")  # type: ignore[assignment]
+    SCOPES = (keys.Scope.HELP,)
+    BINDINGS = keys.bindings(keys.Scope.HELP)  # type: ignore[assignment]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 90%; max-width: 100; height: 90%; border: round $primary;

@@ -20,8 +20,8 @@ RANDOM_TASK = "__random__"
 
 
 class HomeScreen(Screen[None]):
-    SCOPES = ("home",)
-    BINDINGS = keys.bindings("home")  # type: ignore[assignment]
+    SCOPES = (keys.Scope.HOME,)
+    BINDINGS = keys.bindings(keys.Scope.HOME)  # type: ignore[assignment]
 
     def __init__(self, config: PlayConfig) -> None:
         super().__init__()

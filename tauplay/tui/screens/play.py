@@ -2,12 +2,11 @@
 
 As the user: task card, emotion card, graph, diff (never the policy or the gold actions while playing).
 As the agent: tools (forms and a call line), the policy, graph, diff. Everything shown comes from the
-session's event stream, the same stream the store saves.
+session's event stream, the same stream the store saves. This is what both roles share; the roles' own screens are
+tauplay.tui.screens.play_user and play_agent, the side panels' drawing and keys tauplay.tui.screens.play_panels.
 """
-
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -18,27 +17,21 @@ from textual.containers import Horizontal, Vertical
 from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, Static, TabbedContent, TabPane
+from textual.widgets import Input, Static, TabPane
 from textual.worker import Worker, WorkerState
 
-from tauplay.core.behavior import card_line
-from tauplay.core.events import Event, InjectionData, MessageData, NoticeData, ToolCallData, ToolResultData
+from tauplay.core.events import Event, MessageData, NoticeData, ToolCallData, ToolResultData
 from tauplay.core.text import visible, visible_any
-from tauplay.core.vocabulary import NoticeAbout, Role
+from tauplay.core.vocabulary import Role
 from tauplay.tui import keys
+from tauplay.tui.screens.play_panels import PlayPanels
 from tauplay.tui.session import Prepared
 from tauplay.tui.startup import startup_done
-from tauplay.tui.widgets.call_line import CallLine
-from tauplay.tui.widgets.cards import Card, CardStack, device_card, emotion_card, task_card
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.footer import KeysFooter
 from tauplay.tui.widgets.graph_panel import GraphPanel
-from tauplay.tui.widgets.tool_form import ToolForm
+from tauplay.tui.widgets.side_panel import SidePanel
 from tauplay.tui.widgets.transcript import USER_VIEW_OUTPUT, Transcript
-
-
-class SidePanel(TabbedContent):
-    ALLOW_MAXIMIZE = True
 
 
 def describe_side(desc: dict[str, Any]) -> str:
@@ -47,8 +40,8 @@ def describe_side(desc: dict[str, Any]) -> str:
     return str(desc.get("kind", "?"))
 
 
-class PlayScreen(Screen[None]):
-    SCOPES: tuple[str, ...] = ("play",)
+class PlayScreen(PlayPanels, Screen[None]):
+    SCOPES: tuple[keys.Scope, ...] = (keys.Scope.PLAY,)
     ROLE = "user"
     TAB_TITLES: tuple[str, str] = ("Task", "Emotion")
 
@@ -235,99 +228,6 @@ class PlayScreen(Screen[None]):
         elif isinstance(payload, NoticeData) and payload.level == "error":
             self.app.report(payload.text)  # type: ignore[attr-defined]
 
-    # -- panels -----------------------------------------------------------------------------------
-    def gold_names(self) -> list[str]:
-        return [a.name for a in self.prepared.task.actions]
-
-    def graph_state(self) -> tuple[list[str], list[str] | None]:
-        return self.history, self.gold_names() if self.show_gold else None
-
-    def graph_events(self) -> list[Event]:
-        """The session's events so far (the graph's "valid next": tools whose inputs are grounded now)."""
-        return self.events
-
-    def progress_state(self) -> tuple[Any, Any, bool]:
-        """For a domain whose tasks carry their own graph: this session's state (None until it starts),
-        the task, and whether every step may be shown (validation mode, with the gold overlay on)."""
-        env = self.runner.env if self.runner is not None else None
-        return (env.state if env is not None else None), self.prepared.task, self.show_gold
-
-    def redraw_graph(self) -> None:
-        for panel in self.query(GraphPanel):
-            panel.redraw()
-
-    def redraw_diff(self) -> None:
-        env = self.runner.env
-        distance = None
-        if self.prepared.config.validate:
-            from tauplay.core.gold_distance import distance_to_gold
-
-            distance = distance_to_gold(env, self.prepared.task).count
-        note = None if self.prepared.config.validate else "hidden until the end of the session"
-        self.query_one("#diff", DiffPanel).show(self.last_diff, env.changes_since_start(), distance, note)
-        self.diff_shown_at = time.perf_counter()
-        self.call_after_refresh(self._diff_painted)
-
-    def _diff_painted(self) -> None:
-        self.diff_painted_at = time.perf_counter()  # the benchmark reads it: write -> diff on screen
-
-    # -- actions ----------------------------------------------------------------------------------
-    def action_side_tab(self, n: int) -> None:
-        self.query_one("#side", SidePanel).active = f"tab-{n}"
-
-    def action_scroll_side(self) -> None:
-        """A page down in the side panel's tab shown, back to the top after its end, wherever the keys go: the
-        task card is taller than the panel at 80x24, and the message box keeps the focus meanwhile."""
-        pane = self.query_one("#side", SidePanel).active_pane
-        if pane is None:
-            return
-        scrollable = next((w for w in pane.query("*") if w.allow_vertical_scroll and w.max_scroll_y > 0), None)
-        if scrollable is None:
-            return
-        if scrollable.scroll_offset.y >= scrollable.max_scroll_y:
-            scrollable.scroll_home(animate=False)
-        else:
-            scrollable.scroll_page_down(animate=False)
-
-    def action_focus_chat(self) -> None:
-        if self.maximized is not None:
-            self.minimize()
-        self.query_one("#message", Input).focus()
-
-    def action_zoom_side(self) -> None:
-        if self.maximized is not None:
-            self.minimize()
-        else:
-            self.maximize(self.query_one("#side", SidePanel), container=False)
-
-    def watch_maximized(self, before: Widget | None, now: Widget | None) -> None:
-        """Zoomed, the keys go to the panel shown; back (f7, or escape, which Textual handles itself), to where
-        they went before."""
-        if now is not None:
-            self._focus_before_zoom = self.focused
-            if self.focused is None or now not in self.focused.ancestors_with_self:
-                self.call_after_refresh(self._focus_in, now)
-        elif before is not None:
-            back = self._focus_before_zoom
-            self._focus_before_zoom = None
-            if back is None or not back.is_mounted or not back.focusable:
-                back = self.query_one("#message", Input)
-            self.call_after_refresh(back.focus)
-
-    def _focus_in(self, panel: Widget) -> None:
-        tabs = panel.query_one(TabbedContent) if not isinstance(panel, TabbedContent) else panel
-        pane = tabs.get_pane(tabs.active) if tabs.active else None
-        target = next((w for w in (pane or panel).query("*") if w.focusable), None)
-        (target or panel).focus()
-
-    def action_toggle_gold(self) -> None:
-        if not self.prepared.config.validate:
-            self.app.report("the gold path is shown after the session (or when validating a task), "  # type: ignore[attr-defined]
-                            "not while playing for a baseline", severity="warning")
-            return
-        self.show_gold = not self.show_gold
-        self.redraw_graph()
-
     @on(Input.Submitted, "#message")
     def _send(self, event: Input.Submitted) -> None:
         text = event.value.strip()
@@ -339,247 +239,3 @@ class PlayScreen(Screen[None]):
     def refuse_not_your_turn(self) -> None:
         other = "agent" if self.ROLE == "user" else "user"
         self.app.report(f"wait for the {other} to answer", severity="warning")  # type: ignore[attr-defined]
-
-
-HIDDEN_NOTE = ("A customer sees only the agent's messages: its tool calls, their results, the graph and the "
-               "database diff are hidden. {key} reveals them (for annotators; the reveal is recorded in the "
-               "session).")
-
-
-class PlayUserScreen(PlayScreen):
-    SCOPES = ("play", "play-user")
-    BINDINGS = keys.bindings("play-user", "play", labels={"play.tab1": "Task", "play.tab2": "Agent",  # type: ignore[assignment]
-                                                          "play.graph": "Graph", "play.diff": "Diff"})
-    ROLE = "user"
-    TAB_TITLES = ("Task", "Agent")
-    revealed = False  # the agent's side shown (after the reveal notice was saved)
-    reveal_asked = False
-
-    def hidden_note(self) -> str:
-        return HIDDEN_NOTE.format(key=self.app.key_for("play.reveal"))  # type: ignore[attr-defined]
-
-    def concealed_note(self) -> str | None:
-        return None if self.revealed else self.hidden_note()
-
-    def compose_tab1(self) -> ComposeResult:
-        with CardStack(id="cards"):
-            with Horizontal():
-                yield Card(emotion_card(self.prepared.emotion, self.prepared.task.emotion_text), id="emotion-card")
-                yield Card(task_card(self.prepared.task), id="task-card")
-            if (behavior := self.prepared.behavior) is not None:  # RUSE-style behaviour: one line under the task
-                yield Static(Text(card_line(behavior), style="bold"), id="behavior-line")
-            if self.prepared.domain.user_tools:
-                yield Card(device_card(self.prepared.domain), id="device-card")
-
-    def compose_tab2(self) -> ComposeResult:
-        yield Static(Text(self.hidden_note(), style="dim"), id="agent-hidden", classes="hidden-note")
-        yield Transcript(me=self.ROLE, names=self.prepared.domain.role_names, id="agent-side")  # every event, results whole: shown once revealed
-
-    def mounted(self) -> None:
-        self.query_one("#agent-side", Transcript).display = False
-
-    def on_session_event(self, event: Event) -> None:
-        super().on_session_event(event)
-        self.query_one("#agent-side", Transcript).add_event(event)
-        payload = event.payload
-        if isinstance(payload, NoticeData) and payload.about == NoticeAbout.REVEAL:
-            self._show_agent_side()
-
-    def action_reveal(self) -> None:
-        if self.revealed or self.reveal_asked:
-            self.action_side_tab(2)
-            return
-        if self.runner is None or self.runner.session is None:
-            self.app.report("the session is still starting", severity="warning")  # type: ignore[attr-defined]
-            return
-        self.reveal_asked = True
-        self.run_worker(self.runner.record_reveal(), group="reveal", exit_on_error=False)
-
-    def _show_agent_side(self) -> None:
-        """The reveal is saved: show the agent's side everywhere on this screen."""
-        self.revealed = True
-        self.query_one("#transcript", Transcript).reveal()
-        self.query_one("#agent-hidden", Static).display = False
-        self.query_one("#agent-side", Transcript).display = True
-        for panel in self.query(GraphPanel):
-            panel.conceal(None)
-        self.query_one("#diff", DiffPanel).conceal(None)
-        if self.last_diff is not None:
-            self.redraw_diff()
-
-    def action_expand_results(self) -> None:
-        transcript = self.query_one("#transcript", Transcript)
-        if not transcript.revealed:
-            self.app.notify(f"tool results are part of the agent's side: {self.app.key_for('play.reveal')} "  # type: ignore[attr-defined]
-                            "reveals it", markup=False)
-            return
-        expanded = transcript.toggle_expanded()
-        self.app.notify("tool results in full" if expanded else "tool results cut again", markup=False)
-
-    def compose_chat_extra(self) -> ComposeResult:
-        if self.prepared.domain.user_tools:  # dual control: the person acts on the user's own device
-            yield CallLine(self.prepared.domain, user_side=True, id="call-line")
-
-    def turn_hint(self) -> str:
-        if self.prepared.domain.user_tools:
-            return f" · Enter sends; {self.app.key_for('play.device')} your device's call line"  # type: ignore[attr-defined]
-        return " · Enter sends"
-
-    def action_focus_call_line(self) -> None:
-        found = self.query(CallLine)
-        if found:
-            found.first().input.focus()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # the device's call line (and its key in the footer) only where the user has a device of its own
-        if action == "focus_call_line":
-            return bool(self.prepared.domain.user_tools)
-        return True
-
-    @on(CallLine.Run)
-    def _device_call(self, event: CallLine.Run) -> None:
-        if self.deliver(lambda seat: seat.call_tool(event.name, event.arguments), f"your call {event.name}"):
-            self.query_one("#message", Input).focus()
-
-    @on(CallLine.Invalid)
-    def _device_call_refused(self, event: CallLine.Invalid) -> None:
-        """A device call that cannot be made is saved (an invalid_call notice of the user), as on the agent's seat;
-        out of turn it is only shown."""
-        if self.ended or not self.your_turn or self.runner is None:
-            return
-        self.seat.attempt_invalid(event.line, "; ".join(event.problems))
-
-    def _finish(self, satisfied: bool) -> None:
-        box = self.query_one("#message", Input)
-        text = box.value.strip()
-        if self.deliver(lambda seat: (seat.stop if satisfied else seat.abandon)(text),
-                        "the end of the conversation" if satisfied else "giving up"):
-            box.value = ""
-
-    def action_satisfied(self) -> None:
-        self._finish(True)
-
-    def action_give_up(self) -> None:
-        self._finish(False)
-
-
-class PlayAgentScreen(PlayScreen):
-    SCOPES = ("play", "play-agent", "play-inject")
-    BINDINGS = keys.bindings("play-agent", "play", "play-inject",  # type: ignore[assignment]
-                             labels={"play.tab1": "Tools", "play.tab2": "Policy", "play.graph": "Graph",
-                                     "play.diff": "Diff"})
-    ROLE = "agent"
-    TAB_TITLES = ("Tools", "Policy")
-    marked_kind: str | None = None  # the error the person asked for on their next call (AgentProp study)
-
-    def action_mark_injection(self) -> None:
-        """Cycle the kind of error put into my next tool call: each kind in turn, then none."""
-        from tauplay.core.vocabulary import INJECTION_KINDS
-
-        order: list[str | None] = [None, *INJECTION_KINDS]
-        kind = order[(order.index(self.marked_kind) + 1) % len(order)]
-        if self.runner is None or self.ended or not self.runner.mark_injection(kind):
-            self.app.report("the session has not started yet", severity="warning")  # type: ignore[attr-defined]
-            return
-        self.marked_kind = kind
-        self.app.notify(f"your next tool call will get a {kind} error; you see its result as a model would"
-                        if kind else "no error on your next call", markup=False)
-
-    def on_session_event(self, event: Event) -> None:
-        super().on_session_event(event)
-        payload = event.payload
-        if isinstance(payload, InjectionData) and payload.source == "marked":
-            self.marked_kind = None
-
-    def message_placeholder(self) -> str:
-        return f"message to the {self.prepared.domain.role_names.get('user', 'user')} (Enter sends)"
-
-    def compose_chat_extra(self) -> ComposeResult:
-        yield CallLine(self.prepared.domain, id="call-line")
-
-    def compose_tab1(self) -> ComposeResult:
-        from tauplay.tui.widgets.tools_panel import ToolsPanel
-
-        yield ToolsPanel(self.prepared.domain, id="tools")
-
-    def compose_tab2(self) -> ComposeResult:
-        from tauplay.tui.widgets.policy_pane import PolicyPane
-
-        yield Lazy(PolicyPane(self.prepared.domain.policy, id="policy"))
-
-    def turn_hint(self) -> str:
-        return " · message the user, or call a tool"
-
-    def _call(self, name: str, arguments: dict[str, Any]) -> bool:
-        if not self.deliver(lambda seat: seat.call_tool(name, arguments), f"your call {name}"):
-            return False
-        self.query_one("#message", Input).focus()  # the next move is most often a word to the user
-        return True
-
-    def action_side_tab(self, n: int) -> None:
-        super().action_side_tab(n)
-        if n == 1:  # the tools: the list takes the keys (Down to a tool, Tab into its form), as ctrl+t does
-            self.query_one("#tool-list").focus()
-        elif n == 2:  # the policy: straight into its search box
-            self.call_after_refresh(self._focus_policy_search)
-
-    def _focus_policy_search(self) -> None:
-        found = self.query("#policy-search")
-        if found:
-            found.first().focus()
-        else:  # the pane is mounted lazily: once it is there
-            self.set_timer(0.05, self._focus_policy_search)
-
-    @on(CallLine.Run)
-    def _call_line(self, event: CallLine.Run) -> None:
-        if not self._call(event.name, event.arguments):
-            self.query_one(CallLine).input.value = event.line  # keep what was typed
-
-    @on(ToolForm.Run)
-    def _form_run(self, event: ToolForm.Run) -> None:
-        self._call(event.name, event.arguments)
-
-    @on(CallLine.Invalid)
-    def _call_line_refused(self, event: CallLine.Invalid) -> None:
-        self._attempted(event.line, event.problems)
-
-    @on(ToolForm.Invalid)
-    def _form_refused(self, event: ToolForm.Invalid) -> None:
-        self._attempted(f"{event.name} (form)", event.problems)
-
-    def _attempted(self, text: str, problems: list[str]) -> None:
-        """A call the person tried that cannot be made is saved (an invalid_call notice); nothing runs and it
-        stays the person's move. Out of turn it is only shown, as any refused line."""
-        if self.ended or not self.your_turn or self.runner is None:
-            return
-        self.seat.attempt_invalid(text, "; ".join(problems))
-
-    def action_end_session(self) -> None:
-        if self.ended:
-            return
-        if not self.your_turn:
-            self.refuse_not_your_turn()
-            return
-        from tauplay.tui.widgets.confirm import ConfirmScreen
-
-        def answered(yes: bool | None) -> None:
-            if yes and not self.ended and self.your_turn:
-                self.seat.end("the agent ended the session")
-
-        self.app.push_screen(ConfirmScreen("End the session now? The user gets no further answer and the "
-                                           "session is scored as it stands."), answered)
-
-    def action_focus_call_line(self) -> None:
-        self.query_one(CallLine).input.focus()
-
-    def action_pick_tool(self) -> None:
-        self.action_side_tab(1)
-
-    def action_run_form(self) -> None:
-        from tauplay.tui.widgets.tools_panel import ToolsPanel
-
-        form = self.query_one(ToolsPanel).form
-        if form is None:
-            self.app.report("pick a tool first", severity="warning")  # type: ignore[attr-defined]
-            return
-        form.submit()

@@ -27,8 +27,8 @@ def _num(x: float | None) -> str:
 
 
 class StatsScreen(Screen[None]):
-    SCOPES = ("stats",)
-    BINDINGS = keys.bindings("stats")  # type: ignore[assignment]
+    SCOPES = (keys.Scope.STATS,)
+    BINDINGS = keys.bindings(keys.Scope.STATS)  # type: ignore[assignment]
     DEFAULT_CSS = """
     StatsScreen #st-status { height: 1; background: $boost; }
     StatsScreen #st-by { height: 3; }
@@ -181,7 +181,7 @@ class StatsScreen(Screen[None]):
     def action_review_group(self) -> None:
         """The review list, filtered on the selected group."""
         from tauplay.analysis.keys import review_filters
-        from tauplay.tui.review import ReviewListScreen
+        from tauplay.tui.screens.review_list import ReviewListScreen
 
         table = self.query_one("#st-groups", DataTable)
         if self.report is None or not self.report.groups or table.cursor_row >= len(self.report.groups):

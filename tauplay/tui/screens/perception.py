@@ -18,7 +18,7 @@ from tauplay.core.events import MessageData
 from tauplay.core.labels import EmotionPerception
 from tauplay.core.text import visible
 from tauplay.core.vocabulary import PERCEIVED_NONE, Role
-from tauplay.tui.keys import bindings
+from tauplay.tui.keys import Scope, bindings
 
 FAMILY_KEYS = tuple(FAMILIES)  # key 1..5 -> family
 DEFAULT_INTENSITY = "moderate"
@@ -31,9 +31,9 @@ def user_turns(events: list[Any]) -> list[tuple[int, int, str]]:
 
 
 class PerceptionScreen(Screen[None]):
-    SCOPES = ("review-perceive",)
+    SCOPES = (Scope.REVIEW_PERCEIVE,)
     # Short footer words so that the footer fits 80 columns (the hint line under the turns lists every key).
-    BINDINGS = bindings("review-perceive", labels={"perceive.family.1": "Anger…", "perceive.none": "No emotion",  # type: ignore[assignment]
+    BINDINGS = bindings(Scope.REVIEW_PERCEIVE, labels={"perceive.family.1": "Anger…", "perceive.none": "No emotion",  # type: ignore[assignment]
                                                    "perceive.intensity.moderate": "Moderate…", "perceive.back": "Back"})
     DEFAULT_CSS = """
     PerceptionScreen #p-status { height: 1; background: $boost; }

@@ -8,14 +8,14 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from tauplay.tui.keys import bindings
+from tauplay.tui.keys import Scope, bindings
 
 
 class ConfirmScreen(ModalScreen[bool]):
     """Dismissed with True for yes, False for no (or escape)."""
 
-    SCOPES = ("confirm",)
-    BINDINGS = bindings("confirm")  # type: ignore[assignment]
+    SCOPES = (Scope.CONFIRM,)
+    BINDINGS = bindings(Scope.CONFIRM)  # type: ignore[assignment]
     DEFAULT_CSS = """
     ConfirmScreen { align: center middle; }
     ConfirmScreen > Vertical { width: 60; max-width: 90%; height: auto; border: thick $warning; padding: 0 1;

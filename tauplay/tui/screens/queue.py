@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from tauplay.core.text import visible
-from tauplay.tui.keys import bindings
+from tauplay.tui.keys import Scope, bindings
 
 
 @dataclass(frozen=True)
@@ -41,8 +41,8 @@ class QueueWork:
 
 
 class QueueScreen(Screen[None]):
-    SCOPES = ("queue",)
-    BINDINGS = bindings("queue")  # type: ignore[assignment]
+    SCOPES = (Scope.QUEUE,)
+    BINDINGS = bindings(Scope.QUEUE)  # type: ignore[assignment]
     DEFAULT_CSS = """
     QueueScreen #q-status { height: 1; background: $boost; }
     QueueScreen #q-body { height: 1fr; padding: 1 2; }
