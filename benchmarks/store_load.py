@@ -294,7 +294,7 @@ class Readers:
         self.stop.wait(self.PAUSE)
 
     def _in_process(self, store: Any) -> Callable[[], None]:
-        from tauplay.tui.review import find_sessions
+        from tauplay.tui.review_filters import find_sessions
 
         def step() -> None:
             t0 = time.perf_counter()

@@ -29,7 +29,7 @@ from benchmarks.store_load import (
 )
 from tauplay.analysis.stats import compute_stats
 from tauplay.store import SessionStore
-from tauplay.tui.review import find_sessions
+from tauplay.tui.review_filters import find_sessions
 from tests.test_store_postgres import pg_server, pg_url  # noqa: F401 - the throwaway server's fixtures
 
 ANNOTATORS = 20
