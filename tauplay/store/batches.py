@@ -61,11 +61,4 @@ class Batches:
 
     def claim(self, batch_id: str, owner: str, *, was: str | None, beat: float | None) -> bool:
         """Take a batch over (to run what it is missing), as Sessions.claim does for a session."""
-        now = time.time()
-        with self.db.translated(), self.db.write_engine.begin() as conn:
-            query = _BATCHES.update().where(_BATCHES.c.id == batch_id,
-                                            _BATCHES.c.owner.is_(None) if was is None else _BATCHES.c.owner == was,
-                                            _BATCHES.c.heartbeat_at.is_(None) if beat is None
-                                            else _BATCHES.c.heartbeat_at == beat)
-            done = conn.execute(query.values(owner=owner, heartbeat_at=now, updated_at=now, status="running"))
-            return bool(done.rowcount)
+        return self.db.claim_row(_BATCHES, batch_id, owner, was=was, beat=beat, status="running")

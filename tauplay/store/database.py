@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -186,6 +187,20 @@ class Database:
                     raise
                 raw.execute("COMMIT")
                 return result
+
+    def claim_row(self, table: Table, row_id: str, owner: str, *, was: str | None, beat: float | None,
+                  **values: Any) -> bool:
+        """Give the row `row_id` of `table` (sessions, batches: an `owner` and a `heartbeat_at` column) to `owner`
+        if nobody else took it since it was read with owner `was` and heartbeat `beat`: a compare and swap, so two
+        resumes never both continue it. `values` are set with it. True when taken."""
+        now = time.time()
+        c = table.c
+        with self.translated(), self.write_engine.begin() as conn:
+            query = table.update().where(c.id == row_id,
+                                         c.owner.is_(None) if was is None else c.owner == was,
+                                         c.heartbeat_at.is_(None) if beat is None else c.heartbeat_at == beat)
+            done = conn.execute(query.values(owner=owner, heartbeat_at=now, updated_at=now, **values))
+            return bool(done.rowcount)
 
     def _through(self, conn: Connection) -> Execute:
         def execute(sql: str, values: Sequence[Any], /) -> Done:

@@ -238,14 +238,7 @@ class Sessions:
     def claim(self, session_id: str, owner: str, *, was: str | None, beat: float | None) -> bool:
         """Take a session over for `owner` if nobody else did since it was read with owner `was` and heartbeat
         `beat` (compare and swap: two resumes never both continue it). True when taken."""
-        now = time.time()
-        with self.db.translated(), self.db.write_engine.begin() as conn:
-            query = _SESSIONS.update().where(_SESSIONS.c.id == session_id,
-                                             _SESSIONS.c.owner.is_(None) if was is None else _SESSIONS.c.owner == was,
-                                             _SESSIONS.c.heartbeat_at.is_(None) if beat is None
-                                             else _SESSIONS.c.heartbeat_at == beat)
-            done = conn.execute(query.values(owner=owner, heartbeat_at=now, updated_at=now))
-            return bool(done.rowcount)
+        return self.db.claim_row(_SESSIONS, session_id, owner, was=was, beat=beat)
 
     # -- reading ----------------------------------------------------------------------------------------------
 
