@@ -73,7 +73,7 @@ def copy_store(src: str, url: str, backfill: bool = False) -> float:
                 cur.execute(f"ALTER TABLE {table} ENABLE TRIGGER {trigger}")
     lite.close()
     if backfill:
-        with SessionStore(url) as store, store._engine.begin() as sa_conn:
+        with SessionStore(url) as store, store.db.engine.begin() as sa_conn:
             event_counts.backfill(sa_conn)
             session_facts.backfill(sa_conn)
         with psycopg.connect(url.replace("postgresql+psycopg", "postgresql"), autocommit=True) as conn:

@@ -222,7 +222,7 @@ def check_events(url: str, reports: Sequence[dict[str, Any]]) -> list[str]:
     wanted: dict[str, int] = {}
     for r in reports:
         wanted.update(r["written"])
-    with SessionStore(url, readonly=True) as store, store._engine.connect() as conn:
+    with SessionStore(url, readonly=True) as store, store.db.engine.connect() as conn:
         rows = conn.execute(text("SELECT s.id, s.status, count(e.seq), count(DISTINCT e.seq), "
                                  "coalesce(max(c.user_turns + c.agent_turns + c.tool_calls), 0) "
                                  "FROM sessions s LEFT JOIN events e ON e.session_id = s.id "

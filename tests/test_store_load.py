@@ -96,7 +96,7 @@ def test_check_events_sees_a_lost_and_a_doubled_event(tmp_path: Path) -> None:
     report = write_events(url, 0, 20)
     assert check_events(url, [report]) == []
     first, second = list(report["written"])[:2]
-    with SessionStore(url) as store, store._engine.begin() as conn:
+    with SessionStore(url) as store, store.db.engine.begin() as conn:
         conn.execute(text("DELETE FROM events WHERE session_id = :s AND seq = 3"), {"s": first})
     report["written"][second] -= 1  # the database holds one more than the writer committed
     assert check_events(url, [report]) == ["1 event(s) lost, 1 doubled, 0 session(s) not finished"]
@@ -165,8 +165,9 @@ def test_readers_do_not_wait_for_a_writers_open_transaction(url: str) -> None:
         store.append_events([(sid, event(0))])
     writer, reader = SessionStore(url), SessionStore(url, readonly=True)
     try:
-        with writer._translated(), writer._write_engine.begin() as conn:
-            writer._insert_events(conn, [(sid, event(seq)) for seq in range(1, 6)])  # append_events' own code
+        with writer.db.translated(), writer.db.write_engine.begin() as conn:
+            rows = [writer.sessions._event_row(sid, event(seq)) for seq in range(1, 6)]
+            writer.sessions._insert_events(writer.db._through(conn), rows)  # append_events' own code, uncommitted
 
             seen: dict[str, Any] = {}
 
