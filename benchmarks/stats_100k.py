@@ -259,10 +259,9 @@ def main() -> None:
                 was_p = f"{bw:>6.2f} s ({bc:.2f} CPU) -> "
             print(f"  whole `tauplay stats --by {' '.join(by)} --json` process: {was_p}{wall_p:.2f} s ({cpu_p:.2f} CPU)")
     if not args.keep and not args.db:
-        for p in (path, before):
-            if p is not None:
-                p.unlink()
-        path.parent.rmdir()  # the temporary directory made for them
+        import shutil
+
+        shutil.rmtree(path.parent, ignore_errors=True)  # the temporary directory made for them (and -wal/-shm files)
 
 
 if __name__ == "__main__":
