@@ -411,3 +411,17 @@ async def test_told_it_is_being_transferred_it_waits_for_it():
                      steps=6)
     reply = said(out, "user")[1].content
     assert "transfer" in reply.lower() and "take care of it" not in reply, reply
+
+
+async def test_a_flight_asked_for_in_everyday_words_is_heard_as_a_booking():
+    """Was (a fresh clone, 80x24): "I want a one-way economy flight ATL to CLT on 2024-05-20, flight HAT001." got
+    "What can I do for you?"; only "book" or "ticket" was heard. "my flight" is still not a booking request."""
+    out = await play(STARTER["01"], GatedAgent(), ListUser(
+        "It's yusuf_lopez_1876. I want a one-way economy flight ATL to CLT on 2024-05-20, flight HAT001.",
+        "My credit card ending in 4787.", "None.", "No insurance.", "yes"))
+    agent = said(out, "agent")
+    assert "What can I do for you?" not in [m.content for m in agent]
+    assert "book_reservation" in [c.name for c in agent_calls(out)]
+    quiet = await play(STARTER["01"], GatedAgent(), ListUser("It's yusuf_lopez_1876. My flight leaves soon.", "thanks"))
+    assert "book_reservation" not in [c.name for c in agent_calls(quiet)]
+    assert not any(m.intent == "confirm" for m in said(quiet, "agent"))

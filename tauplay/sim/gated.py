@@ -45,6 +45,10 @@ _GREETING = re.compile(r"^\W*((hi|hello|hey|hiya|howdy|greetings|good (morning|a
 _REQUEST = re.compile(r"\?|^\W*(can|could|would|will|what|when|where|who|why|how|tell|give|show|find|i want|"
                       r"i need|i'd like|please)\b", re.IGNORECASE)
 # Everyday words that say nothing about what is asked for ("can you do it or not?").
+# A new booking asked for in everyday words: "I want a one-way economy flight ...", "I need a seat on ...". Only
+# "a/an/one ... flight|ticket|seat" after a wish counts: "my flight", "the flight" are about one already booked.
+_NEW_BOOKING = re.compile(r"\b(?:want|need|like|looking for|get me)\b[^.?!]{0,30}?\b(?:a|an|one)\s+(?:[\w-]+\s+){0,4}?"
+                          r"(?:flight|ticket|seat)s?\b", re.IGNORECASE)
 _PLAIN = frozenset("""that this there their them they then than what when where which while with would could should
     will have does done doing make made take care sort just please thanks thank know everything anything something
     nothing else also very really much many more some your yours mine about into from only still again sure right
@@ -497,6 +501,8 @@ class GatedAgent:
         (the agent acts on what is said, never on what the task holds)."""
         tools = conversation.domain.tool_map
         texts = [m.content for m in conversation.said("user")]
+        if "book" in action.name.split("_") and any(_NEW_BOOKING.search(t) for t in texts):
+            return True
         plain = [" ".join(w for w in normalize(t).split() if w not in _PLAIN) for t in texts]
         return names_write(plain, action.name, tools, loose=True)
 
