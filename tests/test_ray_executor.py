@@ -256,7 +256,9 @@ def test_resume_on_ray_finishes_a_killed_batch_as_the_local_executor(
                              stderr=subprocess.PIPE, text=True, env=_env(tmp_path), start_new_session=True)
     try:
         deadline = time.monotonic() + 120
-        while _n(db, "SELECT count(*) FROM sessions") < 8:
+        # Killed as soon as two sessions exist: offline sessions end in milliseconds (faster still with the
+        # start state read from the cache), and a later kill could land after the whole plan had started.
+        while _n(db, "SELECT count(*) FROM sessions") < 2:
             assert child.poll() is None, f"the batch ended before the kill: {child.stderr.read() if child.stderr else ''}"
             assert time.monotonic() < deadline, "the batch did not get there"
             time.sleep(0.002)
