@@ -8,19 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
-from textual.screen import Screen
 from textual.widgets import Input, Select, Static
 
 from tauplay.core.events import Event
 from tauplay.core.labels import FaultLabel
+from tauplay.tui.screens.part import ScreenPart
 from tauplay.tui.session import Prepared
 
 if TYPE_CHECKING:
     from tauplay.tui.runner import SessionRunner
-
-    _Part = Screen[None]
-else:
-    _Part = object
 
 
 @dataclass(frozen=True)
@@ -32,7 +28,7 @@ class Label(FaultLabel):
     saved: bool = False
 
 
-class EndWrites(_Part):
+class EndWrites(ScreenPart):
     """The end screen's saving and forking (a part of EndScreen)."""
 
     prepared: Prepared

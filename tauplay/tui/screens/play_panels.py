@@ -4,27 +4,20 @@ far, the tabs, zooming a panel, and the gold path. A part of the play screen, no
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, TabbedContent
 
 from tauplay.core.events import Event
+from tauplay.tui.screens.part import ScreenPart
 from tauplay.tui.session import Prepared
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.side_panel import SidePanel
 
-if TYPE_CHECKING:
-    from tauplay.tui.session import Prepared
 
-    _Part = Screen[None]
-else:
-    _Part = object
-
-
-class PlayPanels(_Part):
+class PlayPanels(ScreenPart):
     """The play screen's side panels (a part of PlayScreen)."""
 
     prepared: Prepared

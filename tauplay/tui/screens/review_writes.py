@@ -14,13 +14,7 @@ from textual.widgets import Static
 
 from tauplay.core.labels import FaultLabel, Judgment
 from tauplay.core.vocabulary import AnnotationSource, JudgeKind, SessionRole
-
-if TYPE_CHECKING:
-    from textual.screen import Screen
-
-    _Part = Screen[None]
-else:
-    _Part = object
+from tauplay.tui.screens.part import ScreenPart
 
 
 @dataclass(frozen=True)
@@ -42,7 +36,7 @@ def same_label(a: FaultLabel, b: FaultLabel) -> bool:
         (b.category, b.who_erred, b.severity, b.note, b.turn, b.seq)
 
 
-class ReviewWrites(_Part):
+class ReviewWrites(ScreenPart):
     """The session review screen's store writes (a part of SessionReviewScreen, whose state they change)."""
 
     record: Any

@@ -8,17 +8,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tauplay.core.vocabulary import REVIEW_REASONS
+from tauplay.tui.screens.part import ScreenPart
 
 if TYPE_CHECKING:
-    from textual.screen import Screen
-
     from tauplay.core.db import Database
     from tauplay.core.domain import Domain
     from tauplay.core.tasks import Task, TaskSet
 
-    _Part = Screen[None]
-else:
-    _Part = object
 
 REASONS = REVIEW_REASONS
 
@@ -48,7 +44,7 @@ class Saved:
     draft: Draft
 
 
-class ValidateState(_Part):
+class ValidateState(ScreenPart):
     """The validate screen's fields, as its parts (drawing, verdicts, edits) read and change them."""
 
     domain: Domain
