@@ -382,10 +382,18 @@ def test_adversarial_generate_huge_n_is_bounded_and_ctrl_c_is_heard(tmp_path: Pa
     assert "--n must be from 1 to 100,000" in capsys.readouterr().err
     child = tauplay_process("generate", "--domain", "airline", "--n", "100000", "--out", str(out), "--json",
                             cwd=tmp_path)
-    time.sleep(6)  # imports done, deep in the offline loop
+    # Ctrl+C once the start state is built (its cache file written under HOME): the imports are done and the
+    # offline loop is about to run. Wall-clock sleeps alone were too short on a loaded machine with cold bytecode.
+    states = tmp_path / ".cache" / "tauplay" / "start-states"
+    deadline = time.monotonic() + 90
+    while not any(states.glob("airline-*.bin")) and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert child.poll() is None, "generate ended before Ctrl+C"
+    time.sleep(2)  # deep in the loop
     child.send_signal(signal.SIGINT)
     try:
-        _, err = child.communicate(timeout=20)
+        # 100,000 tasks take minutes: a minute without an answer means Ctrl+C was not heard
+        _, err = child.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         child.kill()
         child.communicate()
