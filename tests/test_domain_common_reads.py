@@ -1,4 +1,4 @@
-"""The reads the domains' Tracer hints and starter scripts make on records they know are there
+"""The reads the domains' Tracer hints make on records they know are there
 (domains/common_reads.py, domains/common_tracer.py): the record itself, or a LookupError naming what is missing."""
 
 from __future__ import annotations

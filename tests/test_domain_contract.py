@@ -2,8 +2,8 @@
 descriptions), schemas that accept its own gold arguments, a deterministic generator, shipped task sets
 that verify, pass `tauplay validate`'s automatic checks and follow the dependency graph, a generated test
 set that its provenance regenerates byte for byte, an oracle agent and a scripted user who score 1, and
-malformed calls refused without a change. (That each saved starter set is what its make_starter script
-builds is checked once, for every domain, in tests/test_starter_scripts.py.)
+malformed calls refused without a change. (A starter set is curated data: what its provenance must say and
+that its gold actions replay are checked for every domain in tests/test_starter_sets.py.)
 
 What is particular to one domain (each write's effect, its refusals and policy rules, its data, its
 published tasks, its Tracer hints) stays in that domain's own test file."""

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tauplay_domains.telehealth import DOMAIN, make_starter
+from tauplay_domains.telehealth import DOMAIN
+from tauplay_domains.telehealth.generator import WEEKDAYS
 from tauplay_domains.telehealth.tools import TODAY
 
 from tauplay.core.db import Database
@@ -102,7 +103,7 @@ def test_generator_scale_and_shape() -> None:
     t = db.tables
     for appointment in t["appointments"].values():
         assert appointment["patient_id"] in t["patients"] and appointment["provider_id"] in t["providers"]
-        weekday = make_starter.WEEKDAYS[date.fromisoformat(appointment["date"]).weekday()]
+        weekday = WEEKDAYS[date.fromisoformat(appointment["date"]).weekday()]
         assert appointment["time"] in t["providers"][appointment["provider_id"]]["schedule"][weekday]
     active = [(a["provider_id"], a["date"], a["time"]) for a in t["appointments"].values()
               if a["status"] in ("scheduled", "pending_approval")]
@@ -181,10 +182,24 @@ def test_a_missing_upload_is_an_answer_not_an_error() -> None:
 
 # -- write semantics -------------------------------------------------------------------------------------
 
+def free_slots(tables: dict[str, Any], provider_id: str, after: int = 1) -> list[tuple[str, str]]:
+    """Bookable (date, time) pairs of a provider over the two weeks after `after` days from today."""
+    provider = tables["providers"][provider_id]
+    held = {(a["date"], a["time"]) for a in tables["appointments"].values()
+            if a["provider_id"] == provider_id and a["status"] in ("scheduled", "pending_approval")}
+    out = []
+    for offset in range(after, after + 14):
+        day = date.fromisoformat(TODAY) + timedelta(days=offset)
+        for time in provider["schedule"].get(WEEKDAYS[day.weekday()], []):
+            if (day.isoformat(), time) not in held:
+                out.append((day.isoformat(), time))
+    return out
+
+
 def test_schedule_numbers_bills_and_links(env: Environment) -> None:
     patient_id = next(iter(dict(env.state.rows("patients"))))
     provider_id, provider = first(env, "providers", specialty="Primary Care")
-    slots = make_starter._free_slots(env.database.tables, provider_id)
+    slots = free_slots(env.database.tables, provider_id)
     out = env.call("schedule_appointment", {"patient_id": patient_id, "provider_id": provider_id,
                                             "date": slots[0][0], "time": slots[0][1], "appointment_type": "follow_up"})
     assert not out.error, out.output
@@ -207,7 +222,7 @@ def test_schedule_numbers_bills_and_links(env: Environment) -> None:
 
 def test_cancel_and_reschedule(env: Environment) -> None:
     appointment_id, appointment = first(env, "appointments", status="scheduled")
-    slots = make_starter._free_slots(env.database.tables, appointment["provider_id"], 2)
+    slots = free_slots(env.database.tables, appointment["provider_id"], 2)
     moved = env.call("reschedule_appointment", {"appointment_id": appointment_id, "new_date": slots[0][0],
                                                 "new_time": slots[0][1]})
     assert not moved.error and {c.path for c in moved.diff.changes[0].fields} == {"date", "time"}  # type: ignore
@@ -243,7 +258,7 @@ def bad_calls(env: Environment) -> list[tuple[str, dict[str, Any]]]:
     scheduled, appointment = first(env, "appointments", status="scheduled")
     provider = env.state.get("providers", appointment["provider_id"]) or {}
     days = [date.fromisoformat(TODAY) + timedelta(days=i) for i in range(1, 8)]
-    off_day = next(d for d in days if make_starter.WEEKDAYS[d.weekday()] not in provider["schedule"]).isoformat()
+    off_day = next(d for d in days if WEEKDAYS[d.weekday()] not in provider["schedule"]).isoformat()
     record_id, _ = next((k, r) for k, r in env.state.rows("medical_records") if r.get("prescriptions"))
     bare_id, _ = next((k, r) for k, r in env.state.rows("medical_records") if not r.get("prescriptions"))
     return [

@@ -2,7 +2,7 @@
 
 The write tools enforce only hard rules (ids exist, an account is open, money is there, the daily limit
 holds). The rules below are policy: the agent must check them before calling a tool, and policy.md states
-them in words. They live here once so the generator, the starter-task builder and the tests agree.
+them in words. They live here once so the generator, the Tracer hints and the tests agree.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The chain's numbers and the arithmetic the tools apply: the clock, fees and surcharges by tier, points,
-seat classes and occupancy. The generator, the tools and the task builder all take them from here;
+seat classes and occupancy. The generator, the tools and the Tracer hints all take them from here;
 `policy.md` states the same numbers to the agent (a test checks that they agree).
 """
 

@@ -1,6 +1,6 @@
 """Fixed facts of the restaurant group: the clock, the policy's numbers, cities, cuisines and dishes.
 
-Tools, generator, starter builder and tests read these from here, so each number lives in one place
+Tools, generator, Tracer hints and tests read these from here, so each number lives in one place
 (`policy.md` states the same numbers in words).
 """
 

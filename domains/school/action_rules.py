@@ -2,7 +2,7 @@
 policy.md it encodes (in our words). Read by the audit of a task's gold actions (`tauplay verify`), every
 session's policy checks, the gated agent (it refuses what a rule forbids) and the Tracer (`tracer.policy_problem`).
 
-The registration checks are `eligibility.CHECKS` (one place, also read by the starter builder); who the student
+The registration checks are `eligibility.CHECKS` (one place, also read by the Tracer); who the student
 is comes from the known info (email, or name and date of birth) when there is any.
 """
 

@@ -1,7 +1,7 @@
 """The policy's registration checks as code: what stands between a student and a section.
 
-The tools do not run these (the agent must, as the policy says); the starter builder uses them to pick
-tasks whose gold actions obey the policy, and the tests use them to check the generated data.
+The tools do not run these (the agent must, as the policy says); the Tracer uses them to pick tasks whose
+gold actions obey the policy, and the tests use them to check the generated data.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def _waitlists(a: Asked) -> str:
 
 
 # The registration checks of policy.md, in its order: (rule id, the sentence it encodes, the check). Read by
-# `problems` (the starter builder, the Tracer) and by the domain's action rules (audit, sessions, gated agent).
+# `problems` (the Tracer) and by the domain's action rules (audit, sessions, gated agent).
 CHECKS: list[tuple[str, str, Callable[[Asked], str]]] = [
     ("no_blocking_hold", "A financial, advising or immunization hold blocks registration and waitlists (a library "
      "hold does not).", _holds),

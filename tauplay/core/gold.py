@@ -1,7 +1,7 @@
 """The one gold replay: a task's gold actions run, in order, on a fresh session over a start state.
 
 Everything that needs the gold outcome (the reward's expected hash, verification, the distance to gold, the
-validation checks, the Tracer's filters, the starter builders) gets it here. `gold_run` is cached by the start
+validation checks, the Tracer's filters, the starter-set tests) gets it here. `gold_run` is cached by the start
 state itself (`Database.gold_runs`, bounded), so the cache lives and dies with the database it describes; the
 state of a cached run must be read, never written (`State.fork()` gives a copy to change).
 """

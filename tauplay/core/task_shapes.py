@@ -56,6 +56,24 @@ def _task_fields() -> dict[str, cs.TypedDictField]:
     }
 
 
+def _curated() -> cs.CoreSchema:
+    """A curated task set's record of how it was made (a domain's starter set): every field required, nothing
+    else allowed. `built_at` and `checked_at` are full git commit ids; `start_hash` is the domain's start
+    database the gold actions were made on; `checked_by` names what keeps the data honest now."""
+    commit = cs.str_schema(pattern=r"^[0-9a-f]{40}$", strict=True)
+    words = cs.str_schema(min_length=1, strict=True)
+    fields = {"how": _required(words), "built_by": _required(words), "built_at": _required(commit),
+              "checked_at": _required(commit), "start_hash": _required(words), "tasks": _required(
+                  cs.int_schema(ge=1, strict=True)),
+              "checked_by": _required(cs.list_schema(words, min_length=1, strict=True))}
+    return cs.typed_dict_schema(fields, extra_behavior="forbid", strict=True)
+
+
+def _provenance() -> cs.CoreSchema:
+    """A task set's provenance: free keys (a generator's settings, an import's source), except `curated`."""
+    return cs.typed_dict_schema({"curated": _optional(_curated())}, extra_behavior="allow", strict=True)
+
+
 def _shapes() -> dict[str, cs.CoreSchema]:
     taubench = _task_fields()
     for name in ("emotion_family", "emotion_leaf", "dimension_politeness", "dimension_urgency",
@@ -72,7 +90,7 @@ def _shapes() -> dict[str, cs.CoreSchema]:
                # Records the task adds to the domain's database before it starts: table -> id -> record.
                "start_records": _optional(cs.dict_schema(cs.str_schema(), _object(), strict=True)),
                "tau2": _optional(_object())}  # a tau2-bench task's own fields (core/tau2_fields.py checks them)
-    task_set = {"format": _optional(_text()), "domain": _optional(_text()), "provenance": _optional(_object()),
+    task_set = {"format": _optional(_text()), "domain": _optional(_text()), "provenance": _optional(_provenance()),
                 "tasks": _required(cs.list_schema(cs.any_schema(), strict=True))}
     return {"tau-bench task": _shape(taubench), "tauplay task": _shape(tauplay), "task set": _shape(task_set)}
 

@@ -202,6 +202,23 @@ def _first_problem(e: ValidationError, path: Path, index: int) -> TaskFileError:
     return TaskFileError(f"{_where(path, index, str(loc[0]), _rest(loc[1:]))}: {message}")
 
 
+_SAID = {"missing": "missing", "extra_forbidden": "not a field here",
+         "string_pattern_mismatch": "expected a full git commit id (40 hex digits)",
+         "string_too_short": "must not be empty", "too_short": "must not be empty",
+         "greater_than_equal": "expected a whole number of at least 1"}
+
+
+def _envelope_problem(e: ValidationError, path: Path) -> TaskFileError:
+    """The first problem of a task set's envelope (its fields beside 'tasks'), at its place."""
+    err = e.errors()[0]
+    loc, kind = tuple(err["loc"]), err["type"]
+    if kind in _EXPECTED:
+        message = f"expected {_EXPECTED[kind]}, got {_kind(err.get('input'))}"
+    else:
+        message = _SAID.get(kind, err["msg"])
+    return TaskFileError(f"{path}: field '{loc[0]}'{_rest(loc[1:])}: {message}")
+
+
 def _kind(value: Any) -> str:
     return {str: "a string", int: "a whole number", float: "a number", bool: "true/false", list: "a list",
             dict: "an object", type(None): "null"}.get(type(value), type(value).__name__)
@@ -458,9 +475,7 @@ def load_tasks(path: Path | str, domain: str | None = None) -> TaskSet:
     try:
         envelope: dict[str, Any] = validator("task set").validate_python(data)
     except ValidationError as e:
-        err = e.errors()[0]
-        raise TaskFileError(f"{path}: field '{err['loc'][0]}': expected {_EXPECTED.get(err['type'], 'another value')}"
-                            f", got {_kind(err.get('input'))}") from None
+        raise _envelope_problem(e, path) from None
     file_domain = envelope.get("domain") or domain
     if domain and envelope.get("domain") and envelope["domain"] != domain:
         raise TaskFileError(f"{path}: task set is for domain '{envelope['domain']}', not '{domain}'")
