@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -115,15 +116,22 @@ class StatsScreen(Screen[None]):
         self._marker = marker
         table = self.query_one("#st-groups", DataTable)
         keep = table.cursor_row
-        table.clear()
+        rows = []
         for g in report.groups:
             ci = g.pass_k_ci.get(1)
-            table.add_row(Text(visible(key_text(g.key))), Text(str(g.sessions)), Text(str(len(g.tasks))),
-                          Text(str(int(g.sums["r1"]))), Text(str(int(g.sums["r0"]))), Text(str(int(g.sums["rm1"]))),
-                          Text(str(int(g.sums["errors"]))), *(Text(_num(g.pass_k.get(k))) for k in (1, 2, 3)),
-                          Text("—" if ci is None else f"{ci[0]:.2f}–{ci[1]:.2f}"),
-                          Text(_num(g.per_session("tool_calls"))), Text(_num(g.violation_rate)),
-                          Text(_num(g.user_share)))
+            rows.append((Text(visible(key_text(g.key))), Text(str(g.sessions)), Text(str(len(g.tasks))),
+                         Text(str(int(g.sums["r1"]))), Text(str(int(g.sums["r0"]))), Text(str(int(g.sums["rm1"]))),
+                         Text(str(int(g.sums["errors"]))), *(Text(_num(g.pass_k.get(k))) for k in (1, 2, 3)),
+                         Text("—" if ci is None else f"{ci[0]:.2f}–{ci[1]:.2f}"),
+                         Text(_num(g.per_session("tool_calls"))), Text(_num(g.violation_rate)),
+                         Text(_num(g.user_share))))
+        # Columns as wide as what they hold, set here: DataTable measures auto-width columns only when idle, and a
+        # frame drawn before that stays cached at the old width (seen on a loaded machine).
+        table.clear(columns=True)
+        for i, label in enumerate(COLUMNS):
+            table.add_column(label, width=max([cell_len(label), *(row[i].cell_len for row in rows)]))
+        for row in rows:
+            table.add_row(*row)
         if report.groups:
             table.move_cursor(row=max(0, min(keep, len(report.groups) - 1)))
         self._plot(report)
