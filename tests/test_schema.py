@@ -4,6 +4,7 @@ tool runs."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from typing import Annotated, Any, Literal, NotRequired
@@ -139,3 +140,24 @@ def test_airline_book_reservation_schema_matches_the_published_interface():
     assert p["properties"]["total_baggages"]["type"] == "integer"
     schema = spec.openai_schema()
     assert schema["type"] == "function" and schema["function"]["name"] == "book_reservation"
+
+
+def test_tool_schemas_are_kept_on_disk_and_read_back_without_pydantic(tmp_path):
+    """The play screen shows a tool form at once: the schemas come from the start-state cache, not pydantic."""
+    code = ("import json, sys; from tauplay.core.domain import get_domain; d = get_domain('airline'); "
+            "print('pydantic.json_schema' in sys.modules); print(json.dumps([t.parameters for t in d.tools]))")
+    env = {**os.environ, "TAUPLAY_CACHE_DIR": str(tmp_path)}
+
+    def run() -> tuple[str, list[Any]]:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+        loaded, schemas = out.stdout.splitlines()
+        return loaded, json.loads(schemas)
+
+    derived = [arguments_schema(t.func) for t in get_domain("airline").tools]
+    assert run() == ("True", derived)  # a miss: derived, and kept
+    (kept,) = (tmp_path / "start-states").glob("airline-tools-*.json")
+    assert run() == ("False", derived)  # read back
+    kept.write_text("[1, {\"agent:get_user_details\": {}}]")  # unreadable for this domain: derived again
+    assert run() == ("True", derived)
+    assert json.loads(kept.read_text())[1]["agent:get_user_details"] == derived[[t.name for t in get_domain(
+        "airline").tools].index("get_user_details")]

@@ -51,6 +51,15 @@ class ToolSpec:
     check_arguments: bool = True
 
     @property
+    def parameters_known(self) -> bool:
+        """Whether `parameters` was given or has been derived already (reading it now costs nothing)."""
+        return self.__dict__.get("_parameters") is not None
+
+    def keep_parameters(self, parameters: dict[str, Any]) -> None:
+        """Take the schema `parameters` would derive, kept from an earlier derivation (a cache on disk)."""
+        object.__setattr__(self, "parameters", parameters)
+
+    @property
     def is_write(self) -> bool:
         return self.kind == "write"
 
