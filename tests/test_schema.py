@@ -9,9 +9,10 @@ import subprocess
 import sys
 from typing import Annotated, Any, Literal, NotRequired
 
+import pytest
 from typing_extensions import TypedDict
 
-from tauplay.core.domain import get_domain, installed_domains
+from tauplay.core.domain import Domain, DomainError, _load_tool_schemas, get_domain, installed_domains
 from tauplay.core.schema import arguments_schema, coerce, parse_docstring, validate
 from tauplay.core.tools import ToolSpec, spec_of, tool
 
@@ -161,3 +162,19 @@ def test_tool_schemas_are_kept_on_disk_and_read_back_without_pydantic(tmp_path):
     assert run() == ("True", derived)
     assert json.loads(kept.read_text())[1]["agent:get_user_details"] == derived[[t.name for t in get_domain(
         "airline").tools].index("get_user_details")]
+
+
+def test_a_tool_pydantic_cannot_describe_keeps_its_domain_from_loading(tmp_path, monkeypatch):
+    @tool("read")
+    def odd(db: object, x: int | str) -> str:
+        """Takes one of two types."""
+        return ""
+
+    with pytest.raises(TypeError, match=r"^no JSON schema for the arguments of odd: a union of 2 types"):
+        arguments_schema(odd)
+    domain = Domain(name="odd", title="Odd", tools=[spec_of(odd)], tables=[], package_dir=tmp_path,
+                    generate=lambda seed: {})
+    for cache in ("off", str(tmp_path / "cache")):  # with the cache or without, as the domain loads
+        monkeypatch.setenv("TAUPLAY_CACHE_DIR", cache)
+        with pytest.raises(DomainError, match=r"^domain 'odd': no JSON schema for the arguments of odd: "):
+            _load_tool_schemas(domain)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from functools import cache
 from typing import Annotated, Any, NotRequired, Required, get_args, get_origin, get_type_hints
 
 from typing_extensions import TypedDict  # the form pydantic accepts on Python 3.11
@@ -51,15 +52,41 @@ def _annotated_text(tp: Any) -> str | None:
 
 
 def arguments_schema(func: Any, skip: int = 1) -> dict[str, Any]:
-    """The JSON schema of a function's arguments, skipping its first `skip` parameters (a tool's database)."""
+    """The JSON schema of a function's arguments, skipping its first `skip` parameters (a tool's database);
+    TypeError in one line when pydantic cannot make one."""
     # pydantic is imported here, on the first schema asked for: importing a domain stays as cheap as before
     from pydantic import TypeAdapter
+
+    try:
+        raw = TypeAdapter(_arguments(func, skip)).json_schema(schema_generator=_generator())
+        return _plain(raw, raw.get("$defs", {}), ())
+    except Exception as e:  # pydantic's own errors run to several lines and a link
+        first = (str(e).strip() or type(e).__name__).splitlines()[0]
+        raise TypeError(f"no JSON schema for the arguments of {func.__name__}: {first}") from e
+
+
+def _arguments(func: Any, skip: int) -> Any:
+    """A TypedDict of the function's parameters: required ones required, descriptions from the docstring."""
+    _, arg_docs = parse_docstring(func.__doc__)
+    hints = get_type_hints(func, include_extras=True)
+    fields: dict[str, Any] = {}
+    for p in list(inspect.signature(func).parameters.values())[skip:]:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        tp = hints.get(p.name, Any)
+        if _annotated_text(tp) is None and p.name in arg_docs:
+            tp = Annotated[tp, arg_docs[p.name]]
+        fields[p.name] = tp if p.default is inspect.Parameter.empty else NotRequired[tp]
+    return TypedDict(f"{func.__name__}_arguments", fields)  # type: ignore[operator]  # a name made at run time
+
+
+@cache
+def _generator() -> Any:
+    """pydantic's JSON schema generator, with the descriptions `Annotated[X, "description"]` gives a
+    TypedDict's keys (pydantic ignores plain strings there) and without the class docstring as a description."""
     from pydantic.json_schema import GenerateJsonSchema
 
     class Described(GenerateJsonSchema):
-        """pydantic's generator, with the descriptions `Annotated[X, "description"]` gives a TypedDict's keys
-        (pydantic ignores plain strings there) and without the class docstring as a description."""
-
         def typed_dict_schema(self, schema: Any) -> dict[str, Any]:
             out = super().typed_dict_schema(schema)
             out.pop("description", None)
@@ -71,19 +98,7 @@ def arguments_schema(func: Any, skip: int = 1) -> dict[str, Any]:
                     prop["description"] = text
             return out
 
-    _, arg_docs = parse_docstring(func.__doc__)
-    hints = get_type_hints(func, include_extras=True)
-    fields: dict[str, Any] = {}
-    for p in list(inspect.signature(func).parameters.values())[skip:]:
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        tp = hints.get(p.name, Any)
-        if _annotated_text(tp) is None and p.name in arg_docs:
-            tp = Annotated[tp, arg_docs[p.name]]
-        fields[p.name] = tp if p.default is inspect.Parameter.empty else NotRequired[tp]
-    arguments = TypedDict(f"{func.__name__}_arguments", fields)  # type: ignore[misc]  # a name made at run time
-    raw = TypeAdapter(arguments).json_schema(schema_generator=Described)
-    return _plain(raw, raw.get("$defs", {}), ())
+    return Described
 
 
 def _plain(schema: dict[str, Any], defs: dict[str, Any], seen: tuple[str, ...]) -> dict[str, Any]:
@@ -93,13 +108,13 @@ def _plain(schema: dict[str, Any], defs: dict[str, Any], seen: tuple[str, ...]) 
     if ref is not None:
         name = ref.rsplit("/", 1)[-1]
         if name in seen:
-            raise TypeError(f"no JSON schema for the recursive type {name}")
+            raise TypeError(f"the type {name} contains itself")
         schema = {**_plain(defs[name], defs, (*seen, name)), **schema}  # the field's own description wins
     options = schema.pop("anyOf", None)
     if options is not None:
         kept = [o for o in options if o != {"type": "null"}]
         if len(kept) != 1:
-            raise TypeError(f"no JSON schema for a union of {len(kept)} types: {kept}")
+            raise TypeError(f"a union of {len(kept)} types, {kept}, has no single JSON type")
         schema = {**_plain(kept[0], defs, seen), **schema}
     if "const" in schema:
         schema["enum"] = [schema.pop("const")]
