@@ -98,8 +98,9 @@ def test_a_tool_schema_is_built_when_first_read_and_pydantic_is_not_imported_bef
         return what
 
     spec = spec_of(look)
-    assert spec.__dict__["_parameters"] is None
+    assert not spec.parameters_known
     assert spec.parameters["required"] == ["what"] and spec.parameters is spec.parameters
+    assert spec.parameters_known
     given = ToolSpec("t", look, "read", "", {"type": "object", "properties": {}, "required": []})
     assert given.parameters == {"type": "object", "properties": {}, "required": []}
     code = "import sys, tauplay_domains.airline; print('pydantic.json_schema' in sys.modules, 'pydantic.main' in sys.modules)"
