@@ -326,6 +326,57 @@ def generated_database(domain: Domain, seed: int) -> Database:
         except (OSError, ValueError):  # not writable, or a value marshal cannot keep: no cache
             pass
     return database
+
+
+# -- tool schemas, kept on disk too --------------------------------------------------------------------------
+# pydantic derives a tool's schema the first time it is read (tauplay.core.tools), and importing pydantic for
+# that costs ~0.1 s of CPU: more than the rest of a play screen showing its first tool form. So the schemas of
+# a domain's own tools are kept beside its start states, named after the same fingerprint (it covers tauplay's
+# core, whose schema.py derives them) and pydantic-core's version (each pydantic release pins one). With the
+# cache off they are derived whenever a domain loads.
+TOOL_SCHEMAS_FORMAT = 1
+
+
+def _load_tool_schemas(domain: Domain) -> None:
+    """Give the domain's tools their schemas: from the cache, else derived now (and kept there), so that a tool
+    pydantic can make no schema for keeps its domain from loading, with one line saying why."""
+    specs = {f"{side}:{t.name}": t for side, tools in (("agent", domain.tools), ("user", domain.user_tools))
+             for t in tools if not t.parameters_known}
+    if not specs:
+        return
+    import json
+
+    import pydantic_core
+
+    directory = _cache_dir()
+    fingerprint = _fingerprint(domain) if directory is not None else None
+    path = directory / f"{domain.name}-tools-{fingerprint}-{pydantic_core.__version__}.json" \
+        if directory is not None and fingerprint else None
+    if path is not None:
+        try:
+            form, kept = json.loads(path.read_text(encoding="utf-8"))
+            if form == TOOL_SCHEMAS_FORMAT and all(isinstance(kept.get(key), dict) for key in specs):
+                for key, spec in specs.items():
+                    spec.keep_parameters(kept[key])
+                return
+        except (OSError, ValueError, TypeError, AttributeError):
+            pass  # absent or unreadable: derived below
+    schemas = {}
+    for key, spec in specs.items():
+        try:
+            schemas[key] = spec.parameters
+        except TypeError as e:
+            raise DomainError(f"domain '{domain.name}': {e}") from None
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}")
+            tmp.write_text(json.dumps([TOOL_SCHEMAS_FORMAT, schemas]), encoding="utf-8")
+            os.replace(tmp, path)  # whole or not at all: another process may read it now
+        except OSError:
+            pass
+
+
 # Start states with a task's records added, per base database and records (they go when the base goes).
 _STARTS: WeakKeyDictionary[Database, dict[str, Database]] = WeakKeyDictionary()
 _DERIVED: WeakSet[Database] = WeakSet()
@@ -450,6 +501,7 @@ def get_domain(name: str) -> Domain:
         raise DomainError(f"domain '{name}' failed to load: {type(e).__name__}: {e}") from None
     if not isinstance(domain, Domain):
         raise DomainError(f"domain '{name}' ({source.value}) is a {type(domain).__name__}, not a tauplay Domain")
+    _load_tool_schemas(domain)
     _LOADED[name] = domain
     return domain
 

@@ -1,42 +1,37 @@
-"""JSON schemas derived from Python signatures, and a small validator for tool arguments.
+"""JSON schemas of tool arguments, derived by pydantic from a Python signature, and a small validator for them.
 
-A tool's schema is written once, as its signature: `str`, `int`, `float`, `bool`, `Literal[...]`,
-`list[X]`, `dict[str, X]`, TypedDicts (for nested objects), `X | None` with a default, and
-`Annotated[X, "description"]`. Descriptions of parameters come from the docstring's `Args:` block.
+A tool's schema is written once, as its signature: anything pydantic knows (`str`, `int`, `float`, `bool`,
+`Literal[...]`, `list[X]`, `dict[str, X]`, TypedDicts for nested objects, `X | None` with a default) and
+`Annotated[X, "description"]`. Descriptions of parameters come from the docstring's `Args:` block. pydantic
+builds the schema; `_plain` then gives it the shape tauplay has always sent (the OpenAI function-tool form
+tau-bench's tools use): nested objects inline rather than `$ref`s, no titles or defaults, an optional argument
+typed as itself rather than `anyOf [X, null]` (null is accepted for it all the same, see `validate`).
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-import types
-import typing
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+from functools import cache
+from typing import Annotated, Any, NotRequired, Required, get_args, get_origin, get_type_hints
 
-from typing_extensions import is_typeddict  # also knows typing_extensions.TypedDict on Python 3.11
-
-_SCALARS: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+from typing_extensions import TypedDict  # the form pydantic accepts on Python 3.11
 
 
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     """Split a Google-style docstring into (description, {arg: description})."""
-    if not doc:
-        return "", {}
-    lines = inspect.cleandoc(doc).splitlines()
-    summary: list[str] = []
+    text: list[str] = []
     args: dict[str, str] = {}
     current: str | None = None
     section = "summary"
-    for line in lines:
+    for line in inspect.cleandoc(doc or "").splitlines():
         stripped = line.strip()
         if re.fullmatch(r"(Args|Arguments|Parameters):", stripped):
             section = "args"
-            continue
-        if re.fullmatch(r"(Returns|Raises|Yields|Examples?|Notes?):", stripped):
+        elif re.fullmatch(r"(Returns|Raises|Yields|Examples?|Notes?):", stripped):
             section = "other"
-            continue
-        if section == "summary":
-            summary.append(line)
+        elif section == "summary":
+            text.append(line)
         elif section == "args":
             m = re.match(r"^\s{0,8}(\w+)(?: \([^)]*\))?:\s*(.*)$", line)
             if m and not line.startswith(" " * 9):
@@ -44,77 +39,110 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
                 args[current] = m.group(2).strip()
             elif current and stripped:
                 args[current] = f"{args[current]} {stripped}".strip()
-    return "\n".join(summary).strip(), args
+    return "\n".join(text).strip(), args
 
 
-def type_schema(tp: Any) -> dict[str, Any]:
-    """JSON schema of one annotation."""
-    description = None
-    if get_origin(tp) is typing.Annotated:
-        tp, *meta = get_args(tp)
-        description = next((m for m in meta if isinstance(m, str)), None)
-    schema = _bare_schema(tp)
-    if description:
-        schema = {**schema, "description": description}
-    return schema
+def _annotated_text(tp: Any) -> str | None:
+    """The description an `Annotated[X, "description"]` carries (inside `NotRequired[...]` too)."""
+    while get_origin(tp) in (NotRequired, Required):
+        (tp,) = get_args(tp)
+    if get_origin(tp) is Annotated:
+        return next((m for m in tp.__metadata__ if isinstance(m, str)), None)
+    return None
 
 
-def _strip_none(tp: Any) -> Any:
-    origin = get_origin(tp)
-    if origin in (Union, types.UnionType):
-        rest = [a for a in get_args(tp) if a is not type(None)]
-        if len(rest) == 1:
-            return rest[0]
-    return tp
+def arguments_schema(func: Any, skip: int = 1) -> dict[str, Any]:
+    """The JSON schema of a function's arguments, skipping its first `skip` parameters (a tool's database);
+    TypeError in one line when pydantic cannot make one."""
+    # pydantic is imported here, on the first schema asked for: importing a domain stays as cheap as before
+    from pydantic import TypeAdapter
+
+    try:
+        raw = TypeAdapter(_arguments(func, skip)).json_schema(schema_generator=_generator())
+        return _plain(raw, raw.get("$defs", {}), ())
+    except Exception as e:  # pydantic's own errors run to several lines and a link
+        first = (str(e).strip() or type(e).__name__).splitlines()[0]
+        raise TypeError(f"no JSON schema for the arguments of {func.__name__}: {first}") from e
 
 
-def _bare_schema(tp: Any) -> dict[str, Any]:
-    tp = _strip_none(tp)
-    if tp in _SCALARS:
-        return {"type": _SCALARS[tp]}
-    if tp is Any:
-        return {}
-    origin = get_origin(tp)
-    if origin is Literal:
-        values = list(get_args(tp))
-        kind = _SCALARS.get(type(values[0]), "string")
-        return {"type": kind, "enum": values}
-    if origin in (list, typing.List, tuple):  # noqa: UP006
-        (item,) = get_args(tp)[:1] or (Any,)
-        return {"type": "array", "items": type_schema(item)}
-    if origin is dict or tp is dict:
-        args = get_args(tp)
-        out: dict[str, Any] = {"type": "object"}
-        if len(args) == 2 and args[1] is not Any:
-            out["additionalProperties"] = type_schema(args[1])
-        return out
-    if tp is list:
-        return {"type": "array"}
-    if is_typeddict(tp):
-        hints = get_type_hints(tp, include_extras=True)
-        props = {name: type_schema(h) for name, h in hints.items()}
-        required = [n for n in hints if n in tp.__required_keys__]
-        return {"type": "object", "properties": props, "required": required}
-    raise TypeError(f"no JSON schema for annotation {tp!r}")
-
-
-def function_parameters(func: Any, skip: int = 1) -> tuple[str, dict[str, Any]]:
-    """(description, parameters schema) of a function, skipping its first `skip` parameters."""
-    description, arg_docs = parse_docstring(func.__doc__)
+def _arguments(func: Any, skip: int) -> Any:
+    """A TypedDict of the function's parameters: required ones required, descriptions from the docstring."""
+    _, arg_docs = parse_docstring(func.__doc__)
     hints = get_type_hints(func, include_extras=True)
-    params = list(inspect.signature(func).parameters.values())[skip:]
-    props: dict[str, Any] = {}
-    required: list[str] = []
-    for p in params:
+    fields: dict[str, Any] = {}
+    for p in list(inspect.signature(func).parameters.values())[skip:]:
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
-        schema = type_schema(hints.get(p.name, Any))
-        if p.name in arg_docs and "description" not in schema:
-            schema = {**schema, "description": arg_docs[p.name]}
-        props[p.name] = schema
-        if p.default is inspect.Parameter.empty:
-            required.append(p.name)
-    return description, {"type": "object", "properties": props, "required": required}
+        tp = hints.get(p.name, Any)
+        if _annotated_text(tp) is None and p.name in arg_docs:
+            tp = Annotated[tp, arg_docs[p.name]]
+        fields[p.name] = tp if p.default is inspect.Parameter.empty else NotRequired[tp]
+    return TypedDict(f"{func.__name__}_arguments", fields)  # type: ignore[operator]  # a name made at run time
+
+
+@cache
+def _generator() -> Any:
+    """pydantic's JSON schema generator, with the descriptions `Annotated[X, "description"]` gives a
+    TypedDict's keys (pydantic ignores plain strings there) and without the class docstring as a description."""
+    from pydantic.json_schema import GenerateJsonSchema
+
+    class Described(GenerateJsonSchema):
+        def typed_dict_schema(self, schema: Any) -> dict[str, Any]:
+            out = super().typed_dict_schema(schema)
+            out.pop("description", None)
+            cls = schema.get("cls")
+            hints = get_type_hints(cls, include_extras=True) if cls is not None else {}
+            for name, prop in out.get("properties", {}).items():
+                text = _annotated_text(hints.get(name))
+                if text is not None:
+                    prop["description"] = text
+            return out
+
+    return Described
+
+
+def _plain(schema: dict[str, Any], defs: dict[str, Any], seen: tuple[str, ...]) -> dict[str, Any]:
+    """pydantic's JSON schema in tauplay's form (see the module's docstring), keys in a fixed order."""
+    schema = dict(schema)
+    ref = schema.pop("$ref", None)
+    if ref is not None:
+        name = ref.rsplit("/", 1)[-1]
+        if name in seen:
+            raise TypeError(f"the type {name} contains itself")
+        schema = {**_plain(defs[name], defs, (*seen, name)), **schema}  # the field's own description wins
+    options = schema.pop("anyOf", None)
+    if options is not None:
+        kept = [o for o in options if o != {"type": "null"}]
+        if len(kept) != 1:
+            raise TypeError(f"a union of {len(kept)} types, {kept}, has no single JSON type")
+        schema = {**_plain(kept[0], defs, seen), **schema}
+    if "const" in schema:
+        schema["enum"] = [schema.pop("const")]
+    for key in ("$defs", "title", "default"):
+        schema.pop(key, None)
+    if schema.get("additionalProperties") is True:
+        del schema["additionalProperties"]
+    if schema.get("items") == {}:
+        del schema["items"]
+    out: dict[str, Any] = {}
+    for key in _ORDER:
+        if key in schema:
+            value = schema.pop(key)
+            if key == "properties":
+                value = {n: _plain(s, defs, seen) for n, s in value.items()}
+            elif key in ("items", "additionalProperties") and isinstance(value, dict):
+                value = _plain(value, defs, seen)
+            out[key] = value
+            if key == "properties":
+                out["required"] = list(schema.pop("required", []))
+    description = schema.pop("description", None)
+    out.update(schema)
+    if description is not None:
+        out["description"] = description
+    return out
+
+
+_ORDER = ("type", "enum", "items", "additionalProperties", "properties")
 
 
 # -- validation ----------------------------------------------------------------------------------

@@ -1,12 +1,12 @@
-"""Tools: plain typed functions marked read or write; their schema comes from the signature."""
+"""Tools: plain typed functions marked read or write; their schema comes from the signature (by pydantic)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
-from tauplay.core.schema import function_parameters
+from tauplay.core.schema import arguments_schema, parse_docstring
 
 ToolKind = Literal["read", "write"]
 
@@ -15,13 +15,33 @@ class ToolError(Exception):
     """A rule the tool enforces was broken; the message becomes the tool's result."""
 
 
+class _Parameters:
+    """`ToolSpec.parameters`: the JSON schema given, or else the one pydantic derives from the tool's signature,
+    made the first time it is read (so importing a domain does not load pydantic nor build a schema per tool)."""
+
+    @overload
+    def __get__(self, spec: None, owner: Any) -> None: ...
+    @overload
+    def __get__(self, spec: ToolSpec, owner: Any) -> dict[str, Any]: ...
+    def __get__(self, spec: ToolSpec | None, owner: Any) -> dict[str, Any] | None:
+        if spec is None:
+            return None  # the field's default: derive it
+        found: dict[str, Any] | None = spec.__dict__.get("_parameters")
+        if found is None:
+            found = spec.__dict__["_parameters"] = arguments_schema(spec.func, skip=1)
+        return found
+
+    def __set__(self, spec: ToolSpec, value: dict[str, Any] | None) -> None:
+        spec.__dict__["_parameters"] = value
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
     func: Callable[..., Any]
     kind: ToolKind
     description: str
-    parameters: dict[str, Any]
+    parameters: _Parameters = _Parameters()  # a dict; derived from `func(db, ...)` when not given
     produces: frozenset[str] = frozenset()  # entity fields the output supplies (graph edges)
     terminal: bool = False  # ends the episode (transfer to a human)
     utility: bool = False  # neither reads nor writes data (think, calculate)
@@ -29,6 +49,15 @@ class ToolSpec:
     # False for a tool that answers malformed arguments itself, as the benchmark whose tool it wraps does
     # (tau2-bench passes arguments straight to the function): the environment then runs it unchecked.
     check_arguments: bool = True
+
+    @property
+    def parameters_known(self) -> bool:
+        """Whether `parameters` was given or has been derived already (reading it now costs nothing)."""
+        return self.__dict__.get("_parameters") is not None
+
+    def keep_parameters(self, parameters: dict[str, Any]) -> None:
+        """Take the schema `parameters` would derive, kept from an earlier derivation (a cache on disk)."""
+        object.__setattr__(self, "parameters", parameters)
 
     @property
     def is_write(self) -> bool:
@@ -98,13 +127,11 @@ def tool(
 
 def spec_of(func: Callable[..., Any]) -> ToolSpec:
     marker: _Marker = func.__tauplay_tool__  # type: ignore[attr-defined]
-    description, parameters = function_parameters(func, skip=1)
     return ToolSpec(
         name=marker.name or func.__name__,
         func=func,
         kind=marker.kind,
-        description=description,
-        parameters=parameters,
+        description=parse_docstring(func.__doc__)[0],
         produces=frozenset(marker.produces),
         terminal=marker.terminal,
         utility=marker.utility,
