@@ -425,3 +425,14 @@ async def test_a_flight_asked_for_in_everyday_words_is_heard_as_a_booking():
     quiet = await play(STARTER["01"], GatedAgent(), ListUser("It's yusuf_lopez_1876. My flight leaves soon.", "thanks"))
     assert "book_reservation" not in [c.name for c in agent_calls(quiet)]
     assert not any(m.intent == "confirm" for m in said(quiet, "agent"))
+
+
+async def test_what_payment_methods_do_i_have_gets_the_methods_the_profile_showed():
+    """Was (found trying the app in tmux, starter 08): the question passed over, "How many checked bags ...?" """
+    out = await play(STARTER["08"], GatedAgent(), ListUser(
+        "Hi, I want to book a round trip in economy from ATL to DFW, out on 2024-05-22 on HAT002 and back on "
+        "2024-05-25 on HAT030. My user id is yusuf_lopez_1876.",
+        "What payment methods do I have on file?"))
+    methods = reply_to(out, "What payment methods do I have on file?")
+    assert "credit_card_3466682" in methods and "4787" in methods and "certificate_8490957" in methods
+    assert "$100" in methods and "bags" not in methods

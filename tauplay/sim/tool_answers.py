@@ -138,6 +138,55 @@ def answer(question: str, outputs: Sequence[str], offer: dict[str, Any] | None =
         if subject and (rule := _from_policy(subject, policy)) is not None:
             return rule
         return ""  # a topic, but nothing in view answers it
+    return _named(question, outputs)
+
+
+_MONEY_KEYS = ("price", "amount", "total", "fare", "cost", "balance")
+
+
+def _leaf(key: str, value: Any) -> str:
+    return _money(value) if any(m in key for m in _MONEY_KEYS) else str(value)
+
+
+def _entry(value: Any) -> str:
+    """One entry of a list or mapping a tool showed, in a line: its scalar fields."""
+    if isinstance(value, dict):
+        return ", ".join(f"{words(k)} {_leaf(k, v)}" for k, v in value.items() if isinstance(v, int | float | str))
+    return str(value)
+
+
+def _named(question: str, outputs: Sequence[str]) -> str | None:
+    """A question naming a field the tools showed ("what payment methods do I have?" -> `payment_methods`):
+    that field as shown, newest output first; None when the question names no field in view."""
+    said = [w for w in normalize(question).split() if w not in _NO_SUBJECT]
+    names = [f"{a}_{b}" for a, b in zip(said, said[1:], strict=False)] + [w for w in said if len(w) > 2]
+    wanted = {n: i for i, n in enumerate(names)} | {n.rstrip("s"): i for i, n in enumerate(names)}
+    for output in reversed(outputs):
+        best: tuple[int, str, Any] | None = None
+
+        def walk(value: Any) -> None:
+            nonlocal best
+            if isinstance(value, dict):
+                for k, v in value.items():
+                    rank = wanted.get(k, wanted.get(k.rstrip("s")))
+                    if rank is not None and (best is None or rank < best[0]):
+                        best = (rank, k, v)
+                    walk(v)
+            elif isinstance(value, list):
+                for v in value:
+                    walk(v)
+
+        walk(_json(output))
+        if best is None:
+            continue
+        _, key, value = best
+        if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+            shown = "; ".join(f"{k} ({_entry(v)})" for k, v in list(value.items())[:12])
+        elif isinstance(value, list):
+            shown = "; ".join(_entry(v) for v in value[:12]) or "none"
+        else:
+            shown = _entry(value) if isinstance(value, dict) else _leaf(key, value)
+        return f"From what I looked up, {words(key)}: {shown}."
     return None
 
 
