@@ -254,12 +254,11 @@ class AirlineHints(TracerHints):
 
     # -- arguments -----------------------------------------------------------------------------------
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        build = self.ARGS.get(tool)
-        if build is None:
+        if tool not in self.ARGS:
             return None
         # The profile as it was before this write (a certificate used to pay disappears from it).
         ctx.goal.target["methods"] = dict(persona_of(ctx)["payment_methods"])
-        return build(self, ctx)
+        return super().write_args(tool, ctx)
 
     def _payment(self, ctx: TraceContext, amount: float, *, change: bool) -> list[dict[str, Any]]:
         """One or two payment methods from the profile that the policy accepts for `amount`."""
@@ -429,10 +428,6 @@ class AirlineHints(TracerHints):
         if len(chosen) == 1:
             return facts, f"flight {numbers} (leaving at {departure})"
         return facts, f"flights {numbers}, connecting in {_city(first['destination'])}"
-
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        build = self.SAY.get(tool)
-        return build(self, args, ctx) if build else None
 
     def _route(self, origin: str, destination: str) -> tuple[list[Fact], str]:
         facts = [fact("origin", origin, _city(origin)), fact("destination", destination, _city(destination))]

@@ -459,10 +459,9 @@ class BankHints(TracerHints):
             f"digits of your SSN are {ssn}."))
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        build = self.SAY.get(tool)
-        if build is None:
+        intent = super().intent(tool, args, ctx)
+        if intent is None:
             return None
-        intent: Intent = build(self, args, ctx)
         identity = identity_facts(persona_of(ctx))
         intent.facts = identity + intent.facts
         # Who is calling: stage 5 checks that each write acts on this caller's own cards and accounts.

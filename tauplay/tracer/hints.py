@@ -143,18 +143,24 @@ class TracerHints:
         """What this goal acts on, chosen before its reads run; raise Skip when nothing fits.
 
         Values under argument names ground those arguments of the goal's reads and write. A `_needs`
-        entry (tuple of read tools) makes the goal's plan include them, e.g. a flight search.
+        entry (tuple of read tools) makes the goal's plan include them, e.g. a flight search. By default the
+        `TARGET` table's method for `write` (None without one).
         """
-        return None
+        build = self.TARGET.get(write)
+        return build(self, ctx) if build is not None else None
 
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         return None
 
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        return None
+        """The write's arguments: by default the `ARGS` table's method for `tool` (None: grounded generically)."""
+        build = self.ARGS.get(tool)
+        return build(self, ctx) if build is not None else None
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        return None
+        """How the user asks for this goal: by default the `SAY` table's method for `tool` (None: generic)."""
+        build = self.SAY.get(tool)
+        return build(self, args, ctx) if build is not None else None
 
     def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
         """The instruction's first sentence, e.g. who the user is."""
@@ -192,7 +198,12 @@ def hints_for(domain: Domain) -> TracerHints:
     it declares none."""
     if domain.tracer_hints is None:
         return GENERIC
-    hints = domain.tracer_hints()
+    try:
+        hints = domain.tracer_hints()
+    except DomainError:
+        raise
+    except Exception as e:  # a broken tracer.py: one line naming it, as a domain that fails to load
+        raise DomainError(f"domain '{domain.name}': its tracer hints failed to load: {type(e).__name__}: {e}") from None
     if not isinstance(hints, TracerHints):
         raise DomainError(f"domain '{domain.name}': tracer_hints gave a {type(hints).__name__}, not TracerHints")
     hints.check(domain)
