@@ -5,10 +5,10 @@ exposes it as `DOMAIN`. Every domain, built-in or third-party, is registered in 
 entry point group (`myname = "my_package:DOMAIN"`), and that group is the only discovery path.
 
 `Domain` is the whole contract: every hook tauplay calls on a domain is one of its typed fields or methods
-(nothing is found by module or method name). Where a hook's argument belongs to a layer above core, core
-says what it reads of it as a Protocol here (`EnvironmentView`, `ConversationView`, `DomainFaultSuggestion`, `DomainTracerHints`,
-`PlacesRecords`).
-docs/architecture.md ("How to add a domain") walks through it.
+(nothing is found by module or method name). Where naming a hook's argument type would import a layer above
+core or close an import cycle, core says what the hook reads of it as a Protocol here (`PlacesRecords`,
+`EnvironmentView`, `ConversationView`, `DomainFaultSuggestion`, `DomainTracerHints`). docs/architecture.md
+("How to add a domain") walks through it.
 """
 
 from __future__ import annotations
