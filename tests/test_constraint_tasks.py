@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from tauplay.cli import main
-from tauplay.core.constraints import ConstraintError, Problem, Rule, check_state, parse_problem
+from tauplay.core.constraints import ConstraintError, Problem, Rule, parse_problem
 from tauplay.core.domain import get_domain
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import evaluate_session
+from tauplay.core.evaluation import check_state, evaluate_session
 from tauplay.core.factuality import check_statements, evidence_of, session_evidence
 from tauplay.core.tasks import Action, Task, TaskFileError, TaskSet, load_tasks
 from tauplay.llm import LLMConfig
@@ -421,7 +421,7 @@ def test_end_screen_names_the_failed_rule() -> None:
     from rich.console import Console
 
     from tauplay.core.constraints import Failure
-    from tauplay.core.evaluation import RewardBreakdown
+    from tauplay.core.reward import RewardBreakdown
     from tauplay.sim.orchestrator import Outcome
     from tauplay.tui.screens.end import reward_view
 

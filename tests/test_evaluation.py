@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tauplay.core.domain import get_domain
-from tauplay.core.environment import Environment, ToolCall
+from tauplay.core.environment import Environment
 from tauplay.core.evaluation import align, evaluate_session, pass_hat_k, reward_of
 from tauplay.core.tasks import Action, load_tasks
+from tauplay.core.tools import ToolCall
 
 
 def test_pass_hat_k_matches_hand_computed_values():

@@ -1,6 +1,7 @@
 """A new domain written as docs/architecture.md ("How to add a domain") says, in a temporary package of its
 own, found through the entry point only: `domains`, `verify`, `generate`, a batch and the play screen all
-work on it with nothing else registered anywhere."""
+work on it with nothing else registered anywhere. Its Tracer hints are declared on the Domain
+(`tracer_hints=`) with a `@says` table, and a misspelt tool in that table stops `generate` with one line."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ PACKAGE = "tauplay_library_domain"
 
 INIT = '''
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing_extensions import TypedDict
 
 from tauplay.core.db import State
@@ -88,6 +90,16 @@ def generate(seed: int) -> dict:
             "members": {f"m{i + 1}": {"member_id": f"m{i + 1}", "name": n} for i, n in enumerate(names)}}
 
 
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+
+def tracer_hints() -> "TracerHints":
+    from .tracer import HINTS
+
+    return HINTS
+
+
 DOMAIN = Domain(
     name="library",
     title="Library lending desk",
@@ -98,7 +110,27 @@ DOMAIN = Domain(
     user_knows=frozenset({"title", "member_id"}),
     rules=[Requires("lend_book", ("find_book", "get_book"), "check the book first")],
     task_sets={"starter": "starter.json"},
+    tracer_hints=tracer_hints,
 )
+'''
+
+TRACER = '''
+from typing import Any
+
+from tauplay.tracer.facts import fact
+from tauplay.tracer.hints import TracerHints, says
+from tauplay.tracer.trace import Intent, TraceContext
+
+
+class LibraryHints(TracerHints):
+    @says("lend_book")
+    def _say_lend(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        title = ctx.database.tables["books"][args["book_id"]]["title"]
+        return Intent("lend_book", f"take the book {title} home with you", facts=[fact("title", title)],
+                      subject=f"the book {title}")
+
+
+HINTS = LibraryHints()
 '''
 
 POLICY = """# Library lending desk
@@ -125,6 +157,7 @@ def library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     package = root / PACKAGE
     (package / "tasks").mkdir(parents=True)
     (package / "__init__.py").write_text(INIT, encoding="utf-8")
+    (package / "tracer.py").write_text(TRACER, encoding="utf-8")
     (package / "policy.md").write_text(POLICY, encoding="utf-8")
     (package / "tasks" / "starter.json").write_text(json.dumps(
         {"format": "tauplay.tasks/1", "domain": "library", "tasks": [TASK]}, indent=1), encoding="utf-8")
@@ -134,7 +167,8 @@ def library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (dist / "entry_points.txt").write_text(f"[tauplay.domains]\nlibrary = {PACKAGE}:DOMAIN\n")
     monkeypatch.syspath_prepend(str(root))
     yield tmp_path
-    sys.modules.pop(PACKAGE, None)
+    for name in (PACKAGE, f"{PACKAGE}.tracer"):
+        sys.modules.pop(name, None)
     from tauplay.core import domain
 
     domain._LOADED.pop("library", None)
@@ -152,6 +186,8 @@ def test_domains_verify_generate_and_a_batch_on_a_new_domain(library: Path, caps
     capsys.readouterr()
     tasks = json.loads(generated.read_text(encoding="utf-8"))["tasks"]
     assert len(tasks) == 2 and all(t["actions"][-1]["name"] == "lend_book" for t in tasks)
+    # Worded by the hints' SAY table (the generic path would say "lend book ..."), found through the Domain field.
+    assert all("take the book" in t["instruction"] and "home with you" in t["instruction"] for t in tasks), [t["instruction"] for t in tasks]
     assert main(["verify", str(generated), "--domain", "library"]) == 0
     assert "2/2 executable" in capsys.readouterr().out
     db = library / "s.db"
@@ -180,3 +216,16 @@ async def test_the_play_screen_on_a_new_domain(library: Path) -> None:
         result = next(e for e in play.events if e.kind == "tool_result")
         assert '"book_id": "B1"' in json.dumps(result.data) or "B1" in str(result.data)
         assert app.last_error is None
+
+
+def test_a_misspelt_tool_in_the_hints_tables_stops_generate_with_one_line(library: Path, capsys: Any) -> None:
+    package = library / "site" / PACKAGE
+    tracer = package / "tracer.py"
+    tracer.write_text(TRACER.replace('@says("lend_book")', '@says("lend_bok")'), encoding="utf-8")
+    out = library / "never.json"
+    assert main(["generate", "--domain", "library", "--n", "1", "--seed", "1", "--out", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert "LibraryHints" in err and "SAY names 'lend_bok'" in err and "not a write tool" in err, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert not out.exists()
+

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from tauplay.core.domain import available_domains, get_domain
-from tauplay.core.environment import ToolCall
 from tauplay.core.events import (
     Event,
     EventPayload,
@@ -23,6 +22,7 @@ from tauplay.core.events import (
 from tauplay.core.faults import session_faults
 from tauplay.core.policy_checks import check_policy, is_clear_yes, session_violations
 from tauplay.core.tasks import Action, load_tasks
+from tauplay.core.tools import ToolCall
 from tauplay.core.vocabulary import FaultCategory
 from tauplay.sim.oracle import OracleAgent
 from tauplay.sim.participants import Conversation, Say

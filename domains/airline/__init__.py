@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
@@ -15,6 +16,17 @@ from .constraints import MODEL as CONSTRAINTS
 from .data_model import Flight, Reservation, User
 from .emotions import EMOTIONS
 from .generator import generate
+
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+
+def tracer_hints() -> TracerHints:
+    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
+    from .tracer import HINTS
+
+    return HINTS
+
 
 DOMAIN = Domain(
     name="airline",
@@ -44,4 +56,5 @@ DOMAIN = Domain(
     emotions=EMOTIONS,
     alternatives=alternatives,
     constraints=CONSTRAINTS,
+    tracer_hints=tracer_hints,
 )

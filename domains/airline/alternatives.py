@@ -8,8 +8,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from tauplay.core.alternatives import Alternative, AlternativeQuery
 from tauplay.core.db import State
-from tauplay.core.injection import Alternative, AlternativeQuery, get_at
+from tauplay.core.injection import get_at
 
 
 def _owner(state: State, arguments: dict[str, Any]) -> dict[str, Any] | None:

@@ -16,7 +16,7 @@ from tauplay.core.db import Database, State
 from tauplay.core.policy_rules import broken_rules
 from tauplay.tracer.facts import Fact, fact, words
 from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
-from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.hints import TracerHints, argues, says
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..airline_rules import (
@@ -254,12 +254,11 @@ class AirlineHints(TracerHints):
 
     # -- arguments -----------------------------------------------------------------------------------
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        build = getattr(self, f"_args_{tool}", None)
-        if build is None:
+        if tool not in self.ARGS:
             return None
         # The profile as it was before this write (a certificate used to pay disappears from it).
         ctx.goal.target["methods"] = dict(persona_of(ctx)["payment_methods"])
-        return build(ctx)
+        return super().write_args(tool, ctx)
 
     def _payment(self, ctx: TraceContext, amount: float, *, change: bool) -> list[dict[str, Any]]:
         """One or two payment methods from the profile that the policy accepts for `amount`."""
@@ -282,6 +281,7 @@ class AirlineHints(TracerHints):
             return [{"payment_id": m["id"], "amount": amount}]
         raise Skip("no payment method the policy accepts covers the amount", "payment")
 
+    @argues("book_reservation")
     def _args_book_reservation(self, ctx: TraceContext) -> dict[str, Any]:
         rng, target, user = ctx.rng, ctx.goal.target, persona_of(ctx)
         search = ctx.last("search_direct_flight", "search_onestop_flight")
@@ -313,13 +313,16 @@ class AirlineHints(TracerHints):
                 "passengers": passengers, "payment_methods": self._payment(ctx, total, change=False),
                 "total_baggages": bags, "nonfree_baggages": nonfree, "insurance": insurance}
 
+    @argues("cancel_reservation")
     def _args_cancel_reservation(self, ctx: TraceContext) -> dict[str, Any]:
         return {"reservation_id": ctx.goal.target["reservation_id"]}
 
+    @argues("send_certificate")
     def _args_send_certificate(self, ctx: TraceContext) -> dict[str, Any]:
         r = must_get(ctx.state, "reservations", ctx.goal.target["reservation_id"])
         return {"user_id": ctx.persona_id, "amount": CERTIFICATE_PER_PASSENGER * len(r["passengers"])}
 
+    @argues("update_reservation_baggages")
     def _args_update_reservation_baggages(self, ctx: TraceContext) -> dict[str, Any]:
         rng, user = ctx.rng, persona_of(ctx)
         r = must_get(ctx.state, "reservations", ctx.goal.target["reservation_id"])
@@ -333,6 +336,7 @@ class AirlineHints(TracerHints):
         return {"reservation_id": r["reservation_id"], "total_baggages": total, "nonfree_baggages": nonfree,
                 "payment_id": pay}
 
+    @argues("update_reservation_flights")
     def _args_update_reservation_flights(self, ctx: TraceContext) -> dict[str, Any]:
         target, state = ctx.goal.target, ctx.state
         r = must_get(state, "reservations", target["reservation_id"])
@@ -358,6 +362,7 @@ class AirlineHints(TracerHints):
         pay = self._payment(ctx, difference, change=True)[0]["payment_id"]
         return {"reservation_id": r["reservation_id"], "cabin": cabin, "flights": flights, "payment_id": pay}
 
+    @argues("update_reservation_passengers")
     def _args_update_reservation_passengers(self, ctx: TraceContext) -> dict[str, Any]:
         rng, user, target = ctx.rng, persona_of(ctx), ctx.goal.target
         r = must_get(ctx.state, "reservations", target["reservation_id"])
@@ -424,14 +429,11 @@ class AirlineHints(TracerHints):
             return facts, f"flight {numbers} (leaving at {departure})"
         return facts, f"flights {numbers}, connecting in {_city(first['destination'])}"
 
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        build = getattr(self, f"_say_{tool}", None)
-        return build(args, ctx) if build else None
-
     def _route(self, origin: str, destination: str) -> tuple[list[Fact], str]:
         facts = [fact("origin", origin, _city(origin)), fact("destination", destination, _city(destination))]
         return facts, f"from {_city(origin)} ({origin}) to {_city(destination)} ({destination})"
 
+    @says("book_reservation")
     def _say_book_reservation(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng, user, target = ctx.rng, persona_of(ctx), ctx.goal.target
         facts, route = self._route(args["origin"], args["destination"])
@@ -477,6 +479,7 @@ class AirlineHints(TracerHints):
         day = r["flights"][0]["date"]
         return city, day, f"reservation {r['reservation_id']} ({_city(r['origin'])} to {city}, {day})"
 
+    @says("cancel_reservation")
     def _say_cancel_reservation(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng, target = ctx.rng, ctx.goal.target
         r = ctx.database.tables["reservations"][args["reservation_id"]]
@@ -493,6 +496,7 @@ class AirlineHints(TracerHints):
                       situation="cancel", subject=f"the trip to {city}",
                       known={"cancel_reason": reason}, slots={"city": city, "date": day})
 
+    @says("send_certificate")
     def _say_send_certificate(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         r = must_get(ctx.state, "reservations", ctx.goal.target["reservation_id"])
         state = ctx.state
@@ -506,6 +510,7 @@ class AirlineHints(TracerHints):
                       situation="complain", subject=f"the cancelled flight on {bad['date']}",
                       known={"compensation_for": r["reservation_id"]}, slots={"city": city, "date": bad["date"]})
 
+    @says("update_reservation_baggages")
     def _say_update_reservation_baggages(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         added = ctx.goal.target["added"]
         r = ctx.database.tables["reservations"].get(args["reservation_id"]) or must_get(
@@ -521,6 +526,7 @@ class AirlineHints(TracerHints):
                       situation="bags", subject=f"the trip to {city}",
                       slots={"city": city, "date": day})
 
+    @says("update_reservation_flights")
     def _say_update_reservation_flights(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target, rng = ctx.goal.target, ctx.rng
         r = ctx.database.tables["reservations"].get(args["reservation_id"]) or must_get(
@@ -549,6 +555,7 @@ class AirlineHints(TracerHints):
         return Intent("update_reservation_flights", action, details, facts=facts, situation="change", subject=f"the trip to {city}",
                       slots={"city": city, "date": day})
 
+    @says("update_reservation_passengers")
     def _say_update_reservation_passengers(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target = ctx.goal.target
         r = ctx.database.tables["reservations"].get(args["reservation_id"]) or must_get(

@@ -4,6 +4,7 @@ published counterpart, so names, schemas and data are this project's own."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
@@ -18,6 +19,17 @@ from .generator import generate
 FIND = ("find_customer_by_phone", "find_customer_by_name_dob")
 _VERIFIED = ("verify_identity",)
 _VERIFY_FIRST = "verify the customer's identity first (last four digits of the SSN)"
+
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+
+def tracer_hints() -> TracerHints:
+    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
+    from .tracer import HINTS
+
+    return HINTS
+
 
 DOMAIN = Domain(
     name="bank",
@@ -50,4 +62,5 @@ DOMAIN = Domain(
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
+    tracer_hints=tracer_hints,
 )

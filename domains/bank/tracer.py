@@ -20,7 +20,7 @@ from typing import Any
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, fact
 from tauplay.tracer.hint_helpers import PerDatabase
-from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
@@ -459,10 +459,9 @@ class BankHints(TracerHints):
             f"digits of your SSN are {ssn}."))
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        build = getattr(self, f"_say_{tool}", None)
-        if build is None:
+        intent = super().intent(tool, args, ctx)
+        if intent is None:
             return None
-        intent: Intent = build(args, ctx)
         identity = identity_facts(persona_of(ctx))
         intent.facts = identity + intent.facts
         # Who is calling: stage 5 checks that each write acts on this caller's own cards and accounts.
@@ -472,6 +471,7 @@ class BankHints(TracerHints):
     def _account_words(self, ctx: TraceContext, account_id: str) -> str:
         return f"your {ctx.database.tables['accounts'][account_id]['nickname']} account"
 
+    @says("update_card_lock")
     def _say_update_card_lock(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng = ctx.rng
         card = ctx.database.tables["cards"][args["card_id"]]
@@ -490,6 +490,7 @@ class BankHints(TracerHints):
         return Intent("update_card_lock", f"unlock your {words}", details, reason="because you found it", facts=facts,
                       situation="unlock", subject=f"the card ending in {card['last_four']}", slots=slots)
 
+    @says("replace_card")
     def _say_replace_card(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng = ctx.rng
         card = ctx.database.tables["cards"][args["card_id"]]
@@ -519,6 +520,7 @@ class BankHints(TracerHints):
                       situation=situation, subject=f"the card ending in {card['last_four']}",
                       slots={"card": f"the card ending in {card['last_four']}"})
 
+    @says("file_dispute")
     def _say_file_dispute(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng = ctx.rng
         t = ctx.database.tables["transactions"][args["transaction_id"]]
@@ -556,6 +558,7 @@ class BankHints(TracerHints):
         return Intent("file_dispute", f"dispute {charge}", details, reason=because, facts=facts, situation="dispute",
                       subject=f"the charge at {merchant}", slots=slots)
 
+    @says("transfer_funds")
     def _say_transfer_funds(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng = ctx.rng
         chosen: Transfer = ctx.goal.target["transfer"]
@@ -581,6 +584,7 @@ class BankHints(TracerHints):
                       reason=reason, facts=facts, situation="pay", subject=f"the payment to {payee['name']}",
                       slots={"payee": payee["name"]})
 
+    @says("waive_fee")
     def _say_waive_fee(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng = ctx.rng
         fee = ctx.database.tables["transactions"][args["transaction_id"]]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
@@ -17,6 +18,17 @@ from .generator import generate
 
 _OFFICIAL = ("find_club_official",)
 _CAP_SHEET = ("get_cap_sheet",)
+
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+
+def tracer_hints() -> TracerHints:
+    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
+    from .tracer import HINTS
+
+    return HINTS
+
 
 DOMAIN = Domain(
     name="basketball",
@@ -45,4 +57,5 @@ DOMAIN = Domain(
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
+    tracer_hints=tracer_hints,
 )

@@ -20,7 +20,7 @@ from typing import Any
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, answer, fact, words
 from tauplay.tracer.hint_helpers import PerDatabase
-from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.hints import TracerHints, says, targets
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
@@ -258,19 +258,15 @@ class BasketballHints(TracerHints):
 
     # -- what each goal acts on --------------------------------------------------------------------------
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
-        me, club = self._me(ctx), persona_of(ctx)
+        me = self._me(ctx)
         request = {"sign_player": "sign", "reschedule_game": "reschedule"}.get(write)
         if request and me["role"] not in ALLOWED_ROLES[request]:
             raise Skip("a head coach may not ask for this", write)
-        base = {"email": me["email"], "club_id": ctx.persona_id}
-        if write == "sign_player":
-            return base | self._sign_target(ctx, club)
-        if write == "make_roster_move":
-            return base | self._move_target(ctx, club, me)
-        return base | self._reschedule_target(ctx, club)
+        return {"email": me["email"], "club_id": ctx.persona_id} | self.TARGET[write](self, ctx)
 
-    def _sign_target(self, ctx: TraceContext, club: Record) -> dict[str, Any]:
-        rng, state = ctx.rng, ctx.state
+    @targets("sign_player")
+    def _sign_target(self, ctx: TraceContext) -> dict[str, Any]:
+        rng, state, club = ctx.rng, ctx.state, persona_of(ctx)
         options = signable(state, club, self._options(ctx).pool, self._used(ctx))
         # The caller names the player: his name must pick out one player the desk can offer.
         names = [name_of(p) for p in options]
@@ -286,8 +282,9 @@ class BasketballHints(TracerHints):
         return {"player_id": player["player_id"], "annual_salary": salary, "contract_years": rng.choice((1, 2, 2, 3)),
                 "_needs": ("get_cap_sheet", "list_available_players")}
 
-    def _move_target(self, ctx: TraceContext, club: Record, me: Record) -> dict[str, Any]:
-        rng = ctx.rng
+    @targets("make_roster_move")
+    def _move_target(self, ctx: TraceContext) -> dict[str, Any]:
+        rng, club, me = ctx.rng, persona_of(ctx), self._me(ctx)
         moves = roster_moves(ctx.state, club, self._used(ctx))
         kinds = [k for k, players in moves.items() if players and me["role"] in ALLOWED_ROLES[k]]
         if not kinds:
@@ -296,7 +293,8 @@ class BasketballHints(TracerHints):
         player = rng.choice(moves[move])
         return {"player_id": player["player_id"], "move": move}
 
-    def _reschedule_target(self, ctx: TraceContext, club: Record) -> dict[str, Any]:
+    @targets("reschedule_game")
+    def _reschedule_target(self, ctx: TraceContext) -> dict[str, Any]:
         rng, state = ctx.rng, ctx.state
         used = self._used(ctx)
         games = sorted((g for g in club_games(state, persona_id_of(ctx))
@@ -363,13 +361,12 @@ class BasketballHints(TracerHints):
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
         me = self._me(ctx)
-        build = {"sign_player": self._say_sign, "make_roster_move": self._say_move,
-                 "reschedule_game": self._say_reschedule}[tool]
-        intent = build(args, ctx)
+        intent = self.SAY[tool](self, args, ctx)
         intent.facts.insert(0, fact("email", me["email"]))
         intent.known.update(email=me["email"], role=me["role"])  # the policy check needs the caller
         return intent
 
+    @says("sign_player")
     def _say_sign(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng = ctx.rng
         player = ctx.database.tables["players"][args["player_id"]]
@@ -398,6 +395,7 @@ class BasketballHints(TracerHints):
         return Intent("sign_player", action, details, facts=facts, situation=situation,
                       subject=f"the signing of {who}", slots=slots, answers=answers)
 
+    @says("make_roster_move")
     def _say_move(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng = ctx.rng
         start = ctx.database.tables["players"][args["player_id"]]  # as the caller knew him before the call
@@ -428,6 +426,7 @@ class BasketballHints(TracerHints):
         return Intent("make_roster_move", action, details, reason=reason, facts=facts, situation=situation,
                       subject=f"{who}'s roster move", slots={"player": who}, answers=answers)
 
+    @says("reschedule_game")
     def _say_reschedule(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng, target = ctx.rng, ctx.goal.target
         game = ctx.database.tables["games"][args["game_id"]]

@@ -10,6 +10,7 @@ tauplay: names, rooms, clues and policy are this project's own.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
@@ -24,6 +25,17 @@ from .rooms import call_key
 _IN_ROOM = "everything happens inside the room the narrator named"
 ROOM_TOOLS = ("look_around", "search", "examine", "open_lock", "combine", "lookup", "compute", "decode",
               "letter_sum", "convert_units", "add_days", "date_part", "submit_answer")
+
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+
+def tracer_hints() -> TracerHints:
+    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
+    from .tracer import HINTS
+
+    return HINTS
+
 
 DOMAIN = Domain(
     name="escape",
@@ -50,4 +62,5 @@ DOMAIN = Domain(
     suggest_faults=faults.suggest,  # from what the tools answered (a refused call says why)
     call_key=call_key,  # 12 + 30 is 30 + 12, "lantern" is LANTERN
     gold_order_matters=False,  # a step taken too early is refused, so every order that works is valid
+    tracer_hints=tracer_hints,
 )

@@ -10,18 +10,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay.core.vocabulary import STOP_TOKEN
+from tauplay.core.domain import ConversationView
+from tauplay.core.events import MessageData
+from tauplay.core.tasks import Task
+from tauplay.core.vocabulary import STOP_TOKEN, EventKind, Role
 
 PATIENCE = 3  # replies in a row without the player touching anything before the narrator calls time
 
 
-def opening(task: Any) -> str:
+def opening(task: Task) -> str:
     room = task.known_info.get("room_id", "")
     return (f"{task.goal} Your room is {room}: enter it and look around. I am the narrator; I will tell you "
             "when the panel has your answer.")
 
 
-def premise(task: Any) -> str:
+def premise(task: Task) -> str:
     """What a model narrating the room is told (`--user llm`): the room's premise as the player reads it and
     how to begin; none of the room's objects, findings or answer (the model is never given them)."""
     room = task.known_info.get("room_id", "")
@@ -29,25 +32,25 @@ def premise(task: Any) -> str:
             "around. An exit panel by the door takes one answer; the game tells the player whether it was right.")
 
 
-def _idle_replies(conversation: Any) -> int:
+def _idle_replies(conversation: ConversationView) -> int:
     count = 0
     for e in reversed(conversation.events):
-        if e.kind == "tool_call":
+        if e.kind == EventKind.TOOL_CALL:
             break
-        if e.kind == "message" and e.role == "user" and e.data.get("intent") == "nudge":
+        if e.kind == EventKind.MESSAGE and e.role == Role.USER and e.as_(MessageData).intent == "nudge":
             count += 1
     return count
 
 
-def submission(conversation: Any) -> dict[str, Any] | None:
+def submission(conversation: ConversationView) -> dict[str, Any] | None:
     state = conversation.env.state
     visit = state.get("visits", "current")
     return None if visit is None else state.get("submissions", visit["room_id"])
 
 
-def narrate(conversation: Any) -> tuple[str, str | None]:
+def narrate(conversation: ConversationView) -> tuple[str, str | None]:
     """(message, intent) of the narrator's next line."""
-    mine = [e for e in conversation.events if e.kind == "message" and e.role == "user"]
+    mine = [e for e in conversation.events if e.kind == EventKind.MESSAGE and e.role == Role.USER]
     if not mine:
         return opening(conversation.task), "disclose"
     given = submission(conversation)

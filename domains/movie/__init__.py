@@ -8,6 +8,7 @@ policy are tauplay's own design.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
@@ -22,6 +23,17 @@ from .generator import generate
 IDENTIFY = ("find_member_by_email", "find_member_by_phone")
 _IDENTIFY_REASON = "identify the member first (email or phone)"
 _CHECK_BOOKING = "check the booking, its showtime and the policy's limits first"
+
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+
+def tracer_hints() -> TracerHints:
+    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
+    from .tracer import HINTS
+
+    return HINTS
+
 
 DOMAIN = Domain(
     name="movie",
@@ -47,4 +59,5 @@ DOMAIN = Domain(
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
+    tracer_hints=tracer_hints,
 )

@@ -20,7 +20,7 @@ from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, answer, fact
 from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
-from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.hints import TracerHints, says, targets
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
@@ -355,8 +355,9 @@ class MovieHints(TracerHints):
 
     # -- what each goal acts on -----------------------------------------------------------------------
     def target(self, write: str, ctx: TraceContext) -> Record | None:
-        return getattr(self, f"_target_{write}")(ctx)
+        return self.TARGET[write](self, ctx)
 
+    @targets("cancel_booking")
     def _target_cancel_booking(self, ctx: TraceContext) -> Record:
         tier = persona_of(ctx)["tier"]
         mine = self._mine(ctx, lambda b: can_cancel(ctx.state, b, tier))
@@ -368,6 +369,7 @@ class MovieHints(TracerHints):
         return {"booking_id": booking["booking_id"], "reason": reason,
                 "_needs": (self._identify(ctx), "get_booking_details")}
 
+    @targets("change_seats")
     def _target_change_seats(self, ctx: TraceContext) -> Record:
         rng = ctx.rng
         mine = self._mine(ctx, lambda b: can_reseat(ctx.state, b))
@@ -394,6 +396,7 @@ class MovieHints(TracerHints):
             return target
         raise Skip("no booking of the member has other free seats to move to", "change_seats")
 
+    @targets("exchange_showtime")
     def _target_exchange_showtime(self, ctx: TraceContext) -> Record:
         rng, state, options = ctx.rng, ctx.state, self._options(ctx)
         tier = persona_of(ctx)["tier"]
@@ -435,6 +438,7 @@ class MovieHints(TracerHints):
             return target
         raise Skip("no booking of the member has another showing to move to", "exchange_showtime")
 
+    @targets("book_tickets")
     def _target_book_tickets(self, ctx: TraceContext) -> Record:
         rng, state, options = ctx.rng, ctx.state, self._options(ctx)
         member = persona_of(ctx)
@@ -548,7 +552,7 @@ class MovieHints(TracerHints):
 
     # -- the user's side ------------------------------------------------------------------------------
     def intent(self, tool: str, args: Record, ctx: TraceContext) -> Intent | None:
-        intent: Intent = getattr(self, f"_say_{tool}")(args, ctx)
+        intent: Intent = self.SAY[tool](self, args, ctx)
         contact = contact_fact(persona_of(ctx))
         intent.facts.insert(0, contact)
         intent.known = {contact.field: contact.value, **intent.known}
@@ -583,6 +587,7 @@ class MovieHints(TracerHints):
             _, words = _method_words(persona_of(ctx), ctx.rng.choice(cards))
         return f"Pay any extra {what} with {words}."
 
+    @says("cancel_booking")
     def _say_cancel_booking(self, args: Record, ctx: TraceContext) -> Intent:
         rng = ctx.rng
         booking, showtime, film, cinema, what = self._booked(ctx, args["booking_id"])
@@ -603,6 +608,7 @@ class MovieHints(TracerHints):
                       situation="called_off" if args["reason"] == "showtime_cancelled_by_cinema" else "cancel", subject=f"the tickets for {film['title']}",
                       slots=self._slots(film, cinema))
 
+    @says("change_seats")
     def _say_change_seats(self, args: Record, ctx: TraceContext) -> Intent:
         t = ctx.goal.target
         booking, showtime, film, cinema, what = self._booked(ctx, args["booking_id"])
@@ -617,6 +623,7 @@ class MovieHints(TracerHints):
         return Intent("change_seats", f"change the seats of your {what}", details, reason=why, facts=facts,
                       situation="seats", subject=f"the seats for {film['title']}", slots=self._slots(film, cinema))
 
+    @says("exchange_showtime")
     def _say_exchange_showtime(self, args: Record, ctx: TraceContext) -> Intent:
         rng, t = ctx.rng, ctx.goal.target
         booking, _, film, cinema, what = self._booked(ctx, args["booking_id"])
@@ -633,6 +640,7 @@ class MovieHints(TracerHints):
                       subject=f"the showing of {film['title']}",
                       slots=self._slots(film, cinema))
 
+    @says("book_tickets")
     def _say_book_tickets(self, args: Record, ctx: TraceContext) -> Intent:
         rng, t, member = ctx.rng, ctx.goal.target, persona_of(ctx)
         showtime, film, cinema = self._show(ctx, args["showtime_id"])

@@ -9,6 +9,7 @@ takeaway and delivery orders. Not a published domain: tauplay's own design (800 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
@@ -22,6 +23,17 @@ from .generator import generate
 
 AUTHENTICATE = ("find_guest_id_by_email", "find_guest_id_by_phone")
 _IDENTIFY = "identify the guest first"
+
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+
+def tracer_hints() -> TracerHints:
+    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
+    from .tracer import HINTS
+
+    return HINTS
+
 
 DOMAIN = Domain(
     name="restaurant",
@@ -54,4 +66,5 @@ DOMAIN = Domain(
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
     constraints=CONSTRAINTS,
+    tracer_hints=tracer_hints,
 )

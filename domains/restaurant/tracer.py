@@ -22,7 +22,7 @@ from typing import Any
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import NUMBER_WORDS, Fact, answer, fact, words
 from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
-from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.hints import TracerHints, says, targets
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
@@ -239,13 +239,13 @@ class RestaurantHints(TracerHints):
 
     # -- what each goal acts on --------------------------------------------------------------------------
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
-        build = {"book_reservation": self._book_target, "modify_reservation": self._change_target,
-                 "cancel_reservation": self._cancel_target, "refund_order": self._refund_target}[write]
-        target = build(ctx, self._login(ctx))
+        target = self.TARGET[write](self, ctx)
         target["_needs"] = tuple(dict.fromkeys(target["_needs"]))
         return target
 
-    def _book_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
+    @targets("book_reservation")
+    def _book_target(self, ctx: TraceContext) -> dict[str, Any]:
+        login = self._login(ctx)  # how the guest identifies, chosen first
         rng, state, guest = ctx.rng, ctx.state, persona_of(ctx)
         cards = credit_cards(guest)
         if not cards:
@@ -293,7 +293,9 @@ class RestaurantHints(TracerHints):
                             found.append((restaurant, day, party, asked, later[0]))
         return found
 
-    def _change_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
+    @targets("modify_reservation")
+    def _change_target(self, ctx: TraceContext) -> dict[str, Any]:
+        login = self._login(ctx)  # how the guest identifies, chosen first
         rng, state, guest = ctx.rng, ctx.state, persona_of(ctx)
         mine = fresh_records(ctx, "reservations", upcoming(state, guest, CHANGE_CUTOFF_HOURS + SAFETY_HOURS),
                              "reservation_id")
@@ -327,7 +329,9 @@ class RestaurantHints(TracerHints):
                     "by_code": by_code, "city": restaurant["city"], "_needs": needs}
         raise Skip("no reservation of this guest can change", "modify_reservation")
 
-    def _cancel_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
+    @targets("cancel_reservation")
+    def _cancel_target(self, ctx: TraceContext) -> dict[str, Any]:
+        login = self._login(ctx)  # how the guest identifies, chosen first
         rng, state, guest = ctx.rng, ctx.state, persona_of(ctx)
         mine = fresh_records(ctx, "reservations", upcoming(state, guest, SAFETY_HOURS), "reservation_id")
         late = [r for r in mine if seating.hours_until(r["date"], r["time"]) < LATE_CANCEL_HOURS]
@@ -346,7 +350,9 @@ class RestaurantHints(TracerHints):
         return {"reservation_id": r["reservation_id"], "waive_late_fee": fee_waived(guest, restaurant, r),
                 "by_code": by_code, "_needs": needs}
 
-    def _refund_target(self, ctx: TraceContext, login: str) -> dict[str, Any]:
+    @targets("refund_order")
+    def _refund_target(self, ctx: TraceContext) -> dict[str, Any]:
+        login = self._login(ctx)  # how the guest identifies, chosen first
         rng, state, guest = ctx.rng, ctx.state, persona_of(ctx)
         orders = fresh_records(ctx, "orders", refundable(state, guest), "order_id")
         options = [(o, kind, about) for o in orders for kind, abouts in complaints(state, guest, o).items()
@@ -421,9 +427,7 @@ class RestaurantHints(TracerHints):
                            f"number, {phone}."))
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        build = {"book_reservation": self._say_book, "modify_reservation": self._say_change,
-                 "cancel_reservation": self._say_cancel, "refund_order": self._say_refund}[tool]
-        intent = build(args, ctx)
+        intent = self.SAY[tool](self, args, ctx)
         login = next(s for s in ctx.steps if s.tool in LOGINS)
         contact, value = next(iter(login.args.items()))
         intent.facts.insert(0, fact(contact, value))
@@ -435,6 +439,7 @@ class RestaurantHints(TracerHints):
         return (fact("payment_method_id", pid, f"ending in {card['last_four']}"),
                 f"your {BRANDS.get(card['brand'], card['brand'])} card ending in {card['last_four']}")
 
+    @says("book_reservation")
     def _say_book(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng, target, guest = ctx.rng, ctx.goal.target, persona_of(ctx)
         restaurant = must_get(ctx.state, "restaurants", args["restaurant_id"])
@@ -470,6 +475,7 @@ class RestaurantHints(TracerHints):
         what = f"your reservation at {restaurant['name']} in {restaurant['city']} on {_day_words(r['date'])}"
         return r, restaurant, what, [fact("restaurant", restaurant["name"]), fact("date", r["date"])]
 
+    @says("modify_reservation")
     def _say_change(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng, target = ctx.rng, ctx.goal.target
         r, restaurant, what, facts = self._reservation_words(ctx, target["by_code"])
@@ -498,6 +504,7 @@ class RestaurantHints(TracerHints):
                       subject=f"the reservation at {restaurant['name']}",
                       slots={"restaurant": restaurant["name"], "date": args["date"]})
 
+    @says("cancel_reservation")
     def _say_cancel(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng, target, guest = ctx.rng, ctx.goal.target, persona_of(ctx)
         r, restaurant, what, facts = self._reservation_words(ctx, target["by_code"])
@@ -521,6 +528,7 @@ class RestaurantHints(TracerHints):
                       situation="cancel", subject=f"the reservation at {restaurant['name']}",
                       slots={"restaurant": restaurant["name"], "date": r["date"]})
 
+    @says("refund_order")
     def _say_refund(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         rng, target = ctx.rng, ctx.goal.target
         order = ctx.database.tables["orders"][args["order_id"]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
@@ -18,6 +19,17 @@ from .generator import generate
 
 AUTHENTICATE = ("find_user_id_by_email", "find_user_id_by_name_zip")
 _CHECK_ORDER = "check the order and its status first"
+
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+
+def tracer_hints() -> TracerHints:
+    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
+    from .tracer import HINTS
+
+    return HINTS
+
 
 DOMAIN = Domain(
     name="retail",
@@ -49,4 +61,5 @@ DOMAIN = Domain(
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
     alternatives=alternatives,
+    tracer_hints=tracer_hints,
 )

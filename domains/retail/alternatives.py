@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tauplay.core.alternatives import Alternative, AlternativeQuery
 from tauplay.core.db import State
-from tauplay.core.injection import Alternative, AlternativeQuery
 
 
 def _order(state: State, arguments: dict[str, Any]) -> dict[str, Any] | None:

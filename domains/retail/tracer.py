@@ -27,7 +27,7 @@ from tauplay.core.db import Database, State
 from tauplay.core.policy_rules import broken_rules
 from tauplay.tracer.facts import Fact, fact
 from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_done
-from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.hints import TracerHints, says, targets
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
@@ -228,11 +228,11 @@ class RetailHints(TracerHints):
                                  (AUTH_EMAIL, AUTH_ZIP))
 
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
-        build = getattr(self, f"_target_{write}")
-        target: dict[str, Any] = build(ctx)
+        target: dict[str, Any] = self.TARGET[write](self, ctx)
         target["_needs"] = self._auth(ctx) + target.get("_needs", ())
         return target
 
+    @targets("cancel_pending_order")
     def _target_cancel_pending_order(self, ctx: TraceContext) -> dict[str, Any]:
         orders = self._orders(ctx, "pending", "cancel_pending_order")
         if not orders:
@@ -241,6 +241,7 @@ class RetailHints(TracerHints):
         return {"order_id": order["order_id"], "reason": ctx.rng.choice(sorted(CANCEL_REASONS)),
                 "_needs": ("get_order_details",)}
 
+    @targets("modify_pending_order_address")
     def _target_modify_pending_order_address(self, ctx: TraceContext) -> dict[str, Any]:
         orders = self._orders(ctx, "pending", "modify_pending_order_address")
         if not orders:
@@ -254,6 +255,7 @@ class RetailHints(TracerHints):
         return {"order_id": order["order_id"], "address": new_address(ctx.rng, order["address"]), "variant": "new",
                 "_needs": ("get_order_details",)}
 
+    @targets("modify_pending_order_payment")
     def _target_modify_pending_order_payment(self, ctx: TraceContext) -> dict[str, Any]:
         methods = persona_of(ctx)["payment_methods"]
         options = []
@@ -311,12 +313,15 @@ class RetailHints(TracerHints):
                     "new": swap["new"], "payment_method_id": mid, "own_method": not from_profile, "_needs": needs}
         raise Skip("no order with an item that can be swapped", write)
 
+    @targets("modify_pending_order_items")
     def _target_modify_pending_order_items(self, ctx: TraceContext) -> dict[str, Any]:
         return self._target_swap(ctx, "modify_pending_order_items", "pending")
 
+    @targets("exchange_delivered_order_items")
     def _target_exchange_delivered_order_items(self, ctx: TraceContext) -> dict[str, Any]:
         return self._target_swap(ctx, "exchange_delivered_order_items", "delivered")
 
+    @targets("return_delivered_order_items")
     def _target_return_delivered_order_items(self, ctx: TraceContext) -> dict[str, Any]:
         rng = ctx.rng
         orders = self._orders(ctx, "delivered", "return_delivered_order_items")
@@ -334,6 +339,7 @@ class RetailHints(TracerHints):
         needs = ("get_order_details",) + (("get_user_details",) if to_gift else ())
         return {"order_id": order["order_id"], "lines": chosen, "payment_method_id": refund, "_needs": needs}
 
+    @targets("modify_user_address")
     def _target_modify_user_address(self, ctx: TraceContext) -> dict[str, Any]:
         if any(g.tool == "modify_user_address" for g in ctx.goals[:-1]):
             raise Skip("the default address changes once per conversation", "modify_user_address")
@@ -370,7 +376,7 @@ class RetailHints(TracerHints):
                            f"You are {name}. Your shop account uses the email {email}."))
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = getattr(self, f"_say_{tool}")(args, ctx)
+        intent: Intent = self.SAY[tool](self, args, ctx)
         intent.known["user_id"] = ctx.persona_id  # whose account this is (the ownership check reads it)
         self._identify(intent, ctx)
         return intent
@@ -429,6 +435,7 @@ class RetailHints(TracerHints):
             return fact("payment_method_id", mid, kind), f"your {kind}"
         return fact("payment_method_id", mid), f"your {kind} {mid}"
 
+    @says("cancel_pending_order")
     def _say_cancel_pending_order(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         order = ctx.database.tables["orders"][args["order_id"]]
         ref_fact, ref = self._order_ref(args["order_id"], ctx)
@@ -440,6 +447,7 @@ class RetailHints(TracerHints):
                       facts=facts, situation="cancel", subject=f"order {args['order_id']}",
                       known={"reason": reason}, slots=self._slots(order))
 
+    @says("modify_pending_order_address")
     def _say_modify_pending_order_address(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target = ctx.goal.target
         order = ctx.database.tables["orders"][args["order_id"]]
@@ -458,6 +466,7 @@ class RetailHints(TracerHints):
                       facts=[ref_fact, *address_facts(new)], situation="reroute",
                       subject=f"order {args['order_id']}", slots=slots)
 
+    @says("modify_pending_order_payment")
     def _say_modify_pending_order_payment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         order = ctx.database.tables["orders"][args["order_id"]]
         ref_fact, ref = self._order_ref(args["order_id"], ctx)
@@ -484,12 +493,15 @@ class RetailHints(TracerHints):
         return Intent(tool, f"{verb} the {old_phrase} in {ref}", details, facts=facts, situation=situation,
                       subject=f"the {old['name']}", slots={**self._slots(order), "product": old["name"]})
 
+    @says("modify_pending_order_items")
     def _say_modify_pending_order_items(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         return self._say_swap("modify_pending_order_items", args, ctx, "swap")
 
+    @says("exchange_delivered_order_items")
     def _say_exchange_delivered_order_items(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         return self._say_swap("exchange_delivered_order_items", args, ctx, "exchange")
 
+    @says("return_delivered_order_items")
     def _say_return_delivered_order_items(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target = ctx.goal.target
         order = ctx.database.tables["orders"][args["order_id"]]
@@ -511,6 +523,7 @@ class RetailHints(TracerHints):
                       situation="return", subject=f"the {lines[0]['name']}",
                       slots={**self._slots(order), "product": lines[0]["name"]})
 
+    @says("modify_user_address")
     def _say_modify_user_address(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         new = {k: args[k] for k in ADDRESS_FIELDS}
         return Intent("modify_user_address", "update the default address on your account",

@@ -9,6 +9,7 @@ tauplay's own design at the scale of the tau-Emotion-Bench paper (1,000 students
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
@@ -21,6 +22,17 @@ from .emotions import EMOTIONS
 from .generator import generate
 
 AUTHENTICATE = ("find_student_id_by_email", "find_student_id_by_name_dob")
+
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+
+def tracer_hints() -> TracerHints:
+    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
+    from .tracer import HINTS
+
+    return HINTS
+
 
 DOMAIN = Domain(
     name="school",
@@ -48,4 +60,5 @@ DOMAIN = Domain(
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
+    tracer_hints=tracer_hints,
 )

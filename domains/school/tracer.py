@@ -17,7 +17,7 @@ from typing import Any
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, answer, fact
 from tauplay.tracer.hint_helpers import PerDatabase, earlier, fresh_choice
-from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.hints import TracerHints, says, targets
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_rules import first_broken
@@ -168,7 +168,7 @@ class SchoolHints(TracerHints):
         return STUDENTS.lookup(ctx.persona_id or "")
 
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
-        return getattr(self, f"_target_{write}")(ctx)
+        return self.TARGET[write](self, ctx)
 
     def _spring_sections(self, ctx: TraceContext, *, full: bool) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """(course, section) of Spring 2025 whose seats are (not) all taken, that the policy lets the student
@@ -208,9 +208,11 @@ class SchoolHints(TracerHints):
                 "search": search, "reason": fresh_choice(ctx, ENROLL_REASONS),
                 "_needs": (self._auth(ctx), "get_student_details", *reads)}
 
+    @targets("enroll_in_section")
     def _target_enroll_in_section(self, ctx: TraceContext) -> dict[str, Any]:
         return self._course_target(ctx, "enroll_in_section", full=False)
 
+    @targets("join_waitlist")
     def _target_join_waitlist(self, ctx: TraceContext) -> dict[str, Any]:
         student = ctx.persona or {}
         waiting = [r for r in active_registrations(ctx.state, student, SPRING) if r["status"] == "waitlisted"]
@@ -218,6 +220,7 @@ class SchoolHints(TracerHints):
             raise Skip("the student is on the most waitlists allowed", "join_waitlist")
         return self._course_target(ctx, "join_waitlist", full=True)
 
+    @targets("drop_registration")
     def _target_drop_registration(self, ctx: TraceContext) -> dict[str, Any]:
         student, state = ctx.persona or {}, ctx.state
         used = earlier(ctx, "course_id")
@@ -237,6 +240,7 @@ class SchoolHints(TracerHints):
                 "kind": kind, "reason": fresh_choice(ctx, reasons),
                 "_needs": (self._auth(ctx), "get_student_details", "get_registration_details")}
 
+    @targets("pay_balance")
     def _target_pay_balance(self, ctx: TraceContext) -> dict[str, Any]:
         rng, student = ctx.rng, ctx.persona or {}
         balance = student["account"]["balance"]
@@ -289,7 +293,7 @@ class SchoolHints(TracerHints):
                 "you identify yourself with your name and date of birth.")
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = getattr(self, f"_say_{tool}")(args, ctx)
+        intent: Intent = self.SAY[tool](self, args, ctx)
         return STUDENTS.identify(intent, ctx)
 
     def _course_phrase(self, ctx: TraceContext) -> tuple[list[Fact], str, str]:
@@ -319,6 +323,7 @@ class SchoolHints(TracerHints):
         facts.append(fact("term", SPRING, "Spring 2025"))
         return facts, what, which
 
+    @says("enroll_in_section")
     def _say_enroll_in_section(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target = ctx.goal.target
         facts, what, which = self._course_phrase(ctx)
@@ -330,6 +335,7 @@ class SchoolHints(TracerHints):
                       facts=facts, situation="enroll", subject=f"registering for {course.get('title')}",
                       slots={"course": course.get("title", "")})
 
+    @says("join_waitlist")
     def _say_join_waitlist(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target = ctx.goal.target
         facts, what, which = self._course_phrase(ctx)
@@ -342,6 +348,7 @@ class SchoolHints(TracerHints):
                       answers=[answer(position)],
                       subject=f"the waitlist for {course.get('title')}", slots={"course": course.get("title", "")})
 
+    @says("drop_registration")
     def _say_drop_registration(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target = ctx.goal.target
         course = ctx.state.get("courses", target["course_id"]) or {}
@@ -367,6 +374,7 @@ class SchoolHints(TracerHints):
                       situation="withdraw" if target["kind"] == "withdraw" else "drop",
                       subject=f"the {term} registration for {title}", slots={"course": title})
 
+    @says("pay_balance")
     def _say_pay_balance(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target = ctx.goal.target
         student = ctx.persona or {}

@@ -11,21 +11,26 @@ from __future__ import annotations
 
 import inspect
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import import_module
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loguru import logger
 
 from tauplay.core.db import Database, State, canonical
-from tauplay.core.domain import Domain, DomainError, TableSpec
+from tauplay.core.domain import Domain, DomainError, EnvironmentView, PlacesRecords, TableSpec
 from tauplay.core.tools import ToolError, ToolSpec
 
 from .bridge import Live, LiveCache, SidePlan
+
+if TYPE_CHECKING:
+    from tauplay.core.reward import RewardBreakdown
+    from tauplay.core.tasks import Task
+    from tauplay.core.tools import ToolCall
 
 logger.disable("tau2")  # tau2-bench logs to stderr on import and on every call: tauplay shows what matters
 
@@ -115,7 +120,8 @@ class Tau2Domain(Domain):
             raise DomainError(f"{path}: not a tau2-bench database: {first}") from None
 
     # -- a task's own start state -------------------------------------------------------------------
-    def start_for(self, database: Database, task: Any) -> Database:
+    def start_for(self, database: Database, task: PlacesRecords) -> Database:
+        # A tau2-bench task (a Task with `tau2` fields) sets up its own start state; any other places nothing.
         fields = getattr(task, "tau2", None)
         init = (fields.initial_state or {}) if fields is not None else {}
         if database in self._derived or not any(init.get(k) for k in
@@ -126,7 +132,7 @@ class Tau2Domain(Domain):
         per_base = self._starts.setdefault(database, {})
         derived = per_base.get(key)
         if derived is None:
-            derived = Database(self._initial_tables(database, init), source=f"{database.source} + task {task.id}")
+            derived = Database(self._initial_tables(database, init), source=f"{database.source} + task {getattr(task, 'id', '?')}")
             per_base[key] = derived
             self._derived.add(derived)
         return derived
@@ -203,7 +209,8 @@ class Tau2Domain(Domain):
         return []
 
     # -- the reward -----------------------------------------------------------------------------------
-    def task_reward(self, env: Any, task: Any, agent_messages: list[str], abandoned: bool, calls: Any) -> Any:
+    def task_reward(self, env: EnvironmentView, task: Task, agent_messages: list[str], abandoned: bool,
+                    calls: Sequence[ToolCall]) -> RewardBreakdown | None:
         if getattr(task, "tau2", None) is None:
             return None
         from .reward import tau2_reward

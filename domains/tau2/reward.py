@@ -7,10 +7,12 @@ judge model's verdict; without one they are reported as not checked and left out
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from tauplay.core.evaluation import RewardBreakdown, outputs_found
+from tauplay.core.evaluation import outputs_found
 from tauplay.core.gold import gold_run
+from tauplay.core.reward import RewardBreakdown
 
 NOT_CHECKED = "not checked: no judge model was given"
 
@@ -29,7 +31,7 @@ def action_matches(action: dict[str, Any], call: Any) -> bool:
 
 
 def tau2_reward(domain: Any, env: Any, task: Any, agent_messages: list[str], abandoned: bool,
-                calls: list[Any]) -> RewardBreakdown:
+                calls: Sequence[Any]) -> RewardBreakdown:
     from tau2.data_model.tasks import EnvAssertion
 
     fields = task.tau2

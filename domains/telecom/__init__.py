@@ -7,6 +7,7 @@ ending tool, but that tool is not among the tools it gives the agent), so neithe
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.tools import collect_tools
@@ -19,6 +20,17 @@ from .generator import generate
 from .policy_rules import RULES
 
 _AUTHENTICATE = ("find_customer_by_email", "find_customer_by_phone")
+
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+
+def tracer_hints() -> TracerHints:
+    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
+    from .tracer import HINTS
+
+    return HINTS
+
 
 DOMAIN = Domain(
     name="telecom",
@@ -46,4 +58,5 @@ DOMAIN = Domain(
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
+    tracer_hints=tracer_hints,
 )

@@ -33,7 +33,7 @@ from typing import Any
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import Fact, answer, fact
 from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_done
-from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.hints import TracerHints, says, targets
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
@@ -241,11 +241,12 @@ class TelecomHints(TracerHints):
         return [g.target for g in ctx.goals[:-1] if g.tool == tool]
 
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
-        target: dict[str, Any] = getattr(self, f"_target_{write}")(ctx)
+        target: dict[str, Any] = self.TARGET[write](self, ctx)
         target["customer_id"] = ctx.persona_id
         target["_needs"] = self._auth(ctx) + target.get("_needs", ())
         return target
 
+    @targets("record_payment")
     def _target_record_payment(self, ctx: TraceContext) -> dict[str, Any]:
         owed = (ctx.state.get("billing", persona_id_of(ctx)) or {}).get("current_balance", 0.0)
         if owed <= 0 or self._earlier(ctx, "record_payment"):
@@ -256,6 +257,7 @@ class TelecomHints(TracerHints):
         return {"amount": owed if full else rng.choice(partial), "full": full, "method": rng.choice(PAYMENT_METHODS),
                 "date": TODAY.isoformat(), "_needs": ("get_billing_details",)}
 
+    @targets("manage_billing")
     def _target_manage_billing(self, ctx: TraceContext) -> dict[str, Any]:
         if self._earlier(ctx, "manage_billing"):
             raise Skip("billing settings change once per conversation", "manage_billing")
@@ -270,6 +272,7 @@ class TelecomHints(TracerHints):
                 new[setting] = not now[setting]
         return {"settings": new, "changes": changes, "_needs": ("get_billing_details",)}
 
+    @targets("modify_support_ticket")
     def _target_modify_support_ticket(self, ctx: TraceContext) -> dict[str, Any]:
         rng = ctx.rng
         done = {t["ticket_id"] for t in self._earlier(ctx, "modify_support_ticket")}
@@ -291,6 +294,7 @@ class TelecomHints(TracerHints):
         return {"ticket_id": ticket["ticket_id"], "change": change, "kind": kind,
                 "_needs": ("get_support_ticket_details",)}
 
+    @targets("add_device")
     def _target_add_device(self, ctx: TraceContext) -> dict[str, Any]:
         rng = ctx.rng
         customer = persona_of(ctx)
@@ -305,6 +309,7 @@ class TelecomHints(TracerHints):
         needs = ("get_device_details",) if rng.random() < 0.4 else ()  # "is that model one you support?"
         return {"device_name": device, "_needs": needs}
 
+    @targets("create_support_ticket")
     def _target_create_support_ticket(self, ctx: TraceContext) -> dict[str, Any]:
         rng = ctx.rng
         customer = persona_of(ctx)
@@ -323,6 +328,7 @@ class TelecomHints(TracerHints):
             raise Skip("a ticket for this problem is already open", "create_support_ticket")
         return {"category": "billing", "priority": priority, "_needs": ("get_billing_details",)}
 
+    @targets("manage_service")
     def _target_manage_service(self, ctx: TraceContext) -> dict[str, Any]:
         rng, customer = ctx.rng, persona_of(ctx)
         start = ctx.database.tables["customers"][persona_id_of(ctx)]
@@ -393,7 +399,7 @@ class TelecomHints(TracerHints):
                            f"You are {name}; your account is under the email {email}."))
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = getattr(self, f"_say_{tool}")(args, ctx)
+        intent: Intent = self.SAY[tool](self, args, ctx)
         intent.known["customer_id"] = ctx.persona_id  # whose account this is (the ownership check reads it)
         goal = len(ctx.goals) - 1
         step = next((s for s in ctx.steps if s.goal == goal and s.tool in (AUTH_EMAIL, AUTH_PHONE)), None)
@@ -415,6 +421,7 @@ class TelecomHints(TracerHints):
             return fact("devices_ids", device_id, name), f"your {name}"
         return fact("devices_ids", device_id, f"device id {device_id}"), f"your {name} with device id {device_id}"
 
+    @says("record_payment")
     def _say_record_payment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         t = ctx.goal.target
         method = {"credit_card": "credit card", "bank_transfer": "bank transfer"}[args["method"]]
@@ -433,6 +440,7 @@ class TelecomHints(TracerHints):
                       known={"date": args["date"]}, slots={"amount": amount},
                       answers=[answer(args["amount"])] if t["full"] else [])  # asked to check the amount
 
+    @says("manage_billing")
     def _say_manage_billing(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         changes = ctx.goal.target["changes"]
         wanted, facts = [], []
@@ -455,6 +463,7 @@ class TelecomHints(TracerHints):
                       facts=facts, situation="billing", subject="the billing settings",
                       known={"billing_changes": " and ".join(changes)})
 
+    @says("modify_support_ticket")
     def _say_modify_support_ticket(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         t = ctx.goal.target
         tid = args["ticket_id"]
@@ -478,6 +487,7 @@ class TelecomHints(TracerHints):
                       situation="close" if t["kind"] == "close" else "chase", subject=f"ticket {tid}",
                       known={"ticket_changes": " and ".join(sorted(t["change"]))}, slots={"ticket": tid})
 
+    @says("add_device")
     def _say_add_device(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         name = args["device_name"]
         details = ["You bought it yourself; it is not on your profile yet."]
@@ -487,6 +497,7 @@ class TelecomHints(TracerHints):
                       facts=[fact("device_name", name)], situation="device", subject=f"the new {name}",
                       slots={"device": name})
 
+    @says("create_support_ticket")
     def _say_create_support_ticket(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         t = ctx.goal.target
         priority, category = args["priority"], args["category"]
@@ -505,6 +516,7 @@ class TelecomHints(TracerHints):
                       facts=facts, situation="trouble", subject=f"the {device}",
                       known={"priority": priority, "issue": t["issue"]}, slots={"device": device})
 
+    @says("manage_service")
     def _say_manage_service(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         t = ctx.goal.target
         name = service_name(args["service_id"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tauplay.core.domain import ROW_NUMBER, Domain, Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
@@ -27,6 +28,17 @@ from .generator import generate
 # Patient-specific tools wait for the patient to be authenticated (policy: email, or name + birth date).
 AUTHENTICATED = ("find_patient_by_email", "find_patient_by_name_dob")
 _AUTH_REASON = "authenticate the patient first"
+
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+
+def tracer_hints() -> TracerHints:
+    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
+    from .tracer import HINTS
+
+    return HINTS
+
 
 DOMAIN = Domain(
     name="telehealth",
@@ -77,4 +89,5 @@ DOMAIN = Domain(
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
+    tracer_hints=tracer_hints,
 )

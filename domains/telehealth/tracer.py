@@ -22,7 +22,7 @@ from tauplay.tracer.hint_helpers import (
     fresh_choice,
     fresh_records,
 )
-from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.hints import TracerHints, says, targets
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_rules import first_broken
@@ -219,8 +219,9 @@ class TelehealthHints(TracerHints):
         return "id", "get_appointment_details"
 
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
-        return getattr(self, f"_target_{write}")(ctx)
+        return self.TARGET[write](self, ctx)
 
+    @targets("cancel_appointment")
     def _target_cancel_appointment(self, ctx: TraceContext) -> dict[str, Any]:
         mine = self._appointments(ctx)
         if not mine:
@@ -230,6 +231,7 @@ class TelehealthHints(TracerHints):
         return {"appointment_id": appointment["appointment_id"], "provider_id": appointment["provider_id"],
                 "variant": variant, "reason": fresh_choice(ctx, CANCEL_REASONS), "_needs": (self._auth(ctx), read)}
 
+    @targets("reschedule_appointment")
     def _target_reschedule_appointment(self, ctx: TraceContext) -> dict[str, Any]:
         rng = ctx.rng
         options = [(a, slots) for a in self._appointments(ctx)
@@ -245,6 +247,7 @@ class TelehealthHints(TracerHints):
                 "earliest": earliest and rng.random() < 0.4, "reason": fresh_choice(ctx, MOVE_REASONS),
                 "_needs": (self._auth(ctx), read, "get_provider_details")}
 
+    @targets("schedule_appointment")
     def _target_schedule_appointment(self, ctx: TraceContext) -> dict[str, Any]:
         rng, state, patient = ctx.rng, ctx.state, ctx.persona or {}
         conditions = patient["medical_history"]["conditions"]
@@ -276,6 +279,7 @@ class TelehealthHints(TracerHints):
                 "replaces": replaces["appointment_id"] if replaces else None,
                 "_needs": (self._auth(ctx), "list_available_providers", "get_provider_details")}
 
+    @targets("update_prescription_supplier")
     def _target_update_prescription_supplier(self, ctx: TraceContext) -> dict[str, Any]:
         rng, state = ctx.rng, ctx.state
         used = earlier(ctx, "record_id")
@@ -318,6 +322,7 @@ class TelehealthHints(TracerHints):
                 "country_filter": country, "quoted": quoted, "reason": fresh_choice(ctx, SUPPLIER_REASONS),
                 "_needs": (self._auth(ctx), *reads, "list_medication_suppliers")}
 
+    @targets("update_medical_record_note")
     def _target_update_medical_record_note(self, ctx: TraceContext) -> dict[str, Any]:
         rng, state = ctx.rng, ctx.state
         switched = next((g.target for g in reversed(ctx.goals[:-1]) if g.tool == "update_prescription_supplier"), None)
@@ -404,7 +409,7 @@ class TelehealthHints(TracerHints):
                            f"You are {name} (date of birth {born}); you identify yourself by name and birth date."))
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = getattr(self, f"_say_{tool}")(args, ctx)
+        intent: Intent = self.SAY[tool](self, args, ctx)
         return PATIENTS.identify(intent, ctx)
 
     def _appointment_phrase(self, ctx: TraceContext, appointment: dict[str, Any]) -> tuple[list[Fact], str, dict[str, str]]:
@@ -418,6 +423,7 @@ class TelehealthHints(TracerHints):
         facts = [fact("appointment_date", appointment["date"]), fact("provider_name", who)]
         return facts, f"your {specialty} appointment with {who} on {when}", slots
 
+    @says("cancel_appointment")
     def _say_cancel_appointment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         appointment = ctx.database.tables["appointments"][args["appointment_id"]]
         facts, what, slots = self._appointment_phrase(ctx, appointment)
@@ -427,6 +433,7 @@ class TelehealthHints(TracerHints):
                       reason=f"because {ctx.goal.target['reason']}", facts=facts, situation="cancel",
                       subject=f"the visit with {slots['doctor']} on {slots['date']}", slots=slots)
 
+    @says("reschedule_appointment")
     def _say_reschedule_appointment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target = ctx.goal.target
         appointment = ctx.database.tables["appointments"][args["appointment_id"]]
@@ -446,6 +453,7 @@ class TelehealthHints(TracerHints):
                       reason=f"because {target['reason']}", facts=facts, situation="move",
                       subject=f"the visit with {slots['doctor']}", slots=slots)
 
+    @says("schedule_appointment")
     def _say_schedule_appointment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target, rng = ctx.goal.target, ctx.rng
         provider = ctx.state.get("providers", args["provider_id"]) or {}
@@ -478,6 +486,7 @@ class TelehealthHints(TracerHints):
                       subject=f"the {specialty} visit", slots={"specialty": specialty, "concern": concern,
                                                                "doctor": who, "date": args["date"]})
 
+    @says("update_prescription_supplier")
     def _say_update_prescription_supplier(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target = ctx.goal.target
         medication, company = args["medication"], args["supplier_company"]
@@ -506,6 +515,7 @@ class TelehealthHints(TracerHints):
                       reason=f"because {target['reason']}", facts=facts, situation="supplier",
                       subject=f"the {medication} prescription", slots={"medication": medication})
 
+    @says("update_medical_record_note")
     def _say_update_medical_record_note(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target = ctx.goal.target
         record = ctx.state.get("medical_records", args["record_id"]) or {}

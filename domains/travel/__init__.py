@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tauplay.core.domain import Domain, Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
@@ -18,6 +19,17 @@ from .generator import generate
 
 IDENTIFY = ("find_traveller_by_email",)
 _CHECK_BOOKING = "read the booking (owner, status, dates, rate plan) first"
+
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+
+def tracer_hints() -> TracerHints:
+    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
+    from .tracer import HINTS
+
+    return HINTS
+
 
 DOMAIN = Domain(
     name="travel",
@@ -49,4 +61,5 @@ DOMAIN = Domain(
     task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
     constraints=CONSTRAINTS,
+    tracer_hints=tracer_hints,
 )

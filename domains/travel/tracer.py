@@ -20,7 +20,7 @@ from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain
 from tauplay.tracer.facts import Fact, answer, fact
 from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
-from tauplay.tracer.hints import TracerHints
+from tauplay.tracer.hints import TracerHints, says, targets
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
@@ -324,8 +324,9 @@ class TravelHints(TracerHints):
 
     # -- what each goal acts on -----------------------------------------------------------------------
     def target(self, write: str, ctx: TraceContext) -> Record | None:
-        return getattr(self, f"_target_{write}")(ctx)
+        return self.TARGET[write](self, ctx)
 
+    @targets("cancel_booking")
     def _target_cancel_booking(self, ctx: TraceContext) -> Record:
         mine = self._mine(ctx, can_cancel)
         if not mine:
@@ -337,6 +338,7 @@ class TravelHints(TracerHints):
         refund_to = "travel_credit" if refund > 0 and ctx.rng.random() < 0.4 else "original_payment"
         return {"booking_id": booking["booking_id"], "reason": reason, "refund_to": refund_to, "refund": refund}
 
+    @targets("issue_travel_credit")
     def _target_issue_travel_credit(self, ctx: TraceContext) -> Record:
         mine = self._mine(ctx, can_compensate)
         if not mine:
@@ -345,6 +347,7 @@ class TravelHints(TracerHints):
         return {"booking_id": booking["booking_id"], "traveller_id": ctx.persona_id,
                 "amount": compensation_for(booking)}
 
+    @targets("add_travellers")
     def _target_add_travellers(self, ctx: TraceContext) -> Record:
         rng, state = ctx.rng, ctx.state
         options = []
@@ -409,6 +412,7 @@ class TravelHints(TracerHints):
             expiry = ""
         return {"first_name": first, "last_name": last, "dob": dob, "passport_expiry": expiry}
 
+    @targets("change_booking")
     def _target_change_booking(self, ctx: TraceContext) -> Record:
         rng = ctx.rng
         mine = self._mine(ctx, can_change)
@@ -462,6 +466,7 @@ class TravelHints(TracerHints):
                 "check_in": check_in, "check_out": check_out, "room_type": room_type,
                 "payment_method_id": payer, "due": due, "_needs": tuple(needs)}
 
+    @targets("create_booking")
     def _target_create_booking(self, ctx: TraceContext) -> Record:
         rng, state, options = ctx.rng, ctx.state, self._options(ctx)
         traveller = persona_of(ctx)
@@ -566,7 +571,7 @@ class TravelHints(TracerHints):
 
     # -- the user's side ------------------------------------------------------------------------------
     def intent(self, tool: str, args: Record, ctx: TraceContext) -> Intent | None:
-        intent: Intent = getattr(self, f"_say_{tool}")(args, ctx)
+        intent: Intent = self.SAY[tool](self, args, ctx)
         intent.facts.insert(0, fact("email", persona_of(ctx)["email"]))
         intent.known = {"email": persona_of(ctx)["email"], **intent.known}
         return intent
@@ -581,6 +586,7 @@ class TravelHints(TracerHints):
     def _slots(self, hotel: Record, when: str) -> dict[str, str]:
         return {"city": hotel["city"], "hotel": hotel["name"], "date": when}
 
+    @says("cancel_booking")
     def _say_cancel_booking(self, args: Record, ctx: TraceContext) -> Intent:
         rng, t = ctx.rng, ctx.goal.target
         booking, hotel, what = self._stay(ctx, args["booking_id"])
@@ -606,6 +612,7 @@ class TravelHints(TracerHints):
                       subject=f"the trip to {hotel['city']}", known={"reason": reason, "refund_to": refund_to},
                       slots=self._slots(hotel, booking["check_in"]))
 
+    @says("issue_travel_credit")
     def _say_issue_travel_credit(self, args: Record, ctx: TraceContext) -> Intent:
         rng = ctx.rng
         booking, hotel, what = self._stay(ctx, args["booking_id"])
@@ -625,6 +632,7 @@ class TravelHints(TracerHints):
                       known={"complaint": [i["kind"] for i in booking["incidents"]]},
                       slots=self._slots(hotel, booking["check_in"]))
 
+    @says("add_travellers")
     def _say_add_travellers(self, args: Record, ctx: TraceContext) -> Intent:
         rng, t = ctx.rng, ctx.goal.target
         booking, hotel, what = self._stay(ctx, args["booking_id"])
@@ -646,6 +654,7 @@ class TravelHints(TracerHints):
                       facts=facts, situation="add", subject=f"the trip to {hotel['city']}",
                       slots=self._slots(hotel, booking["check_in"]))
 
+    @says("change_booking")
     def _say_change_booking(self, args: Record, ctx: TraceContext) -> Intent:
         rng, t = ctx.rng, ctx.goal.target
         spoken = rng.random() < 0.5
@@ -691,6 +700,7 @@ class TravelHints(TracerHints):
                       situation="room" if t["variant"] == "room" else "move",
                       subject=f"the stay at {hotel['name']}", slots=self._slots(hotel, args["check_in"]))
 
+    @says("create_booking")
     def _say_create_booking(self, args: Record, ctx: TraceContext) -> Intent:
         rng, t = ctx.rng, ctx.goal.target
         spoken = rng.random() < 0.5

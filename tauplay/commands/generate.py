@@ -177,9 +177,10 @@ def run(args: argparse.Namespace) -> int:
         return _run_constraint(args)
     try:
         domain = get_domain(args.domain)
+        hints = hints_for(domain)  # its declared tables checked against its tools: a misspelt one stops here
     except DomainError as e:
         raise UsageError(str(e)) from None
-    settings = _settings(args, hints_for(domain))
+    settings = _settings(args, hints)
     out = _out_path(args)
     try:
         database = domain.database(args.data)

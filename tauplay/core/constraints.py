@@ -34,11 +34,10 @@ from tauplay.core.constraint_rules import (
 from tauplay.core.db import Database, State
 
 if TYPE_CHECKING:
-    from tauplay.core.domain import Domain
     from tauplay.core.tasks import Action
 
 __all__ = ["END_STATE", "EXTRA", "FORMAT", "MISSING", "RULE_KINDS", "ConstraintCheck", "ConstraintError",
-           "ConstraintModel", "Draft", "Entity", "Facts", "Failure", "Placed", "Problem", "Rule", "added_records", "check_state",
+           "ConstraintModel", "Draft", "Entity", "Facts", "Failure", "Placed", "Problem", "Rule", "added_records", "match_facts",
            "parse_problem"]
 
 
@@ -137,7 +136,7 @@ class ConstraintCheck:
                 "assignment": self.assignment}
 
 
-def _match(problem: Problem, facts: list[Facts | None]) -> tuple[dict[str, int], list[Rule]]:
+def match_facts(problem: Problem, facts: list[Facts | None]) -> tuple[dict[str, int], list[Rule]]:
     """The entity -> observed-booking pairing with the fewest broken rules (entities left unpaired break
     every rule on them); ties go to the first pairing in a fixed order."""
     names = [e.name for e in problem.entities]
@@ -154,38 +153,6 @@ def _match(problem: Problem, facts: list[Facts | None]) -> tuple[dict[str, int],
     if best is None:
         return {}, list(problem.rules)
     return best[1], best[2]
-
-
-def check_state(domain: Domain, database: Database, state: State, problem: Problem) -> ConstraintCheck:
-    """Whether `state` (a session's end state over `database`) is a valid solution of `problem`."""
-    from tauplay.core.gold import run_actions
-
-    model = domain.constraints
-    if not isinstance(model, ConstraintModel):
-        return ConstraintCheck(False, (Failure(END_STATE, f"domain '{domain.name}' has no constraint model"),))
-    observed = model.observe(state, problem)
-    facts = [model.facts(database, problem, c) for c in observed]
-    pairing, broken = _match(problem, facts)
-    failures = [Failure(MISSING, f"nothing was booked for {e.label or e.name}") for e in problem.entities
-                if e.name not in pairing or facts[pairing[e.name]] is None]
-    failures += [Failure(r.id, r.text or r.id) for r in broken]
-    if len(observed) > len(problem.entities):
-        failures.append(Failure(EXTRA, f"{len(observed)} bookings were made, {len(problem.entities)} were asked for"))
-    assignment = {n: observed[i] for n, i in pairing.items()}
-    if failures:
-        return ConstraintCheck(False, tuple(failures), assignment)
-    # Every rule holds: the end state must also be exactly what booking these options as asked gives.
-    by_index = {i: problem.entity(n) for n, i in pairing.items()}
-    choices = [(by_index[i], observed[i]) for i in range(len(observed))]
-    actions = model.actions(database, problem, choices)
-    run = run_actions(domain, database, actions)
-    error = run.first_error
-    if error is not None or run.hash != state.hash:
-        why = f" ({error})" if error else ""
-        return ConstraintCheck(False, (Failure(END_STATE, "the end state differs from booking the chosen options "
-                                                          f"as asked: other changes or other details{why}"),),
-                               assignment)
-    return ConstraintCheck(True, (), assignment, tuple(actions))
 
 
 def added_records(state: State, persona_table: str, persona_id: str, table: str) -> list[dict[str, Any]]:

@@ -3,6 +3,12 @@
 A domain package (see `domains/airline`, installed as `tauplay_domains.airline`) builds a `Domain` and
 exposes it as `DOMAIN`. Every domain, built-in or third-party, is registered in the `tauplay.domains`
 entry point group (`myname = "my_package:DOMAIN"`), and that group is the only discovery path.
+
+`Domain` is the whole contract: every hook tauplay calls on a domain is one of its typed fields or methods
+(nothing is found by module or method name). Where naming a hook's argument type would import a layer above
+core or close an import cycle, core says what the hook reads of it as a Protocol here (`PlacesRecords`,
+`EnvironmentView`, `ConversationView`, `DomainFaultSuggestion`, `DomainTracerHints`). docs/architecture.md
+("How to add a domain") walks through it.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 from weakref import WeakKeyDictionary, WeakSet
 
 from tauplay.core.db import Database, State, canonical, with_records
@@ -23,6 +29,13 @@ from tauplay.core.policy_rules import ActionRule, PolicyRule, broken_rules
 from tauplay.core.progress import ProgressNode
 from tauplay.core.tasks import Task
 from tauplay.core.tools import ToolSpec
+
+if TYPE_CHECKING:  # the types of the hooks' arguments (modules that do not import this one)
+    from tauplay.core.alternatives import Alternative, AlternativeQuery
+    from tauplay.core.constraints import ConstraintModel
+    from tauplay.core.events import Event
+    from tauplay.core.reward import RewardBreakdown
+    from tauplay.core.tools import ToolCall
 
 ENTRY_POINT_GROUP = "tauplay.domains"
 
@@ -35,7 +48,7 @@ class DomainError(Exception):
 class TableSpec:
     name: str
     key: str  # the record field that holds its id (records are stored keyed by it), or ROW_NUMBER
-    record_type: Any = None  # a TypedDict describing one record
+    record_type: type | None = None  # a TypedDict (or pydantic model) describing one record
 
 
 # Key of a table stored as a JSON list whose records have no unique field: each record is keyed by its
@@ -52,8 +65,71 @@ class Requires:
     reason: str = ""
 
 
+class PlacesRecords(Protocol):
+    """What `Domain.start_for` reads of a task: the records it places in the start state (a Task is one)."""
+
+    @property
+    def start_records(self) -> dict[str, dict[str, Any]]: ...
+
+
+class EnvironmentView(Protocol):
+    """What a domain's hooks read of a running environment (a tauplay.core.environment.Environment)."""
+
+    @property
+    def domain(self) -> Domain: ...
+
+    @property
+    def database(self) -> Database: ...
+
+    @property
+    def state(self) -> State: ...
+
+    @property
+    def hash(self) -> str: ...
+
+
+class ConversationView(Protocol):
+    """What a domain's own scripted user reads of a session (the sim layer's Conversation is one)."""
+
+    @property
+    def task(self) -> Task: ...
+
+    @property
+    def env(self) -> EnvironmentView: ...
+
+    @property
+    def events(self) -> Sequence[Event]: ...
+
+
+class DomainFaultSuggestion(Protocol):
+    """One suggestion of a domain's own fault label (`Domain.suggest_faults`): on the call_index-th answered call."""
+
+    @property
+    def category(self) -> str: ...
+
+    @property
+    def call_index(self) -> int: ...
+
+    @property
+    def tool(self) -> str: ...
+
+    @property
+    def detail(self) -> str: ...
+
+
+class DomainTracerHints(Protocol):
+    """What core knows of a domain's Tracer hints (a `tauplay.tracer.hints.TracerHints`): that they can be
+    checked against the domain (every tool their tables name is one of its tools)."""
+
+    def check(self, domain: Domain) -> None: ...
+
+
 @dataclass
 class Domain:
+    """A domain, as tauplay uses it. Required: its name, title, tools, tables, package folder (policy.md and
+    tasks/) and seeded generator. Every other field is optional, with a default that suits customer service;
+    the comments say what each hook receives and returns."""
+
     name: str
     title: str
     tools: list[ToolSpec]
@@ -65,16 +141,20 @@ class Domain:
     task_sets: dict[str, str] = field(default_factory=dict)  # name -> file under package_dir/tasks
     default_task_set: str = "starter"
     default_seed: int = 7
-    constraints: Any = None  # a tauplay.core.constraints.ConstraintModel when the domain offers constraint tasks
+    constraints: ConstraintModel | None = None  # when the domain offers constraint tasks
+    # The Tracer's hints (a tauplay.tracer.hints.TracerHints subclass's instance, with its tables of what it
+    # says, targets and argues per write tool): a factory the Tracer calls when it generates tasks, so that
+    # loading the domain does not import the Tracer. None: the Tracer's generic path only.
+    tracer_hints: Callable[[], DomainTracerHints] | None = None
     # -- what a domain may change about how sessions run (the defaults suit customer service) --------------
     confirm_writes: bool = True  # the policy has the agent confirm each write with the user first (the oracle does)
     agent_preamble: str = ""  # first words of an LLM agent's system prompt ("" : a customer service agent)
     agent_greeting: str = ""  # the agent's first message, said for it ("" : a customer service greeting)
     # What the two sides are called on screen where "user" and "agent" would mislead (escape: narrator, player).
     role_names: dict[str, str] = field(default_factory=dict)
-    # The domain's own offline user (the `scripted` kind): conversation -> (message, intent). Typed loosely:
-    # the conversation is the sim layer's, and core imports no other layer.
-    scripted_user: Callable[[Any], tuple[str, str | None]] | None = None
+    # The domain's own offline user (the `scripted` kind): the session so far -> (message, intent). The
+    # conversation is the sim layer's; core says what the domain may read of it (`ConversationView`).
+    scripted_user: Callable[[ConversationView], tuple[str, str | None]] | None = None
     # The other side narrates a scene rather than being a customer: task -> the premise a model narrating it is
     # told (what the player may know at the start, never hidden state). With it an LLM user gets the narrator's
     # rules (core/prompts.py) and the domain's scripted user still says when the session is over.
@@ -86,7 +166,8 @@ class Domain:
     fault_labels: dict[str, str] = field(default_factory=dict)
     # Suggestions of those labels from what the tools answered: [(tool, arguments, output, error)] of a
     # session's calls in order -> items with category, call_index, tool and detail (a person confirms each).
-    suggest_faults: Callable[[Sequence[tuple[str, dict[str, Any], str, bool]]], Sequence[Any]] | None = None
+    suggest_faults: Callable[[Sequence[tuple[str, dict[str, Any], str, bool]]],
+                             Sequence[DomainFaultSuggestion]] | None = None
     # How fault alignment compares a call with a gold action: (tool, arguments) -> a key equal for calls
     # that do the same (None: the arguments exactly). And whether a valid order other than gold's is a
     # fault ("Wrong Order"); a domain whose tools refuse a step taken too early says no.
@@ -96,7 +177,7 @@ class Domain:
     user_tools: list[ToolSpec] = field(default_factory=list)
     # Wrong-but-plausible values for an argument, from the domain's own data (semantic_wrong injections):
     # AlternativeQuery -> [(value, what it is)]; see tauplay.core.injection. None: the generic fallback only.
-    alternatives: Callable[[Any], list[tuple[Any, str]]] | None = None
+    alternatives: Callable[[AlternativeQuery], list[Alternative]] | None = None
     # Policy checks (tauplay.core.policy_checks): where the policy demands that the user be identified before
     # any write, the lookups that identify them, and/or the argument whose value the user may give instead
     # ("user_id": the airline user says their id). Both empty: the policy does not demand it.
@@ -123,12 +204,12 @@ class Domain:
     def user_tool_map(self) -> dict[str, ToolSpec]:
         return {t.name: t for t in self.user_tools}
 
-    def start_for(self, database: Database, task: Any) -> Database:
+    def start_for(self, database: Database, task: PlacesRecords) -> Database:
         """The start state of one task: `database` itself, or with the records the task places
         (`Task.start_records`, e.g. a constraint task's distractors) added; the same object for the same records
         over the same database, so gold runs cached on it are shared. An adapter whose tasks set up their own
         (tau2-bench's initial_state) overrides this and returns the same object for the same task."""
-        records = getattr(task, "start_records", None)
+        records = task.start_records
         if not records or database in _DERIVED:
             return database
         key = canonical(records)
@@ -154,8 +235,8 @@ class Domain:
                     raise DomainError(f"start_records: {table}/{rid}: its '{spec.key}' must be '{rid}'")
             check_records(spec, rows, "start_records")
 
-    def task_reward(self, env: Any, task: Any, agent_messages: list[str], abandoned: bool,
-                    calls: Any) -> Any:
+    def task_reward(self, env: EnvironmentView, task: Task, agent_messages: list[str], abandoned: bool,
+                    calls: Sequence[ToolCall]) -> RewardBreakdown | None:
         """A domain's own reward rule (a RewardBreakdown), or None for tauplay's: the gold end state and the
         required outputs. An adapter of another benchmark overrides this to follow that benchmark's rule."""
         return None

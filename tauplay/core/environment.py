@@ -14,20 +14,7 @@ from typing import Any
 from tauplay.core.db import Database, RecordChange, State, StepDiff
 from tauplay.core.domain import Domain
 from tauplay.core.schema import coerce, ignored_keys, validate
-from tauplay.core.tools import ToolError
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    name: str
-    arguments: dict[str, Any]
-    requestor: str = "assistant"  # "user": a call the user made on their own side (dual control)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "kwargs": self.arguments}
-        if self.requestor != "assistant":
-            out["requestor"] = self.requestor
-        return out
+from tauplay.core.tools import ToolCall, ToolError
 
 
 @dataclass(frozen=True)

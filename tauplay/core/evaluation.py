@@ -3,57 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from math import comb
 from typing import Any
 
 from tauplay.core.constraints import (
     END_STATE,
+    EXTRA,
+    MISSING,
     ConstraintCheck,
     ConstraintError,
+    ConstraintModel,
     Failure,
-    check_state,
+    Problem,
+    match_facts,
     parse_problem,
 )
 from tauplay.core.db import Database, State, canonical
 from tauplay.core.domain import Domain
-from tauplay.core.environment import Environment, ToolCall
+from tauplay.core.environment import Environment
 from tauplay.core.factuality import check_statements, session_evidence
-from tauplay.core.gold import gold_run
+from tauplay.core.gold import gold_run, run_actions
+from tauplay.core.reward import RewardBreakdown
 from tauplay.core.tasks import Action, Task
+from tauplay.core.tools import ToolCall
 from tauplay.core.vocabulary import FaultCategory
-
-
-@dataclass(frozen=True)
-class RewardBreakdown:
-    reward: float  # 1, 0, or -1 when the user abandoned
-    db_match: bool
-    outputs: dict[str, bool] = field(default_factory=dict)
-    abandoned: bool = False
-    expected_hash: str = ""
-    final_hash: str = ""
-    # Tasks with constraints: db_match means the end state is a valid solution (any of them), and these say
-    # which rules failed. None / () for tasks judged by the gold hash alone.
-    constraints_met: bool | None = None
-    failed_constraints: tuple[Failure, ...] = ()
-    statements: dict[str, Any] | None = None  # the abstract verifier's report (tauplay.core.factuality)
-    details: dict[str, Any] = field(default_factory=dict)  # a domain's own reward rule: what it checked
-
-    @property
-    def outputs_ok(self) -> bool:
-        return all(self.outputs.values())
-
-    def to_json(self) -> dict[str, Any]:
-        out = {"reward": self.reward, "db_match": self.db_match, "outputs": self.outputs,
-               "abandoned": self.abandoned, "expected_hash": self.expected_hash, "final_hash": self.final_hash}
-        if self.constraints_met is not None:
-            out["constraints_met"] = self.constraints_met
-            out["failed_constraints"] = [f.to_json() for f in self.failed_constraints]
-        if self.statements is not None:
-            out["statements"] = self.statements
-        if self.details:
-            out["details"] = self.details
-        return out
 
 
 def outputs_found(required: Iterable[str], agent_messages: Iterable[str]) -> dict[str, bool]:
@@ -92,6 +66,36 @@ def evaluate_session(env: Environment, task: Task, agent_messages: Iterable[str]
     value = -1.0 if abandoned else 1.0 if check.met and all(outputs.values()) else 0.0
     return RewardBreakdown(value, check.met, outputs, abandoned, expected, env.hash, check.met, check.failures,
                            statements)
+
+
+def check_state(domain: Domain, database: Database, state: State, problem: Problem) -> ConstraintCheck:
+    """Whether `state` (a session's end state over `database`) is a valid solution of `problem`."""
+    model = domain.constraints
+    if not isinstance(model, ConstraintModel):
+        return ConstraintCheck(False, (Failure(END_STATE, f"domain '{domain.name}' has no constraint model"),))
+    observed = model.observe(state, problem)
+    facts = [model.facts(database, problem, c) for c in observed]
+    pairing, broken = match_facts(problem, facts)
+    failures = [Failure(MISSING, f"nothing was booked for {e.label or e.name}") for e in problem.entities
+                if e.name not in pairing or facts[pairing[e.name]] is None]
+    failures += [Failure(r.id, r.text or r.id) for r in broken]
+    if len(observed) > len(problem.entities):
+        failures.append(Failure(EXTRA, f"{len(observed)} bookings were made, {len(problem.entities)} were asked for"))
+    assignment = {n: observed[i] for n, i in pairing.items()}
+    if failures:
+        return ConstraintCheck(False, tuple(failures), assignment)
+    # Every rule holds: the end state must also be exactly what booking these options as asked gives.
+    by_index = {i: problem.entity(n) for n, i in pairing.items()}
+    choices = [(by_index[i], observed[i]) for i in range(len(observed))]
+    actions = model.actions(database, problem, choices)
+    run = run_actions(domain, database, actions)
+    error = run.first_error
+    if error is not None or run.hash != state.hash:
+        why = f" ({error})" if error else ""
+        return ConstraintCheck(False, (Failure(END_STATE, "the end state differs from booking the chosen options "
+                                                          f"as asked: other changes or other details{why}"),),
+                               assignment)
+    return ConstraintCheck(True, (), assignment, tuple(actions))
 
 
 def check_task_state(domain: Domain, database: Database, state: State, task: Task) -> ConstraintCheck:

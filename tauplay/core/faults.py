@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tauplay.core.domain import Domain, DomainError, get_domain
-from tauplay.core.environment import ToolCall
 from tauplay.core.evaluation import FaultSuggestion, align
 from tauplay.core.events import Event, TerminatedData, ToolCallData, ToolResultData, of_kind
 from tauplay.core.policy_checks import check_policy
 from tauplay.core.tasks import Action
+from tauplay.core.tools import ToolCall
 from tauplay.core.transcript import call_events, tool_calls
 from tauplay.core.vocabulary import EventKind, FaultCategory, TerminationReason
 

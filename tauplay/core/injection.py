@@ -21,11 +21,21 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from tauplay.core.alternatives import (
+    Alternative,
+    AlternativeQuery,
+    AlternativesHook,
+    ArgPath,
+    PathPart,
+    SessionView,
+    leaf_name,
+    scalar,
+)
 from tauplay.core.db import State, copy_json
 from tauplay.core.domain import ROW_NUMBER, Domain
 from tauplay.core.tools import ToolSpec
@@ -36,11 +46,6 @@ from tauplay.core.vocabulary import InjectionKind
 PLAUSIBLE = "plausible"
 AGENTPROP = "agentprop"
 INJECT_STYLES = (PLAUSIBLE, AGENTPROP)
-
-PathPart = str | int
-ArgPath = tuple[PathPart, ...]
-# What a domain's alternatives hook returns: other values for an argument, each with a few words saying what it is.
-Alternative = tuple[Any, str]
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _TIME = re.compile(r"^(\d{2}):(\d{2})$")
@@ -75,11 +80,6 @@ def change_text(original: dict[str, Any], injected: dict[str, Any], argument: st
             return "(absent)"
 
     return shown(original), shown(injected)
-
-
-def leaf_name(path: ArgPath) -> str:
-    """The field an argument path ends in (`flights[0].date` -> `date`, `item_ids[1]` -> `item_ids`)."""
-    return next((p for p in reversed(path) if isinstance(p, str)), "")
 
 
 def get_at(arguments: Any, path: ArgPath) -> Any:
@@ -161,65 +161,8 @@ def required_paths(arguments: dict[str, Any], schema: dict[str, Any]) -> list[Ar
     return found
 
 
-# -- what a session has seen ------------------------------------------------------------------------------
-
-@dataclass
-class SessionView:
-    """What the injection (and the interceptor) may read of a session so far: the state, the outputs of the
-    tool calls that succeeded and what the user said."""
-
-    state: State
-    outputs: Sequence[str] = ()
-    said: Sequence[str] = ()
-    _parsed: list[Any] | None = field(default=None, init=False, repr=False)
-
-    def parsed_outputs(self) -> list[Any]:
-        if self._parsed is None:
-            parsed = []
-            for text in self.outputs:
-                try:
-                    parsed.append(json.loads(text))
-                except (json.JSONDecodeError, TypeError):
-                    continue
-            self._parsed = parsed
-        return self._parsed
-
-    def mentioned(self, value: str) -> bool:
-        """The value came up: a tool result holds it, or the user said it (case, spaces and '#' ignored)."""
-        if any(value in text for text in self.outputs):
-            return True
-        wanted = _loose(value)
-        return bool(wanted) and any(wanted in _loose(text) for text in self.said)
-
-    def field_values(self, name: str) -> list[Any]:
-        """Values the session's tool results gave for a field called `name` (or, for `x_id`, in a list `xs`)."""
-        out: list[Any] = []
-        plural = name[:-3] + "s" if name.endswith("_id") else name + "s"
-
-        def walk(value: Any) -> None:
-            if isinstance(value, dict):
-                for key, item in value.items():
-                    if key == name and _scalar(item):
-                        out.append(item)
-                    elif key in (name, plural) and isinstance(item, list):
-                        out.extend(x for x in item if _scalar(x))
-                    walk(item)
-            elif isinstance(value, list):
-                for item in value:
-                    walk(item)
-
-        for parsed in self.parsed_outputs():
-            walk(parsed)
-        return out
-
-
-def _loose(text: str) -> str:
-    return re.sub(r"[\s#]", "", text).lower()
-
-
-def _scalar(value: Any) -> bool:
-    return isinstance(value, str | int | float | bool) and value is not None
-
+# What a session has seen (SessionView) and what a domain's alternatives hook is asked are in
+# tauplay.core.alternatives.
 
 # -- the four kinds -------------------------------------------------------------------------------------
 
@@ -329,33 +272,11 @@ def _database_values(state: State, domain: Domain, name: str, limit: int = 50) -
             return keys[:limit]
         for _, record in state.rows(spec.name):
             item = record.get(name) if isinstance(record, dict) else None
-            if _scalar(item) and item not in out:
+            if scalar(item) and item not in out:
                 out.append(item)
                 if len(out) >= limit:
                     return out
     return out
-
-
-AlternativesHook = Callable[["AlternativeQuery"], list[Alternative]]
-
-
-@dataclass(frozen=True)
-class AlternativeQuery:
-    """What a domain's `alternatives` hook is asked: another value for this argument of this call."""
-
-    tool: str
-    path: ArgPath
-    value: Any
-    arguments: dict[str, Any]
-    view: SessionView
-
-    @property
-    def name(self) -> str:
-        return leaf_name(self.path)
-
-    @property
-    def state(self) -> State:
-        return self.view.state
 
 
 def semantic_alternatives(spec: ToolSpec, arguments: dict[str, Any], leaf: Leaf, view: SessionView,

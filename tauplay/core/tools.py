@@ -143,3 +143,16 @@ def collect_tools(module: Any) -> list[ToolSpec]:
     """Every function marked with @tool in a module, in definition order."""
     found = [v for v in vars(module).values() if callable(v) and hasattr(v, "__tauplay_tool__")]
     return [spec_of(f) for f in found]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: dict[str, Any]
+    requestor: str = "assistant"  # "user": a call the user made on their own side (dual control)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "kwargs": self.arguments}
+        if self.requestor != "assistant":
+            out["requestor"] = self.requestor
+        return out

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tauplay.core.environment import ToolCall
 from tauplay.core.events import Event, MessageData, ToolCallData, ToolResultData, of_kind
+from tauplay.core.tools import ToolCall
 from tauplay.core.vocabulary import EventKind, Role
 
 Side = Literal["agent", "user"]

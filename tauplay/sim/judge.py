@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tauplay.core.evaluation import RewardBreakdown
 from tauplay.core.events import MessageData
+from tauplay.core.reward import RewardBreakdown
 from tauplay.core.vocabulary import Role
 from tauplay.llm import LLMConfig, LLMError, complete
 from tauplay.sim.participants import Conversation

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import RewardBreakdown, evaluate_session, reference_actions
+from tauplay.core.evaluation import evaluate_session, reference_actions
 from tauplay.core.events import (
     Event,
     EventPayload,
@@ -37,6 +37,7 @@ from tauplay.core.events import (
 from tauplay.core.faults import session_faults
 from tauplay.core.interceptor import ABSTENTION_TEXT, REFUSED_BY, Abstention, Interceptor, abstain_check
 from tauplay.core.policy_checks import check_policy
+from tauplay.core.reward import RewardBreakdown
 from tauplay.core.scorable import why_not_scorable
 from tauplay.core.tasks import Task
 from tauplay.core.vocabulary import (

@@ -22,11 +22,12 @@ from typing import Any, Protocol, runtime_checkable
 from tauplay.core.db import canonical
 from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition
-from tauplay.core.environment import Environment, ToolCall
+from tauplay.core.environment import Environment
 from tauplay.core.evaluation import outputs_found, state_matches
 from tauplay.core.events import Event, MessageData
 from tauplay.core.gold import gold_run
 from tauplay.core.tasks import Task
+from tauplay.core.tools import ToolCall
 from tauplay.core.transcript import tool_calls
 from tauplay.core.vocabulary import EventKind
 

@@ -312,7 +312,7 @@ class Session:
 
     async def _end_in_error(self, error: Exception) -> Outcome:
         from tauplay.core.border import valid_text
-        from tauplay.core.evaluation import RewardBreakdown
+        from tauplay.core.reward import RewardBreakdown
         from tauplay.core.secrets import mask_text
 
         cause = str(error).strip().splitlines()[0][:300] if str(error).strip() else ""

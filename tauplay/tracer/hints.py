@@ -1,32 +1,75 @@
-"""Per-domain hints for the Tracer, and where they are found.
+"""Per-domain hints for the Tracer, and the tables they declare.
 
 The pipeline is domain-generic: it plans on the dependency graph and grounds arguments from the
 database and the outputs of earlier calls. A domain may add a little knowledge where the generic path
-cannot know enough, as a `TracerHints` subclass in `domains/<name>/tracer.py` (exposed as `HINTS`) or
-as a `tracer` attribute on its `Domain`. Typical reasons: a policy rule the tools do not enforce (who
-may cancel), arithmetic the arguments must satisfy (a payment that equals the price), and phrasing a
-user would use. Every method may return None (or the class default) to mean "use the generic path".
+cannot know enough, as a `TracerHints` subclass it declares on its `Domain` (`tracer_hints=`: a factory
+returning the instance, so the Tracer's modules load only when tasks are generated). Typical reasons: a
+policy rule the tools do not enforce (who may cancel), arithmetic the arguments must satisfy (a payment
+that equals the price), and phrasing a user would use. Every method may return None (or the class
+default) to mean "use the generic path".
+
+What a hints class does per write tool is declared, not found by name: a method marked `@says("tool")`
+phrases that tool's goal (it goes in the class's `SAY` table), `@targets("tool")` chooses what the goal
+acts on (`TARGET`) and `@argues("tool")` works out its arguments (`ARGS`). `check` (run whenever the
+hints of a domain are looked up) fails with a DomainError when a key of these tables, or of
+`goal_weights`, `feeders`, `optional_feeders` and `requires_before`, is not a tool of the domain.
 Pieces several domains' hints share (per-database indices, the callers a run has cast, what earlier goals
 act on, how a persona identifies themselves) are in `tauplay.tracer.hint_helpers`.
 """
 
 from __future__ import annotations
 
-import importlib
 import random
-import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from tauplay.core.db import Database, State
-from tauplay.core.domain import Domain
+from tauplay.core.domain import Domain, DomainError
 from tauplay.core.tasks import Task
 
 if TYPE_CHECKING:
     from tauplay.tracer.trace import Intent, TraceContext
 
+# The entries of the declared tables, called with the hints object first (they are the class's methods).
+SayFn = Callable[[Any, dict[str, Any], "TraceContext"], "Intent"]  # (hints, write's arguments, ctx) -> Intent
+TargetFn = Callable[[Any, "TraceContext"], dict[str, Any]]  # (hints, ctx) -> what the goal acts on
+ArgsFn = Callable[[Any, "TraceContext"], dict[str, Any]]  # (hints, ctx) -> the write's arguments
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_MARK = "_tracer_hint_tables"  # where a marked method keeps [(table, tools)] until its class collects it
+
+
+def _marker(table: str, tools: tuple[str, ...]) -> Callable[[_F], _F]:
+    if not tools or not all(isinstance(t, str) and t for t in tools):
+        raise TypeError(f"@{table.lower()}: name at least one tool")
+
+    def mark(method: _F) -> _F:
+        method.__dict__.setdefault(_MARK, []).append((table, tools))
+        return method
+    return mark
+
+
+def says(*tools: str) -> Callable[[_F], _F]:
+    """Declare the method `(self, args, ctx) -> Intent` that phrases a goal with each of `tools` (`SAY`)."""
+    return _marker("SAY", tools)
+
+
+def targets(*tools: str) -> Callable[[_F], _F]:
+    """Declare the method `(self, ctx) -> dict` choosing what a goal with each of `tools` acts on (`TARGET`)."""
+    return _marker("TARGET", tools)
+
+
+def argues(*tools: str) -> Callable[[_F], _F]:
+    """Declare the method `(self, ctx) -> dict` working out the arguments of each of `tools` (`ARGS`)."""
+    return _marker("ARGS", tools)
+
 
 class TracerHints:
+    # Declared per write tool by the methods marked `@says`, `@targets` and `@argues` (collected when the
+    # class is made; a subclass starts from its parent's tables). Keys are checked against the domain (`check`).
+    SAY: ClassVar[dict[str, SayFn]] = {}
+    TARGET: ClassVar[dict[str, TargetFn]] = {}
+    ARGS: ClassVar[dict[str, ArgsFn]] = {}
     # The table whose records are the users of the service (None: the generic guess).
     persona_table: str | None = None
     # Write-argument fields the agent works out itself (prices, computed counts): not said by the user.
@@ -49,6 +92,46 @@ class TracerHints:
     # Whether its tasks carry an emotion condition (stage 4).
     has_emotions: bool = True
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        tables: dict[str, dict[str, Any]] = {"SAY": dict(cls.SAY), "TARGET": dict(cls.TARGET),
+                                             "ARGS": dict(cls.ARGS)}
+        own: set[tuple[str, str]] = set()
+        for name, value in vars(cls).items():
+            function = value.__func__ if isinstance(value, staticmethod | classmethod) else value
+            for table, tools in getattr(function, _MARK, ()):
+                if isinstance(value, staticmethod | classmethod):
+                    raise TypeError(f"{cls.__name__}.{name}: a declared hint is a plain method")
+                for tool in tools:
+                    if (table, tool) in own:
+                        raise TypeError(f"{cls.__name__}: two methods declared for {table}[{tool!r}]")
+                    own.add((table, tool))
+                    tables[table][tool] = function
+        cls.SAY, cls.TARGET, cls.ARGS = tables["SAY"], tables["TARGET"], tables["ARGS"]
+
+    def check(self, domain: Domain) -> None:
+        """DomainError naming the first key of a declared table that is not a tool of `domain` (the tables
+        of write tools: not one of its write tools), so that a misspelt tool fails when the hints are found."""
+        tools = set(domain.tool_map)
+        writes = {t.name for t in domain.write_tools}
+        where = f"{type(self).__name__} (tracer hints of domain '{domain.name}')"
+
+        def names(table: str, keys: Iterable[str], allowed: set[str], kind: str) -> None:
+            for key in keys:
+                if key not in allowed:
+                    raise DomainError(f"{where}: {table} names '{key}', which is not {kind} of the domain")
+
+        for table, keys in (("SAY", self.SAY), ("TARGET", self.TARGET), ("ARGS", self.ARGS),
+                            ("goal_weights", self.goal_weights)):
+            names(table, keys, writes, "a write tool")
+        names("requires_before", self.requires_before, writes, "a write tool")
+        names("requires_before", (t for reads in self.requires_before.values() for t in reads), tools, "a tool")
+        names("feeders", (tool for tool, _ in self.feeders), tools, "a tool")
+        names("feeders", (t for feeders in self.feeders.values() for t in feeders), tools, "a tool")
+        optional = self.optional_feeders or {}
+        names("optional_feeders", optional, tools, "a tool")
+        names("optional_feeders", (t for reads in optional.values() for t in reads), tools, "a tool")
+
     def prepare(self, domain: Domain, database: Database) -> None:
         """Called once per run before sampling; build indices here."""
 
@@ -60,18 +143,24 @@ class TracerHints:
         """What this goal acts on, chosen before its reads run; raise Skip when nothing fits.
 
         Values under argument names ground those arguments of the goal's reads and write. A `_needs`
-        entry (tuple of read tools) makes the goal's plan include them, e.g. a flight search.
+        entry (tuple of read tools) makes the goal's plan include them, e.g. a flight search. By default the
+        `TARGET` table's method for `write` (None without one).
         """
-        return None
+        build = self.TARGET.get(write)
+        return build(self, ctx) if build is not None else None
 
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         return None
 
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        return None
+        """The write's arguments: by default the `ARGS` table's method for `tool` (None: grounded generically)."""
+        build = self.ARGS.get(tool)
+        return build(self, ctx) if build is not None else None
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        return None
+        """How the user asks for this goal: by default the `SAY` table's method for `tool` (None: generic)."""
+        build = self.SAY.get(tool)
+        return build(self, args, ctx) if build is not None else None
 
     def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
         """The instruction's first sentence, e.g. who the user is."""
@@ -105,28 +194,17 @@ GENERIC = TracerHints()
 
 
 def hints_for(domain: Domain) -> TracerHints:
-    """The domain's hints: its `tracer` attribute, else `<domain package>.tracer.HINTS`, else generic."""
-    attached = getattr(domain, "tracer", None)
-    if isinstance(attached, TracerHints):
-        return attached
-    package = _package_of(domain)
-    if package:
-        try:
-            module = importlib.import_module(f"{package}.tracer")
-        except ModuleNotFoundError as e:
-            if e.name != f"{package}.tracer":
-                raise
-            return GENERIC
-        hints = getattr(module, "HINTS", None)
-        if isinstance(hints, TracerHints):
-            return hints
-    return GENERIC
-
-
-def _package_of(domain: Domain) -> str | None:
-    target = Path(domain.package_dir).resolve()
-    for name, module in list(sys.modules.items()):
-        paths = getattr(module, "__path__", None)
-        if paths and any(Path(p).resolve() == target for p in paths):
-            return name
-    return None
+    """The domain's declared hints (`Domain.tracer_hints`), checked against its tools; the generic ones when
+    it declares none."""
+    if domain.tracer_hints is None:
+        return GENERIC
+    try:
+        hints = domain.tracer_hints()
+    except DomainError:
+        raise
+    except Exception as e:  # a broken tracer.py: one line naming it, as a domain that fails to load
+        raise DomainError(f"domain '{domain.name}': its tracer hints failed to load: {type(e).__name__}: {e}") from None
+    if not isinstance(hints, TracerHints):
+        raise DomainError(f"domain '{domain.name}': tracer_hints gave a {type(hints).__name__}, not TracerHints")
+    hints.check(domain)
+    return hints

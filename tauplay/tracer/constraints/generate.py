@@ -19,9 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tauplay.core.constraints import ConstraintModel, Draft, Placed, Problem, Rule, check_state
+from tauplay.core.constraints import ConstraintModel, Draft, Placed, Problem, Rule
 from tauplay.core.db import Database, canonical
 from tauplay.core.domain import Domain
+from tauplay.core.evaluation import check_state
 from tauplay.core.gold import run_actions
 from tauplay.core.tasks import Action, Task, TaskSet
 from tauplay.tracer.constraints.solve import (
