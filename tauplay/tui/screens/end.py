@@ -18,7 +18,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Input, Select, Static, TabbedContent, TabPane
 
-from tauplay.core.events import Event, MessageData, ToolCallData, ToolResultData, of_kind
+from tauplay.core.display import PartKind, event_parts
+from tauplay.core.events import Event, ToolCallData, ToolResultData, of_kind
 from tauplay.core.faults import domain_suggestions, place_faults
 from tauplay.core.text import visible, visible_any
 from tauplay.core.vocabulary import (
@@ -83,16 +84,16 @@ def reward_view(outcome: Outcome, distance: int | None, violations: list[dict[st
 
 
 def turn_options(events: list[Event]) -> list[tuple[Text, int]]:
+    """The turns a label can be placed on: each message, and each call by its tool (tauplay.core.display's parts)."""
     options: list[tuple[Text, int]] = [(Text("whole session"), WHOLE_SESSION)]
     for e in events:
-        payload = e.payload
-        if isinstance(payload, MessageData):
-            body = visible(payload.content.replace("\n", " "))
-        elif isinstance(payload, ToolCallData):
-            body = f"→ {visible(payload.name)}"
-        else:
+        parts = [p for p in event_parts(e) if p.kind in (PartKind.SAID, PartKind.CALL)]
+        if not parts:
             continue
-        options.append((Text(f"#{e.seq} t{e.turn} {e.role}: {body}"[:70], no_wrap=True, overflow="ellipsis"), e.seq))
+        part = parts[-1]  # a call made with words: the call
+        body = part.text.replace("\n", " ") if part.kind == PartKind.SAID else f"{part.mark} {part.name}"
+        options.append((Text(visible(f"#{e.seq} t{e.turn} {e.role}: {body}")[:70], no_wrap=True,
+                             overflow="ellipsis"), e.seq))
     return options
 
 
