@@ -10,7 +10,6 @@ import pytest
 from tauplay.core.agreement import (
     AUTO,
     NOMINAL,
-    Label,
     agreement_report,
     auto_agreement,
     cohen_kappa,
@@ -18,7 +17,13 @@ from tauplay.core.agreement import (
     krippendorff_alpha,
     label_sets,
 )
+from tauplay.core.labels import FaultLabel
 from tests.support.store import add_annotation
+
+
+def label(session_id: str, turn: int | None, annotator: str, category: str) -> FaultLabel:
+    """A fault label as agreement reads it (its session, turn, annotator and category)."""
+    return FaultLabel(category, "agent", "major", annotator, turn=turn, session_id=session_id)
 
 
 def test_cohen_kappa_by_hand() -> None:
@@ -75,9 +80,9 @@ def test_krippendorff_alpha_by_hand() -> None:
 #   ann: s1/None Missed Action, s1/2 Extra Action, s2/1 Misread Intent
 #   bob: s1/2 Extra Action, s1/3 Wrong Order, s2/1 Early Stop
 LABELS = [
-    Label("s1", None, "ann", "Missed Action"), Label("s1", 2, "ann", "Extra Action"),
-    Label("s2", 1, "ann", "Misread Intent"),
-    Label("s1", 2, "bob", "Extra Action"), Label("s1", 3, "bob", "Wrong Order"), Label("s2", 1, "bob", "Early Stop"),
+    label("s1", None, "ann", "Missed Action"), label("s1", 2, "ann", "Extra Action"),
+    label("s2", 1, "ann", "Misread Intent"),
+    label("s1", 2, "bob", "Extra Action"), label("s1", 3, "bob", "Wrong Order"), label("s2", 1, "bob", "Early Stop"),
 ]
 
 
@@ -108,7 +113,7 @@ def test_report_two_annotators_by_hand() -> None:
 
 def test_unjudged_sessions_are_missing_not_clean() -> None:
     # carl labelled only s2 (Early Stop at turn 1): he judged s2, never s1, so s1's units have no carl rating.
-    labels = LABELS + [Label("s2", 1, "carl", "Early Stop")]
+    labels = LABELS + [label("s2", 1, "carl", "Early Stop")]
     sets = label_sets(labels, ["ann", "bob", "carl"])
     assert "carl" not in sets[("s1", 2)] and sets[("s2", 1)]["carl"] == frozenset({"Early Stop"})
     report = agreement_report(sets, ["ann", "bob", "carl"])
@@ -126,7 +131,7 @@ def test_unjudged_sessions_are_missing_not_clean() -> None:
 
 def test_a_session_one_annotator_found_clean_by_hand() -> None:
     # s3: ann labelled Extra Action at turn 1; bob reviewed s3 (marked it, labelled nothing): he found it clean.
-    labels = LABELS + [Label("s3", 1, "ann", "Extra Action")]
+    labels = LABELS + [label("s3", 1, "ann", "Extra Action")]
     # Before bob's mark counts, (s3,1) has ann's rating only: not pairable, the figures are those of the
     # four-unit test above (nominal kappa 1/7, Extra Action kappa 1) -- the bias this mark removes.
     blind_to_marks = agreement_report(label_sets(labels, ["ann", "bob"]), ["ann", "bob"])
@@ -165,7 +170,7 @@ def test_a_session_one_annotator_found_clean_by_hand() -> None:
 
 def test_people_against_automatic_suggestions_by_hand() -> None:
     # auto suggested s1/None Missed Action and s1/2 Extra Action, and judged s1 and s2.
-    auto = [Label("s1", None, AUTO, "Missed Action"), Label("s1", 2, AUTO, "Extra Action")]
+    auto = [label("s1", None, AUTO, "Missed Action"), label("s1", 2, AUTO, "Extra Action")]
     reports = auto_agreement(LABELS + auto, ["ann", "bob"], judged={AUTO: {"s1", "s2"}})
     ann, bob = reports
     # ann vs auto, suggestible categories only: units (s1,None) MA/MA, (s1,2) EA/EA, and (s2,None) none/none

@@ -121,8 +121,10 @@ def _print_judges(against: list[Any], between: list[Any], among: list[Any]) -> N
 
 
 def _between_annotators(args: argparse.Namespace) -> int:
-    from tauplay.core.agreement import AUTO, Label, agreement_report, auto_agreement, label_sets
+    from tauplay.core.agreement import AUTO, agreement_report, auto_agreement, label_sets
     from tauplay.core.faults import fault_suggestions
+    from tauplay.core.labels import FaultLabel
+    from tauplay.core.vocabulary import Severity, WhoErred
     from tauplay.store import SessionStore, StoreError
 
     chosen: list[str] | None = None
@@ -137,12 +139,12 @@ def _between_annotators(args: argparse.Namespace) -> int:
             # label; one saved as it came ("suggested") is nobody's judgement yet
             rows = [a for a in store.annotations() if a.session_id in sessions and a.confirmed]
             marks = [m for m in store.session_reviews() if m.session_id in sessions]
-            labels = [Label(a.session_id, a.turn, a.annotator, a.category) for a in rows]
+            labels = rows
             people = chosen or sorted({lb.annotator for lb in labels} | {m.annotator for m in marks})
             labels = [lb for lb in labels if lb.annotator in people]
             judged = {p: {m.session_id for m in marks if m.annotator == p} for p in people}
             judged_sessions = {lb.session_id for lb in labels}.union(*judged.values())
-            auto_labels: list[Label] = []
+            auto_labels: list[FaultLabel] = []
             auto_judged: set[str] = set()
             if not args.no_auto:
                 for sid in sorted(judged_sessions):
@@ -151,7 +153,8 @@ def _between_annotators(args: argparse.Namespace) -> int:
                     if found is None:
                         continue
                     auto_judged.add(sid)
-                    auto_labels += [Label(sid, s.turn, AUTO, s.category) for s in found]
+                    auto_labels += [FaultLabel(s.category, WhoErred.AGENT, Severity.MAJOR, AUTO, turn=s.turn,
+                                               session_id=sid) for s in found]
     except StoreError as e:
         raise UsageError(str(e)) from None
     if not judged_sessions:

@@ -53,14 +53,9 @@ def _cut(text: str, width: int) -> list[str]:
     return textwrap.wrap(" ".join(text.split()), width) or [""]
 
 
-def _value(value: Any) -> str:
-    """A field's value as JSON, money to the cent (float arithmetic's 59.340000000000146 is 59.34)."""
-    from tauplay.core.text import tidy_numbers
-
-    return json.dumps(tidy_numbers(value), ensure_ascii=False)
-
-
 def _print(result: Any) -> None:
+    from tauplay.core.display import change_parts, change_plain
+
     a, b = result.a, result.b
     width = max(30, (shutil.get_terminal_size((160, 24)).columns - 7) // 2)
     for name, side in (("A", a), ("B", b)):
@@ -89,12 +84,9 @@ def _print(result: Any) -> None:
         say("end states: the same")
     else:
         say(f"end states differ in {len(result.end_state_diff)} record(s) (from A to B):")
-        for change in result.end_state_diff:
-            if change.kind != "changed":
-                say(f"  {change.table} {change.key}: {'only in B' if change.kind == 'added' else 'only in A'}")
-                continue
-            for f in change.fields:
-                say(f"  {change.table} {change.key} {f.path}: {_value(f.before)} → {_value(f.after)}")
+        for change in result.end_state_diff:  # every field (money to the cent), as the screens' diff shows it
+            for line in change_plain(change_parts(change, max_fields=None), added="only in B", removed="only in A"):
+                say(f"  {line}")
     for name, side in (("A", a), ("B", b)):
         if not side.violations:
             say(f"violations {name}: none")

@@ -53,18 +53,10 @@ def _whoami() -> str:
 
 def session_text(record: Any, events: list[Any], labels: list[Any]) -> list[str]:
     """One saved session as plain lines: what `--show` prints."""
-    from tauplay.core.events import (
-        EventKind,
-        MessageData,
-        NoticeData,
-        SessionStartedData,
-        ToolCallData,
-        ToolResultData,
-    )
+    from tauplay.core.display import transcript_plain
+    from tauplay.core.events import EventKind, SessionStartedData
     from tauplay.core.faults import fault_suggestions
     from tauplay.core.policy_checks import session_violations
-    from tauplay.core.transcript import arguments_text
-    from tauplay.core.vocabulary import NoticeAbout, Role
 
     reward = "-" if record.reward is None else f"{record.reward:g}"
     out = [f"session {record.id} · {record.domain} · task {record.task_id} · {record.status} "
@@ -73,22 +65,7 @@ def session_text(record: Any, events: list[Any], labels: list[Any]) -> list[str]
     ran = started.executor if started is not None else None
     if ran:  # run elsewhere (a Ray node): where, and where it went on if its node was lost
         out.insert(1, f"ran on {ran.get('kind', '?')} node {ran.get('node_id', '?')} ({ran.get('node_ip', '?')})")
-    for e in events:
-        p = e.payload
-        tag = f"t{e.turn:<2} #{e.seq:<3} "
-        if isinstance(p, MessageData):
-            out.append(tag + (f"system prompt ({len(p.content)} characters)" if e.role == Role.SYSTEM
-                              else f"{e.role}: {p.content}"))
-        elif isinstance(p, ToolCallData):
-            if p.content:  # the text sent in the same reply as the call
-                out.append(tag + f"{e.role}: {p.content}")
-            out.append(tag + f"→ {p.name}({arguments_text(p)})")
-        elif isinstance(p, ToolResultData):
-            out.append(tag + ("← error: " if p.error else "← ") + p.output)
-        elif isinstance(p, NoticeData) and p.about == NoticeAbout.INVALID_CALL:
-            out.append(tag + f"✗ invalid call {p.attempt!r}: {p.error}")
-        elif ran and isinstance(p, NoticeData) and p.text.startswith("resumed after event"):
-            out.append(tag + p.text)
+    out += transcript_plain(events)  # every event as the review screen shows it
     suggestions = fault_suggestions(events, record.task, record.domain)
     out += ["", "fault suggestions:" if suggestions else "fault suggestions: none"]
     for s in suggestions or []:

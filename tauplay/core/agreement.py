@@ -1,6 +1,7 @@
 """Inter-annotator agreement on fault labels: Cohen's kappa, Fleiss' kappa and Krippendorff's alpha (nominal).
 
-Pure functions over plain values; the store and the command build the inputs.
+Pure functions over plain values (fault labels: their session, turn, annotator and category); the store and the
+command build the inputs.
 
 A *unit* is what gets labelled: (session id, turn), turn None meaning the whole session. Each annotator who
 judged a unit gives it a set of fault categories (empty: no fault there). An annotator judged a session when
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+from tauplay.core.labels import FaultLabel
 from tauplay.core.vocabulary import AUTOMATIC_FAULTS, FAULT_CATEGORIES
 
 Unit = Hashable
@@ -125,17 +127,7 @@ def complete_units(ratings: Mapping[Unit, Mapping[str, Hashable]], raters: Seque
 
 # -- building label sets ---------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Label:
-    """One fault label as the agreement figures need it."""
-
-    session_id: str
-    turn: int | None
-    annotator: str
-    category: str
-
-
-def label_sets(labels: Iterable[Label], raters: Sequence[str] | None = None,
+def label_sets(labels: Iterable[FaultLabel], raters: Sequence[str] | None = None,
                judged: Mapping[str, set[str]] | None = None) -> LabelSets:
     """Units and each rater's categories on them.
 
@@ -234,7 +226,7 @@ def agreement_report(labels: LabelSets, raters: Sequence[str],
     return AgreementReport(raters, units, rows)
 
 
-def auto_agreement(labels: Sequence[Label], people: Sequence[str], judged: Mapping[str, set[str]] | None = None
+def auto_agreement(labels: Sequence[FaultLabel], people: Sequence[str], judged: Mapping[str, set[str]] | None = None
                    ) -> list[AgreementReport]:
     """Each person against the automatic suggestions (rater AUTO, whose labels are among `labels` and whose
     judged sessions are `judged[AUTO]`), on the categories alignment can suggest. Each comparison builds its

@@ -24,6 +24,7 @@ from tauplay.core.vocabulary import (
     AnnotationSource,
     JudgeKind,
     JudgeLabel,
+    LabelState,
     SessionRole,
     SessionStatus,
 )
@@ -31,7 +32,9 @@ from tauplay.core.vocabulary import (
 
 @dataclass(frozen=True)
 class FaultLabel:
-    """A fault in a session, by one annotator. turn and seq None: about the whole session."""
+    """A fault in a session, by one annotator. turn and seq None: about the whole session. The one class of a
+    label everywhere: a suggestion on a screen, a label being edited, one saved (the store fills `id`,
+    `session_id` and `created_at`), one read for agreement."""
 
     category: str
     who_erred: str
@@ -41,6 +44,9 @@ class FaultLabel:
     turn: int | None = None
     seq: int | None = None
     source: str = AnnotationSource.HUMAN
+    id: int | None = None  # the saved annotation's id; None until the store has it
+    session_id: str = ""
+    created_at: float = 0.0
 
     def problems(self, domain_categories: Sequence[str] = ()) -> list[str]:
         """What in this label is outside the vocabulary (empty when it is a valid label). A category is one of
@@ -78,6 +84,19 @@ class FaultLabel:
     def confirmed(self) -> bool:
         """Whether the label counts: a person's, or a suggestion a person confirmed (not one saved as it came)."""
         return self.source != AnnotationSource.SUGGESTED
+
+    @property
+    def saved(self) -> bool:
+        return self.id is not None
+
+    def state_for(self, annotator: str) -> LabelState:
+        """How this label stands for `annotator` at the screen: another's (saved by someone else), a suggestion
+        nobody confirmed (saved as it came or not), theirs saved, or new (not saved yet)."""
+        if self.saved and self.annotator != annotator:
+            return LabelState.OTHER
+        if not self.confirmed:
+            return LabelState.SUGGESTED
+        return LabelState.MINE if self.saved else LabelState.NEW
 
     def confirm(self) -> FaultLabel:
         """The label as confirmed by a person: a saved suggestion becomes "auto" (kept by a person)."""

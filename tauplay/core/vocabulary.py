@@ -115,6 +115,17 @@ class AnnotationSource(StrEnum):
     SUGGESTED = "suggested"
 
 
+class LabelState(StrEnum):
+    """How a fault label stands for the person at the screen: a suggestion nobody has confirmed (saved or not),
+    a label of theirs not saved yet, theirs saved, or another annotator's. The end and review screens say it in
+    these words."""
+
+    SUGGESTED = "suggested"
+    NEW = "new"
+    MINE = "mine"
+    OTHER = "other"
+
+
 class Verdict(StrEnum):
     """A person's verdict on a task in validation."""
 

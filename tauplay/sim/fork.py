@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from tauplay.core.db import RecordChange, diff_states
+from tauplay.core.display import PartKind, event_parts
 from tauplay.core.environment import Environment
-from tauplay.core.events import Event, MessageData, SessionStartedData, ToolCallData, ToolResultData
+from tauplay.core.events import Event, SessionStartedData, ToolCallData, ToolResultData
 from tauplay.core.labels import SessionBundle
 from tauplay.core.policy_checks import session_violations
 from tauplay.core.vocabulary import EventKind, SessionRole, SessionStatus
@@ -126,7 +127,8 @@ class SessionSide:
 
 @dataclass(frozen=True)
 class TurnPair:
-    """One turn of both sessions: each side's lines ("user: ...", "agent: ...", "→ call(...)", "← output")."""
+    """One turn of both sessions: each side's lines as tauplay.core.display reads its events ("user: ...",
+    "agent: ...", "→ call(...)", "← output", injections, invalid calls, the ending), as saved (not yet made visible)."""
 
     turn: int
     a: list[str]
@@ -156,22 +158,13 @@ class Comparison:
 
 
 def _lines(events: Sequence[Event]) -> dict[int, list[str]]:
-    from tauplay.core.callsyntax import format_call
-
+    """Each turn's lines. Notices (a resume, a reveal) are about a session's life, not about what was said and
+    done in it: left out, so that a fork's turns before the fork read the same as its parent's."""
     out: dict[int, list[str]] = {}
     for e in events:
-        payload = e.payload
-        if isinstance(payload, MessageData):
-            line = f"{e.role}: {payload.content}"
-        elif isinstance(payload, ToolCallData):
-            if payload.content:  # the text sent in the same reply as the call
-                out.setdefault(e.turn, []).append(f"{e.role}: {payload.content}")
-            line = f"→ {format_call(payload.name, payload.arguments)}"
-        elif isinstance(payload, ToolResultData):
-            line = ("← error: " if payload.error else "← ") + payload.output
-        else:
-            continue
-        out.setdefault(e.turn, []).append(line)
+        for part in event_parts(e):
+            if part.kind != PartKind.NOTICE:
+                out.setdefault(e.turn, []).append(part.plain())
     return out
 
 

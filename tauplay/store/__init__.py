@@ -8,7 +8,6 @@ from tauplay.store.errors import StoreError
 from tauplay.store.filters import SessionFilter
 from tauplay.store.migrate import migrate
 from tauplay.store.records import (
-    AnnotationRecord,
     PerceptionRecord,
     SessionRecord,
     SessionReviewRecord,
@@ -19,7 +18,7 @@ from tauplay.store.store import SessionStore
 from tauplay.store.tables import SCHEMA_VERSION
 
 __all__ = [
-    "SCHEMA_VERSION", "AnnotationRecord", "PerceptionRecord", "SessionFilter", "SessionRecord", "SessionReviewRecord",
+    "SCHEMA_VERSION", "PerceptionRecord", "SessionFilter", "SessionRecord", "SessionReviewRecord",
     "SessionStore", "StoreError",
     "TaskReviewRecord", "migrate", "scrub",
 ]

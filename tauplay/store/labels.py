@@ -53,7 +53,7 @@ class Labels:
                 raise self.db.unknown_session(session_id)
             return row.domain
 
-    def find(self, session_id: str | None = None, annotator: str | None = None) -> list[rec.AnnotationRecord]:
+    def find(self, session_id: str | None = None, annotator: str | None = None) -> list[FaultLabel]:
         """Labels (of a session, of an annotator), by session then in the order they were made."""
         query = select(AnnotationRow)
         if session_id is not None:
@@ -64,7 +64,7 @@ class Labels:
             rows = session.exec(query.order_by(col(AnnotationRow.session_id), col(AnnotationRow.id))).all()
             return [rec.annotation_record(r) for r in rows]
 
-    def confirm(self, annotation_id: int) -> rec.AnnotationRecord:
+    def confirm(self, annotation_id: int) -> FaultLabel:
         """A person confirms a saved suggestion (source "suggested" becomes "auto"); a label already confirmed
         is left as it is. Returns the label as saved now."""
         with self.db.write() as session:

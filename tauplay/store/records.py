@@ -59,15 +59,6 @@ class SessionRecord:
 
 
 @dataclass(frozen=True)
-class AnnotationRecord(FaultLabel):
-    """A saved label: the label itself, where it is and when it was saved."""
-
-    id: int = 0
-    session_id: str = ""
-    created_at: float = 0.0
-
-
-@dataclass(frozen=True)
 class TaskReviewRecord:
     id: int
     domain: str
@@ -150,9 +141,10 @@ def batch_record(row: BatchRow) -> BatchRecord:
                        plan=row.plan or {}, status=row.status, owner=row.owner, heartbeat_at=row.heartbeat_at)
 
 
-def annotation_record(row: AnnotationRow) -> AnnotationRecord:
+def annotation_record(row: AnnotationRow) -> FaultLabel:
+    """A saved label, with its id, its session and when it was saved."""
     assert row.id is not None
-    return AnnotationRecord(id=row.id, session_id=row.session_id, turn=row.turn, seq=row.seq,
+    return FaultLabel(id=row.id, session_id=row.session_id, turn=row.turn, seq=row.seq,
                             category=row.category, who_erred=row.who_erred, severity=row.severity, note=row.note,
                             annotator=row.annotator, source=row.source, created_at=row.created_at)
 

@@ -56,20 +56,20 @@ async def test_a_confirmed_suggestion_becomes_the_persons_label(db_path: Path,
         assert str(listing.query_one("#r-sessions", DataTable).get_row_at(0)[7]) == "0 +4?"
         session = await open_session(pilot, listing, sid)
         # saved suggestions are offered as suggestions (not "mine"), and not twice
-        assert sorted((r.state, r.category) for r in session.rows) == [
+        assert sorted((session.state(r), r.category) for r in session.rows) == [
             ("suggested", "Early Stop"), ("suggested", "Extra Action"), ("suggested", "Missed Action"),
             ("suggested", "Missed Action")]
-        assert all(r.annotation_id is not None for r in session.rows)
+        assert all(r.id is not None for r in session.rows)
         select(session, "suggested", "Extra Action")
         await act(pilot, session, "c")  # confirmed as it was
         select(session, "suggested", "Early Stop")
         await pilot.press("5")  # changed here (Misread Intent), then confirmed
         changed = session.current
-        assert changed is not None and (changed.state, changed.category) == ("suggested", "Misread Intent")
+        assert changed is not None and (session.state(changed), changed.category) == ("suggested", "Misread Intent")
         await act(pilot, session, "c")
         select(session, "suggested", "Missed Action")
         await act(pilot, session, "x")  # a saved suggestion dismissed: gone from the store too
-        states = sorted((r.state, r.category) for r in session.rows)
+        states = sorted((session.state(r), r.category) for r in session.rows)
         assert states.count(("mine", "Extra Action")) == 1 and ("suggested", "Early Stop") not in states
         await pilot.press("escape")
         listing = await list_ready(pilot, loads=2)

@@ -363,4 +363,4 @@ async def test_quitting_the_review_with_a_new_label_not_saved_asks(db_path):
         assert "1 new label(s)" in app.screen.question
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen is screen and any(r.state == "new" for r in screen.rows)
+        assert app.screen is screen and any(screen.state(r) == "new" for r in screen.rows)

@@ -58,7 +58,7 @@ async def act(pilot: Any, screen: SessionReviewScreen, *keys: str) -> None:
 
 
 def select(screen: SessionReviewScreen, state: str, category: str) -> None:
-    index = next(i for i, r in enumerate(screen.rows) if r.state == state and r.category == category)
+    index = next(i for i, r in enumerate(screen.rows) if screen.state(r) == state and r.category == category)
     screen.query_one("#s-labels").move_cursor(row=index)
 
 
@@ -78,9 +78,9 @@ async def test_review_and_label_a_session_blind(db_path: Path) -> None:
         assert [r.id for r, _ in screen.rows] == [ids["wrong"]]
         session = await open_session(pilot, screen, ids["wrong"])
         # the transcript shows the calls and results literally; suggestions are pre-filled, bob's label hidden
-        states = {(r.state, r.category) for r in session.rows}
+        states = {(session.state(r), r.category) for r in session.rows}
         assert ("suggested", "Extra Action") in states and ("suggested", "Missed Action") in states
-        assert not any(r.state == "other" for r in session.rows)
+        assert not any(session.state(r) == "other" for r in session.rows)
         extra = next(r for r in session.rows if r.category == "Extra Action")
         call = next(e for e in session.events if e.kind == "tool_call" and e.data["name"] ==
                     "update_reservation_baggages")
@@ -92,13 +92,13 @@ async def test_review_and_label_a_session_blind(db_path: Path) -> None:
         select(session, "suggested", "Missed Action")
         await pilot.press("2", "w", "v", "v")
         row = session.current
-        assert row and (row.category, row.who_erred, row.severity, row.state) == ("Wrong Order", "user", "minor",
+        assert row and (row.category, row.who_erred, row.severity, session.state(row)) == ("Wrong Order", "user", "minor",
                                                                                  "suggested")
         await act(pilot, session, "c")
         # a new label of my own at a turn: Early Stop on turn 2
         await pilot.press("a", "6")
         row = session.current
-        assert row and row.state == "new"
+        assert row and session.state(row) == "new"
         await pilot.press("s", "]", "]", "]")  # whole session -> turn 0 -> 1 -> 2
         row = session.current
         assert row and row.turn == 2
@@ -135,7 +135,7 @@ async def test_open_mode_shows_others_and_does_not_offer_saved_suggestions(db_pa
         screen = await list_ready(pilot)
         assert [(r.id, n) for r, n in screen.rows] == [(ids["wrong"], 2)]
         session = await open_session(pilot, screen, ids["wrong"])
-        states = sorted((r.state, r.category) for r in session.rows)
+        states = sorted((session.state(r), r.category) for r in session.rows)
         assert ("other", "Misread Intent") in states and ("mine", "Extra Action") in states
         assert ("suggested", "Extra Action") not in states  # already confirmed: not offered twice
         select(session, "other", "Misread Intent")

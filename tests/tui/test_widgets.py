@@ -176,11 +176,14 @@ async def test_the_editor_opens_with_the_cursor_at_the_end() -> None:
 
 
 def test_money_in_diffs_is_shown_to_the_cent() -> None:
-    from tauplay.tui.widgets.changes import short
-    from tauplay.tui.widgets.diff_panel import shown_value
+    from tauplay.core.db import FieldChange, RecordChange
+    from tauplay.core.display import shown_value
 
-    for show in (shown_value, short):
-        assert show({"amount": 59.340000000000146, "rate": 0.1234, "n": 3}) == '{"amount": 59.34, "n": 3, "rate": 0.1234}'
+    assert shown_value({"amount": 59.340000000000146, "rate": 0.1234, "n": 3}) == '{"amount": 59.34, "n": 3, "rate": 0.1234}'
+    # the live panel draws the same value (one renderer for every diff)
+    change = RecordChange("orders", "#W1", "changed", {}, {}, (FieldChange("total", 59.340000000000146, 61.0),))
+    shown = plain(render_diff({"step": 1, "tool": "t", "changes": [change.to_json()]}, [change], None, ""))
+    assert "total: 59.34 → 61.0" in shown and "59.340000000000146" not in shown
 
 
 def test_compare_shows_money_in_end_state_differences_to_the_cent(capsys) -> None:

@@ -18,8 +18,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Input, Select, Static, TabbedContent, TabPane
 
-from tauplay.core.events import Event, MessageData, ToolCallData, ToolResultData, of_kind
+from tauplay.core.display import PartKind, event_parts
+from tauplay.core.events import Event, ToolCallData, ToolResultData, of_kind
 from tauplay.core.faults import domain_suggestions, place_faults
+from tauplay.core.labels import FaultLabel
 from tauplay.core.text import visible, visible_any
 from tauplay.core.vocabulary import (
     FAULT_CATEGORIES,
@@ -27,15 +29,17 @@ from tauplay.core.vocabulary import (
     VERDICTS,
     WHO_ERRED,
     AnnotationSource,
+    LabelState,
     Severity,
     WhoErred,
 )
 from tauplay.sim.orchestrator import Outcome
 from tauplay.tui import keys
-from tauplay.tui.screens.end_writes import EndWrites, Label
+from tauplay.tui.screens.end_writes import EndWrites
 from tauplay.tui.session import Prepared
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.graph_panel import GraphPanel
+from tauplay.tui.widgets.label_state import state_cell
 from tauplay.tui.widgets.transcript import Transcript
 from tauplay.tui.widgets.violations import saved_violations, violation_lines
 
@@ -83,16 +87,16 @@ def reward_view(outcome: Outcome, distance: int | None, violations: list[dict[st
 
 
 def turn_options(events: list[Event]) -> list[tuple[Text, int]]:
+    """The turns a label can be placed on: each message, and each call by its tool (tauplay.core.display's parts)."""
     options: list[tuple[Text, int]] = [(Text("whole session"), WHOLE_SESSION)]
     for e in events:
-        payload = e.payload
-        if isinstance(payload, MessageData):
-            body = visible(payload.content.replace("\n", " "))
-        elif isinstance(payload, ToolCallData):
-            body = f"→ {visible(payload.name)}"
-        else:
+        parts = [p for p in event_parts(e) if p.kind in (PartKind.SAID, PartKind.CALL)]
+        if not parts:
             continue
-        options.append((Text(f"#{e.seq} t{e.turn} {e.role}: {body}"[:70], no_wrap=True, overflow="ellipsis"), e.seq))
+        part = parts[-1]  # a call made with words: the call
+        body = part.text.replace("\n", " ") if part.kind == PartKind.SAID else f"{part.mark} {part.name}"
+        options.append((Text(visible(f"#{e.seq} t{e.turn} {e.role}: {body}")[:70], no_wrap=True,
+                             overflow="ellipsis"), e.seq))
     return options
 
 
@@ -111,13 +115,13 @@ class EndScreen(EndWrites, Screen[None]):
         self.events = list(events)
         self.distance: int | None = None
         self.show_gold = False
-        self.labels: list[Label] = self._suggested()
+        self.labels: list[FaultLabel] = self._suggested()
         self.saved_verdict = False
         self.saves = 0  # completed saves (tests wait on it)
 
-    def _suggested(self) -> list[Label]:
+    def _suggested(self) -> list[FaultLabel]:
         annotator = self.prepared.config.annotator
-        return [Label(s.category, WhoErred.AGENT, Severity.MAJOR, annotator,
+        return [FaultLabel(s.category, WhoErred.AGENT, Severity.MAJOR, annotator,
                       f"{s.tool}: {s.detail}", s.turn, s.seq, AnnotationSource.SUGGESTED)
                 for s in place_faults(self.outcome.faults, self.events)
                 + domain_suggestions(self.events, self.prepared.domain.name)]  # the domain's own labels too
@@ -136,7 +140,7 @@ class EndScreen(EndWrites, Screen[None]):
                     yield Static(Text("Labels (suggestions from aligning the calls with gold are pre-filled; "
                                       "Delete removes the selected one)", style="bold"), classes="section")
                     table: DataTable[Any] = DataTable(id="labels", cursor_type="row", zebra_stripes=True)
-                    table.add_columns("turn", "category", "who", "severity", "source", "note")
+                    table.add_columns("turn", "category", "who", "severity", "state", "note")
                     yield table
                     yield Static("", id="label-detail")
                     with Vertical(id="label-form"):
@@ -183,13 +187,13 @@ class EndScreen(EndWrites, Screen[None]):
     def _fill_labels(self) -> None:
         table = self.query_one("#labels", DataTable)
         table.clear()
+        annotator = self.prepared.config.annotator
         for label in self.labels:
             turn = "session" if label.seq is None else f"#{label.seq} t{label.turn}"
-            source = label.source if label.confirmed else "auto?"  # a suggestion nobody has confirmed yet
-            cells = (turn, label.category, label.who_erred, label.severity, source + (" ✓" if label.saved else ""))
+            cells = (turn, label.category, label.who_erred, label.severity)
             first = label.note.splitlines()[0] if label.note else ""
-            table.add_row(*(Text(visible(c)) for c in cells), Text(visible(first[:40] + ("…" if len(label.note) > 40
-                                                                                         else ""))))
+            table.add_row(*(Text(visible(c)) for c in cells), state_cell(label.state_for(annotator)),
+                          Text(visible(first[:40] + ("…" if len(label.note) > 40 else ""))))
         self.show_label_detail()
 
     def show_label_detail(self) -> None:
@@ -208,7 +212,7 @@ class EndScreen(EndWrites, Screen[None]):
 
     def unsaved(self) -> str:
         """What quitting now would lose: labels added by hand and a chosen verdict not yet saved."""
-        labels = sum(1 for label in self.labels if not label.saved and label.source == AnnotationSource.HUMAN)
+        labels = sum(1 for label in self.labels if label.state_for(self.prepared.config.annotator) == LabelState.NEW)
         verdict = self.query_one("#verdict", Select).value is not Select.NULL and not self.saved_verdict
         parts = ([f"{labels} label(s)"] if labels else []) + (["the verdict"] if verdict else [])
         return f"On the end screen, {' and '.join(parts)} not saved (ctrl+s saves)." if parts else ""
@@ -232,7 +236,7 @@ class EndScreen(EndWrites, Screen[None]):
         seq = self.query_one("#label-turn", Select).value
         event = next((e for e in self.events if e.seq == seq), None)
         note_box = self.query_one("#label-note", Input)
-        self.labels.append(Label(str(category), str(self.query_one("#label-who", Select).value),
+        self.labels.append(FaultLabel(str(category), str(self.query_one("#label-who", Select).value),
                                  str(self.query_one("#label-severity", Select).value), self.prepared.config.annotator,
                                  note_box.value.strip(), None if event is None else event.turn,
                                  None if event is None else event.seq, AnnotationSource.HUMAN))

@@ -3,7 +3,7 @@ labels and the verdict of the form, and a fork at a chosen turn, opened to play 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -19,22 +19,13 @@ if TYPE_CHECKING:
     from tauplay.tui.runner import SessionRunner
 
 
-@dataclass(frozen=True)
-class Label(FaultLabel):
-    """A label on the form: source "suggested" for an automatic suggestion nobody has confirmed yet (saved as
-    such, it does not count as a label until a person confirms it), "auto" once confirmed; saved once it is in
-    the store."""
-
-    saved: bool = False
-
-
 class EndWrites(ScreenPart):
     """The end screen's saving and forking (a part of EndScreen)."""
 
     prepared: Prepared
     runner: SessionRunner
     events: list[Event]
-    labels: list[Label]
+    labels: list[FaultLabel]  # source "suggested": a suggestion nobody has confirmed (saved so, it is not a label)
     saved_verdict: bool
     saves: int
 
@@ -55,8 +46,8 @@ class EndWrites(ScreenPart):
         pending = [i for i, label in enumerate(self.labels) if not label.saved]
         try:
             for i in pending:
-                store.add_label(sid, self.labels[i])
-                self.labels[i] = replace(self.labels[i], saved=True)
+                aid = store.add_label(sid, self.labels[i])
+                self.labels[i] = replace(self.labels[i], id=aid, session_id=sid or "")
             store.mark_reviewed(sid, p.config.annotator)  # the form is done: judged, clean if no label was kept
             saved_verdict = False
             if verdict is not Select.NULL:

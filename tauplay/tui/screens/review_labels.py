@@ -10,9 +10,18 @@ from typing import Any
 
 from rich.text import Text
 
-from tauplay.core.vocabulary import FAULT_CATEGORIES, SEVERITIES, WHO_ERRED, JudgeLabel, Severity, WhoErred
+from tauplay.core.labels import FaultLabel
+from tauplay.core.vocabulary import (
+    FAULT_CATEGORIES,
+    SEVERITIES,
+    WHO_ERRED,
+    JudgeLabel,
+    LabelState,
+    Severity,
+    WhoErred,
+)
 from tauplay.tui.screens.edit import EditScreen
-from tauplay.tui.screens.review_writes import LabelRow, ReviewWrites
+from tauplay.tui.screens.review_writes import ReviewWrites
 
 
 class LabelEditing(ReviewWrites):
@@ -49,27 +58,27 @@ class LabelEditing(ReviewWrites):
         self.busy = True
         self._save_propagation(label)
 
-    def _editable(self) -> LabelRow | None:
+    def _editable(self) -> FaultLabel | None:
         if not self.loaded or self.busy:
             return None
         row = self.current
         if row is None:
             self.app.notify("no label selected", markup=False)
             return None
-        if row.state == "other":
+        if self.state(row) == LabelState.OTHER:
             self.app.notify(f"that label is {row.annotator}'s: add your own instead", markup=False)
             return None
         return row
 
-    def _change(self, row: LabelRow, **changes: Any) -> None:
+    def _change(self, row: FaultLabel, **changes: Any) -> None:
         new = replace(row, **changes)
         index = self.rows.index(row)
-        if row.draft:
+        if self.draft(row):
             self.rows[index] = new
             self.redraw()
         else:  # a saved label: replaced by the changed one (the store keeps labels immutable)
             self.busy = True
-            self._replace(index, row, replace(new, state="mine"))
+            self._replace(index, row, new)
 
     def action_category(self, number: int) -> None:
         if (row := self._editable()) is not None:
@@ -110,7 +119,7 @@ class LabelEditing(ReviewWrites):
         base = self.current
         turn = base.turn if base is not None else (self.turns[-1] if self.turns else None)
         seq = base.seq if base is not None else None
-        self.rows.append(LabelRow(FAULT_CATEGORIES[0], WhoErred.AGENT, Severity.MAJOR, "", turn=turn, seq=seq))
+        self.rows.append(FaultLabel(FAULT_CATEGORIES[0], WhoErred.AGENT, Severity.MAJOR, "", turn=turn, seq=seq))
         self.redraw(select=len(self.rows) - 1)
 
     def action_note(self) -> None:
@@ -126,19 +135,19 @@ class LabelEditing(ReviewWrites):
     def action_confirm(self) -> None:
         if (row := self._editable()) is None:
             return
-        if not row.draft:
+        if not self.draft(row):
             self.app.notify("already saved", markup=False)
             return
         self.busy = True
         # a saved suggestion is confirmed in place (or, changed here, replaced by the person's label)
-        saved = self.saved_as.get(row.annotation_id) if row.annotation_id is not None else None
-        self._replace(self.rows.index(row), saved, replace(row, state="mine", annotator=self.annotator))
+        saved = self.saved_as.get(row.id) if row.id is not None else None
+        self._replace(self.rows.index(row), saved, replace(row, annotator=self.annotator))
 
     def action_delete(self) -> None:
         if (row := self._editable()) is None:
             return
         index = self.rows.index(row)
-        if row.draft and row.annotation_id is None:
+        if row.id is None:  # a suggestion or a new label, not saved
             self.rows.pop(index)
             self.redraw()
             return
@@ -149,7 +158,7 @@ class LabelEditing(ReviewWrites):
         """Mark the session reviewed with no fault found; pressed again, take the mark back."""
         if not self.loaded or self.busy:
             return
-        mine = sum(1 for r in self.rows if r.state == "mine")
+        mine = sum(1 for r in self.rows if self.state(r) == LabelState.MINE)
         if mine:
             self.app.notify(f"you saved {mine} label(s) here: the session is already marked reviewed by you; "
                             "delete them to call it clean", markup=False)

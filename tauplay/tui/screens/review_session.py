@@ -20,12 +20,13 @@ from textual.widgets import DataTable, Footer, Static
 
 from tauplay.core.domain import domain_fault_categories
 from tauplay.core.events import InjectionData
+from tauplay.core.labels import FaultLabel
 from tauplay.core.text import visible
-from tauplay.core.vocabulary import AnnotationSource, JudgeKind, Severity, WhoErred
+from tauplay.core.vocabulary import AnnotationSource, JudgeKind, LabelState, Severity, WhoErred
 from tauplay.tui.keys import Scope, bindings
 from tauplay.tui.review_filters import condition_text
 from tauplay.tui.screens.review_labels import LabelEditing
-from tauplay.tui.screens.review_writes import LabelRow
+from tauplay.tui.widgets.label_state import state_cell
 from tauplay.tui.widgets.review_log import MAX_OUTPUT, transcript_lines
 from tauplay.tui.widgets.transcript import WrappingLog
 
@@ -51,8 +52,8 @@ class SessionReviewScreen(LabelEditing, Screen[None]):
         self.annotator = annotator
         self.blind = blind
         self.events: list[Any] = []
-        self.rows: list[LabelRow] = []
-        self.saved_as: dict[int, LabelRow] = {}  # annotation id -> the row as saved
+        self.rows: list[FaultLabel] = []
+        self.saved_as: dict[int, FaultLabel] = {}  # annotation id -> the row as saved
         self.turns: list[int] = []
         self.reviewers: list[str] = []  # who marked the session reviewed (blind: me or nobody)
         self.loaded = False
@@ -134,28 +135,23 @@ class SessionReviewScreen(LabelEditing, Screen[None]):
         self.judge_answers = [a for a in answers if a.judge != JudgeKind.HUMAN] if show_judges else []
         self.turns = sorted({e.turn for e in evts})
         self.query_one("#s-transcript", WrappingLog).set_lines(transcript_lines(evts))
-        rows: list[LabelRow] = []
+        rows: list[FaultLabel] = list(notes)  # a suggestion saved as it came is still a suggestion: c confirms it
         mine = [a for a in notes if a.annotator == self.annotator]
-        for a in notes:
-            # a suggestion saved as it came (the end screen's) is still a suggestion: c confirms it
-            state = "other" if a.annotator != self.annotator else "mine" if a.confirmed else "suggested"
-            rows.append(LabelRow(a.category, a.who_erred, a.severity, a.annotator, a.note, a.turn, a.seq, a.source,
-                                 state=state, annotation_id=a.id))
         # A suggestion the person already saved (same category and place) is not offered again.
         for s in suggestions:
             if not any(a.category == s.category and a.turn == s.turn and a.seq == s.seq for a in mine):
-                rows.append(LabelRow(s.category, WhoErred.AGENT, Severity.MAJOR, "",
-                                     f"{s.tool}: {s.detail}" if s.tool else s.detail, s.turn, s.seq,
-                                     AnnotationSource.AUTO, state="suggested"))
+                rows.append(FaultLabel(s.category, WhoErred.AGENT, Severity.MAJOR, "",
+                                       f"{s.tool}: {s.detail}" if s.tool else s.detail, s.turn, s.seq,
+                                       AnnotationSource.SUGGESTED))
         self.rows = sorted(rows, key=lambda r: (-1 if r.turn is None else r.turn, r.seq or 0))
-        self.saved_as = {r.annotation_id: r for r in self.rows if r.annotation_id is not None}
+        self.saved_as = {r.id: r for r in self.rows if r.id is not None}
         self.loaded = True
         self.redraw()
         self.query_one("#s-status", Static).update(self.status_text())
 
     # -- the labels table -------------------------------------------------------------------------------
     @property
-    def current(self) -> LabelRow | None:
+    def current(self) -> FaultLabel | None:
         table = self.query_one("#s-labels", DataTable)
         if not self.rows or table.cursor_row < 0 or table.cursor_row >= len(self.rows):
             return None
@@ -166,8 +162,7 @@ class SessionReviewScreen(LabelEditing, Screen[None]):
         keep = table.cursor_row if select is None else select
         table.clear()
         for row in self.rows:
-            style = {"suggested": "yellow", "new": "cyan", "mine": "bold green", "other": "dim"}[row.state]
-            table.add_row(Text(row.state, style=style), Text("all" if row.turn is None else str(row.turn)),
+            table.add_row(state_cell(self.state(row)), Text("all" if row.turn is None else str(row.turn)),
                           Text("—" if row.seq is None else str(row.seq)), Text(visible(row.category)),
                           Text(visible(row.who_erred)), Text(visible(row.severity)),
                           Text(visible(row.annotator or "—")))
@@ -181,7 +176,7 @@ class SessionReviewScreen(LabelEditing, Screen[None]):
         if row is None:
             detail.append("no labels yet: press a to add one", style="dim")
         else:
-            detail.append(f"{row.state}: ", style="bold")
+            detail.append(f"{self.state(row)}: ", style="bold")
             detail.append(visible(f"{row.category} · {row.who_erred} · {row.severity} · ")
                           + f"{'whole session' if row.turn is None else f'turn {row.turn}'}")
             if row.note:
@@ -212,7 +207,7 @@ class SessionReviewScreen(LabelEditing, Screen[None]):
 
     def unsaved(self) -> str:
         """What quitting now would lose: labels added here and not confirmed."""
-        new = sum(1 for r in self.rows if r.state == "new")
+        new = sum(1 for r in self.rows if self.state(r) == LabelState.NEW)
         return f"In the review of session {self.record.id[:10]}, {new} new label(s) not saved (c saves each)." \
             if new else ""
 

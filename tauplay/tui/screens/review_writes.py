@@ -5,7 +5,7 @@ reviewed mark, the answer to "did the injected error propagate?", and forks. A p
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -13,21 +13,8 @@ from textual import work
 from textual.widgets import Static
 
 from tauplay.core.labels import FaultLabel, Judgment
-from tauplay.core.vocabulary import AnnotationSource, JudgeKind, SessionRole
+from tauplay.core.vocabulary import AnnotationSource, JudgeKind, LabelState, SessionRole
 from tauplay.tui.screens.part import ScreenPart
-
-
-@dataclass(frozen=True)
-class LabelRow(FaultLabel):
-    """A line of the labels table: a label, and whether it is a suggestion or new one not yet saved, or saved."""
-
-    state: str = "new"  # suggested | new | mine | other
-    annotation_id: int | None = None  # saved: a label, or a suggestion saved unconfirmed (state "suggested")
-
-    @property
-    def draft(self) -> bool:
-        """Not a label (yet): a suggestion, saved or not, or a new label not saved."""
-        return self.state in ("suggested", "new")
 
 
 def same_label(a: FaultLabel, b: FaultLabel) -> bool:
@@ -41,8 +28,8 @@ class ReviewWrites(ScreenPart):
 
     record: Any
     annotator: str
-    rows: list[LabelRow]
-    saved_as: dict[int, LabelRow]
+    rows: list[FaultLabel]  # the labels table: saved labels (id set), suggestions and new labels (not saved)
+    saved_as: dict[int, FaultLabel]  # each saved row as it is in the store (a draft edit changes the row only)
     reviewers: list[str]
     loaded: bool
     busy: bool
@@ -52,13 +39,20 @@ class ReviewWrites(ScreenPart):
 
     if TYPE_CHECKING:
         @property
-        def current(self) -> LabelRow | None: ...
+        def current(self) -> FaultLabel | None: ...
 
         def redraw(self, select: int | None = None) -> None: ...
 
         def show_detail(self) -> None: ...
 
         def status_text(self) -> Text: ...
+
+    def state(self, row: FaultLabel) -> LabelState:
+        return row.state_for(self.annotator)
+
+    def draft(self, row: FaultLabel) -> bool:
+        """Not a label (yet): a suggestion, saved or not, or a new label not saved."""
+        return self.state(row) in (LabelState.SUGGESTED, LabelState.NEW)
 
     @work(thread=True, group="review-db", exit_on_error=False)
     def _save_propagation(self, label: str | None) -> None:
@@ -100,7 +94,7 @@ class ReviewWrites(ScreenPart):
         self._set_reviewed(reviewed)
         self.busy = False
         self.writes += 1
-        drafts = sum(1 for r in self.rows if r.draft)
+        drafts = sum(1 for r in self.rows if self.draft(r))
         if not reviewed:
             message = "reviewed mark taken back"
         elif drafts:
@@ -160,26 +154,24 @@ class ReviewWrites(ScreenPart):
                         timeout=30)
 
     @work(thread=True, group="review-db", exit_on_error=False)
-    def _replace(self, index: int, old: LabelRow | None, new: LabelRow | None) -> None:
+    def _replace(self, index: int, old: FaultLabel | None, new: FaultLabel | None) -> None:
         """Delete `old` (a saved label) and/or save `new`, then put the result at `index`. Saving a label marks
         the session reviewed by the annotator (what agreement counts as judged)."""
         from tauplay.store import StoreError
 
         store = self.app.open_store()  # type: ignore[attr-defined]
         try:
-            in_place = old is not None and old.annotation_id is not None and new is not None \
-                and old.state == "suggested" and same_label(old, new)
-            if in_place and old is not None and old.annotation_id is not None and new is not None:
+            in_place = old is not None and old.id is not None and new is not None \
+                and self.state(old) == LabelState.SUGGESTED and same_label(old, new)
+            if in_place and old is not None and old.id is not None:
                 # a saved suggestion confirmed as it was: the same row, now counted as the person's
-                saved = store.confirm_annotation(old.annotation_id)
-                new = replace(new, source=AnnotationSource(saved.source), annotation_id=saved.id)
-            elif old is not None and old.annotation_id is not None:
-                store.delete_annotation(old.annotation_id)
+                new = store.confirm_annotation(old.id)
+            elif old is not None and old.id is not None:
+                store.delete_annotation(old.id)
             if new is not None and not in_place:
                 # Saved by the person, whether they wrote it or confirmed a suggestion.
-                aid = store.add_label(self.record.id, replace(new, annotator=self.annotator,
-                                                              source=AnnotationSource.HUMAN))
-                new = replace(new, annotation_id=aid)
+                new = replace(new, annotator=self.annotator, source=AnnotationSource.HUMAN)
+                new = replace(new, id=store.add_label(self.record.id, new), session_id=self.record.id)
         except StoreError as e:
             self.app.call_from_thread(self._failed, str(e))
             return
@@ -197,13 +189,13 @@ class ReviewWrites(ScreenPart):
         self.busy = False
         self.app.report(f"{what}: {message}")  # type: ignore[attr-defined]
 
-    def _replaced(self, index: int, new: LabelRow | None, marked: bool) -> None:
+    def _replaced(self, index: int, new: FaultLabel | None, marked: bool) -> None:
         if new is None:
             self.rows.pop(index)
         else:
             self.rows[index] = new
-            if new.annotation_id is not None:
-                self.saved_as[new.annotation_id] = new
+            if new.id is not None:
+                self.saved_as[new.id] = new
         if marked:
             self._set_reviewed(True)
         self.busy = False

@@ -101,7 +101,7 @@ class ValidateView(ValidateState):
         parts: list[Any] = [Text("Gold path on the dependency graph", style="bold underline")]
         parts.append(render_graph(self.graph, gold, gold, narrow=True))
         parts.append(Text("\nDatabase change made by the gold actions", style="bold underline"))
-        parts.append(changes_group([c.to_json() for c in facts.changes]))
+        parts.append(changes_group(facts.changes))
         return Group(*parts)
 
     def _bar_view(self) -> Text:

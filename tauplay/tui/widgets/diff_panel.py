@@ -1,9 +1,9 @@
 """The live database diff: what the last write changed, what changed since the start, and the
-distance to the gold end state (hidden until it may be revealed)."""
+distance to the gold end state (hidden until it may be revealed). Each record change is drawn as every screen
+draws one (tauplay.tui.widgets.changes, from tauplay.core.display's parts)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,36 +14,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tauplay.core.db import RecordChange
-from tauplay.core.text import tidy_numbers, visible
-
-MAX_FIELDS = 12  # per record; the rest is summarised
-
-
-def shown_value(value: Any) -> str:
-    """A field's value as JSON, whole: the panel wraps it, never cuts it."""
-    return visible(json.dumps(tidy_numbers(value), ensure_ascii=False, sort_keys=True))
-
-
-def _change_lines(change: dict[str, Any]) -> list[Text]:
-    kind = change["kind"]
-    sign, style = {"added": ("+", "green"), "removed": ("-", "red"), "changed": ("~", "yellow")}[kind]
-    head = Text()
-    head.append(f" {sign} ", style=f"bold {style}")
-    head.append(visible(f"{change['table']}/{change['key']}"), style="bold")
-    head.append(f"  {kind}", style="dim")
-    lines = [head]
-    fields = change.get("fields") or []
-    for f in fields[:MAX_FIELDS]:
-        line = Text("     ")
-        line.append(visible(str(f["path"])), style="cyan")
-        line.append(": ")
-        line.append("—" if f["before"] is None else shown_value(f["before"]), style="red")
-        line.append(" → ")
-        line.append("—" if f["after"] is None else shown_value(f["after"]), style="green")
-        lines.append(line)
-    if len(fields) > MAX_FIELDS:
-        lines.append(Text(f"     … {len(fields) - MAX_FIELDS} more fields", style="dim"))
-    return lines
+from tauplay.core.text import visible
+from tauplay.tui.widgets.changes import change_lines
 
 
 def render_diff(last: dict[str, Any] | None, since_start: Sequence[RecordChange], distance: int | None,
@@ -62,7 +34,7 @@ def render_diff(last: dict[str, Any] | None, since_start: Sequence[RecordChange]
         parts.append(Text("   changed nothing", style="dim"))
     else:
         for change in last["changes"]:
-            parts.extend(_change_lines(change))
+            parts.extend(change_lines(change))
     counts = {"added": 0, "removed": 0, "changed": 0}
     for c in since_start:
         counts[c.kind] += 1
@@ -73,7 +45,7 @@ def render_diff(last: dict[str, Any] | None, since_start: Sequence[RecordChange]
     if not since_start:
         parts.append(Text("   the database is as it started", style="dim"))
     for change in sorted(since_start, key=lambda c: (c.table, c.key)):
-        parts.extend(_change_lines(change.to_json()))
+        parts.extend(change_lines(change))
     gold = Text("\nDistance to gold: ", style="bold")
     if distance is None:
         gold.append(distance_note or "hidden", style="dim")

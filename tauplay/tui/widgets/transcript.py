@@ -1,90 +1,76 @@
 """The conversation as it happens, drawn from the session's events. Every text from a model, a person
-or a tool is shown literally (rich Text, never markup)."""
+or a tool is shown literally (rich Text, never markup). The lines are tauplay.core.display's parts, as the review
+log and the text formats read them, styled here (`part_line`)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.text import Text
 from textual.events import Resize
 from textual.widgets import RichLog
 
-from tauplay.core.events import (
-    Event,
-    InjectionData,
-    MessageData,
-    NoticeData,
-    TerminatedData,
-    ToolCallData,
-    ToolResultData,
-)
-from tauplay.core.injection import change_text
+from tauplay.core.display import Part, PartKind, event_parts
+from tauplay.core.events import Event, InjectionData, ToolCallData, ToolResultData
 from tauplay.core.text import visible
 from tauplay.core.vocabulary import Role
+from tauplay.tui.widgets.changes import change_lines
 
 USER_VIEW_OUTPUT = 160  # characters of a tool result shown to the person playing the user, until expanded
 
 
-def _args(arguments: Any) -> str:
-    if not isinstance(arguments, dict):
-        return visible(str(arguments))
-    return visible(", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items()))
+def said_style(role: str) -> str:
+    return "bold cyan" if role == Role.AGENT else "bold magenta"
+
+
+def part_line(part: Part, who: str | None = None, indent: str = "", changes: bool = False) -> list[Text]:
+    """A display part (tauplay.core.display) as styled lines, every piece of text in it visible: `who` names the
+    speaker (default: the role), `indent` goes before a call, a result or an injection, `changes` lists the records
+    a result's write changed (else it counts them)."""
+    if part.kind == PartKind.SAID:
+        line = Text()
+        line.append(f"{who or part.role}: ", style=said_style(part.role))
+        line.append(visible(part.text))
+        return [line]
+    if part.kind == PartKind.SYSTEM:
+        return [Text(visible(part.text), style="dim italic")]
+    if part.kind == PartKind.CALL:
+        line = Text(f"{indent}{part.mark} ", style="dim")
+        if part.by_user:
+            line.append("user: ", style="bold magenta")  # the user's own call, on its device
+        line.append(visible(part.name), style="bold yellow")
+        line.append(visible(f"({part.text})"), style="yellow")
+        return [line]
+    if part.kind == PartKind.RESULT:
+        line = Text(f"{indent}{part.mark} ", style="dim")
+        line.append(visible(part.text + part.cut), style="red" if part.error else "dim")
+        if changes:
+            return [line, *[c for change in part.changes for c in change_lines(change, indent=" " * 10)]]
+        if part.changes:
+            line.append(f"  [{len(part.changes)} record(s) changed]", style="bold green")
+        return [line]
+    if part.kind == PartKind.INJECTION:
+        # an injected call, unmistakable: ⚡ the kind, the tool and argument, the value sent → the value that ran
+        line = Text(visible(f"{indent}{part.mark} {part.head}"), style="bold white on red")
+        line.append(visible(f" {part.name}: "), style="bold red")
+        line.append(visible(part.text), style="red")
+        if part.detail:
+            line.append(visible(f" ({part.detail})"), style="dim red")
+        if part.marked:
+            line.append(" · marked by you", style="dim red")
+        return [line]
+    if part.kind == PartKind.ENDED:
+        return [Text(visible(part.plain()), style="bold")]
+    return [Text(visible(part.plain()), style="bold red" if part.error else "yellow")]  # a notice
 
 
 def event_lines(event: Event, me: str | None, max_output: int | None = None,
                 names: dict[str, str] | None = None) -> list[Text]:
     """The lines an event adds to the transcript (none for events that are not part of the conversation).
     `names`: what the domain calls each side on screen (escape: narrator, player)."""
-    payload = event.payload
-    if isinstance(payload, MessageData):
-        who = (names or {}).get(event.role, event.role) + (" (you)" if event.role == me else "")
-        line = Text()
-        line.append(f"{who}: ", style="bold cyan" if event.role == Role.AGENT else "bold magenta")
-        line.append(visible(payload.content))
-        return [line]
-    if isinstance(payload, ToolCallData):
-        said: list[Text] = []
-        if payload.content:  # the text sent in the same reply as the call, as a message of its own
-            who = (names or {}).get(event.role, event.role) + (" (you)" if event.role == me else "")
-            said = [Text(f"{who}: ", style="bold cyan" if event.role == Role.AGENT else "bold magenta")]
-            said[0].append(visible(payload.content))
-        line = Text("  → ", style="dim")
-        if payload.by_user:
-            line.append("user: ", style="bold magenta")  # the user's own call, on its device
-        line.append(visible(payload.name), style="bold yellow")
-        line.append(f"({_args(payload.arguments)})", style="yellow")
-        return [*said, line]
-    if isinstance(payload, ToolResultData):
-        output = payload.output
-        if max_output is not None and len(output) > max_output and not payload.by_user:
-            output = output[:max_output] + f"… ({len(payload.output)} characters; expand to see all)"
-        line = Text("  ← ", style="dim")
-        line.append(visible(output), style="red" if payload.error else "dim")
-        changes = (payload.diff or {}).get("changes")
-        if changes:
-            line.append(f"  [{len(changes)} record(s) changed]", style="bold green")
-        return [line]
-    if isinstance(payload, InjectionData):
-        return [injection_line(payload, "  ")]
-    if isinstance(payload, NoticeData):
-        return [Text(f"! {visible(payload.text)}", style="bold red" if payload.level == "error" else "yellow")]
-    if isinstance(payload, TerminatedData):
-        return [Text(f"— session ended: {visible(payload.reason or '')} —", style="bold")]
-    return []
-
-
-def injection_line(injection: InjectionData, indent: str = "") -> Text:
-    """An injected call, unmistakable: ⚡ the kind, the tool and argument, the value sent → the value that ran."""
-    before, after = change_text(injection.original, injection.injected, injection.argument)
-    line = Text(f"{indent}⚡ INJECTED {injection.kind}", style="bold white on red")
-    line.append(visible(f" {injection.tool}.{injection.argument}: "), style="bold red")
-    line.append(visible(f"{before} → {after}"), style="red")
-    if injection.detail:
-        line.append(visible(f" ({injection.detail})"), style="dim red")
-    if injection.source == "marked":
-        line.append(" · marked by you", style="dim red")
-    return line
+    who = (names or {}).get(event.role, event.role) + (" (you)" if event.role == me else "")
+    return [line for part in event_parts(event, max_output, reward=False)
+            for line in part_line(part, who, indent="  ")]
 
 
 class WrappingLog(RichLog):
