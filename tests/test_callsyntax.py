@@ -93,3 +93,13 @@ def test_format_call_round_trips():
             "amount": 12.5, "insurance": None, "ok": True, "text": 'quote " and é'}
     line = format_call("update", args)
     assert parse_call(line) == ParsedCall("update", args)
+
+
+def test_prose_in_the_call_line_is_told_what_a_call_looks_like():
+    """Was (tmux, playing the agent): "One extra bag costs $50 on your card ending 0636 ..." typed into the call
+    line got Python's "leading zeros in decimal integer literals are not permitted; use an 0o prefix"."""
+    with pytest.raises(CallSyntaxError) as e:
+        parse_call("One extra bag costs $50 on your card ending 0636, for 3 bags in total. Shall I go ahead?")
+    assert "tool's name and its arguments in brackets" in str(e.value) and "octal" not in str(e.value)
+    with pytest.raises(CallSyntaxError, match="not a call: invalid syntax|not a call: '\\(' was never closed"):
+        parse_call("get_user_details(user_id='x'")  # a call begun: Python's own words say what is wrong

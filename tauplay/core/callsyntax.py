@@ -77,12 +77,19 @@ def _parse_json(text: str) -> ParsedCall:
     return ParsedCall(name, args)
 
 
+_CALL_START = re.compile(r"\s*[A-Za-z_]\w*\s*\(")
+
+
 def _parse_python(text: str, param_order: Sequence[str] | None) -> ParsedCall:
     if _NAME.match(text):
         return ParsedCall(text, {})
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as e:
+        if not _CALL_START.match(text):  # prose typed into the call line: what a call looks like, not Python's words
+            raise CallSyntaxError("not a call: a call is a tool's name and its arguments in brackets, e.g. "
+                                  "get_user_details(user_id=\"...\"); words to the other side go in the message box",
+                                  1) from None
         raise CallSyntaxError(f"not a call: {e.msg}", e.offset) from None
     node = tree.body
     if not isinstance(node, ast.Call):
