@@ -14,6 +14,7 @@ the ids that differ; then the left-out tasks; then the policy violations of ever
 not) by rule (`compensation_unprompted`: a certificate the user never asked for).
 
     python benchmarks/gated_published.py [DOMAIN ...] [--data ../shared/taubench] [--show]
+    python benchmarks/gated_published.py --starter [DOMAIN ...]   # the shipped starter sets instead (default: all)
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tauplay.core.audit import audit_task
-from tauplay.core.domain import get_domain
+from tauplay.core.domain import get_domain, installed_domains
 from tauplay.core.environment import Environment
 from tauplay.core.findings import ERROR
 from tauplay.core.policy_checks import check_policy
@@ -68,10 +69,15 @@ def what_it_did(outcome: Outcome) -> str:
     return "; ".join(parts) + f" ({outcome.reason}, reward {outcome.value})"
 
 
-async def compare(domain_name: str, folder: Path) -> dict[str, Any]:
+async def compare(domain_name: str, folder: Path | None) -> dict[str, Any]:
+    """`folder`: the published data (its tasks_test.json and database); None: the domain's own starter set."""
     domain = get_domain(domain_name)
-    tasks = load_tasks(folder / "tasks_test.json", domain.name).tasks
-    database = domain.database(folder)
+    if folder is None:
+        tasks = load_tasks(domain.task_set_path("starter"), domain.name).tasks
+        database = domain.database()
+    else:
+        tasks = load_tasks(folder / "tasks_test.json", domain.name).tasks
+        database = domain.database(folder)
     rows, left_out = [], []
     for task in tasks:
         audit = audit_task(domain, database, task)
@@ -104,16 +110,21 @@ def _transcript(outcome: Outcome) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("domains", nargs="*", default=["airline", "retail"])
+    parser.add_argument("domains", nargs="*")
+    parser.add_argument("--starter", action="store_true",
+                        help="play each domain's shipped starter set (default: every installed domain that has one)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of the published data")
     parser.add_argument("--show", action="store_true",
                         help="print the transcript of each scorable task that differs and of each task left out")
     args = parser.parse_args(argv)
+    if not args.domains:
+        args.domains = sorted(n for n in installed_domains() if "starter" in get_domain(n).task_sets) \
+            if args.starter else ["airline", "retail"]
     print(f"{'domain':<10} {'scorable matching':>18} {'oracle turns':>13} {'gated turns':>12} {'seconds':>8}  differing")
     results = []
     for name in args.domains:
-        folder = args.data / name
-        if not (folder / "tasks_test.json").is_file():
+        folder = None if args.starter else args.data / name
+        if folder is not None and not (folder / "tasks_test.json").is_file():
             print(f"{name}: no published tasks at {folder}", file=sys.stderr)
             return 2
         start = time.perf_counter()

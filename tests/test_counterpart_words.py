@@ -436,3 +436,14 @@ async def test_what_payment_methods_do_i_have_gets_the_methods_the_profile_showe
     methods = reply_to(out, "What payment methods do I have on file?")
     assert "credit_card_3466682" in methods and "4787" in methods and "certificate_8490957" in methods
     assert "$100" in methods and "bags" not in methods
+
+
+def test_you_in_a_group_becomes_us_not_i():
+    """Was (travel starter 08, the scripted user): "with travel protection for both of I"."""
+    from tauplay.sim.scripted_user import first_person
+
+    assert first_person("A Standard Double, with travel protection for both of you.") == \
+        "A Standard Double, with travel protection for both of us."
+    assert first_person("Each of you needs a seat; none of you wants insurance.") == \
+        "Each of us needs a seat; none of us wants insurance."
+    assert first_person("You want the trip for you and Vera.") == "I want the trip for me and Vera."

@@ -65,7 +65,8 @@ _SWAPS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\byourself\b", re.IGNORECASE), "myself"),
     (re.compile(r"\byours\b", re.IGNORECASE), "mine"),
     (re.compile(r"\byour\b", re.IGNORECASE), "my"),
-    (re.compile(r"\b(to|for|with|at|from|about|give|tell|help|let|send|call|email|show|ask|asks|contact|charge|"
+    (re.compile(r"\b(both|all|each|either|neither|none|some|any|most|two|three|four) of you\b", re.IGNORECASE), r"\1 of us"),
+    (re.compile(r"\b(to|for|with|at|from|about|of|give|tell|help|let|send|call|email|show|ask|asks|contact|charge|"
                 r"refund|book|remind)\s+you\b", re.IGNORECASE), r"\1 me"),
     (re.compile(r"\byou\b", re.IGNORECASE), "I"),
     (re.compile(r"\bthe agent's\b", re.IGNORECASE), "your"),
