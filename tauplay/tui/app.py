@@ -127,10 +127,13 @@ class TauplayApp(App[int]):
             self.set_keymap(keymap)
 
     def play_screen(self, prepared: Prepared) -> Screen[Any]:
-        from tauplay.tui.screens.play_agent import PlayAgentScreen
-        from tauplay.tui.screens.play_user import PlayUserScreen
+        if prepared.role == "user":  # the other seat's screen (tool forms, the call line) is not imported
+            from tauplay.tui.screens.play_user import PlayUserScreen
 
-        return PlayUserScreen(prepared) if prepared.role == "user" else PlayAgentScreen(prepared)
+            return PlayUserScreen(prepared)
+        from tauplay.tui.screens.play_agent import PlayAgentScreen
+
+        return PlayAgentScreen(prepared)
 
     def start_play(self, config: PlayConfig) -> None:
         """From the home screen: prepare and open the play screen, or say why not."""
