@@ -1,6 +1,6 @@
 """TUI speed: start-up to the first interactive play screen, peak memory, and write-to-diff latency.
 
-    .venv/bin/python benchmarks/tui_startup.py [--runs 5] [--writes 20]
+    .venv/bin/python benchmarks/tui_startup.py [--runs 5] [--writes 20] [--before-src DIR]
 
 1. Start-up: `python -m tauplay --role user --task ...` in a real pseudo-terminal (80x24), from just before
    the process is spawned to (a) the moment the play screen has been painted once with the message box focused
@@ -14,6 +14,10 @@
    to the screen's first refresh after the diff panel was redrawn with that write (on the way: the call
    parsed and checked, the tool_call and tool_result events committed to SQLite, the transcript and graph
    updated). Median and 95th percentile over --writes calls.
+
+`--before-src DIR` (a directory holding another tauplay package, e.g. `git archive 3f2d57c tauplay | tar -x -C DIR`)
+also measures that code's time to "your turn", its runs interleaved with this code's and the bare app's: before and
+after under the same load.
 """
 
 from __future__ import annotations
@@ -131,7 +135,7 @@ def run_in_pty(code: str, args: list[str], env_extra: dict[str, str]) -> tuple[f
         return float(ready) - start, int(rss), float(cpu)
 
 
-def startup(runs: int) -> None:
+def startup(runs: int, before_src: str | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         keymap = os.devnull
         args = ["--role", "user", "--task", TASK, "--db", str(Path(tmp) / "s.db")]
@@ -139,12 +143,17 @@ def startup(runs: int) -> None:
         # fills it, as a person's first session after installing does.
         env = {"TAUPLAY_FORCE_TUI": "1", "TAUPLAY_KEYMAP": keymap, "PYTHONPATH": str(REPO),
                "TAUPLAY_CACHE_DIR": str(Path(tmp) / "cache")}
+        env_before = {**env, "PYTHONPATH": str(before_src)} if before_src else None
         run_in_pty(TAUPLAY, args, env)  # warm the file cache, the .pyc files and the start-state cache
+        if env_before is not None:
+            run_in_pty(TAUPLAY_TURN, args, env_before)
         run_in_pty(BARE, [], env)
-        tau, turn, bare = [], [], []
+        tau, turn, bare, before = [], [], [], []
         for _ in range(runs):  # interleaved: on a shared machine each kind sees the same load
             tau.append(run_in_pty(TAUPLAY, args, env))
             turn.append(run_in_pty(TAUPLAY_TURN, args, env))
+            if env_before is not None:
+                before.append(run_in_pty(TAUPLAY_TURN, args, env_before))
             bare.append(run_in_pty(BARE, [], env))
     t_tau = statistics.median(t for t, _, _ in tau)
     t_turn = statistics.median(t for t, _, _ in turn)
@@ -164,6 +173,12 @@ def startup(runs: int) -> None:
           f"(medians): {c_turn / c_bare:.2f}x")
     print(f"  max RSS at the first screen: tauplay {max(r for _, r, _ in tau) / 1024:.0f} MB, "
           f"bare Textual {max(r for _, r, _ in bare) / 1024:.0f} MB")
+    if before:
+        t_before = statistics.median(t for t, _, _ in before)
+        c_before = statistics.median(c for _, _, c in before)
+        print(f"  the code in {before_src}, 'your turn': {t_before * 1000:.0f} ms ({t_before / t_bare:.2f}x the bare app), "
+              f"CPU {c_before * 1000:.0f} ms ({c_before / c_bare:.2f}x); this code: {t_turn * 1000:.0f} ms "
+              f"({t_turn / t_bare:.2f}x), CPU {c_turn * 1000:.0f} ms ({c_turn / c_bare:.2f}x)")
 
 
 SESSION = textwrap.dedent("""
@@ -230,8 +245,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--writes", type=int, default=20)
+    parser.add_argument("--before-src", metavar="DIR", help="a directory holding another tauplay package: its time "
+                        "to 'your turn' too, interleaved")
     args = parser.parse_args()
-    startup(args.runs)
+    startup(args.runs, args.before_src)
     if args.writes:  # --writes 0: start-up only
         write_to_diff(args.writes)
 

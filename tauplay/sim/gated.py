@@ -28,7 +28,7 @@ from tauplay.core.schema import coerce, validate
 from tauplay.core.tasks import Action
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import EventKind, Role
-from tauplay.sim import device_steps, person_choices, tool_answers, trip
+from tauplay.sim import device_steps, person_choices, tool_answers
 from tauplay.sim.oracle import describe_action, done_summary
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 
@@ -285,8 +285,11 @@ class GatedAgent:
 
     # -- the move -----------------------------------------------------------------------------------
     async def act(self, conversation: Conversation) -> AgentAction:
-        if trip.applies(conversation) and (move := trip.act(conversation)) is not None:
-            return move  # a trip under rules: worked out from what the person says (tauplay.sim.trip)
+        if conversation.task.constraints is not None:  # only a constraint task may be a trip: its module then
+            from tauplay.sim import trip  # (dozens of patterns, compiled on import) loads, not on every start
+
+            if trip.applies(conversation) and (move := trip.act(conversation)) is not None:
+                return move  # a trip under rules: worked out from what the person says (tauplay.sim.trip)
         progress = read_progress(conversation)
         gold = conversation.task.actions
         last = conversation.events[-1] if conversation.events else None

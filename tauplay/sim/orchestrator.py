@@ -20,7 +20,7 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tauplay.core.environment import Environment
 from tauplay.core.evaluation import evaluate_session, reference_actions
@@ -61,11 +61,22 @@ from tauplay.sim.participants import (
     prompt_of,
 )
 
+if TYPE_CHECKING:
+    from tauplay.llm import LLMError
+
 GREETING = "Hi! How can I help you today?"
 
 Sink = Callable[[Event], None | Awaitable[None]]
 # Judges what the reward rule cannot (tau2-bench's natural-language assertions) when the session ends.
 Judge = Callable[[Conversation, RewardBreakdown], Awaitable[RewardBreakdown]]
+
+
+def _model_error() -> type[LLMError]:
+    """tauplay.llm's error, imported when an exception is being matched against it: a session without a model
+    never imports the model client's package (light as it is, it is on the way to a person's first turn)."""
+    from tauplay.llm import LLMError
+
+    return LLMError
 
 
 class OrchestratorError(Exception):
@@ -138,8 +149,6 @@ class Orchestrator:
     # -- the loop ---------------------------------------------------------------------------------
 
     async def run(self) -> Outcome:
-        from tauplay.llm import LLMError  # light: tauplay.llm imports litellm only inside complete()
-
         events = self.conversation.events
         if any(e.kind == EventKind.TERMINATED for e in events):
             raise OrchestratorError("this session has already ended")
@@ -154,7 +163,7 @@ class Orchestrator:
                     mover = "agent"
                 else:
                     reason, mover = await self._agent_move()
-        except LLMError as e:
+        except _model_error() as e:
             reason = TerminationReason.LLM_ERROR
             self._error_text = f"{e.kind}: {e}"
             await self.emit(Role.SYSTEM, NoticeData(level="error", text=f"model call failed ({self._error_text})"))

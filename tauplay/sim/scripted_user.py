@@ -42,7 +42,7 @@ from tauplay.core.grounding import (
 from tauplay.core.tasks import Action, Task
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
-from tauplay.sim import preference_answers, trip
+from tauplay.sim import preference_answers
 from tauplay.sim.behavior import BehaviorLayer
 from tauplay.sim.device_steps import step_asked
 from tauplay.sim.participants import Conversation, PlannedCall, UserReply
@@ -588,7 +588,8 @@ class ScriptedUser:
         agent_text = agent_last.content if agent_last else ""
         if (own_move := layer.interject(conversation, parts, bool(_REFUSAL.search(agent_text)))) is not None:
             return own_move
-        on_trip = trip.applies(conversation)  # a trip under rules: any option meeting them will do
+        # a trip under rules: any option meeting them will do
+        on_trip = conversation.task.constraints is not None and _trip_applies(conversation)
         if asks_to_confirm(agent_last):
             judge = preference_answers.judge_trip if on_trip else judge_proposal
             agree, correction = judge(conversation, agent_text)
@@ -647,3 +648,11 @@ class ScriptedUser:
             return None
         said = without_ids(self.layer.say_fact(parts, untold[0], conversation))
         return UserReply(self.layer.brief(tone.disclose(said, n), said), "disclose")
+
+
+def _trip_applies(conversation: Conversation) -> bool:
+    """tauplay.sim.trip.applies, with that module (dozens of patterns, compiled on import) loaded only for a
+    constraint task."""
+    from tauplay.sim import trip
+
+    return trip.applies(conversation)

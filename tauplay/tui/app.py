@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import events
 from textual.app import App, SystemCommand
@@ -16,9 +16,13 @@ from textual.screen import Screen
 
 from tauplay.core.text import visible
 from tauplay.tui import keys
-from tauplay.tui.modes import Mode, ReviewMode, ValidateMode, palette_commands
 from tauplay.tui.session import PlayConfig, PlayError, Prepared, prepare
 from tauplay.tui.startup import GC_HELD_AT_MOST_S, startup_done
+
+if TYPE_CHECKING:
+    from tauplay.tui.modes import Mode, ReviewMode
+
+# tauplay.tui.modes (review's and validate's modes) is imported by what uses it: `tauplay play` never does.
 
 
 class TauplayApp(App[int]):
@@ -45,29 +49,45 @@ class TauplayApp(App[int]):
                    queue: dict[str, Any] | None = None) -> TauplayApp:
         """The app of `tauplay review`: the session browser (with `queue`: name, overlap, lease in seconds, work
         from a shared queue instead of the list), one store for all its screens."""
+        from tauplay.tui.modes import ReviewMode
+
         return cls(PlayConfig(db_url=db_url, annotator=annotator),
                    mode=ReviewMode(filters, blind, db_url, show_condition, show_judges, queue))
 
     @classmethod
     def for_validate(cls, screen_args: dict[str, Any]) -> TauplayApp:
         """The app of `tauplay validate`: the validate screen's arguments (and `queue` for a shared queue)."""
+        from tauplay.tui.modes import ValidateMode
+
         return cls(PlayConfig(db_url=screen_args.get("db_url"), annotator=screen_args["annotator"],
                               domain=screen_args["domain"].name, data_dir=screen_args.get("data_dir")),
                    mode=ValidateMode(screen_args))
 
     # Review's display options, read by the review screens (off outside review).
     @property
+    def review_mode(self) -> ReviewMode | None:
+        """The mode of `tauplay review`; None otherwise."""
+        if self.mode is None:
+            return None
+        from tauplay.tui.modes import ReviewMode
+
+        return self.mode if isinstance(self.mode, ReviewMode) else None
+
+    @property
     def show_condition(self) -> bool:
-        return isinstance(self.mode, ReviewMode) and self.mode.show_condition
+        review = self.review_mode
+        return review is not None and review.show_condition
 
     @property
     def show_judges(self) -> bool:
-        return isinstance(self.mode, ReviewMode) and self.mode.show_judges
+        review = self.review_mode
+        return review is not None and review.show_judges
 
     @property
     def db_url(self) -> str | None:
         """The --db `tauplay review` was given (messages repeat it); None otherwise."""
-        return self.mode.db_url if isinstance(self.mode, ReviewMode) else None
+        review = self.review_mode
+        return review.db_url if review is not None else None
 
     # -- start-up ---------------------------------------------------------------------------------
     def on_mount(self, event: events.Mount) -> None:
@@ -107,10 +127,13 @@ class TauplayApp(App[int]):
             self.set_keymap(keymap)
 
     def play_screen(self, prepared: Prepared) -> Screen[Any]:
-        from tauplay.tui.screens.play_agent import PlayAgentScreen
-        from tauplay.tui.screens.play_user import PlayUserScreen
+        if prepared.role == "user":  # the other seat's screen (tool forms, the call line) is not imported
+            from tauplay.tui.screens.play_user import PlayUserScreen
 
-        return PlayUserScreen(prepared) if prepared.role == "user" else PlayAgentScreen(prepared)
+            return PlayUserScreen(prepared)
+        from tauplay.tui.screens.play_agent import PlayAgentScreen
+
+        return PlayAgentScreen(prepared)
 
     def start_play(self, config: PlayConfig) -> None:
         """From the home screen: prepare and open the play screen, or say why not."""
@@ -202,6 +225,8 @@ class TauplayApp(App[int]):
         """The command palette: every binding that applies on this screen, then Textual's own (review and
         validate list the screen's own keys first)."""
         if self.mode is not None:
+            from tauplay.tui.modes import palette_commands
+
             yield from palette_commands(self, screen)
         scopes = (keys.Scope.APP, *getattr(screen, "SCOPES", ()))
         # The screen's own wording of a shared binding ("Policy" rather than "Emotion / Policy tab").

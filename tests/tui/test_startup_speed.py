@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import json
 import marshal
 import os
 import shutil
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,8 @@ from tauplay.core.domain import generated_database, get_domain
 from tauplay.tui.widgets.footer import KeysFooter
 
 from .conftest import make_app, wait_until
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -187,3 +193,40 @@ def test_without_a_home_folder_there_is_no_cache_and_no_error(monkeypatch: pytes
     monkeypatch.setattr(Path, "home", staticmethod(nowhere))
     domain = get_domain("airline")
     assert generated_database(domain, 7).tables == domain.generate(7)
+
+
+TURN_PROBE = textwrap.dedent("""
+    import asyncio, json, sys
+    import tauplay.tui.screens.play as play
+    seen = {}
+    original = play.PlayScreen.on_turn
+    def on_turn(self, mine):
+        original(self, mine)
+        if mine:
+            seen.setdefault("modules", sorted(sys.modules))
+    play.PlayScreen.on_turn = on_turn
+    from tauplay.tui.app import TauplayApp
+    from tauplay.tui.session import PlayConfig
+    async def run():
+        app = TauplayApp(PlayConfig(role="user", task_id="airline-starter-03-add-bag", db_url=sys.argv[1]))
+        async with app.run_test(size=(80, 24)) as pilot:
+            while "modules" not in seen:
+                await pilot.pause()
+    asyncio.run(run())
+    print(json.dumps(seen["modules"]))
+""")
+
+
+def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Path) -> None:
+    """Playing the user of an airline task with the gated agent: the task file is checked without pydantic-core,
+    the travel agent's trip module (a constraint task's), the model client's package and the agent seat's screen
+    are not imported before the person's first turn."""
+    env = {**os.environ, "TAUPLAY_KEYMAP": str(tmp_path / "none.toml"), "TAUPLAY_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", TURN_PROBE, str(tmp_path / "s.db")], capture_output=True, text=True,
+                          cwd=REPO, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    modules = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert "tauplay.tui.runner" in modules and "tauplay.sim.gated" in modules  # the session did start
+    unused = {"pydantic_core", "tauplay.sim.trip", "tauplay.llm", "tauplay.tui.screens.play_agent",
+              "tauplay.tui.widgets.tool_form", "tauplay.tui.modes"}
+    assert not modules & unused, sorted(modules & unused)

@@ -14,7 +14,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static, TabPane
@@ -103,7 +102,8 @@ class PlayScreen(PlayPanels, Screen[None]):
                     graph = GraphPanel(self.prepared.domain.name, self.graph_state, progress=self.progress_state,
                                        user_state=lambda: self.user_history, events=self.graph_events, id="graph")
                     graph.concealed = self.concealed_note()
-                    yield Lazy(graph)
+                    yield graph  # mounted with the screen (mounted after its first paint, it cost a second
+                    # layout and paint of the whole screen before the first turn; it builds itself later)
                 with TabPane("Diff", id="tab-4"):
                     diff = DiffPanel(id="diff")
                     diff.concealed = self.concealed_note()

@@ -70,13 +70,23 @@ class DiffPanel(VerticalScroll):
         self.distance_note = "hidden until the end of the session"
         self.updates = 0  # how many times the panel was redrawn with a write (benchmarks wait on it)
         self.concealed: str | None = None  # shown instead of the diff (the customer's view, until revealed)
+        self._changes = 0  # redraws asked for ...
+        self._drawn = 0  # ... and the last one drawn
 
     def compose(self) -> ComposeResult:
-        yield Static(id="diff-body")
+        # Drawn as it is now ("no writes yet" before any write), with the screen's first layout: drawn after
+        # the first paint instead, it cost the whole screen another layout and paint, though it is hidden.
+        self._drawn = self._changes
+        yield Static(self._content(), id="diff-body")
 
     def on_mount(self) -> None:
-        # Drawn once mounted (is_mounted is not yet true inside on_mount): "no writes yet" before any write.
-        self.call_after_refresh(self.redraw)
+        # What changed between composing and being mounted (is_mounted is not yet true inside on_mount) is
+        # drawn once mounted.
+        self.call_after_refresh(self._redraw_if_changed)
+
+    def _redraw_if_changed(self) -> None:
+        if self._changes != self._drawn:
+            self.redraw()
 
     def show(self, last: dict[str, Any] | None, since_start: Sequence[RecordChange],
              distance: int | None = None, note: str | None = None) -> None:
@@ -97,8 +107,12 @@ class DiffPanel(VerticalScroll):
         self.concealed = note
         self.redraw()
 
-    def redraw(self) -> None:
-        if self.is_mounted:
-            self.query_one("#diff-body", Static).update(
-                Text(self.concealed, style="dim") if self.concealed is not None else
+    def _content(self) -> Any:
+        return (Text(self.concealed, style="dim") if self.concealed is not None else
                 render_diff(self.last, self.since_start, self.distance, self.distance_note))
+
+    def redraw(self) -> None:
+        self._changes += 1
+        if self.is_mounted:
+            self._drawn = self._changes
+            self.query_one("#diff-body", Static).update(self._content())

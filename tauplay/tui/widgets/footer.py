@@ -32,6 +32,14 @@ class KeysFooter(Footer):
             return
         await super().recompose()
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The screen's bindings are known once the footer is composed in it: its keys are built then, and painted
+        # with the rest of the screen. (Textual's footer waits for the first change of bindings, then builds them
+        # after the next paint: a second layout and paint of the whole screen before the person can act.) A later
+        # change that shows other keys rebuilds them, as before.
+        self.set_reactive(Footer._bindings_ready, True)
+
     def compose(self) -> Any:
         if self._bindings_ready:
             self._shown = self.shown_now()
