@@ -426,12 +426,15 @@ def _load_tool_schemas(domain: Domain) -> None:
     if not specs:
         return
     import json
-
-    import pydantic_core
+    from importlib.metadata import PackageNotFoundError, version
 
     directory = _cache_dir()
     fingerprint = _fingerprint(domain) if directory is not None else None
-    path = directory / f"{domain.name}-tools-{fingerprint}-{pydantic_core.__version__}.json" \
+    try:  # read from its metadata: importing pydantic-core for its version would cost what the cache saves
+        core_version = version("pydantic-core")
+    except PackageNotFoundError:
+        core_version = "unknown"
+    path = directory / f"{domain.name}-tools-{fingerprint}-{core_version}.json" \
         if directory is not None and fingerprint else None
     if path is not None:
         try:
