@@ -16,6 +16,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
+from ..common_reads import finder
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import (
     Category,
@@ -47,32 +48,16 @@ def _shape(value: str, kind: str) -> str:
 
 # -- lookups -----------------------------------------------------------------------------------------
 
-def _customer(db: State, customer_id: str) -> dict[str, Any]:
-    customer = db.get("customers", customer_id)
-    if customer is None:
-        raise ToolError(f"customer '{customer_id}' not found{_shape(customer_id, 'customer')}")
-    return customer
+_customer = finder("customers", "customer", lambda key: _shape(key, "customer"))
 
 
-def _account(db: State, account_id: str) -> dict[str, Any]:
-    account = db.get("accounts", account_id)
-    if account is None:
-        raise ToolError(f"account '{account_id}' not found{_shape(account_id, 'account')}")
-    return account
+_account = finder("accounts", "account", lambda key: _shape(key, "account"))
 
 
-def _card(db: State, card_id: str) -> dict[str, Any]:
-    card = db.get("cards", card_id)
-    if card is None:
-        raise ToolError(f"card '{card_id}' not found{_shape(card_id, 'card')}")
-    return card
+_card = finder("cards", "card", lambda key: _shape(key, "card"))
 
 
-def _transaction(db: State, transaction_id: str) -> dict[str, Any]:
-    transaction = db.get("transactions", transaction_id)
-    if transaction is None:
-        raise ToolError(f"transaction '{transaction_id}' not found{_shape(transaction_id, 'transaction')}")
-    return transaction
+_transaction = finder("transactions", "transaction", lambda key: _shape(key, "transaction"))
 
 
 def _digits(text: str) -> str:

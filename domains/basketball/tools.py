@@ -17,6 +17,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
+from ..common_reads import finder
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from . import league
 from .data_model import Position, RosterMove
@@ -28,32 +29,16 @@ _BOOKED = ("scheduled", "final")  # game statuses that hold a venue and both clu
 
 # -- lookups -------------------------------------------------------------------------------------------
 
-def _club(db: State, club_id: str) -> dict[str, Any]:
-    club = db.get("clubs", club_id)
-    if club is None:
-        raise ToolError(f"club '{club_id}' not found (club ids look like 'C001'; search_clubs finds them by name)")
-    return club
+_club = finder("clubs", "club", " (club ids look like 'C001'; search_clubs finds them by name)")
 
 
-def _player(db: State, player_id: str) -> dict[str, Any]:
-    player = db.get("players", player_id)
-    if player is None:
-        raise ToolError(f"player '{player_id}' not found (player ids look like 'P0001')")
-    return player
+_player = finder("players", "player", " (player ids look like 'P0001')")
 
 
-def _game(db: State, game_id: str) -> dict[str, Any]:
-    game = db.get("games", game_id)
-    if game is None:
-        raise ToolError(f"game '{game_id}' not found (game ids look like 'G0001')")
-    return game
+_game = finder("games", "game", " (game ids look like 'G0001')")
 
 
-def _venue(db: State, venue_id: str) -> dict[str, Any]:
-    venue = db.get("venues", venue_id)
-    if venue is None:
-        raise ToolError(f"venue '{venue_id}' not found (venue ids look like 'V001')")
-    return venue
+_venue = finder("venues", "venue", " (venue ids look like 'V001')")
 
 
 def _date(value: str, name: str) -> str:

@@ -15,6 +15,7 @@ from typing_extensions import TypedDict  # pydantic validates records typed with
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
+from ..common_reads import finder, upper_id
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import CancelReason, TicketType
 from .rules import (
@@ -51,33 +52,17 @@ class ConcessionRequest(TypedDict):
 
 # -- lookups that raise a clear error ----------------------------------------------------------------
 
-def _member(db: State, member_id: str) -> dict[str, Any]:
-    member = db.get("members", member_id)
-    if member is None:
-        raise ToolError(f"member '{member_id}' not found")
-    return member
+_member = finder("members", "member")
 
 
-def _booking(db: State, booking_id: str) -> dict[str, Any]:
-    booking = db.get("bookings", booking_id.strip().upper())
-    if booking is None:
-        hint = "" if booking_id.upper().startswith("BK") else " (booking ids look like 'BK000123')"
-        raise ToolError(f"booking '{booking_id}' not found{hint}")
-    return booking
+_booking = finder("bookings", "booking", norm=upper_id,
+                  hint=lambda key: "" if key.upper().startswith("BK") else " (booking ids look like 'BK000123')")
 
 
-def _showtime(db: State, showtime_id: str) -> dict[str, Any]:
-    showtime = db.get("showtimes", showtime_id.strip().upper())
-    if showtime is None:
-        raise ToolError(f"showtime '{showtime_id}' not found (showtime ids look like 'ST00042')")
-    return showtime
+_showtime = finder("showtimes", "showtime", " (showtime ids look like 'ST00042')", norm=upper_id)
 
 
-def _cinema(db: State, cinema_id: str) -> dict[str, Any]:
-    cinema = db.get("cinemas", cinema_id)
-    if cinema is None:
-        raise ToolError(f"cinema '{cinema_id}' not found (list_cinemas gives every cinema id)")
-    return cinema
+_cinema = finder("cinemas", "cinema", " (list_cinemas gives every cinema id)")
 
 
 def _auditorium(db: State, showtime: dict[str, Any]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
+from ..common_reads import finder, upper_id
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from . import seating
 from .catalogue import (
@@ -36,33 +37,17 @@ def reservation_code(seed: str) -> str:
     return "".join(CODE_ALPHABET[b % len(CODE_ALPHABET)] for b in digest)
 
 
-def _guest(db: State, guest_id: str) -> dict[str, Any]:
-    guest = db.get("guests", guest_id)
-    if guest is None:
-        raise ToolError(f"guest '{guest_id}' not found (find the guest id by email or phone first)")
-    return guest
+_guest = finder("guests", "guest", " (find the guest id by email or phone first)")
 
 
-def _restaurant(db: State, restaurant_id: str) -> dict[str, Any]:
-    restaurant = db.get("restaurants", restaurant_id)
-    if restaurant is None:
-        raise ToolError(f"restaurant '{restaurant_id}' not found (search_restaurants lists the ids of a city)")
-    return restaurant
+_restaurant = finder("restaurants", "restaurant", " (search_restaurants lists the ids of a city)")
 
 
-def _reservation(db: State, reservation_id: str) -> dict[str, Any]:
-    reservation = db.get("reservations", reservation_id.strip().upper())
-    if reservation is None:
-        raise ToolError(f"reservation '{reservation_id}' not found (reservation ids are six letters and digits, "
-                        "e.g. 'K7Q2MX')")
-    return reservation
+_reservation = finder("reservations", "reservation", norm=upper_id,
+                      hint=" (reservation ids are six letters and digits, e.g. 'K7Q2MX')")
 
 
-def _order(db: State, order_id: str) -> dict[str, Any]:
-    order = db.get("orders", order_id.strip().upper())
-    if order is None:
-        raise ToolError(f"order '{order_id}' not found (order ids look like 'ORD104233')")
-    return order
+_order = finder("orders", "order", " (order ids look like 'ORD104233')", norm=upper_id)
 
 
 def _city(city: str) -> str:

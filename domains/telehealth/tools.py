@@ -16,6 +16,7 @@ from typing import Any, cast
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
+from ..common_reads import finder
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import ACTIVE_STATUSES
 
@@ -31,32 +32,16 @@ _APPOINTMENT_NUMBER = re.compile(r"APPT(?:_tracer_)?(\d+)")
 
 # -- lookups -------------------------------------------------------------------------------------------
 
-def _patient(db: State, patient_id: str) -> dict[str, Any]:
-    patient = db.get("patients", patient_id)
-    if patient is None:
-        raise ToolError(f"patient '{patient_id}' not found")
-    return patient
+_patient = finder("patients", "patient")
 
 
-def _provider(db: State, provider_id: str) -> dict[str, Any]:
-    provider = db.get("providers", provider_id)
-    if provider is None:
-        raise ToolError(f"provider '{provider_id}' not found")
-    return provider
+_provider = finder("providers", "provider")
 
 
-def _appointment(db: State, appointment_id: str) -> dict[str, Any]:
-    appointment = db.get("appointments", appointment_id)
-    if appointment is None:
-        raise ToolError(f"appointment '{appointment_id}' not found")
-    return appointment
+_appointment = finder("appointments", "appointment")
 
 
-def _record(db: State, record_id: str) -> dict[str, Any]:
-    record = db.get("medical_records", record_id)
-    if not record:
-        raise ToolError(f"medical record '{record_id}' not found")
-    return record
+_record = finder("medical_records", "medical record")
 
 
 def _full_name(name: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
+from ..common_reads import finder
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import CancelReason, Guest, RatePlan, RefundTo
 from .terms import (
@@ -40,18 +41,10 @@ HOLDING = ("confirmed", "checked_in")  # statuses whose nights are taken out of 
 
 # -- lookups ---------------------------------------------------------------------------------------
 
-def _traveller(db: State, traveller_id: str) -> dict[str, Any]:
-    traveller = db.get("travellers", traveller_id)
-    if traveller is None:
-        raise ToolError(f"traveller '{traveller_id}' not found")
-    return traveller
+_traveller = finder("travellers", "traveller")
 
 
-def _hotel(db: State, hotel_id: str) -> dict[str, Any]:
-    hotel = db.get("hotels", hotel_id)
-    if hotel is None:
-        raise ToolError(f"hotel '{hotel_id}' not found (hotel ids look like 'H-LIS-03')")
-    return hotel
+_hotel = finder("hotels", "hotel", " (hotel ids look like 'H-LIS-03')")
 
 
 def _room(hotel: dict[str, Any], room_type: str) -> dict[str, Any]:
@@ -62,19 +55,11 @@ def _room(hotel: dict[str, Any], room_type: str) -> dict[str, Any]:
     return room
 
 
-def _booking(db: State, booking_id: str) -> dict[str, Any]:
-    booking = db.get("bookings", booking_id)
-    if booking is None:
-        hint = "" if booking_id.startswith("BK") else " (booking ids start with 'BK', e.g. 'BK123456')"
-        raise ToolError(f"booking '{booking_id}' not found{hint}")
-    return booking
+_booking = finder("bookings", "booking",
+                  lambda key: "" if key.startswith("BK") else " (booking ids start with 'BK', e.g. 'BK123456')")
 
 
-def _package(db: State, package_id: str) -> dict[str, Any]:
-    package = db.get("packages", package_id)
-    if package is None:
-        raise ToolError(f"package '{package_id}' not found (package ids look like 'PKG-LIS-1')")
-    return package
+_package = finder("packages", "package", " (package ids look like 'PKG-LIS-1')")
 
 
 def _open(db: State, booking_id: str, action: str) -> dict[str, Any]:
