@@ -27,10 +27,14 @@ def hints_of(package: str) -> Callable[[], TracerHints]:
     return tracer_hints
 
 
-def declare(tools: ModuleType, **fields: Any) -> Domain:
-    """The Domain of the package that holds `tools`; `fields` are the rest of `Domain`'s fields (task_sets
-    defaults to STANDARD_SETS)."""
-    package = tools.__name__.rpartition(".")[0]
+def declare(tools: ModuleType, *more_tools: ModuleType, **fields: Any) -> Domain:
+    """The Domain of the package that holds `tools`: the @tool functions of `tools` and then of each of
+    `more_tools` (say, the write tools), in definition order, a tool imported from an earlier module counted
+    once. `fields` are the rest of `Domain`'s fields (task_sets defaults to STANDARD_SETS)."""
+    specs = collect_tools(tools)
+    for module in more_tools:
+        seen = {spec.name for spec in specs}
+        specs += [spec for spec in collect_tools(module) if spec.name not in seen]
     fields.setdefault("task_sets", dict(STANDARD_SETS))
-    return Domain(tools=collect_tools(tools), package_dir=Path(tools.__file__ or "").parent,
-                  tracer_hints=hints_of(package), **fields)
+    return Domain(tools=specs, package_dir=Path(tools.__file__ or "").parent,
+                  tracer_hints=hints_of(tools.__name__.rpartition(".")[0]), **fields)

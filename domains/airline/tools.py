@@ -29,8 +29,6 @@ INSURANCE_FEE = 30
 
 
 _user = finder("users", "user")
-
-
 _reservation = finder("reservations", "reservation")
 
 

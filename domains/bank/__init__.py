@@ -7,7 +7,7 @@ from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
 
 from ..common_domain import declare
-from . import tools
+from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .data_model import Account, Card, Customer, Transaction
 from .emotions import EMOTIONS
@@ -18,7 +18,7 @@ _VERIFIED = ("verify_identity",)
 _VERIFY_FIRST = "verify the customer's identity first (last four digits of the SSN)"
 
 DOMAIN = declare(
-    tools,
+    tools, write_tools,
     name="bank",
     title="Retail bank customer service",
     tables=[TableSpec("accounts", "account_id", Account), TableSpec("cards", "card_id", Card),

@@ -7,7 +7,7 @@ from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
 
 from ..common_domain import declare
-from . import tools
+from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .data_model import Club, Game, Player, Transaction, Venue
 from .emotions import EMOTIONS
@@ -17,7 +17,7 @@ _OFFICIAL = ("find_club_official",)
 _CAP_SHEET = ("get_cap_sheet",)
 
 DOMAIN = declare(
-    tools,
+    tools, write_tools,
     name="basketball",
     title="Basketball league operations desk",
     tables=[TableSpec("clubs", "club_id", Club), TableSpec("games", "game_id", Game),

@@ -11,7 +11,7 @@ from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
 
 from ..common_domain import declare
-from . import tools
+from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .data_model import TABLE_TYPES
 from .emotions import EMOTIONS
@@ -22,7 +22,7 @@ _IDENTIFY_REASON = "identify the member first (email or phone)"
 _CHECK_BOOKING = "check the booking, its showtime and the policy's limits first"
 
 DOMAIN = declare(
-    tools,
+    tools, write_tools,
     name="movie",
     title="Cinema chain customer service",
     tables=[TableSpec(name, key, record) for name, (key, record) in TABLE_TYPES.items()],

@@ -11,7 +11,7 @@ from __future__ import annotations
 from tauplay.core.domain import Requires, TableSpec
 
 from ..common_domain import declare
-from . import tools
+from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Guest, Order, Reservation, Restaurant
@@ -22,7 +22,7 @@ AUTHENTICATE = ("find_guest_id_by_email", "find_guest_id_by_phone")
 _IDENTIFY = "identify the guest first"
 
 DOMAIN = declare(
-    tools,
+    tools, write_tools,
     name="restaurant",
     title="Restaurant group reservations and orders desk",
     tables=[TableSpec("guests", "guest_id", Guest), TableSpec("orders", "order_id", Order),

@@ -23,8 +23,6 @@ RETURNED = "delivered (return requested)"
 
 
 _user = finder("users", "user")
-
-
 _order = finder("orders", "order",
                 lambda key: "" if key.startswith("#") else " (order ids start with '#', e.g. '#W0000000')")
 

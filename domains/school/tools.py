@@ -35,8 +35,6 @@ def _norm(code: str) -> str:
 
 
 _student = finder("students", "student", " (student ids look like 'S104382')")
-
-
 _course = finder("courses", "course", norm=_norm,
                  hint=" (course ids look like 'CS210'; search_courses lists a department's courses)")
 

@@ -6,7 +6,7 @@ from tauplay.core.domain import ROW_NUMBER, Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
 
 from ..common_domain import declare
-from . import tools
+from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .data_model import (
     Appointment,
@@ -27,7 +27,7 @@ AUTHENTICATED = ("find_patient_by_email", "find_patient_by_name_dob")
 _AUTH_REASON = "authenticate the patient first"
 
 DOMAIN = declare(
-    tools,
+    tools, write_tools,
     name="telehealth",
     title="Telehealth patient support",
     tables=[

@@ -7,7 +7,7 @@ from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
 
 from ..common_domain import declare
-from . import tools
+from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Booking, Hotel, Package, Traveller
@@ -18,7 +18,7 @@ IDENTIFY = ("find_traveller_by_email",)
 _CHECK_BOOKING = "read the booking (owner, status, dates, rate plan) first"
 
 DOMAIN = declare(
-    tools,
+    tools, write_tools,
     name="travel",
     title="Travel agency support desk",
     tables=[TableSpec("travellers", "traveller_id", Traveller), TableSpec("hotels", "hotel_id", Hotel),
