@@ -43,6 +43,17 @@ def upper_id(key: str) -> str:
     return key.strip().upper()
 
 
+def phone_digits(phone: str) -> str:
+    """A US phone number as its ten digits (punctuation and a leading country code 1 ignored), or a
+    ToolError saying it is not one."""
+    digits = "".join(c for c in phone if c.isdigit())
+    if len(digits) == 11 and digits.startswith("1"):
+        digits = digits[1:]
+    if len(digits) != 10:
+        raise ToolError(f"'{phone}' is not a 10-digit phone number")
+    return digits
+
+
 def must_get(state: State, table: str, key: str) -> dict[str, Any]:
     """The record `key` of `table`, which the caller knows is there (its id comes from the same database)."""
     record = state.get(table, key)

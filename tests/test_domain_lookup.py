@@ -111,3 +111,18 @@ def test_lookup_options() -> None:
         finder("things", "thing", lambda key: f" (hint for {key})")(EMPTY, "a{b}")
     with pytest.raises(ToolError, match=r"^nothing called 'a\{0\}'$"):
         lookup(EMPTY, "things", "a{0}", "thing", message="nothing called '{key}'")
+
+
+def test_phone_numbers_are_read_as_movie_and_restaurant_read_them() -> None:
+    from tauplay_domains.common_reads import phone_digits
+
+    assert phone_digits("+1 (512) 555-0143") == "5125550143"
+    assert phone_digits("512.555.0143") == "5125550143"
+    for bad in ("555-0143", "2-512-555-0143", ""):
+        with pytest.raises(ToolError) as caught:
+            phone_digits(bad)
+        assert str(caught.value) == f"'{bad}' is not a 10-digit phone number"
+    with pytest.raises(ToolError, match=r"^'12' is not a 10-digit phone number$"):
+        movie.find_member_by_phone(EMPTY, "12")
+    with pytest.raises(ToolError, match=r"^no guest has the phone number '512-555-0148'$"):
+        restaurant.find_guest_id_by_phone(Database({"guests": {}}).new_state(), "512-555-0148")

@@ -15,7 +15,7 @@ from typing_extensions import TypedDict  # pydantic validates records typed with
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder, upper_id
+from ..common_reads import finder, phone_digits, upper_id
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import TicketType
 from .rules import (
@@ -217,11 +217,7 @@ def find_member_by_phone(db: State, phone: str) -> str:
     Args:
         phone: The member's phone number, e.g. '512-555-0143'.
     """
-    digits = "".join(c for c in phone if c.isdigit())
-    if len(digits) == 11 and digits.startswith("1"):
-        digits = digits[1:]
-    if len(digits) != 10:
-        raise ToolError(f"'{phone}' is not a 10-digit phone number")
+    digits = phone_digits(phone)
     for member in db.values("members"):
         if "".join(c for c in member["phone"] if c.isdigit()) == digits:
             return member["member_id"]

@@ -16,7 +16,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder, upper_id
+from ..common_reads import finder, phone_digits, upper_id
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from . import seating
 from .catalogue import (
@@ -139,11 +139,7 @@ def find_guest_id_by_phone(db: State, phone: str) -> str:
     Args:
         phone: The guest's phone number, e.g. '512-555-0148'.
     """
-    digits = "".join(c for c in phone if c.isdigit())
-    if len(digits) == 11 and digits.startswith("1"):
-        digits = digits[1:]
-    if len(digits) != 10:
-        raise ToolError(f"'{phone}' is not a 10-digit phone number")
+    digits = phone_digits(phone)
     for guest_id, guest in db.rows("guests"):
         if guest["phone"].replace("-", "") == digits:
             return guest_id
