@@ -1,13 +1,57 @@
-"""The read of a record that the caller knows is there, for code outside the tools (Tracer hints, starter
-scripts). `State.get` may give None; a record named by another record of the same database (a reservation's
-user, a showtime's cinema) exists in a consistent database, and this says so once, failing loudly, with
-the table and id, if it ever does not. Tools refuse a missing record with their own ToolError instead."""
+"""Reads of one record by id, said once for every domain.
+
+`lookup` / `finder` are for tools: a missing record is the caller's mistake, refused with a ToolError whose
+message names what was asked for (`"user 'u1' not found"` plus an optional hint). `must_get` is for code
+outside the tools (Tracer hints, starter scripts): the id comes from the same database, so a missing record
+is a bug and fails loudly with a LookupError naming the table and id."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tauplay.core.db import State
+from tauplay.core.tools import ToolError
+
+Hint = str | Callable[[str], str]
+
+
+def lookup(db: State, table: str, key: str, what: str, hint: Hint = "", *,
+           norm: Callable[[str], str] | None = None, quote: bool = True, message: str = "") -> dict[str, Any]:
+    """The record `key` of `table` (looked up as `norm(key)` when given), or a ToolError
+    "`what` 'key' not found`hint`" naming the id as the caller wrote it (a callable hint gets that id;
+    `quote=False` leaves the quotes off). A domain with its own wording gives `message`, with `{key}`."""
+    record = db.get(table, norm(key) if norm else key)
+    if record is None:
+        if message:
+            raise ToolError(message.format(key=key))
+        shown = f"'{key}'" if quote else key
+        raise ToolError(f"{what} {shown} not found{hint(key) if callable(hint) else hint}")
+    return record
+
+
+def finder(table: str, what: str, hint: Hint = "", *, norm: Callable[[str], str] | None = None,
+           quote: bool = True, message: str = "") -> Callable[[State, str], dict[str, Any]]:
+    """A domain's one-line lookup for one table: `_user = finder("users", "user")`."""
+    def find(db: State, key: str) -> dict[str, Any]:
+        return lookup(db, table, key, what, hint, norm=norm, quote=quote, message=message)
+    return find
+
+
+def upper_id(key: str) -> str:
+    """Ids as people type them: surrounding spaces dropped, letters upper case."""
+    return key.strip().upper()
+
+
+def phone_digits(phone: str) -> str:
+    """A US phone number as its ten digits (punctuation and a leading country code 1 ignored), or a
+    ToolError saying it is not one."""
+    digits = "".join(c for c in phone if c.isdigit())
+    if len(digits) == 11 and digits.startswith("1"):
+        digits = digits[1:]
+    if len(digits) != 10:
+        raise ToolError(f"'{phone}' is not a 10-digit phone number")
+    return digits
 
 
 def must_get(state: State, table: str, key: str) -> dict[str, Any]:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from tauplay.core.domain import Domain, Requires, TableSpec
-from tauplay.core.tools import collect_tools
+from tauplay.core.domain import Requires, TableSpec
 
 from ..airline_rules import ACTION_RULES, RULES
 from ..common_audit import customer_contradictions
+from ..common_domain import declare
 from . import tools
 from .alternatives import alternatives
 from .constraints import MODEL as CONSTRAINTS
@@ -17,24 +14,12 @@ from .data_model import Flight, Reservation, User
 from .emotions import EMOTIONS
 from .generator import generate
 
-if TYPE_CHECKING:
-    from tauplay.tracer.hints import TracerHints
-
-
-def tracer_hints() -> TracerHints:
-    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
-    from .tracer import HINTS
-
-    return HINTS
-
-
-DOMAIN = Domain(
+DOMAIN = declare(
+    tools,
     name="airline",
     title="Airline customer service",
-    tools=collect_tools(tools),
     tables=[TableSpec("flights", "flight_number", Flight), TableSpec("reservations", "reservation_id", Reservation),
             TableSpec("users", "user_id", User)],
-    package_dir=Path(__file__).parent,
     generate=generate,
     user_knows=frozenset({"user_id", "reservation_id", "origin", "destination", "date", "first_name", "last_name",
                           "dob", "cabin", "flight_type", "insurance", "total_baggages", "nonfree_baggages",
@@ -52,9 +37,7 @@ DOMAIN = Domain(
     own_rules=RULES,  # the policy's own rules its events show (airline_rules.py)
     own_action_rules=ACTION_RULES,  # the policy as code over the database (airline_rules.py)
     audit_checks=[customer_contradictions({"reservations": "reservations"}, r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6}\b")],
-    task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
     alternatives=alternatives,
     constraints=CONSTRAINTS,
-    tracer_hints=tracer_hints,
 )

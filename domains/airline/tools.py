@@ -10,6 +10,7 @@ from typing import Any, Literal
 from tauplay.core.db import State, copy_json
 from tauplay.core.tools import ToolError, tool
 
+from ..common_reads import finder, lookup
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import Cabin, FlightSegment, Passenger, Payment
 
@@ -27,26 +28,14 @@ BAG_FEE = 50
 INSURANCE_FEE = 30
 
 
-def _user(db: State, user_id: str) -> dict[str, Any]:
-    user = db.get("users", user_id)
-    if user is None:
-        raise ToolError(f"user '{user_id}' not found")
-    return user
-
-
-def _reservation(db: State, reservation_id: str) -> dict[str, Any]:
-    reservation = db.get("reservations", reservation_id)
-    if reservation is None:
-        raise ToolError(f"reservation '{reservation_id}' not found")
-    return reservation
+_user = finder("users", "user")
+_reservation = finder("reservations", "reservation")
 
 
 def _priced_segment(db: State, segment: dict[str, Any], cabin: str, seats_needed: int) -> dict[str, Any]:
     """The segment with origin, destination and today's price, or a ToolError saying why not."""
     number, day = segment["flight_number"], segment["date"]
-    flight = db.get("flights", number)
-    if flight is None:
-        raise ToolError(f"flight {number} not found")
+    flight = lookup(db, "flights", number, "flight", quote=False)
     on_day = flight["dates"].get(day)
     if on_day is None:
         raise ToolError(f"flight {number} does not fly on {day}")

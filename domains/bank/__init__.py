@@ -3,14 +3,11 @@ published counterpart, so names, schemas and data are this project's own."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
-from tauplay.core.tools import collect_tools
 
-from . import tools
+from ..common_domain import declare
+from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .data_model import Account, Card, Customer, Transaction
 from .emotions import EMOTIONS
@@ -20,25 +17,13 @@ FIND = ("find_customer_by_phone", "find_customer_by_name_dob")
 _VERIFIED = ("verify_identity",)
 _VERIFY_FIRST = "verify the customer's identity first (last four digits of the SSN)"
 
-if TYPE_CHECKING:
-    from tauplay.tracer.hints import TracerHints
-
-
-def tracer_hints() -> TracerHints:
-    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
-    from .tracer import HINTS
-
-    return HINTS
-
-
-DOMAIN = Domain(
+DOMAIN = declare(
+    tools, write_tools,
     name="bank",
     title="Retail bank customer service",
-    tools=collect_tools(tools),
     tables=[TableSpec("accounts", "account_id", Account), TableSpec("cards", "card_id", Card),
             TableSpec("customers", "customer_id", Customer),
             TableSpec("transactions", "transaction_id", Transaction)],
-    package_dir=Path(__file__).parent,
     generate=generate,
     # What a caller can say: how to find them, the SSN digits that verify them, and their choices. Not
     # ids: accounts, cards, payees and transactions are found through the tools.
@@ -60,7 +45,5 @@ DOMAIN = Domain(
     identify_with=_VERIFIED,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
-    task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
-    tracer_hints=tracer_hints,
 )

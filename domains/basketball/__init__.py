@@ -3,14 +3,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
-from tauplay.core.tools import collect_tools
 
-from . import tools
+from ..common_domain import declare
+from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .data_model import Club, Game, Player, Transaction, Venue
 from .emotions import EMOTIONS
@@ -19,25 +16,13 @@ from .generator import generate
 _OFFICIAL = ("find_club_official",)
 _CAP_SHEET = ("get_cap_sheet",)
 
-if TYPE_CHECKING:
-    from tauplay.tracer.hints import TracerHints
-
-
-def tracer_hints() -> TracerHints:
-    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
-    from .tracer import HINTS
-
-    return HINTS
-
-
-DOMAIN = Domain(
+DOMAIN = declare(
+    tools, write_tools,
     name="basketball",
     title="Basketball league operations desk",
-    tools=collect_tools(tools),
     tables=[TableSpec("clubs", "club_id", Club), TableSpec("games", "game_id", Game),
             TableSpec("players", "player_id", Player), TableSpec("transactions", "transaction_id", Transaction),
             TableSpec("venues", "venue_id", Venue)],
-    package_dir=Path(__file__).parent,
     generate=generate,
     # What a caller can say: an email on file, their name and birth date, a club or conference name, a
     # game id (printed on tickets and schedules), dates and times, and the terms they want. Not club,
@@ -55,7 +40,5 @@ DOMAIN = Domain(
     identify_with=_OFFICIAL,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
-    task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
-    tracer_hints=tracer_hints,
 )

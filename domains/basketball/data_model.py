@@ -20,7 +20,6 @@ GameStatus = Literal["scheduled", "final", "postponed", "cancelled"]
 RosterMove = Literal["injured_reserve", "activate", "release"]
 OfficialRole = Literal["general_manager", "head_coach"]
 TransactionKind = Literal["signing", "transfer", "injured_reserve", "activate", "release", "reschedule"]
-TicketTier = Literal["courtside", "lower_bowl", "upper_bowl"]
 
 
 class Injury(TypedDict):

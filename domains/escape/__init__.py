@@ -9,12 +9,9 @@ tauplay: names, rooms, clues and policy are this project's own.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+from tauplay.core.domain import Requires, TableSpec
 
-from tauplay.core.domain import Domain, Requires, TableSpec
-from tauplay.core.tools import collect_tools
-
+from ..common_domain import declare
 from . import faults, tools
 from .data_model import Room, Step, Submission, Thing, Visit
 from .generator import generate
@@ -26,24 +23,12 @@ _IN_ROOM = "everything happens inside the room the narrator named"
 ROOM_TOOLS = ("look_around", "search", "examine", "open_lock", "combine", "lookup", "compute", "decode",
               "letter_sum", "convert_units", "add_days", "date_part", "submit_answer")
 
-if TYPE_CHECKING:
-    from tauplay.tracer.hints import TracerHints
-
-
-def tracer_hints() -> TracerHints:
-    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
-    from .tracer import HINTS
-
-    return HINTS
-
-
-DOMAIN = Domain(
+DOMAIN = declare(
+    tools,
     name="escape",
     title="Escape rooms",
-    tools=collect_tools(tools),
     tables=[TableSpec("objects", "id", Thing), TableSpec("rooms", "room_id", Room), TableSpec("steps", "id", Step),
             TableSpec("submissions", "room_id", Submission), TableSpec("visits", "slot", Visit)],
-    package_dir=Path(__file__).parent,
     generate=generate,
     # The narrator names the room; everything else is found inside it.
     user_knows=frozenset({"room_id", "expression", "thought"}),
@@ -62,5 +47,4 @@ DOMAIN = Domain(
     suggest_faults=faults.suggest,  # from what the tools answered (a refused call says why)
     call_key=call_key,  # 12 + 30 is 30 + 12, "lantern" is LANTERN
     gold_order_matters=False,  # a step taken too early is refused, so every order that works is valid
-    tracer_hints=tracer_hints,
 )

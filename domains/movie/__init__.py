@@ -7,14 +7,11 @@ policy are tauplay's own design.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
-from tauplay.core.tools import collect_tools
 
-from . import tools
+from ..common_domain import declare
+from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .data_model import TABLE_TYPES
 from .emotions import EMOTIONS
@@ -24,23 +21,11 @@ IDENTIFY = ("find_member_by_email", "find_member_by_phone")
 _IDENTIFY_REASON = "identify the member first (email or phone)"
 _CHECK_BOOKING = "check the booking, its showtime and the policy's limits first"
 
-if TYPE_CHECKING:
-    from tauplay.tracer.hints import TracerHints
-
-
-def tracer_hints() -> TracerHints:
-    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
-    from .tracer import HINTS
-
-    return HINTS
-
-
-DOMAIN = Domain(
+DOMAIN = declare(
+    tools, write_tools,
     name="movie",
     title="Cinema chain customer service",
-    tools=collect_tools(tools),
     tables=[TableSpec(name, key, record) for name, (key, record) in TABLE_TYPES.items()],
-    package_dir=Path(__file__).parent,
     generate=generate,
     # What a member can say: contact details, a booking id from the confirmation email, a date, a film,
     # a city, seats and ticket types, a reason. Not the member id: the policy finds it by email or phone.
@@ -57,7 +42,5 @@ DOMAIN = Domain(
     identify_with=IDENTIFY,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
-    task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
-    tracer_hints=tracer_hints,
 )

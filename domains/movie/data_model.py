@@ -20,7 +20,6 @@ Tier = Literal["basic", "silver", "gold"]
 TicketType = Literal["adult", "child", "senior", "student"]
 Rating = Literal["G", "PG", "PG-13", "R", "NC-17"]
 Format = Literal["standard", "3D", "IMAX"]
-SeatClass = Literal["standard", "premium", "accessible"]
 # scheduled: on sale; cancelled: called off by the cinema; closed: started or over, sales and changes closed.
 ShowtimeStatus = Literal["scheduled", "cancelled", "closed"]
 # confirmed: upcoming; completed: the show took place; cancelled: cancelled by the member or for them.

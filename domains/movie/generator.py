@@ -77,8 +77,6 @@ TITLE_A = ("Silent", "Midnight", "Crimson", "Hollow", "Electric", "Last", "Broke
 TITLE_B = ("Harbor", "Orchard", "Kingdom", "Signal", "Horizon", "Garden", "River", "Letters", "Empire", "Tide",
            "Summer", "Machine", "Frontier", "Lanterns", "Compass", "Parade", "Station", "Echo", "Voyage", "Crown",
            "Season", "Lighthouse", "Desert", "Circus", "Promise")
-GENRES = ("drama", "comedy", "action", "thriller", "animation", "family", "sci-fi", "horror", "romance",
-          "documentary", "adventure", "fantasy", "mystery")
 RATING_GENRES = {"G": ("animation", "family", "documentary", "adventure"),
                  "PG": ("animation", "family", "adventure", "comedy", "fantasy"),
                  "PG-13": ("action", "comedy", "sci-fi", "adventure", "romance", "fantasy", "mystery", "drama"),

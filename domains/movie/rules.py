@@ -30,7 +30,6 @@ CANCEL_CUTOFF_MINUTES = {"basic": 120, "silver": 120, "gold": 30}
 CHANGE_CUTOFF_MINUTES = 30  # exchanges and seat changes
 MAX_EXCHANGES = {"basic": 1, "silver": 1, "gold": 2}
 ALCOHOL_MIN_AGE = 21
-CHILD_TICKET_AGES = (3, 12)
 SENIOR_MIN_AGE = 65
 
 POINTS = "points"  # the payment method id that pays with loyalty points

@@ -8,13 +8,10 @@ takeaway and delivery orders. Not a published domain: tauplay's own design (800 
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+from tauplay.core.domain import Requires, TableSpec
 
-from tauplay.core.domain import Domain, Requires, TableSpec
-from tauplay.core.tools import collect_tools
-
-from . import tools
+from ..common_domain import declare
+from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Guest, Order, Reservation, Restaurant
@@ -24,25 +21,13 @@ from .generator import generate
 AUTHENTICATE = ("find_guest_id_by_email", "find_guest_id_by_phone")
 _IDENTIFY = "identify the guest first"
 
-if TYPE_CHECKING:
-    from tauplay.tracer.hints import TracerHints
-
-
-def tracer_hints() -> TracerHints:
-    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
-    from .tracer import HINTS
-
-    return HINTS
-
-
-DOMAIN = Domain(
+DOMAIN = declare(
+    tools, write_tools,
     name="restaurant",
     title="Restaurant group reservations and orders desk",
-    tools=collect_tools(tools),
     tables=[TableSpec("guests", "guest_id", Guest), TableSpec("orders", "order_id", Order),
             TableSpec("reservations", "reservation_id", Reservation),
             TableSpec("restaurants", "restaurant_id", Restaurant)],
-    package_dir=Path(__file__).parent,
     generate=generate,
     # What a guest can say: contact details, a city and cuisine, when and how many, a reservation code or
     # an order id. Not the guest id: the policy wants the guest found by email or phone.
@@ -63,8 +48,6 @@ DOMAIN = Domain(
     ],
     identify_with=AUTHENTICATE,
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
-    task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
     constraints=CONSTRAINTS,
-    tracer_hints=tracer_hints,
 )

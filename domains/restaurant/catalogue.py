@@ -15,7 +15,6 @@ NOW = f"{TODAY}T15:00"
 SEATING_STEP_MINUTES = 30  # seatings start on the hour and the half hour
 LAST_SEATING_BEFORE_CLOSE = 90  # the last seating is 90 minutes before closing
 TABLE_HOLD_MINUTES = 120  # a reservation holds its table for two hours
-TABLE_SIZES = (2, 4, 6, 8)
 EXTRA_SEATS = 2  # a party gets a table with at most two empty seats
 MAX_BOOKING_DAYS = 90  # no restaurant takes bookings further ahead than this
 BOOKING_WINDOW_DAYS = {"member": 30, "silver": 45, "gold": 60, "platinum": 90}  # by loyalty tier (policy)

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
-from tauplay.core.tools import collect_tools
 
 from ..common_audit import customer_contradictions
+from ..common_domain import declare
 from ..retail_rules import ACTION_RULES
 from . import tools
 from .alternatives import alternatives
@@ -20,24 +17,12 @@ from .generator import generate
 AUTHENTICATE = ("find_user_id_by_email", "find_user_id_by_name_zip")
 _CHECK_ORDER = "check the order and its status first"
 
-if TYPE_CHECKING:
-    from tauplay.tracer.hints import TracerHints
-
-
-def tracer_hints() -> TracerHints:
-    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
-    from .tracer import HINTS
-
-    return HINTS
-
-
-DOMAIN = Domain(
+DOMAIN = declare(
+    tools,
     name="retail",
     title="Retail customer service",
-    tools=collect_tools(tools),
     tables=[TableSpec("orders", "order_id", Order), TableSpec("products", "product_id", Product),
             TableSpec("users", "user_id", User)],
-    package_dir=Path(__file__).parent,
     generate=generate,
     # What a customer can say: contact details, an order id, an address, a reason. Not the user id:
     # the policy wants the user found by email or name + zip even when they give it.
@@ -58,8 +43,6 @@ DOMAIN = Domain(
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     own_action_rules=ACTION_RULES,  # the policy as code over the database (retail_rules.py)
     audit_checks=[customer_contradictions({"orders": "orders"}, r"#W\d{7}\b")],
-    task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
     alternatives=alternatives,
-    tracer_hints=tracer_hints,
 )

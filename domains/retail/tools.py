@@ -13,6 +13,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
+from ..common_reads import finder, lookup
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import CancelReason
 
@@ -21,19 +22,9 @@ EXCHANGED = "delivered (exchange requested)"
 RETURNED = "delivered (return requested)"
 
 
-def _user(db: State, user_id: str) -> dict[str, Any]:
-    user = db.get("users", user_id)
-    if user is None:
-        raise ToolError(f"user '{user_id}' not found")
-    return user
-
-
-def _order(db: State, order_id: str) -> dict[str, Any]:
-    order = db.get("orders", order_id)
-    if order is None:
-        hint = "" if order_id.startswith("#") else " (order ids start with '#', e.g. '#W0000000')"
-        raise ToolError(f"order '{order_id}' not found{hint}")
-    return order
+_user = finder("users", "user")
+_order = finder("orders", "order",
+                lambda key: "" if key.startswith("#") else " (order ids start with '#', e.g. '#W0000000')")
 
 
 def _pending(db: State, order_id: str, action: str) -> dict[str, Any]:
@@ -168,11 +159,8 @@ def get_product_details(db: State, product_id: str) -> dict[str, Any]:
     Args:
         product_id: The product id, e.g. '6086499569'. Not the same thing as an item id.
     """
-    product = db.get("products", product_id)
-    if product is None:
-        raise ToolError(f"product '{product_id}' not found (product ids are not item ids; "
-                        "list_all_product_types gives every product id)")
-    return product
+    return lookup(db, "products", product_id, "product",
+                  " (product ids are not item ids; list_all_product_types gives every product id)")
 
 
 @tool("read", produces=("product_id",))

@@ -8,13 +8,10 @@ tauplay's own design at the scale of the tau-Emotion-Bench paper (1,000 students
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
-from tauplay.core.tools import collect_tools
 
+from ..common_domain import declare
 from . import tools
 from .action_rules import ACTION_RULES
 from .data_model import Course, Registration, Student
@@ -23,24 +20,12 @@ from .generator import generate
 
 AUTHENTICATE = ("find_student_id_by_email", "find_student_id_by_name_dob")
 
-if TYPE_CHECKING:
-    from tauplay.tracer.hints import TracerHints
-
-
-def tracer_hints() -> TracerHints:
-    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
-    from .tracer import HINTS
-
-    return HINTS
-
-
-DOMAIN = Domain(
+DOMAIN = declare(
+    tools,
     name="school",
     title="University registrar help desk",
-    tools=collect_tools(tools),
     tables=[TableSpec("courses", "course_id", Course), TableSpec("registrations", "registration_id", Registration),
             TableSpec("students", "student_id", Student)],
-    package_dir=Path(__file__).parent,
     generate=generate,
     # What a student can say: contact details, date of birth, course codes, a department, a term. Not the
     # student id: the policy wants the student found by email or name + date of birth even when they give it.
@@ -58,7 +43,5 @@ DOMAIN = Domain(
     identify_with=AUTHENTICATE,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
-    task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
-    tracer_hints=tracer_hints,
 )

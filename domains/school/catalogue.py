@@ -8,7 +8,6 @@ from collections.abc import Collection
 from typing import Any
 
 TODAY = "2024-09-20"
-UNIVERSITY = "Northfield University"
 EMAIL_DOMAIN = "northfield.edu"
 
 FALL, SPRING = "2024FA", "2025SP"
@@ -20,7 +19,6 @@ TERMS: dict[str, dict[str, Any]] = {
              "add_drop_deadline": "2025-01-31", "classes_end": "2025-05-09", "registration_open": True},
 }
 SECTION_CODE = {FALL: "F24", SPRING: "S25"}  # section ids look like CS210-S25-01
-TERM_OF_CODE = {code: term for term, code in SECTION_CODE.items()}
 
 TUITION_PER_CREDIT = {"undergraduate": 350, "graduate": 600}
 WITHDRAWAL_REFUND_SHARE = 0.5  # of tuition, for a Fall withdrawal up to the partial refund deadline
@@ -35,7 +33,6 @@ GRADE_POINTS: dict[str, float] = {"A": 4.0, "A-": 3.7, "B+": 3.3, "B": 3.0, "B-"
                                   "C-": 1.7, "D": 1.0, "F": 0.0}
 PASSING_FOR_PREREQUISITE = ("A", "A-", "B+", "B", "B-", "C+", "C")  # C or better; W, C-, D, F do not count
 
-HOLD_TYPES = ("financial", "advising", "immunization", "library")
 BLOCKING_HOLDS = ("financial", "advising", "immunization")  # a library hold does not block registration
 
 DEPARTMENTS: dict[str, str] = {

@@ -14,6 +14,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
+from ..common_reads import finder
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .catalogue import (
     DEPARTMENTS,
@@ -33,19 +34,9 @@ def _norm(code: str) -> str:
     return "".join(code.split()).upper()
 
 
-def _student(db: State, student_id: str) -> dict[str, Any]:
-    student = db.get("students", student_id)
-    if student is None:
-        raise ToolError(f"student '{student_id}' not found (student ids look like 'S104382')")
-    return student
-
-
-def _course(db: State, course_id: str) -> dict[str, Any]:
-    course = db.get("courses", _norm(course_id))
-    if course is None:
-        raise ToolError(f"course '{course_id}' not found (course ids look like 'CS210'; "
-                        "search_courses lists a department's courses)")
-    return course
+_student = finder("students", "student", " (student ids look like 'S104382')")
+_course = finder("courses", "course", norm=_norm,
+                 hint=" (course ids look like 'CS210'; search_courses lists a department's courses)")
 
 
 def _section(db: State, section_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -59,11 +50,8 @@ def _section(db: State, section_id: str) -> tuple[dict[str, Any], dict[str, Any]
     return course, section
 
 
-def _registration(db: State, registration_id: str) -> dict[str, Any]:
-    registration = db.get("registrations", _norm(registration_id))
-    if registration is None:
-        raise ToolError(f"registration '{registration_id}' not found (registration ids look like 'R100245')")
-    return registration
+_registration = finder("registrations", "registration", " (registration ids look like 'R100245')",
+                       norm=_norm)
 
 
 def _waitlist(db: State, section_id: str) -> list[dict[str, Any]]:

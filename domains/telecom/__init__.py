@@ -6,12 +6,9 @@ ending tool, but that tool is not among the tools it gives the agent), so neithe
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+from tauplay.core.domain import Requires, TableSpec
 
-from tauplay.core.domain import Domain, Requires, TableSpec
-from tauplay.core.tools import collect_tools
-
+from ..common_domain import declare
 from . import tools
 from .action_rules import ACTION_RULES
 from .data_model import Billing, Customer, Device, Service, SupportTicket
@@ -21,26 +18,14 @@ from .policy_rules import RULES
 
 _AUTHENTICATE = ("find_customer_by_email", "find_customer_by_phone")
 
-if TYPE_CHECKING:
-    from tauplay.tracer.hints import TracerHints
-
-
-def tracer_hints() -> TracerHints:
-    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
-    from .tracer import HINTS
-
-    return HINTS
-
-
-DOMAIN = Domain(
+DOMAIN = declare(
+    tools,
     name="telecom",
     title="Telecom customer service",
-    tools=collect_tools(tools),
     tables=[TableSpec("customers", "customer_id", Customer), TableSpec("services", "service_id", Service),
             # Devices are keyed by market name, which the record itself does not repeat.
             TableSpec("devices", "name", Device), TableSpec("billing", "customer_id", Billing),
             TableSpec("support_tickets", "ticket_id", SupportTicket)],
-    package_dir=Path(__file__).parent,
     generate=generate,
     # Customers authenticate with an email or a phone number; the agent finds their id from it.
     user_knows=frozenset({"email", "phone", "device_name", "issue", "ticket_id", "category", "priority",
@@ -56,7 +41,5 @@ DOMAIN = Domain(
     ],
     own_rules=RULES,  # the policy's own rules its events show (policy_rules.py)
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
-    task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
-    tracer_hints=tracer_hints,
 )

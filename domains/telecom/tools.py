@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
+from ..common_reads import finder
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .catalogue import (
     DEVICES,
@@ -50,18 +51,11 @@ _GUIDES: dict[tuple[str, str], tuple[str, ...]] = {
 _GROUP = {"mobile_phone": "phone", "phone": "phone", "networking": "networking", "tv": "tv"}
 
 
-def _customer(db: State, customer_id: str) -> dict[str, Any]:
-    customer = db.get("customers", customer_id)
-    if customer is None:
-        raise ToolError(f"no customer with id '{customer_id}'")
-    return customer
-
-
-def _billing(db: State, customer_id: str) -> dict[str, Any]:
-    billing = db.get("billing", customer_id)
-    if billing is None:
-        raise ToolError(f"no billing account for customer '{customer_id}'")
-    return billing
+_customer = finder("customers", "customer", message="no customer with id '{key}'")
+_billing = finder("billing", "billing account", message="no billing account for customer '{key}'")
+_service = finder("services", "service", message="no service with id '{key}'")
+_device = finder("devices", "device", message="no device called '{key}' is on the market")
+_ticket = finder("support_tickets", "support ticket", message="no support ticket with id '{key}'")
 
 
 def _digits(text: str) -> str:
@@ -116,10 +110,7 @@ def get_service_details(db: State, service_id: str) -> dict[str, Any]:
     Args:
         service_id: The service's id, e.g. 'mobile_unlimited' or 'internet_fiber_1gb'.
     """
-    service = db.get("services", service_id)
-    if service is None:
-        raise ToolError(f"no service with id '{service_id}'")
-    return service
+    return _service(db, service_id)
 
 
 @tool("read", produces=("service_id", "original_price"))
@@ -131,10 +122,7 @@ def get_services(db: State) -> dict[str, Any]:
 @tool("read")
 def get_device_details(db: State, device_name: DeviceName) -> dict[str, Any]:
     """Look up a device sold on the market: its category, manufacturer and model."""
-    device = db.get("devices", device_name)
-    if device is None:
-        raise ToolError(f"no device called '{device_name}' is on the market")
-    return device
+    return _device(db, device_name)
 
 
 @tool("read", produces=("amount",))
@@ -151,10 +139,7 @@ def get_support_ticket_details(db: State, ticket_id: str) -> dict[str, Any]:
     Args:
         ticket_id: The ticket's id, e.g. 'TICKET00001'.
     """
-    ticket = db.get("support_tickets", ticket_id)
-    if ticket is None:
-        raise ToolError(f"no support ticket with id '{ticket_id}'")
-    return ticket
+    return _ticket(db, ticket_id)
 
 
 @tool("read", produces=("amount",))
@@ -180,9 +165,7 @@ def troubleshoot_device(db: State, device_name: DeviceName, issue: str) -> str:
     """
     if issue not in ISSUES:
         raise ToolError(f"unknown issue '{issue}' (issues: {', '.join(ISSUES)})")
-    device = db.get("devices", device_name)
-    if device is None:
-        raise ToolError(f"no device called '{device_name}' is on the market")
+    device = _device(db, device_name)
     category: str = device.get("category", "")
     steps = _GUIDES.get((_GROUP.get(category, category), issue))
     if steps is not None:
@@ -223,9 +206,7 @@ def manage_service(
         raise ToolError(f"service_id is needed to {action} a service")
     billing = db.get("billing", customer_id)
     if action == "add":
-        service = db.get("services", service_id)
-        if service is None:
-            raise ToolError(f"no service with id '{service_id}'")
+        service = _service(db, service_id)
         if service_id in customer.get("services", []):
             raise ToolError(f"customer {customer_id} already has {service_id}")
         owned = {d["device_id"] for d in customer.get("devices", [])}
@@ -255,8 +236,8 @@ def manage_service(
     customer["services"].remove(service_id)
     if billing is not None:
         del db.edit("billing", customer_id)["monthly_charges"][service_id]
-    service = db.get("services", service_id)
-    name = service["name"] if service else service_id
+    removed = db.get("services", service_id)
+    name = removed["name"] if removed else service_id
     return (f"Removed {name} ({service_id}) from customer {customer_id}. "
             f"Devices no longer used with it: {', '.join(map(str, detached)) or 'none'}.")
 
@@ -270,8 +251,7 @@ def add_device(db: State, customer_id: CustomerId, device_name: DeviceName) -> s
     """Add a device from the market to a customer's devices, not yet used with any service. It gets the
     next device id on the customer's profile."""
     _customer(db, customer_id)
-    if db.get("devices", device_name) is None:
-        raise ToolError(f"no device called '{device_name}' is on the market")
+    _device(db, device_name)
     devices = db.edit("customers", customer_id).setdefault("devices", [])
     device_id = str(len(devices) + 1)
     devices.append({"device_id": device_id, "name": device_name, "service": None})
@@ -312,8 +292,7 @@ def modify_support_ticket(db: State, ticket_id: str, status: str, priority: str)
         status: The new status, e.g. 'open', 'in_progress' or 'closed'.
         priority: The new priority: 'low', 'medium', 'high' or 'urgent'.
     """
-    if db.get("support_tickets", ticket_id) is None:
-        raise ToolError(f"no support ticket with id '{ticket_id}'")
+    _ticket(db, ticket_id)
     ticket = db.edit("support_tickets", ticket_id)
     ticket["status"] = status
     ticket["priority"] = priority

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from tauplay.core.domain import ROW_NUMBER, Domain, Requires, TableSpec
+from tauplay.core.domain import ROW_NUMBER, Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
-from tauplay.core.tools import collect_tools
 
-from . import tools
+from ..common_domain import declare
+from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .data_model import (
     Appointment,
@@ -29,21 +26,10 @@ from .generator import generate
 AUTHENTICATED = ("find_patient_by_email", "find_patient_by_name_dob")
 _AUTH_REASON = "authenticate the patient first"
 
-if TYPE_CHECKING:
-    from tauplay.tracer.hints import TracerHints
-
-
-def tracer_hints() -> TracerHints:
-    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
-    from .tracer import HINTS
-
-    return HINTS
-
-
-DOMAIN = Domain(
+DOMAIN = declare(
+    tools, write_tools,
     name="telehealth",
     title="Telehealth patient support",
-    tools=collect_tools(tools),
     tables=[
         TableSpec("appointments", "appointment_id", Appointment),
         TableSpec("drug_interactions", "medication", DrugInteractions),  # keyed by medication name; no id inside
@@ -55,7 +41,6 @@ DOMAIN = Domain(
         TableSpec("telemetry_inventory", "device_id", TelemetryDevice),
         TableSpec("telemetry_uploads", ROW_NUMBER, TelemetryUpload),  # a list with duplicate rows
     ],
-    package_dir=Path(__file__).parent,
     generate=generate,
     user_knows=frozenset({
         "email", "first_name", "last_name", "date_of_birth", "appointment_id", "record_id", "device_id",
@@ -87,7 +72,5 @@ DOMAIN = Domain(
     identify_with=AUTHENTICATED,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
-    task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
-    tracer_hints=tracer_hints,
 )

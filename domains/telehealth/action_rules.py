@@ -18,7 +18,6 @@ from .tools import TODAY  # policy.md's today; the tools stamp cancellations wit
 BOOKABLE_TYPES = ("routine_checkup", "follow_up", "consultation", "specialist_consultation", "sick_visit")
 WRITES = ("schedule_appointment", "cancel_appointment", "reschedule_appointment", "update_prescription_supplier",
           "update_medical_record_note")
-RECORD_WRITES = ("update_prescription_supplier", "update_medical_record_note")
 APPOINTMENT_WRITES = ("cancel_appointment", "reschedule_appointment")
 
 # Most patients give their email (exactly as on file, as the look-up wants it); three in ten, who forgot

@@ -3,14 +3,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from tauplay.core.domain import Domain, Requires, TableSpec
+from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
-from tauplay.core.tools import collect_tools
 
-from . import tools
+from ..common_domain import declare
+from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Booking, Hotel, Package, Traveller
@@ -20,24 +17,12 @@ from .generator import generate
 IDENTIFY = ("find_traveller_by_email",)
 _CHECK_BOOKING = "read the booking (owner, status, dates, rate plan) first"
 
-if TYPE_CHECKING:
-    from tauplay.tracer.hints import TracerHints
-
-
-def tracer_hints() -> TracerHints:
-    """The Tracer's hints (tracer.py), imported when tasks are generated, not when the domain loads."""
-    from .tracer import HINTS
-
-    return HINTS
-
-
-DOMAIN = Domain(
+DOMAIN = declare(
+    tools, write_tools,
     name="travel",
     title="Travel agency support desk",
-    tools=collect_tools(tools),
     tables=[TableSpec("travellers", "traveller_id", Traveller), TableSpec("hotels", "hotel_id", Hotel),
             TableSpec("packages", "package_id", Package), TableSpec("bookings", "booking_id", Booking)],
-    package_dir=Path(__file__).parent,
     generate=generate,
     # What a traveller can say: their email, a booking id, a destination and dates, names and birth
     # dates and passport expiry dates of the people travelling, a room type, their choices. Not their
@@ -58,8 +43,6 @@ DOMAIN = Domain(
     identify_with=IDENTIFY,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     own_action_rules=ACTION_RULES,  # the policy as code over the database (action_rules.py)
-    task_sets={"starter": "starter.json", "test": "test.json"},
     emotions=EMOTIONS,
     constraints=CONSTRAINTS,
-    tracer_hints=tracer_hints,
 )

@@ -1,0 +1,40 @@
+"""What every built-in domain declares the same way, said once: its tools are the @tool functions of its
+`tools` module, its folder holds policy.md and tasks/, its Tracer hints are `HINTS` of its tracer.py (imported
+when tasks are generated, not when the domain loads), and its task sets are a starter and a test set."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from tauplay.core.domain import Domain
+from tauplay.core.tools import collect_tools
+
+if TYPE_CHECKING:
+    from tauplay.tracer.hints import TracerHints
+
+STANDARD_SETS = {"starter": "starter.json", "test": "test.json"}
+
+
+def hints_of(package: str) -> Callable[[], TracerHints]:
+    """A `tracer_hints=` factory: the `HINTS` of `package`'s tracer module, imported on first call."""
+    def tracer_hints() -> TracerHints:
+        hints: TracerHints = importlib.import_module(f"{package}.tracer").HINTS
+        return hints
+    return tracer_hints
+
+
+def declare(tools: ModuleType, *more_tools: ModuleType, **fields: Any) -> Domain:
+    """The Domain of the package that holds `tools`: the @tool functions of `tools` and then of each of
+    `more_tools` (say, the write tools), in definition order, a tool imported from an earlier module counted
+    once. `fields` are the rest of `Domain`'s fields (task_sets defaults to STANDARD_SETS)."""
+    specs = collect_tools(tools)
+    for module in more_tools:
+        seen = {spec.name for spec in specs}
+        specs += [spec for spec in collect_tools(module) if spec.name not in seen]
+    fields.setdefault("task_sets", dict(STANDARD_SETS))
+    return Domain(tools=specs, package_dir=Path(tools.__file__ or "").parent,
+                  tracer_hints=hints_of(tools.__name__.rpartition(".")[0]), **fields)
