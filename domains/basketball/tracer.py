@@ -361,7 +361,7 @@ class BasketballHints(TracerHints):
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
         me = self._me(ctx)
-        intent = self.SAY[tool](self, args, ctx)
+        intent = self.said(tool, args, ctx)
         intent.facts.insert(0, fact("email", me["email"]))
         intent.known.update(email=me["email"], role=me["role"])  # the policy check needs the caller
         return intent

@@ -552,7 +552,7 @@ class MovieHints(TracerHints):
 
     # -- the user's side ------------------------------------------------------------------------------
     def intent(self, tool: str, args: Record, ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.SAY[tool](self, args, ctx)
+        intent: Intent = self.said(tool, args, ctx)
         contact = contact_fact(persona_of(ctx))
         intent.facts.insert(0, contact)
         intent.known = {contact.field: contact.value, **intent.known}

@@ -427,7 +427,7 @@ class RestaurantHints(TracerHints):
                            f"number, {phone}."))
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent = self.SAY[tool](self, args, ctx)
+        intent = self.said(tool, args, ctx)
         login = next(s for s in ctx.steps if s.tool in LOGINS)
         contact, value = next(iter(login.args.items()))
         intent.facts.insert(0, fact(contact, value))

@@ -27,7 +27,8 @@ from tauplay.core.db import Database, State
 from tauplay.core.policy_rules import broken_rules
 from tauplay.tracer.facts import Fact, fact
 from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_done
-from tauplay.tracer.hints import TracerHints, says, targets
+from tauplay.tracer.hints import TracerHints, says, targets, word
+from tauplay.tracer.phrasing import Said, Say
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 from ..common_reads import must_get
@@ -376,7 +377,7 @@ class RetailHints(TracerHints):
                            f"You are {name}. Your shop account uses the email {email}."))
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.SAY[tool](self, args, ctx)
+        intent: Intent = self.said(tool, args, ctx)
         intent.known["user_id"] = ctx.persona_id  # whose account this is (the ownership check reads it)
         self._identify(intent, ctx)
         return intent
@@ -435,18 +436,6 @@ class RetailHints(TracerHints):
             return fact("payment_method_id", mid, kind), f"your {kind}"
         return fact("payment_method_id", mid), f"your {kind} {mid}"
 
-    @says("cancel_pending_order")
-    def _say_cancel_pending_order(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        order = ctx.database.tables["orders"][args["order_id"]]
-        ref_fact, ref = self._order_ref(args["order_id"], ctx)
-        reason = args["reason"]
-        facts = [ref_fact, fact("reason", reason)]
-        details = [ctx.rng.choice((f'If the agent asks for the reason, it is "{reason}".',
-                                   f'The reason to give is "{reason}".'))]
-        return Intent("cancel_pending_order", f"cancel {ref}", details, reason=f"because {CANCEL_REASONS[reason]}",
-                      facts=facts, situation="cancel", subject=f"order {args['order_id']}",
-                      known={"reason": reason}, slots=self._slots(order))
-
     @says("modify_pending_order_address")
     def _say_modify_pending_order_address(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
         target = ctx.goal.target
@@ -466,14 +455,6 @@ class RetailHints(TracerHints):
                       facts=[ref_fact, *address_facts(new)], situation="reroute",
                       subject=f"order {args['order_id']}", slots=slots)
 
-    @says("modify_pending_order_payment")
-    def _say_modify_pending_order_payment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        order = ctx.database.tables["orders"][args["order_id"]]
-        ref_fact, ref = self._order_ref(args["order_id"], ctx)
-        pay_fact, pay = self._method_ref(ctx, args["payment_method_id"])
-        return Intent("modify_pending_order_payment", f"pay for {ref} with {pay} instead",
-                      ["Nothing else about the order should change."], facts=[ref_fact, pay_fact],
-                      situation="payment", subject=f"order {args['order_id']}", slots=self._slots(order))
 
     def _say_swap(self, tool: str, args: dict[str, Any], ctx: TraceContext, situation: str) -> Intent:
         target, rng = ctx.goal.target, ctx.rng
@@ -523,12 +504,39 @@ class RetailHints(TracerHints):
                       situation="return", subject=f"the {lines[0]['name']}",
                       slots={**self._slots(order), "product": lines[0]["name"]})
 
-    @says("modify_user_address")
-    def _say_modify_user_address(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
+    PHRASES = {
+        "cancel_pending_order": Say(
+            "cancel {ref}", "cancel", "order {order_id}", reason="because {why_cancel}",
+            details=(('If the agent asks for the reason, it is "{reason}".', 'The reason to give is "{reason}".'),),
+            facts=("ref", "reason"), known=("reason",), slots="order_slots"),
+        "modify_pending_order_payment": Say(
+            "pay for {ref} with {pay} instead", "payment", "order {order_id}",
+            details=("Nothing else about the order should change.",), facts=("ref", "pay"), slots="order_slots"),
+        "modify_user_address": Say(
+            "update the default address on your account", "move", "your move",
+            details=("You have moved; the new address is {address}.",), facts=("address",), slots={"city": "{city}"}),
+    }
+
+    @word("ref")
+    def _ref(self, args: dict[str, Any], ctx: TraceContext) -> Said:
+        return Said(*self._order_ref(args["order_id"], ctx))
+
+    @word("pay")
+    def _pay(self, args: dict[str, Any], ctx: TraceContext) -> Said:
+        return Said(*self._method_ref(ctx, args["payment_method_id"]))
+
+    @word("why_cancel")
+    def _why_cancel(self, args: dict[str, Any], ctx: TraceContext) -> str:
+        return CANCEL_REASONS[args["reason"]]
+
+    @word("order_slots")
+    def _order_slots(self, args: dict[str, Any], ctx: TraceContext) -> dict[str, str]:
+        return self._slots(ctx.database.tables["orders"][args["order_id"]])
+
+    @word("address")
+    def _address(self, args: dict[str, Any], ctx: TraceContext) -> Said:
         new = {k: args[k] for k in ADDRESS_FIELDS}
-        return Intent("modify_user_address", "update the default address on your account",
-                      [f"You have moved; the new address is {address_phrase(new)}."], facts=address_facts(new),
-                      situation="move", subject="your move", slots={"city": new["city"]})
+        return Said(tuple(address_facts(new)), address_phrase(new))
 
     @staticmethod
     def _slots(order: dict[str, Any]) -> dict[str, str]:

@@ -293,7 +293,7 @@ class SchoolHints(TracerHints):
                 "you identify yourself with your name and date of birth.")
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.SAY[tool](self, args, ctx)
+        intent: Intent = self.said(tool, args, ctx)
         return STUDENTS.identify(intent, ctx)
 
     def _course_phrase(self, ctx: TraceContext) -> tuple[list[Fact], str, str]:

@@ -399,7 +399,7 @@ class TelecomHints(TracerHints):
                            f"You are {name}; your account is under the email {email}."))
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.SAY[tool](self, args, ctx)
+        intent: Intent = self.said(tool, args, ctx)
         intent.known["customer_id"] = ctx.persona_id  # whose account this is (the ownership check reads it)
         goal = len(ctx.goals) - 1
         step = next((s for s in ctx.steps if s.goal == goal and s.tool in (AUTH_EMAIL, AUTH_PHONE)), None)

@@ -409,7 +409,7 @@ class TelehealthHints(TracerHints):
                            f"You are {name} (date of birth {born}); you identify yourself by name and birth date."))
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.SAY[tool](self, args, ctx)
+        intent: Intent = self.said(tool, args, ctx)
         return PATIENTS.identify(intent, ctx)
 
     def _appointment_phrase(self, ctx: TraceContext, appointment: dict[str, Any]) -> tuple[list[Fact], str, dict[str, str]]:

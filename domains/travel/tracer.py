@@ -571,7 +571,7 @@ class TravelHints(TracerHints):
 
     # -- the user's side ------------------------------------------------------------------------------
     def intent(self, tool: str, args: Record, ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.SAY[tool](self, args, ctx)
+        intent: Intent = self.said(tool, args, ctx)
         intent.facts.insert(0, fact("email", persona_of(ctx)["email"]))
         intent.known = {"email": persona_of(ctx)["email"], **intent.known}
         return intent

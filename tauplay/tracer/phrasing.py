@@ -1,0 +1,149 @@
+"""How the user asks for a goal, as data: a `Say` template per write tool, checked when the domain loads.
+
+A `Say` holds the words of an `Intent` as `str.format` templates. A `{placeholder}` names either a parameter
+of the write tool (filled from the write's arguments) or a word the hints class declares with
+`@word("name")`: a method `(self, args, ctx)` that works the value out (a record's name, how the user refers
+to an order). A word may return `Said(fact, words)`: `{name}` is then the words, and `name` in `facts` the
+fact (or its facts, a tuple of them). `facts` and `known` name parameters or words the same way (a parameter `p` gives `fact("p", args["p"])`).
+A choice of several phrasings is a tuple of templates; one is picked with the trace's random generator.
+
+The templates are filled in the order of the `Intent`'s fields (action, details, reason, facts, situation,
+subject, known, slots, answers) and each word is worked out once, when it is first needed, so a word that
+draws on the random generator draws in that order.
+
+`check_phrases` (run with the other table checks) fails with one line when a template names something that
+is neither a parameter of its tool nor a declared word.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from tauplay.tracer.facts import Fact, fact
+
+if TYPE_CHECKING:
+    from tauplay.tracer.trace import Intent, TraceContext
+
+Choice = str | tuple[str, ...]  # one template, or several to pick one from
+WordFn = Callable[[Any, dict[str, Any], "TraceContext"], Any]  # (hints, write's arguments, ctx) -> value
+
+
+class Said(NamedTuple):
+    """A word's value when it is also what the user must be able to say: one fact, or several in order."""
+
+    fact: Fact | tuple[Fact, ...]
+    words: str
+
+    def __str__(self) -> str:
+        return self.words
+
+    def __format__(self, spec: str) -> str:
+        return format(self.words, spec)
+
+
+@dataclass(frozen=True)
+class Say:
+    """The template of one write tool's goal as the user asks for it (the fields of `Intent`)."""
+
+    action: Choice
+    situation: str = ""
+    subject: Choice = ""
+    details: tuple[Choice, ...] = ()
+    reason: Choice = ""
+    facts: tuple[str, ...] = ()  # parameters or words that are facts, in order
+    known: tuple[str, ...] = ()  # parameters or words whose values the user knows, under their names
+    slots: str | Mapping[str, Choice] = field(default_factory=dict)  # a word giving the dict, or templates
+    answers: tuple[str, ...] = ()  # words or parameters whose values a correct answer holds
+
+    def templates(self) -> Iterator[str]:
+        for choice in (self.action, *self.details, self.reason, self.situation, self.subject,
+                       *(self.slots.values() if isinstance(self.slots, Mapping) else ())):
+            yield from (choice,) if isinstance(choice, str) else choice
+
+    def names(self) -> Iterator[str]:
+        """Every parameter or word the template reads."""
+        for template in self.templates():
+            for _, name, _, _ in string.Formatter().parse(template):
+                if name is not None:
+                    yield _root(name, template)
+        yield from self.facts
+        yield from self.known
+        yield from self.answers
+        if isinstance(self.slots, str):
+            yield self.slots
+
+
+def _root(name: str, template: str) -> str:
+    root = name.split(".", 1)[0].split("[", 1)[0]
+    if not root or root.isdigit():
+        raise ValueError(f"template {template!r} has a placeholder without a name")
+    return root
+
+
+class _Values(Mapping[str, Any]):
+    """The parameters and words of one goal, each word worked out on first use."""
+
+    def __init__(self, hints: Any, words: Mapping[str, WordFn], args: dict[str, Any], ctx: TraceContext) -> None:
+        self._hints, self._words, self._args, self._ctx = hints, words, args, ctx
+        self._made: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self._words:
+            if name not in self._made:
+                self._made[name] = self._words[name](self._hints, self._args, self._ctx)
+            return self._made[name]
+        return self._args[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**self._args, **dict.fromkeys(self._words)})
+
+    def __len__(self) -> int:
+        return len(set(self._args) | set(self._words))
+
+    def fill(self, choice: Choice) -> str:
+        template = choice if isinstance(choice, str) else self._ctx.rng.choice(choice)
+        return template.format_map(self)
+
+    def facts(self, name: str) -> list[Fact]:
+        value = self[name]
+        if isinstance(value, Said):
+            value = value.fact
+        if isinstance(value, Fact):
+            return [value]
+        if isinstance(value, tuple) and all(isinstance(f, Fact) for f in value):
+            return list(value)
+        return [fact(name, value)]
+
+    def value(self, name: str) -> Any:
+        value = self[name]
+        if isinstance(value, Said):
+            return value.fact.value if isinstance(value.fact, Fact) else value.words
+        return value
+
+
+def say(template: Say, tool: str, hints: Any, words: Mapping[str, WordFn], args: dict[str, Any],
+        ctx: TraceContext) -> Intent:
+    """The `Intent` `template` gives for this write."""
+    from tauplay.tracer.trace import Intent
+
+    values = _Values(hints, words, args, ctx)
+    action = values.fill(template.action)
+    details = [values.fill(d) for d in template.details]
+    reason = values.fill(template.reason)
+    facts = [f for name in template.facts for f in values.facts(name)]
+    situation = values.fill(template.situation)
+    subject = values.fill(template.subject)
+    known = {name: values.value(name) for name in template.known}
+    slots = dict(values[template.slots]) if isinstance(template.slots, str) else \
+        {k: values.fill(v) for k, v in template.slots.items()}
+    answers = [str(values.value(name)) for name in template.answers]
+    return Intent(tool, action, details, reason=reason, facts=facts, situation=situation, subject=subject,
+                  known=known, slots=slots, answers=answers)
+
+
+def unknown_names(template: Say, parameters: set[str], words: set[str]) -> list[str]:
+    """The names `template` reads that are neither parameters of its tool nor declared words."""
+    return [n for n in dict.fromkeys(template.names()) if n not in parameters and n not in words]
