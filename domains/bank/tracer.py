@@ -144,7 +144,7 @@ class BankHints(BankPhrasing):
 
     # -- arguments -----------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        customer, target = persona_of(ctx), ctx.goal.target
+        customer = persona_of(ctx)
         if tool == BY_PHONE:
             return {"phone": customer["phone"]}
         if tool == BY_NAME:
@@ -152,12 +152,6 @@ class BankHints(BankPhrasing):
                     "date_of_birth": customer["date_of_birth"]}
         if tool == "verify_identity":
             return {"customer_id": customer["customer_id"], "ssn_last4": customer["ssn_last4"]}
-        if tool == "get_customer_details":
-            return {"customer_id": customer["customer_id"]}
-        if tool in ("get_account_details", "list_account_transactions"):
-            return {"account_id": target["account_id"]}  # the account the goal is about
-        if tool == "get_card_details":
-            return {"card_id": target["card_id"]}
         return None
 
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:

@@ -324,13 +324,7 @@ class MovieHints(MoviePhrasing):
             return {"email": persona_of(ctx)["email"]}
         if tool == "find_member_by_phone":
             return {"phone": persona_of(ctx)["phone"]}
-        if tool == "get_member_details":
-            return {"member_id": ctx.persona_id}
-        if tool == "get_booking_details":
-            return {"booking_id": t["booking_id"]}
-        if tool == "get_showtime_details":
-            return {"showtime_id": t["showtime_id"]}
-        if tool == "list_cinemas":
+        if tool == "list_cinemas":  # an optional filter: the generic grounding leaves it out
             return {"city": t["city"]}
         if tool == "search_showtimes":
             if ctx.goal.tool == "book_tickets":

@@ -186,12 +186,6 @@ class SchoolHints(SchoolPhrasing):
         target, student = ctx.goal.target, ctx.persona or {}
         if tool in STUDENTS.lookups.values():
             return STUDENTS.lookup_args(tool, student)
-        if tool == "get_student_details":
-            return {"student_id": ctx.persona_id}
-        if tool == "get_course_details":
-            return {"course_id": target["course_id"]}
-        if tool == "get_registration_details":
-            return {"registration_id": target["registration_id"]}
         if tool == "search_courses":
             course = ctx.state.get("courses", target["course_id"]) or {}
             return {"department": course["department"], "term": SPRING, "keyword": course["title"].lower()}

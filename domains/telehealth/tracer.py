@@ -281,14 +281,7 @@ class TelehealthHints(TelehealthPhrasing):
         target, patient = ctx.goal.target, ctx.persona or {}
         if tool in PATIENTS.lookups.values():
             return PATIENTS.lookup_args(tool, patient)
-        if tool in ("get_patient_details", "list_patient_appointments", "list_patient_medical_records",
-                    "get_regimen_options"):
-            return {"patient_id": ctx.persona_id}
-        if tool == "get_appointment_details":
-            return {"appointment_id": target["appointment_id"]}
-        if tool == "get_provider_details":
-            return {"provider_id": target["provider_id"]}
-        if tool == "list_available_providers":
+        if tool == "list_available_providers":  # an optional filter: the generic grounding leaves it out
             return {"specialty": target["specialty"]}
         if tool == "get_medical_record":
             if target.get("variant") == "appointment":

@@ -354,16 +354,8 @@ class TravelHints(TravelPhrasing):
         target = ctx.goal.target
         if tool == "find_traveller_by_email":
             return {"email": persona_of(ctx)["email"]}
-        if tool == "get_traveller_details":
-            return {"traveller_id": ctx.persona_id}
-        if tool == "get_booking_details":
-            return {"booking_id": target["booking_id"]}
-        if tool == "get_hotel_details":
-            return {"hotel_id": target["hotel_id"]}
         if tool == "search_hotels":
             return {"city": target["city"], "check_in": target["check_in"], "check_out": target["check_out"]}
-        if tool == "search_packages":
-            return {"city": target["city"]}
         if tool == "check_room_availability":
             args = {"hotel_id": target["hotel_id"], "room_type": target["room_type"],
                     "check_in": target["check_in"], "check_out": target["check_out"]}
