@@ -7,7 +7,8 @@ import random
 from typing import Any
 
 from tauplay.tracer.facts import Fact, answer, fact
-from tauplay.tracer.hints import TracerHints, says
+from tauplay.tracer.hints import TracerHints, says, word
+from tauplay.tracer.phrasing import Said, Say
 from tauplay.tracer.trace import Intent, TraceContext
 
 from .action_rules import STUDENTS, auth_method
@@ -142,30 +143,39 @@ class SchoolPhrasing(TracerHints):
         facts.append(fact("term", SPRING, "Spring 2025"))
         return facts, what, which
 
-    @says("enroll_in_section")
-    def _say_enroll_in_section(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        target = ctx.goal.target
-        facts, what, which = self._course_phrase(ctx)
-        details = [f"You want {which}.", "If that section cannot be joined, do not take a different one."]
-        lifted = any(g.tool == "pay_balance" and g.target.get("held") for g in ctx.goals[:-1])
-        reason = "now that your hold is lifted" if lifted else f"because {target['reason']}"
-        course = ctx.state.get("courses", target["course_id"]) or {}
-        return Intent("enroll_in_section", f"register for {what} in Spring 2025", details, reason=reason,
-                      facts=facts, situation="enroll", subject=f"registering for {course.get('title')}",
-                      slots={"course": course.get("title", "")})
+    PHRASES = {
+        "enroll_in_section": Say(
+            "register for {course} in Spring 2025", "enroll", "registering for {title}", reason="{why_enroll}",
+            details=("You want {section}.", "If that section cannot be joined, do not take a different one."),
+            facts=("course",), slots={"course": "{title}"}),
+        "join_waitlist": Say(
+            "get a place in {course} for Spring 2025", "waitlist", "the waitlist for {title}",
+            reason="because {target[reason]}", facts=("course",), answers=("position",), slots={"course": "{title}"},
+            details=("You want {section}; you know it is full, so you want to join its waitlist.",
+                     "Ask for your position on the waitlist.")),
+    }
 
-    @says("join_waitlist")
-    def _say_join_waitlist(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        target = ctx.goal.target
-        facts, what, which = self._course_phrase(ctx)
-        details = [f"You want {which}; you know it is full, so you want to join its waitlist.",
-                   "Ask for your position on the waitlist."]
-        course = ctx.state.get("courses", target["course_id"]) or {}
-        position = ctx.output_of("join_waitlist")["waitlist_position"]
-        return Intent("join_waitlist", f"get a place in {what} for Spring 2025", details,
-                      reason=f"because {target['reason']}", facts=facts, situation="waitlist",
-                      answers=[answer(position)],
-                      subject=f"the waitlist for {course.get('title')}", slots={"course": course.get("title", "")})
+    @word("course")
+    def _course(self, args: dict[str, Any], ctx: TraceContext) -> Said:
+        facts, what, _ = self._course_phrase(ctx)
+        return Said(tuple(facts), what)
+
+    @word("section")
+    def _section(self, args: dict[str, Any], ctx: TraceContext) -> str:
+        return self._course_phrase(ctx)[2]
+
+    @word("title")
+    def _title(self, args: dict[str, Any], ctx: TraceContext) -> str:
+        return str((ctx.state.get("courses", ctx.goal.target["course_id"]) or {}).get("title", ""))
+
+    @word("why_enroll")
+    def _why_enroll(self, args: dict[str, Any], ctx: TraceContext) -> str:
+        lifted = any(g.tool == "pay_balance" and g.target.get("held") for g in ctx.goals[:-1])
+        return "now that your hold is lifted" if lifted else f"because {ctx.goal.target['reason']}"
+
+    @word("position")
+    def _position(self, args: dict[str, Any], ctx: TraceContext) -> Any:
+        return ctx.output_of("join_waitlist")["waitlist_position"]
 
     @says("drop_registration")
     def _say_drop_registration(self, args: dict[str, Any], ctx: TraceContext) -> Intent:

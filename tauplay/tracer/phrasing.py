@@ -6,6 +6,8 @@ of the write tool (filled from the write's arguments) or a word the hints class 
 to an order). A word may return `Said(fact, words)`: `{name}` is then the words, and `name` in `facts` the
 fact (or its facts, a tuple of them). `facts` and `known` name parameters or words the same way (a parameter `p` gives `fact("p", args["p"])`).
 A choice of several phrasings is a tuple of templates; one is picked with the trace's random generator.
+Three names are always there besides: `target` (what the goal acts on, `ctx.goal.target`), `output` (what the
+write returned) and `persona` (the user's record), e.g. `"because {target[reason]}"`.
 
 The templates are filled in the order of the `Intent`'s fields (action, details, reason, facts, situation,
 subject, known, slots, answers) and each word is worked out once, when it is first needed, so a word that
@@ -22,11 +24,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.facts import Fact, answer, fact
 
 if TYPE_CHECKING:
     from tauplay.tracer.trace import Intent, TraceContext
 
+BUILT_IN = frozenset({"target", "output", "persona"})  # names every template may read (after parameters)
 Choice = str | tuple[str, ...]  # one template, or several to pick one from
 WordFn = Callable[[Any, dict[str, Any], "TraceContext"], Any]  # (hints, write's arguments, ctx) -> value
 
@@ -56,7 +59,7 @@ class Say:
     facts: tuple[str, ...] = ()  # parameters or words that are facts, in order
     known: tuple[str, ...] = ()  # parameters or words whose values the user knows, under their names
     slots: str | Mapping[str, Choice] = field(default_factory=dict)  # a word giving the dict, or templates
-    answers: tuple[str, ...] = ()  # words or parameters whose values a correct answer holds
+    answers: tuple[str, ...] = ()  # words or parameters whose values a correct answer holds (`answer` writes them)
 
     def templates(self) -> Iterator[str]:
         for choice in (self.action, *self.details, self.reason, self.situation, self.subject,
@@ -86,8 +89,9 @@ def _root(name: str, template: str) -> str:
 class _Values(Mapping[str, Any]):
     """The parameters and words of one goal, each word worked out on first use."""
 
-    def __init__(self, hints: Any, words: Mapping[str, WordFn], args: dict[str, Any], ctx: TraceContext) -> None:
-        self._hints, self._words, self._args, self._ctx = hints, words, args, ctx
+    def __init__(self, hints: Any, words: Mapping[str, WordFn], tool: str, args: dict[str, Any],
+                 ctx: TraceContext) -> None:
+        self._hints, self._words, self._tool, self._args, self._ctx = hints, words, tool, args, ctx
         self._made: dict[str, Any] = {}
 
     def __getitem__(self, name: str) -> Any:
@@ -95,7 +99,11 @@ class _Values(Mapping[str, Any]):
             if name not in self._made:
                 self._made[name] = self._words[name](self._hints, self._args, self._ctx)
             return self._made[name]
-        return self._args[name]
+        if name in self._args or name not in BUILT_IN:
+            return self._args[name]
+        if name == "target":
+            return self._ctx.goal.target
+        return self._ctx.output_of(self._tool) if name == "output" else self._ctx.persona
 
     def __iter__(self) -> Iterator[str]:
         return iter({**self._args, **dict.fromkeys(self._words)})
@@ -129,7 +137,7 @@ def say(template: Say, tool: str, hints: Any, words: Mapping[str, WordFn], args:
     """The `Intent` `template` gives for this write."""
     from tauplay.tracer.trace import Intent
 
-    values = _Values(hints, words, args, ctx)
+    values = _Values(hints, words, tool, args, ctx)
     action = values.fill(template.action)
     details = [values.fill(d) for d in template.details]
     reason = values.fill(template.reason)
@@ -139,11 +147,11 @@ def say(template: Say, tool: str, hints: Any, words: Mapping[str, WordFn], args:
     known = {name: values.value(name) for name in template.known}
     slots = dict(values[template.slots]) if isinstance(template.slots, str) else \
         {k: values.fill(v) for k, v in template.slots.items()}
-    answers = [str(values.value(name)) for name in template.answers]
+    answers = [answer(values.value(name)) for name in template.answers]
     return Intent(tool, action, details, reason=reason, facts=facts, situation=situation, subject=subject,
                   known=known, slots=slots, answers=answers)
 
 
 def unknown_names(template: Say, parameters: set[str], words: set[str]) -> list[str]:
     """The names `template` reads that are neither parameters of its tool nor declared words."""
-    return [n for n in dict.fromkeys(template.names()) if n not in parameters and n not in words]
+    return [n for n in dict.fromkeys(template.names()) if n not in parameters and n not in words and n not in BUILT_IN]
