@@ -102,6 +102,18 @@ def test_a_template_for_a_tool_that_is_not_a_write_or_has_a_method_too_fails() -
         TracerHints().said("send_certificate", {}, ctx())
 
 
+def test_the_goal_s_target_the_write_s_output_and_the_persona_are_there_without_a_word() -> None:
+    class Built(TracerHints):
+        PHRASES = {"cancel_reservation": Say(
+            "cancel {reservation_id} {target[reason]}", subject="{persona[name]}", reason="{output[refund]}")}
+
+    hints = hints_for(replace(airline(), tracer_hints=Built))
+    context = SimpleNamespace(rng=random.Random(0), goal=SimpleNamespace(target={"reason": "weather"}),
+                              persona={"name": "Mia"}, output_of=lambda tool: {"refund": f"{tool} refunded"})
+    said = hints.said("cancel_reservation", {"reservation_id": "ZFA04Y"}, context)
+    assert (said.action, said.subject, said.reason) == ("cancel ZFA04Y weather", "Mia", "cancel_reservation refunded")
+
+
 def test_words_are_collected_per_class_and_inherited() -> None:
     class More(Phrased):
         @word("city")
