@@ -7,7 +7,8 @@ import random
 from typing import Any
 
 from tauplay.tracer.facts import Fact, fact, words
-from tauplay.tracer.hints import TracerHints, says
+from tauplay.tracer.hints import TracerHints, says, word
+from tauplay.tracer.phrasing import Say
 from tauplay.tracer.trace import Intent, TraceContext
 
 from ..airline_rules import (
@@ -75,6 +76,11 @@ CANCEL_REASONS = {
     "change of plans": ("change of plans", "plans have changed", "plans changed", "change in plans"),
     "health": ("health", "sick", "ill", "illness", "medical"),
     "weather": ("weather", "storm"),
+}
+CANCEL_WHY = {  # the reason -> why (after "because"), and the reason as the user gives it
+    "change of plans": {"because": "your plans have changed", "said": "a change of plans"},
+    "health": {"because": "you have fallen ill", "said": "health reasons"},
+    "weather": {"because": "a storm is forecast at your destination", "said": "the weather"},
 }
 # The policy's facts and rules live in policy_rules.py (one place, read by the audit, sessions and the agent too).
 _status = status_on
@@ -186,22 +192,29 @@ class AirlinePhrasing(TracerHints):
         day = r["flights"][0]["date"]
         return city, day, f"reservation {r['reservation_id']} ({_city(r['origin'])} to {city}, {day})"
 
-    @says("cancel_reservation")
-    def _say_cancel_reservation(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        rng, target = ctx.rng, ctx.goal.target
-        r = ctx.database.tables["reservations"][args["reservation_id"]]
-        city, day, what = self._reservation_subject(r)
-        reason = target["reason"]
-        facts = [fact("reservation_id", args["reservation_id"]),
-                 fact("cancel_reason", reason, *CANCEL_REASONS[reason])]
-        because = {"change of plans": "your plans have changed", "health": "you have fallen ill",
-                   "weather": "a storm is forecast at your destination"}[reason]
-        said = {"change of plans": "a change of plans", "health": "health reasons", "weather": "the weather"}[reason]
-        details = [rng.choice((f"If the agent asks for the reason, it is {said}.",
-                               f"The reason for cancelling is {said}."))]
-        return Intent("cancel_reservation", f"cancel {what}", details, reason=f"because {because}", facts=facts,
-                      situation="cancel", subject=f"the trip to {city}",
-                      known={"cancel_reason": reason}, slots={"city": city, "date": day})
+    PHRASES = {
+        "cancel_reservation": Say(
+            "cancel {trip[what]}", "cancel", "the trip to {trip[city]}", reason="because {why[because]}",
+            details=(("If the agent asks for the reason, it is {why[said]}.",
+                      "The reason for cancelling is {why[said]}."),),
+            facts=("reservation_id", "cancel_reason"), known=("cancel_reason",),
+            slots={"city": "{trip[city]}", "date": "{trip[day]}"}),
+    }
+
+    @word("trip")
+    def _trip(self, args: dict[str, Any], ctx: TraceContext) -> dict[str, str]:
+        rid = args["reservation_id"]
+        r = ctx.database.tables["reservations"].get(rid) or must_get(ctx.state, "reservations", rid)
+        return dict(zip(("city", "day", "what"), self._reservation_subject(r), strict=True))
+
+    @word("cancel_reason")
+    def _cancel_reason(self, args: dict[str, Any], ctx: TraceContext) -> Fact:
+        reason = ctx.goal.target["reason"]
+        return fact("cancel_reason", reason, *CANCEL_REASONS[reason])
+
+    @word("why")
+    def _why(self, args: dict[str, Any], ctx: TraceContext) -> dict[str, str]:
+        return CANCEL_WHY[ctx.goal.target["reason"]]
 
     @says("send_certificate")
     def _say_send_certificate(self, args: dict[str, Any], ctx: TraceContext) -> Intent:

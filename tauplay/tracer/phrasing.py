@@ -129,7 +129,7 @@ class _Values(Mapping[str, Any]):
         value = self[name]
         if isinstance(value, Said):
             return value.fact.value if isinstance(value.fact, Fact) else value.words
-        return value
+        return value.value if isinstance(value, Fact) else value
 
 
 def say(template: Say, tool: str, hints: Any, words: Mapping[str, WordFn], args: dict[str, Any],
