@@ -8,7 +8,7 @@ from typing import Any
 
 from tauplay.tracer.facts import Fact, fact, words
 from tauplay.tracer.hints import TracerHints, says, word
-from tauplay.tracer.phrasing import Say
+from tauplay.tracer.phrasing import Said, Say
 from tauplay.tracer.trace import Intent, TraceContext
 
 from ..airline_rules import (
@@ -199,6 +199,10 @@ class AirlinePhrasing(TracerHints):
                       "The reason for cancelling is {why[said]}."),),
             facts=("reservation_id", "cancel_reason"), known=("cancel_reason",),
             slots={"city": "{trip[city]}", "date": "{trip[day]}"}),
+        "update_reservation_baggages": Say(
+            "add {bags[added]} to {trip[what]}", "bags", "the trip to {trip[city]}",
+            details=("That makes {bags[total]} in total.", "Any fee goes on {pay}."),
+            facts=("reservation_id", "total_baggages", "pay"), slots={"city": "{trip[city]}", "date": "{trip[day]}"}),
     }
 
     @word("trip")
@@ -211,6 +215,21 @@ class AirlinePhrasing(TracerHints):
     def _cancel_reason(self, args: dict[str, Any], ctx: TraceContext) -> Fact:
         reason = ctx.goal.target["reason"]
         return fact("cancel_reason", reason, *CANCEL_REASONS[reason])
+
+    @word("pay")
+    def _pay(self, args: dict[str, Any], ctx: TraceContext) -> Said:
+        return Said(*self._payment_fact(ctx.goal.target["methods"], args["payment_id"]))
+
+    @word("bags")
+    def _bags(self, args: dict[str, Any], ctx: TraceContext) -> dict[str, str]:
+        return {"added": _plural(ctx.goal.target["added"], "checked bag"),
+                "total": _plural(args["total_baggages"], "checked bag")}
+
+    @word("total_baggages")  # the count, which the user may give as how many they add
+    def _total_baggages(self, args: dict[str, Any], ctx: TraceContext) -> Fact:
+        added = ctx.goal.target["added"]
+        more = (f"{added} more", f"{added} extra", f"{added} additional") + (("another", "one more") if added == 1 else ())
+        return fact("total_baggages", args["total_baggages"], *more)
 
     @word("why")
     def _why(self, args: dict[str, Any], ctx: TraceContext) -> dict[str, str]:
@@ -229,22 +248,6 @@ class AirlinePhrasing(TracerHints):
         return Intent("send_certificate", f"complain about a cancelled flight on {what}", details, facts=facts,
                       situation="complain", subject=f"the cancelled flight on {bad['date']}",
                       known={"compensation_for": r["reservation_id"]}, slots={"city": city, "date": bad["date"]})
-
-    @says("update_reservation_baggages")
-    def _say_update_reservation_baggages(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        added = ctx.goal.target["added"]
-        r = ctx.database.tables["reservations"].get(args["reservation_id"]) or must_get(
-            ctx.state, "reservations", args["reservation_id"])
-        city, day, what = self._reservation_subject(r)
-        pay_fact, pay_phrase = self._payment_fact(ctx.goal.target["methods"], args["payment_id"])
-        more = (f"{added} more", f"{added} extra", f"{added} additional") + (("another", "one more") if added == 1 else ())
-        facts = [fact("reservation_id", args["reservation_id"]),
-                 fact("total_baggages", args["total_baggages"], *more), pay_fact]
-        details = [f"That makes {_plural(args['total_baggages'], 'checked bag')} in total.",
-                   f"Any fee goes on {pay_phrase}."]
-        return Intent("update_reservation_baggages", f"add {_plural(added, 'checked bag')} to {what}", details, facts=facts,
-                      situation="bags", subject=f"the trip to {city}",
-                      slots={"city": city, "date": day})
 
     @says("update_reservation_flights")
     def _say_update_reservation_flights(self, args: dict[str, Any], ctx: TraceContext) -> Intent:

@@ -4,7 +4,8 @@ A `Say` holds the words of an `Intent` as `str.format` templates. A `{placeholde
 of the write tool (filled from the write's arguments) or a word the hints class declares with
 `@word("name")`: a method `(self, args, ctx)` that works the value out (a record's name, how the user refers
 to an order). A word may return `Said(fact, words)`: `{name}` is then the words, and `name` in `facts` the
-fact (or its facts, a tuple of them). `facts` and `known` name parameters or words the same way (a parameter `p` gives `fact("p", args["p"])`).
+fact (or its facts, a tuple of them); a word with a parameter's name stands for that parameter (to give its
+fact more forms, e.g. "2 more" for a new total). `facts` and `known` name parameters or words the same way (a parameter `p` gives `fact("p", args["p"])`).
 A choice of several phrasings is a tuple of templates; one is picked with the trace's random generator.
 Three names are always there besides: `target` (what the goal acts on, `ctx.goal.target`), `output` (what the
 write returned) and `persona` (the user's record), e.g. `"because {target[reason]}"`.
