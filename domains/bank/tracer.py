@@ -47,12 +47,6 @@ def policy_problem(tool: str, args: dict[str, Any], state: State, caller: str | 
     return first_broken(ACTION_RULES, tool, args, state, {"customer_id": caller} if caller else {})
 
 
-# -- what a customer can ask for, on a given state -------------------------------------------------------
-
-
-# -- words -----------------------------------------------------------------------------------------------
-
-
 def suitable_customers(database: Database) -> dict[str, dict[str, list[str]]]:
     """Write -> kind -> the customers who can ask for it at the start."""
     state = database.new_state()

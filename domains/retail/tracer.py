@@ -94,9 +94,6 @@ class Options:
         return cls({w: sorted(set(o)) for w, o in owners.items()})
 
 
-# -- how the customer says things ----------------------------------------------------------------------------
-
-
 class RetailHints(RetailPhrasing):
     triggers = TRIGGERS
     persona_table = "users"

@@ -47,9 +47,6 @@ def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[st
     return first_broken(ACTION_RULES, tool, args, state, known)
 
 
-# -- phrasing helpers -----------------------------------------------------------------------------------
-
-
 @dataclass
 class Options:
     """Students each kind of goal can start with, computed once per database."""

@@ -73,12 +73,6 @@ def policy_problem(tool: str, args: Record, state: State, known: Record) -> str:
     return first_broken(ACTION_RULES, tool, args, state, known)
 
 
-# -- what the database offers -----------------------------------------------------------------------------
-
-
-# -- words ------------------------------------------------------------------------------------------------
-
-
 class TravelHints(TravelPhrasing):
     triggers = TRIGGERS
     persona_table = "travellers"
