@@ -139,8 +139,6 @@ class BankHints(BankPhrasing):
     # -- arguments -----------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         customer = persona_of(ctx)
-        if tool == BY_PHONE:
-            return {"phone": customer["phone"]}
         if tool == BY_NAME:
             return {"first_name": customer["first_name"], "last_name": customer["last_name"],
                     "date_of_birth": customer["date_of_birth"]}

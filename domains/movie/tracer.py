@@ -314,10 +314,6 @@ class MovieHints(MoviePhrasing):
     # -- arguments ------------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> Record | None:
         t = ctx.goal.target
-        if tool == "find_member_by_email":
-            return {"email": persona_of(ctx)["email"]}
-        if tool == "find_member_by_phone":
-            return {"phone": persona_of(ctx)["phone"]}
         if tool == "list_cinemas":  # an optional filter: the generic grounding leaves it out
             return {"city": t["city"]}
         if tool == "search_showtimes":

@@ -343,11 +343,7 @@ class RestaurantHints(RestaurantPhrasing):
 
     # -- arguments ---------------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        target, guest = ctx.goal.target, persona_of(ctx)
-        if tool == "find_guest_id_by_email":
-            return {"email": guest["email"]}
-        if tool == "find_guest_id_by_phone":
-            return {"phone": guest["phone"]}
+        target = ctx.goal.target
         if tool == "search_restaurants":
             when = target.get("new") or target
             return {"city": target["city"], "date": when["date"], "party_size": when["party_size"]}

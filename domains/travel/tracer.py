@@ -346,8 +346,6 @@ class TravelHints(TravelPhrasing):
     # -- arguments ------------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> Record | None:
         target = ctx.goal.target
-        if tool == "find_traveller_by_email":
-            return {"email": persona_of(ctx)["email"]}
         if tool == "search_hotels":
             return {"city": target["city"], "check_in": target["check_in"], "check_out": target["check_out"]}
         if tool == "check_room_availability":
