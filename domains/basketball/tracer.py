@@ -273,8 +273,6 @@ class BasketballHints(BasketballPhrasing):
             return {"venue_id": target["venue_id"], "date": target["new_date"]}
         if tool == "get_venue_details":
             return {"venue_id": target.get("venue_id") or persona_of(ctx)["home_venue_id"]}
-        if tool == "list_club_games":
-            return {"club_id": ctx.persona_id}
         return None
 
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
