@@ -10,11 +10,10 @@ same checks the starter tasks obey), and the targets pick only changes that pass
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.hint_helpers import PerDatabase, earlier, fresh_choice
+from tauplay.tracer.hint_helpers import StartersByWrite, earlier, fresh_choice
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -47,26 +46,20 @@ def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[st
     return first_broken(ACTION_RULES, tool, args, state, known)
 
 
-@dataclass
-class Options:
-    """Students each kind of goal can start with, computed once per database."""
-
-    by_write: dict[str, list[str]]
-
-    @classmethod
-    def of(cls, database: Database) -> Options:
-        state = database.new_state()
-        free, droppable, owing = [], [], []
-        for sid, s in database.tables["students"].items():
-            if not any(h["type"] in BLOCKING_HOLDS for h in s["holds"]):
-                free.append(sid)
-            if s["account"]["balance"] > 0 and s["payment_methods"]:
-                owing.append(sid)
-            spring = active_registrations(state, s, SPRING)
-            if spring or len(fall_enrolled(state, s)) >= 2:
-                droppable.append(sid)
-        return cls({"enroll_in_section": sorted(free), "join_waitlist": sorted(free),
-                    "drop_registration": sorted(droppable), "pay_balance": sorted(owing)})
+def starters(database: Database) -> dict[str, list[str]]:
+    """Students each kind of goal can start with."""
+    state = database.new_state()
+    free, droppable, owing = [], [], []
+    for sid, s in database.tables["students"].items():
+        if not any(h["type"] in BLOCKING_HOLDS for h in s["holds"]):
+            free.append(sid)
+        if s["account"]["balance"] > 0 and s["payment_methods"]:
+            owing.append(sid)
+        spring = active_registrations(state, s, SPRING)
+        if spring or len(fall_enrolled(state, s)) >= 2:
+            droppable.append(sid)
+    return {"enroll_in_section": sorted(free), "join_waitlist": sorted(free),
+            "drop_registration": sorted(droppable), "pay_balance": sorted(owing)}
 
 
 class SchoolHints(SchoolPhrasing):
@@ -79,12 +72,11 @@ class SchoolHints(SchoolPhrasing):
     optional_feeders: dict[str, tuple[str, ...]] = {}  # every read in a goal is one the policy asks for
 
     def __init__(self) -> None:
-        self._data = PerDatabase(Options.of)
+        self._starters = StartersByWrite(starters)
 
     # -- who and what --------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
-        options = self._data[ctx.database].by_write.get(write)
-        return ctx.rng.choice(options) if options else None
+        return self._starters.pick(write, ctx)
 
     def _auth(self, ctx: TraceContext) -> str:
         return STUDENTS.lookup(ctx.persona_id or "")

@@ -9,13 +9,12 @@ the patient's own things in a state that allows the change, and is phrased the w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
 from tauplay.core.db import Database, State
 from tauplay.tracer.hint_helpers import (
-    PerDatabase,
+    StartersByWrite,
     earlier,
     fresh_choice,
     fresh_records,
@@ -81,25 +80,19 @@ def free_slots(state: State, provider_id: str) -> list[tuple[str, str]]:
     return out
 
 
-@dataclass
-class Options:
-    """Adult patients each kind of goal can start with, computed once per database."""
-
-    by_write: dict[str, list[str]]
-
-    @classmethod
-    def of(cls, database: Database) -> Options:
-        t = database.tables
-        adults = {k for k, p in t["patients"].items() if p["demographics"]["date_of_birth"] <= ADULT_BORN_BY}
-        active = sorted({a["patient_id"] for a in t["appointments"].values() if a["status"] in ACTIVE_STATUSES}
-                        & adults)
-        with_records = sorted({r["patient_id"] for r in t["medical_records"].values() if r} & adults)
-        switchable = sorted({r["patient_id"] for r in t["medical_records"].values()
-                             if any(p.get("medication") in t["medication_suppliers"]
-                                    for p in r.get("prescriptions") or [])} & adults)
-        return cls({"schedule_appointment": sorted(adults), "cancel_appointment": active,
-                    "reschedule_appointment": active, "update_prescription_supplier": switchable,
-                    "update_medical_record_note": with_records})
+def starters(database: Database) -> dict[str, list[str]]:
+    """Adult patients each kind of goal can start with."""
+    t = database.tables
+    adults = {k for k, p in t["patients"].items() if p["demographics"]["date_of_birth"] <= ADULT_BORN_BY}
+    active = sorted({a["patient_id"] for a in t["appointments"].values() if a["status"] in ACTIVE_STATUSES}
+                    & adults)
+    with_records = sorted({r["patient_id"] for r in t["medical_records"].values() if r} & adults)
+    switchable = sorted({r["patient_id"] for r in t["medical_records"].values()
+                         if any(p.get("medication") in t["medication_suppliers"]
+                                for p in r.get("prescriptions") or [])} & adults)
+    return {"schedule_appointment": sorted(adults), "cancel_appointment": active,
+            "reschedule_appointment": active, "update_prescription_supplier": switchable,
+            "update_medical_record_note": with_records}
 
 
 class TelehealthHints(TelehealthPhrasing):
@@ -116,12 +109,11 @@ class TelehealthHints(TelehealthPhrasing):
                         "get_medical_record": ("list_patient_medical_records",)}
 
     def __init__(self) -> None:
-        self._data = PerDatabase(Options.of)
+        self._starters = StartersByWrite(starters)
 
     # -- who and what --------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
-        options = self._data[ctx.database].by_write.get(write)
-        return ctx.rng.choice(options) if options else None
+        return self._starters.pick(write, ctx)
 
     def _auth(self, ctx: TraceContext) -> str:
         return PATIENTS.lookup(ctx.persona_id or "")
