@@ -15,7 +15,7 @@ import pytest
 from tauplay.core.domain import Domain, DomainError, get_domain
 from tauplay.tracer.facts import fact
 from tauplay.tracer.hints import TracerHints, hints_for, says, word
-from tauplay.tracer.phrasing import Said, Say
+from tauplay.tracer.phrasing import Said, Say, Variants
 from tauplay.tracer.trace import Intent
 
 
@@ -112,6 +112,31 @@ def test_the_goal_s_target_the_write_s_output_and_the_persona_are_there_without_
                               persona={"name": "Mia"}, output_of=lambda tool: {"refund": f"{tool} refunded"})
     said = hints.said("cancel_reservation", {"reservation_id": "ZFA04Y"}, context)
     assert (said.action, said.subject, said.reason) == ("cancel ZFA04Y weather", "Mia", "cancel_reservation refunded")
+
+
+def test_variants_pick_a_template_by_their_key_and_are_checked_case_by_case() -> None:
+    class Varied(TracerHints):
+        PHRASES = {"cancel_reservation": Variants("{target[how]}", {"id": Say("cancel {reservation_id}")},
+                                                  default=Say("cancel your trip"))}
+
+    class NoDefault(TracerHints):
+        PHRASES = {"cancel_reservation": Variants("{target[how]}", {"id": Say("cancel {reservation_id}")})}
+
+    class Typo(TracerHints):
+        PHRASES = {"cancel_reservation": Variants("{target[how]}", {"id": Say("cancel it")},
+                                                  default=Say("cancel {reservaton_id}"))}
+
+    def context(how: str) -> Any:
+        return SimpleNamespace(rng=random.Random(0), goal=SimpleNamespace(target={"how": how}))
+
+    hints = hints_for(replace(airline(), tracer_hints=Varied))
+    assert hints.said("cancel_reservation", {"reservation_id": "Z1"}, context("id")).action == "cancel Z1"
+    assert hints.said("cancel_reservation", {"reservation_id": "Z1"}, context("date")).action == "cancel your trip"
+    strict = hints_for(replace(airline(), tracer_hints=NoDefault))
+    with pytest.raises(LookupError, match="no template for"):
+        strict.said("cancel_reservation", {"reservation_id": "Z1"}, context("date"))
+    with pytest.raises(DomainError, match="names 'reservaton_id'"):
+        hints_for(replace(airline(), tracer_hints=Typo))
 
 
 def test_words_are_collected_per_class_and_inherited() -> None:

@@ -8,7 +8,8 @@ from datetime import date
 from typing import Any
 
 from tauplay.tracer.facts import Fact, answer, fact, words
-from tauplay.tracer.hints import TracerHints, says
+from tauplay.tracer.hints import TracerHints, says, word
+from tauplay.tracer.phrasing import Said, Say, Variants
 from tauplay.tracer.trace import Intent, TraceContext
 
 from .action_rules import PATIENTS, auth_method
@@ -125,15 +126,23 @@ class TelehealthPhrasing(TracerHints):
         facts = [fact("appointment_date", appointment["date"]), fact("provider_name", who)]
         return facts, f"your {specialty} appointment with {who} on {when}", slots
 
-    @says("cancel_appointment")
-    def _say_cancel_appointment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        appointment = ctx.database.tables["appointments"][args["appointment_id"]]
-        facts, what, slots = self._appointment_phrase(ctx, appointment)
-        details = [] if ctx.goal.target["variant"] == "id" else [
-            "You do not have the appointment id at hand; the day and the provider are what you remember."]
-        return Intent("cancel_appointment", f"cancel {what}", details,
-                      reason=f"because {ctx.goal.target['reason']}", facts=facts, situation="cancel",
-                      subject=f"the visit with {slots['doctor']} on {slots['date']}", slots=slots)
+    PHRASES = {
+        "cancel_appointment": Variants("{target[variant]}", {"id": Say(
+            "cancel {visit}", "cancel", "the visit with {visit_slots[doctor]} on {visit_slots[date]}",
+            reason="because {target[reason]}", facts=("visit",), slots="visit_slots")}, default=Say(
+            "cancel {visit}", "cancel", "the visit with {visit_slots[doctor]} on {visit_slots[date]}",
+            details=("You do not have the appointment id at hand; the day and the provider are what you remember.",),
+            reason="because {target[reason]}", facts=("visit",), slots="visit_slots")),
+    }
+
+    @word("visit")
+    def _visit(self, args: dict[str, Any], ctx: TraceContext) -> Said:
+        facts, what, _ = self._appointment_phrase(ctx, ctx.database.tables["appointments"][args["appointment_id"]])
+        return Said(tuple(facts), what)
+
+    @word("visit_slots")
+    def _visit_slots(self, args: dict[str, Any], ctx: TraceContext) -> dict[str, str]:
+        return self._appointment_phrase(ctx, ctx.database.tables["appointments"][args["appointment_id"]])[2]
 
     @says("reschedule_appointment")
     def _say_reschedule_appointment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:

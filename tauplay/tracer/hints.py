@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain, DomainError
 from tauplay.core.tasks import Task
-from tauplay.tracer.phrasing import Say, WordFn, say, unknown_names
+from tauplay.tracer.phrasing import Phrase, WordFn, say, unknown_names
 
 if TYPE_CHECKING:
     from tauplay.tracer.trace import Intent, TraceContext
@@ -82,7 +82,7 @@ class TracerHints:
     ARGS: ClassVar[dict[str, ArgsFn]] = {}
     # write tool -> the template of its goal (a tool with a `SAY` method uses the method), and the words
     # (`@word`) the templates may name besides the tool's parameters.
-    PHRASES: ClassVar[dict[str, Say]] = {}
+    PHRASES: ClassVar[dict[str, Phrase]] = {}
     WORDS: ClassVar[dict[str, WordFn]] = {}
     # The table whose records are the users of the service (None: the generic guess).
     persona_table: str | None = None

@@ -10,6 +10,9 @@ A choice of several phrasings is a tuple of templates; one is picked with the tr
 Three names are always there besides: `target` (what the goal acts on, `ctx.goal.target`), `output` (what the
 write returned) and `persona` (the user's record), e.g. `"because {target[reason]}"`.
 
+A goal phrased in a few ways depending on what it acts on is a `Variants`: its `key` (a template, e.g.
+`"{target[variant]}"`) is filled first and names the `Say` to use (`default` for any other value).
+
 The templates are filled in the order of the `Intent`'s fields (action, details, reason, facts, situation,
 subject, known, slots, answers) and each word is worked out once, when it is first needed, so a word that
 draws on the random generator draws in that order.
@@ -80,6 +83,26 @@ class Say:
             yield self.slots
 
 
+@dataclass(frozen=True)
+class Variants:
+    """Several templates of one goal: `key`, filled first, picks one of `cases` (else `default`)."""
+
+    key: str
+    cases: Mapping[str, Say]
+    default: Say | None = None
+
+    def choices(self) -> list[Say]:
+        return [*self.cases.values(), *([self.default] if self.default is not None else [])]
+
+    def names(self) -> Iterator[str]:
+        yield from Say(self.key).names()
+        for case in self.choices():
+            yield from case.names()
+
+
+Phrase = Say | Variants  # what a `PHRASES` entry holds
+
+
 def _root(name: str, template: str) -> str:
     root = name.split(".", 1)[0].split("[", 1)[0]
     if not root or root.isdigit():
@@ -133,12 +156,13 @@ class _Values(Mapping[str, Any]):
         return value.value if isinstance(value, Fact) else value
 
 
-def say(template: Say, tool: str, hints: Any, words: Mapping[str, WordFn], args: dict[str, Any],
+def say(phrase: Phrase, tool: str, hints: Any, words: Mapping[str, WordFn], args: dict[str, Any],
         ctx: TraceContext) -> Intent:
-    """The `Intent` `template` gives for this write."""
+    """The `Intent` `phrase` gives for this write."""
     from tauplay.tracer.trace import Intent
 
     values = _Values(hints, words, tool, args, ctx)
+    template = _pick(phrase, values, tool)
     action = values.fill(template.action)
     details = [values.fill(d) for d in template.details]
     reason = values.fill(template.reason)
@@ -153,6 +177,16 @@ def say(template: Say, tool: str, hints: Any, words: Mapping[str, WordFn], args:
                   known=known, slots=slots, answers=answers)
 
 
-def unknown_names(template: Say, parameters: set[str], words: set[str]) -> list[str]:
+def _pick(phrase: Phrase, values: _Values, tool: str) -> Say:
+    if isinstance(phrase, Say):
+        return phrase
+    key = values.fill(phrase.key)
+    chosen = phrase.cases.get(key, phrase.default)
+    if chosen is None:
+        raise LookupError(f"PHRASES['{tool}']: no template for {phrase.key} = {key!r}")
+    return chosen
+
+
+def unknown_names(template: Phrase, parameters: set[str], words: set[str]) -> list[str]:
     """The names `template` reads that are neither parameters of its tool nor declared words."""
     return [n for n in dict.fromkeys(template.names()) if n not in parameters and n not in words and n not in BUILT_IN]
