@@ -148,12 +148,6 @@ class BankHints(BankPhrasing):
 
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         t = ctx.goal.target
-        if tool == "update_card_lock":
-            return {"card_id": t["card_id"], "action": t["action"]}
-        if tool == "replace_card":
-            return {"card_id": t["card_id"], "reason": t["reason"], "shipping": t["shipping"]}
-        if tool in ("file_dispute", "waive_fee"):
-            return {"transaction_id": t["transaction_id"], "reason": t["reason"]}
         if tool == "transfer_funds":
             return {"from_account_id": t["account_id"], "destination_id": t["destination_id"], "amount": t["amount"]}
         return None

@@ -326,8 +326,6 @@ class MovieHints(MoviePhrasing):
         t = ctx.goal.target
         if tool == "book_tickets":
             return dict(t["args"])
-        if tool == "cancel_booking":
-            return {"booking_id": t["booking_id"], "reason": t["reason"]}
         if tool in ("change_seats", "exchange_showtime"):
             args: Record = {"booking_id": t["booking_id"]}
             if tool == "exchange_showtime":

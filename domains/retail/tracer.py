@@ -258,13 +258,9 @@ class RetailHints(RetailPhrasing):
     # -- arguments ----------------------------------------------------------------------------------------
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         t = ctx.goal.target
-        if tool == "cancel_pending_order":
-            return {"order_id": t["order_id"], "reason": t["reason"]}
         if tool in ("modify_pending_order_address", "modify_user_address"):
             key = "order_id" if tool == "modify_pending_order_address" else "user_id"
             return {key: t[key], **{k: t["address"][k] for k in ADDRESS_FIELDS}}
-        if tool == "modify_pending_order_payment":
-            return {"order_id": t["order_id"], "payment_method_id": t["payment_method_id"]}
         if tool in SWAPS:
             return {"order_id": t["order_id"], "item_ids": [t["item"]["item_id"]], "new_item_ids": [t["new"]["item_id"]],
                     "payment_method_id": t["payment_method_id"]}

@@ -288,10 +288,6 @@ class TelehealthHints(TelehealthPhrasing):
 
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         target = ctx.goal.target
-        if tool == "cancel_appointment":
-            return {"appointment_id": target["appointment_id"]}
-        if tool == "reschedule_appointment":
-            return {k: target[k] for k in ("appointment_id", "new_date", "new_time")}
         if tool == "schedule_appointment":
             args = {k: target[k] for k in ("patient_id", "provider_id", "date", "time", "appointment_type")}
             if target["billing"] != "insurance":
@@ -304,8 +300,6 @@ class TelehealthHints(TelehealthPhrasing):
             return {"record_id": target["record_id"], "medication": target["medication"],
                     "supplier_company": offer["company"], "brand_name": offer["brand_name"],
                     "price_usd": offer["price_usd"]}
-        if tool == "update_medical_record_note":
-            return {"record_id": target["record_id"], "note": target["note"]}
         return None
 
     # -- policy (stage 5) ----------------------------------------------------------------------------

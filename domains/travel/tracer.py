@@ -360,17 +360,11 @@ class TravelHints(TravelPhrasing):
         t = ctx.goal.target
         if tool == "create_booking":
             return dict(t["args"])
-        if tool == "change_booking":
-            return {k: t[k] for k in ("booking_id", "check_in", "check_out", "room_type", "payment_method_id")}
         if tool == "add_travellers":
             args = {"booking_id": t["booking_id"], "guests": t["guests"]}
             if t["charge"] > 0:
                 args["payment_method_id"] = t["payment_method_id"]
             return args
-        if tool == "cancel_booking":
-            return {"booking_id": t["booking_id"], "reason": t["reason"], "refund_to": t["refund_to"]}
-        if tool == "issue_travel_credit":
-            return {"traveller_id": t["traveller_id"], "booking_id": t["booking_id"], "amount": t["amount"]}
         return None
 
     # -- stage 5 --------------------------------------------------------------------------------------
