@@ -152,9 +152,6 @@ class MovieHints(MoviePhrasing):
         return None
 
     # -- what each goal acts on -----------------------------------------------------------------------
-    def target(self, write: str, ctx: TraceContext) -> Record | None:
-        return self.TARGET[write](self, ctx)
-
     @targets("cancel_booking")
     def _target_cancel_booking(self, ctx: TraceContext) -> Record:
         tier = persona_of(ctx)["tier"]

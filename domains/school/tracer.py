@@ -81,9 +81,6 @@ class SchoolHints(SchoolPhrasing):
     def _auth(self, ctx: TraceContext) -> str:
         return STUDENTS.lookup(ctx.persona_id or "")
 
-    def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
-        return self.TARGET[write](self, ctx)
-
     def _spring_sections(self, ctx: TraceContext, *, full: bool) -> list[tuple[dict[str, Any], dict[str, Any]]]:
         """(course, section) of Spring 2025 whose seats are (not) all taken, that the policy lets the student
         take (a waitlist for full ones), in courses no earlier goal of the trace is about."""
