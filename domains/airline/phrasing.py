@@ -11,9 +11,7 @@ from tauplay.tracer.hints import TracerHints, says, word
 from tauplay.tracer.phrasing import Said, Say
 from tauplay.tracer.trace import Intent, TraceContext
 
-from ..airline_rules import (
-    status_on,
-)
+from ..airline_rules import status_on
 from ..common_reads import must_get
 from ..common_tracer import persona_of
 from .tools import AIRPORTS

@@ -12,16 +12,8 @@ from tauplay.tracer.trace import Intent, TraceContext
 
 from ..common_reads import must_get
 from ..common_tracer import persona_of
-from .offers import (
-    PERSON_PAYEES,
-    Transfer,
-    finds_by_name,
-)
-from .rules import (
-    EXPEDITE_FEE,
-    PREMIER_FREE_FEES,
-    new_payee,
-)
+from .offers import PERSON_PAYEES, Transfer, finds_by_name
+from .rules import EXPEDITE_FEE, PREMIER_FREE_FEES, new_payee
 
 TRIGGERS = {
     "lock": {

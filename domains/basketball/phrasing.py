@@ -14,10 +14,7 @@ from tauplay.tracer.trace import Intent, TraceContext
 from ..common_reads import must_get
 from ..common_tracer import persona_of
 from . import league
-from .action_rules import (
-    minimum_salary,
-    name_of,
-)
+from .action_rules import minimum_salary, name_of
 
 TRIGGERS = {
     "sign": {

@@ -9,16 +9,8 @@ from tauplay.core.db import Database, State
 
 from ..common_reads import must_get
 from .action_rules import auditorium_of
-from .phrasing import (
-    Record,
-)
-from .rules import (
-    CANCEL_CUTOFF_MINUTES,
-    CHANGE_CUTOFF_MINUTES,
-    MAX_EXCHANGES,
-    minutes_until,
-    seat_class,
-)
+from .phrasing import Record
+from .rules import CANCEL_CUTOFF_MINUTES, CHANGE_CUTOFF_MINUTES, MAX_EXCHANGES, minutes_until, seat_class
 
 BOOK_LEAD_MINUTES = 60  # new bookings are for shows at least an hour away: time to get there
 

@@ -12,9 +12,7 @@ from tauplay.tracer.trace import Intent, TraceContext
 
 from ..common_reads import must_get
 from ..common_tracer import persona_of
-from .rules import (
-    POINTS,
-)
+from .rules import POINTS
 
 TRIGGERS = {
     "book": {

@@ -25,12 +25,7 @@ from ..common_rules import first_broken
 from ..common_tracer import persona_of
 from .action_rules import ACTION_RULES, auditorium_of, identified
 from .offers import BOOK_LEAD_MINUTES, Options, _wheelchair, can_cancel, can_exchange, can_reseat
-from .phrasing import (
-    TRIGGERS,
-    MoviePhrasing,
-    Record,
-    by_phone,
-)
+from .phrasing import TRIGGERS, MoviePhrasing, Record, by_phone
 from .rules import (
     ALCOHOL_MIN_AGE,
     BOOKING_FEE,

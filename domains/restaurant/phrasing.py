@@ -14,10 +14,7 @@ from tauplay.tracer.trace import Intent, TraceContext
 from ..common_reads import must_get
 from ..common_tracer import persona_of
 from . import seating
-from .catalogue import (
-    FEE_FREE_TIERS,
-    LATE_CANCEL_HOURS,
-)
+from .catalogue import FEE_FREE_TIERS, LATE_CANCEL_HOURS
 
 TRIGGERS = {
     "book": {

@@ -53,12 +53,7 @@ from .catalogue import (
     TODAY,
 )
 from .generator import BUSY_DATES
-from .phrasing import (
-    LOGINS,
-    TRIGGERS,
-    Record,
-    RestaurantPhrasing,
-)
+from .phrasing import LOGINS, TRIGGERS, Record, RestaurantPhrasing
 
 PARTY_SIZES = (1, 2, 2, 2, 2, 3, 4, 4, 4, 5, 6, 6, 7, 8)
 SAFETY_HOURS = 1.0  # margin kept from every time limit, so a task does not sit on a boundary

@@ -33,14 +33,7 @@ from ..common_reads import must_get
 from ..common_tracer import persona_of
 from ..retail_rules import ACTION_RULES, ORDER_WRITES, SWAPS, items_changed
 from .generator import ADDRESS2, CITIES, STREETS
-from .phrasing import (
-    AUTH_EMAIL,
-    AUTH_ZIP,
-    CANCEL_REASONS,
-    TRIGGERS,
-    RetailPhrasing,
-    auth_by_zip,
-)
+from .phrasing import AUTH_EMAIL, AUTH_ZIP, CANCEL_REASONS, TRIGGERS, RetailPhrasing, auth_by_zip
 from .tools import ADDRESS_FIELDS
 
 # -- the policy-only rules (stage 5): policy_rules.py, one place read by the audit and sessions too -----------

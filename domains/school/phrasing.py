@@ -12,12 +12,7 @@ from tauplay.tracer.phrasing import Said, Say
 from tauplay.tracer.trace import Intent, TraceContext
 
 from .action_rules import STUDENTS, auth_method
-from .catalogue import (
-    DEPARTMENTS,
-    FALL,
-    SPRING,
-    TERMS,
-)
+from .catalogue import DEPARTMENTS, FALL, SPRING, TERMS
 
 TRIGGERS = {
     "enroll": {

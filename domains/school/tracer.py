@@ -19,21 +19,9 @@ from tauplay.tracer.trace import Skip, TraceContext
 
 from ..common_rules import first_broken
 from .action_rules import ACTION_RULES, STUDENTS, WRITES, fall_enrolled
-from .catalogue import (
-    BLOCKING_HOLDS,
-    DEPARTMENTS,
-    FALL,
-    MAX_WAITLISTS_PER_TERM,
-    SPRING,
-)
+from .catalogue import BLOCKING_HOLDS, DEPARTMENTS, FALL, MAX_WAITLISTS_PER_TERM, SPRING
 from .eligibility import active_registrations, problems
-from .phrasing import (
-    DROP_REASONS,
-    ENROLL_REASONS,
-    TRIGGERS,
-    WITHDRAW_REASONS,
-    SchoolPhrasing,
-)
+from .phrasing import DROP_REASONS, ENROLL_REASONS, TRIGGERS, WITHDRAW_REASONS, SchoolPhrasing
 from .tools import seat_counts
 
 

@@ -12,9 +12,7 @@ from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
 from ..common_tracer import persona_id_of, persona_of
-from .action_rules import (
-    service_category,
-)
+from .action_rules import service_category
 from .catalogue import SERVICES
 
 TRIGGERS = {

@@ -37,22 +37,10 @@ from tauplay.tracer.trace import Skip, TraceContext
 from ..common_reads import must_get
 from ..common_rules import first_broken
 from ..common_tracer import persona_id_of, persona_of
-from .action_rules import (
-    ACTION_RULES,
-    PAYMENT_METHODS,
-    SETTINGS,
-    current_settings,
-    service_category,
-)
+from .action_rules import ACTION_RULES, PAYMENT_METHODS, SETTINGS, current_settings, service_category
 from .catalogue import BILLING_CYCLES, DEVICES, SERVICES, TICKET_PRIORITIES
 from .generator import TODAY
-from .phrasing import (
-    AUTH_EMAIL,
-    AUTH_PHONE,
-    TRIGGERS,
-    TelecomPhrasing,
-    by_phone,
-)
+from .phrasing import AUTH_EMAIL, AUTH_PHONE, TRIGGERS, TelecomPhrasing, by_phone
 
 # A device's category -> the category of service it is used with.
 SERVES = {"mobile_phone": "mobile", "networking": "internet", "tv": "tv", "phone": "phone", "security": "security"}

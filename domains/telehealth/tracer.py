@@ -13,12 +13,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.hint_helpers import (
-    StartersByWrite,
-    earlier,
-    fresh_choice,
-    fresh_records,
-)
+from tauplay.tracer.hint_helpers import StartersByWrite, earlier, fresh_choice, fresh_records
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -26,13 +21,7 @@ from ..common_rules import first_broken
 from .action_rules import ACTION_RULES, PATIENTS, WRITES, catalogue
 from .data_model import ACTIVE_STATUSES
 from .generator import CONDITIONS, WEEKDAYS
-from .phrasing import (
-    CANCEL_REASONS,
-    MOVE_REASONS,
-    SUPPLIER_REASONS,
-    TRIGGERS,
-    TelehealthPhrasing,
-)
+from .phrasing import CANCEL_REASONS, MOVE_REASONS, SUPPLIER_REASONS, TRIGGERS, TelehealthPhrasing
 from .tools import TODAY  # policy.md's today; the tools stamp cancellations with it
 
 HORIZON = 14  # new and moved visits go on one of the next two weeks' days

@@ -10,16 +10,8 @@ from datetime import timedelta
 from tauplay.core.db import Database, State
 
 from ..common_reads import must_get
-from .phrasing import (
-    Record,
-)
-from .terms import (
-    CALENDAR_END,
-    MIN_DAYS_TO_CHANGE,
-    TODAY,
-    day,
-    nights_of,
-)
+from .phrasing import Record
+from .terms import CALENDAR_END, MIN_DAYS_TO_CHANGE, TODAY, day, nights_of
 
 EARLIEST_CHANGE = (day(TODAY) + timedelta(days=MIN_DAYS_TO_CHANGE)).isoformat()  # 2025-06-05
 LAST_CHECK_OUT = (day(CALENDAR_END) + timedelta(days=1)).isoformat()

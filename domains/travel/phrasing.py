@@ -11,9 +11,7 @@ from tauplay.tracer.trace import Intent, TraceContext
 
 from ..common_reads import must_get
 from ..common_tracer import persona_of
-from .terms import (
-    day,
-)
+from .terms import day
 
 TRIGGERS = {
     "book": {

@@ -36,13 +36,7 @@ from .offers import (
     can_change,
     can_compensate,
 )
-from .phrasing import (
-    REASON_WORDS,
-    TRIGGERS,
-    Record,
-    TravelPhrasing,
-    _name,
-)
+from .phrasing import REASON_WORDS, TRIGGERS, Record, TravelPhrasing, _name
 from .terms import (
     CHANGE_FEE,
     HOME_COUNTRY,
