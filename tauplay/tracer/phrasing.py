@@ -5,7 +5,8 @@ of the write tool (filled from the write's arguments) or a word the hints class 
 `@word("name")`: a method `(self, args, ctx)` that works the value out (a record's name, how the user refers
 to an order). A word may return `Said(fact, words)`: `{name}` is then the words, and `name` in `facts` the
 fact (or its facts, a tuple of them); a word with a parameter's name stands for that parameter (to give its
-fact more forms, e.g. "2 more" for a new total). `facts` and `known` name parameters or words the same way (a parameter `p` gives `fact("p", args["p"])`).
+fact more forms, e.g. "2 more" for a new total). `facts`, `known` and `answers` name parameters or words the
+same way (a parameter `p` in `facts` gives `fact("p", args["p"])`).
 A choice of several phrasings is a tuple of templates; one is picked with the trace's random generator.
 Three names are always there besides: `target` (what the goal acts on, `ctx.goal.target`), `output` (what the
 write returned) and `persona` (the user's record), e.g. `"because {target[reason]}"`.
@@ -17,8 +18,8 @@ The templates are filled in the order of the `Intent`'s fields (action, details,
 subject, known, slots, answers) and each word is worked out once, when it is first needed, so a word that
 draws on the random generator draws in that order.
 
-`check_phrases` (run with the other table checks) fails with one line when a template names something that
-is neither a parameter of its tool nor a declared word.
+`TracerHints.check` (run whenever a domain's hints are looked up) fails with a one-line DomainError when a
+template names something that is neither a parameter of its tool, a declared word nor a built-in name.
 """
 
 from __future__ import annotations
