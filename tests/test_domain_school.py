@@ -519,7 +519,7 @@ def test_shipped_test_set_obeys_the_policy(db: Database) -> None:
 
 
 def test_generated_instructions_identify_the_student_and_name_no_tool(db: Database) -> None:
-    from tauplay_domains.school.tracer import auth_method
+    from tauplay_domains.school.action_rules import auth_method
 
     names = [t.name for t in DOMAIN.tools]
     for task in _test_set().tasks:

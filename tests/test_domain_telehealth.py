@@ -365,7 +365,7 @@ def test_shipped_test_set_obeys_the_policy() -> None:
 
 
 def test_generated_instructions_identify_the_patient_and_name_no_tool() -> None:
-    from tauplay_domains.telehealth.tracer import auth_method
+    from tauplay_domains.telehealth.action_rules import auth_method
 
     database = DOMAIN.database()
     names = [t.name for t in DOMAIN.tools]

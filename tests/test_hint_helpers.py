@@ -13,6 +13,7 @@ from tauplay.tracer.hint_helpers import (
     Cast,
     EmailOrNameAndBirth,
     PerDatabase,
+    StartersByWrite,
     earlier,
     fresh_choice,
     fresh_records,
@@ -42,6 +43,20 @@ def test_per_database_builds_once_for_each_database() -> None:
     other = Database({"people": {}})
     assert (per[PEOPLE], per[PEOPLE], per[other], per[PEOPLE]) == (1, 1, 2, 1)
     assert built == [PEOPLE, other]
+
+
+def test_starters_by_write_are_built_once_per_database_and_drawn_with_the_trace_s_generator() -> None:
+    built: list[Database] = []
+
+    def build(database: Database) -> dict[str, list[str]]:
+        built.append(database)
+        return {"lend": sorted(database.tables["people"]), "fine": []}
+
+    starters = StartersByWrite(build)
+    ctx = TraceContext(AIRLINE, PEOPLE, ToolGraph(AIRLINE), random.Random(3))
+    picks = {starters.pick("lend", ctx) for _ in range(30)}
+    assert picks == {"p1", "p2", "p3"} and built == [PEOPLE]
+    assert starters.pick("fine", ctx) is None and starters.pick("renew", ctx) is None  # nobody can / no such write
 
 
 def test_cast_prefers_someone_new_until_everyone_was_cast() -> None:

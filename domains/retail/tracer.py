@@ -25,23 +25,16 @@ from typing import Any
 
 from tauplay.core.db import Database, State
 from tauplay.core.policy_rules import broken_rules
-from tauplay.tracer.facts import Fact, fact
-from tauplay.tracer.hint_helpers import PerDatabase, hashed_trait, login_unless_done
-from tauplay.tracer.hints import TracerHints, says, targets
-from tauplay.tracer.trace import Intent, Skip, TraceContext
+from tauplay.tracer.hint_helpers import PerDatabase, login_unless_done
+from tauplay.tracer.hints import targets
+from tauplay.tracer.trace import Skip, TraceContext
 
 from ..common_reads import must_get
-from ..common_tracer import persona_id_of, persona_of
+from ..common_tracer import persona_of
 from ..retail_rules import ACTION_RULES, ORDER_WRITES, SWAPS, items_changed
 from .generator import ADDRESS2, CITIES, STREETS
+from .phrasing import AUTH_EMAIL, AUTH_ZIP, CANCEL_REASONS, TRIGGERS, RetailPhrasing, auth_by_zip
 from .tools import ADDRESS_FIELDS
-
-AUTH_EMAIL, AUTH_ZIP = "find_user_id_by_email", "find_user_id_by_name_zip"
-CANCEL_REASONS = {  # the reason as the tool takes it -> why, as the customer would put it
-    "no longer needed": "you no longer need it",
-    "ordered by mistake": "you placed it by mistake",
-}
-
 
 # -- the policy-only rules (stage 5): policy_rules.py, one place read by the audit and sessions too -----------
 
@@ -94,35 +87,8 @@ class Options:
         return cls({w: sorted(set(o)) for w, o in owners.items()})
 
 
-# -- how the customer says things ----------------------------------------------------------------------------
-
-def options_phrase(options: dict[str, str]) -> str:
-    return ", ".join(f"{k}: {v}" for k, v in options.items())
-
-
-def item_phrase(item: dict[str, Any]) -> str:
-    """`Hiking Boots (size: 8, material: leather)`: how a customer names an item of an order."""
-    return f"{item['name']} ({options_phrase(item['options'])})"
-
-
-def address_phrase(a: dict[str, str]) -> str:
-    return f"{a['address1']}, {a['address2']}, {a['city']}, {a['state']} {a['zip']}, {a['country']}"
-
-
-def address_facts(a: dict[str, str]) -> list[Fact]:
-    return [fact(k, a[k]) for k in ADDRESS_FIELDS]
-
-
-def listing(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-def auth_by_zip(user_id: str) -> bool:
-    """About one customer in four does not remember their email and gives name and zip code instead."""
-    return hashed_trait(user_id, 1, 4)
-
-
-class RetailHints(TracerHints):
+class RetailHints(RetailPhrasing):
+    triggers = TRIGGERS
     persona_table = "users"
     # The agent takes the user id from the look-up by email or name + zip: the customer never says it.
     derived_fields = frozenset({"user_id"})
@@ -137,69 +103,6 @@ class RetailHints(TracerHints):
         "get_order_details": ("get_user_details",),
         "get_product_details": ("list_all_product_types",),
         "modify_user_address": ("get_user_details",),
-    }
-    triggers = {
-        "cancel": {
-            "anger": ["annoyed that order {order} has still not shipped", "irritated at having to cancel {order} at all"],
-            "fear": ["worried about being charged for {order} anyway", "anxious that the refund for {order} will "
-                     "never arrive"],
-            "disgust": ["fed up with the shop after the trouble around {order}"],
-            "sadness": ["disappointed that the {product} is no longer wanted", "let down that the plans behind "
-                        "{order} fell through"],
-            "enjoyment": ["relieved that {order} can still be called off", "cheerful after finding the "
-                          "{product} cheaper elsewhere"],
-        },
-        "reroute": {
-            "fear": ["worried that order {order} will go to the old address", "nervous that the {product} will "
-                     "be left at an empty house"],
-            "anger": ["annoyed that order {order} was set to ship to the wrong place"],
-            "enjoyment": ["excited about the move to {city}", "happy that the {product} can arrive in {city}"],
-            "sadness": ["sad about having to leave the old place", "weary of sorting out deliveries after a move"],
-            "disgust": ["put off by how hard it is to change where order {order} goes"],
-        },
-        "payment": {
-            "fear": ["worried that order {order} was charged to the wrong account", "anxious about money running "
-                     "short on the card used for {order}"],
-            "anger": ["irritated that the wrong payment method was picked for {order}"],
-            "disgust": ["fed up with surprise charges on the card used for {order}"],
-            "sadness": ["discouraged about a tight budget this month"],
-            "enjoyment": ["pleased to use a gift card received as a present", "upbeat about tidying up the "
-                          "household budget"],
-        },
-        "swap": {
-            "enjoyment": ["excited about getting the {product} in the right version", "looking forward to the "
-                          "{product} after all"],
-            "anger": ["annoyed at having picked the wrong {product} options", "frustrated that the {product} "
-                      "page was confusing"],
-            "fear": ["worried the right {product} will sell out before the order ships"],
-            "sadness": ["disappointed that the {product} as ordered will not fit"],
-            "disgust": ["put off by how the {product} options were shown when ordering"],
-        },
-        "return": {
-            "disgust": ["disgusted by the quality of the {product}", "put off by how the {product} looks in "
-                        "person"],
-            "anger": ["angry that the {product} is not what was advertised", "annoyed at wasting money on the "
-                      "{product}"],
-            "sadness": ["disappointed that the {product} was not as hoped", "sad that the {product} meant as a "
-                        "gift is no longer needed"],
-            "fear": ["worried the refund for the {product} will not come through"],
-            "enjoyment": ["relieved that the {product} can still be sent back"],
-        },
-        "exchange": {
-            "anger": ["frustrated that the {product} that arrived does not work out", "annoyed at having to "
-                      "deal with the {product} again"],
-            "fear": ["worried the exchange for the {product} will take too long"],
-            "sadness": ["disappointed that the {product} did not fit as hoped"],
-            "disgust": ["put off by the {product} that arrived"],
-            "enjoyment": ["excited to get the {product} in the version that was really wanted"],
-        },
-        "move": {
-            "enjoyment": ["excited about the new home in {city}", "thrilled to have finally moved to {city}"],
-            "fear": ["worried that future orders will go to the old address", "anxious about the move to {city}"],
-            "sadness": ["sad to have left the old neighbourhood", "tired after a hard move to {city}"],
-            "anger": ["annoyed that the profile still shows the old address"],
-            "disgust": ["fed up with updating the address everywhere after the move"],
-        },
     }
 
     def __init__(self) -> None:
@@ -348,13 +251,9 @@ class RetailHints(TracerHints):
     # -- arguments ----------------------------------------------------------------------------------------
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         t = ctx.goal.target
-        if tool == "cancel_pending_order":
-            return {"order_id": t["order_id"], "reason": t["reason"]}
         if tool in ("modify_pending_order_address", "modify_user_address"):
             key = "order_id" if tool == "modify_pending_order_address" else "user_id"
             return {key: t[key], **{k: t["address"][k] for k in ADDRESS_FIELDS}}
-        if tool == "modify_pending_order_payment":
-            return {"order_id": t["order_id"], "payment_method_id": t["payment_method_id"]}
         if tool in SWAPS:
             return {"order_id": t["order_id"], "item_ids": [t["item"]["item_id"]], "new_item_ids": [t["new"]["item_id"]],
                     "payment_method_id": t["payment_method_id"]}
@@ -363,176 +262,6 @@ class RetailHints(TracerHints):
             return {"order_id": t["order_id"], "item_ids": [order["items"][i]["item_id"] for i in t["lines"]],
                     "payment_method_id": t["payment_method_id"]}
         return None
-
-    # -- phrasing -----------------------------------------------------------------------------------------
-    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
-        if auth_by_zip(persona_id):
-            return rng.choice((f"You are {name}, and you do not remember which email your account uses.",
-                               f"Your name is {name}; you cannot recall the email on your shop account."))
-        email = persona["email"]
-        return rng.choice((f"You are {name}, and your email is {email}.",
-                           f"Your name is {name} (email {email}).",
-                           f"You are {name}. Your shop account uses the email {email}."))
-
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.SAY[tool](self, args, ctx)
-        intent.known["user_id"] = ctx.persona_id  # whose account this is (the ownership check reads it)
-        self._identify(intent, ctx)
-        return intent
-
-    def _identify(self, intent: Intent, ctx: TraceContext) -> None:
-        """The goal whose reads identified the customer carries what they say to be found."""
-        goal = len(ctx.goals) - 1
-        step = next((s for s in ctx.steps if s.goal == goal and s.tool in (AUTH_EMAIL, AUTH_ZIP)), None)
-        if step is None:
-            return
-        if step.tool == AUTH_EMAIL:
-            intent.facts.insert(0, fact("email", step.args["email"]))
-            return
-        zip_code = step.args["zip"]
-        intent.facts[:0] = [fact("first_name", step.args["first_name"]), fact("last_name", step.args["last_name"]),
-                            fact("zip", zip_code)]
-        intent.details.append(ctx.rng.choice((f"To identify yourself, give your name and your zip code, {zip_code}.",
-                                              f"If asked, your zip code is {zip_code}.")))
-
-    def _order_ref(self, order_id: str, ctx: TraceContext) -> tuple[Fact, str]:
-        """The order as the customer names it: by id, or by what is in it when the agent has looked up
-        the profile (its order list) first and no other order of theirs holds the same products."""
-        for goal in ctx.goals[:-1]:  # named in an earlier request: the same words again
-            earlier = next((f for f in goal.intent.facts if f.field == "order_id" and f.value == order_id), None) \
-                if goal.intent else None
-            if earlier is not None:
-                return earlier, "that same order"
-        start = ctx.database.tables["orders"]
-        order = start[order_id]
-        names = sorted(i["name"] for i in order["items"])
-        first_lookup = next((i for i, s in enumerate(ctx.steps) if s.tool == "get_order_details"
-                             and s.args.get("order_id") == order_id), None)
-        profile_first = first_lookup is not None and any(s.tool == "get_user_details" for s in ctx.steps[:first_lookup])
-        mine = [start[o] for o in ctx.database.tables["users"][order["user_id"]]["orders"] if o in start]
-        unique = sum(1 for o in mine if sorted(i["name"] for i in o["items"]) == names) == 1
-        if profile_first and unique and ctx.rng.random() < 0.6:
-            distinct = list(dict.fromkeys(names))
-            phrase = f"the order with the {listing(distinct)}"
-            return fact("order_id", order_id, phrase), f"{phrase} (you do not have the order id at hand)"
-        return fact("order_id", order_id), f"order {order_id}"
-
-    def _method_ref(self, ctx: TraceContext, mid: str, *, own: bool = False) -> tuple[Fact, str]:
-        """A payment method as the customer names it: the card's last digits, PayPal, a gift card."""
-        if own:
-            return fact("payment_method_id", mid, "original payment method", "same payment method"), \
-                "the same payment method the order was paid with"
-        methods = ctx.database.tables["users"][persona_id_of(ctx)]["payment_methods"]
-        method = methods[mid]
-        same = [m for m in methods.values() if m["source"] == method["source"]]
-        if method["source"] == "credit_card":
-            brand = "Mastercard" if method["brand"] == "mastercard" else f"{method['brand'].title()} card"
-            return fact("payment_method_id", mid, f"ending in {method['last_four']}"), \
-                f"your {brand} ending in {method['last_four']}"
-        kind = {"paypal": "PayPal account", "gift_card": "gift card"}[method["source"]]
-        if len(same) == 1:
-            return fact("payment_method_id", mid, kind), f"your {kind}"
-        return fact("payment_method_id", mid), f"your {kind} {mid}"
-
-    @says("cancel_pending_order")
-    def _say_cancel_pending_order(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        order = ctx.database.tables["orders"][args["order_id"]]
-        ref_fact, ref = self._order_ref(args["order_id"], ctx)
-        reason = args["reason"]
-        facts = [ref_fact, fact("reason", reason)]
-        details = [ctx.rng.choice((f'If the agent asks for the reason, it is "{reason}".',
-                                   f'The reason to give is "{reason}".'))]
-        return Intent("cancel_pending_order", f"cancel {ref}", details, reason=f"because {CANCEL_REASONS[reason]}",
-                      facts=facts, situation="cancel", subject=f"order {args['order_id']}",
-                      known={"reason": reason}, slots=self._slots(order))
-
-    @says("modify_pending_order_address")
-    def _say_modify_pending_order_address(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        target = ctx.goal.target
-        order = ctx.database.tables["orders"][args["order_id"]]
-        ref_fact, ref = self._order_ref(args["order_id"], ctx)
-        new = {k: args[k] for k in ADDRESS_FIELDS}
-        slots = {**self._slots(order), "city": new["city"]}
-        if target["variant"] == "home":
-            moved = any(g.tool == "modify_user_address" for g in ctx.goals[:-1])
-            where = "your new default address" if moved else "the default address on your profile"
-            details = ["You do not want to spell the address out again: it is the one on your account."]
-            return Intent("modify_pending_order_address", f"have {ref} shipped to {where}", details,
-                          reason=f"instead of {order['address']['city']}", facts=[ref_fact], situation="reroute",
-                          subject=f"order {args['order_id']}", slots=slots)
-        details = [f"The new shipping address is {address_phrase(new)}."]
-        return Intent("modify_pending_order_address", f"change where {ref} will be shipped", details,
-                      facts=[ref_fact, *address_facts(new)], situation="reroute",
-                      subject=f"order {args['order_id']}", slots=slots)
-
-    @says("modify_pending_order_payment")
-    def _say_modify_pending_order_payment(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        order = ctx.database.tables["orders"][args["order_id"]]
-        ref_fact, ref = self._order_ref(args["order_id"], ctx)
-        pay_fact, pay = self._method_ref(ctx, args["payment_method_id"])
-        return Intent("modify_pending_order_payment", f"pay for {ref} with {pay} instead",
-                      ["Nothing else about the order should change."], facts=[ref_fact, pay_fact],
-                      situation="payment", subject=f"order {args['order_id']}", slots=self._slots(order))
-
-    def _say_swap(self, tool: str, args: dict[str, Any], ctx: TraceContext, situation: str) -> Intent:
-        target, rng = ctx.goal.target, ctx.rng
-        order = ctx.database.tables["orders"][args["order_id"]]
-        ref_fact, ref = self._order_ref(args["order_id"], ctx)
-        old, new = target["item"], target["new"]
-        old_phrase, new_phrase = item_phrase(old), options_phrase(new["options"])
-        pay_fact, pay = self._method_ref(ctx, args["payment_method_id"], own=target["own_method"])
-        facts = [ref_fact, fact("item_ids", old["item_id"], old_phrase), fact("new_item_ids", new["item_id"], new_phrase),
-                 pay_fact]
-        verb = "swap" if situation == "swap" else "exchange"
-        details = [f"You want the version with {new_phrase}.",
-                   rng.choice((f"Any price difference goes on {pay}.", f"Settle any price difference with {pay}.")),
-                   "That is the only item you want changed."]
-        if situation == "exchange":
-            details.insert(1, "You do not want a refund instead.")
-        return Intent(tool, f"{verb} the {old_phrase} in {ref}", details, facts=facts, situation=situation,
-                      subject=f"the {old['name']}", slots={**self._slots(order), "product": old["name"]})
-
-    @says("modify_pending_order_items")
-    def _say_modify_pending_order_items(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        return self._say_swap("modify_pending_order_items", args, ctx, "swap")
-
-    @says("exchange_delivered_order_items")
-    def _say_exchange_delivered_order_items(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        return self._say_swap("exchange_delivered_order_items", args, ctx, "exchange")
-
-    @says("return_delivered_order_items")
-    def _say_return_delivered_order_items(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        target = ctx.goal.target
-        order = ctx.database.tables["orders"][args["order_id"]]
-        ref_fact, ref = self._order_ref(args["order_id"], ctx)
-        lines = [order["items"][i] for i in target["lines"]]
-        facts = [ref_fact] + [fact("item_ids", i["item_id"], item_phrase(i)) for i in lines]
-        original = order["payment_history"][0]["payment_method_id"]
-        own = args["payment_method_id"] == original
-        pay_fact, pay = self._method_ref(ctx, args["payment_method_id"])
-        if own:
-            pay_fact = fact("payment_method_id", original, "original payment method", *pay_fact.forms)
-            pay = "the original payment method"
-        facts.append(pay_fact)
-        what = "every item" if len(lines) == len(order["items"]) else listing([f"the {item_phrase(i)}" for i in lines])
-        details = [f"The items to return: {listing([item_phrase(i) for i in lines])}."] if what == "every item" else []
-        details += [f"You want the refund to go to {pay}.", "You want to keep everything else from that order."
-                    if what != "every item" else "You are sending all of it back."]
-        return Intent("return_delivered_order_items", f"return {what} from {ref}", details, facts=facts,
-                      situation="return", subject=f"the {lines[0]['name']}",
-                      slots={**self._slots(order), "product": lines[0]["name"]})
-
-    @says("modify_user_address")
-    def _say_modify_user_address(self, args: dict[str, Any], ctx: TraceContext) -> Intent:
-        new = {k: args[k] for k in ADDRESS_FIELDS}
-        return Intent("modify_user_address", "update the default address on your account",
-                      [f"You have moved; the new address is {address_phrase(new)}."], facts=address_facts(new),
-                      situation="move", subject="your move", slots={"city": new["city"]})
-
-    @staticmethod
-    def _slots(order: dict[str, Any]) -> dict[str, str]:
-        return {"order": order["order_id"], "product": order["items"][0]["name"], "city": order["address"]["city"]}
 
     # -- policy (stage 5) ---------------------------------------------------------------------------------
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:

@@ -1,6 +1,7 @@
 """Small pieces that several domains' Tracer hints need in the same form.
 
 - `PerDatabase`: indices a hints object works out once per start database (who can make each request);
+- `StartersByWrite`: who can start a goal with each write, per database, and one of them drawn for a trace;
 - `Cast`: the callers a run has cast so far, so that each new candidate goes to someone else;
 - `earlier`, `fresh_choice`, `fresh_records`: what the earlier goals of the trace already act on, so a
   later goal picks something else;
@@ -35,6 +36,19 @@ class PerDatabase(Generic[T]):
         if database not in self._made:
             self._made[database] = self._build(database)
         return self._made[database]
+
+
+class StartersByWrite:
+    """The personas who can start a goal with each write (`build(database) -> {write: [persona ids]}`, worked
+    out once per start database); `pick` draws one of them for a trace."""
+
+    def __init__(self, build: Callable[[Database], dict[str, list[str]]]) -> None:
+        self._by_write = PerDatabase(build)
+
+    def pick(self, write: str, ctx: TraceContext) -> str | None:
+        """One of those who can start with `write` (None when nobody can)."""
+        options = self._by_write[ctx.database].get(write)
+        return ctx.rng.choice(options) if options else None
 
 
 class Cast:

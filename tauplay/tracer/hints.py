@@ -13,6 +13,10 @@ phrases that tool's goal (it goes in the class's `SAY` table), `@targets("tool")
 acts on (`TARGET`) and `@argues("tool")` works out its arguments (`ARGS`). `check` (run whenever the
 hints of a domain are looked up) fails with a DomainError when a key of these tables, or of
 `goal_weights`, `feeders`, `optional_feeders` and `requires_before`, is not a tool of the domain.
+A goal whose words are only formatting of the write's arguments is phrased by a template instead of a
+method: a `Say` in the class's `PHRASES` table, whose `{placeholders}` name parameters of the tool or words
+the class declares with `@word("name")` (the `WORDS` table; see `tauplay.tracer.phrasing`). `check` also
+fails when a template names something that is neither, or when a tool has both a method and a template.
 Pieces several domains' hints share (per-database indices, the callers a run has cast, what earlier goals
 act on, how a persona identifies themselves) are in `tauplay.tracer.hint_helpers`.
 """
@@ -26,6 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain, DomainError
 from tauplay.core.tasks import Task
+from tauplay.tracer.phrasing import Phrase, WordFn, say, unknown_names
 
 if TYPE_CHECKING:
     from tauplay.tracer.trace import Intent, TraceContext
@@ -49,6 +54,11 @@ def _marker(table: str, tools: tuple[str, ...]) -> Callable[[_F], _F]:
     return mark
 
 
+def word(*names: str) -> Callable[[_F], _F]:
+    """Declare the method `(self, args, ctx) -> value` giving the `{name}` of `PHRASES` templates (`WORDS`)."""
+    return _marker("WORDS", names)
+
+
 def says(*tools: str) -> Callable[[_F], _F]:
     """Declare the method `(self, args, ctx) -> Intent` that phrases a goal with each of `tools` (`SAY`)."""
     return _marker("SAY", tools)
@@ -70,6 +80,10 @@ class TracerHints:
     SAY: ClassVar[dict[str, SayFn]] = {}
     TARGET: ClassVar[dict[str, TargetFn]] = {}
     ARGS: ClassVar[dict[str, ArgsFn]] = {}
+    # write tool -> the template of its goal (a tool with a `SAY` method uses the method), and the words
+    # (`@word`) the templates may name besides the tool's parameters.
+    PHRASES: ClassVar[dict[str, Phrase]] = {}
+    WORDS: ClassVar[dict[str, WordFn]] = {}
     # The table whose records are the users of the service (None: the generic guess).
     persona_table: str | None = None
     # Write-argument fields the agent works out itself (prices, computed counts): not said by the user.
@@ -95,7 +109,7 @@ class TracerHints:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         tables: dict[str, dict[str, Any]] = {"SAY": dict(cls.SAY), "TARGET": dict(cls.TARGET),
-                                             "ARGS": dict(cls.ARGS)}
+                                             "ARGS": dict(cls.ARGS), "WORDS": dict(cls.WORDS)}
         own: set[tuple[str, str]] = set()
         for name, value in vars(cls).items():
             function = value.__func__ if isinstance(value, staticmethod | classmethod) else value
@@ -108,6 +122,7 @@ class TracerHints:
                     own.add((table, tool))
                     tables[table][tool] = function
         cls.SAY, cls.TARGET, cls.ARGS = tables["SAY"], tables["TARGET"], tables["ARGS"]
+        cls.WORDS = tables["WORDS"]
 
     def check(self, domain: Domain) -> None:
         """DomainError naming the first key of a declared table that is not a tool of `domain` (the tables
@@ -122,12 +137,23 @@ class TracerHints:
                     raise DomainError(f"{where}: {table} names '{key}', which is not {kind} of the domain")
 
         for table, keys in (("SAY", self.SAY), ("TARGET", self.TARGET), ("ARGS", self.ARGS),
-                            ("goal_weights", self.goal_weights)):
+                            ("PHRASES", self.PHRASES), ("goal_weights", self.goal_weights)):
             names(table, keys, writes, "a write tool")
         names("requires_before", self.requires_before, writes, "a write tool")
         names("requires_before", (t for reads in self.requires_before.values() for t in reads), tools, "a tool")
         names("feeders", (tool for tool, _ in self.feeders), tools, "a tool")
         names("feeders", (t for feeders in self.feeders.values() for t in feeders), tools, "a tool")
+        for tool, template in self.PHRASES.items():
+            if tool in self.SAY:
+                raise DomainError(f"{where}: '{tool}' has both a SAY method and a PHRASES template")
+            parameters = set(domain.tool_map[tool].parameters.get("properties", {}))
+            try:
+                unknown = unknown_names(template, parameters, set(self.WORDS))
+            except ValueError as e:
+                raise DomainError(f"{where}: PHRASES['{tool}']: {e}") from None
+            if unknown:
+                raise DomainError(f"{where}: PHRASES['{tool}'] names '{unknown[0]}', which is neither a parameter "
+                                  f"of {tool} nor a declared @word")
         optional = self.optional_feeders or {}
         names("optional_feeders", optional, tools, "a tool")
         names("optional_feeders", (t for reads in optional.values() for t in reads), tools, "a tool")
@@ -158,9 +184,21 @@ class TracerHints:
         return build(self, ctx) if build is not None else None
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        """How the user asks for this goal: by default the `SAY` table's method for `tool` (None: generic)."""
+        """How the user asks for this goal: by default the `SAY` table's method for `tool`, else its `PHRASES`
+        template (None: generic)."""
         build = self.SAY.get(tool)
-        return build(self, args, ctx) if build is not None else None
+        if build is not None:
+            return build(self, args, ctx)
+        template = self.PHRASES.get(tool)
+        return say(template, tool, self, self.WORDS, args, ctx) if template is not None else None
+
+    def said(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent:
+        """The goal as its `SAY` method or `PHRASES` template puts it (for a domain's `intent` to add to);
+        LookupError when the class declares neither for `tool`."""
+        intent = TracerHints.intent(self, tool, args, ctx)
+        if intent is None:
+            raise LookupError(f"{type(self).__name__} declares no SAY method or PHRASES template for {tool}")
+        return intent
 
     def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
         """The instruction's first sentence, e.g. who the user is."""
