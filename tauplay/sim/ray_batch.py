@@ -301,12 +301,16 @@ def _messages_to_stderr(ray: Any) -> None:
 
 
 def _relay(ray: Any) -> Any:
-    """The relay actor, on the driver's own node: a worker node lost mid-batch must not take it along."""
+    """The relay actor, on the cluster's head node (else the driver's own): a worker node lost mid-batch must not
+    take it along. Not simply the driver's node: a driver started on a machine of several nodes (a test cluster on
+    one host) may be attached to a worker's raylet."""
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    here = ray.get_runtime_context().get_node_id()
+    head = next((n["NodeID"] for n in ray.nodes() if n.get("Alive") and
+                 "node:__internal_head__" in (n.get("Resources") or {})), None)
+    where = head or ray.get_runtime_context().get_node_id()
     return ray.remote(num_cpus=0)(Relay).options(
-        scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=here, soft=True)).remote()
+        scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=where, soft=True)).remote()
 
 
 def local_cpus(concurrency: int) -> int:
