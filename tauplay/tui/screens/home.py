@@ -28,6 +28,7 @@ class HomeScreen(Screen[None]):
         self.config = config
         self.sessions: list[Any] = []
         self.sessions_loaded = False
+        self._tasks_asked = 0  # the task lists asked for: only the newest one asked is shown
 
     def compose(self) -> ComposeResult:
         from tauplay.core.domain import installed_domains
@@ -103,8 +104,13 @@ class HomeScreen(Screen[None]):
         self.call_after_refresh(self.action_refresh_sessions)
 
     # -- tasks ------------------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="tasks", exit_on_error=False)
     def load_tasks(self, domain_name: str, set_name: str | None) -> None:
+        """Read the chosen set's tasks in a thread; only the newest read is shown."""
+        self._tasks_asked += 1
+        self._read_tasks(domain_name, set_name, self._tasks_asked)
+
+    @work(thread=True, exclusive=True, group="tasks", exit_on_error=False)
+    def _read_tasks(self, domain_name: str, set_name: str | None, asked: int) -> None:
         from tauplay.core.domain import get_domain
         from tauplay.tui.session import load_task_set
 
@@ -117,10 +123,12 @@ class HomeScreen(Screen[None]):
         for t in task_set.tasks:
             goal = t.goal.replace("\n", " ")
             options.append((Text(visible(f"{t.id} — {goal[:60]}"), no_wrap=True, overflow="ellipsis"), t.id))
-        self.app.call_from_thread(self._set_tasks, options)
+        self.app.call_from_thread(self._set_tasks, options, asked)
 
-    def _set_tasks(self, options: list[tuple[Any, str]]) -> None:
-        if not self.query("#task"):  # the screen went away while the tasks were read
+    def _set_tasks(self, options: list[tuple[Any, str]], asked: int) -> None:
+        # A thread cannot be stopped: an older read (another set chosen meanwhile) may finish after the newest,
+        # and must not put its list back (seen on a loaded machine: the starter list after the test set's).
+        if asked != self._tasks_asked or not self.query("#task"):  # stale, or the screen went away
             return
         select = self.query_one("#task", Select)
         # The list may be read again (the domain and set choosers announce themselves on mount): a task the
