@@ -447,3 +447,13 @@ def test_you_in_a_group_becomes_us_not_i():
     assert first_person("Each of you needs a seat; none of you wants insurance.") == \
         "Each of us needs a seat; none of us wants insurance."
     assert first_person("You want the trip for you and Vera.") == "I want the trip for me and Vera."
+
+
+async def test_upgrade_every_flight_is_heard_as_the_flight_change_it_is():
+    """Was (tmux, the README's first command, starter 05): "I want to upgrade every flight of reservation R3F9DO
+    to business" got "What can I do for you?" until the tool's own name was said."""
+    ask = ("Hi! Great news, I got promoted, so I want to upgrade every flight of reservation R3F9DO to business. "
+           "My user id is aisha_kim_3838.")
+    out = await play(STARTER["05"], GatedAgent(), ListUser(ask, "Use my card ending in 1530.", "yes"))
+    assert "What can I do for you?" not in reply_to(out, ask)
+    assert any(c.name == "update_reservation_flights" for c in agent_calls(out)), [c.name for c in agent_calls(out)]

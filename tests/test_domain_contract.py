@@ -238,3 +238,11 @@ def test_generated_test_set_regenerates_byte_identical(name: str, elsewhere: Sec
     assert p["hints"] == type(hints_for(domain)).__name__
     again = Path(elsewhere.answers[name]["test"])
     assert again.read_bytes() == domain.task_set_path("test").read_bytes(), f"{again} differs"
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_everyday_request_words_name_write_tools(name: str) -> None:
+    domain = get_domain(name)
+    writes = {t.name for t in domain.tools if t.is_write}
+    assert set(domain.request_words) <= writes, set(domain.request_words) - writes
+    assert all(phrases and all(p.strip() for p in phrases) for phrases in domain.request_words.values())

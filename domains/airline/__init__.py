@@ -32,6 +32,13 @@ DOMAIN = declare(
         Requires("cancel_reservation", ("get_reservation_details",), "check the reservation and the reason first"),
         Requires("send_certificate", ("get_user_details", "get_reservation_details"), "confirm the facts first"),
     ],
+    # What people say for the writes whose names share their words with other tools.
+    request_words={
+        "update_reservation_flights": ("upgrade", "downgrade", "rebook", "change flight", "move flight",
+                                       "switch flight", "change cabin", "different flight", "another flight"),
+        "update_reservation_baggages": ("add bag", "more bag", "extra bag", "checked bag", "luggage", "suitcase"),
+        "update_reservation_passengers": ("change passenger", "passenger name", "fix passenger", "wrong name"),
+    },
     identify_with=("get_user_details",),
     identity_argument="user_id",
     own_rules=RULES,  # the policy's own rules its events show (airline_rules.py)

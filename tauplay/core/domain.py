@@ -146,6 +146,10 @@ class Domain:
     # says, targets and argues per write tool): a factory the Tracer calls when it generates tasks, so that
     # loading the domain does not import the Tracer. None: the Tracer's generic path only.
     tracer_hints: Callable[[], DomainTracerHints] | None = None
+    # A person's everyday words for a write the tool's name does not say (write tool -> phrases: "upgrade",
+    # "change flight"): a phrase's words in order, each as the start of a word said, at most three words apart.
+    # An agent that waits to be asked for a write hears these too (tests/test_domain_contract.py checks the keys).
+    request_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # -- what a domain may change about how sessions run (the defaults suit customer service) --------------
     confirm_writes: bool = True  # the policy has the agent confirm each write with the user first (the oracle does)
     agent_preamble: str = ""  # first words of an LLM agent's system prompt ("" : a customer service agent)

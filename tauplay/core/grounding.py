@@ -262,9 +262,35 @@ def loosely_stated(text: str, value: str) -> bool:
 _SAME_REQUEST = {"book": ("ticket", "tickets", "booking"), "certificate": ("compensation", "compensate", "voucher")}
 
 
-def names_write(texts: Iterable[str], tool: str, tool_names: Iterable[str], *, loose: bool = False) -> bool:
-    """Someone's words ask for `tool`: the tool's name as a phrase ("modify pending order items"), or a word of
-    it that fewer than three of the domain's tools share ("certificate", "cancel"), said in any inflection."""
+def says_phrase(text: str, phrase: str, gap: int = 3) -> bool:
+    """`phrase`'s words in `text` in order, each as the start of a word said ("flight" in "flights"), with at most
+    `gap` other words between two of them ("move every flight" says "move flight")."""
+    said = normalize(text).split()
+    wanted = normalize(phrase).split()
+    if not wanted:
+        return False
+    for start, word in enumerate(said):
+        if not word.startswith(wanted[0]):
+            continue
+        at, ok = start, True
+        for w in wanted[1:]:
+            at = next((i for i in range(at + 1, min(len(said), at + gap + 2)) if said[i].startswith(w)), -1)
+            if at < 0:
+                ok = False
+                break
+        if ok:
+            return True
+    return False
+
+
+def names_write(texts: Iterable[str], tool: str, tool_names: Iterable[str], *, loose: bool = False,
+                everyday: Iterable[str] = ()) -> bool:
+    """Someone's words ask for `tool`: the tool's name as a phrase ("modify pending order items"), a word of
+    it that fewer than three of the domain's tools share ("certificate", "cancel"), said in any inflection, or
+    one of the domain's `everyday` phrases for it ("upgrade", "change flight")."""
+    texts = list(texts)
+    if any(says_phrase(t, p) for t in texts for p in everyday):
+        return True
     def base(word: str) -> str:  # "flights" and "flight" are one word here
         return word[:-1] if word.endswith("s") and len(word) > 4 else word
 

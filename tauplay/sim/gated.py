@@ -507,7 +507,8 @@ class GatedAgent:
         if "book" in action.name.split("_") and any(_NEW_BOOKING.search(t) for t in texts):
             return True
         plain = [" ".join(w for w in normalize(t).split() if w not in _PLAIN) for t in texts]
-        return names_write(plain, action.name, tools, loose=True)
+        return names_write(plain, action.name, tools, loose=True,
+                           everyday=conversation.domain.request_words.get(action.name, ()))
 
     @staticmethod
     def _said_unknown(conversation: Conversation, ask: str) -> bool:
