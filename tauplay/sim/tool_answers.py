@@ -16,10 +16,12 @@ from typing import Any
 from tauplay.core.grounding import normalize, words
 from tauplay.core.tools import ToolSpec
 
+# Output keys that hold money (a price asked is answered by them; their values are shown as money).
+_MONEY_KEYS = ("price", "prices", "amount", "total", "fare", "cost", "balance")
 # A topic of a simple question: the words that ask about it, and the output keys that answer it.
 _TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("price", ("cost", "costs", "price", "prices", "fare", "fares", "much", "charge", "charged", "total", "pay"),
-     ("price", "prices", "amount", "total", "fare", "cost", "balance")),
+     _MONEY_KEYS),
     ("time", ("when", "time", "depart", "departs", "departure", "arrive", "arrival", "leave", "leaves"),
      ("scheduled_departure_time_est", "scheduled_arrival_time_est", "departure", "arrival", "date", "time")),
     ("status", ("status", "state"), ("status",)),
@@ -139,9 +141,6 @@ def answer(question: str, outputs: Sequence[str], offer: dict[str, Any] | None =
             return rule
         return ""  # a topic, but nothing in view answers it
     return _named(question, outputs)
-
-
-_MONEY_KEYS = ("price", "amount", "total", "fare", "cost", "balance")
 
 
 def _leaf(key: str, value: Any) -> str:
