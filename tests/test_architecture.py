@@ -3,6 +3,7 @@ hold and the architecture document names them, and databases written by earlier 
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sqlite3
@@ -60,7 +61,10 @@ def test_the_entry_points_are_the_only_way_domains_are_found(tmp_path: Path) -> 
             "md.entry_points = lambda **kw: []\n"
             "from tauplay.core.domain import DomainError, available_domains, get_domain\n"
             "try:\n    get_domain('airline')\nexcept DomainError as e:\n    print(available_domains(), e)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    # The memo of the entry points (tauplay.core.installed) off: it remembers what importlib.metadata said.
+    env = {**os.environ, "TAUPLAY_CACHE_DIR": "off"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                         env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[] unknown domain 'airline' (available: none installed)"
 

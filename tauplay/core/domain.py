@@ -430,14 +430,13 @@ def _load_tool_schemas(domain: Domain) -> None:
     if not specs:
         return
     import json
-    from importlib.metadata import PackageNotFoundError, version
+
+    from tauplay.core.installed import version
 
     directory = _cache_dir()
     fingerprint = _fingerprint(domain) if directory is not None else None
-    try:  # read from its metadata: importing pydantic-core for its version would cost what the cache saves
-        core_version = version("pydantic-core")
-    except PackageNotFoundError:
-        core_version = "unknown"
+    # read from its metadata: importing pydantic-core for its version would cost what the cache saves
+    core_version = version("pydantic-core") or "unknown"
     path = directory / f"{domain.name}-tools-{fingerprint}-{core_version}.json" \
         if directory is not None and fingerprint else None
     if path is not None:
@@ -501,12 +500,10 @@ def _entry_points() -> dict[str, Any]:
     exactly as a third party's are: this is the only way domains are found. A name ending in `*`
     (`tau2-*`) registers a family: an object with `names()` (the members it has now, found cheaply) and
     `load(name) -> Domain`, for an adapter whose benchmark may ship more domains in a newer release."""
-    from importlib.metadata import entry_points
+    from tauplay.core.installed import entry_points
 
-    found: dict[str, Any] = {}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(ep.name, ep)
-    return found
+    directory = _cache_dir()
+    return dict(entry_points(ENTRY_POINT_GROUP, directory.parent / "entry-points" if directory is not None else None))
 
 
 def _family_members(registered: dict[str, Any]) -> dict[str, Any]:
