@@ -15,7 +15,6 @@ user a behaviour layer (tauplay.sim.behavior); a person who plays the user sees 
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -108,9 +107,11 @@ def load_persona(path: str | Path) -> Behavior:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise BehaviorError(f"{p}: cannot read the persona file ({getattr(e, 'strerror', None) or e})") from None
+    import tomllib  # only for a persona file
+
     try:
         data: Any = tomllib.loads(text) if p.suffix.lower() == ".toml" else json.loads(text)
-    except (ValueError, tomllib.TOMLDecodeError) as e:
+    except ValueError as e:  # TOMLDecodeError is one
         kind = "TOML" if p.suffix.lower() == ".toml" else "JSON"
         raise BehaviorError(f"{p}: not a {kind} persona file ({str(e).splitlines()[0]})") from None
     if not isinstance(data, dict):

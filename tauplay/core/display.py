@@ -27,7 +27,6 @@ from tauplay.core.events import (
     ToolCallData,
     ToolResultData,
 )
-from tauplay.core.injection import change_text
 from tauplay.core.text import tidy_numbers
 from tauplay.core.vocabulary import NoticeAbout, Role
 
@@ -142,6 +141,8 @@ def event_parts(event: Event, max_output: int | None = None, hint: str = "expand
         return [Part(PartKind.RESULT, role, output, name=payload.name, by_user=payload.by_user, error=payload.error,
                      cut=cut, changes=changes)]
     if isinstance(payload, InjectionData):
+        from tauplay.core.injection import change_text  # AgentProp's module loads with its first injection
+
         before, after = change_text(payload.original, payload.injected, payload.argument)
         return [Part(PartKind.INJECTION, role, f"{before} → {after}", name=f"{payload.tool}.{payload.argument}",
                      head=f"INJECTED {payload.kind}", detail=payload.detail, marked=payload.source == "marked")]

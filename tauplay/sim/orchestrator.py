@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import evaluate_session, reference_actions
 from tauplay.core.events import (
     Event,
     EventPayload,
@@ -34,11 +33,7 @@ from tauplay.core.events import (
     ToolCallData,
     ToolResultData,
 )
-from tauplay.core.faults import session_faults
-from tauplay.core.interceptor import ABSTENTION_TEXT, REFUSED_BY, Abstention, Interceptor, abstain_check
-from tauplay.core.policy_checks import check_policy
 from tauplay.core.reward import RewardBreakdown
-from tauplay.core.scorable import why_not_scorable
 from tauplay.core.tasks import Task
 from tauplay.core.vocabulary import (
     STOP_TOKEN,
@@ -62,6 +57,7 @@ from tauplay.sim.participants import (
 )
 
 if TYPE_CHECKING:
+    from tauplay.core.interceptor import Abstention, Interceptor  # AgentProp's: loaded when one is used
     from tauplay.llm import LLMError
 
 GREETING = "Hi! How can I help you today?"
@@ -253,6 +249,8 @@ class Orchestrator:
                 reasoning.append(e.as_(ToolCallData).content or "")
         if last is None:
             return None
+        from tauplay.core.interceptor import abstain_check
+
         return abstain_check(answer, "\n".join(reversed(reasoning)), last.error, last.output)
 
     @staticmethod
@@ -303,6 +301,8 @@ class Orchestrator:
                     level="warning", about=NoticeAbout.ABSTAINED,
                     text=f"the interceptor abstained ({found.layer}: {found.reason}); the agent's answer was "
                          f"withheld: {action.text}"))
+                from tauplay.core.interceptor import ABSTENTION_TEXT
+
                 await self.emit(Role.AGENT, self._message(ABSTENTION_TEXT, "abstain", action.usage))
                 return TerminationReason.AGENT_STOP, "agent"
             await self.emit(Role.AGENT, self._message(action.text, action.intent, action.usage))
@@ -370,6 +370,8 @@ class Orchestrator:
         if terminal:
             result_fields["terminal"] = True
         if refusal is not None:
+            from tauplay.core.interceptor import REFUSED_BY
+
             result_fields["refused_by"] = REFUSED_BY
         await self.emit(Role.ENV, ToolResultData(**result_fields))
         if terminal and not error:
@@ -377,6 +379,12 @@ class Orchestrator:
         return self._limit_reached() if error else None
 
     async def _finish(self, reason: str) -> Outcome:
+        # scoring's modules load when a session ends, not on the way to its first turn
+        from tauplay.core.evaluation import evaluate_session, reference_actions
+        from tauplay.core.faults import session_faults
+        from tauplay.core.policy_checks import check_policy
+        from tauplay.core.scorable import why_not_scorable
+
         conv = self.conversation
         pairs = conv.tool_calls()
         reward = evaluate_session(self.env, self.task, conv.agent_texts(),

@@ -23,9 +23,7 @@ from tauplay.core.db import canonical
 from tauplay.core.domain import Domain
 from tauplay.core.emotions import EmotionCondition
 from tauplay.core.environment import Environment
-from tauplay.core.evaluation import outputs_found, state_matches
 from tauplay.core.events import Event, MessageData
-from tauplay.core.gold import gold_run
 from tauplay.core.tasks import Task
 from tauplay.core.tools import ToolCall
 from tauplay.core.transcript import tool_calls
@@ -141,9 +139,16 @@ class Conversation:
 
     @property
     def expected_hash(self) -> str:
+        from tauplay.core.gold import gold_run  # scoring's modules load when a session is scored
+
         return gold_run(self.domain, self.env.database, self.task).hash
 
     def goal_status(self) -> GoalStatus:
+        from tauplay.core.evaluation import (  # loaded when a goal is first checked
+            outputs_found,
+            state_matches,
+        )
+
         own = self.domain.task_reward(self.env, self.task, self.agent_texts(), False,
                                       [c for c, _ in self.tool_calls()])
         if own is not None:

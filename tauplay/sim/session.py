@@ -29,7 +29,6 @@ from tauplay.core.events import (
     ToolCallData,
     ToolResultData,
 )
-from tauplay.core.interceptor import Interceptor
 from tauplay.core.tasks import Task, TaskFileError, task_from_json
 from tauplay.core.vocabulary import EventKind, Role, SessionRole, SessionStatus, TerminationReason, status_of
 from tauplay.sim.injector import InjectionConfig, InjectionConfigError, Injector
@@ -337,7 +336,11 @@ def _orchestrator(setup: SessionSetup, agent: AgentParticipant, user: UserPartic
     conversation = Conversation(setup.domain, setup.task, env, setup.condition, list(history))
     injector = Injector(setup.injection, setup.domain, start, setup.task, trial) \
         if setup.injection is not None else None
-    interceptor = Interceptor(setup.domain) if setup.interceptor else None
+    interceptor = None
+    if setup.interceptor:  # AgentProp's: loaded only for a session that asks for it
+        from tauplay.core.interceptor import Interceptor
+
+        interceptor = Interceptor(setup.domain)
     return Orchestrator(agent, user, conversation, limits or Limits(), sinks, judge=judge, injector=injector,
                         interceptor=interceptor, abstain=setup.abstain)
 

@@ -7,7 +7,6 @@ user keymap (TOML: binding id = key) overrides the keys by id through Textual's 
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -227,8 +226,16 @@ def load_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str]]:
     if not path.exists():
         return {}, []
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise KeymapError(f"{path}: {e}") from None
+    if not text.strip():  # an empty file remaps nothing (and the TOML reader is not loaded for it)
+        return {}, []
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
         raise KeymapError(f"{path}: {e}") from None
     table = data.get("keys", data)
     if not isinstance(table, dict):

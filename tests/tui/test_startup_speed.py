@@ -231,5 +231,8 @@ def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Pat
     modules = set(json.loads(done.stdout.strip().splitlines()[-1]))
     assert "tauplay.tui.runner" in modules and "tauplay.sim.gated" in modules  # the session did start
     unused = {"pydantic_core", "tauplay.sim.trip", "tauplay.llm", "tauplay.tui.screens.play_agent",
-              "tauplay.tui.widgets.tool_form", "tauplay.tui.modes"}
+              "tauplay.tui.widgets.tool_form", "tauplay.tui.modes",
+              # the installed set is read from a memo (tauplay.core.installed); AgentProp's interceptor, the
+              # scoring modules and the TOML reader (keymaps, persona files) are loaded when first used
+              "importlib.metadata", "tauplay.core.interceptor", "tauplay.core.evaluation", "tauplay.core.faults", "tomllib"}
     assert not modules & unused, sorted(modules & unused)
