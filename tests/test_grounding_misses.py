@@ -100,6 +100,15 @@ async def test_the_savings_are_worked_out_not_asked_for_as_an_expression() -> No
     assert out.value == 1.0, out.reason
 
 
+async def test_no_catalogue_is_read_for_a_chain_the_rules_stop_before_identification() -> None:
+    """Was: the first move read the whole telemetry device catalogue (other patients' devices), the first link of a
+    chain to the e-mail through `get_patient_details`, which the rules put after identification; then it asked for
+    the e-mail all the same."""
+    out, _ = await play("telehealth", "telehealth-10")
+    calls = [c.name for c in agent_calls(out)]
+    assert calls[0] == "find_patient_by_email" and "list_telemetry_devices" not in calls, calls
+
+
 # -- travel-08: the check-out is the check-in plus the package's nights ---------------------------------------
 
 def test_a_check_out_is_a_stay_length_in_view_after_a_date_in_view() -> None:
