@@ -2,9 +2,11 @@
 
 A competent agent may only use a value it has seen. "Seen" is matched the way a person reads: case,
 spacing and punctuation do not matter (`one_way` is "one-way", `#W123` is "W123"), a date may be written
-another way ("May 28, 2024" is 2024-05-28), a count may be a word ("three bags"), and an amount may be
-worked out from amounts in view (two fares and a per-passenger fee add up to the total). Pure functions
-over text; the session layer collects the texts.
+another way ("May 28, 2024" is 2024-05-28), a count may be a word ("three bags"), a plain-word value may be
+said in its everyday form ("psychiatrists" is the specialty "Psychiatry"), and an amount may be worked out from
+amounts in view (two fares and a per-passenger fee add up to the total), as may a sum for the calculator made of
+numbers in view, or a check-out a stay's nights after a check-in. Pure functions over text; the session layer
+collects the texts.
 """
 
 from __future__ import annotations
