@@ -2,9 +2,11 @@
 
 A competent agent may only use a value it has seen. "Seen" is matched the way a person reads: case,
 spacing and punctuation do not matter (`one_way` is "one-way", `#W123` is "W123"), a date may be written
-another way ("May 28, 2024" is 2024-05-28), a count may be a word ("three bags"), and an amount may be
-worked out from amounts in view (two fares and a per-passenger fee add up to the total). Pure functions
-over text; the session layer collects the texts.
+another way ("May 28, 2024" is 2024-05-28), a count may be a word ("three bags"), a plain-word value may be
+said in its everyday form ("psychiatrists" is the specialty "Psychiatry"), and an amount may be worked out from
+amounts in view (two fares and a per-passenger fee add up to the total), as may a sum for the calculator made of
+numbers in view, or a check-out a stay's nights after a check-in. Pure functions over text; the session layer
+collects the texts.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -60,7 +62,39 @@ def spellings(value: str) -> list[str]:
         for day in (str(d), _ordinal(d)):
             out += [f"{month} {day}", f"{day} {month}", f"{day} of {month}"]
         out = [normalize(o) for o in out]
+    out += everyday_forms(value)
     return list(dict.fromkeys(out))
+
+
+_PLAIN_WORDS = re.compile(r"[A-Za-z][A-Za-z' -]*")
+
+
+def everyday_forms(value: str) -> list[str]:
+    """How a person says a named value of a kind in everyday words (normalized): the plural or singular of its
+    last word ("Action Cameras"), the person for a field ("psychiatrists" for "Psychiatry", "pediatrician" for
+    "Pediatrics", "psychiatry" for "Psychiatrist"). Only for a value that is plain words (an enum value, a
+    specialty, a product kind): never for an id, a code, a number or a date, which are said as they are."""
+    if not _PLAIN_WORDS.fullmatch(value.strip()):
+        return []
+    *head, last = normalize(value).split() or [""]
+    if len(last) < 4:
+        return []
+    consonant_y = last.endswith("y") and last[-2] not in "aeiou"
+    if consonant_y:
+        forms = [last[:-1] + "ies", last[:-1] + "ist", last[:-1] + "ists"]  # therapy -> therapists
+    elif last.endswith(("s", "x", "ch", "sh")):
+        forms = [last + "es"]
+    else:
+        forms = [last + "s"]
+    if len(last) >= 5 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        forms.append(last[:-1])  # "cameras" -> "camera"
+    if last.endswith("istry"):
+        forms += [last[:-2], last[:-2] + "s"]  # dentistry -> dentists
+    if last.endswith("ics"):
+        forms += [last[:-1] + "ian", last[:-1] + "ians"]  # pediatrics -> pediatricians
+    if last.endswith(("ist", "ists")):
+        forms.append(last[:last.rindex("ist")] + "y")  # psychiatrists -> psychiatry
+    return [" ".join([*head, f]) for f in forms]
 
 
 def contains(text_normalized: str, value: str, *, padded: bool = False) -> bool:
@@ -150,7 +184,37 @@ class Evidence:
             self._hay = f" {self._user} {self._tools} "
             self._numbers = self._user_numbers | self._tool_numbers
             self._pool = self._numbers | self._known_numbers
-        return all(_scalar_seen(v, self._hay, self._numbers, self._pool) for v in scalars(value))
+        return all(_scalar_seen(v, self._hay, self._numbers, self._pool) or self._stay_end(v) for v in scalars(value))
+
+    def _stay_end(self, value: Any) -> bool:
+        """`value` is a date a stay's length in view ("4 nights", a package's `"nights": 4`) after a date in view:
+        a check-out worked out from the check-in, as a person counts nights on a calendar."""
+        if not isinstance(value, str) or not _ISO_DATE.match(value.strip()):
+            return False
+        if "_nights" not in self.__dict__:
+            self._nights = set().union(*(stay_lengths(t) for t in [*self.user, *self.tools]))
+        try:
+            end = date.fromisoformat(value.strip())
+        except ValueError:
+            return False
+        return any(_scalar_seen((end - timedelta(days=n)).isoformat(), self._hay, self._numbers, None)
+                   for n in self._nights)
+
+
+_NIGHTS = re.compile(r"\b(\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")[\s-]+nights?\b|\"nights\"\s*:\s*(\d{1,2})\b",
+                     re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def stay_lengths(text: str) -> frozenset[int]:
+    """The numbers of nights a text names: "4 nights", "four-night", a JSON `"nights": 4` (a stay of 1 to 60)."""
+    out = set()
+    for m in _NIGHTS.finditer(text):
+        said = (m.group(1) or m.group(2)).lower()
+        n = int(said) if said.isdigit() else _NUMBER_WORDS[said]
+        if 1 <= n <= 60:
+            out.add(n)
+    return frozenset(out)
 
 
 def _scalar_seen(v: Any, hay: str, numbers: set[float], pool: set[float] | None) -> bool:
@@ -168,10 +232,17 @@ def _scalar_seen(v: Any, hay: str, numbers: set[float], pool: set[float] | None)
     # An amount written as text ("68", an expected output) is worked out like a number (74 paid - 6 fee).
     if _NUMERIC.fullmatch(s.strip()):
         return _scalar_seen(float(s), hay, numbers, pool)
+    # A sum put to a calculator ("30 * 0.11 + 60 * 0.35"): what an agent writes itself from the numbers in view,
+    # so every number in it must be in view as it is (not worked out: the sum is the working out).
+    if _ARITHMETIC.fullmatch(s) and _OPERATOR.search(s):
+        seen = numbers | (pool or set())
+        return all(float(n) in seen for n in re.findall(r"\d+(?:\.\d+)?", s))
     return False
 
 
 _NUMERIC = re.compile(r"-?\d{1,15}(\.\d{1,6})?")
+_ARITHMETIC = re.compile(r"[\d.\s()+\-*/]{3,200}")
+_OPERATOR = re.compile(r"\d\s*[+*/]\s*[(\d]|\d\s+-\s+[(\d]|\)\s*[-+*/]")
 
 
 def scalars(value: Any) -> Iterator[Any]:
@@ -238,49 +309,29 @@ def _stem(word: str) -> str:
     return word[:max(4, len(word) - 2)] if len(word) > 4 else word
 
 
-def loosely_stated(text: str, value: str) -> bool:
-    """A phrase of several words said in other inflections, in order ("because I no longer need them" states
-    "no longer needed"): how a person recognises a choice they described in their own words."""
-    wanted = normalize(value).split()
-    if len(wanted) < 2:
+def loosely_stated(text: str, phrase: str, *, least: int = 2, gap: int = 3) -> bool:
+    """`phrase`'s words said in `text` in order, each in any inflection (the start of its stem begins a word said:
+    "needed" in "I no longer need them", "flight" in "flights"), with at most `gap` other words between two of
+    them ("move every flight" says "move flight"): how a person recognises words they used, said their own way.
+    A phrase of fewer than `least` words is not matched loosely (a single word is matched as it is elsewhere)."""
+    stems = [_stem(w) for w in normalize(phrase).split()]
+    if not stems or len(stems) < least:
         return False
     said = normalize(text).split()
-    stems = [_stem(w) for w in wanted]
-    for start in range(len(said)):
-        if not said[start].startswith(stems[0]):
+    for start, word in enumerate(said):
+        if not word.startswith(stems[0]):
             continue
-        i, j = start, 0
-        while i < len(said) and j < len(stems) and i - start <= len(stems) + 2:
-            if said[i].startswith(stems[j]):
-                j += 1
-            i += 1
-        if j == len(stems):
+        at = start
+        for stem in stems[1:]:
+            at = next((i for i in range(at + 1, min(len(said), at + gap + 2)) if said[i].startswith(stem)), -1)
+            if at < 0:
+                break
+        else:
             return True
     return False
 
 
 _SAME_REQUEST = {"book": ("ticket", "tickets", "booking"), "certificate": ("compensation", "compensate", "voucher")}
-
-
-def says_phrase(text: str, phrase: str, gap: int = 3) -> bool:
-    """`phrase`'s words in `text` in order, each as the start of a word said ("flight" in "flights"), with at most
-    `gap` other words between two of them ("move every flight" says "move flight")."""
-    said = normalize(text).split()
-    wanted = normalize(phrase).split()
-    if not wanted:
-        return False
-    for start, word in enumerate(said):
-        if not word.startswith(wanted[0]):
-            continue
-        at, ok = start, True
-        for w in wanted[1:]:
-            at = next((i for i in range(at + 1, min(len(said), at + gap + 2)) if said[i].startswith(w)), -1)
-            if at < 0:
-                ok = False
-                break
-        if ok:
-            return True
-    return False
 
 
 def names_write(texts: Iterable[str], tool: str, tool_names: Iterable[str], *, loose: bool = False,
@@ -289,7 +340,7 @@ def names_write(texts: Iterable[str], tool: str, tool_names: Iterable[str], *, l
     it that fewer than three of the domain's tools share ("certificate", "cancel"), said in any inflection, or
     one of the domain's `everyday` phrases for it ("upgrade", "change flight")."""
     texts = list(texts)
-    if any(says_phrase(t, p) for t in texts for p in everyday):
+    if any(loosely_stated(t, p, least=1) for t in texts for p in everyday):
         return True
     def base(word: str) -> str:  # "flights" and "flight" are one word here
         return word[:-1] if word.endswith("s") and len(word) > 4 else word

@@ -624,9 +624,21 @@ class GatedAgent:
         tried: set[tuple[str, str]] = set(made)
         start = Evidence(user=users, tools=base, known=known)
         view = start
+        # A later link of a chain that the domain's rules put after a step not made (authenticate first) is one the
+        # chain cannot reach, unless its first read is that step: otherwise the first read is made for nothing (a
+        # whole catalogue read before the person is even identified). As the first link it stays: that step is
+        # then made first (`_bring_into_view`).
+        ran = {c.name for c, ok in conversation.tool_calls() if ok and c.requestor != "user"}
+        waits_for: dict[str, set[str]] = {}
+        for rule in conversation.domain.rules:
+            if not ran.intersection(rule.after):
+                waits_for.setdefault(rule.tool, set()).update(rule.after)
         for _depth in range(3):
             found: list[tuple[tuple[ToolSpec, dict[str, Any]], str]] = []
             for spec, args in self._candidates(conversation, base + seen_outputs, view, tried):
+                root = self._root(level, start, args) or (spec, args)
+                if root[0] is not spec and spec.name in waits_for and root[0].name not in waits_for[spec.name]:
+                    continue
                 if budget <= 0:
                     return None
                 budget -= 1
@@ -634,7 +646,6 @@ class GatedAgent:
                 output = self._dry_run(conversation, spec, args)
                 if output is None:
                     continue
-                root = self._root(level, start, args) or (spec, args)
                 if self._shows(view, output, target):
                     return PlannedCall(root[0].name, root[1], f"gated_read_{len(conversation.events)}")
                 found.append((root, output))
