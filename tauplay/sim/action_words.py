@@ -1,0 +1,158 @@
+"""A call in words a person reads before saying yes (and after, in "Done: ..."): every value the call carries,
+none in JSON. Lists of objects become short items ("flights: HAT001 on 2024-05-20, HAT002 on 2024-05-22"); an
+id that a tool output showed as an object with a card's last four digits or a balance is said as what it is
+("credit card ending 1530 (credit_card_4067395)"), the id kept beside it so the person can check every value.
+
+Pure functions over a call's arguments and the tools' JSON outputs; one renderer for every offline agent.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from tauplay.core.grounding import words
+from tauplay.core.tasks import Action
+
+# Output keys that hold money (a price asked is answered by them; their values are said as "$250"), and those
+# that say what a payment method is.
+MONEY_KEYS = ("price", "prices", "amount", "total", "fare", "cost", "balance")
+_LAST_FOUR = ("last_four", "last4", "last_4")
+_KIND = ("source", "type", "kind")
+
+
+def money(v: Any) -> str:
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return f"${v:,.2f}".replace(".00", "")
+    return str(v)
+
+
+def is_money(key: str) -> bool:
+    """A key that holds money: a word of it one of MONEY_KEYS ("total_price", "price_per_night"), "total" only as
+    its last word (not "total_baggages")."""
+    parts = key.split("_")
+    return parts[-1] in MONEY_KEYS or any(p in MONEY_KEYS and p != "total" for p in parts)
+
+
+@lru_cache(maxsize=2048)
+def _parsed(output: str) -> Any:
+    try:
+        return json.loads(output)
+    except (json.JSONDecodeError, TypeError):
+        return None
+
+
+def _objects_of(value: Any, wanted: str) -> list[dict[str, Any]]:
+    """The objects a tool output shows for the id `wanted`: the value under that key of a mapping, or an object
+    whose `id` (or `*_id`) field holds it."""
+    out: list[dict[str, Any]] = []
+    if isinstance(value, dict):
+        inner = value.get(wanted)
+        if isinstance(inner, dict):
+            out.append(inner)
+        if any(v == wanted for k, v in value.items() if k == "id"):
+            out.append(value)
+        for v in value.values():
+            if isinstance(v, dict | list):
+                out += _objects_of(v, wanted)
+    elif isinstance(value, list):
+        for v in value:
+            out += _objects_of(v, wanted)
+    return out
+
+
+def _plain(value: str) -> str:
+    """`credit_card` -> "credit card"; a value with digits (an id) stays as it is."""
+    if any(c.isdigit() for c in value) or " " in value:
+        return value
+    return value.replace("_", " ")
+
+
+def described_id(value: str, outputs: Sequence[str]) -> str | None:
+    """What a tool output showed this id to be, in words ("visa credit card ending 1530", "gift card with a
+    balance of $250"), from the newest output that shows it; None when no output says more than the id."""
+    for output in reversed(outputs):
+        for obj in _objects_of(_parsed(output), value):
+            kind = next((str(obj[k]) for k in _KIND if isinstance(obj.get(k), str)), "")
+            kind = _plain(kind) if kind else ""
+            brand = obj.get("brand")
+            last = next((str(obj[k]) for k in _LAST_FOUR if obj.get(k) is not None), "")
+            balance = next((obj[k] for k in ("balance", "amount") if isinstance(obj.get(k), int | float)
+                            and not isinstance(obj.get(k), bool)), None)
+            name = " ".join(p for p in (str(brand) if isinstance(brand, str) else "", kind) if p)
+            if last:
+                return f"{name or 'card'} ending {last}"
+            if balance is not None:
+                return f"{name or 'payment method'} with a balance of {money(balance)}"
+    return None
+
+
+def _scalar(key: str, value: Any, outputs: Sequence[str]) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if is_money(key):
+        return money(value)
+    if isinstance(value, str):
+        if key == "id" or key.endswith(("_id", "_ids")):
+            what = described_id(value, outputs)
+            if what is not None:
+                return f"{what} ({value})"
+        return _plain(value)
+    return str(value)
+
+
+def _item(value: Any, outputs: Sequence[str]) -> str:
+    """One element of a list argument in a short phrase: "HAT001 on 2024-05-20", "Aisha Kim born 1990-01-01",
+    "credit card ending 1530 (credit_card_4067395) for $120"."""
+    if not isinstance(value, dict):
+        return _value("", value, outputs)
+    parts: list[str] = []
+    names: list[str] = []
+    for k, v in value.items():
+        if isinstance(v, dict | list):
+            parts.append(f"{words(k)} {_value(k, v, outputs)}")
+        elif k.endswith("name") and isinstance(v, str):
+            names.append(v)  # first and last name read as one
+            continue
+        elif k == "date" or k.endswith("_date"):
+            parts.append(f"on {v}")
+        elif k in ("dob", "birth_date", "date_of_birth"):
+            parts.append(f"born {v}")
+        elif is_money(k):
+            parts.append(f"for {money(v)}")
+        elif k == "id" or k.endswith(("_id", "_number", "_code", "number", "code")):
+            parts.append(_scalar(k, v, outputs))
+        else:
+            parts.append(f"{words(k)} {_scalar(k, v, outputs)}")
+    return " ".join(([" ".join(names)] if names else []) + parts)
+
+
+def _value(key: str, value: Any, outputs: Sequence[str]) -> str:
+    if isinstance(value, list):
+        items = [_item(v, outputs) for v in value]
+        if not items:
+            return "none"
+        return ("; " if any("," in i for i in items) else ", ").join(items)
+    if isinstance(value, dict):
+        return ", ".join(f"{words(k)} {_value(k, v, outputs)}" for k, v in value.items())
+    return _scalar(key, value, outputs)
+
+
+def describe_call(name: str, arguments: Mapping[str, Any], outputs: Sequence[str] = ()) -> str:
+    """`update reservation flights (reservation id: R3F9DO; cabin: business; flights: HAT118 on 2024-05-26;
+    payment: credit card ending 1530 (credit_card_4067395))`: a call in words a person can check, every value
+    in it."""
+    args = []
+    for k, v in arguments.items():
+        label = words(k)
+        shown = _value(k, v, outputs)
+        if isinstance(v, str) and shown != _plain(v) and label.endswith(" id"):
+            label = label[: -len(" id")]  # "payment: credit card ending 1530 (credit_card_...)"
+        args.append(f"{label}: {shown}")
+    return words(name) + (f" ({'; '.join(args)})" if args else "")
+
+
+def describe_action(action: Action, outputs: Sequence[str] = ()) -> str:
+    return describe_call(action.name, action.kwargs, outputs)
