@@ -152,46 +152,81 @@ async def test_added_bags_are_priced_at_the_policy_fee():
     assert "This change will cost $50 (1 more paid bag at $50 each)" in " ".join(m.content for m in said(out, "agent"))
 
 
-def _airline_change_tasks() -> list[Any]:
-    tasks = []
-    for name in AIRLINE.task_sets:
-        for task in load_tasks(AIRLINE.task_set_path(name), "airline").tasks:
-            if any(a.name in ("update_reservation_flights", "update_reservation_baggages") for a in task.actions):
-                tasks.append(task)
-    return tasks
+RETAIL = get_domain("retail")
 
 
-@pytest.mark.parametrize("task", _airline_change_tasks(), ids=lambda t: t.id)
-def test_the_airline_quote_is_what_the_tool_charges(task: Any) -> None:
-    """The domain's quote, worked out only from the reads it names (run here as a session would), equals what the
-    write then charges, for every flight and bag change of the shipped airline tasks it prices."""
-    env = Environment(AIRLINE, AIRLINE.start_for(AIRLINE.database(), task))
+def _parsed(output: str) -> Any:
+    try:
+        return json.loads(output)
+    except json.JSONDecodeError:
+        return output
+
+
+PRICED = {"airline": ("update_reservation_flights", "update_reservation_baggages"),
+          "retail": ("modify_pending_order_items", "exchange_delivered_order_items", "return_delivered_order_items",
+                     "cancel_pending_order")}
+
+
+def _priced_tasks() -> list[tuple[Any, Any]]:
+    out = []
+    for domain in (AIRLINE, RETAIL):
+        writes = PRICED[domain.name]
+        for name in domain.task_sets:
+            for task in load_tasks(domain.task_set_path(name), domain.name).tasks:
+                if any(a.name in writes for a in task.actions):
+                    out.append((domain, task))
+    return out
+
+
+def _money_moved(domain: Any, name: str, before: dict[str, Any], after: dict[str, Any]) -> float:
+    """What the write charged (> 0) or refunded (< 0), read off the record it returns."""
+    if domain is AIRLINE:
+        history = after["payment_history"]
+        return history[-1]["amount"] if len(history) > len(before["payment_history"]) else 0
+    if name == "exchange_delivered_order_items":
+        return after["exchange_price_difference"]
+    if name == "return_delivered_order_items":
+        return -sum(i["price"] for i in before["items"] if i["item_id"] in after["return_items"]
+                    and after["return_items"].count(i["item_id"]))
+    new = after["payment_history"][len(before["payment_history"]):]
+    return sum(p["amount"] if p["transaction_type"] == "payment" else -p["amount"] for p in new)
+
+
+@pytest.mark.parametrize(("domain", "task"), _priced_tasks(), ids=lambda x: getattr(x, "id", getattr(x, "name", "")))
+def test_a_quote_is_what_the_tool_charges(domain: Any, task: Any) -> None:
+    """The domain's quote, worked out only from the reads it names (made here as a session would), equals what the
+    write then charges or refunds, for every priced write of the shipped airline and retail tasks."""
+    env = Environment(domain, domain.start_for(domain.database(), task))
     seen: list[SeenCall] = []
+    key = "reservation_id" if domain is AIRLINE else "order_id"
+    read = "get_reservation_details" if domain is AIRLINE else "get_order_details"
+    checked = 0
     for action in task.actions:
-        spec = AIRLINE.tool_map[action.name]
-        if not spec.is_write:
+        if not domain.tool_map[action.name].is_write:
             result = env.call(action.name, action.kwargs)
             if not result.error:
-                seen.append(SeenCall(action.name, action.kwargs, json.loads(result.output)))
+                seen.append(SeenCall(action.name, action.kwargs, _parsed(result.output)))
             continue
-        quote = AIRLINE.quote(action.name, action.kwargs, seen) if AIRLINE.quote else None
-        for _ in range(3):
+        quote = domain.quote(action.name, action.kwargs, seen)
+        for _ in range(4):
             if quote is None or not quote.needs:
                 break
-            for read in quote.needs:
-                result = env.call(read.name, read.arguments)
+            for need in quote.needs:
+                result = env.call(need.name, need.arguments)
                 if not result.error:
-                    seen.append(SeenCall(read.name, read.arguments, json.loads(result.output)))
-            quote = AIRLINE.quote(action.name, action.kwargs, seen) if AIRLINE.quote else None
-        before = env.call("get_reservation_details", {"reservation_id": action.kwargs.get("reservation_id")})
-        paid_before = len(json.loads(before.output)["payment_history"]) if not before.error else 0
+                    seen.append(SeenCall(need.name, need.arguments, _parsed(result.output)))
+            quote = domain.quote(action.name, action.kwargs, seen)
+        before = env.call(read, {key: action.kwargs.get(key)})
         result = env.call(action.name, action.kwargs)
-        if result.error or action.name not in ("update_reservation_flights", "update_reservation_baggages"):
+        if result.error or action.name not in PRICED[domain.name]:
+            assert action.name in PRICED[domain.name] or quote is None  # a write it does not price: no figure
             continue
-        history = json.loads(result.output)["payment_history"]
-        charged = history[-1]["amount"] if len(history) > paid_before else 0
-        assert quote is not None and not quote.needs and quote.amount == pytest.approx(charged), (quote, charged)
-        seen.append(SeenCall(action.name, action.kwargs, json.loads(result.output)))
+        moved = _money_moved(domain, action.name, json.loads(before.output), json.loads(result.output))
+        assert quote is not None and not quote.needs and quote.amount == pytest.approx(moved), (quote, moved)
+        checked += 1
+        seen.append(SeenCall(action.name, action.kwargs, _parsed(result.output)))
+    assert checked or all(a.name not in PRICED[domain.name] for a in task.actions) or any(
+        env.history[i].error for i in range(len(env.history)))  # a gold write that fails has no charge
 
 
 def test_the_quote_hook_prices_writes_only_and_names_reads_first():
@@ -201,3 +236,33 @@ def test_the_quote_hook_prices_writes_only_and_names_reads_first():
         {"flight_number": "HAT118", "date": "2024-05-26"}], "payment_id": "credit_card_4067395"}, [])
     assert first is not None and [r.name for r in first.needs] == ["get_reservation_details"]
     assert first.sentence() == ""  # no figure while reads are needed
+
+
+async def _scripted(domain: Any, task_set: str, task_id: str) -> Outcome:
+    task = next(t for t in load_tasks(domain.task_set_path(task_set), domain.name).tasks if t.id == task_id)
+    conversation = Conversation(domain, task, Environment(domain, domain.start_for(domain.database(), task)),
+                                task.emotion)
+    return await Orchestrator(GatedAgent(), ScriptedUser(), conversation, limits=Limits(max_steps=100)).run()
+
+
+async def test_a_change_of_two_flights_searches_each_one_call_a_turn_and_breaks_no_rule():
+    from tauplay.core.policy_checks import check_policy
+
+    out = await _scripted(AIRLINE, "test", "airline-2024-020")
+    assert out.value == 1.0 and check_policy(out.events, AIRLINE) == []
+    searches = [c.arguments for c in agent_calls(out) if c.name == "search_direct_flight"]
+    assert {"origin": "PHL", "destination": "JFK", "date": "2024-05-23"} in searches
+    assert {"origin": "JFK", "destination": "PHL", "date": "2024-05-25"} in searches
+    offer = next(m.content for m in said(out, "agent") if m.intent == "confirm" and "flights:" in m.content)
+    assert "flights: HAT276 on 2024-05-23, HAT221 on 2024-05-25" in offer
+    assert "You will get $1,324 back" in offer  # (181 + 67 - 910) x 2 passengers: refunded
+
+
+async def test_a_retail_swap_names_the_items_and_the_refund():
+    out = await _scripted(RETAIL, "starter", "retail-starter-05")
+    offer = next(m.content for m in said(out, "agent") if m.intent == "confirm")
+    assert "item ids: Digital Camera (resolution 24MP, zoom 10x, storage CF card) (1987587879)" in offer
+    assert "new item ids: Digital Camera (resolution 24MP, zoom 3x, storage SD card) (1385487905)" in offer
+    assert "visa credit card ending 6726 (credit_card_4810825)" in offer
+    assert "You will get $59.34 back" in offer
+    assert out.value == 1.0

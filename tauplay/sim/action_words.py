@@ -44,22 +44,29 @@ def _parsed(output: str) -> Any:
         return None
 
 
-def _objects_of(value: Any, wanted: str) -> list[dict[str, Any]]:
-    """The objects a tool output shows for the id `wanted`: the value under that key of a mapping, or an object
-    whose `id` (or `*_id`) field holds it."""
-    out: list[dict[str, Any]] = []
+def _id_fields(key: str) -> set[str]:
+    """The output fields that hold ids of the kind an argument names: `new_item_ids` -> item_id, new_item_id."""
+    parts = key.removesuffix("s").split("_")
+    return {"_".join(parts), "_".join(parts[-2:])} if parts[-1] == "id" else set()
+
+
+def _objects_of(value: Any, wanted: str, fields: set[str], name: str = "") -> list[tuple[dict[str, Any], str]]:
+    """The objects a tool output shows for the id `wanted` (the value under that key of a mapping, or an object
+    whose `id` or an id field of that kind holds it), each with the name of the nearest object around it."""
+    out: list[tuple[dict[str, Any], str]] = []
     if isinstance(value, dict):
+        here = value.get("name") if isinstance(value.get("name"), str) else name
         inner = value.get(wanted)
         if isinstance(inner, dict):
-            out.append(inner)
-        if any(v == wanted for k, v in value.items() if k == "id"):
-            out.append(value)
+            out.append((inner, here))
+        if any(v == wanted for k, v in value.items() if k == "id" or k in fields):
+            out.append((value, name))
         for v in value.values():
             if isinstance(v, dict | list):
-                out += _objects_of(v, wanted)
+                out += _objects_of(v, wanted, fields, here)
     elif isinstance(value, list):
         for v in value:
-            out += _objects_of(v, wanted)
+            out += _objects_of(v, wanted, fields, name)
     return out
 
 
@@ -70,23 +77,41 @@ def _plain(value: str) -> str:
     return value.replace("_", " ")
 
 
-def described_id(value: str, outputs: Sequence[str]) -> str | None:
-    """What a tool output showed this id to be, in words ("visa credit card ending 1530", "gift card with a
-    balance of $250"), from the newest output that shows it; None when no output says more than the id."""
-    for output in reversed(outputs):
-        for obj in _objects_of(_parsed(output), value):
-            kind = next((str(obj[k]) for k in _KIND if isinstance(obj.get(k), str)), "")
-            kind = _plain(kind) if kind else ""
-            brand = obj.get("brand")
-            last = next((str(obj[k]) for k in _LAST_FOUR if obj.get(k) is not None), "")
-            balance = next((obj[k] for k in ("balance", "amount") if isinstance(obj.get(k), int | float)
-                            and not isinstance(obj.get(k), bool)), None)
-            name = " ".join(p for p in (str(brand) if isinstance(brand, str) else "", kind) if p)
-            if last:
-                return f"{name or 'card'} ending {last}"
-            if balance is not None:
-                return f"{name or 'payment method'} with a balance of {money(balance)}"
+def described_id(value: str, outputs: Sequence[str], key: str = "id") -> str | None:
+    """What a tool output showed this id (an argument `key`'s value) to be, in words ("visa credit card ending
+    1530", "gift card with a balance of $250", "Digital Camera (resolution 24MP, zoom 3x)"), from the newest
+    output that shows it; None when no output says more than the id."""
+    # Its own record first (under its id, or with it as `id`): a payment line that names a card is not the card.
+    for fields in (set(), _id_fields(key)):
+        for output in reversed(outputs):
+            for obj, around in _objects_of(_parsed(output), value, fields):
+                if (said := _what(obj, around, own_record=not fields)) is not None:
+                    return said
     return None
+
+
+def _what(obj: dict[str, Any], around: str, own_record: bool) -> str | None:
+    """An object in words: a card by its last four digits or a balance (its own record only), else its name and
+    its options."""
+    if own_record:
+        kind = next((str(obj[k]) for k in _KIND if isinstance(obj.get(k), str)), "")
+        kind = _plain(kind) if kind else ""
+        brand = obj.get("brand")
+        last = next((str(obj[k]) for k in _LAST_FOUR if obj.get(k) is not None), "")
+        balance = next((obj[k] for k in ("balance", "amount") if isinstance(obj.get(k), int | float)
+                        and not isinstance(obj.get(k), bool)), None)
+        name = " ".join(p for p in (str(brand) if isinstance(brand, str) else "", kind) if p)
+        if last:
+            return f"{name or 'card'} ending {last}"
+        if balance is not None:
+            return f"{name or 'payment method'} with a balance of {money(balance)}"
+    own = obj.get("name") if isinstance(obj.get("name"), str) else around
+    options = obj.get("options")
+    chosen = ", ".join(f"{words(k)} {v}" for k, v in options.items() if isinstance(v, str | int | float)) \
+        if isinstance(options, dict) else ""
+    if own and chosen:
+        return f"{own} ({chosen})"
+    return own or chosen or None
 
 
 def _scalar(key: str, value: Any, outputs: Sequence[str]) -> str:
@@ -96,18 +121,18 @@ def _scalar(key: str, value: Any, outputs: Sequence[str]) -> str:
         return money(value)
     if isinstance(value, str):
         if key == "id" or key.endswith(("_id", "_ids")):
-            what = described_id(value, outputs)
+            what = described_id(value, outputs, key)
             if what is not None:
                 return f"{what} ({value})"
         return _plain(value)
     return str(value)
 
 
-def _item(value: Any, outputs: Sequence[str]) -> str:
+def _item(key: str, value: Any, outputs: Sequence[str]) -> str:
     """One element of a list argument in a short phrase: "HAT001 on 2024-05-20", "Aisha Kim born 1990-01-01",
     "credit card ending 1530 (credit_card_4067395) for $120"."""
     if not isinstance(value, dict):
-        return _value("", value, outputs)
+        return _value(key, value, outputs)  # an id in a list of ids is described as one alone
     parts: list[str] = []
     names: list[str] = []
     for k, v in value.items():
@@ -131,10 +156,10 @@ def _item(value: Any, outputs: Sequence[str]) -> str:
 
 def _value(key: str, value: Any, outputs: Sequence[str]) -> str:
     if isinstance(value, list):
-        items = [_item(v, outputs) for v in value]
+        items = [_item(key, v, outputs) for v in value]
         if not items:
             return "none"
-        return ("; " if any("," in i for i in items) else ", ").join(items)
+        return (" and " if any("," in i for i in items) else ", ").join(items)
     if isinstance(value, dict):
         return ", ".join(f"{words(k)} {_value(k, v, outputs)}" for k, v in value.items())
     return _scalar(key, value, outputs)
