@@ -55,7 +55,8 @@ def _objects_of(value: Any, wanted: str, fields: set[str], name: str = "") -> li
     whose `id` or an id field of that kind holds it), each with the name of the nearest object around it."""
     out: list[tuple[dict[str, Any], str]] = []
     if isinstance(value, dict):
-        here = value.get("name") if isinstance(value.get("name"), str) else name
+        own = value.get("name")
+        here = own if isinstance(own, str) else name
         inner = value.get(wanted)
         if isinstance(inner, dict):
             out.append((inner, here))
