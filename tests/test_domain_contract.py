@@ -246,3 +246,15 @@ def test_everyday_request_words_name_write_tools(name: str) -> None:
     writes = {t.name for t in domain.tools if t.is_write}
     assert set(domain.request_words) <= writes, set(domain.request_words) - writes
     assert all(phrases and all(p.strip() for p in phrases) for phrases in domain.request_words.values())
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_a_quote_prices_writes_only(name: str) -> None:
+    """`Domain.quote` prices writes: a read (or an unknown tool) gets no quote, whatever was seen."""
+    domain = get_domain(name)
+    if domain.quote is None:
+        return
+    for spec in domain.tools:
+        if not spec.is_write:
+            assert domain.quote(spec.name, {}, []) is None, spec.name
+    assert domain.quote("no_such_tool", {}, []) is None

@@ -69,7 +69,9 @@ def test_judge_proposal_names_what_is_wanted():
 
 
 async def test_asked_for_an_id_it_knows_it_gives_it():
-    text = await reply_to(CANCEL, "To cancel reservation I need the reservation id. Could you tell me the "
+    text = await reply_to(CANCEL, "Could you tell me your reservation id?", "ask")
+    assert "99NH3S" in text
+    text = await reply_to(CANCEL, "Could you tell me the "
                                   "reservation id?", "ask")
     assert "99NH3S" in text
     text = await reply_to(CANCEL, "Could you tell me your user id?")

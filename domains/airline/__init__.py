@@ -13,6 +13,7 @@ from .constraints import MODEL as CONSTRAINTS
 from .data_model import Flight, Reservation, User
 from .emotions import EMOTIONS
 from .generator import generate
+from .quotes import quote
 
 DOMAIN = declare(
     tools,
@@ -39,6 +40,7 @@ DOMAIN = declare(
         "update_reservation_baggages": ("add bag", "more bag", "extra bag", "checked bag", "luggage", "suitcase"),
         "update_reservation_passengers": ("change passenger", "passenger name", "fix passenger", "wrong name"),
     },
+    quote=quote,  # a flight change's fare difference and added bags' fee, from what the reads showed
     identify_with=("get_user_details",),
     identity_argument="user_id",
     own_rules=RULES,  # the policy's own rules its events show (airline_rules.py)

@@ -13,6 +13,7 @@ from .alternatives import alternatives
 from .data_model import Order, Product, User
 from .emotions import EMOTIONS
 from .generator import generate
+from .quotes import quote
 
 AUTHENTICATE = ("find_user_id_by_email", "find_user_id_by_name_zip")
 _CHECK_ORDER = "check the order and its status first"
@@ -39,6 +40,7 @@ DOMAIN = declare(
         Requires("return_delivered_order_items", ("get_order_details",), _CHECK_ORDER),
         Requires("exchange_delivered_order_items", ("get_order_details",), _CHECK_ORDER),
     ],
+    quote=quote,  # a swap's price difference, a return's or a cancellation's refund, from what the reads showed
     identify_with=AUTHENTICATE,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn
     own_action_rules=ACTION_RULES,  # the policy as code over the database (retail_rules.py)

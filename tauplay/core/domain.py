@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
@@ -27,6 +27,7 @@ from tauplay.core.emotions import EmotionSet
 from tauplay.core.findings import AuditCheck
 from tauplay.core.policy_rules import ActionRule, PolicyRule, broken_rules
 from tauplay.core.progress import ProgressNode
+from tauplay.core.quotes import Quote, SeenCall
 from tauplay.core.tasks import Task
 from tauplay.core.tools import ToolSpec
 
@@ -150,6 +151,11 @@ class Domain:
     # "change flight"): a phrase's words in order, each as the start of a word said, at most three words apart.
     # An agent that waits to be asked for a write hears these too (tests/test_domain_contract.py checks the keys).
     request_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # What a write will cost before it is made, from what the domain's reads showed in the session (not the
+    # database): (write tool, its arguments, the successful calls so far) -> a Quote naming the reads still
+    # needed (an agent makes them as real calls) or the amount and how it is worked out; None: not priced.
+    # The gated agent says it in its proposal and answers "what does it cost?" with it (tauplay.core.quotes).
+    quote: Callable[[str, Mapping[str, Any], Sequence[SeenCall]], Quote | None] | None = None
     # -- what a domain may change about how sessions run (the defaults suit customer service) --------------
     confirm_writes: bool = True  # the policy has the agent confirm each write with the user first (the oracle does)
     agent_preamble: str = ""  # first words of an LLM agent's system prompt ("" : a customer service agent)

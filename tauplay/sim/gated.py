@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -24,12 +25,14 @@ from tauplay.core.db import canonical
 from tauplay.core.events import MessageData, ToolCallData, ToolResultData
 from tauplay.core.grounding import Evidence, Leaf, leaves, names_write, normalize, scalars, ungrounded, words
 from tauplay.core.policy_checks import is_identified
+from tauplay.core.quotes import Quote, SeenCall
 from tauplay.core.schema import coerce, validate
 from tauplay.core.tasks import Action
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import EventKind, Role
 from tauplay.sim import device_steps, person_choices, tool_answers
-from tauplay.sim.oracle import describe_action, done_summary
+from tauplay.sim.action_words import describe_action
+from tauplay.sim.oracle import done_summary, tool_outputs
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 
 # -- reading the user's words ----------------------------------------------------------------------------
@@ -103,16 +106,24 @@ def _key(name: str, arguments: dict[str, Any]) -> tuple[str, str]:
     return name, canonical(arguments)
 
 
-def proposal(action: Action) -> str:
-    return f"Here is what I am about to do: {describe_action(action)}. Shall I go ahead? Please answer yes or no."
+_ABOUT_TO = "Here is what I am about to do: "
+
+
+def proposal(action: Action, outputs: Sequence[str] = (), price: str = "") -> str:
+    """The write in words (its ids said as the tools showed them), what it will cost when that is known, and the
+    question."""
+    cost = f" {price}" if price else ""
+    return f"{_ABOUT_TO}{describe_action(action, outputs)}.{cost} Shall I go ahead? Please answer yes or no."
 
 
 def read_progress(conversation: Conversation) -> Progress:
     gold = conversation.task.actions
     keys = [_key(a.name, a.kwargs) for a in gold]
-    texts = {proposal(a): i for i, a in enumerate(gold)}
+    outputs: list[str] = []  # the tool outputs before each message: what its proposal was described from
     p = Progress()
     for e in conversation.events:
+        if e.kind == EventKind.TOOL_RESULT and not (r := e.as_(ToolResultData)).error:
+            outputs.append(r.output)
         if e.kind == EventKind.TOOL_CALL and e.role == Role.USER:  # dual control: the user's own call
             name = e.as_(ToolCallData).name
             if p.index < len(gold) and gold[p.index].requestor == "user" and gold[p.index].name == name:
@@ -131,7 +142,8 @@ def read_progress(conversation: Conversation) -> Progress:
         elif e.kind == EventKind.MESSAGE and e.role == Role.AGENT:
             m = e.as_(MessageData)
             if m.intent == "confirm":
-                p.offer = next((i for t, i in texts.items() if t in m.content), p.index)
+                p.offer = next((i for i, a in enumerate(gold)
+                                if f"{_ABOUT_TO}{describe_action(a, outputs)}." in m.content), p.index)
                 p.answer = None
             elif m.intent == "skip" and p.offer is not None:
                 if p.offer not in p.skipped:
@@ -195,19 +207,35 @@ def _same_words(about: str, label: str) -> bool:
     return content(about) <= content(label)
 
 
-def question(spec: ToolSpec | None, action: Action, leaf: Leaf) -> str:
-    """A question for one value, in words from the parameter's schema."""
+# What a person says "your" of (their own e-mail, user id, name); anything else is "the" (the cabin, the date).
+_OWN = frozenset({"email", "user", "name", "first", "last", "phone", "zip", "address", "dob", "birth", "account"})
+
+
+def question(spec: ToolSpec | None, leaf: Leaf) -> str:
+    """A question for one value in plain words (never the tool's name): "Could you tell me your email?", with
+    the parameter's schema description and choices when they say more than its name."""
     schema = param_schema(spec, leaf.path)
     label = words(leaf.name)
     # Without its examples: a schema's sample value may happen to be this user's own.
     about = _EXAMPLE.sub("", schema.get("description") or "").strip().rstrip(".,; ")
     choices = schema.get("enum")
-    text = f"To {words(action.name)} I need the {label}. Could you tell me the {label}"
+    text = f"Could you tell me {_determiner(label)} {label}"
     if about and not _same_words(about, label):
         text += f" ({about[0].lower() + about[1:]})"
     if choices:
-        text += " (one of: " + ", ".join(str(c) for c in choices) + ")"
+        text += " (one of: " + ", ".join(str(c).replace("_", " ") for c in choices) + ")"
     return text + "?"
+
+
+def _determiner(label: str) -> str:
+    """"your" for the person's own details and records' ids ("your reservation id"), else "the"."""
+    return "your" if set(label.split()) & _OWN or label.endswith((" id", " ids", " number")) else "the"
+
+
+def asked_for(label: str, asked: str) -> bool:
+    """A question of `question`'s for the value called `label` is among the agent's words `asked`."""
+    said = f"Could you tell me {_determiner(label)} {label}"
+    return f"{said}?" in asked or f"{said} (" in asked
 
 
 def _json(text: str) -> Any:
@@ -298,6 +326,9 @@ class GatedAgent:
             return report
         if last is not None and last.kind == EventKind.TOOL_RESULT and (done := self._after_write(conversation)):
             return done
+        if last is not None and last.kind == EventKind.TOOL_RESULT and self._unanswered_price_question(conversation) \
+                and (priced := self._price_answer(conversation, progress, ev)) is not None:
+            return priced  # the reads a price needed are made: the answer
         if last is not None and last.kind == EventKind.MESSAGE and last.role == Role.USER:
             text = last.as_(MessageData).content
             if progress.offer is not None and progress.answer is not None:
@@ -306,6 +337,8 @@ class GatedAgent:
                 return Say("Hello! How can I help you today?", intent="greet")
             if (lookup := self._lookup_as_given(conversation, text)) is not None:
                 return lookup
+            if tool_answers.asks_price(text) and (priced := self._price_answer(conversation, progress, ev)):
+                return priced
             if (reply := self._answer_question(conversation, text, None)) is not None:
                 return reply
             if self._unrelated(conversation, text, ev):
@@ -370,14 +403,21 @@ class GatedAgent:
         ruled = any(r.tool == action.name for r in domain.rules)
         if spec is not None and (spec.is_write or ruled) and (first := self._policy_first(conversation, action, ev)):
             return first
+        price = ""
+        if spec is not None and spec.is_write and domain.confirm_writes:
+            # What it will cost, from the domain's reads, made as real calls first (a search for the new fares).
+            priced = self._quote_step(conversation, action, ev)
+            if isinstance(priced, CallTools):
+                return priced
+            price = priced.sentence() if priced is not None else ""
         if spec is not None and spec.is_write and (choice := self._unchosen(conversation, action)) is not None:
             if choice.topic == "payment" and (profile := self._profile_read(conversation, ev)) is not None:
                 # The person's payment methods are in their profile: look them up before asking, so that "the
                 # card ending 0636" already said picks one.
                 return CallTools([profile])
-            return Say(choice.question, intent="ask")
+            return Say(f"{price} {choice.question}".strip(), intent="ask")
         if spec is not None and spec.is_write and domain.confirm_writes:
-            return Say(proposal(action), intent="confirm")
+            return Say(proposal(action, tool_outputs(conversation), price), intent="confirm")
         outputs = self._sayable_outputs(conversation, ev)
         if spec is not None and spec.terminal and outputs and not any(
                 m.intent in ("answer", "done") for m in conversation.said("agent")):
@@ -445,9 +485,8 @@ class GatedAgent:
             wanted = ([(domain.identity_argument, producers[0] if producers else None)] if domain.identity_argument
                       else [(p.required[0], p) for p in producers[:1] if p.required])
             for arg, producer in wanted:
-                if f"the {words(arg)}." not in asked:
-                    return Say(question(producer, Action(producer.name if producer else action.name, {}),
-                                        Leaf((arg,), arg, None)), intent="ask")
+                if not asked_for(words(arg), asked):
+                    return Say(question(producer, Leaf((arg,), arg, None)), intent="ask")
         rule = next((r for r in domain.rules if r.tool == action.name), None)
         if rule is not None and not ran.intersection(rule.after):
             for name in rule.after:
@@ -466,8 +505,8 @@ class GatedAgent:
             return CallTools([read])
         asked = " ".join(self._asked_since_last_step(conversation))
         label = words(leaf.name)
-        direct = question(spec, action, leaf)
-        if f"the {label}." not in asked and not self._said_unknown(conversation, direct):
+        direct = question(spec, leaf)
+        if not asked_for(label, asked) and not self._said_unknown(conversation, direct):
             return Say(direct, intent="ask")
         # The user does not know it: ask for what a look-up of that field takes (a user id for an order id,
         # then an e-mail for the user id), nearest first.
@@ -487,8 +526,8 @@ class GatedAgent:
                     # Only what this task needs is asked for (no reservation id for a new booking); a field
                     # it does not need may still be found through its own look-ups. Never what a tool already
                     # showed (the look-ups with it were tried), nor what the person said they do not know.
-                    ask = question(producer, Action(producer.name, {}), Leaf((name,), name, None))
-                    if name in needed and f"the {words(name)}." not in asked \
+                    ask = question(producer, Leaf((name,), name, None))
+                    if name in needed and not asked_for(words(name), asked) \
                             and not any(values_for(name, o) for o in outputs) \
                             and not self._said_unknown(conversation, ask):
                         return Say(ask, intent="ask")
@@ -690,13 +729,22 @@ class GatedAgent:
         if kind == "no":
             return Say("All right, I will not make that change. If you change your mind, just tell me.",
                        intent="skip")
+        outputs = tool_outputs(conversation)
         if kind == "question":
             spec = conversation.domain.tool_map.get(action.name)
-            reply = self._answer_question(conversation, text, action.kwargs if spec and spec.is_write else None)
-            said = (reply.text + " ") if isinstance(reply, Say) else ""
+            priced = self._quote_step(conversation, action, evidence(conversation)) \
+                if tool_answers.asks_price(text) else None
+            if isinstance(priced, CallTools):
+                return priced  # the reads the price needs; the question is answered after them (`act`)
+            if isinstance(priced, Quote) and priced.sentence():
+                said = priced.sentence() + " "
+            else:
+                reply = self._answer_question(conversation, text, action.kwargs if spec and spec.is_write else None)
+                said = (reply.text + " ") if isinstance(reply, Say) else ""
             return Say(f"{said}Nothing has changed yet: I make the change only after you say yes, exactly as "
-                       f"described. {proposal(action)}", intent="confirm")
-        return Say(f"Sorry, I need a clear yes or no. {proposal(action)}", intent="confirm")
+                       f"described. {proposal(action, outputs)}", intent="confirm")
+        return Say(f"Sorry, I need a clear yes or no. {proposal(action, outputs, self._price(conversation, action))}",
+                   intent="confirm")
 
     def _come_back(self, conversation: Conversation, progress: Progress, text: str) -> AgentAction | None:
         """The user returns to a write they declined: a clear yes right after the decline makes it; naming
@@ -709,7 +757,8 @@ class GatedAgent:
         said = [w for w in normalize(text).split() if len(w) >= 3 and w not in _PLAIN]
         names = [w for w in normalize(words(action.name)).split() if len(w) > 3]
         if any(n.startswith(w) or w.startswith(n) for w in said for n in names):
-            return Say(proposal(action), intent="confirm")
+            return Say(proposal(action, tool_outputs(conversation), self._price(conversation, action)),
+                       intent="confirm")
         return None
 
     def _lookup_as_given(self, conversation: Conversation, text: str) -> AgentAction | None:
@@ -839,6 +888,84 @@ class GatedAgent:
             return f"On your device, please {words(action.name)}. Then tell me what it shows."
         return device_steps.instruction(spec, action.kwargs, persona)
 
+    # -- what a write will cost (Domain.quote) -------------------------------------------------------------
+    @staticmethod
+    def _seen_calls(conversation: Conversation) -> list[SeenCall]:
+        calls = {e.as_(ToolCallData).call_id: e.as_(ToolCallData) for e in conversation.events
+                 if e.kind == EventKind.TOOL_CALL}
+        out = []
+        for e in conversation.events:
+            if e.kind != EventKind.TOOL_RESULT or (r := e.as_(ToolResultData)).error:
+                continue
+            call = calls.get(r.call_id)
+            if call is not None:
+                parsed = _json(r.output)
+                out.append(SeenCall(call.name, call.arguments, r.output if parsed is None else parsed))
+        return out
+
+    def _quote_step(self, conversation: Conversation, action: Action, ev: Evidence) -> CallTools | Quote | None:
+        """The reads the domain's quote of this write still needs (values in view, not made before), as real
+        calls; else the quote with its amount; None when the domain prices no such write or cannot now."""
+        hook = conversation.domain.quote
+        if hook is None:
+            return None
+        found = hook(action.name, action.kwargs, self._seen_calls(conversation))
+        if found is None:
+            return None
+        if not found.needs:
+            return found if found.amount is not None else None
+        made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
+        reads = {t.name for t in conversation.domain.read_tools}
+        todo = [r for r in found.needs if r.name in reads and _key(r.name, r.arguments) not in made
+                and not ungrounded(r.arguments, ev)]
+        if not todo:
+            return None  # made already, and still no price: none is said
+        read = todo[0]  # one call a turn (the policy's rule): the next read comes on the next move
+        return CallTools([PlannedCall(read.name, dict(read.arguments), f"gated_quote_{len(conversation.events)}")])
+
+    def _price(self, conversation: Conversation, action: Action) -> str:
+        """The price sentence of this write when the reads made so far give it ("" otherwise)."""
+        priced = self._quote_step(conversation, action, evidence(conversation))
+        return priced.sentence() if isinstance(priced, Quote) else ""
+
+    def _write_in_hand(self, conversation: Conversation, progress: Progress) -> Action | None:
+        """The write on offer, or the next write of the plan the person has asked for."""
+        gold = conversation.task.actions
+        tools = conversation.domain.tool_map
+        if progress.offer is not None:
+            return gold[progress.offer]
+        for action in gold[progress.index:]:
+            spec = tools.get(action.name)
+            if spec is not None and spec.is_write and action.requestor != "user":
+                return action if self._requested(conversation, action) else None
+        return None
+
+    def _price_answer(self, conversation: Conversation, progress: Progress, ev: Evidence) -> AgentAction | None:
+        """"How much will it cost?" before the yes: the price of the write in hand, after the reads it needs
+        (made as real calls); then the question the agent had asked, again. None when no price can be said."""
+        action = self._write_in_hand(conversation, progress)
+        if action is None or ungrounded(action.kwargs, ev):
+            return None  # a price of values the person has not seen would tell them the plan, not the tools
+        priced = self._quote_step(conversation, action, ev)
+        if isinstance(priced, CallTools) or priced is None:
+            return priced
+        sentence = priced.sentence()
+        if not sentence:
+            return None
+        last = conversation.last_said("agent")
+        if last is not None and last.intent == "ask":
+            question = last.content.removeprefix(sentence).strip()
+            return Say(f"{sentence} {question}", intent="ask")
+        return Say(f"{sentence} Nothing has changed yet.", intent="answer")
+
+    @staticmethod
+    def _unanswered_price_question(conversation: Conversation) -> bool:
+        """The person's last words ask what something costs, and the agent has only made calls since."""
+        for e in reversed(conversation.events):
+            if e.kind == EventKind.MESSAGE:
+                return e.role == Role.USER and tool_answers.asks_price(e.as_(MessageData).content)
+        return False
+
     def _after_write(self, conversation: Conversation) -> AgentAction | None:
         """A write of its own just went through: say so in words ("Done: ...")."""
         events = conversation.events
@@ -850,7 +977,8 @@ class GatedAgent:
                      and e.as_(ToolCallData).call_id == result.call_id), None)
         if call is None:
             return None
-        return Say(f"Done: {describe_action(Action(call.name, call.arguments))}.", intent="reported")
+        return Say(f"Done: {describe_action(Action(call.name, call.arguments), tool_outputs(conversation))}.",
+                   intent="reported")
 
     def _answer_question(self, conversation: Conversation, text: str,
                          offer: dict[str, Any] | None) -> AgentAction | None:
@@ -888,7 +1016,8 @@ class GatedAgent:
         fresh = [c for c in calls if c.call_id not in reported]
         parts = []
         if fresh:
-            parts.append("Done: " + "; ".join(describe_action(Action(c.name, c.arguments)) for c in fresh) + ".")
+            seen = tool_outputs(conversation)
+            parts.append("Done: " + "; ".join(describe_action(Action(c.name, c.arguments), seen) for c in fresh) + ".")
         elif calls:
             parts.append("The change" + ("s" if len(calls) > 1 else "") + " I confirmed above "
                          + ("are" if len(calls) > 1 else "is") + " made.")

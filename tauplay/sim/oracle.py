@@ -11,29 +11,25 @@ handled, the user's call of the action it asked for, one message with intent "sk
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from tauplay.core.callsyntax import format_call
-from tauplay.core.events import MessageData, ToolCallData
+from tauplay.core.events import MessageData, ToolCallData, ToolResultData
 from tauplay.core.policy_checks import is_identified
 from tauplay.core.tasks import Action
 from tauplay.core.vocabulary import EventKind, Role
+from tauplay.sim.action_words import describe_action
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 
 _IDENTIFY = "oracle_identify_"  # the call id of its look-up of who the user is
 _NEGATIVE = re.compile(r"^\W*(no|nope|nah|don'?t|do not|stop|wait|cancel that|never mind)\b", re.IGNORECASE)
 
 
-def _value(v: Any) -> str:
-    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-
-
-def describe_action(action: Action) -> str:
-    """`book reservation (user id: x, cabin: economy, ...)`: a call in words a customer can check."""
-    args = ", ".join(f"{k.replace('_', ' ')}: {_value(v)}" for k, v in action.kwargs.items())
-    return action.name.replace("_", " ") + (f" ({args})" if args else "")
+def tool_outputs(conversation: Conversation) -> list[str]:
+    """Every successful tool output so far, oldest first (what an action is described from)."""
+    return [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+            for r in [e.as_(ToolResultData)] if not r.error]
 
 
 def done_summary(conversation: Conversation, outputs: list[str]) -> str:
@@ -43,7 +39,9 @@ def done_summary(conversation: Conversation, outputs: list[str]) -> str:
                if ok and call.name in domain.tool_map and domain.tool_map[call.name].is_write]
     parts = []
     if changes:
-        parts.append("Done: " + "; ".join(describe_action(Action(c.name, c.arguments)) for c in changes) + ".")
+        outputs_seen = tool_outputs(conversation)
+        parts.append("Done: " + "; ".join(describe_action(Action(c.name, c.arguments), outputs_seen)
+                                          for c in changes) + ".")
     else:
         parts.append("I have looked into it for you.")
     if outputs:
@@ -97,7 +95,7 @@ class OracleAgent:
             if spec is not None and spec.is_write and (identify := self._identify(conversation)) is not None:
                 return identify
             if spec is not None and spec.is_write and not answered and conversation.domain.confirm_writes:
-                return Say(f"Here is what I am about to do: {describe_action(action)}. "
+                return Say(f"Here is what I am about to do: {describe_action(action, tool_outputs(conversation))}. "
                            "Shall I go ahead? Please answer yes or no.", intent="confirm")
             outputs = conversation.task.outputs
             if spec is not None and spec.terminal and outputs and not any(

@@ -15,13 +15,12 @@ from typing import Any
 
 from tauplay.core.grounding import normalize, words
 from tauplay.core.tools import ToolSpec
+from tauplay.sim.action_words import MONEY_KEYS, is_money, money
 
-# Output keys that hold money (a price asked is answered by them; their values are shown as money).
-_MONEY_KEYS = ("price", "prices", "amount", "total", "fare", "cost", "balance")
 # A topic of a simple question: the words that ask about it, and the output keys that answer it.
 _TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("price", ("cost", "costs", "price", "prices", "fare", "fares", "much", "charge", "charged", "total", "pay"),
-     _MONEY_KEYS),
+     MONEY_KEYS),
     ("time", ("when", "time", "depart", "departs", "departure", "arrive", "arrival", "leave", "leaves"),
      ("scheduled_departure_time_est", "scheduled_arrival_time_est", "departure", "arrival", "date", "time")),
     ("status", ("status", "state"), ("status",)),
@@ -61,14 +60,13 @@ def _label(obj_path: tuple[str, ...]) -> str:
     return " ".join(words(p) for p in obj_path[-2:])
 
 
-def _money(v: Any) -> str:
-    if isinstance(v, int | float) and not isinstance(v, bool):
-        return f"${v:,.2f}".replace(".00", "")
-    return str(v)
-
-
 def is_question(text: str) -> bool:
     return bool(_QUESTION.search(text)) and not _REQUEST.search(text)
+
+
+def asks_price(text: str) -> bool:
+    """A question about what something costs ("How much will the upgrade cost?")."""
+    return is_question(text) and bool(set(normalize(text).split()) & set(_TOPICS[0][1]))
 
 
 def _entity_id(question: str) -> str | None:
@@ -129,13 +127,13 @@ def answer(question: str, outputs: Sequence[str], offer: dict[str, Any] | None =
         if topic == "price" and offer is not None and not subject:
             amounts = [v for _, v in _find(offer, ("amount",)) if isinstance(v, int | float)]
             if amounts:
-                return f"It comes to {_money(sum(amounts))} in total."
+                return f"It comes to {money(sum(amounts))} in total."
         for output in reversed(outputs):
             found = _find(_json(output), keys)
             if subject:
                 found = [(p, v) for p, v in found if _about(p, subject)]
             if found:
-                shown = "; ".join(f"{_label(p)}: {_money(v)}" for p, v in found[:12])
+                shown = "; ".join(f"{_label(p)}: {money(v)}" for p, v in found[:12])
                 return f"From what I looked up: {shown}."
         if subject and (rule := _from_policy(subject, policy)) is not None:
             return rule
@@ -144,7 +142,7 @@ def answer(question: str, outputs: Sequence[str], offer: dict[str, Any] | None =
 
 
 def _leaf(key: str, value: Any) -> str:
-    return _money(value) if any(m in key for m in _MONEY_KEYS) else str(value)
+    return money(value) if is_money(key) else str(value)
 
 
 def _entry(value: Any) -> str:
