@@ -262,7 +262,7 @@ async def test_task_0_after_do_it_now_no_stale_done_and_no_loop_of_anything_else
     refusal = next(i for i, m in enumerate(agent) if "policy rule change_keeps_route" in m.content)
     after = [m.content for m in agent[refusal + 1:]]
     assert after and not any("Done: " in t for t in after), after
-    assert any("could not update reservation flights" in t for t in after), after
+    assert any("I could not do that (Changed flights keep the reservation's origin" in t for t in after), after
     assert any("change_keeps_route" in t for t in after[1:]), after  # asked again, it says why again
     assert all(a != b for a, b in zip(after, after[1:], strict=False)), after  # never the same words twice in a row
     assert after.count("Is there anything else I can help you with?") <= 1, after

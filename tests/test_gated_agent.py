@@ -250,13 +250,13 @@ async def test_no_agent_message_holds_a_gold_value_before_it_is_in_view(domain_n
             elif e.kind == "tool_result" and not e.data.get("error"):
                 tool_texts.append(e.data["output"])
             elif e.kind == "message" and e.role == "agent":
-                view = Evidence(user=user_texts, tools=tool_texts)
+                view = Evidence(user=user_texts, tools=tool_texts, known=[domain.policy])  # its policy too
                 text = normalize(e.data["content"])
                 for value in secret:
                     if f" {normalize(value)} " in f" {text} ":
                         assert view.grounded(value), (task.id, value, e.data["content"])
             elif e.kind == "tool_call" and e.role == "agent":
-                view = Evidence(user=user_texts, tools=tool_texts)
+                view = Evidence(user=user_texts, tools=tool_texts, known=[domain.policy])  # its policy too
                 for leaf in leaves(e.data["arguments"]):
                     if isinstance(leaf.value, str) and needs_grounding(leaf):
                         assert view.grounded(leaf.value), (task.id, e.data["name"], leaf)

@@ -12,7 +12,7 @@ collects the texts.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import lru_cache
@@ -120,6 +120,15 @@ def numbers_in(text: str) -> frozenset[float]:
     return frozenset(found)
 
 
+_SAID_AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:dollars|usd)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def amounts_said(text: str) -> frozenset[float]:
+    """The amounts of money a person wrote ("$250", "250 dollars")."""
+    return frozenset(float((m.group(1) or m.group(2)).replace(",", "")) for m in _SAID_AMOUNT.finditer(text))
+
+
 def derivable(n: float, pool: set[float], *, max_factor: int = 5) -> bool:
     """`n` is k times a sum of at most three numbers in view (a fare for k passengers, two legs plus a
     fee), or the difference of two: what an agent works out with a calculator, not a number it invents."""
@@ -156,6 +165,10 @@ class Evidence:
     user: list[str] = field(default_factory=list)
     tools: list[str] = field(default_factory=list)
     known: list[str] = field(default_factory=list)  # texts the agent may draw numbers from (its policy)
+    # The numbers of a tool output an amount may be worked out from (None: all of them). An agent passes the
+    # amounts only (prices, balances), so that a total is never "worked out" from a birth date, a zip code and
+    # the day of a flight: with every number in view, almost any amount is some small sum of them.
+    amounts_of: Callable[[str], frozenset[float]] | None = None
 
     def __post_init__(self) -> None:
         self._user = " ".join(normalize(t) for t in self.user)
@@ -163,14 +176,19 @@ class Evidence:
         self._user_numbers: set[float] = set().union(*(numbers_in(t) for t in self.user))
         self._tool_numbers: set[float] = set().union(*(numbers_in(t) for t in self.tools))
         self._known_numbers: set[float] = set().union(*(numbers_in(t) for t in self.known))
+        self._tool_amounts: set[float] | None = None if self.amounts_of is None else \
+            set().union(*(self.amounts_of(t) for t in self.tools))
 
     def plus(self, *outputs: str) -> Evidence:
         """This view with more tool outputs (cheap: what is already read is not read again)."""
         more = Evidence.__new__(Evidence)
         more.user, more.tools, more.known = self.user, [*self.tools, *outputs], self.known
+        more.amounts_of = self.amounts_of
         more._user, more._user_numbers, more._known_numbers = self._user, self._user_numbers, self._known_numbers
         more._tools = " ".join([self._tools, *(normalize(o) for o in outputs)])
         more._tool_numbers = self._tool_numbers.union(*(numbers_in(o) for o in outputs))
+        more._tool_amounts = None if self._tool_amounts is None or self.amounts_of is None else \
+            self._tool_amounts.union(*(self.amounts_of(o) for o in outputs))
         return more
 
     def said_by_user(self, value: Any) -> bool:
@@ -183,8 +201,13 @@ class Evidence:
         if "_hay" not in self.__dict__:  # built once per view: tool outputs can be long
             self._hay = f" {self._user} {self._tools} "
             self._numbers = self._user_numbers | self._tool_numbers
-            self._pool = self._numbers | self._known_numbers
-        return all(_scalar_seen(v, self._hay, self._numbers, self._pool) or self._stay_end(v) for v in scalars(value))
+            if self._tool_amounts is None:
+                self._pool = self._numbers | self._known_numbers
+            else:  # amounts only: the tools' money, and the "$50" a person or the policy writes
+                self._pool = self._tool_amounts.union(*(amounts_said(t) for t in [*self.user, *self.known]))
+            self._every = self._numbers | self._known_numbers | self._pool  # what a sum for the calculator may use
+        return all(_scalar_seen(v, self._hay, self._numbers, self._pool, self._every) or self._stay_end(v)
+                   for v in scalars(value))
 
     def _stay_end(self, value: Any) -> bool:
         """`value` is a date a stay's length in view ("4 nights", a package's `"nights": 4`) after a date in view:
@@ -199,6 +222,38 @@ class Evidence:
             return False
         return any(_scalar_seen((end - timedelta(days=n)).isoformat(), self._hay, self._numbers, None)
                    for n in self._nights)
+
+
+_MONTH_WORD = "|".join([*_MONTHS, *(m[:3] for m in _MONTHS), "sept"])  # "May", "Jun", "Sept." (not "market")
+_DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?\s+(" + _MONTH_WORD + r")\b\.?(?:,?\s+(\d{4})\b)?",
+                        re.IGNORECASE)
+_MONTH_DAY = re.compile(r"\b(" + _MONTH_WORD + r")\b\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?",
+                        re.IGNORECASE)
+_ISO_IN_TEXT = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def dates_said(texts: Iterable[str], years: Iterable[int]) -> list[str]:
+    """The dates a person wrote, as ISO dates, in the order written: "2024-05-20", "May 20th", "20 May 2024". A
+    date said without its year takes each of `years` (the years of the dates in view); none when there are none."""
+    years = sorted(set(years))
+    out: list[str] = []
+    for text in texts:
+        found: list[tuple[int, int | None, int, int]] = []  # (position, year, month, day)
+        for m in _ISO_IN_TEXT.finditer(text):
+            found.append((m.start(), int(m.group(1)), int(m.group(2)), int(m.group(3))))
+        for m in _MONTH_DAY.finditer(text):
+            month = [x[:3] for x in _MONTHS].index(m.group(1).lower()[:3]) + 1
+            found.append((m.start(), int(m.group(3)) if m.group(3) else None, month, int(m.group(2))))
+        for m in _DAY_MONTH.finditer(text):
+            month = [x[:3] for x in _MONTHS].index(m.group(2).lower()[:3]) + 1
+            found.append((m.start(), int(m.group(3)) if m.group(3) else None, month, int(m.group(1))))
+        for _, year, month, day in sorted(found):
+            for y in ([year] if year is not None else years):
+                try:
+                    out.append(date(y, month, day).isoformat())
+                except ValueError:
+                    continue
+    return list(dict.fromkeys(out))
 
 
 _NIGHTS = re.compile(r"\b(\d{1,2}|" + "|".join(_NUMBER_WORDS) + r")[\s-]+nights?\b|\"nights\"\s*:\s*(\d{1,2})\b",
@@ -217,7 +272,8 @@ def stay_lengths(text: str) -> frozenset[int]:
     return frozenset(out)
 
 
-def _scalar_seen(v: Any, hay: str, numbers: set[float], pool: set[float] | None) -> bool:
+def _scalar_seen(v: Any, hay: str, numbers: set[float], pool: set[float] | None,
+                 every: set[float] | None = None) -> bool:
     if v is None or isinstance(v, bool):
         return True
     if isinstance(v, int | float):
@@ -231,11 +287,11 @@ def _scalar_seen(v: Any, hay: str, numbers: set[float], pool: set[float] | None)
         return True
     # An amount written as text ("68", an expected output) is worked out like a number (74 paid - 6 fee).
     if _NUMERIC.fullmatch(s.strip()):
-        return _scalar_seen(float(s), hay, numbers, pool)
+        return _scalar_seen(float(s), hay, numbers, pool, every)
     # A sum put to a calculator ("30 * 0.11 + 60 * 0.35"): what an agent writes itself from the numbers in view,
     # so every number in it must be in view as it is (not worked out: the sum is the working out).
     if _ARITHMETIC.fullmatch(s) and _OPERATOR.search(s):
-        seen = numbers | (pool or set())
+        seen = every if every is not None else numbers | (pool or set())
         return all(float(n) in seen for n in re.findall(r"\d+(?:\.\d+)?", s))
     return False
 

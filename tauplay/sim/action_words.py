@@ -18,7 +18,8 @@ from tauplay.core.tasks import Action
 
 # Output keys that hold money (a price asked is answered by them; their values are said as "$250"), and those
 # that say what a payment method is.
-MONEY_KEYS = ("price", "prices", "amount", "total", "fare", "cost", "balance")
+MONEY_KEYS = ("price", "prices", "amount", "total", "fare", "cost", "balance", "fee", "fees", "tuition", "refund", "paid",
+              "charge", "charged")
 _LAST_FOUR = ("last_four", "last4", "last_4")
 _KIND = ("source", "type", "kind")
 
@@ -42,6 +43,26 @@ def _parsed(output: str) -> Any:
         return json.loads(output)
     except (json.JSONDecodeError, TypeError):
         return None
+
+
+@lru_cache(maxsize=2048)
+def money_amounts(output: str) -> frozenset[float]:
+    """The amounts of money in a tool output: every number under a money key (`price`, `prices.economy`,
+    `balance`), at any depth; nothing from a text that is not JSON."""
+    found: set[float] = set()
+
+    def walk(value: Any, money: bool) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, money or is_money(str(k)))
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, money)
+        elif money and isinstance(value, int | float) and not isinstance(value, bool):
+            found.add(float(value))
+
+    walk(_parsed(output), False)
+    return frozenset(found)
 
 
 def _id_fields(key: str) -> set[str]:

@@ -23,7 +23,17 @@ from typing import Any
 
 from tauplay.core.db import canonical
 from tauplay.core.events import MessageData, ToolCallData, ToolResultData
-from tauplay.core.grounding import Evidence, Leaf, leaves, names_write, normalize, scalars, ungrounded, words
+from tauplay.core.grounding import (
+    Evidence,
+    Leaf,
+    dates_said,
+    leaves,
+    names_write,
+    normalize,
+    scalars,
+    ungrounded,
+    words,
+)
 from tauplay.core.policy_checks import is_identified
 from tauplay.core.quotes import Quote, SeenCall
 from tauplay.core.schema import coerce, validate
@@ -31,7 +41,7 @@ from tauplay.core.tasks import Action
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import EventKind, Role
 from tauplay.sim import device_steps, person_choices, tool_answers
-from tauplay.sim.action_words import describe_action
+from tauplay.sim.action_words import describe_action, money_amounts
 from tauplay.sim.oracle import done_summary, tool_outputs
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 
@@ -68,7 +78,8 @@ def answer_kind(text: str) -> str:
     no decides ("Whatever. Yes, put it on the card ending 8439." is a yes, with a fact beside it)."""
     for sentence in re.split(r"(?<=[.!;])\s+", text.strip()) or [text]:
         if _NO.match(sentence):
-            return "no"
+            # "No. Why can't you cancel it?": the person is not done with the proposal; it is answered and put again
+            return "question" if "?" in text else "no"
         if _YES.match(sentence) and "?" not in text:
             return "yes"
     if "?" in text:
@@ -183,7 +194,7 @@ def evidence(conversation: Conversation, extra: list[str] | None = None) -> Evid
     user = [m.content for m in conversation.said("user")]
     tools = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
              for r in [e.as_(ToolResultData)] if not r.error]
-    return Evidence(user=user, tools=tools + (extra or []), known=[_policy(conversation)])
+    return Evidence(user=user, tools=tools + (extra or []), known=[_policy(conversation)], amounts_of=money_amounts)
 
 
 def param_schema(spec: ToolSpec | None, path: tuple[str | int, ...]) -> dict[str, Any]:
@@ -222,7 +233,7 @@ def question(spec: ToolSpec | None, leaf: Leaf) -> str:
     text = f"Could you tell me {_determiner(label)} {label}"
     if about and not _same_words(about, label):
         text += f" ({about[0].lower() + about[1:]})"
-    if choices:
+    if choices and not all(normalize(str(c)) in normalize(about) for c in choices):  # not said twice
         text += " (one of: " + ", ".join(str(c).replace("_", " ") for c in choices) + ")"
     return text + "?"
 
@@ -295,6 +306,10 @@ _BYE = re.compile(r"^\W*(?:(?:ok(?:ay)?|thanks?|thank you|great|fine|no)\W+)*(?:
                   r"that'?s all|that is all|that'?s it|nothing else|no,? thanks?|no,? thank you)\b", re.IGNORECASE)
 _UNKNOWN = re.compile(r"\b(?:don'?t|do not|doesn'?t) (?:know|remember|have)\b|\bnot sure\b|\bno idea\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[#\w][\w.@#+-]*\w|\w")
+
+
+def _date_param(name: str) -> bool:
+    return "date" in name.split("_")
 
 
 def _id_like(token: str) -> bool:
@@ -382,7 +397,11 @@ class GatedAgent:
                 # never the same question twice in a row
                 return Say(_UNSURE, intent="more")
             return Say(_MORE if made else "What can I do for you?", intent="more")
-        missing = ungrounded(action.kwargs, ev)
+        # An option of the person's (insurance: yes or no) is asked about with the write (`_unchosen`), never
+        # looked for in their records first.
+        missing = [leaf for leaf in ungrounded(action.kwargs, ev)
+                   if not (spec is not None and spec.is_write and param_schema(spec, leaf.path).get("enum")
+                           and person_choices.question_for(leaf) is not None)]
         if missing:
             return self._bring_into_view(conversation, action, spec, missing[0], ev)
         if spec is not None and not spec.is_write and not spec.terminal and (
@@ -436,7 +455,8 @@ class GatedAgent:
         specific = Evidence(user=said.user, tools=[
             r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
             for r in [e.as_(ToolResultData)] if not r.error
-            and (domain.tool_map.get(r.name) is None or domain.tool_map[r.name].required)])
+            and (domain.tool_map.get(r.name) is None or domain.tool_map[r.name].required)],
+            known=said.known, amounts_of=money_amounts)  # the policy's numbers are in view too (a fee, a rate)
         listings = [_json(r.output) for e in conversation.events if e.kind == EventKind.TOOL_RESULT
                     for r in [e.as_(ToolResultData)] if not r.error and r.name in domain.tool_map
                     and not domain.tool_map[r.name].required]
@@ -496,17 +516,27 @@ class GatedAgent:
 
     def _bring_into_view(self, conversation: Conversation, action: Action, spec: ToolSpec | None, leaf: Leaf,
                          ev: Evidence) -> AgentAction:
-        read = self._find_read(conversation, leaf.value)
+        asked = " ".join(self._asked_since_last_step(conversation))
+        direct = question(spec, leaf)
+        # One of a few options for a write (one way or round trip) is the person's to say: a record of theirs that
+        # happens to show that option is not their answer, so none is read to find it.
+        options = spec is not None and spec.is_write and not spec.terminal \
+            and bool(param_schema(spec, leaf.path).get("enum"))  # (a hand-over's reason is the agent's to say)
+        read = None if options else self._find_read(conversation, leaf.value)
         if read is not None:
             # A read the domain's rules put a step before (authenticate first) waits for that step.
             if any(r.tool == read.name for r in conversation.domain.rules) and (
                     first := self._policy_first(conversation, Action(read.name, read.arguments), ev)):
                 return first
             return CallTools([read])
-        asked = " ".join(self._asked_since_last_step(conversation))
         label = words(leaf.name)
-        direct = question(spec, leaf)
-        if not asked_for(label, asked) and not self._said_unknown(conversation, direct):
+        again = f"Sorry, I still need to know the {label} to go on"
+        asked_already = asked_for(label, asked) or direct in asked
+        if options and asked_already and again not in asked and not self._said_unknown(conversation, direct):
+            choices = [str(c).replace("_", " ") for c in param_schema(spec, leaf.path).get("enum") or []]
+            return Say(f"{again}: {', '.join(choices[:-1])} or {choices[-1]}?" if len(choices) > 1 else f"{again}.",
+                       intent="ask")
+        if not asked_already and not self._said_unknown(conversation, direct):
             return Say(direct, intent="ask")
         # The user does not know it: ask for what a look-up of that field takes (a user id for an order id,
         # then an e-mail for the user id), nearest first.
@@ -532,7 +562,8 @@ class GatedAgent:
                             and not self._said_unknown(conversation, ask):
                         return Say(ask, intent="ask")
                     queue.append(name)
-        return Say(f"I'm sorry: without the {label} I cannot {words(action.name)}, so I will leave that.",
+        what = "transfer you to a human agent" if spec is not None and spec.terminal else "go on with that request"
+        return Say(f"I'm sorry: without the {label} I cannot {what}, so I will leave it.",
                    intent="giveup")
 
     @staticmethod
@@ -612,6 +643,11 @@ class GatedAgent:
         for a in conversation.task.actions:
             for k, v in a.kwargs.items():
                 gold_values.setdefault(k, []).append(v)
+        # The dates the person said come first for a date to look up, before any date a tool showed (their other
+        # bookings'): "May 20th" is searched on May 20, never on the day of another trip that shows the flight.
+        # A date said without its year is in the year of the dates in view, or of today's date in the policy.
+        years = [int(y) for o in [*outputs, _policy(conversation)] for y in re.findall(r"\b(20\d\d)-\d\d-\d\d\b", o)]
+        said_dates = dates_said(users, years)
         out: list[tuple[ToolSpec, dict[str, Any]]] = []
         seen: set[tuple[str, str]] = set(made)
 
@@ -621,10 +657,18 @@ class GatedAgent:
                 seen.add(key)
                 out.append((spec, args))
 
+        def against_said_dates(args: dict[str, Any]) -> bool:
+            return bool(said_dates) and any(_date_param(k) and isinstance(v, str) and v not in said_dates
+                                            for k, v in args.items())
+
+        later: list[tuple[ToolSpec, dict[str, Any]]] = []
         for a in conversation.task.actions:
             spec = domain.tool_map.get(a.name)
             if spec is not None and not spec.is_write and not spec.terminal and a.requestor != "user":
-                add(spec, dict(a.kwargs))
+                if against_said_dates(a.kwargs):
+                    later.append((spec, dict(a.kwargs)))  # another day than the person said: only if nothing else
+                else:
+                    add(spec, dict(a.kwargs))
         for spec in domain.read_tools:
             if spec.utility or spec.terminal:
                 continue
@@ -633,7 +677,8 @@ class GatedAgent:
                 continue
             options: list[list[Any]] = []
             for name in spec.required:
-                values = [v for v in gold_values.get(name, []) if isinstance(v, str | int)]
+                values: list[Any] = list(said_dates) if _date_param(name) else []
+                values += [v for v in gold_values.get(name, []) if isinstance(v, str | int)]
                 for o in outputs:
                     values += values_for(name, o)
                 values += bare
@@ -645,6 +690,8 @@ class GatedAgent:
                 combos = [{**c, name: v} for c in combos for v in values][:60]
             for args in combos:
                 add(spec, args)
+        for spec, args in later:
+            add(spec, args)
         return out
 
     def _find_read(self, conversation: Conversation, target: Any) -> PlannedCall | None:
@@ -661,7 +708,7 @@ class GatedAgent:
         seen_outputs: list[str] = []
         budget = self.max_dry_runs
         tried: set[tuple[str, str]] = set(made)
-        start = Evidence(user=users, tools=base, known=known)
+        start = Evidence(user=users, tools=base, known=known, amounts_of=money_amounts)
         view = start
         # A later link of a chain that the domain's rules put after a step not made (authenticate first) is one the
         # chain cannot reach, unless its first read is that step: otherwise the first read is made for nothing (a
@@ -753,7 +800,10 @@ class GatedAgent:
         j = progress.skipped[-1]
         action = conversation.task.actions[j]
         if answer_kind(text) == "yes" and last_agent is not None and last_agent.intent in ("skip", "done", "more"):
-            return CallTools([PlannedCall(action.name, dict(action.kwargs), f"gated_{j}_{len(conversation.events)}")])
+            # A yes to no proposal (the last words were "All right, I will not make that change"): the change is
+            # put again, in full, and made on the yes to that (a write never follows a yes to something else).
+            return Say(proposal(action, tool_outputs(conversation), self._price(conversation, action)),
+                       intent="confirm")
         said = [w for w in normalize(text).split() if len(w) >= 3 and w not in _PLAIN]
         names = [w for w in normalize(words(action.name)).split() if len(w) > 3]
         if any(n.startswith(w) or w.startswith(n) for w in said for n in names):
@@ -985,6 +1035,9 @@ class GatedAgent:
         """A simple question answered from what the tools returned, or with what a look-up would need."""
         if not tool_answers.is_question(text):
             return None
+        # "No insurance, thanks. What could go wrong?": only the sentences that ask are the question
+        asking = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if "?" in s]
+        text = " ".join(asking) or text
         outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
                    for r in [e.as_(ToolResultData)] if not r.error]
         found = tool_answers.answer(text, outputs, offer, _policy(conversation))
@@ -1022,8 +1075,10 @@ class GatedAgent:
             parts.append("The change" + ("s" if len(calls) > 1 else "") + " I confirmed above "
                          + ("are" if len(calls) > 1 else "is") + " made.")
         if refused:
-            parts.append("As I said, I could not " + " or ".join(dict.fromkeys(words(r.tool) for r in refused))
-                         + ".")
+            # what stood in the way, in the words said then (never the tool's name)
+            why = "; ".join(dict.fromkeys(r.reason if r.policy else "without " + r.reason.removeprefix("I would need ")
+                                          for r in refused))
+            parts.append(f"As I said, I could not do that ({why}).")
         if outputs:
             parts.append("The answer you asked for: " + " / ".join(outputs) + ".")
         parts.append("Is there anything else I can help you with?")
@@ -1079,7 +1134,7 @@ class GatedAgent:
         refused = self._refusals(conversation)
         if refused:
             r = refused[-1]
-            what = words(r.tool)
+            what = "do that"  # what was asked for, never the tool's name
             if r.policy:
                 variants = [f"I understand, but I cannot {what}: {r.reason}. The rest of what you asked for is "
                             "done. Is there anything else I can help you with?",

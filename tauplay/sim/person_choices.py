@@ -35,6 +35,12 @@ class Choice:
     question: str
 
 
+def question_for(leaf: Leaf) -> str | None:
+    """The question that asks the person for this value, when it is one of theirs to choose (else None)."""
+    topic = _topic(leaf)
+    return topic[2] if topic is not None else None
+
+
 def _topic(leaf: Leaf) -> tuple[str, tuple[str, ...], str] | None:
     names = [str(step) for step in leaf.path if isinstance(step, str)]
     for topic, name_words, said_words, question in _TOPICS:

@@ -548,8 +548,9 @@ def goal_reached(conversation: Conversation) -> bool:
     tried = {c.name for c, _ in conversation.tool_calls()}
     waiting = {a.name for a in conversation.task.actions if a.name in tools and a.name not in tried
                and (tools[a.name].is_write or tools[a.name].terminal)}
-    refused = [normalize(m.content) for m in conversation.said("agent") if _REFUSAL.search(m.content)]
-    return bool(waiting) and all(any(f" {normalize(words(name))} " in f" {r} " for r in refused) for name in waiting)
+    refused = [m.content for m in conversation.said("agent") if _REFUSAL.search(m.content)]
+    # the refused step heard as a request is heard ("I cannot transfer you to a human agent"), not by its tool's name
+    return bool(waiting) and all(any(names_write([r], name, tools) for r in refused) for name in waiting)
 
 
 class ScriptedUser:
