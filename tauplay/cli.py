@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import NoReturn
 
 from tauplay import __version__
 from tauplay.commands._common import UsageError
@@ -38,17 +39,26 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """Every command's parser: a bad flag is one line on stderr naming the command and its --help, exit 2 (not
+    argparse's usage block, which buries the one line that matters)."""
+
+    def error(self, message: str) -> NoReturn:
+        _say(f"{self.prog}: {message} (see {self.prog} --help)")
+        self.exit(2)
+
+
 def _parser_for(name: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     module_name, help_text = COMMANDS[name]
     module = importlib.import_module(f"tauplay.commands.{module_name}")
-    parser = argparse.ArgumentParser(prog=f"tauplay {name}", description=help_text)
+    parser = _Parser(prog=f"tauplay {name}", description=help_text)
     module.add_arguments(parser)
     return parser, module
 
 
 def _top_parser() -> argparse.ArgumentParser:
     lines = "\n".join(f"  {n:<10} {h}" for n, (_, h) in COMMANDS.items())
-    return argparse.ArgumentParser(
+    return _Parser(
         prog="tauplay",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Play, annotate and validate emotion-conditioned tool-calling benchmarks.",
@@ -68,8 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         parser = _top_parser()
         if args and args[0] not in ("-h", "--help"):
-            parser.print_usage(sys.stderr)
-            print(f"tauplay: error: unknown command '{args[0]}' (commands: {', '.join(COMMANDS)})", file=sys.stderr)
+            _say(f"tauplay: unknown command '{args[0]}' (commands: {', '.join(COMMANDS)}; see tauplay --help)")
             return 2
         parser.print_help()
         return 0

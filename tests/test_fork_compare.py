@@ -151,3 +151,13 @@ def test_readme_command_table_lists_every_command_with_fork_compare_and_the_expo
     for text in ("`tauplay fork SESSION --at TURN", "`tauplay compare A B", "--include-faulty",
                  "--include-violations", "--include-unapproved"):
         assert text in table, text
+
+
+async def test_compare_names_both_missing_sessions_in_one_line(db, capsys):
+    parent = await _parent(db)
+    assert main(["compare", "nope", "neither", "--db", db]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "no session 'nope' and no session 'neither'" in err and "\n" not in err, err
+    assert main(["compare", parent, "neither", "--db", db]) == 2  # one missing: that one named, alone
+    err = capsys.readouterr().err.strip()
+    assert "no session 'neither'" in err and "nope" not in err and "\n" not in err, err

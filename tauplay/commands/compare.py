@@ -28,14 +28,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tauplay.commands.fork import resolve_session
     from tauplay.sim.fork import compare_sessions
     from tauplay.sim.session import ResumeError
     from tauplay.store import SessionStore, StoreError
 
     try:
         with SessionStore(args.db, readonly=True) as store:
-            a, b = resolve_session(store, args.a), resolve_session(store, args.b)
+            a, b = _resolve_both(store, args.a, args.b)
             result = compare_sessions(store, a, b)
     except (StoreError, ResumeError) as e:
         raise UsageError(str(e)) from None
@@ -44,6 +43,24 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _print(result)
     return 0
+
+
+def _resolve_both(store: Any, a: str, b: str) -> tuple[str, str]:
+    """Both ids resolved, or one UsageError naming every side that failed (not only the first)."""
+    from tauplay.commands.fork import resolve_session
+
+    found: list[str] = []
+    problems: list[str] = []
+    for given in (a, b):
+        try:
+            found.append(resolve_session(store, given))
+        except UsageError as e:
+            problems.append(str(e))
+    if len(problems) == 2 and all(p.startswith("no session ") for p in problems):
+        raise UsageError(f"no session {a!r} and no session {b!r} in {store.name}")
+    if problems:
+        raise UsageError("; ".join(problems))
+    return found[0], found[1]
 
 
 def _cut(text: str, width: int) -> list[str]:

@@ -42,6 +42,7 @@ class TauplayApp(App[int]):
         self.last_error: str | None = None
         self._shared_store: Any = None  # opened by the first screen that reads the store (statistics)
         self._shared_store_lock = threading.Lock()
+        self.home_choice: tuple[str, str | None] | None = None  # the domain and task set last started from home
 
     @classmethod
     def for_review(cls, filters: dict[str, Any], *, annotator: str, blind: bool, db_url: str | None,
@@ -142,6 +143,8 @@ class TauplayApp(App[int]):
         except PlayError as e:
             self.report(str(e))
             return
+        if config.resume is None:  # what the person chose on the home screen: shown there again (ctrl+n)
+            self.home_choice = (config.domain, config.tasks)
         self.switch_screen(self.play_screen(prepared))
 
     def go_home(self) -> None:
@@ -150,7 +153,10 @@ class TauplayApp(App[int]):
         if self.mode is not None and self.mode.go_home(self):
             return
 
-        self.switch_screen(HomeScreen(self.config.with_(role=None, task_id=None, resume=None)))
+        home = self.config.with_(role=None, task_id=None, resume=None)
+        if self.home_choice is not None:
+            home = home.with_(domain=self.home_choice[0], tasks=self.home_choice[1])
+        self.switch_screen(HomeScreen(home))
 
     # -- shared behaviour -------------------------------------------------------------------------
     def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,

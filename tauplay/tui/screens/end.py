@@ -140,7 +140,8 @@ class EndScreen(EndWrites, Screen[None]):
                     yield Static(Text("Labels (suggestions from aligning the calls with gold are pre-filled; "
                                       "Delete removes the selected one)", style="bold"), classes="section")
                     table: DataTable[Any] = DataTable(id="labels", cursor_type="row", zebra_stripes=True)
-                    table.add_columns("turn", "category", "who", "severity", "state", "note")
+                    # whose label it is and how bad first: at 80 columns they are in view, not scrolled off
+                    table.add_columns("state", "severity", "category", "turn", "who", "note")
                     yield table
                     yield Static("", id="label-detail")
                     with Vertical(id="label-form"):
@@ -190,9 +191,9 @@ class EndScreen(EndWrites, Screen[None]):
         annotator = self.prepared.config.annotator
         for label in self.labels:
             turn = "session" if label.seq is None else f"#{label.seq} t{label.turn}"
-            cells = (turn, label.category, label.who_erred, label.severity)
             first = label.note.splitlines()[0] if label.note else ""
-            table.add_row(*(Text(visible(c)) for c in cells), state_cell(label.state_for(annotator)),
+            table.add_row(state_cell(label.state_for(annotator)),
+                          *(Text(visible(c)) for c in (label.severity, label.category, turn, label.who_erred)),
                           Text(visible(first[:40] + ("…" if len(label.note) > 40 else ""))))
         self.show_label_detail()
 
@@ -266,6 +267,9 @@ class EndScreen(EndWrites, Screen[None]):
         self._save()
 
     # -- reveal -----------------------------------------------------------------------------------
+    def action_side_tab(self, pane: str) -> None:
+        self.query_one("#end-side", TabbedContent).active = pane
+
     def action_reveal(self) -> None:
         from tauplay.core.gold_distance import distance_to_gold
 

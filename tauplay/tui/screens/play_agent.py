@@ -67,7 +67,12 @@ class PlayAgentScreen(PlayScreen):
     def _call(self, name: str, arguments: dict[str, Any]) -> bool:
         if not self.deliver(lambda seat: seat.call_tool(name, arguments), f"your call {name}"):
             return False
-        self.query_one("#message", Input).focus()  # the next move is most often a word to the user
+        self.query_one(CallLine).show_problems([])  # an old refusal no longer stands once a call went out
+        box = self.query_one("#message", Input)  # the next move is most often a word to the user
+        if self.maximized is not None:  # hidden behind the zoomed panel: it takes the keys when the zoom ends
+            self._focus_before_zoom = box
+        else:
+            box.focus()
         return True
 
     def action_side_tab(self, n: int) -> None:

@@ -104,7 +104,9 @@ class PlayPanels(ScreenPart):
         elif before is not None:
             back = self._focus_before_zoom
             self._focus_before_zoom = None
-            if back is None or not back.is_mounted or not back.focusable:
+            # Back where the keys were (the message box, the call line); if they were in the panel itself, to the
+            # message box: what was done there zoomed is done, and a word typed next must not land in a field.
+            if back is None or not back.is_mounted or not back.focusable or before in back.ancestors_with_self:
                 back = self.query_one("#message", Input)
             self.call_after_refresh(back.focus)
 

@@ -84,14 +84,27 @@ class WrappingLog(RichLog):
         super().__init__(wrap=True, markup=False, highlight=False, auto_scroll=auto_scroll, min_width=1, **kwargs)
         self._texts: list[Text] = []
         self._wrapped_at = 0
+        self._stale = False  # lines were added while the log had no width: wrap everything again when it has
 
     def add_line(self, line: Text) -> None:
         self._texts.append(line)
+        if self._size_known and self.scrollable_content_region.width < 2:
+            # Hidden (another panel is zoomed): wrapped now it would be one character a row. Kept, and wrapped
+            # when the log has a width again (on_resize).
+            self._stale = True
+            return
         self.write(line)
 
     def set_lines(self, lines: list[Text]) -> None:
         """Replace everything shown (the view changed: revealed, expanded)."""
         self._texts = list(lines)
+        self._rewrap()
+
+    def _rewrap(self) -> None:
+        if self._size_known and self.scrollable_content_region.width < 2:
+            self._stale = True  # hidden: wrapped when shown again
+            return
+        self._stale = False
         self.clear()
         for line in self._texts:
             self.write(line)
@@ -104,11 +117,11 @@ class WrappingLog(RichLog):
     def on_resize(self, event: Resize) -> None:
         super().on_resize(event)
         width = self.scrollable_content_region.width
-        if self._wrapped_at and width != self._wrapped_at:
+        if width < 2:
+            return  # hidden behind a zoomed panel: nothing is wrapped at this width (see add_line)
+        if self._stale or (self._wrapped_at and width != self._wrapped_at):
             # Lines are wrapped when written: wrap them again for the new width.
-            self.clear()
-            for line in self._texts:
-                self.write(line)
+            self._rewrap()
         self._wrapped_at = width
 
 
