@@ -151,3 +151,10 @@ async def test_the_oracles_proposals_still_get_a_yes():
         users = [e.as_(MessageData) for e in outcome.events if e.kind == "message" and e.role == "user"]
         assert not any(m.intent == "correct" for m in users)
         assert outcome.value == 1
+
+
+async def test_a_write_of_a_tool_its_goal_does_not_hold_is_objected_to():
+    wrong = call("cancel_pending_order", order_id="#W2621996", reason="no longer needed")
+    outcome = await play(RETAIL, RETURN_TSHIRT, PersonAgent(*LOOK_UP, wrong, Say("Done.")))
+    assert [e for e in outcome.events if e.kind == "tool_result"][-1].data["error"] is False  # it went through
+    assert answer_to(outcome, "Done.") == "That is not what I asked for: I did not ask you to cancel pending order."

@@ -601,13 +601,15 @@ def wrong_write(conversation: Conversation) -> UserReply | None:
         if any(proposal_values.same_call(a.kwargs, call.arguments) for a in gold):
             continue
         if gold:
+            # A value it can name that is not its goal's; a difference it cannot tell (a date, an amount, a
+            # list of flights) is not guessed at.
             problem = _value_problem(conversation, gold, proposal_values.from_call(call.arguments))
-            why = problem[0].removeprefix("No, ") if problem is not None else ""
-            return UserReply(f"That is not what I asked for{': ' + why if why else '.'}", "correct")
-        wanted = [a.name for a in conversation.task.actions if a.name in tools and tools[a.name].is_write]
-        why = (f"I wanted to {words(wanted[0])}, not {words(call.name)}." if wanted
-               else f"I did not ask you to {words(call.name)}.")
-        return UserReply(f"That is not what I asked for: {why}", "correct")
+            if problem is not None:
+                return UserReply(f"That is not what I asked for: {problem[0].removeprefix('No, ')}", "correct")
+            continue
+        if names_write([conversation.task.goal], call.name, tools):
+            continue  # its instruction asks for it (a write the rules forbid, so the goal leaves it out)
+        return UserReply(f"That is not what I asked for: I did not ask you to {words(call.name)}.", "correct")
     return None
 
 
