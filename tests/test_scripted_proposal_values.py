@@ -6,6 +6,7 @@ after the write it only said "The refund goes back to the original payment metho
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from typing import Any
 
@@ -13,10 +14,13 @@ from tauplay.core.domain import get_domain
 from tauplay.core.environment import Environment
 from tauplay.core.events import MessageData
 from tauplay.core.tasks import Action, load_tasks
+from tauplay.sim.human import HumanAgent
 from tauplay.sim.oracle import OracleAgent
 from tauplay.sim.orchestrator import Limits, Orchestrator, Outcome
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 from tauplay.sim.scripted_user import ScriptedUser
+from tauplay.sim.session import SessionSetup, run_session
+from tauplay.store import SessionStore
 
 RETAIL = get_domain("retail")
 AIRLINE = get_domain("airline")
@@ -158,3 +162,34 @@ async def test_a_write_of_a_tool_its_goal_does_not_hold_is_objected_to():
     outcome = await play(RETAIL, RETURN_TSHIRT, PersonAgent(*LOOK_UP, wrong, Say("Done.")))
     assert [e for e in outcome.events if e.kind == "tool_result"][-1].data["error"] is False  # it went through
     assert answer_to(outcome, "Done.") == "That is not what I asked for: I did not ask you to cancel pending order."
+
+
+async def test_through_the_human_agent_seat_and_the_store_as_the_person_met_it(tmp_path):
+    """The `tauplay --role agent` path: the person's seat, the saved session, the scripted user."""
+    store = SessionStore(str(tmp_path / "sessions.db"))
+    agent = HumanAgent(name="new user")
+    proposal = f"I will return the T-Shirt and the Cycling Helmet from order {ORDER}. Shall I go ahead?"
+
+    async def person() -> None:
+        moves = [lambda: agent.call_tool("get_order_details", {"order_id": ORDER}),
+                 lambda: agent.say(proposal),
+                 lambda: agent.call_tool("return_delivered_order_items", {
+                     "order_id": ORDER, "item_ids": [TSHIRT, HELMET], "payment_method_id": GIFT_CARD}),
+                 lambda: agent.say("Done."),
+                 lambda: agent.end("over")]
+        for move in moves:
+            await asyncio.wait_for(agent.waiting.wait(), 5)
+            move()
+            await asyncio.sleep(0)
+
+    player = asyncio.create_task(person())
+    try:
+        sid, outcome = await run_session(store, SessionSetup(RETAIL, RETURN_TSHIRT, RETAIL.database(),
+                                                             RETURN_TSHIRT.emotion), agent, ScriptedUser())
+        await player
+        saved = [e.data["content"] for e in store.events(sid) if e.kind == "message" and e.role == "user"]
+    finally:
+        store.close()
+    assert answer_to(outcome, proposal) == "No, only the T-Shirt; I want to keep the Cycling Helmet."
+    assert answer_to(outcome, "Done.").startswith("That is not what I asked for: only the T-Shirt")
+    assert not any(t.startswith("Yes") for t in saved)
