@@ -193,3 +193,9 @@ async def test_through_the_human_agent_seat_and_the_store_as_the_person_met_it(t
     assert answer_to(outcome, proposal) == "No, only the T-Shirt; I want to keep the Cycling Helmet."
     assert answer_to(outcome, "Done.").startswith("That is not what I asked for: only the T-Shirt")
     assert not any(t.startswith("Yes") for t in saved)
+
+
+async def test_what_the_proposal_leaves_out_is_not_read_as_part_of_it():
+    for proposal in (f"I will return the T-Shirt from order {ORDER}, and you keep the Cycling Helmet. Shall I go ahead?",
+                     f"I will return the T-Shirt from order {ORDER}, not the Cycling Helmet. Shall I go ahead?"):
+        assert (await reply_to_proposal(RETURN_TSHIRT, proposal)).startswith("Yes")

@@ -487,11 +487,16 @@ def _proposal_part(text: str, names: list[str]) -> str:
     """The proposal itself: from the first sentence that names the write (its tool's words or verb) on, not
     what the agent said before it ("Your order has a T-Shirt and a Cycling Helmet. I will return the T-Shirt.")."""
     sentences = split_sentences(text)
-    for i, sentence in enumerate(sentences):
-        said = f" {normalize(sentence)} "
-        if any(f" {normalize(n)} " in said or n in sentence for n in names):
-            return " ".join(sentences[i:])
-    return text
+    start = next((i for i, sentence in enumerate(sentences)
+                  if any(f" {normalize(n)} " in f" {normalize(sentence)} " or n in sentence for n in names)), 0)
+    # What it leaves out is not part of it: "..., and you keep the Cycling Helmet", "not the helmet".
+    pieces = _PIECE.split(" ".join(sentences[start:]))  # text, separator, text, ...
+    return "".join(p for i, p in enumerate(pieces) if i % 2 or not _LEFT_OUT.search(p))
+
+
+_PIECE = re.compile(r"([,;:.!?()]\s+|\s+(?:and|but|while)\s+)", re.IGNORECASE)
+_LEFT_OUT = re.compile(r"\b(?:keep|keeps|keeping|kept|not|without|except|excluding|remain|remains|stay|stays)\b",
+                       re.IGNORECASE)
 
 
 def _value_problem(conversation: Conversation, actions: list[Action], read: proposal_values.Reader,
