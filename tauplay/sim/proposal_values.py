@@ -255,18 +255,21 @@ def compare(kwargs: dict[str, Any], read: Reader, outputs: Sequence[str], spec: 
 
 
 def correction(m: Mismatch, tool: str, gold_labels: list[str]) -> str:
-    """A mismatch in the user's words."""
+    """A mismatch in the user's words: "No, not economy: I want business.", "No, only the T-Shirt; I want to keep
+    the Cycling Helmet.", "No, the Cycling Helmet too, please.", "No, not the Cycling Helmet: I mean the T-Shirt."."""
     if m.single:
-        what = words(m.key).removesuffix(" id")
         if m.unnamed:
-            return f"No, not {m.extra[0]}: that is not the right {what}."
+            what = words(m.key).removesuffix(" id")
+            return (f"No, that is not the right {what}." if m.extra[0].startswith("that ")
+                    else f"No, not {m.extra[0]}: that is not the right {what}.")
         return f"No, not {m.extra[0]}: I want {m.wanted[0]}."
     extra = " and ".join(m.extra)
     missing = " and ".join(m.wanted)
     if m.extra and not m.wanted:
-        keep = "I want to keep" if tool.split("_", 1)[0] in ("return", "exchange", "cancel") else "not"
         only = " and ".join(gold_labels) if gold_labels else "what I asked for"
-        return f"No, only {only}; {keep} {extra}." if keep != "not" else f"No, only {only}, not {extra}."
+        if tool.split("_", 1)[0] in ("return", "exchange", "cancel"):  # the rest stays with the user
+            return f"No, only {only}; I want to keep {extra}."
+        return f"No, only {only}, not {extra}."
     if m.wanted and not m.extra:
         return f"No, {missing} too, please."
     return f"No, not {extra}: I mean {missing}."
