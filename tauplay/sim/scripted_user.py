@@ -41,10 +41,12 @@ from tauplay.core.grounding import (
 )
 from tauplay.core.tasks import Action, Task
 from tauplay.core.tools import ToolSpec
+from tauplay.core.transcript import tool_calls
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
-from tauplay.sim import preference_answers
+from tauplay.sim import preference_answers, proposal_values
 from tauplay.sim.behavior import BehaviorLayer
 from tauplay.sim.device_steps import step_asked
+from tauplay.sim.oracle import tool_outputs
 from tauplay.sim.participants import Conversation, PlannedCall, UserReply
 from tauplay.sim.withheld import without_ids
 
@@ -481,9 +483,49 @@ def _verb(tool: str) -> str:
 _HANDOVER = re.compile(r"\btransfer you\b|\bhand you over\b", re.IGNORECASE)
 
 
+def _proposal_part(text: str, names: list[str]) -> str:
+    """The proposal itself: from the first sentence that names the write (its tool's words or verb) on, not
+    what the agent said before it ("Your order has a T-Shirt and a Cycling Helmet. I will return the T-Shirt.")."""
+    sentences = split_sentences(text)
+    start = next((i for i, sentence in enumerate(sentences)
+                  if any(f" {normalize(n)} " in f" {normalize(sentence)} " or n in sentence for n in names)), 0)
+    # What it leaves out is not part of it: "..., and you keep the Cycling Helmet", "not the helmet".
+    pieces = _PIECE.split(" ".join(sentences[start:]))  # text, separator, text, ...
+    return "".join(p for i, p in enumerate(pieces) if i % 2 or not _LEFT_OUT.search(p))
+
+
+_PIECE = re.compile(r"([,;:.!?()]\s+|\s+(?:and|but|while)\s+)", re.IGNORECASE)
+_LEFT_OUT = re.compile(r"\b(?:keep|keeps|keeping|kept|not|without|except|excluding|remain|remains|stay|stays)\b",
+                       re.IGNORECASE)
+
+
+def _value_problem(conversation: Conversation, actions: list[Action], read: proposal_values.Reader,
+                   ) -> tuple[str, set[str]] | None:
+    """None when one of the goal's `actions` holds every value the write shows; otherwise the correction for
+    the closest one (the fewest arguments wrong) and the goal's values shown. With no action, None."""
+    outputs = tool_outputs(conversation)
+    tools = conversation.domain.tool_map
+    best: tuple[int, str, set[str]] | None = None
+    for action in actions:
+        spec = tools.get(action.name)
+        wrong, seen = proposal_values.compare(action.kwargs, read, outputs, spec,
+                                              lambda v: knows(conversation.task, v))
+        if not wrong:
+            return None
+        if best is None or len(wrong) < best[0]:
+            gold = proposal_values.list_labels(wrong[0].key, list(action.kwargs.get(wrong[0].key) or []),
+                                               outputs, spec, lambda v: knows(conversation.task, v)) \
+                if not wrong[0].single else []
+            best = (len(wrong), proposal_values.correction(wrong[0], action.name, gold), seen)
+    return (best[1], best[2]) if best is not None else None
+
+
 def judge_proposal(conversation: Conversation, text: str) -> tuple[bool, str]:
-    """(agree, correction): yes only to a write the goal holds (its tool and its ids as the gold action has
-    them); otherwise a correction naming what is wanted. A proposal that names no tool is taken on trust."""
+    """(agree, correction): yes only to a write the goal holds: its tool, and every value the proposal shows
+    as the goal's action has it (a list as a set: no item more, none left out; a single value as the one
+    wanted; `tauplay.sim.proposal_values`); otherwise a correction in the user's words naming what is wanted.
+    A goal id the proposal does not show at all is asked for ("not the right reservation id"); a proposal
+    that names no tool and shows no value is taken on trust."""
     tools = conversation.domain.tool_map
     said = f" {normalize(text)} "
     if _HANDOVER.search(text):
@@ -501,6 +543,12 @@ def judge_proposal(conversation: Conversation, text: str) -> tuple[bool, str]:
             goal = pending[0].name if pending else None
             return False, (f"No, I want to {_verb(goal)} it, not {used[0]} it." if goal
                            else "No, I did not ask for that.")
+        # In everyday words ("I will return the T-Shirt and the Cycling Helmet"): the values it shows are
+        # checked against the goal's writes of that verb; what it does not show is taken on trust.
+        same = [a for a in pending if _verb(a.name) in used]
+        problem = _value_problem(conversation, same, proposal_values.from_text(_proposal_part(text, used)))
+        if problem is not None:
+            return False, problem[0]
         return True, ""
     name = proposed[0]
     matching = [a for a in pending if a.name == name]
@@ -511,15 +559,63 @@ def judge_proposal(conversation: Conversation, text: str) -> tuple[bool, str]:
         if _verb(goal) != _verb(name):
             return False, f"No, I want to {_verb(goal)} it, not {_verb(name)} it."
         return False, f"No, that is not what I want: I want to {words(goal)}."
+    part = _proposal_part(text, [words(name), name])
+    problem = _value_problem(conversation, matching, proposal_values.from_text(part))
+    if problem is not None:
+        return False, problem[0]
+    shown = proposal_values_shown(conversation, matching, part)
     for action in matching:
         ids = [leaf for leaf in leaves(action.kwargs) if leaf.name.endswith(("id", "ids")) and isinstance(leaf.value, str)]
-        if all(f" {normalize(leaf.value)} " in said for leaf in ids):
+        if all(f" {normalize(leaf.value)} " in said or leaf.value in shown for leaf in ids):
             return True, ""
     action = matching[0]
     wrong = next(leaf for leaf in leaves(action.kwargs) if leaf.name.endswith(("id", "ids"))
-                 and isinstance(leaf.value, str) and f" {normalize(leaf.value)} " not in said)
+                 and isinstance(leaf.value, str) and f" {normalize(leaf.value)} " not in said
+                 and leaf.value not in shown)
     right = f": it is {wrong.value}" if knows(conversation.task, wrong.value) else ""
     return False, f"No, that is not the right {words(wrong.name)}{right}."
+
+
+def proposal_values_shown(conversation: Conversation, actions: list[Action], text: str) -> set[str]:
+    """The goal's values a proposal shows in any form a person reads (an item by its name, a card by its last
+    four digits), over the goal's `actions`."""
+    outputs = tool_outputs(conversation)
+    tools = conversation.domain.tool_map
+    read = proposal_values.from_text(text)
+    out: set[str] = set()
+    for action in actions:
+        out |= proposal_values.compare(action.kwargs, read, outputs, tools.get(action.name),
+                                       lambda v: knows(conversation.task, v))[1]
+    return out
+
+
+def wrong_write(conversation: Conversation) -> UserReply | None:
+    """A write the agent made since the user last spoke that its goal does not hold: said so, in its words
+    ("That is not what I asked for: only the T-Shirt; I want to keep the Cycling Helmet."), not thanked."""
+    events = conversation.events
+    last = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == EventKind.MESSAGE
+                 and events[i].role == Role.USER), None)
+    if last is None:
+        return None
+    tools = conversation.domain.tool_map
+    for call, ok in tool_calls(events[last + 1:]):
+        spec = tools.get(call.name)
+        if not ok or spec is None or not spec.is_write or call.requestor == "user":
+            continue
+        gold = [a for a in conversation.task.actions if a.name == call.name]
+        if any(proposal_values.same_call(a.kwargs, call.arguments) for a in gold):
+            continue
+        if gold:
+            # A value it can name that is not its goal's; a difference it cannot tell (a date, an amount, a
+            # list of flights) is not guessed at.
+            problem = _value_problem(conversation, gold, proposal_values.from_call(call.arguments))
+            if problem is not None:
+                return UserReply(f"That is not what I asked for: {problem[0].removeprefix('No, ')}", "correct")
+            continue
+        if names_write([conversation.task.goal], call.name, tools):
+            continue  # its instruction asks for it (a write the rules forbid, so the goal leaves it out)
+        return UserReply(f"That is not what I asked for: I did not ask you to {words(call.name)}.", "correct")
+    return None
 
 
 def unnamed_write(conversation: Conversation) -> UserReply | None:
@@ -585,6 +681,8 @@ class ScriptedUser:
             return UserReply(f"{tone.close()} {STOP_TOKEN}", "stop")
         if conversation.domain.user_tools and (on_device := device_reply(conversation)) is not None:
             return on_device
+        if (objection := wrong_write(conversation)) is not None:
+            return objection
         agent_last = conversation.last_said("agent")
         agent_text = agent_last.content if agent_last else ""
         if (own_move := layer.interject(conversation, parts, bool(_REFUSAL.search(agent_text)))) is not None:
