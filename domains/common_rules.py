@@ -3,7 +3,7 @@ are from what is known, and the Tracer's form of the rules (the first one broken
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from tauplay.core.policy_rules import ActionRule, broken_rules
@@ -21,6 +21,22 @@ def first_broken(rules: Sequence[ActionRule], tool: str, args: dict[str, Any], s
     """'' when every rule allows the write, else why the first rule broken forbids it (the Tracer's form)."""
     broken = broken_rules(rules, tool, args, state, known)
     return broken[0][1] if broken else ""
+
+
+Policy = Callable[[str, dict[str, Any], Any, dict[str, Any]], str]
+
+
+def tracer_policy(rules: Sequence[ActionRule], identify: Callable[[Any, dict[str, Any]], Any] | None = None,
+                  unidentified: str = "", writes: Collection[str] | None = None) -> Policy:
+    """A domain's `policy_problem` (tool, args, state, known) -> '' or why not: the first rule of `rules` that
+    forbids the write. The Tracer always knows who speaks, so with `identify` ((state, known) -> the user's
+    record or None) a write (one of `writes`; None: any) for a user it finds no one is refused first, saying
+    `unidentified`. A hints class takes it as its stage-5 check: `POLICY = policy_problem`."""
+    def policy_problem(tool: str, args: dict[str, Any], state: Any, known: dict[str, Any]) -> str:
+        if identify is not None and (writes is None or tool in writes) and identify(state, known) is None:
+            return unidentified
+        return first_broken(rules, tool, args, state, known)
+    return policy_problem
 
 
 def as_said(known: dict[str, Any], key: str) -> list[Any] | None:

@@ -96,11 +96,7 @@ class AirlineHints(AirlinePhrasing):
         "search_onestop_flight": ("list_all_airports",),
     }
 
-    def __init__(self) -> None:
-        self._data = PerDatabase(Options.of)
-
-    def _options(self, ctx: TraceContext) -> Options:
-        return self._data[ctx.database]
+    _options = PerDatabase(Options.of)  # the start database's indices
 
     # -- who and what --------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:

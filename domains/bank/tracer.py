@@ -68,13 +68,12 @@ class BankHints(BankPhrasing):
                         "list_account_transactions": ("get_account_details",),
                         "transfer_funds": ("list_account_transactions",)}
 
-    def __init__(self) -> None:
-        self._suitable = PerDatabase(suitable_customers)
+    _suitable = PerDatabase(suitable_customers)  # per start database: write -> kind -> customer ids
 
     # -- who and what --------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
         """A customer who can ask for `write`, drawn kind first (see `pick`)."""
-        by_kind = self._suitable[ctx.database][write]
+        by_kind = self._suitable(ctx)[write]
         if not by_kind:
             raise Skip("no customer can ask for this", write)
         return ctx.rng.choice(by_kind[ctx.rng.choice(sorted(by_kind))])
@@ -111,7 +110,7 @@ class BankHints(BankPhrasing):
                 choices = on_secured  # the card went missing, and a charge on it was not the customer's
         if not choices:
             raise Skip("nothing left that the policy lets this customer ask for", write)
-        rarity = {k: 1 / len(ids) for k, ids in self._suitable[ctx.database][write].items()}
+        rarity = {k: 1 / len(ids) for k, ids in self._suitable(ctx)[write].items()}
         chosen, kind = pick(rng, choices, rarity)
         # Values under argument names ground the goal's reads (`account_id`: the account they look at).
         base: dict[str, Any] = {"_needs": self._needs(ctx)}

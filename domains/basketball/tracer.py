@@ -170,12 +170,7 @@ class BasketballHints(BasketballPhrasing):
         "reschedule_game": ("get_club_details",),  # where the club's home venue is
     }
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._data = PerDatabase(Options.of)
-
-    def _options(self, ctx: TraceContext) -> Options:
-        return self._data[ctx.database]
+    _options = PerDatabase(Options.of)  # the start database's indices
 
     # -- who calls ---------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:

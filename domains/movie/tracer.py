@@ -14,14 +14,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tauplay.core.db import Database, State
+from tauplay.core.db import Database
 from tauplay.core.domain import Domain
 from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
 from ..common_reads import must_get
-from ..common_rules import first_broken
+from ..common_rules import tracer_policy
 from ..common_tracer import persona_of
 from .action_rules import ACTION_RULES, auditorium_of, identified
 from .offers import BOOK_LEAD_MINUTES, Options, _wheelchair, can_cancel, can_exchange, can_reseat
@@ -42,13 +42,10 @@ from .rules import (
 
 # -- the rules policy.md states and the tools do not check ----------------------------------------------
 
-def policy_problem(tool: str, args: Record, state: State, known: Record) -> str:
-    """'' when policy.md allows this write on this state for the member identified by `known`'s email or phone,
-    else why not: the Tracer always knows who speaks, so an unidentified member forbids every write; the rules
-    live in action_rules.py (read by the audit, sessions and the gated agent too)."""
-    if identified(state, known) is None:
-        return "the member was not identified by email or phone"
-    return first_broken(ACTION_RULES, tool, args, state, known)
+# '' when policy.md allows this write on this state for the member identified by `known`'s email or phone, else why
+# not: the Tracer always knows who speaks, so an unidentified member forbids every write; the rules live in
+# action_rules.py (read by the audit, sessions and the gated agent too).
+policy_problem = tracer_policy(ACTION_RULES, identified, "the member was not identified by email or phone")
 
 
 class MovieHints(MoviePhrasing):
@@ -67,15 +64,11 @@ class MovieHints(MoviePhrasing):
         "exchange_showtime": ("get_member_details",),
     }
 
-    def __init__(self) -> None:
-        self._data = PerDatabase(Options.of)
-        self._callers = Cast()  # members already cast in this run
+    _options = PerDatabase(Options.of)  # the start database's indices
+    _callers = Cast()  # members already cast in this run
 
     def prepare(self, domain: Domain, database: Database) -> None:
         self._callers.reset()
-
-    def _options(self, ctx: TraceContext) -> Options:
-        return self._data[ctx.database]
 
     # -- who ------------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
@@ -329,8 +322,7 @@ class MovieHints(MoviePhrasing):
         return None
 
     # -- stage 5 --------------------------------------------------------------------------------------
-    def policy(self, tool: str, args: Record, state: State, known: Record) -> str:
-        return policy_problem(tool, args, state, known)
+    POLICY = policy_problem
 
 
 HINTS = MovieHints()

@@ -23,13 +23,13 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from tauplay.core.db import Database, State
-from tauplay.core.policy_rules import broken_rules
+from tauplay.core.db import Database
 from tauplay.tracer.hint_helpers import PerDatabase, login_unless_done
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
 from ..common_reads import must_get
+from ..common_rules import tracer_policy
 from ..common_tracer import persona_of
 from ..retail_rules import ACTION_RULES, ORDER_WRITES, SWAPS, items_changed
 from .generator import ADDRESS2, CITIES, STREETS
@@ -38,11 +38,8 @@ from .tools import ADDRESS_FIELDS
 
 # -- the policy-only rules (stage 5): policy_rules.py, one place read by the audit and sessions too -----------
 
-def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    """'' when policy.md allows this write on this state for this customer, else why not (the first rule
-    broken)."""
-    broken = broken_rules(ACTION_RULES, tool, args, state, known)
-    return broken[0][1] if broken else ""
+# '' when policy.md allows this write on this state for this customer, else why not (the first rule broken).
+policy_problem = tracer_policy(ACTION_RULES)
 
 
 # -- what the database offers --------------------------------------------------------------------------------
@@ -105,12 +102,11 @@ class RetailHints(RetailPhrasing):
         "modify_user_address": ("get_user_details",),
     }
 
-    def __init__(self) -> None:
-        self._data = PerDatabase(Options.of)
+    _options = PerDatabase(Options.of)  # the start database's indices
 
     # -- who ----------------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
-        owners = self._data[ctx.database].owners.get(write)
+        owners = self._options(ctx).owners.get(write)
         return ctx.rng.choice(owners) if owners else None  # the profile address: anyone (generic)
 
     # -- what ---------------------------------------------------------------------------------------------
@@ -264,8 +260,7 @@ class RetailHints(RetailPhrasing):
         return None
 
     # -- policy (stage 5) ---------------------------------------------------------------------------------
-    def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-        return policy_problem(tool, args, state, known)
+    POLICY = policy_problem
 
 
 def new_address(rng: random.Random, old: dict[str, str]) -> dict[str, str]:

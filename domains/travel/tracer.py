@@ -14,14 +14,14 @@ import random
 from datetime import timedelta
 from typing import Any
 
-from tauplay.core.db import Database, State
+from tauplay.core.db import Database
 from tauplay.core.domain import Domain
 from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
 from ..common_reads import must_get
-from ..common_rules import first_broken
+from ..common_rules import tracer_policy
 from ..common_tracer import persona_of
 from .action_rules import ACTION_RULES, identified, short_passports
 from .catalogue import FIRST, LAST
@@ -58,13 +58,11 @@ WRITES = ("create_booking", "change_booking", "add_travellers", "cancel_booking"
 
 # -- the rules policy.md states and the tools do not check ----------------------------------------------
 
-def policy_problem(tool: str, args: Record, state: State, known: Record) -> str:
-    """'' when policy.md allows this write on this state for the traveller identified by `known['email']`, else
-    why not: the Tracer always knows who speaks, so an unidentified traveller forbids every write; the rules live
-    in action_rules.py (read by the audit, sessions and the gated agent too)."""
-    if identified(state, known.get("email")) is None:
-        return "the traveller was not identified by email"
-    return first_broken(ACTION_RULES, tool, args, state, known)
+# '' when policy.md allows this write on this state for the traveller identified by `known['email']`, else why not:
+# the Tracer always knows who speaks, so an unidentified traveller forbids every write; the rules live in
+# action_rules.py (read by the audit, sessions and the gated agent too).
+policy_problem = tracer_policy(ACTION_RULES, lambda state, known: identified(state, known.get("email")),
+                               "the traveller was not identified by email")
 
 
 class TravelHints(TravelPhrasing):
@@ -86,15 +84,11 @@ class TravelHints(TravelPhrasing):
         "create_booking": ("check_room_availability", "get_hotel_details"),
     }
 
-    def __init__(self) -> None:
-        self._data = PerDatabase(Options.of)
-        self._callers = Cast()  # travellers already cast in this run
+    _options = PerDatabase(Options.of)  # the start database's indices
+    _callers = Cast()  # travellers already cast in this run
 
     def prepare(self, domain: Domain, database: Database) -> None:
         self._callers.reset()
-
-    def _options(self, ctx: TraceContext) -> Options:
-        return self._data[ctx.database]
 
     # -- who ------------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
@@ -362,8 +356,7 @@ class TravelHints(TravelPhrasing):
         return None
 
     # -- stage 5 --------------------------------------------------------------------------------------
-    def policy(self, tool: str, args: Record, state: State, known: Record) -> str:
-        return policy_problem(tool, args, state, known)
+    POLICY = policy_problem
 
 
 HINTS = TravelHints()

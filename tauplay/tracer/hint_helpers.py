@@ -37,6 +37,11 @@ class PerDatabase(Generic[T]):
             self._made[database] = self._build(database)
         return self._made[database]
 
+    def __call__(self, ctx: TraceContext) -> T:
+        """What was worked out for the trace's start database (a hints class keeps one as a class attribute:
+        `_options = PerDatabase(Options.of)`, read as `self._options(ctx)`)."""
+        return self[ctx.database]
+
 
 class StartersByWrite:
     """The personas who can start a goal with each write (`build(database) -> {write: [persona ids]}`, worked
