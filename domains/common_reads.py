@@ -60,3 +60,24 @@ def must_get(state: State, table: str, key: str) -> dict[str, Any]:
     if record is None:
         raise LookupError(f"{table}/{key} is not in the database")
     return record
+
+
+def owners_others(state: State, table: str, key: str, what: str) -> list[tuple[str, str]]:
+    """The other records of `table` its record `key`'s user holds (the user's list of them is named like the
+    table: `users[...]["orders"]`), each with `what` it is: wrong-but-plausible values for an injection."""
+    record = state.get(table, key)
+    user = state.get("users", record["user_id"]) if record else None
+    return [] if user is None else [(k, what) for k in user[table] if k != key]
+
+
+def users_other_payments(state: State, arguments: dict[str, Any], payment_id: str, table: str,
+                         key: str) -> list[tuple[str, str]]:
+    """The other payment methods of the user a call is about: its `user_id`, or the owner of the record of
+    `table` its argument `key` names (a reservation, an order)."""
+    user_id = arguments.get("user_id")
+    if not isinstance(user_id, str):
+        record = state.get(table, str(arguments.get(key, "")))
+        user_id = record.get("user_id") if record else None
+    user = state.get("users", user_id) if isinstance(user_id, str) else None
+    return [] if user is None else [(p, "another payment method of the same user")
+                                    for p in sorted(user["payment_methods"]) if p != payment_id]

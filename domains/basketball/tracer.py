@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.hint_helpers import PerDatabase
+from tauplay.tracer.hint_helpers import PerDatabase, choice_or_skip
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -207,9 +207,7 @@ class BasketballHints(BasketballPhrasing):
         # The caller names the player: his name must pick out one player the desk can offer.
         names = [name_of(p) for p in options]
         options = [p for p in options if names.count(name_of(p)) == 1]
-        if not options:
-            raise Skip("no player this club can sign now", "sign_player")
-        player = rng.choice(options)
+        player = choice_or_skip(rng, options, "no player this club can sign now", "sign_player")
         floor = minimum_salary(player)
         room = (cap_space(state, club) - floor) // SALARY_STEP
         raise_by = rng.choice((0, 0, 0, 2, 5, 10)) * SALARY_STEP if player["transfer_fee"] is None \

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tauplay.core.db import Database
-from tauplay.tracer.hint_helpers import PerDatabase, login_unless_done
+from tauplay.tracer.hint_helpers import PerDatabase, choice_or_skip, login_unless_done
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -134,18 +134,14 @@ class RetailHints(RetailPhrasing):
     @targets("cancel_pending_order")
     def _target_cancel_pending_order(self, ctx: TraceContext) -> dict[str, Any]:
         orders = self._orders(ctx, "pending", "cancel_pending_order")
-        if not orders:
-            raise Skip("no pending order of this customer to cancel", "cancel_pending_order")
-        order = ctx.rng.choice(orders)
+        order = choice_or_skip(ctx.rng, orders, "no pending order of this customer to cancel", "cancel_pending_order")
         return {"order_id": order["order_id"], "reason": ctx.rng.choice(sorted(CANCEL_REASONS)),
                 "_needs": ("get_order_details",)}
 
     @targets("modify_pending_order_address")
     def _target_modify_pending_order_address(self, ctx: TraceContext) -> dict[str, Any]:
         orders = self._orders(ctx, "pending", "modify_pending_order_address")
-        if not orders:
-            raise Skip("no pending order of this customer to re-address", "modify_pending_order_address")
-        order = ctx.rng.choice(orders)
+        order = choice_or_skip(ctx.rng, orders, "no pending order of this customer to re-address", "modify_pending_order_address")
         home = persona_of(ctx)["address"]
         if order["address"] != home and ctx.rng.random() < 0.5:
             # Ship to the default address on the profile: the agent reads it there.
@@ -224,9 +220,7 @@ class RetailHints(RetailPhrasing):
     def _target_return_delivered_order_items(self, ctx: TraceContext) -> dict[str, Any]:
         rng = ctx.rng
         orders = self._orders(ctx, "delivered", "return_delivered_order_items")
-        if not orders:
-            raise Skip("no delivered order of this customer to return", "return_delivered_order_items")
-        order = rng.choice(orders)
+        order = choice_or_skip(rng, orders, "no delivered order of this customer to return", "return_delivered_order_items")
         lines = order["items"]
         count = len(lines) if rng.random() < 0.3 else rng.randint(1, min(2, len(lines)))
         chosen = sorted(rng.sample(range(len(lines)), count))

@@ -30,7 +30,7 @@ from datetime import date
 from typing import Any
 
 from tauplay.core.db import Database
-from tauplay.tracer.hint_helpers import PerDatabase, login_unless_done
+from tauplay.tracer.hint_helpers import PerDatabase, choice_or_skip, login_unless_done
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -239,9 +239,7 @@ class TelecomHints(TelecomPhrasing):
             free = [d["device_id"] for d in customer["devices"]
                     if d["service"] is None and SERVES[DEVICES[d["name"]][0]] == category]
             return self._add(ctx, new, free, replaces=None)
-        if not removable:
-            raise Skip("no plan to add or cancel", "manage_service")
-        service = rng.choice(removable)
+        service = choice_or_skip(rng, removable, "no plan to add or cancel", "manage_service")
         needs = ("get_customer_details",) + (("get_service_details",) if rng.random() < 0.3 else ())
         return {"action": "remove", "service_id": service, "_needs": needs}
 

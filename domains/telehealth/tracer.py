@@ -13,7 +13,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.hint_helpers import StartersByWrite, earlier, fresh_choice, fresh_records
+from tauplay.tracer.hint_helpers import StartersByWrite, choice_or_skip, earlier, fresh_choice, fresh_records
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -126,9 +126,7 @@ class TelehealthHints(TelehealthPhrasing):
     @targets("cancel_appointment")
     def _target_cancel_appointment(self, ctx: TraceContext) -> dict[str, Any]:
         mine = self._appointments(ctx)
-        if not mine:
-            raise Skip("no active appointment of the patient left to cancel", "cancel_appointment")
-        appointment = ctx.rng.choice(mine)
+        appointment = choice_or_skip(ctx.rng, mine, "no active appointment of the patient left to cancel", "cancel_appointment")
         variant, read = self._which_appointment(ctx, appointment)
         return {"appointment_id": appointment["appointment_id"], "provider_id": appointment["provider_id"],
                 "variant": variant, "reason": fresh_choice(ctx, CANCEL_REASONS), "_needs": (self._auth(ctx), read)}
@@ -238,9 +236,7 @@ class TelehealthHints(TelehealthPhrasing):
         records = sorted((r for r in state.find("medical_records", "patient_id", ctx.persona_id)
                           if r["record_id"] not in used and isinstance(r.get("notes", []), list)),
                          key=lambda r: r["record_id"])
-        if not records:
-            raise Skip("no medical record of the patient left to annotate", "update_medical_record_note")
-        record = rng.choice(records)
+        record = choice_or_skip(rng, records, "no medical record of the patient left to annotate", "update_medical_record_note")
         same_day = [r for r in records if r["date"] == record["date"]]
         # Finding the record by its appointment needs a fresh record read, which the planner skips once
         # any record was read in this trace.

@@ -16,7 +16,7 @@ from typing import Any
 
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
-from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
+from tauplay.tracer.hint_helpers import Cast, PerDatabase, choice_or_skip, fresh_records
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -131,9 +131,7 @@ class TravelHints(TravelPhrasing):
     @targets("cancel_booking")
     def _target_cancel_booking(self, ctx: TraceContext) -> Record:
         mine = self._mine(ctx, can_cancel)
-        if not mine:
-            raise Skip("no booking of the traveller can be cancelled", "cancel_booking")
-        booking = ctx.rng.choice(mine)
+        booking = choice_or_skip(ctx.rng, mine, "no booking of the traveller can be cancelled", "cancel_booking")
         reason = ctx.rng.choices(list(REASON_WORDS), (6, 3, 2))[0]
         percent = refund_percent(booking["check_in"], booking["rate_plan"], booking["protection"], reason)
         refund = money((booking["price"]["rooms"] + booking["price"]["extras"]) * percent / 100)
@@ -143,9 +141,7 @@ class TravelHints(TravelPhrasing):
     @targets("issue_travel_credit")
     def _target_issue_travel_credit(self, ctx: TraceContext) -> Record:
         mine = self._mine(ctx, can_compensate)
-        if not mine:
-            raise Skip("no stay of the traveller has an uncompensated recorded incident", "issue_travel_credit")
-        booking = ctx.rng.choice(mine)
+        booking = choice_or_skip(ctx.rng, mine, "no stay of the traveller has an uncompensated recorded incident", "issue_travel_credit")
         return {"booking_id": booking["booking_id"], "traveller_id": ctx.persona_id,
                 "amount": compensation_for(booking)}
 
@@ -158,9 +154,7 @@ class TravelHints(TravelPhrasing):
             room = hotel["room_types"][booking["room_type"]]
             if room["capacity"] > len(booking["travellers"]):
                 options.append(booking)
-        if not options:
-            raise Skip("no booking of the traveller has room for more people", "add_travellers")
-        booking = rng.choice(options)
+        booking = choice_or_skip(rng, options, "no booking of the traveller has room for more people", "add_travellers")
         hotel = must_get(state, "hotels", booking["hotel_id"])
         space = hotel["room_types"][booking["room_type"]]["capacity"] - len(booking["travellers"])
         abroad = hotel["country"] != HOME_COUNTRY
