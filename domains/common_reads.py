@@ -38,6 +38,21 @@ def finder(table: str, what: str, hint: Hint = "", *, norm: Callable[[str], str]
     return find
 
 
+def id_where(db: State, table: str, field: str, wanted: str, message: str,
+             norm: Callable[[str], str] = str.lower) -> str:
+    """The id of the first record of `table` whose `field`, read through `norm`, is `wanted` (a find-by-email
+    or find-by-phone tool), or a ToolError saying `message`."""
+    for key, record in db.rows(table):
+        if norm(record[field]) == wanted:
+            return key
+    raise ToolError(message)
+
+
+def digits_of(text: str) -> str:
+    """The digits of `text`, in order."""
+    return "".join(c for c in text if c.isdigit())
+
+
 def upper_id(key: str) -> str:
     """Ids as people type them: surrounding spaces dropped, letters upper case."""
     return key.strip().upper()

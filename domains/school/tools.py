@@ -14,7 +14,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder
+from ..common_reads import finder, id_where
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .catalogue import (
     DEPARTMENTS,
@@ -117,11 +117,8 @@ def find_student_id_by_email(db: State, email: str) -> str:
     Args:
         email: The student's university email, e.g. 'ava.nguyen27@northfield.edu'.
     """
-    wanted = email.strip().lower()
-    for student in db.values("students"):
-        if student["email"] == wanted:
-            return student["student_id"]
-    raise ToolError(f"no student has the email address '{email}'")
+    return id_where(db, "students", "email", email.strip().lower(), f"no student has the email address '{email}'",
+                    str)
 
 
 @tool("read", produces=("student_id",))
