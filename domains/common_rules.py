@@ -8,6 +8,9 @@ from typing import Any
 
 from tauplay.core.policy_rules import ActionRule, broken_rules
 
+# A check of a write: (tool, args, state, known) -> '' when allowed, else why not.
+Policy = Callable[[str, dict[str, Any], Any, dict[str, Any]], str]
+
 
 def said_who(known: dict[str, Any], keys: Iterable[str]) -> bool:
     """The known info carries words that identify the user (a task's known info, a Tracer's persona). A
@@ -16,14 +19,26 @@ def said_who(known: dict[str, Any], keys: Iterable[str]) -> bool:
     return any(known.get(k) not in (None, "") for k in keys)
 
 
+def identified_first(keys: Iterable[str], identify: Callable[[Any, dict[str, Any]], Any],
+                     unidentified: str) -> Callable[[Callable[[str, dict[str, Any], Any, Any], str]], Policy]:
+    """Makes `check(tool, args, state, me)` an action rule's check about "the identified user": with nothing
+    known of who speaks (`said_who` over `keys`) the write is allowed; a user `identify` ((state, known) ->
+    them or None) finds no one for is refused, saying `unidentified`; else `check` judges it for them."""
+    def wrap(check: Callable[[str, dict[str, Any], Any, Any], str]) -> Policy:
+        def rule(tool: str, args: dict[str, Any], state: Any, known: dict[str, Any]) -> str:
+            if not said_who(known, keys):
+                return ""
+            me = identify(state, known)
+            return unidentified if me is None else check(tool, args, state, me)
+        return rule
+    return wrap
+
+
 def first_broken(rules: Sequence[ActionRule], tool: str, args: dict[str, Any], state: Any,
                  known: dict[str, Any]) -> str:
     """'' when every rule allows the write, else why the first rule broken forbids it (the Tracer's form)."""
     broken = broken_rules(rules, tool, args, state, known)
     return broken[0][1] if broken else ""
-
-
-Policy = Callable[[str, dict[str, Any], Any, dict[str, Any]], str]
 
 
 def tracer_policy(rules: Sequence[ActionRule], identify: Callable[[Any, dict[str, Any]], Any] | None = None,
