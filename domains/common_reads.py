@@ -8,6 +8,7 @@ is a bug and fails loudly with a LookupError naming the table and id."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from random import Random
 from typing import Any
 
 from tauplay.core.db import State
@@ -67,6 +68,13 @@ def phone_digits(phone: str) -> str:
     if len(digits) != 10:
         raise ToolError(f"'{phone}' is not a 10-digit phone number")
     return digits
+
+
+def drawn_with_cards(records: dict[str, dict[str, Any]], rng: Random) -> tuple[str, dict[str, Any], list[str]]:
+    """A customer drawn from `records` (id -> record), their record, and the ids of their credit cards."""
+    key = rng.choice(sorted(records))
+    record = records[key]
+    return key, record, sorted(k for k, m in record["payment_methods"].items() if m["source"] == "credit_card")
 
 
 def must_get(state: State, table: str, key: str) -> dict[str, Any]:
