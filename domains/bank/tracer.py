@@ -20,8 +20,8 @@ from tauplay.tracer.trace import Skip, TraceContext
 
 from ..common_rules import first_broken
 from ..common_tracer import persona_of
-from .action_rules import ACTION_RULES, caller_of
-from .offers import WRITES, finds_by_name, options, pick
+from .action_rules import ACTION_RULES, WRITES, caller_of
+from .offers import finds_by_name, options, pick
 from .phrasing import TRIGGERS, BankPhrasing
 
 BY_PHONE, BY_NAME = "find_customer_by_phone", "find_customer_by_name_dob"
