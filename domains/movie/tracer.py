@@ -48,6 +48,12 @@ from .rules import (
 policy_problem = tracer_policy(ACTION_RULES, identified, "the member was not identified by email or phone")
 
 
+def _difference(showtime: Record, auditorium: Record, seats: list[str], booking: Record) -> float:
+    """What the booking's tickets cost more (or less) on `seats` of `showtime`."""
+    new = sum(ticket_price(showtime, auditorium, s, t["ticket_type"]) for s, t in zip(seats, booking["tickets"], strict=True))
+    return money(new - sum(t["price"] for t in booking["tickets"]))
+
+
 class MovieHints(MoviePhrasing):
     triggers = TRIGGERS
     persona_table = "members"
@@ -152,6 +158,16 @@ class MovieHints(MoviePhrasing):
         return {"booking_id": booking["booking_id"], "reason": reason,
                 "_needs": (self._identify(ctx), "get_booking_details")}
 
+    def _paid(self, ctx: TraceContext, booking: Record, target: Record, needs: list[str]) -> Record:
+        """`target` with who pays a positive difference (the member's profile read first when the method is in
+        the profile, not the booking) and the reads it needs."""
+        if target["difference"] > 0:
+            target["payment_method_id"] = self._payer(ctx, target["difference"], booking["payment_method_id"])
+            if target["payment_method_id"] != booking["payment_method_id"]:
+                needs.insert(1, "get_member_details")
+        target["_needs"] = tuple(needs)
+        return target
+
     @targets("change_seats")
     def _target_change_seats(self, ctx: TraceContext) -> Record:
         rng = ctx.rng
@@ -165,18 +181,11 @@ class MovieHints(MoviePhrasing):
             seats = self._free_run(ctx, showtime, len(booking["tickets"]), kind, booking["booking_id"])
             if seats is None or sorted(seats) == sorted(t["seat"] for t in booking["tickets"]):
                 continue
-            new = sum(ticket_price(showtime, auditorium, s, t["ticket_type"])
-                      for s, t in zip(seats, booking["tickets"], strict=True))
-            difference = money(new - sum(t["price"] for t in booking["tickets"]))
+            difference = _difference(showtime, auditorium, seats, booking)
             target: Record = {"booking_id": booking["booking_id"], "showtime_id": showtime["showtime_id"],
                               "seats": seats, "difference": difference, "kind": kind}
             needs = [self._identify(ctx), "get_booking_details", "get_showtime_details"]
-            if difference > 0:
-                target["payment_method_id"] = self._payer(ctx, difference, booking["payment_method_id"])
-                if target["payment_method_id"] != booking["payment_method_id"]:
-                    needs.insert(1, "get_member_details")  # the method is in the profile, not the booking
-            target["_needs"] = tuple(needs)
-            return target
+            return self._paid(ctx, booking, target, needs)
         raise Skip("no booking of the member has other free seats to move to", "change_seats")
 
     @targets("exchange_showtime")
@@ -205,20 +214,13 @@ class MovieHints(MoviePhrasing):
             if seats is None:
                 continue
             auditorium = auditorium_of(state, new)
-            price = sum(ticket_price(new, auditorium, s, t["ticket_type"])
-                        for s, t in zip(seats, booking["tickets"], strict=True))
-            difference = money(price - sum(t["price"] for t in booking["tickets"]))
+            difference = _difference(new, auditorium, seats, booking)
             target: Record = {"booking_id": booking["booking_id"], "showtime_id": new["showtime_id"],
                               "new_showtime_id": new["showtime_id"], "seats": seats, "difference": difference,
                               "date": new["date"], "film_title": must_get(state, "films", new["film_id"])["title"],
                               "cinema_id": new["cinema_id"], "called_off": old["status"] == "cancelled"}
             needs = [self._identify(ctx), "get_booking_details", "search_showtimes", "get_showtime_details"]
-            if difference > 0:
-                target["payment_method_id"] = self._payer(ctx, difference, booking["payment_method_id"])
-                if target["payment_method_id"] != booking["payment_method_id"]:
-                    needs.insert(1, "get_member_details")
-            target["_needs"] = tuple(needs)
-            return target
+            return self._paid(ctx, booking, target, needs)
         raise Skip("no booking of the member has another showing to move to", "exchange_showtime")
 
     @targets("book_tickets")
