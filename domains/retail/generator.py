@@ -9,6 +9,8 @@ import itertools
 import random
 from typing import Any
 
+from ..common_generate import Distinct
+
 N_USERS = 527
 N_ORDERS = 1075
 
@@ -194,18 +196,15 @@ def _payment_methods(rng: random.Random, ids: set[str]) -> dict[str, dict[str, A
 
 def _users(rng: random.Random, ids: set[str]) -> dict[str, dict[str, Any]]:
     users: dict[str, dict[str, Any]] = {}
-    name_zips: set[tuple[str, str, str]] = set()
-    emails: set[str] = set()
+    taken = Distinct()  # emails, and (name, zip) pairs given out
     while len(users) < N_USERS:
         first, last = rng.choice(FIRST), rng.choice(LAST)
         user_id = f"{first.lower()}_{last.lower()}_{rng.randrange(1000, 10000)}"
         address = _address(rng)
         email = f"{first.lower()}.{last.lower()}{rng.randrange(1000, 10000)}@example.com"
         # Lookups by email and by name + zip must find exactly one user.
-        if user_id in users or email in emails or (first, last, address["zip"]) in name_zips:
+        if user_id in users or not taken.claim(email, (first, last, address["zip"])):
             continue
-        emails.add(email)
-        name_zips.add((first, last, address["zip"]))
         users[user_id] = {"name": {"first_name": first, "last_name": last}, "address": address, "email": email,
                           "payment_methods": _payment_methods(rng, ids), "orders": []}
     return users
