@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
+from random import Random
 
 
 class Distinct:
@@ -18,3 +19,8 @@ class Distinct:
             return False
         self._taken.update(keys)
         return True
+
+
+def digits(rng: Random, n: int) -> str:
+    """`n` random digits, the first not 0 (an id's or a card's number)."""
+    return str(rng.randrange(10 ** (n - 1), 10**n))

@@ -62,7 +62,7 @@ def upper_id(key: str) -> str:
 def phone_digits(phone: str) -> str:
     """A US phone number as its ten digits (punctuation and a leading country code 1 ignored), or a
     ToolError saying it is not one."""
-    digits = "".join(c for c in phone if c.isdigit())
+    digits = digits_of(phone)
     if len(digits) == 11 and digits.startswith("1"):
         digits = digits[1:]
     if len(digits) != 10:
