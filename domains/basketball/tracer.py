@@ -20,6 +20,7 @@ from tauplay.tracer.hint_helpers import PerDatabase, choice_or_skip
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
+from ..common_dates import dates_from, shift_days
 from ..common_reads import must_get
 from ..common_rules import first_broken
 from ..common_tracer import persona_id_of, persona_of
@@ -243,8 +244,8 @@ class BasketballHints(BasketballPhrasing):
             others = sorted(homes - {venue})
             if others and rng.random() < 0.3:
                 venue = rng.choice(others)  # played at the other club's arena instead
-            first = league.add_days(league.TODAY, MIN_LEAD_DAYS)
-            days = [d for d in _days(first, league.SEASON_END) if d != game["date"] and venue_free(state, venue, d)
+            first = shift_days(league.TODAY, MIN_LEAD_DAYS)
+            days = [d for d in dates_from(first, league.SEASON_END) if d != game["date"] and venue_free(state, venue, d)
                     and not any(busy(state, c, d) for c in sides)]
             if not days:
                 continue
@@ -281,10 +282,6 @@ class BasketballHints(BasketballPhrasing):
     # -- policy (stage 5) --------------------------------------------------------------------------------
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
         return policy_problem(tool, args, state, known.get("email"))
-
-
-def _days(first: str, last: str) -> list[str]:
-    return [league.add_days(first, i) for i in range(league.days_between(first, last) + 1)]
 
 
 HINTS = BasketballHints()
