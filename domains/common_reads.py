@@ -104,3 +104,12 @@ def users_other_payments(state: State, arguments: dict[str, Any], payment_id: st
     user = state.get("users", user_id) if isinstance(user_id, str) else None
     return [] if user is None else [(p, "another payment method of the same user")
                                     for p in sorted(user["payment_methods"]) if p != payment_id]
+
+
+def by_argument(table: dict[str, Callable[[Any, str], list[tuple[Any, str]]]]) -> Callable[[Any], list[tuple[Any, str]]]:
+    """A domain's `alternatives` hook as a table: argument name -> (query, its value) -> wrong-but-plausible
+    values; an argument not in it, or whose value is not text, gets none (tauplay's generic fallback)."""
+    def alternatives(query: Any) -> list[tuple[Any, str]]:
+        find = table.get(query.name)
+        return find(query, query.value) if find is not None and isinstance(query.value, str) else []
+    return alternatives

@@ -10,6 +10,7 @@ from tauplay_domains.common_dates import dates_from, shift_days
 from tauplay_domains.common_domain import requires
 from tauplay_domains.common_generate import Distinct
 from tauplay_domains.common_reads import (
+    by_argument,
     digits_of,
     drawn_with_cards,
     id_where,
@@ -117,3 +118,14 @@ def test_choice_or_skip() -> None:
 def test_a_declared_domain_is_named_after_its_package() -> None:
     for name in ("airline", "bank", "escape", "travel"):
         assert get_domain(name).name == name
+
+
+def test_by_argument_answers_from_its_table_for_text_values_only() -> None:
+    class Query:
+        def __init__(self, name: str, value: object) -> None:
+            self.name, self.value = name, value
+
+    hook = by_argument({"order_id": lambda q, v: [(v + "x", "another")]})
+    assert hook(Query("order_id", "o1")) == [("o1x", "another")]
+    assert hook(Query("order_id", 7)) == []  # not text: the generic fallback's
+    assert hook(Query("zip", "o1")) == []  # not in the table

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay.core.alternatives import Alternative, AlternativeQuery
+from tauplay.core.alternatives import Alternative
 from tauplay.core.db import State
 
-from ..common_reads import owners_others, users_other_payments
+from ..common_reads import by_argument, owners_others, users_other_payments
 
 
 def _order(state: State, arguments: dict[str, Any]) -> dict[str, Any] | None:
@@ -44,16 +44,9 @@ def _other_variants(state: State, arguments: dict[str, Any], position: Any, item
             if v["item_id"] != item_id and v.get("available")]
 
 
-def alternatives(query: AlternativeQuery) -> list[Alternative]:
-    state, name, value, args = query.state, query.name, query.value, query.arguments
-    if not isinstance(value, str):
-        return []
-    if name == "order_id":
-        return owners_others(state, "orders", value, "another order of the same user")
-    if name == "item_ids":
-        return _other_items_of_order(state, args, value)
-    if name == "new_item_ids":
-        return _other_variants(state, args, query.path[-1], value)
-    if name == "payment_method_id":
-        return users_other_payments(state, args, value, "orders", "order_id")
-    return []
+alternatives = by_argument({
+    "order_id": lambda q, v: owners_others(q.state, "orders", v, "another order of the same user"),
+    "item_ids": lambda q, v: _other_items_of_order(q.state, q.arguments, v),
+    "new_item_ids": lambda q, v: _other_variants(q.state, q.arguments, q.path[-1], v),
+    "payment_method_id": lambda q, v: users_other_payments(q.state, q.arguments, v, "orders", "order_id"),
+})
