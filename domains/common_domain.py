@@ -10,7 +10,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from tauplay.core.domain import Domain
+from tauplay.core.domain import Domain, Requires
 from tauplay.core.tools import collect_tools
 
 if TYPE_CHECKING:
@@ -30,11 +30,19 @@ def hints_of(package: str) -> Callable[[], TracerHints]:
 def declare(tools: ModuleType, *more_tools: ModuleType, **fields: Any) -> Domain:
     """The Domain of the package that holds `tools`: the @tool functions of `tools` and then of each of
     `more_tools` (say, the write tools), in definition order, a tool imported from an earlier module counted
-    once. `fields` are the rest of `Domain`'s fields (task_sets defaults to STANDARD_SETS)."""
+    once. `fields` are the rest of `Domain`'s fields (name defaults to the package's, task_sets to
+    STANDARD_SETS)."""
     specs = collect_tools(tools)
     for module in more_tools:
         seen = {spec.name for spec in specs}
         specs += [spec for spec in collect_tools(module) if spec.name not in seen]
+    package = tools.__name__.rpartition(".")[0]
+    fields.setdefault("name", package.rpartition(".")[2])
     fields.setdefault("task_sets", dict(STANDARD_SETS))
-    return Domain(tools=specs, package_dir=Path(tools.__file__ or "").parent,
-                  tracer_hints=hints_of(tools.__name__.rpartition(".")[0]), **fields)
+    return Domain(tools=specs, package_dir=Path(tools.__file__ or "").parent, tracer_hints=hints_of(package),
+                  **fields)
+
+
+def requires(after: tuple[str, ...], reason: str, *tools: str) -> list[Requires]:
+    """The same policy rule for each of `tools`: it may run only after one of `after` (`reason` says why)."""
+    return [Requires(tool, after, reason) for tool in tools]

@@ -8,6 +8,7 @@ is a bug and fails loudly with a LookupError naming the table and id."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from random import Random
 from typing import Any
 
 from tauplay.core.db import State
@@ -38,6 +39,21 @@ def finder(table: str, what: str, hint: Hint = "", *, norm: Callable[[str], str]
     return find
 
 
+def id_where(db: State, table: str, field: str, wanted: str, message: str,
+             norm: Callable[[str], str] = str.lower) -> str:
+    """The id of the first record of `table` whose `field`, read through `norm`, is `wanted` (a find-by-email
+    or find-by-phone tool), or a ToolError saying `message`."""
+    for key, record in db.rows(table):
+        if norm(record[field]) == wanted:
+            return key
+    raise ToolError(message)
+
+
+def digits_of(text: str) -> str:
+    """The digits of `text`, in order."""
+    return "".join(c for c in text if c.isdigit())
+
+
 def upper_id(key: str) -> str:
     """Ids as people type them: surrounding spaces dropped, letters upper case."""
     return key.strip().upper()
@@ -46,12 +62,19 @@ def upper_id(key: str) -> str:
 def phone_digits(phone: str) -> str:
     """A US phone number as its ten digits (punctuation and a leading country code 1 ignored), or a
     ToolError saying it is not one."""
-    digits = "".join(c for c in phone if c.isdigit())
+    digits = digits_of(phone)
     if len(digits) == 11 and digits.startswith("1"):
         digits = digits[1:]
     if len(digits) != 10:
         raise ToolError(f"'{phone}' is not a 10-digit phone number")
     return digits
+
+
+def drawn_with_cards(records: dict[str, dict[str, Any]], rng: Random) -> tuple[str, dict[str, Any], list[str]]:
+    """A customer drawn from `records` (id -> record), their record, and the ids of their credit cards."""
+    key = rng.choice(sorted(records))
+    record = records[key]
+    return key, record, sorted(k for k, m in record["payment_methods"].items() if m["source"] == "credit_card")
 
 
 def must_get(state: State, table: str, key: str) -> dict[str, Any]:
@@ -60,3 +83,33 @@ def must_get(state: State, table: str, key: str) -> dict[str, Any]:
     if record is None:
         raise LookupError(f"{table}/{key} is not in the database")
     return record
+
+
+def owners_others(state: State, table: str, key: str, what: str) -> list[tuple[str, str]]:
+    """The other records of `table` its record `key`'s user holds (the user's list of them is named like the
+    table: `users[...]["orders"]`), each with `what` it is: wrong-but-plausible values for an injection."""
+    record = state.get(table, key)
+    user = state.get("users", record["user_id"]) if record else None
+    return [] if user is None else [(k, what) for k in user[table] if k != key]
+
+
+def users_other_payments(state: State, arguments: dict[str, Any], payment_id: str, table: str,
+                         key: str) -> list[tuple[str, str]]:
+    """The other payment methods of the user a call is about: its `user_id`, or the owner of the record of
+    `table` its argument `key` names (a reservation, an order)."""
+    user_id = arguments.get("user_id")
+    if not isinstance(user_id, str):
+        record = state.get(table, str(arguments.get(key, "")))
+        user_id = record.get("user_id") if record else None
+    user = state.get("users", user_id) if isinstance(user_id, str) else None
+    return [] if user is None else [(p, "another payment method of the same user")
+                                    for p in sorted(user["payment_methods"]) if p != payment_id]
+
+
+def by_argument(table: dict[str, Callable[[Any, str], list[tuple[Any, str]]]]) -> Callable[[Any], list[tuple[Any, str]]]:
+    """A domain's `alternatives` hook as a table: argument name -> (query, its value) -> wrong-but-plausible
+    values; an argument not in it, or whose value is not text, gets none (tauplay's generic fallback)."""
+    def alternatives(query: Any) -> list[tuple[Any, str]]:
+        find = table.get(query.name)
+        return find(query, query.value) if find is not None and isinstance(query.value, str) else []
+    return alternatives

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NotRequired
+
 from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
 
 
@@ -21,3 +23,13 @@ class Address(TypedDict):
     state: str
     zip: str
     country: str
+
+
+class StoredMethod(TypedDict):
+    """A saved payment method's common fields: a card's brand and last four digits, or what is left on a
+    balance (a gift card, a travel credit). A domain's `PaymentMethod` adds its `source` kinds."""
+
+    id: str
+    brand: NotRequired[str]  # credit cards
+    last_four: NotRequired[str]  # credit cards
+    balance: NotRequired[float]  # gift cards, credits: what is left

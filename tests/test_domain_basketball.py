@@ -13,6 +13,7 @@ from typing import Any, get_type_hints
 import pytest
 from tauplay_domains.basketball import DOMAIN, league
 from tauplay_domains.basketball.data_model import Club, Game, Player, Transaction, Venue
+from tauplay_domains.common_dates import shift_days
 
 from tauplay.core.db import Database
 from tauplay.core.environment import Environment
@@ -103,7 +104,7 @@ def test_policy_states_the_rules_the_code_uses() -> None:
     # The worked buyout example in the policy is what the rule computes.
     assert "a $90,000 salary through 2025-26 costs $90,000" in text
     assert league.buyout(90_000, "2025-26") == 90_000
-    assert league.add_days(league.TODAY, league.NOTICE_HOURS // 24) == "2025-02-23"
+    assert shift_days(league.TODAY, league.NOTICE_HOURS // 24) == "2025-02-23"
 
 
 # -- generator -----------------------------------------------------------------------------------------
@@ -403,7 +404,7 @@ def _movable(db: Database, status: str) -> tuple[Record, str]:
         if g["status"] != status or g["rescheduled"]:
             continue
         for shift in range(1, 30):
-            day = league.add_days(max(g["date"], league.TODAY), shift)
+            day = shift_days(max(g["date"], league.TODAY), shift)
             if (day <= league.SEASON_END and day not in venues[g["venue_id"]]["blocked_dates"]
                     and (g["venue_id"], day) not in hosting and (g["home_club_id"], day) not in busy
                     and (g["away_club_id"], day) not in busy):
@@ -669,7 +670,7 @@ def test_tracer_policy_rules_reject_crafted_bad_writes(db: Database, monkeypatch
                 and active(db, p["club_id"]) == league.MIN_ACTIVE)
     assert "fewer than 3 active" in check("sign_player", {**buy, "player_id": thin["player_id"],
                                                           "annual_salary": thin["contract"]["annual_salary"]}, gm)
-    monkeypatch.setattr(league, "TODAY", league.add_days(league.TRANSFER_DEADLINE, 1))
+    monkeypatch.setattr(league, "TODAY", shift_days(league.TRANSFER_DEADLINE, 1))
     assert "deadline" in check("sign_player", buy, gm)
     monkeypatch.undo()
 

@@ -6,7 +6,7 @@ from tauplay.core.domain import Requires, TableSpec
 
 from ..airline_rules import ACTION_RULES, RULES
 from ..common_audit import customer_contradictions
-from ..common_domain import declare
+from ..common_domain import declare, requires
 from . import tools
 from .alternatives import alternatives
 from .constraints import MODEL as CONSTRAINTS
@@ -17,7 +17,6 @@ from .quotes import quote
 
 DOMAIN = declare(
     tools,
-    name="airline",
     title="Airline customer service",
     tables=[TableSpec("flights", "flight_number", Flight), TableSpec("reservations", "reservation_id", Reservation),
             TableSpec("users", "user_id", User)],
@@ -27,9 +26,9 @@ DOMAIN = declare(
                           "summary", "expression", "thought"}),
     rules=[
         Requires("book_reservation", ("get_user_details",), "payment methods and passengers come from the profile"),
-        Requires("update_reservation_flights", ("get_reservation_details",), "check the reservation first"),
-        Requires("update_reservation_baggages", ("get_reservation_details",), "check the reservation first"),
-        Requires("update_reservation_passengers", ("get_reservation_details",), "check the reservation first"),
+        *requires(("get_reservation_details",), "check the reservation first",
+                  "update_reservation_flights", "update_reservation_baggages",
+                  "update_reservation_passengers"),
         Requires("cancel_reservation", ("get_reservation_details",), "check the reservation and the reason first"),
         Requires("send_certificate", ("get_user_details", "get_reservation_details"), "confirm the facts first"),
     ],

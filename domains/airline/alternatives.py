@@ -12,22 +12,7 @@ from tauplay.core.alternatives import Alternative, AlternativeQuery
 from tauplay.core.db import State
 from tauplay.core.injection import get_at
 
-
-def _owner(state: State, arguments: dict[str, Any]) -> dict[str, Any] | None:
-    """The user the call is about: its user_id, or the owner of its reservation."""
-    user_id = arguments.get("user_id")
-    if not isinstance(user_id, str):
-        reservation = state.get("reservations", str(arguments.get("reservation_id", "")))
-        user_id = reservation.get("user_id") if reservation else None
-    return state.get("users", user_id) if isinstance(user_id, str) else None
-
-
-def _other_reservations(state: State, reservation_id: str) -> list[Alternative]:
-    reservation = state.get("reservations", reservation_id)
-    user = state.get("users", reservation["user_id"]) if reservation else None
-    if user is None:
-        return []
-    return [(r, "another reservation of the same user") for r in user["reservations"] if r != reservation_id]
+from ..common_reads import owners_others, users_other_payments
 
 
 def _flies(flight: dict[str, Any], day: str) -> bool:
@@ -59,14 +44,6 @@ def _other_days(state: State, flight_number: Any, day: str) -> list[Alternative]
     return [(d, "the same flight on another day") for d in days[:5]]
 
 
-def _other_payments(state: State, arguments: dict[str, Any], payment_id: str) -> list[Alternative]:
-    user = _owner(state, arguments)
-    if user is None:
-        return []
-    return [(p, "another payment method of the same user") for p in sorted(user["payment_methods"])
-            if p != payment_id]
-
-
 def _other_ends(state: State, arguments: dict[str, Any], name: str, value: str) -> list[Alternative]:
     """Another destination served from the same origin (or another origin flying to the same destination)."""
     other = "destination" if name == "origin" else "origin"
@@ -84,9 +61,9 @@ def alternatives(query: AlternativeQuery) -> list[Alternative]:
     if not isinstance(value, str):
         return []
     if name == "reservation_id":
-        return _other_reservations(state, value)
+        return owners_others(state, "reservations", value, "another reservation of the same user")
     if name == "payment_id":
-        return _other_payments(state, args, value)
+        return users_other_payments(state, args, value, "reservations", "reservation_id")
     segment = get_at(args, query.path[:-1]) if len(query.path) > 1 else args
     if name == "flight_number" and isinstance(segment, dict):
         return _other_flights(state, value, segment.get("date"))

@@ -13,13 +13,14 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from datetime import date as Date
-from datetime import timedelta
 from typing import Any
 
 from tauplay.core.constraints import ConstraintModel, Draft, Entity, Facts, Problem, Rule, added_records
 from tauplay.core.db import Database, State
 from tauplay.core.tasks import Action
 
+from ..common_dates import dates_from, shift_days
+from ..common_reads import drawn_with_cards
 from .tools import AIRPORTS
 
 KIND = "flight"
@@ -28,26 +29,19 @@ CABIN_WORDS = {"basic_economy": "basic economy", "economy": "economy", "business
 FIRST_DAY, LAST_DAY = "2024-05-16", "2024-05-30"  # the dates flights can be booked on
 
 
-def _shift(iso: str, days: int) -> str:
-    return (Date.fromisoformat(iso) + timedelta(days=days)).isoformat()
-
-
 def spoken(iso: str) -> str:
     d = Date.fromisoformat(iso)
     return f"{d.strftime('%B')} {d.day}"
 
 
 def _dates(first: str, last: str) -> list[str]:
-    first, last = max(first, FIRST_DAY), min(last, LAST_DAY)
-    if first > last:
-        return []
-    return [_shift(first, i) for i in range((Date.fromisoformat(last) - Date.fromisoformat(first)).days + 1)]
+    return dates_from(max(first, FIRST_DAY), min(last, LAST_DAY))
 
 
 def _arrives(flight: dict[str, Any], day: str) -> tuple[str, str]:
     """(date, HH:MM) of a flight's arrival when it leaves on `day` ('+1' times land the next day)."""
     arrival = flight["scheduled_arrival_time_est"]
-    return (_shift(day, 1) if arrival.endswith("+1") else day), arrival[:5]
+    return (shift_days(day, 1) if arrival.endswith("+1") else day), arrival[:5]
 
 
 def option(segments: Sequence[tuple[str, str]], cabin: str) -> str:
@@ -161,10 +155,7 @@ class AirlineConstraints(ConstraintModel):
 
     # -- generation ---------------------------------------------------------------------------------------
     def draft(self, database: Database, rng: random.Random, n_entities: int = 2) -> Draft | None:
-        users = database.tables["users"]
-        user_id = rng.choice(sorted(users))
-        user = users[user_id]
-        cards = sorted(k for k, m in user["payment_methods"].items() if m["source"] == "credit_card")
+        user_id, user, cards = drawn_with_cards(database.tables["users"], rng)
         if not cards:
             return None
         me = {"first_name": user["name"]["first_name"], "last_name": user["name"]["last_name"], "dob": user["dob"]}
@@ -178,15 +169,15 @@ class AirlineConstraints(ConstraintModel):
         if not onward:
             return None
         c = rng.choice(onward)
-        start = rng.choice(_dates(FIRST_DAY, _shift(LAST_DAY, -6)))
+        start = rng.choice(_dates(FIRST_DAY, shift_days(LAST_DAY, -6)))
         stay = rng.choice((2, 3, 4))
         ctx = {"user_id": user_id, "passengers": passengers, "payment_id": card}
         entities = (
-            Entity("leg_1", KIND, "the first flight", {"origin": a, "destination": b, "date_from": _shift(start, -3),
-                                                        "date_to": _shift(start, 3)}),
+            Entity("leg_1", KIND, "the first flight", {"origin": a, "destination": b, "date_from": shift_days(start, -3),
+                                                        "date_to": shift_days(start, 3)}),
             Entity("leg_2", KIND, "the second flight", {"origin": b, "destination": c,
-                                                         "date_from": _shift(start, stay - 3),
-                                                         "date_to": _shift(start, stay + 6)}),
+                                                         "date_from": shift_days(start, stay - 3),
+                                                         "date_to": shift_days(start, stay + 6)}),
         )
         probe = Problem(ctx, entities, ())
         firsts = [(k, f) for k, f in self.candidates(database, probe, entities[0]).items() if f["date"] == start]
@@ -194,13 +185,13 @@ class AirlineConstraints(ConstraintModel):
             return None
         k1, f1 = rng.choice(firsts)
         seconds = [(k, f) for k, f in self.candidates(database, probe, entities[1]).items()
-                   if f["date"] >= _shift(f1["arrival_date"], stay)]
+                   if f["date"] >= shift_days(f1["arrival_date"], stay)]
         if not seconds:
             return None
         k2, f2 = rng.choice(seconds)
         spread = rng.choice((0, 1))
-        d1 = [_shift(start, -spread), _shift(start, spread)]
-        latest = _shift(f2["date"], rng.choice((0, 1, 2)))
+        d1 = [shift_days(start, -spread), shift_days(start, spread)]
+        latest = shift_days(f2["date"], rng.choice((0, 1, 2)))
         min_rank = min(f1["cabin_rank"], rng.choice((1, 1, 2)))
         afternoon = f2["depart"] >= "12:00"
         budget = int((f1["price"] + f2["price"]) // 100 + 1 + rng.choice((0, 1, 3))) * 100

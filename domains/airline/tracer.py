@@ -13,7 +13,7 @@ from typing import Any
 
 from tauplay.core.db import Database, State
 from tauplay.core.policy_rules import broken_rules
-from tauplay.tracer.hint_helpers import PerDatabase, fresh_records
+from tauplay.tracer.hint_helpers import PerDatabase, choice_or_skip, fresh_records
 from tauplay.tracer.hints import argues
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -96,11 +96,7 @@ class AirlineHints(AirlinePhrasing):
         "search_onestop_flight": ("list_all_airports",),
     }
 
-    def __init__(self) -> None:
-        self._data = PerDatabase(Options.of)
-
-    def _options(self, ctx: TraceContext) -> Options:
-        return self._data[ctx.database]
+    _options = PerDatabase(Options.of)  # the start database's indices
 
     # -- who and what --------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
@@ -122,9 +118,7 @@ class AirlineHints(AirlinePhrasing):
         mine = self._mine(ctx)
         if write == "send_certificate":
             options = [r for r in mine if not compensation_allowed(state, persona_of(ctx), r)]
-            if not options:
-                raise Skip("no reservation eligible for compensation", write)
-            r = rng.choice(options)
+            r = choice_or_skip(rng, options, "no reservation eligible for compensation", write)
             # Eligibility depends on the membership and the reservation: the agent checks both.
             return {"reservation_id": r["reservation_id"], "user_id": ctx.persona_id,
                     "_needs": ("get_user_details", "get_reservation_details")}
@@ -136,9 +130,7 @@ class AirlineHints(AirlinePhrasing):
                 raise Skip("no reservation the policy lets this user cancel", write)
             r, reason = rng.choice(pairs)
             return {"reservation_id": r["reservation_id"], "reason": reason}
-        if not mine:
-            raise Skip("no reservation left to change", write)
-        r = rng.choice(mine)
+        r = choice_or_skip(rng, mine, "no reservation left to change", write)
         target: dict[str, Any] = {"reservation_id": r["reservation_id"]}
         if write == "update_reservation_flights":
             target.update(self._flight_change(ctx, r))
@@ -278,9 +270,7 @@ class AirlineHints(AirlinePhrasing):
             search = ctx.last("search_direct_flight")
             found = search.output if search else []
             options = [f for f in found if f["available_seats"][cabin] >= travellers]
-            if not options:
-                raise Skip("no flight on the new day has seats in the cabin", "update_reservation_flights")
-            new = ctx.rng.choice(options)
+            new = choice_or_skip(ctx.rng, options, "no flight on the new day has seats in the cabin", "update_reservation_flights")
             target["choice"], target["options"] = [new], [[o] for o in found]
             flights[target["segment"]] = {"flight_number": new["flight_number"], "date": new["date"]}
             new_prices = [s["price"] for s in r["flights"]]

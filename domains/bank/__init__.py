@@ -6,7 +6,7 @@ from __future__ import annotations
 from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
 
-from ..common_domain import declare
+from ..common_domain import declare, requires
 from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .data_model import Account, Card, Customer, Transaction
@@ -19,7 +19,6 @@ _VERIFY_FIRST = "verify the customer's identity first (last four digits of the S
 
 DOMAIN = declare(
     tools, write_tools,
-    name="bank",
     title="Retail bank customer service",
     tables=[TableSpec("accounts", "account_id", Account), TableSpec("cards", "card_id", Card),
             TableSpec("customers", "customer_id", Customer),
@@ -32,10 +31,9 @@ DOMAIN = declare(
                           "thought"}),
     rules=[
         Requires("verify_identity", FIND, "find the customer first"),
-        Requires("get_customer_details", _VERIFIED, _VERIFY_FIRST),
-        Requires("get_account_details", _VERIFIED, _VERIFY_FIRST),
-        Requires("list_account_transactions", _VERIFIED, _VERIFY_FIRST),
-        Requires("get_card_details", _VERIFIED, _VERIFY_FIRST),
+        *requires(_VERIFIED, _VERIFY_FIRST,
+                  "get_customer_details", "get_account_details", "list_account_transactions",
+                  "get_card_details"),
         Requires("update_card_lock", ("get_card_details",), "check the card's status and who locked it first"),
         Requires("replace_card", ("get_card_details",), "check the card's status and expiry first"),
         Requires("file_dispute", ("list_account_transactions",), "check the transaction's date and status first"),

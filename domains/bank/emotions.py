@@ -13,5 +13,4 @@ EMOTIONS = EmotionSet(
         "enjoyment": ("relief", "peace", "excitement", "pride"),
     },
     source=OUR_PICK,
-    paper=None,
 )

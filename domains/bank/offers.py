@@ -25,7 +25,6 @@ from .rules import (
 )
 from .tools import OUTGOING
 
-WRITES = ("update_card_lock", "replace_card", "file_dispute", "transfer_funds", "waive_fee")
 # Purchases that are delivered (online shops, furniture, electronics, food delivery): "it never arrived" fits.
 DELIVERED = frozenset({"Amazon.com", "Etsy", "Best Buy", "IKEA", "Apple Store", "DoorDash", "Home Depot", "REI",
                        "Sephora", "Target", "Petco"})

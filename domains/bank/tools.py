@@ -16,7 +16,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder
+from ..common_reads import digits_of, finder
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import (
     Category,
@@ -47,10 +47,6 @@ _customer = finder("customers", "customer", lambda key: _shape(key, "customer"))
 _account = finder("accounts", "account", lambda key: _shape(key, "account"))
 _card = finder("cards", "card", lambda key: _shape(key, "card"))
 _transaction = finder("transactions", "transaction", lambda key: _shape(key, "transaction"))
-
-
-def _digits(text: str) -> str:
-    return "".join(ch for ch in text if ch.isdigit())
 
 
 def _date(value: str, what: str) -> str:
@@ -120,13 +116,13 @@ def find_customer_by_phone(db: State, phone: str) -> str:
     Args:
         phone: The customer's phone number, e.g. '512-555-0147'.
     """
-    wanted = _digits(phone)
+    wanted = digits_of(phone)
     if len(wanted) == 11 and wanted.startswith("1"):
         wanted = wanted[1:]
     if len(wanted) != 10:
         raise ToolError(f"'{phone}' is not a 10-digit US phone number")
     for customer in db.values("customers"):
-        if _digits(customer["phone"]) == wanted:
+        if digits_of(customer["phone"]) == wanted:
             return customer["customer_id"]
     raise ToolError(f"no customer with phone number {phone}")
 

@@ -20,8 +20,8 @@ from tauplay.tracer.trace import Skip, TraceContext
 
 from ..common_rules import first_broken
 from ..common_tracer import persona_of
-from .action_rules import ACTION_RULES, caller_of
-from .offers import WRITES, finds_by_name, options, pick
+from .action_rules import ACTION_RULES, WRITES, caller_of
+from .offers import finds_by_name, options, pick
 from .phrasing import TRIGGERS, BankPhrasing
 
 BY_PHONE, BY_NAME = "find_customer_by_phone", "find_customer_by_name_dob"
@@ -68,13 +68,12 @@ class BankHints(BankPhrasing):
                         "list_account_transactions": ("get_account_details",),
                         "transfer_funds": ("list_account_transactions",)}
 
-    def __init__(self) -> None:
-        self._suitable = PerDatabase(suitable_customers)
+    _suitable = PerDatabase(suitable_customers)  # per start database: write -> kind -> customer ids
 
     # -- who and what --------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
         """A customer who can ask for `write`, drawn kind first (see `pick`)."""
-        by_kind = self._suitable[ctx.database][write]
+        by_kind = self._suitable(ctx)[write]
         if not by_kind:
             raise Skip("no customer can ask for this", write)
         return ctx.rng.choice(by_kind[ctx.rng.choice(sorted(by_kind))])
@@ -111,7 +110,7 @@ class BankHints(BankPhrasing):
                 choices = on_secured  # the card went missing, and a charge on it was not the customer's
         if not choices:
             raise Skip("nothing left that the policy lets this customer ask for", write)
-        rarity = {k: 1 / len(ids) for k, ids in self._suitable[ctx.database][write].items()}
+        rarity = {k: 1 / len(ids) for k, ids in self._suitable(ctx)[write].items()}
         chosen, kind = pick(rng, choices, rarity)
         # Values under argument names ground the goal's reads (`account_id`: the account they look at).
         base: dict[str, Any] = {"_needs": self._needs(ctx)}

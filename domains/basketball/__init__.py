@@ -18,7 +18,6 @@ _CAP_SHEET = ("get_cap_sheet",)
 
 DOMAIN = declare(
     tools, write_tools,
-    name="basketball",
     title="Basketball league operations desk",
     tables=[TableSpec("clubs", "club_id", Club), TableSpec("games", "game_id", Game),
             TableSpec("players", "player_id", Player), TableSpec("transactions", "transaction_id", Transaction),

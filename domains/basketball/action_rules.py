@@ -14,6 +14,7 @@ from tauplay.core.db import State
 from tauplay.core.policy_rules import ActionRule
 from tauplay.tracer.facts import words
 
+from ..common_dates import shift_days
 from ..common_reads import must_get
 from ..common_rules import first_broken
 from . import league
@@ -68,7 +69,7 @@ def official(club: Record, role: str) -> Record:
 
 
 def earliest_activation(player: Record) -> str:
-    return league.add_days(player["ir_since"], league.IR_MIN_DAYS)
+    return shift_days(player["ir_since"], league.IR_MIN_DAYS)
 
 
 def minimum_salary(player: Record) -> int:

@@ -13,6 +13,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
+from ..common_dates import dates_from, shift_days
 from .league import (
     CONFERENCES,
     MAX_ACTIVE,
@@ -22,7 +23,6 @@ from .league import (
     SEASON_END,
     SEASON_START,
     TODAY,
-    add_days,
     season_name,
 )
 from .pools import (
@@ -55,11 +55,6 @@ N_POSTPONED = 8
 N_CANCELLED = 3
 N_RESCHEDULED = 24
 ROUNDS = 13
-
-
-def _dates(start: str, end: str) -> list[str]:
-    first, last = date.fromisoformat(start), date.fromisoformat(end)
-    return [(first + timedelta(days=i)).isoformat() for i in range((last - first).days + 1)]
 
 
 def _clubs(rng: random.Random) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
@@ -126,7 +121,7 @@ def _injury(rng: random.Random, status: str) -> dict[str, Any]:
     if status == "healthy":
         return _healthy()
     days = rng.randint(1, 6) if status == "day_to_day" else rng.randint(5, 55)
-    return {"status": status, "description": rng.choice(INJURIES), "expected_return": add_days(TODAY, days)}
+    return {"status": status, "description": rng.choice(INJURIES), "expected_return": shift_days(TODAY, days)}
 
 
 def _contract(rng: random.Random, salary: int) -> dict[str, Any]:
@@ -134,16 +129,16 @@ def _contract(rng: random.Random, salary: int) -> dict[str, Any]:
     end = rng.choice((current, current + 1, current + 1, current + 2))
     start = min(current, end - rng.randint(0, 2))
     if start == current and rng.random() < 0.4:  # signed during this season
-        signed = rng.choice(_dates(SEASON_START, add_days(TODAY, -3)))
+        signed = rng.choice(dates_from(SEASON_START, shift_days(TODAY, -3)))
     else:
-        signed = rng.choice(_dates(f"{start}-07-01", f"{start}-10-25"))
+        signed = rng.choice(dates_from(f"{start}-07-01", f"{start}-10-25"))
     return {"annual_salary": salary, "signed_on": signed, "end_season": season_name(end)}
 
 
 def _ir_since(rng: random.Random) -> str:
     """Half placed in the last nine days (too soon to activate), half earlier."""
     recent = rng.random() < 0.5
-    return add_days(TODAY, -rng.randint(1, 9) if recent else -rng.randint(10, 41))
+    return shift_days(TODAY, -rng.randint(1, 9) if recent else -rng.randint(10, 41))
 
 
 def _salary(rng: random.Random) -> int:
@@ -286,9 +281,9 @@ def _disrupt(rng: random.Random, games: dict[str, dict[str, Any]]) -> None:
     for game_id in rng.sample(candidates, N_RESCHEDULED):
         game = games[game_id]
         shift = rng.choice((-6, -5, -4, -3, -2, -1, 1, 2, 3, 4))
-        from_date = add_days(game["date"], shift)
-        filed = add_days(min(from_date, game["date"]), -rng.randint(4, 12))
-        filed = min(filed, add_days(TODAY, -1))
+        from_date = shift_days(game["date"], shift)
+        filed = shift_days(min(from_date, game["date"]), -rng.randint(4, 12))
+        filed = min(filed, shift_days(TODAY, -1))
         game["rescheduled"] = {"from_date": from_date, "from_time": rng.choice(WEEKEND_TIMES),
                                "from_venue_id": game["venue_id"],
                                "requested_by": rng.choice((game["home_club_id"], game["away_club_id"])),
@@ -298,7 +293,7 @@ def _disrupt(rng: random.Random, games: dict[str, dict[str, Any]]) -> None:
 def _block_venue_dates(rng: random.Random, venues: dict[str, dict[str, Any]],
                        games: dict[str, dict[str, Any]]) -> None:
     booked = {(g["venue_id"], g["date"]) for g in games.values()}
-    future = _dates(add_days(TODAY, 1), SEASON_END)
+    future = dates_from(shift_days(TODAY, 1), SEASON_END)
     for venue_id, venue in venues.items():
         free = [d for d in future if (venue_id, d) not in booked]
         for day in sorted(rng.sample(free, rng.choice((0, 1, 2, 2, 3, 4)))):

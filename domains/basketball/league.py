@@ -3,7 +3,7 @@ builds data that obeys them, and `policy.md` states them in words (a test checks
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 TODAY = "2025-02-20"  # a Thursday
 NOW = "12:00"  # league time (US Eastern)
@@ -33,10 +33,6 @@ def parse_date(text: str) -> date:
 
 def days_between(start: str, end: str) -> int:
     return (parse_date(end) - parse_date(start)).days
-
-
-def add_days(day: str, n: int) -> str:
-    return (parse_date(day) + timedelta(days=n)).isoformat()
 
 
 def hours_until(day: str, time: str) -> float:

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.hint_helpers import PerDatabase
+from tauplay.tracer.hint_helpers import PerDatabase, choice_or_skip
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
+from ..common_dates import dates_from, shift_days
 from ..common_reads import must_get
 from ..common_rules import first_broken
 from ..common_tracer import persona_id_of, persona_of
@@ -170,12 +171,7 @@ class BasketballHints(BasketballPhrasing):
         "reschedule_game": ("get_club_details",),  # where the club's home venue is
     }
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._data = PerDatabase(Options.of)
-
-    def _options(self, ctx: TraceContext) -> Options:
-        return self._data[ctx.database]
+    _options = PerDatabase(Options.of)  # the start database's indices
 
     # -- who calls ---------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
@@ -212,9 +208,7 @@ class BasketballHints(BasketballPhrasing):
         # The caller names the player: his name must pick out one player the desk can offer.
         names = [name_of(p) for p in options]
         options = [p for p in options if names.count(name_of(p)) == 1]
-        if not options:
-            raise Skip("no player this club can sign now", "sign_player")
-        player = rng.choice(options)
+        player = choice_or_skip(rng, options, "no player this club can sign now", "sign_player")
         floor = minimum_salary(player)
         room = (cap_space(state, club) - floor) // SALARY_STEP
         raise_by = rng.choice((0, 0, 0, 2, 5, 10)) * SALARY_STEP if player["transfer_fee"] is None \
@@ -250,8 +244,8 @@ class BasketballHints(BasketballPhrasing):
             others = sorted(homes - {venue})
             if others and rng.random() < 0.3:
                 venue = rng.choice(others)  # played at the other club's arena instead
-            first = league.add_days(league.TODAY, MIN_LEAD_DAYS)
-            days = [d for d in _days(first, league.SEASON_END) if d != game["date"] and venue_free(state, venue, d)
+            first = shift_days(league.TODAY, MIN_LEAD_DAYS)
+            days = [d for d in dates_from(first, league.SEASON_END) if d != game["date"] and venue_free(state, venue, d)
                     and not any(busy(state, c, d) for c in sides)]
             if not days:
                 continue
@@ -288,10 +282,6 @@ class BasketballHints(BasketballPhrasing):
     # -- policy (stage 5) --------------------------------------------------------------------------------
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
         return policy_problem(tool, args, state, known.get("email"))
-
-
-def _days(first: str, last: str) -> list[str]:
-    return [league.add_days(first, i) for i in range(league.days_between(first, last) + 1)]
 
 
 HINTS = BasketballHints()

@@ -25,7 +25,6 @@ ROOM_TOOLS = ("look_around", "search", "examine", "open_lock", "combine", "looku
 
 DOMAIN = declare(
     tools,
-    name="escape",
     title="Escape rooms",
     tables=[TableSpec("objects", "id", Thing), TableSpec("rooms", "room_id", Room), TableSpec("steps", "id", Step),
             TableSpec("submissions", "room_id", Submission), TableSpec("visits", "slot", Visit)],

@@ -77,15 +77,16 @@ def match_key(tool: str, args: dict[str, Any]) -> str:
         method = str(args.get("method"))
         key = norm(args.get("key") or "") if method in puzzles.KEYED_METHODS else ""
         return f"decode|{method}|{norm(args.get('text', ''))}|{key}"
-    if tool == "letter_sum":
-        return f"letter_sum|{norm(args.get('word', ''))}"
-    if tool == "convert_units":
-        return f"convert_units|{norm(args.get('value', ''))}|{args.get('from_unit')}|{args.get('to_unit')}"
-    if tool == "add_days":
-        return f"add_days|{norm(args.get('date', ''))}|{norm(args.get('days', ''))}"
-    if tool == "date_part":
-        return f"date_part|{norm(args.get('date', ''))}|{args.get('part')}"
+    if tool in _KEY_FIELDS:
+        return "|".join([tool, *(str(args.get(f)) if f in _AS_GIVEN else norm(args.get(f, "")) for f in _KEY_FIELDS[tool])])
     return tool
+
+
+# The arguments whose values make a call of these tools a step (compared as the room compares values, but for
+# the names of units and date parts, taken as given).
+_KEY_FIELDS = {"letter_sum": ("word",), "convert_units": ("value", "from_unit", "to_unit"), "add_days": ("date", "days"),
+               "date_part": ("date", "part")}
+_AS_GIVEN = frozenset({"from_unit", "to_unit", "part"})
 
 
 def call_key(tool: str, args: dict[str, Any]) -> str:

@@ -171,6 +171,13 @@ def look_around(db: State) -> str:
     return describe_room(db, current_room(db))
 
 
+def _object_step(db: State, action: str, object_id: str) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
+    """The current room, the object in sight, and the room's step that `action` on it takes (None: none)."""
+    room = current_room(db)
+    thing = _in_sight(db, room, object_id)
+    return room, thing, _step_for(db, room, action, {"object_id": thing["object_id"]})
+
+
 @tool("write")
 def search(db: State, object_id: str) -> str:
     """Search a container in sight (a desk, a trunk, a sack ...) for what is hidden in it.
@@ -178,9 +185,7 @@ def search(db: State, object_id: str) -> str:
     Args:
         object_id: The container's id, as look_around shows it.
     """
-    room = current_room(db)
-    thing = _in_sight(db, room, object_id)
-    step = _step_for(db, room, "search", {"object_id": thing["object_id"]})
+    room, thing, step = _object_step(db, "search", object_id)
     if step is None:
         return f"You search the {thing['name']}: nothing of use."
     if step["done"]:
@@ -195,9 +200,7 @@ def examine(db: State, object_id: str) -> str:
     Args:
         object_id: The object's id, as look_around shows it.
     """
-    room = current_room(db)
-    thing = _in_sight(db, room, object_id)
-    step = _step_for(db, room, "examine", {"object_id": thing["object_id"]})
+    room, thing, step = _object_step(db, "examine", object_id)
     if step is None:
         if thing["kind"] == "document":
             return f"The {thing['name']} is a list of entries: look one up with lookup."

@@ -10,7 +10,7 @@ from __future__ import annotations
 from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
 
-from ..common_domain import declare
+from ..common_domain import declare, requires
 from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .data_model import TABLE_TYPES
@@ -23,7 +23,6 @@ _CHECK_BOOKING = "check the booking, its showtime and the policy's limits first"
 
 DOMAIN = declare(
     tools, write_tools,
-    name="movie",
     title="Cinema chain customer service",
     tables=[TableSpec(name, key, record) for name, (key, record) in TABLE_TYPES.items()],
     generate=generate,
@@ -32,12 +31,10 @@ DOMAIN = declare(
     user_knows=frozenset({"email", "phone", "booking_id", "date", "film_title", "city", "seat", "seats",
                           "ticket_type", "quantity", "reason", "summary", "expression", "thought"}),
     rules=[
-        Requires("get_member_details", IDENTIFY, _IDENTIFY_REASON),
-        Requires("get_booking_details", IDENTIFY, _IDENTIFY_REASON),
+        *requires(IDENTIFY, _IDENTIFY_REASON, "get_member_details", "get_booking_details"),
         Requires("book_tickets", ("get_member_details",), "tier, points and payment methods come from the profile"),
-        Requires("exchange_showtime", ("get_booking_details",), _CHECK_BOOKING),
-        Requires("change_seats", ("get_booking_details",), _CHECK_BOOKING),
-        Requires("cancel_booking", ("get_booking_details",), _CHECK_BOOKING),
+        *requires(("get_booking_details",), _CHECK_BOOKING,
+                  "exchange_showtime", "change_seats", "cancel_booking"),
     ],
     identify_with=IDENTIFY,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn

@@ -14,7 +14,7 @@ from tauplay.core.db import State
 from tauplay.core.policy_rules import ActionRule
 
 from ..common_reads import must_get
-from ..common_rules import said_who
+from ..common_rules import identified_first, said_who
 from .rules import (
     ALCOHOL_MIN_AGE,
     CANCEL_CUTOFF_MINUTES,
@@ -83,12 +83,8 @@ def _showtime(state: State, tool: str, args: Record) -> Record | None:
     return state.get("showtimes", str(showtime_id)) if showtime_id else None
 
 
-def _own_member(tool: str, args: Record, state: State, known: Record) -> str:
-    if not said_who(known, IDENTITY):
-        return ""
-    me = identified(state, known)
-    if me is None:
-        return "the member was not identified by email or phone"
+@identified_first(IDENTITY, identified, "the member was not identified by email or phone")
+def _own_member(tool: str, args: Record, state: State, me: str) -> str:
     if tool == "book_tickets":
         return "tickets are booked for the identified member only" if args.get("member_id") != me else ""
     booking = _booking(state, args)

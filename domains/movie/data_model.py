@@ -14,7 +14,7 @@ from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
 
-from ..common_records import Name
+from ..common_records import Name, StoredMethod
 
 Tier = Literal["basic", "silver", "gold"]
 TicketType = Literal["adult", "child", "senior", "student"]
@@ -27,12 +27,8 @@ BookingStatus = Literal["confirmed", "completed", "cancelled"]
 CancelReason = Literal["change_of_plans", "showtime_cancelled_by_cinema"]
 
 
-class PaymentMethod(TypedDict):
+class PaymentMethod(StoredMethod):
     source: Literal["credit_card", "gift_card"]
-    id: str
-    brand: NotRequired[str]  # credit cards
-    last_four: NotRequired[str]  # credit cards
-    balance: NotRequired[float]  # gift cards: what is left on the card
 
 
 class Member(TypedDict):

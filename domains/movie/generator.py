@@ -15,6 +15,7 @@ from datetime import date, datetime, timedelta
 from itertools import accumulate
 from typing import Any
 
+from ..common_generate import Distinct
 from .rules import (
     ALCOHOL_MIN_AGE,
     BOOKING_FEE,
@@ -219,8 +220,7 @@ def _showtimes(rng: random.Random, cinemas: dict[str, Any], films: dict[str, Any
 
 def _members(rng: random.Random, cinemas: dict[str, Any]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
-    emails: set[str] = set()
-    phones: set[str] = set()
+    taken = Distinct()  # emails and phone numbers given out
     cinema_ids = list(cinemas)
     area = {c[0]: c[3] for c in CINEMAS}
     while len(out) < N_MEMBERS:
@@ -229,10 +229,8 @@ def _members(rng: random.Random, cinemas: dict[str, Any]) -> dict[str, dict[str,
         email = f"{first}.{last}{rng.randrange(10, 100)}@example.com".lower()
         home = rng.choice(cinema_ids)
         phone = f"{area[home]}-555-{rng.randrange(1000, 10000):04d}"
-        if member_id in out or email in emails or phone in phones:
+        if member_id in out or not taken.claim(email, phone):
             continue
-        emails.add(email)
-        phones.add(phone)
         age = rng.choices((rng.randrange(16, 21), rng.randrange(21, 40), rng.randrange(40, 65), rng.randrange(65, 83)),
                           (8, 45, 32, 15))[0]
         born = date(2025 - age, 6, 14) - timedelta(days=rng.randrange(1, 365))

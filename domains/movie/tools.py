@@ -15,7 +15,7 @@ from typing_extensions import TypedDict  # pydantic validates records typed with
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder, phone_digits, upper_id
+from ..common_reads import digits_of, finder, id_where, phone_digits, upper_id
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import TicketType
 from .rules import (
@@ -202,11 +202,7 @@ def find_member_by_email(db: State, email: str) -> str:
     Args:
         email: The member's email, e.g. 'ana.silva42@example.com'.
     """
-    wanted = email.strip().lower()
-    for member in db.values("members"):
-        if member["email"].lower() == wanted:
-            return member["member_id"]
-    raise ToolError(f"no member with email '{email}'")
+    return id_where(db, "members", "email", email.strip().lower(), f"no member with email '{email}'")
 
 
 @tool("read", produces=("member_id",))
@@ -217,11 +213,7 @@ def find_member_by_phone(db: State, phone: str) -> str:
     Args:
         phone: The member's phone number, e.g. '512-555-0143'.
     """
-    digits = phone_digits(phone)
-    for member in db.values("members"):
-        if "".join(c for c in member["phone"] if c.isdigit()) == digits:
-            return member["member_id"]
-    raise ToolError(f"no member with phone number '{phone}'")
+    return id_where(db, "members", "phone", phone_digits(phone), f"no member with phone number '{phone}'", digits_of)
 
 
 @tool("read", produces=("booking_id", "payment_method_id", "cinema_id", "tier", "points", "date_of_birth"))

@@ -14,14 +14,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tauplay.core.db import Database, State
+from tauplay.core.db import Database
 from tauplay.core.domain import Domain
 from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
 from ..common_reads import must_get
-from ..common_rules import first_broken
+from ..common_rules import tracer_policy
 from ..common_tracer import persona_of
 from .action_rules import ACTION_RULES, auditorium_of, identified
 from .offers import BOOK_LEAD_MINUTES, Options, _wheelchair, can_cancel, can_exchange, can_reseat
@@ -42,13 +42,16 @@ from .rules import (
 
 # -- the rules policy.md states and the tools do not check ----------------------------------------------
 
-def policy_problem(tool: str, args: Record, state: State, known: Record) -> str:
-    """'' when policy.md allows this write on this state for the member identified by `known`'s email or phone,
-    else why not: the Tracer always knows who speaks, so an unidentified member forbids every write; the rules
-    live in action_rules.py (read by the audit, sessions and the gated agent too)."""
-    if identified(state, known) is None:
-        return "the member was not identified by email or phone"
-    return first_broken(ACTION_RULES, tool, args, state, known)
+# '' when policy.md allows this write on this state for the member identified by `known`'s email or phone, else why
+# not: the Tracer always knows who speaks, so an unidentified member forbids every write; the rules live in
+# action_rules.py (read by the audit, sessions and the gated agent too).
+policy_problem = tracer_policy(ACTION_RULES, identified, "the member was not identified by email or phone")
+
+
+def _difference(showtime: Record, auditorium: Record, seats: list[str], booking: Record) -> float:
+    """What the booking's tickets cost more (or less) on `seats` of `showtime`."""
+    new = sum(ticket_price(showtime, auditorium, s, t["ticket_type"]) for s, t in zip(seats, booking["tickets"], strict=True))
+    return money(new - sum(t["price"] for t in booking["tickets"]))
 
 
 class MovieHints(MoviePhrasing):
@@ -67,15 +70,11 @@ class MovieHints(MoviePhrasing):
         "exchange_showtime": ("get_member_details",),
     }
 
-    def __init__(self) -> None:
-        self._data = PerDatabase(Options.of)
-        self._callers = Cast()  # members already cast in this run
+    _options = PerDatabase(Options.of)  # the start database's indices
+    _callers = Cast()  # members already cast in this run
 
     def prepare(self, domain: Domain, database: Database) -> None:
         self._callers.reset()
-
-    def _options(self, ctx: TraceContext) -> Options:
-        return self._data[ctx.database]
 
     # -- who ------------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
@@ -159,6 +158,16 @@ class MovieHints(MoviePhrasing):
         return {"booking_id": booking["booking_id"], "reason": reason,
                 "_needs": (self._identify(ctx), "get_booking_details")}
 
+    def _paid(self, ctx: TraceContext, booking: Record, target: Record, needs: list[str]) -> Record:
+        """`target` with who pays a positive difference (the member's profile read first when the method is in
+        the profile, not the booking) and the reads it needs."""
+        if target["difference"] > 0:
+            target["payment_method_id"] = self._payer(ctx, target["difference"], booking["payment_method_id"])
+            if target["payment_method_id"] != booking["payment_method_id"]:
+                needs.insert(1, "get_member_details")
+        target["_needs"] = tuple(needs)
+        return target
+
     @targets("change_seats")
     def _target_change_seats(self, ctx: TraceContext) -> Record:
         rng = ctx.rng
@@ -172,18 +181,11 @@ class MovieHints(MoviePhrasing):
             seats = self._free_run(ctx, showtime, len(booking["tickets"]), kind, booking["booking_id"])
             if seats is None or sorted(seats) == sorted(t["seat"] for t in booking["tickets"]):
                 continue
-            new = sum(ticket_price(showtime, auditorium, s, t["ticket_type"])
-                      for s, t in zip(seats, booking["tickets"], strict=True))
-            difference = money(new - sum(t["price"] for t in booking["tickets"]))
+            difference = _difference(showtime, auditorium, seats, booking)
             target: Record = {"booking_id": booking["booking_id"], "showtime_id": showtime["showtime_id"],
                               "seats": seats, "difference": difference, "kind": kind}
             needs = [self._identify(ctx), "get_booking_details", "get_showtime_details"]
-            if difference > 0:
-                target["payment_method_id"] = self._payer(ctx, difference, booking["payment_method_id"])
-                if target["payment_method_id"] != booking["payment_method_id"]:
-                    needs.insert(1, "get_member_details")  # the method is in the profile, not the booking
-            target["_needs"] = tuple(needs)
-            return target
+            return self._paid(ctx, booking, target, needs)
         raise Skip("no booking of the member has other free seats to move to", "change_seats")
 
     @targets("exchange_showtime")
@@ -212,20 +214,13 @@ class MovieHints(MoviePhrasing):
             if seats is None:
                 continue
             auditorium = auditorium_of(state, new)
-            price = sum(ticket_price(new, auditorium, s, t["ticket_type"])
-                        for s, t in zip(seats, booking["tickets"], strict=True))
-            difference = money(price - sum(t["price"] for t in booking["tickets"]))
+            difference = _difference(new, auditorium, seats, booking)
             target: Record = {"booking_id": booking["booking_id"], "showtime_id": new["showtime_id"],
                               "new_showtime_id": new["showtime_id"], "seats": seats, "difference": difference,
                               "date": new["date"], "film_title": must_get(state, "films", new["film_id"])["title"],
                               "cinema_id": new["cinema_id"], "called_off": old["status"] == "cancelled"}
             needs = [self._identify(ctx), "get_booking_details", "search_showtimes", "get_showtime_details"]
-            if difference > 0:
-                target["payment_method_id"] = self._payer(ctx, difference, booking["payment_method_id"])
-                if target["payment_method_id"] != booking["payment_method_id"]:
-                    needs.insert(1, "get_member_details")
-            target["_needs"] = tuple(needs)
-            return target
+            return self._paid(ctx, booking, target, needs)
         raise Skip("no booking of the member has another showing to move to", "exchange_showtime")
 
     @targets("book_tickets")
@@ -329,8 +324,7 @@ class MovieHints(MoviePhrasing):
         return None
 
     # -- stage 5 --------------------------------------------------------------------------------------
-    def policy(self, tool: str, args: Record, state: State, known: Record) -> str:
-        return policy_problem(tool, args, state, known)
+    POLICY = policy_problem
 
 
 HINTS = MovieHints()

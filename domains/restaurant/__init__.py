@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from tauplay.core.domain import Requires, TableSpec
 
-from ..common_domain import declare
+from ..common_domain import declare, requires
 from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .constraints import MODEL as CONSTRAINTS
@@ -23,7 +23,6 @@ _IDENTIFY = "identify the guest first"
 
 DOMAIN = declare(
     tools, write_tools,
-    name="restaurant",
     title="Restaurant group reservations and orders desk",
     tables=[TableSpec("guests", "guest_id", Guest), TableSpec("orders", "order_id", Order),
             TableSpec("reservations", "reservation_id", Reservation),
@@ -34,9 +33,8 @@ DOMAIN = declare(
     user_knows=frozenset({"email", "phone", "city", "cuisine", "date", "time", "party_size", "reservation_id",
                           "order_id", "summary", "expression", "thought"}),
     rules=[
-        Requires("get_guest_details", AUTHENTICATE, _IDENTIFY),
-        Requires("get_reservation_details", AUTHENTICATE, _IDENTIFY),
-        Requires("get_order_details", AUTHENTICATE, _IDENTIFY),
+        *requires(AUTHENTICATE, _IDENTIFY,
+                  "get_guest_details", "get_reservation_details", "get_order_details"),
         Requires("book_reservation", ("get_guest_details",),
                  "the guaranteeing card and the tier's booking window come from the profile"),
         Requires("modify_reservation", ("get_reservation_details",),

@@ -16,7 +16,7 @@ from tauplay.core.db import State
 from tauplay.core.policy_rules import ActionRule
 from tauplay.tracer.facts import words
 
-from ..common_rules import said_who
+from ..common_rules import identified_first
 from . import seating
 from .catalogue import (
     BOOKING_WINDOW_DAYS,
@@ -114,12 +114,8 @@ def _guest_of(state: State, tool: str, args: Record) -> Record | None:
     return state.get("guests", reservation["guest_id"]) if reservation else None
 
 
-def _own_guest(tool: str, args: Record, state: State, known: dict[str, Any]) -> str:
-    if not said_who(known, IDENTITY):
-        return ""
-    guest = guest_by_contact(state, known)
-    if guest is None:
-        return "the guest is not identified"
+@identified_first(IDENTITY, guest_by_contact, "the guest is not identified")
+def _own_guest(tool: str, args: Record, state: State, guest: dict[str, Any]) -> str:
     if tool == "book_reservation":
         return "the booking is not for the identified guest" if args.get("guest_id") != guest["guest_id"] else ""
     if tool == "refund_order":

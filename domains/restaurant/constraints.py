@@ -13,13 +13,14 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from datetime import date as Date
-from datetime import timedelta
 from typing import Any
 
 from tauplay.core.constraints import ConstraintModel, Draft, Entity, Facts, Problem, Rule, added_records
 from tauplay.core.db import Database, State
 from tauplay.core.tasks import Action
 
+from ..common_dates import dates_from, shift_days
+from ..common_reads import drawn_with_cards
 from . import seating
 from .catalogue import BOOKING_WINDOW_DAYS, MAX_BOOKING_DAYS, TODAY
 
@@ -29,10 +30,6 @@ PRICE_LEVEL = {"$$": 2, "$$$": 3, "$$$$": 4}
 BRANDS = {"visa": "Visa card", "mastercard": "Mastercard", "amex": "American Express card"}
 COUNT = {1: "one", 2: "two", 3: "three"}
 TAG_WORDS = {"vegetarian": "vegetarian", "vegan": "vegan", "gluten_free": "gluten-free", "halal": "halal"}
-
-
-def _shift(iso: str, days: int) -> str:
-    return (Date.fromisoformat(iso) + timedelta(days=days)).isoformat()
 
 
 def _a(word: str) -> str:
@@ -68,15 +65,11 @@ def option(restaurant_id: str, day: str, hhmm: str) -> str:
     return f"{restaurant_id}|{day}|{hhmm}"
 
 
-def _dates(first: str, last: str) -> list[str]:
-    return [_shift(first, i) for i in range((Date.fromisoformat(last) - Date.fromisoformat(first)).days + 1)]
-
-
 class RestaurantConstraints(ConstraintModel):
     def _window_end(self, database: Database, problem: Problem) -> str:
         guest = database.tables["guests"][problem.context["guest_id"]]
         days = min(BOOKING_WINDOW_DAYS[guest["loyalty_tier"]], MAX_BOOKING_DAYS)
-        return _shift(TODAY, days)
+        return shift_days(TODAY, days)
 
     def candidates(self, database: Database, problem: Problem, entity: Entity) -> dict[str, Facts]:
         ctx = problem.context
@@ -91,7 +84,7 @@ class RestaurantConstraints(ConstraintModel):
                       for k in database.index("reservations", "restaurant_id").get(restaurant_id, ())]
             if ctx["party_size"] > seating.largest_table(restaurant):
                 continue
-            for day in _dates(entity.params["date_from"], entity.params["date_to"]):
+            for day in dates_from(entity.params["date_from"], entity.params["date_to"]):
                 if day <= TODAY or day > last_day or (restaurant_id, day) in taken:
                     continue
                 held = seating.bookings_on(booked, day)
@@ -128,10 +121,7 @@ class RestaurantConstraints(ConstraintModel):
 
     # -- generation ---------------------------------------------------------------------------------------
     def draft(self, database: Database, rng: random.Random, n_entities: int = 2) -> Draft | None:
-        guests = database.tables["guests"]
-        guest_id = rng.choice(sorted(guests))
-        guest = guests[guest_id]
-        cards = sorted(k for k, m in guest["payment_methods"].items() if m["source"] == "credit_card")
+        guest_id, guest, cards = drawn_with_cards(database.tables["guests"], rng)
         if not cards:
             return None
         tags = [t for t in guest["dietary_preferences"] if t != "vegetarian" or "vegan" not in
@@ -145,13 +135,13 @@ class RestaurantConstraints(ConstraintModel):
         party = rng.choice((2, 2, 3, 4))
         ctx = {"guest_id": guest_id, "email": guest["email"], "party_size": party, "payment_method_id": card,
                "diet": diet}
-        last_day = _shift(TODAY, min(BOOKING_WINDOW_DAYS[guest["loyalty_tier"]], MAX_BOOKING_DAYS))
-        first_day = rng.choice(_dates(_shift(TODAY, 3), _shift(last_day, -3)))
+        last_day = shift_days(TODAY, min(BOOKING_WINDOW_DAYS[guest["loyalty_tier"]], MAX_BOOKING_DAYS))
+        first_day = rng.choice(dates_from(shift_days(TODAY, 3), shift_days(last_day, -3)))
         entities = (
-            Entity("dinner_1", KIND, "the first dinner", {"date_from": _shift(first_day, -2),
-                                                          "date_to": _shift(first_day, 2)}),
-            Entity("dinner_2", KIND, "the second dinner", {"date_from": _shift(first_day, -1),
-                                                           "date_to": _shift(first_day, 3)}),
+            Entity("dinner_1", KIND, "the first dinner", {"date_from": shift_days(first_day, -2),
+                                                          "date_to": shift_days(first_day, 2)}),
+            Entity("dinner_2", KIND, "the second dinner", {"date_from": shift_days(first_day, -1),
+                                                           "date_to": shift_days(first_day, 3)}),
         )
         probe = Problem(ctx, entities, ())
         # The plan: a first dinner where the party can eat, and a second one the next evening, same city.
@@ -161,7 +151,7 @@ class RestaurantConstraints(ConstraintModel):
             return None
         k1, f1 = rng.choice(firsts)
         seconds = [(k, f) for k, f in self.candidates(database, probe, entities[1]).items()
-                   if f["date"] == _shift(first_day, 1) and f["city"] == f1["city"] and f["cuisine"] != f1["cuisine"]]
+                   if f["date"] == shift_days(first_day, 1) and f["city"] == f1["city"] and f["cuisine"] != f1["cuisine"]]
         if not seconds:
             return None
         k2, f2 = rng.choice(seconds)
@@ -172,7 +162,7 @@ class RestaurantConstraints(ConstraintModel):
         t2 = [_later(f2["time"], -30 if width2 > 30 else 0), ""]
         t2[1] = _later(t2[0], width2)
         top = max(f2["price_level"], rng.choice((3, 3, 4)))
-        days = [first_day] if rng.random() < 0.5 else [first_day, _shift(first_day, 1)]
+        days = [first_day] if rng.random() < 0.5 else [first_day, shift_days(first_day, 1)]
         what = " and ".join(TAG_WORDS[t] for t in diet["tags"]) if diet["tags"] else ""
         avoid = ", ".join(a.replace("_", " ") for a in diet["avoid"])
 

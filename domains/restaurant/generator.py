@@ -15,6 +15,7 @@ from datetime import date as Date
 from datetime import datetime, timedelta
 from typing import Any
 
+from ..common_generate import Distinct
 from . import seating
 from .catalogue import (
     ALLERGENS,
@@ -109,8 +110,7 @@ def _restaurants(rng: random.Random) -> dict[str, dict[str, Any]]:
 
 def _guests(rng: random.Random, n: int) -> dict[str, dict[str, Any]]:
     guests: dict[str, dict[str, Any]] = {}
-    emails: set[str] = set()
-    phones: set[str] = set()
+    taken = Distinct()  # emails and phone numbers given out
     method_ids: set[str] = set()
     cities = list(CITIES)
     while len(guests) < n:
@@ -120,10 +120,8 @@ def _guests(rng: random.Random, n: int) -> dict[str, dict[str, Any]]:
         city = rng.choice(cities)
         state, zip3, area = CITIES[city]
         phone = f"{area}-{rng.randrange(200, 1000)}-{rng.randrange(10000):04d}"
-        if gid in guests or email in emails or phone in phones:
+        if gid in guests or not taken.claim(email, phone):
             continue
-        emails.add(email)
-        phones.add(phone)
         methods: dict[str, Any] = {}
         kinds = ["credit_card"] * rng.choice((1, 1, 2)) + (["paypal"] if rng.random() < 0.3 else [])
         if rng.random() < 0.05:

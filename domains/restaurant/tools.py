@@ -16,7 +16,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder, phone_digits, upper_id
+from ..common_reads import finder, id_where, phone_digits, upper_id
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from . import seating
 from .catalogue import (
@@ -124,11 +124,7 @@ def find_guest_id_by_email(db: State, email: str) -> str:
     Args:
         email: The guest's email address, e.g. 'maya.patel48@example.com'.
     """
-    wanted = email.strip().lower()
-    for guest_id, guest in db.rows("guests"):
-        if guest["email"].lower() == wanted:
-            return guest_id
-    raise ToolError(f"no guest has the email address '{email}'")
+    return id_where(db, "guests", "email", email.strip().lower(), f"no guest has the email address '{email}'")
 
 
 @tool("read", produces=("guest_id",))
@@ -139,11 +135,8 @@ def find_guest_id_by_phone(db: State, phone: str) -> str:
     Args:
         phone: The guest's phone number, e.g. '512-555-0148'.
     """
-    digits = phone_digits(phone)
-    for guest_id, guest in db.rows("guests"):
-        if guest["phone"].replace("-", "") == digits:
-            return guest_id
-    raise ToolError(f"no guest has the phone number '{phone}'")
+    return id_where(db, "guests", "phone", phone_digits(phone), f"no guest has the phone number '{phone}'",
+                    lambda p: p.replace("-", ""))
 
 
 @tool("read", produces=("reservation_id", "order_id", "payment_method_id", "city"))

@@ -24,7 +24,7 @@ from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
 from ..common_reads import must_get
-from ..common_rules import first_broken
+from ..common_rules import tracer_policy
 from ..common_tracer import persona_of
 from . import seating
 from .action_rules import (
@@ -67,14 +67,10 @@ CANCEL_LATE = 0.6  # share of cancellations drawn from the few reservations less
 _NOW = datetime.fromisoformat(NOW)
 
 
-def policy_problem(tool: str, args: Record, state: State, known: dict[str, Any]) -> str:
-    """'' when the policy allows this write for the guest the caller identified as (their email or phone
-    in `known`, with what they claim in a complaint), else why not: the Tracer always knows who calls, so an
-    unidentified guest forbids every write; the rules live in action_rules.py (read by the audit, sessions and
-    the gated agent too)."""
-    if guest_by_contact(state, known) is None:
-        return "the guest is not identified"
-    return first_broken(ACTION_RULES, tool, args, state, known)
+# '' when the policy allows this write for the guest the caller identified as (their email or phone in `known`, with
+# what they claim in a complaint), else why not: the Tracer always knows who calls, so an unidentified guest forbids
+# every write; the rules live in action_rules.py (read by the audit, sessions and the gated agent too).
+policy_problem = tracer_policy(ACTION_RULES, guest_by_contact, "the guest is not identified")
 
 
 # -- what a guest can ask for now (targets) ---------------------------------------------------------------
@@ -168,12 +164,11 @@ class RestaurantHints(RestaurantPhrasing):
         "refund_order": ("get_restaurant_details",),  # the dish on the menu
     }
 
-    def __init__(self) -> None:
-        self._data = PerDatabase(Options.of)
+    _options = PerDatabase(Options.of)  # the start database's indices
 
     # -- who calls ---------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
-        rng, guests = ctx.rng, self._data[ctx.database].guests
+        rng, guests = ctx.rng, self._options(ctx).guests
         if write == "refund_order":
             found = [k for k in REFUND_WEIGHTS if guests.get(f"refund:{k}")]
             kind = "refund:" + rng.choices(found, weights=[REFUND_WEIGHTS[k] for k in found], k=1)[0]
@@ -367,8 +362,7 @@ class RestaurantHints(RestaurantPhrasing):
         return {k: t[k] for k in ("order_id", "items", "refund_delivery_fee", "reason", "destination")}
 
     # -- policy (stage 5) --------------------------------------------------------------------------------
-    def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-        return policy_problem(tool, args, state, known)
+    POLICY = policy_problem
 
 
 HINTS = RestaurantHints()

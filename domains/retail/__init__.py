@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tauplay.core.domain import Requires, TableSpec
+from tauplay.core.domain import TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
 
 from ..common_audit import customer_contradictions
-from ..common_domain import declare
+from ..common_domain import declare, requires
 from ..retail_rules import ACTION_RULES
 from . import tools
 from .alternatives import alternatives
@@ -20,7 +20,6 @@ _CHECK_ORDER = "check the order and its status first"
 
 DOMAIN = declare(
     tools,
-    name="retail",
     title="Retail customer service",
     tables=[TableSpec("orders", "order_id", Order), TableSpec("products", "product_id", Product),
             TableSpec("users", "user_id", User)],
@@ -30,15 +29,12 @@ DOMAIN = declare(
     user_knows=frozenset({"email", "first_name", "last_name", "zip", "order_id", "address1", "address2", "city",
                           "state", "country", "reason", "summary", "expression", "thought"}),
     rules=[
-        Requires("get_user_details", AUTHENTICATE, "authenticate the user first"),
-        Requires("get_order_details", AUTHENTICATE, "authenticate the user first"),
-        Requires("modify_user_address", AUTHENTICATE, "authenticate the user first"),
-        Requires("cancel_pending_order", ("get_order_details",), _CHECK_ORDER),
-        Requires("modify_pending_order_address", ("get_order_details",), _CHECK_ORDER),
-        Requires("modify_pending_order_items", ("get_order_details",), _CHECK_ORDER),
-        Requires("modify_pending_order_payment", ("get_order_details",), _CHECK_ORDER),
-        Requires("return_delivered_order_items", ("get_order_details",), _CHECK_ORDER),
-        Requires("exchange_delivered_order_items", ("get_order_details",), _CHECK_ORDER),
+        *requires(AUTHENTICATE, "authenticate the user first",
+                  "get_user_details", "get_order_details", "modify_user_address"),
+        *requires(("get_order_details",), _CHECK_ORDER,
+                  "cancel_pending_order", "modify_pending_order_address", "modify_pending_order_items",
+                  "modify_pending_order_payment", "return_delivered_order_items",
+                  "exchange_delivered_order_items"),
     ],
     quote=quote,  # a swap's price difference, a return's or a cancellation's refund, from what the reads showed
     identify_with=AUTHENTICATE,

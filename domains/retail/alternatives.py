@@ -6,21 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay.core.alternatives import Alternative, AlternativeQuery
+from tauplay.core.alternatives import Alternative
 from tauplay.core.db import State
+
+from ..common_reads import by_argument, owners_others, users_other_payments
 
 
 def _order(state: State, arguments: dict[str, Any]) -> dict[str, Any] | None:
     order_id = arguments.get("order_id")
     return state.get("orders", order_id) if isinstance(order_id, str) else None
-
-
-def _other_orders(state: State, order_id: str) -> list[Alternative]:
-    order = state.get("orders", order_id)
-    user = state.get("users", order["user_id"]) if order else None
-    if user is None:
-        return []
-    return [(o, "another order of the same user") for o in user["orders"] if o != order_id]
 
 
 def _other_items_of_order(state: State, arguments: dict[str, Any], item_id: str) -> list[Alternative]:
@@ -50,28 +44,9 @@ def _other_variants(state: State, arguments: dict[str, Any], position: Any, item
             if v["item_id"] != item_id and v.get("available")]
 
 
-def _other_payments(state: State, arguments: dict[str, Any], payment_id: str) -> list[Alternative]:
-    user_id = arguments.get("user_id")
-    if not isinstance(user_id, str):
-        order = _order(state, arguments)
-        user_id = order["user_id"] if order else None
-    user = state.get("users", user_id) if isinstance(user_id, str) else None
-    if user is None:
-        return []
-    return [(p, "another payment method of the same user") for p in sorted(user["payment_methods"])
-            if p != payment_id]
-
-
-def alternatives(query: AlternativeQuery) -> list[Alternative]:
-    state, name, value, args = query.state, query.name, query.value, query.arguments
-    if not isinstance(value, str):
-        return []
-    if name == "order_id":
-        return _other_orders(state, value)
-    if name == "item_ids":
-        return _other_items_of_order(state, args, value)
-    if name == "new_item_ids":
-        return _other_variants(state, args, query.path[-1], value)
-    if name == "payment_method_id":
-        return _other_payments(state, args, value)
-    return []
+alternatives = by_argument({
+    "order_id": lambda q, v: owners_others(q.state, "orders", v, "another order of the same user"),
+    "item_ids": lambda q, v: _other_items_of_order(q.state, q.arguments, v),
+    "new_item_ids": lambda q, v: _other_variants(q.state, q.arguments, q.path[-1], v),
+    "payment_method_id": lambda q, v: users_other_payments(q.state, q.arguments, v, "orders", "order_id"),
+})

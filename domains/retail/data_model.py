@@ -10,19 +10,15 @@ from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
 
-from ..common_records import Address, Name
+from ..common_records import Address, Name, StoredMethod
 
 CancelReason = Literal["no longer needed", "ordered by mistake"]
 OrderStatus = Literal["pending", "processed", "delivered", "cancelled", "delivered (return requested)",
                       "delivered (exchange requested)"]
 
 
-class PaymentMethod(TypedDict):
+class PaymentMethod(StoredMethod):
     source: Literal["credit_card", "gift_card", "paypal"]
-    id: str
-    brand: NotRequired[str]  # credit cards
-    last_four: NotRequired[str]  # credit cards
-    balance: NotRequired[float]  # gift cards: what is left on the card
 
 
 class User(TypedDict):

@@ -9,6 +9,8 @@ import itertools
 import random
 from typing import Any
 
+from ..common_generate import Distinct, digits
+
 N_USERS = 527
 N_ORDERS = 1075
 
@@ -142,10 +144,6 @@ METHOD_COUNTS = (1, 2, 3, 4)
 METHOD_COUNT_WEIGHTS = (67, 27, 5, 1)
 
 
-def _digits(rng: random.Random, n: int) -> str:
-    return str(rng.randrange(10 ** (n - 1), 10**n))
-
-
 def _unique(rng: random.Random, taken: set[str], make: Any) -> str:
     while True:
         value = make(rng)
@@ -157,12 +155,12 @@ def _unique(rng: random.Random, taken: set[str], make: Any) -> str:
 def _products(rng: random.Random, ids: set[str]) -> dict[str, dict[str, Any]]:
     products: dict[str, dict[str, Any]] = {}
     for name, (price, options) in CATALOG.items():
-        product_id = _unique(rng, ids, lambda r: _digits(r, 10))
+        product_id = _unique(rng, ids, lambda r: digits(r, 10))
         combos = list(itertools.product(*options.values()))
         chosen = rng.sample(combos, min(len(combos), rng.randrange(5, 21)))
         variants: dict[str, Any] = {}
         for combo in chosen:
-            item_id = _unique(rng, ids, lambda r: _digits(r, 10))
+            item_id = _unique(rng, ids, lambda r: digits(r, 10))
             variants[item_id] = {"item_id": item_id, "options": dict(zip(options, combo, strict=True)),
                                  "available": rng.random() < 0.64,
                                  "price": round(price * rng.uniform(0.9, 1.12), 2)}
@@ -181,7 +179,7 @@ def _payment_methods(rng: random.Random, ids: set[str]) -> dict[str, dict[str, A
     methods: dict[str, dict[str, Any]] = {}
     for _ in range(rng.choices(METHOD_COUNTS, METHOD_COUNT_WEIGHTS)[0]):
         source = rng.choice(("credit_card", "gift_card", "paypal"))
-        method_id = _unique(rng, ids, lambda r, s=source: f"{s}_{_digits(r, 7)}")
+        method_id = _unique(rng, ids, lambda r, s=source: f"{s}_{digits(r, 7)}")
         if source == "credit_card":
             methods[method_id] = {"source": source, "brand": rng.choice(("visa", "mastercard")),
                                   "last_four": f"{rng.randrange(10000):04d}", "id": method_id}
@@ -194,18 +192,15 @@ def _payment_methods(rng: random.Random, ids: set[str]) -> dict[str, dict[str, A
 
 def _users(rng: random.Random, ids: set[str]) -> dict[str, dict[str, Any]]:
     users: dict[str, dict[str, Any]] = {}
-    name_zips: set[tuple[str, str, str]] = set()
-    emails: set[str] = set()
+    taken = Distinct()  # emails, and (name, zip) pairs given out
     while len(users) < N_USERS:
         first, last = rng.choice(FIRST), rng.choice(LAST)
         user_id = f"{first.lower()}_{last.lower()}_{rng.randrange(1000, 10000)}"
         address = _address(rng)
         email = f"{first.lower()}.{last.lower()}{rng.randrange(1000, 10000)}@example.com"
         # Lookups by email and by name + zip must find exactly one user.
-        if user_id in users or email in emails or (first, last, address["zip"]) in name_zips:
+        if user_id in users or not taken.claim(email, (first, last, address["zip"])):
             continue
-        emails.add(email)
-        name_zips.add((first, last, address["zip"]))
         users[user_id] = {"name": {"first_name": first, "last_name": last}, "address": address, "email": email,
                           "payment_methods": _payment_methods(rng, ids), "orders": []}
     return users
@@ -219,7 +214,7 @@ def _orders(rng: random.Random, users: dict[str, dict[str, Any]], products: dict
     product_list = list(products.values())
     orders: dict[str, dict[str, Any]] = {}
     while len(orders) < N_ORDERS:
-        order_id = _unique(rng, ids, lambda r: f"#W{_digits(r, 7)}")
+        order_id = _unique(rng, ids, lambda r: f"#W{digits(r, 7)}")
         user_id = rng.choice(buyers)
         user = users[user_id]
         items = []
@@ -230,7 +225,7 @@ def _orders(rng: random.Random, users: dict[str, dict[str, Any]], products: dict
                           "price": variant["price"], "options": dict(variant["options"])})
         status = rng.choices(STATUSES, STATUS_WEIGHTS)[0]
         fulfillments = [] if status == "pending" else [
-            {"tracking_id": [_digits(rng, 12)], "item_ids": [i["item_id"] for i in items]}]
+            {"tracking_id": [digits(rng, 12)], "item_ids": [i["item_id"] for i in items]}]
         method_id = rng.choice(list(user["payment_methods"]))
         total = round(sum(i["price"] for i in items), 2)
         history = [{"transaction_type": "payment", "amount": total, "payment_method_id": method_id}]

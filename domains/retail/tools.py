@@ -209,6 +209,19 @@ def cancel_pending_order(db: State, order_id: str, reason: CancelReason) -> dict
     return order
 
 
+def _priced_swap(db: State, order: dict[str, Any], item_ids: list[str], new_item_ids: list[str],
+                 payment_method_id: str, *, rounded: bool) -> tuple[float, dict[str, Any]]:
+    """Check a swap of `item_ids` for `new_item_ids` (the items are in the order, the payment method is the
+    user's and a gift card covers the difference) and give the price difference (to the cent when `rounded`;
+    a pending order's is not rounded, as published) and the payment method."""
+    _check_items_in_order(order, item_ids)
+    difference = _price_difference(db, order, item_ids, new_item_ids)
+    difference = round(difference, 2) if rounded else difference
+    method = _owner_method(db, order, payment_method_id)
+    _check_gift_card_covers(method, payment_method_id, difference, "price difference")
+    return difference, method
+
+
 @tool("write")
 def exchange_delivered_order_items(
     db: State, order_id: str, item_ids: list[str], new_item_ids: list[str], payment_method_id: str
@@ -226,10 +239,7 @@ def exchange_delivered_order_items(
             'gift_card_0000000' or 'credit_card_0000000' (from the user's or the order's details).
     """
     order = _delivered(db, order_id, "exchanged")
-    _check_items_in_order(order, item_ids)
-    difference = round(_price_difference(db, order, item_ids, new_item_ids), 2)
-    method = _owner_method(db, order, payment_method_id)
-    _check_gift_card_covers(method, payment_method_id, difference, "price difference")
+    difference, _ = _priced_swap(db, order, item_ids, new_item_ids, payment_method_id, rounded=True)
     order = db.edit("orders", order_id)
     order["status"] = EXCHANGED
     order["exchange_items"] = sorted(item_ids)
@@ -283,10 +293,7 @@ def modify_pending_order_items(
             'gift_card_0000000' or 'credit_card_0000000' (from the user's or the order's details).
     """
     order = _pending(db, order_id, "modified")
-    _check_items_in_order(order, item_ids)
-    difference = _price_difference(db, order, item_ids, new_item_ids)  # not rounded, as published
-    method = _owner_method(db, order, payment_method_id)
-    _check_gift_card_covers(method, payment_method_id, difference, "price difference")
+    difference, method = _priced_swap(db, order, item_ids, new_item_ids, payment_method_id, rounded=False)
     order = db.edit("orders", order_id)
     order["payment_history"].append({"transaction_type": "payment" if difference > 0 else "refund",
                                      "amount": abs(difference), "payment_method_id": payment_method_id})

@@ -23,13 +23,13 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from tauplay.core.db import Database, State
-from tauplay.core.policy_rules import broken_rules
-from tauplay.tracer.hint_helpers import PerDatabase, login_unless_done
+from tauplay.core.db import Database
+from tauplay.tracer.hint_helpers import PerDatabase, choice_or_skip, login_unless_done
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
 from ..common_reads import must_get
+from ..common_rules import tracer_policy
 from ..common_tracer import persona_of
 from ..retail_rules import ACTION_RULES, ORDER_WRITES, SWAPS, items_changed
 from .generator import ADDRESS2, CITIES, STREETS
@@ -38,11 +38,8 @@ from .tools import ADDRESS_FIELDS
 
 # -- the policy-only rules (stage 5): policy_rules.py, one place read by the audit and sessions too -----------
 
-def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    """'' when policy.md allows this write on this state for this customer, else why not (the first rule
-    broken)."""
-    broken = broken_rules(ACTION_RULES, tool, args, state, known)
-    return broken[0][1] if broken else ""
+# '' when policy.md allows this write on this state for this customer, else why not (the first rule broken).
+policy_problem = tracer_policy(ACTION_RULES)
 
 
 # -- what the database offers --------------------------------------------------------------------------------
@@ -105,12 +102,11 @@ class RetailHints(RetailPhrasing):
         "modify_user_address": ("get_user_details",),
     }
 
-    def __init__(self) -> None:
-        self._data = PerDatabase(Options.of)
+    _options = PerDatabase(Options.of)  # the start database's indices
 
     # -- who ----------------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
-        owners = self._data[ctx.database].owners.get(write)
+        owners = self._options(ctx).owners.get(write)
         return ctx.rng.choice(owners) if owners else None  # the profile address: anyone (generic)
 
     # -- what ---------------------------------------------------------------------------------------------
@@ -138,18 +134,14 @@ class RetailHints(RetailPhrasing):
     @targets("cancel_pending_order")
     def _target_cancel_pending_order(self, ctx: TraceContext) -> dict[str, Any]:
         orders = self._orders(ctx, "pending", "cancel_pending_order")
-        if not orders:
-            raise Skip("no pending order of this customer to cancel", "cancel_pending_order")
-        order = ctx.rng.choice(orders)
+        order = choice_or_skip(ctx.rng, orders, "no pending order of this customer to cancel", "cancel_pending_order")
         return {"order_id": order["order_id"], "reason": ctx.rng.choice(sorted(CANCEL_REASONS)),
                 "_needs": ("get_order_details",)}
 
     @targets("modify_pending_order_address")
     def _target_modify_pending_order_address(self, ctx: TraceContext) -> dict[str, Any]:
         orders = self._orders(ctx, "pending", "modify_pending_order_address")
-        if not orders:
-            raise Skip("no pending order of this customer to re-address", "modify_pending_order_address")
-        order = ctx.rng.choice(orders)
+        order = choice_or_skip(ctx.rng, orders, "no pending order of this customer to re-address", "modify_pending_order_address")
         home = persona_of(ctx)["address"]
         if order["address"] != home and ctx.rng.random() < 0.5:
             # Ship to the default address on the profile: the agent reads it there.
@@ -228,9 +220,7 @@ class RetailHints(RetailPhrasing):
     def _target_return_delivered_order_items(self, ctx: TraceContext) -> dict[str, Any]:
         rng = ctx.rng
         orders = self._orders(ctx, "delivered", "return_delivered_order_items")
-        if not orders:
-            raise Skip("no delivered order of this customer to return", "return_delivered_order_items")
-        order = rng.choice(orders)
+        order = choice_or_skip(rng, orders, "no delivered order of this customer to return", "return_delivered_order_items")
         lines = order["items"]
         count = len(lines) if rng.random() < 0.3 else rng.randint(1, min(2, len(lines)))
         chosen = sorted(rng.sample(range(len(lines)), count))
@@ -264,8 +254,7 @@ class RetailHints(RetailPhrasing):
         return None
 
     # -- policy (stage 5) ---------------------------------------------------------------------------------
-    def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-        return policy_problem(tool, args, state, known)
+    POLICY = policy_problem
 
 
 def new_address(rng: random.Random, old: dict[str, str]) -> dict[str, str]:

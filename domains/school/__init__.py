@@ -11,7 +11,7 @@ from __future__ import annotations
 from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
 
-from ..common_domain import declare
+from ..common_domain import declare, requires
 from . import tools
 from .action_rules import ACTION_RULES
 from .data_model import Course, Registration, Student
@@ -22,7 +22,6 @@ AUTHENTICATE = ("find_student_id_by_email", "find_student_id_by_name_dob")
 
 DOMAIN = declare(
     tools,
-    name="school",
     title="University registrar help desk",
     tables=[TableSpec("courses", "course_id", Course), TableSpec("registrations", "registration_id", Registration),
             TableSpec("students", "student_id", Student)],
@@ -32,8 +31,8 @@ DOMAIN = declare(
     user_knows=frozenset({"email", "first_name", "last_name", "dob", "course_id", "department", "term", "keyword",
                           "summary", "expression", "thought"}),
     rules=[
-        Requires("get_student_details", AUTHENTICATE, "identify the student first"),
-        Requires("get_registration_details", AUTHENTICATE, "identify the student first"),
+        *requires(AUTHENTICATE, "identify the student first",
+                  "get_student_details", "get_registration_details"),
         Requires("enroll_in_section", ("get_student_details",), "check holds, transcript, load and schedule first"),
         Requires("join_waitlist", ("get_student_details",), "check holds, transcript, load and waitlists first"),
         Requires("drop_registration", ("get_registration_details",),

@@ -15,7 +15,7 @@ from tauplay.core.db import State
 from tauplay.core.policy_rules import ActionRule
 from tauplay.tracer.hint_helpers import EmailOrNameAndBirth, hashed_trait
 
-from ..common_rules import said_who
+from ..common_rules import identified_first
 from .catalogue import FALL
 from .eligibility import CHECKS, Asked, active_registrations, asked
 
@@ -41,12 +41,8 @@ def _registration(state: State, args: dict[str, Any]) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def _own_records(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    if not said_who(known, IDENTITY):
-        return ""
-    me = STUDENTS.identified(state, known)
-    if me is None:
-        return "the student was not identified by email or by name and date of birth"
+@identified_first(IDENTITY, STUDENTS.identified, "the student was not identified by email or by name and date of birth")
+def _own_records(tool: str, args: dict[str, Any], state: State, me: str) -> str:
     if tool == "drop_registration":
         registration = _registration(state, args)
         return "the registration belongs to another student" if registration and registration["student_id"] != me \

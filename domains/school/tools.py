@@ -14,7 +14,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder
+from ..common_reads import finder, id_where
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .catalogue import (
     DEPARTMENTS,
@@ -117,11 +117,8 @@ def find_student_id_by_email(db: State, email: str) -> str:
     Args:
         email: The student's university email, e.g. 'ava.nguyen27@northfield.edu'.
     """
-    wanted = email.strip().lower()
-    for student in db.values("students"):
-        if student["email"] == wanted:
-            return student["student_id"]
-    raise ToolError(f"no student has the email address '{email}'")
+    return id_where(db, "students", "email", email.strip().lower(), f"no student has the email address '{email}'",
+                    str)
 
 
 @tool("read", produces=("student_id",))
@@ -225,6 +222,28 @@ def transfer_to_human_agents(db: State, summary: str) -> str:
 
 # -- write tools -----------------------------------------------------------------------------------
 
+def _registering(db: State, student_id: str,
+                 section_id: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, int]]:
+    """The student, course and section of a registration the tools can make (the term open, not registered
+    already: `_check_can_register`), and the section's seat counts."""
+    student = _student(db, student_id)
+    course, section = _section(db, section_id)
+    _check_can_register(db, student, course, section)
+    return student, course, section, seat_counts(db, section)
+
+
+def _new_registration(db: State, student: dict[str, Any], course: dict[str, Any], section: dict[str, Any],
+                      status: str, tuition: int, course_fee: int) -> tuple[str, dict[str, Any]]:
+    """A new registration's id and record, registered today."""
+    registration_id = _new_registration_id(db)
+    return registration_id, {
+        "registration_id": registration_id, "student_id": student["student_id"], "course_id": course["course_id"],
+        "section_id": section["section_id"], "term": section["term"], "credits": course["credits"],
+        "status": status, "registered_on": TODAY, "tuition": tuition, "course_fee": course_fee, "refund": 0,
+        "dropped_on": None, "grade": None,
+    }
+
+
 @tool("write", produces=("registration_id",))
 def enroll_in_section(db: State, student_id: str, section_id: str) -> dict[str, Any]:
     """Enroll a student in a section with an open seat, for a term open for registration, and charge its
@@ -235,23 +254,15 @@ def enroll_in_section(db: State, student_id: str, section_id: str) -> dict[str, 
         student_id: The student's id, e.g. 'S104382'.
         section_id: The section id, e.g. 'CS210-S25-01'.
     """
-    student = _student(db, student_id)
-    course, section = _section(db, section_id)
-    _check_can_register(db, student, course, section)
-    seats = seat_counts(db, section)
+    student, course, section, seats = _registering(db, student_id, section_id)
     if seats["open_seats"] == 0:
         why = "has a waitlist" if seats["waitlist_length"] else "is full"
         raise ToolError(f"section {section['section_id']} {why} ({seats['enrolled']}/{section['capacity']} "
                         f"enrolled, {seats['waitlist_length']} waiting); the student can join its waitlist")
-    registration_id = _new_registration_id(db)
     tuition = course["credits"] * TUITION_PER_CREDIT[student["level"]]
     term_name = TERMS[section["term"]]["name"]
-    registration = {
-        "registration_id": registration_id, "student_id": student["student_id"], "course_id": course["course_id"],
-        "section_id": section["section_id"], "term": section["term"], "credits": course["credits"],
-        "status": "enrolled", "registered_on": TODAY, "tuition": tuition, "course_fee": course["course_fee"],
-        "refund": 0, "dropped_on": None, "grade": None,
-    }
+    registration_id, registration = _new_registration(db, student, course, section, "enrolled", tuition,
+                                                      course["course_fee"])
     owner = db.edit("students", student["student_id"])
     owner["registrations"].append(registration_id)
     _charge(owner, tuition, f"Tuition {course['course_id']} {term_name} ({course['credits']} credits)",
@@ -272,20 +283,11 @@ def join_waitlist(db: State, student_id: str, section_id: str) -> dict[str, Any]
         student_id: The student's id, e.g. 'S104382'.
         section_id: The section id, e.g. 'CS210-S25-01'.
     """
-    student = _student(db, student_id)
-    course, section = _section(db, section_id)
-    _check_can_register(db, student, course, section)
-    seats = seat_counts(db, section)
+    student, course, section, seats = _registering(db, student_id, section_id)
     if seats["open_seats"] > 0:
         raise ToolError(f"section {section['section_id']} has {seats['open_seats']} open seat(s) and no "
                         "waitlist; enroll the student instead")
-    registration_id = _new_registration_id(db)
-    registration = {
-        "registration_id": registration_id, "student_id": student["student_id"], "course_id": course["course_id"],
-        "section_id": section["section_id"], "term": section["term"], "credits": course["credits"],
-        "status": "waitlisted", "registered_on": TODAY, "tuition": 0, "course_fee": 0, "refund": 0,
-        "dropped_on": None, "grade": None,
-    }
+    registration_id, registration = _new_registration(db, student, course, section, "waitlisted", 0, 0)
     db.edit("students", student["student_id"])["registrations"].append(registration_id)
     created = db.insert("registrations", registration_id, registration)
     return {**created, "waitlist_position": seats["waitlist_length"] + 1}

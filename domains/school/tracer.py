@@ -12,26 +12,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay.core.db import Database, State
+from tauplay.core.db import Database
 from tauplay.tracer.hint_helpers import StartersByWrite, earlier, fresh_choice
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
-from ..common_rules import first_broken
+from ..common_rules import tracer_policy
 from .action_rules import ACTION_RULES, STUDENTS, WRITES, fall_enrolled
 from .catalogue import BLOCKING_HOLDS, DEPARTMENTS, FALL, MAX_WAITLISTS_PER_TERM, SPRING
 from .eligibility import active_registrations, problems
 from .phrasing import DROP_REASONS, ENROLL_REASONS, TRIGGERS, WITHDRAW_REASONS, SchoolPhrasing
 from .tools import seat_counts
 
-
-def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    """'' when the policy allows this write on this state for the student the user identified as, else why not:
-    the Tracer always knows who speaks, so an unidentified student forbids every write; the rules themselves
-    live in action_rules.py (read by the audit, sessions and the gated agent too)."""
-    if tool in WRITES and STUDENTS.identified(state, known) is None:
-        return "the student was not identified by email or by name and date of birth"
-    return first_broken(ACTION_RULES, tool, args, state, known)
+# '' when the policy allows this write on this state for the student the user identified as, else why not: the
+# Tracer always knows who speaks, so an unidentified student forbids every write; the rules themselves live in
+# action_rules.py (read by the audit, sessions and the gated agent too).
+policy_problem = tracer_policy(ACTION_RULES, STUDENTS.identified,
+                               "the student was not identified by email or by name and date of birth", WRITES)
 
 
 def starters(database: Database) -> dict[str, list[str]]:
@@ -59,12 +56,8 @@ class SchoolHints(SchoolPhrasing):
     goal_weights = {"enroll_in_section": 3, "join_waitlist": 1.5, "drop_registration": 3, "pay_balance": 2}
     optional_feeders: dict[str, tuple[str, ...]] = {}  # every read in a goal is one the policy asks for
 
-    def __init__(self) -> None:
-        self._starters = StartersByWrite(starters)
-
     # -- who and what --------------------------------------------------------------------------------
-    def persona(self, write: str, ctx: TraceContext) -> str | None:
-        return self._starters.pick(write, ctx)
+    persona = StartersByWrite(starters).pick  # one of those who can start with the write
 
     def _auth(self, ctx: TraceContext) -> str:
         return STUDENTS.lookup(ctx.persona_id or "")
@@ -177,8 +170,7 @@ class SchoolHints(SchoolPhrasing):
         return None
 
     # -- policy (stage 5) ----------------------------------------------------------------------------
-    def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-        return policy_problem(tool, args, state, known)
+    POLICY = policy_problem
 
 
 HINTS = SchoolHints()

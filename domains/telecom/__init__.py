@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tauplay.core.domain import Requires, TableSpec
 
-from ..common_domain import declare
+from ..common_domain import declare, requires
 from . import tools
 from .action_rules import ACTION_RULES
 from .data_model import Billing, Customer, Device, Service, SupportTicket
@@ -20,7 +20,6 @@ _AUTHENTICATE = ("find_customer_by_email", "find_customer_by_phone")
 
 DOMAIN = declare(
     tools,
-    name="telecom",
     title="Telecom customer service",
     tables=[TableSpec("customers", "customer_id", Customer), TableSpec("services", "service_id", Service),
             # Devices are keyed by market name, which the record itself does not repeat.
@@ -33,8 +32,7 @@ DOMAIN = declare(
                           "action", "expression", "thought"}),
     rules=[
         Requires("manage_service", ("get_customer_details",), "see the customer's services and device ids first"),
-        Requires("add_device", _AUTHENTICATE, "authenticate the customer first"),
-        Requires("create_support_ticket", _AUTHENTICATE, "authenticate the customer first"),
+        *requires(_AUTHENTICATE, "authenticate the customer first", "add_device", "create_support_ticket"),
         Requires("manage_billing", ("get_billing_details",), "all three settings are set at once: read them first"),
         Requires("record_payment", ("get_billing_details",), "confirm the balance owed before taking a payment"),
         Requires("modify_support_ticket", ("get_support_ticket_details",), "read the ticket before changing it"),

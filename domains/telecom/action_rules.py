@@ -13,6 +13,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.policy_rules import ActionRule
 
+from ..common_reads import digits_of
 from ..common_rules import as_said
 from .catalogue import BILLING_CYCLES, SERVICES, TICKET_PRIORITIES
 
@@ -56,20 +57,16 @@ def _said(known: dict[str, Any], key: str) -> list[str] | None:
     return value.split(" and ") if isinstance(value, str) else None
 
 
-def _digits(text: str) -> str:
-    return "".join(c for c in text if c.isdigit())
-
-
 def customer_of(state: State, known: dict[str, Any]) -> str | None:
     """The customer the known info names: their id, or the email or phone they identify with (the phone's digits
     compared, as the look-up does)."""
     if known.get("customer_id"):
         return str(known["customer_id"])
-    email, phone = str(known.get("email") or "").lower(), _digits(str(known.get("phone") or ""))
+    email, phone = str(known.get("email") or "").lower(), digits_of(str(known.get("phone") or ""))
     for key, customer in state.rows("customers"):
         contact = customer.get("demographics", {})
         if (email and str(contact.get("email", "")).lower() == email) or \
-                (phone and _digits(str(contact.get("phone", ""))) == phone):
+                (phone and digits_of(str(contact.get("phone", ""))) == phone):
             return str(key)
     return None
 

@@ -7,6 +7,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
+from ..common_generate import Distinct
 from .catalogue import DEVICES, SERVICES
 
 N_CUSTOMERS = 500
@@ -124,17 +125,14 @@ def _billing(rng: random.Random, customer: dict[str, Any]) -> dict[str, Any]:
 
 def _customers(rng: random.Random) -> dict[str, dict[str, Any]]:
     customers: dict[str, dict[str, Any]] = {}
-    phones: set[str] = set()
-    emails: set[str] = set()
+    taken = Distinct()  # emails and phone numbers given out
     while len(customers) < N_CUSTOMERS:
         first, last = rng.choice(FIRST), rng.choice(LAST)
         customer_id = f"{first.lower()}_{last.lower()}_{rng.randrange(1000, 10000)}"
         email = f"{first.lower()}.{last.lower()}{rng.randrange(1000, 10000)}@email.com"
         phone = f"(555) {rng.randrange(200, 1000)}-{rng.randrange(10000):04d}"
-        if customer_id in customers or email in emails or phone in phones:
+        if customer_id in customers or not taken.claim(email, phone):
             continue
-        emails.add(email)
-        phones.add(phone)
         born = date(1944, 1, 1) + timedelta(days=rng.randrange(0, 365 * 62))
         senior = (TODAY - born).days >= 65 * 365
         business = rng.random() < 0.15

@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder
+from ..common_reads import digits_of, finder
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .catalogue import (
     DEVICES,
@@ -58,10 +58,6 @@ _device = finder("devices", "device", message="no device called '{key}' is on th
 _ticket = finder("support_tickets", "support ticket", message="no support ticket with id '{key}'")
 
 
-def _digits(text: str) -> str:
-    return "".join(c for c in text if c.isdigit())
-
-
 # -- read tools ------------------------------------------------------------------------------------
 
 @tool("read", produces=("customer_id",))
@@ -85,9 +81,9 @@ def find_customer_by_phone(db: State, phone: str) -> str:
     Args:
         phone: The phone number on the customer's profile, in any format, e.g. '(555) 952-5786'.
     """
-    wanted = _digits(phone)
+    wanted = digits_of(phone)
     for customer_id, customer in db.rows("customers"):
-        if _digits(customer.get("demographics", {}).get("phone", "")) == wanted:
+        if digits_of(customer.get("demographics", {}).get("phone", "")) == wanted:
             return customer_id
     raise ToolError(f"no customer has the phone number {phone}")
 

@@ -29,13 +29,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from tauplay.core.db import Database, State
-from tauplay.tracer.hint_helpers import PerDatabase, login_unless_done
+from tauplay.core.db import Database
+from tauplay.tracer.hint_helpers import PerDatabase, choice_or_skip, login_unless_done
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
 from ..common_reads import must_get
-from ..common_rules import first_broken
+from ..common_rules import tracer_policy
 from ..common_tracer import persona_id_of, persona_of
 from .action_rules import ACTION_RULES, PAYMENT_METHODS, SETTINGS, current_settings, service_category
 from .catalogue import BILLING_CYCLES, DEVICES, SERVICES, TICKET_PRIORITIES
@@ -67,10 +67,9 @@ TICKET_CATEGORY = {"mobile_phone": ("mobile", "device"), "networking": ("interne
 
 # -- the policy-only rules (stage 5) ---------------------------------------------------------------------------
 
-def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    """'' when policy.md allows this write on this state for this customer, else why not (the first rule of
-    action_rules.py broken: one place, read by the audit, sessions and the gated agent too)."""
-    return first_broken(ACTION_RULES, tool, args, state, known)
+# '' when policy.md allows this write on this state for this customer, else why not (the first rule of
+# action_rules.py broken: one place, read by the audit, sessions and the gated agent too).
+policy_problem = tracer_policy(ACTION_RULES)
 
 
 # -- what the database offers --------------------------------------------------------------------------------
@@ -114,12 +113,11 @@ class TelecomHints(TelecomPhrasing):
         "get_service_details": ("get_services",),
     }
 
-    def __init__(self) -> None:
-        self._data = PerDatabase(Options.of)
+    _options = PerDatabase(Options.of)  # the start database's indices
 
     # -- who ----------------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
-        options = self._data[ctx.database]
+        options = self._options(ctx)
         pool = {"record_payment": options.owing, "modify_support_ticket": options.ticket_owners}.get(write)
         return ctx.rng.choice(pool) if pool else None  # anyone can add, remove, report or change billing
 
@@ -241,9 +239,7 @@ class TelecomHints(TelecomPhrasing):
             free = [d["device_id"] for d in customer["devices"]
                     if d["service"] is None and SERVES[DEVICES[d["name"]][0]] == category]
             return self._add(ctx, new, free, replaces=None)
-        if not removable:
-            raise Skip("no plan to add or cancel", "manage_service")
-        service = rng.choice(removable)
+        service = choice_or_skip(rng, removable, "no plan to add or cancel", "manage_service")
         needs = ("get_customer_details",) + (("get_service_details",) if rng.random() < 0.3 else ())
         return {"action": "remove", "service_id": service, "_needs": needs}
 
@@ -279,8 +275,7 @@ class TelecomHints(TelecomPhrasing):
         return None
 
     # -- policy (stage 5) ---------------------------------------------------------------------------------
-    def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-        return policy_problem(tool, args, state, known)
+    POLICY = policy_problem
 
 
 HINTS = TelecomHints()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tauplay.core.domain import ROW_NUMBER, Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
 
-from ..common_domain import declare
+from ..common_domain import declare, requires
 from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .data_model import (
@@ -28,7 +28,6 @@ _AUTH_REASON = "authenticate the patient first"
 
 DOMAIN = declare(
     tools, write_tools,
-    name="telehealth",
     title="Telehealth patient support",
     tables=[
         TableSpec("appointments", "appointment_id", Appointment),
@@ -50,14 +49,10 @@ DOMAIN = declare(
         "expression", "thought",
     }),
     rules=[
-        Requires("get_patient_details", AUTHENTICATED, _AUTH_REASON),
-        Requires("list_patient_appointments", AUTHENTICATED, _AUTH_REASON),
-        Requires("get_appointment_details", AUTHENTICATED, _AUTH_REASON),
-        Requires("list_patient_medical_records", AUTHENTICATED, _AUTH_REASON),
-        Requires("get_medical_record", AUTHENTICATED, _AUTH_REASON),
-        Requires("get_regimen_options", AUTHENTICATED, _AUTH_REASON),
-        Requires("list_telemetry_uploads", AUTHENTICATED, _AUTH_REASON),
-        Requires("get_telemetry_upload", AUTHENTICATED, _AUTH_REASON),
+        *requires(AUTHENTICATED, _AUTH_REASON,
+                  "get_patient_details", "list_patient_appointments", "get_appointment_details",
+                  "list_patient_medical_records", "get_medical_record", "get_regimen_options",
+                  "list_telemetry_uploads", "get_telemetry_upload"),
         Requires("schedule_appointment", ("get_provider_details",), "check the provider's weekly slots first"),
         Requires("cancel_appointment", ("get_appointment_details", "list_patient_appointments"),
                  "check the appointment and its status first"),

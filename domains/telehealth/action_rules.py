@@ -12,7 +12,7 @@ from tauplay.core.db import State
 from tauplay.core.policy_rules import ActionRule
 from tauplay.tracer.hint_helpers import EmailOrNameAndBirth, hashed_trait
 
-from ..common_rules import said_who
+from ..common_rules import identified_first
 from .tools import TODAY  # policy.md's today; the tools stamp cancellations with it
 
 BOOKABLE_TYPES = ("routine_checkup", "follow_up", "consultation", "specialist_consultation", "sick_visit")
@@ -38,12 +38,8 @@ def catalogue(state: State, medication: str) -> list[dict[str, Any]]:
     return []
 
 
-def _one_patient(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    if not said_who(known, IDENTITY):
-        return ""
-    me = PATIENTS.identified(state, known)
-    if me is None:
-        return "the patient was not identified by email or by name and date of birth"
+@identified_first(IDENTITY, PATIENTS.identified, "the patient was not identified by email or by name and date of birth")
+def _one_patient(tool: str, args: dict[str, Any], state: State, me: str) -> str:
     if tool == "schedule_appointment":
         return "books a visit for someone other than the identified patient" if args.get("patient_id") != me else ""
     if tool in APPOINTMENT_WRITES:

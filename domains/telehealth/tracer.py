@@ -13,11 +13,11 @@ from datetime import date, timedelta
 from typing import Any
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.hint_helpers import StartersByWrite, earlier, fresh_choice, fresh_records
+from tauplay.tracer.hint_helpers import StartersByWrite, choice_or_skip, earlier, fresh_choice, fresh_records
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
-from ..common_rules import first_broken
+from ..common_rules import tracer_policy
 from .action_rules import ACTION_RULES, PATIENTS, WRITES, catalogue
 from .data_model import ACTIVE_STATUSES
 from .generator import CONDITIONS, WEEKDAYS
@@ -40,13 +40,11 @@ NOTES = ("Patient confirms the home blood-pressure cuff was replaced on {today}.
 SUPPLIER_NOTE = "Patient requested the {medication} supplier change after a price comparison."
 
 
-def policy_problem(tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-    """'' when policy.md allows this write on this state for the patient the user identified as, else why not:
-    the Tracer always knows who speaks, so an unidentified patient forbids every write; the rules themselves
-    live in action_rules.py (read by the audit, sessions and the gated agent too)."""
-    if tool in WRITES and PATIENTS.identified(state, known) is None:
-        return "the patient was not identified by email or by name and date of birth"
-    return first_broken(ACTION_RULES, tool, args, state, known)
+# '' when policy.md allows this write on this state for the patient the user identified as, else why not: the Tracer
+# always knows who speaks, so an unidentified patient forbids every write; the rules themselves live in
+# action_rules.py (read by the audit, sessions and the gated agent too).
+policy_problem = tracer_policy(ACTION_RULES, PATIENTS.identified,
+                               "the patient was not identified by email or by name and date of birth", WRITES)
 
 
 # -- slots ------------------------------------------------------------------------------------------------
@@ -97,12 +95,8 @@ class TelehealthHints(TelehealthPhrasing):
     optional_feeders = {"get_appointment_details": ("list_patient_appointments",),
                         "get_medical_record": ("list_patient_medical_records",)}
 
-    def __init__(self) -> None:
-        self._starters = StartersByWrite(starters)
-
     # -- who and what --------------------------------------------------------------------------------
-    def persona(self, write: str, ctx: TraceContext) -> str | None:
-        return self._starters.pick(write, ctx)
+    persona = StartersByWrite(starters).pick  # one of those who can start with the write
 
     def _auth(self, ctx: TraceContext) -> str:
         return PATIENTS.lookup(ctx.persona_id or "")
@@ -132,9 +126,7 @@ class TelehealthHints(TelehealthPhrasing):
     @targets("cancel_appointment")
     def _target_cancel_appointment(self, ctx: TraceContext) -> dict[str, Any]:
         mine = self._appointments(ctx)
-        if not mine:
-            raise Skip("no active appointment of the patient left to cancel", "cancel_appointment")
-        appointment = ctx.rng.choice(mine)
+        appointment = choice_or_skip(ctx.rng, mine, "no active appointment of the patient left to cancel", "cancel_appointment")
         variant, read = self._which_appointment(ctx, appointment)
         return {"appointment_id": appointment["appointment_id"], "provider_id": appointment["provider_id"],
                 "variant": variant, "reason": fresh_choice(ctx, CANCEL_REASONS), "_needs": (self._auth(ctx), read)}
@@ -244,9 +236,7 @@ class TelehealthHints(TelehealthPhrasing):
         records = sorted((r for r in state.find("medical_records", "patient_id", ctx.persona_id)
                           if r["record_id"] not in used and isinstance(r.get("notes", []), list)),
                          key=lambda r: r["record_id"])
-        if not records:
-            raise Skip("no medical record of the patient left to annotate", "update_medical_record_note")
-        record = rng.choice(records)
+        record = choice_or_skip(rng, records, "no medical record of the patient left to annotate", "update_medical_record_note")
         same_day = [r for r in records if r["date"] == record["date"]]
         # Finding the record by its appointment needs a fresh record read, which the planner skips once
         # any record was read in this trace.
@@ -292,8 +282,7 @@ class TelehealthHints(TelehealthPhrasing):
         return None
 
     # -- policy (stage 5) ----------------------------------------------------------------------------
-    def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
-        return policy_problem(tool, args, state, known)
+    POLICY = policy_problem
 
 
 HINTS = TelehealthHints()

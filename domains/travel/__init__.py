@@ -6,7 +6,7 @@ from __future__ import annotations
 from tauplay.core.domain import Requires, TableSpec
 from tauplay.core.policy_rules import one_action_per_turn
 
-from ..common_domain import declare
+from ..common_domain import declare, requires
 from . import tools, write_tools
 from .action_rules import ACTION_RULES
 from .constraints import MODEL as CONSTRAINTS
@@ -19,7 +19,6 @@ _CHECK_BOOKING = "read the booking (owner, status, dates, rate plan) first"
 
 DOMAIN = declare(
     tools, write_tools,
-    name="travel",
     title="Travel agency support desk",
     tables=[TableSpec("travellers", "traveller_id", Traveller), TableSpec("hotels", "hotel_id", Hotel),
             TableSpec("packages", "package_id", Package), TableSpec("bookings", "booking_id", Booking)],
@@ -31,13 +30,12 @@ DOMAIN = declare(
                           "last_name", "dob", "passport_expiry", "rate_plan", "protection", "reason", "refund_to",
                           "summary", "expression", "thought"}),
     rules=[
-        Requires("get_traveller_details", IDENTIFY, "identify the traveller by email first"),
-        Requires("get_booking_details", IDENTIFY, "identify the traveller by email first"),
+        *requires(IDENTIFY, "identify the traveller by email first",
+                  "get_traveller_details", "get_booking_details"),
         Requires("create_booking", ("get_traveller_details",), "payment methods, passport and companions come "
                                                                "from the profile"),
-        Requires("change_booking", ("get_booking_details",), _CHECK_BOOKING),
-        Requires("add_travellers", ("get_booking_details",), _CHECK_BOOKING),
-        Requires("cancel_booking", ("get_booking_details",), _CHECK_BOOKING),
+        *requires(("get_booking_details",), _CHECK_BOOKING,
+                  "change_booking", "add_travellers", "cancel_booking"),
         Requires("issue_travel_credit", ("get_booking_details",), "confirm the recorded incident first"),
     ],
     identify_with=IDENTIFY,

@@ -31,18 +31,17 @@ from tauplay.core.constraints import (
 from tauplay.core.db import Database, State
 from tauplay.core.tasks import Action
 
+from ..common_dates import dates_from, shift_days
 from .terms import (
     CALENDAR_END,
     PROTECTION_PER_TRAVELLER,
     TODAY,
-    dates_from,
     day,
     lead_guest,
     money,
     nights_of,
     passport_needed_until,
     room_total,
-    shift_days,
 )
 
 KIND = "stay"

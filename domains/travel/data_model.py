@@ -12,7 +12,7 @@ from typing import Annotated, Literal, NotRequired
 
 from typing_extensions import TypedDict  # pydantic validates records typed with it on Python 3.11 too
 
-from ..common_records import Name
+from ..common_records import Name, StoredMethod
 
 Tier = Literal["standard", "silver", "gold"]
 RatePlan = Literal["flexible", "saver"]
@@ -38,12 +38,8 @@ class Guest(TypedDict):
                                     "passport (stays in the USA only)."]
 
 
-class PaymentMethod(TypedDict):
+class PaymentMethod(StoredMethod):
     source: Literal["credit_card", "travel_credit"]
-    id: str
-    brand: NotRequired[str]  # credit cards
-    last_four: NotRequired[str]  # credit cards
-    balance: NotRequired[float]  # travel credits: what is left
     expires: NotRequired[str]  # travel credits: last day it can be used
 
 

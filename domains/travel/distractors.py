@@ -21,8 +21,9 @@ from typing import Any
 from tauplay.core.constraints import Facts, Placed, Problem, Rule
 from tauplay.core.db import Database, copy_json
 
+from ..common_dates import dates_from, shift_days
 from .catalogue import HOTEL_KINDS, HOTEL_WORDS
-from .terms import PROTECTION_PER_TRAVELLER, dates_from, room_total, shift_days
+from .terms import PROTECTION_PER_TRAVELLER, room_total
 
 KINDS = ("stars", "amenity", "budget")
 

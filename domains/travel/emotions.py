@@ -13,5 +13,4 @@ EMOTIONS = EmotionSet(
         "enjoyment": ("excitement", "relief", "peace", "pride"),
     },
     source=OUR_PICK,
-    paper=None,
 )

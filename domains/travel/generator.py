@@ -14,6 +14,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
+from ..common_generate import digits
 from .catalogue import (
     AMENITIES,
     CITIES,
@@ -61,10 +62,6 @@ def _round5(value: float) -> int:
 def _day_between(rng: random.Random, start: date, end: date) -> date:
     """A day in [start, end] (both included)."""
     return start + timedelta(days=rng.randrange((end - start).days + 1))
-
-
-def _digits(rng: random.Random, n: int) -> str:
-    return str(rng.randrange(10 ** (n - 1), 10**n))
 
 
 def _expiry(rng: random.Random) -> str:
@@ -169,14 +166,14 @@ def _travellers(rng: random.Random) -> dict[str, dict[str, Any]]:
         companions += [_companion(rng, last, child=True) for _ in range(rng.choices((0, 1, 2), (60, 25, 15))[0])]
         methods: dict[str, Any] = {}
         for _ in range(rng.choices((1, 2), (70, 30))[0]):
-            method_id = f"credit_card_{_digits(rng, 7)}"
+            method_id = f"credit_card_{digits(rng, 7)}"
             if method_id not in method_ids:
                 method_ids.add(method_id)
                 methods[method_id] = {"source": "credit_card", "id": method_id,
                                       "brand": rng.choice(("visa", "mastercard", "amex")),
                                       "last_four": f"{rng.randrange(10000):04d}"}
         if rng.random() < 0.3:
-            method_id = f"credit_{_digits(rng, 7)}"
+            method_id = f"credit_{digits(rng, 7)}"
             if method_id not in method_ids:
                 method_ids.add(method_id)
                 methods[method_id] = {"source": "travel_credit", "id": method_id,
@@ -187,7 +184,7 @@ def _travellers(rng: random.Random) -> dict[str, dict[str, Any]]:
             "phone": f"+1-{rng.randrange(201, 990)}-555-{rng.randrange(10000):04d}",
             "dob": _day_between(rng, date(1950, 1, 1), date(2003, 12, 31)).isoformat(),
             "tier": rng.choices(("standard", "silver", "gold"), (65, 25, 10))[0],
-            "passport": ({"number": _digits(rng, 9), "country": HOME_COUNTRY, "expiry": _expiry(rng)}
+            "passport": ({"number": digits(rng, 9), "country": HOME_COUNTRY, "expiry": _expiry(rng)}
                          if rng.random() < 0.85 else None),
             "companions": companions, "payment_methods": methods, "bookings": [],
         }

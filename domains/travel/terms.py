@@ -40,15 +40,6 @@ def nights_of(check_in: str, check_out: str) -> list[str]:
     return [(start + timedelta(days=i)).isoformat() for i in range((end - start).days)]
 
 
-def shift_days(iso: str, days: int) -> str:
-    return (day(iso) + timedelta(days=days)).isoformat()
-
-
-def dates_from(first: str, last: str) -> list[str]:
-    """Every date from `first` to `last`, both included."""
-    return [shift_days(first, i) for i in range((day(last) - day(first)).days + 1)]
-
-
 def is_weekend_night(night: str) -> bool:
     return day(night).weekday() in (4, 5)  # Friday and Saturday nights
 

@@ -14,14 +14,14 @@ import random
 from datetime import timedelta
 from typing import Any
 
-from tauplay.core.db import Database, State
+from tauplay.core.db import Database
 from tauplay.core.domain import Domain
-from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
+from tauplay.tracer.hint_helpers import Cast, PerDatabase, choice_or_skip, fresh_records
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
 from ..common_reads import must_get
-from ..common_rules import first_broken
+from ..common_rules import tracer_policy
 from ..common_tracer import persona_of
 from .action_rules import ACTION_RULES, identified, short_passports
 from .catalogue import FIRST, LAST
@@ -58,13 +58,11 @@ WRITES = ("create_booking", "change_booking", "add_travellers", "cancel_booking"
 
 # -- the rules policy.md states and the tools do not check ----------------------------------------------
 
-def policy_problem(tool: str, args: Record, state: State, known: Record) -> str:
-    """'' when policy.md allows this write on this state for the traveller identified by `known['email']`, else
-    why not: the Tracer always knows who speaks, so an unidentified traveller forbids every write; the rules live
-    in action_rules.py (read by the audit, sessions and the gated agent too)."""
-    if identified(state, known.get("email")) is None:
-        return "the traveller was not identified by email"
-    return first_broken(ACTION_RULES, tool, args, state, known)
+# '' when policy.md allows this write on this state for the traveller identified by `known['email']`, else why not:
+# the Tracer always knows who speaks, so an unidentified traveller forbids every write; the rules live in
+# action_rules.py (read by the audit, sessions and the gated agent too).
+policy_problem = tracer_policy(ACTION_RULES, lambda state, known: identified(state, known.get("email")),
+                               "the traveller was not identified by email")
 
 
 class TravelHints(TravelPhrasing):
@@ -86,15 +84,11 @@ class TravelHints(TravelPhrasing):
         "create_booking": ("check_room_availability", "get_hotel_details"),
     }
 
-    def __init__(self) -> None:
-        self._data = PerDatabase(Options.of)
-        self._callers = Cast()  # travellers already cast in this run
+    _options = PerDatabase(Options.of)  # the start database's indices
+    _callers = Cast()  # travellers already cast in this run
 
     def prepare(self, domain: Domain, database: Database) -> None:
         self._callers.reset()
-
-    def _options(self, ctx: TraceContext) -> Options:
-        return self._data[ctx.database]
 
     # -- who ------------------------------------------------------------------------------------------
     def persona(self, write: str, ctx: TraceContext) -> str | None:
@@ -137,9 +131,7 @@ class TravelHints(TravelPhrasing):
     @targets("cancel_booking")
     def _target_cancel_booking(self, ctx: TraceContext) -> Record:
         mine = self._mine(ctx, can_cancel)
-        if not mine:
-            raise Skip("no booking of the traveller can be cancelled", "cancel_booking")
-        booking = ctx.rng.choice(mine)
+        booking = choice_or_skip(ctx.rng, mine, "no booking of the traveller can be cancelled", "cancel_booking")
         reason = ctx.rng.choices(list(REASON_WORDS), (6, 3, 2))[0]
         percent = refund_percent(booking["check_in"], booking["rate_plan"], booking["protection"], reason)
         refund = money((booking["price"]["rooms"] + booking["price"]["extras"]) * percent / 100)
@@ -149,9 +141,7 @@ class TravelHints(TravelPhrasing):
     @targets("issue_travel_credit")
     def _target_issue_travel_credit(self, ctx: TraceContext) -> Record:
         mine = self._mine(ctx, can_compensate)
-        if not mine:
-            raise Skip("no stay of the traveller has an uncompensated recorded incident", "issue_travel_credit")
-        booking = ctx.rng.choice(mine)
+        booking = choice_or_skip(ctx.rng, mine, "no stay of the traveller has an uncompensated recorded incident", "issue_travel_credit")
         return {"booking_id": booking["booking_id"], "traveller_id": ctx.persona_id,
                 "amount": compensation_for(booking)}
 
@@ -164,9 +154,7 @@ class TravelHints(TravelPhrasing):
             room = hotel["room_types"][booking["room_type"]]
             if room["capacity"] > len(booking["travellers"]):
                 options.append(booking)
-        if not options:
-            raise Skip("no booking of the traveller has room for more people", "add_travellers")
-        booking = rng.choice(options)
+        booking = choice_or_skip(rng, options, "no booking of the traveller has room for more people", "add_travellers")
         hotel = must_get(state, "hotels", booking["hotel_id"])
         space = hotel["room_types"][booking["room_type"]]["capacity"] - len(booking["travellers"])
         abroad = hotel["country"] != HOME_COUNTRY
@@ -362,8 +350,7 @@ class TravelHints(TravelPhrasing):
         return None
 
     # -- stage 5 --------------------------------------------------------------------------------------
-    def policy(self, tool: str, args: Record, state: State, known: Record) -> str:
-        return policy_problem(tool, args, state, known)
+    POLICY = policy_problem
 
 
 HINTS = TravelHints()

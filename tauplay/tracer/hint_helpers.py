@@ -1,5 +1,6 @@
 """Small pieces that several domains' Tracer hints need in the same form.
 
+- `choice_or_skip`: one of the options, or the candidate skipped when there is none;
 - `PerDatabase`: indices a hints object works out once per start database (who can make each request);
 - `StartersByWrite`: who can start a goal with each write, per database, and one of them drawn for a trace;
 - `Cast`: the callers a run has cast so far, so that each new candidate goes to someone else;
@@ -19,10 +20,17 @@ from typing import Any, Generic, TypeVar
 
 from tauplay.core.db import Database, State
 from tauplay.tracer.facts import fact
-from tauplay.tracer.trace import Intent, TraceContext
+from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 T = TypeVar("T")
 Record = dict[str, Any]
+
+
+def choice_or_skip(rng: random.Random, options: Sequence[T], reason: str, detail: str = "") -> T:
+    """One of `options`, drawn with `rng`; when there is none, the candidate is skipped (`Skip(reason, detail)`)."""
+    if not options:
+        raise Skip(reason, detail)
+    return rng.choice(options)
 
 
 class PerDatabase(Generic[T]):
@@ -36,6 +44,11 @@ class PerDatabase(Generic[T]):
         if database not in self._made:
             self._made[database] = self._build(database)
         return self._made[database]
+
+    def __call__(self, ctx: TraceContext) -> T:
+        """What was worked out for the trace's start database (a hints class keeps one as a class attribute:
+        `_options = PerDatabase(Options.of)`, read as `self._options(ctx)`)."""
+        return self[ctx.database]
 
 
 class StartersByWrite:

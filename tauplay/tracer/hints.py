@@ -84,6 +84,9 @@ class TracerHints:
     # (`@word`) the templates may name besides the tool's parameters.
     PHRASES: ClassVar[dict[str, Phrase]] = {}
     WORDS: ClassVar[dict[str, WordFn]] = {}
+    # The domain's policy as code, (tool, args, state, known) -> '' or why the write is forbidden, which stage 5
+    # asks (`policy`); None: every write is allowed.
+    POLICY: ClassVar[Callable[[str, dict[str, Any], State, dict[str, Any]], str] | None] = None
     # The table whose records are the users of the service (None: the generic guess).
     persona_table: str | None = None
     # Write-argument fields the agent works out itself (prices, computed counts): not said by the user.
@@ -206,7 +209,8 @@ class TracerHints:
 
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
         """'' when the domain's policy allows this write on this state, else why not (stage 5)."""
-        return ""
+        check = type(self).POLICY
+        return check(tool, args, state, known) if check is not None else ""
 
     def build_task(self, domain: Domain, database: Database, seed: int, slot: int, attempt: int, depth: int,
                    rank: int) -> Task:
