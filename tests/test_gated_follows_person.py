@@ -10,7 +10,7 @@ from __future__ import annotations
 from tauplay.core.grounding import dates_said
 from tauplay.core.policy_checks import check_policy
 from tauplay.sim.gated import GatedAgent, answer_kind
-from tests.test_counterpart_words import AIRLINE, STARTER, ListUser, agent_calls, play, reply_to
+from tests.test_counterpart_words import AIRLINE, STARTER, ListUser, agent_calls, play, reply_to, said
 
 BOOK = ("Hi, I'm a bit nervous. I need a plane ticket from Atlanta to Charlotte for May 20th, just me.",
         "Sure, it's yusuf_lopez_1876.",
@@ -54,3 +54,11 @@ async def test_a_yes_after_a_decline_gets_the_proposal_again_before_the_write() 
     assert [c.name for c in agent_calls(outcome)].count("book_reservation") == 1
     violations = [v.rule for v in check_policy(outcome.events, AIRLINE)]
     assert "yes_to_other_action" not in violations, violations
+
+
+async def test_a_price_asked_before_the_look_ups_is_not_passed_over_nor_answered_with_a_balance() -> None:
+    lines = (BOOK[0], "Sure, it's yusuf_lopez_1876. How much will it cost?", "One way.", "Economy on HAT001.")
+    outcome = await play(STARTER["01"], GatedAgent(), ListUser(*lines), steps=30)
+    agent = [m.content for m in said(outcome, "agent")]
+    assert not any("certificate" in t and "amount" in t for t in agent), agent  # a balance is no price
+    assert any(t.startswith("I can tell you the price once I have looked it up.") for t in agent), agent

@@ -305,6 +305,7 @@ _UNSURE = "I'm not sure what you would like me to do about that. What do you nee
 _BYE = re.compile(r"^\W*(?:(?:ok(?:ay)?|thanks?|thank you|great|fine|no)\W+)*(?:bye|goodbye|good bye|see you|"
                   r"that'?s all|that is all|that'?s it|nothing else|no,? thanks?|no,? thank you)\b", re.IGNORECASE)
 _UNKNOWN = re.compile(r"\b(?:don'?t|do not|doesn'?t) (?:know|remember|have)\b|\bnot sure\b|\bno idea\b", re.IGNORECASE)
+_PRICES = re.compile(r'"(?:price|prices|fare|fares|cost|total_price)"')  # an output that tells what a thing costs
 _TOKEN = re.compile(r"[#\w][\w.@#+-]*\w|\w")
 
 
@@ -341,9 +342,13 @@ class GatedAgent:
             return report
         if last is not None and last.kind == EventKind.TOOL_RESULT and (done := self._after_write(conversation)):
             return done
-        if last is not None and last.kind == EventKind.TOOL_RESULT and self._unanswered_price_question(conversation) \
-                and (priced := self._price_answer(conversation, progress, ev)) is not None:
-            return priced  # the reads a price needed are made: the answer
+        if last is not None and last.kind == EventKind.TOOL_RESULT and self._unanswered_price_question(conversation):
+            if (priced := self._price_answer(conversation, progress, ev)) is not None:
+                return priced  # the reads a price needed are made: the answer
+            asked = next(m.content for m in reversed(conversation.said("user")))
+            if _PRICES.search(last.as_(ToolResultData).output) and isinstance(
+                    reply := self._answer_question(conversation, asked, None), Say) and reply.intent == "answer":
+                return reply  # what the look-up just made shows (the fares of the flights on the day said)
         if last is not None and last.kind == EventKind.MESSAGE and last.role == Role.USER:
             text = last.as_(MessageData).content
             if progress.offer is not None and progress.answer is not None:
@@ -355,7 +360,13 @@ class GatedAgent:
             if tool_answers.asks_price(text) and (priced := self._price_answer(conversation, progress, ev)):
                 return priced
             if (reply := self._answer_question(conversation, text, None)) is not None:
-                return reply
+                if reply.intent == "answer_later" and progress.index < len(gold):
+                    # Nothing in view tells the price yet: the look-ups the plan makes next come first (a flight
+                    # search on the day said), and the question is answered from them.
+                    step = self._plan_step(conversation, progress, gold[progress.index], ev)
+                    if isinstance(step, CallTools):
+                        return step
+                return Say(reply.text, intent="answer")
             if self._unrelated(conversation, text, ev):
                 return Say("I'm sorry, I can't help with that: I can only help with "
                            f"{conversation.domain.title or conversation.domain.name} requests. "
@@ -367,6 +378,9 @@ class GatedAgent:
         while progress.index < len(gold):
             action = gold[progress.index]
             step = self._plan_step(conversation, progress, action, ev)
+            if isinstance(step, Say) and step.intent == "ask" and self._unanswered_price_question(conversation):
+                # asked what it costs, the look-ups made so far do not tell: said so, not passed over
+                return Say(f"I can tell you the price once I have looked it up. {step.text}", intent="ask")
             if step is not None:
                 return step
             progress.index += 1  # nothing to do for this one (cannot happen for a sound task); go on
@@ -1043,8 +1057,8 @@ class GatedAgent:
         found = tool_answers.answer(text, outputs, offer, _policy(conversation))
         if found is None:
             return None
-        if not found:
-            found = tool_answers.what_it_needs(text, conversation.domain.read_tools)
+        if not found:  # a topic nothing in view answers yet: what a look-up would need ("answer_later")
+            return Say(tool_answers.what_it_needs(text, conversation.domain.read_tools), intent="answer_later")
         return Say(found, intent="answer")
 
     # -- words at the end -----------------------------------------------------------------------------
