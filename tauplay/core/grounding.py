@@ -195,18 +195,18 @@ class Evidence:
         hay = f" {self._user} "
         return all(_scalar_seen(v, hay, self._user_numbers, None) for v in scalars(value))
 
-    def grounded(self, value: Any) -> bool:
+    def grounded(self, value: Any, *, amount: bool = False) -> bool:
         """Every scalar inside `value` was said by the user, returned by a tool, or (a number) follows from
-        numbers in view."""
+        numbers in view; an `amount` of money, when the view has `amounts_of`, only from amounts in view."""
         if "_hay" not in self.__dict__:  # built once per view: tool outputs can be long
             self._hay = f" {self._user} {self._tools} "
             self._numbers = self._user_numbers | self._tool_numbers
-            if self._tool_amounts is None:
-                self._pool = self._numbers | self._known_numbers
-            else:  # amounts only: the tools' money, and the "$50" a person or the policy writes
-                self._pool = self._tool_amounts.union(*(amounts_said(t) for t in [*self.user, *self.known]))
-            self._every = self._numbers | self._known_numbers | self._pool  # what a sum for the calculator may use
-        return all(_scalar_seen(v, self._hay, self._numbers, self._pool, self._every) or self._stay_end(v)
+            self._pool = self._numbers | self._known_numbers
+            # amounts only: the tools' money, and the "$50" a person or the policy writes
+            self._amounts = None if self._tool_amounts is None else \
+                self._tool_amounts.union(*(amounts_said(t) for t in [*self.user, *self.known]))
+        pool = self._amounts if amount and self._amounts is not None else self._pool
+        return all(_scalar_seen(v, self._hay, self._numbers, pool, self._pool) or self._stay_end(v)
                    for v in scalars(value))
 
     def _stay_end(self, value: Any) -> bool:
@@ -345,9 +345,12 @@ def needs_grounding(leaf: Leaf) -> bool:
     return top not in COMPOSED_PARAMS and leaf.name not in COMPOSED_PARAMS
 
 
-def ungrounded(arguments: dict[str, Any], evidence: Evidence) -> list[Leaf]:
-    """The leaves of a call's arguments nobody has said or shown yet, in argument order."""
-    return [leaf for leaf in leaves(arguments) if needs_grounding(leaf) and not evidence.grounded(leaf.value)]
+def ungrounded(arguments: dict[str, Any], evidence: Evidence,
+               money: Callable[[str], bool] | None = None) -> list[Leaf]:
+    """The leaves of a call's arguments nobody has said or shown yet, in argument order (`money`: which names
+    hold an amount, worked out from amounts only)."""
+    return [leaf for leaf in leaves(arguments) if needs_grounding(leaf)
+            and not evidence.grounded(leaf.value, amount=bool(money and money(leaf.name)))]
 
 
 def words(name: str) -> str:

@@ -41,7 +41,7 @@ from tauplay.core.tasks import Action
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import EventKind, Role
 from tauplay.sim import device_steps, person_choices, tool_answers
-from tauplay.sim.action_words import describe_action, money_amounts
+from tauplay.sim.action_words import describe_action, is_money, money_amounts
 from tauplay.sim.oracle import done_summary, tool_outputs
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 
@@ -413,7 +413,7 @@ class GatedAgent:
             return Say(_MORE if made else "What can I do for you?", intent="more")
         # An option of the person's (insurance: yes or no) is asked about with the write (`_unchosen`), never
         # looked for in their records first.
-        missing = [leaf for leaf in ungrounded(action.kwargs, ev)
+        missing = [leaf for leaf in ungrounded(action.kwargs, ev, is_money)
                    if not (spec is not None and spec.is_write and param_schema(spec, leaf.path).get("enum")
                            and person_choices.question_for(leaf) is not None)]
         if missing:
@@ -536,7 +536,7 @@ class GatedAgent:
         # happens to show that option is not their answer, so none is read to find it.
         options = spec is not None and spec.is_write and not spec.terminal \
             and bool(param_schema(spec, leaf.path).get("enum"))  # (a hand-over's reason is the agent's to say)
-        read = None if options else self._find_read(conversation, leaf.value)
+        read = None if options else self._find_read(conversation, leaf.value, amount=is_money(leaf.name))
         if read is not None:
             # A read the domain's rules put a step before (authenticate first) waits for that step.
             if any(r.tool == read.name for r in conversation.domain.rules) and (
@@ -708,7 +708,7 @@ class GatedAgent:
             add(spec, args)
         return out
 
-    def _find_read(self, conversation: Conversation, target: Any) -> PlannedCall | None:
+    def _find_read(self, conversation: Conversation, target: Any, *, amount: bool = False) -> PlannedCall | None:
         """The first read of the shortest chain of reads (at most three) whose outputs bring `target` into
         view, or None."""
         made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
@@ -746,7 +746,7 @@ class GatedAgent:
                 output = self._dry_run(conversation, spec, args)
                 if output is None:
                     continue
-                if self._shows(view, output, target):
+                if self._shows(view, output, target, amount):
                     return PlannedCall(root[0].name, root[1], f"gated_read_{len(conversation.events)}")
                 found.append((root, output))
             if not found:
@@ -772,12 +772,12 @@ class GatedAgent:
         return level[0][0]
 
     @staticmethod
-    def _shows(view: Evidence, output: str, target: Any) -> bool:
+    def _shows(view: Evidence, output: str, target: Any, amount: bool = False) -> bool:
         """`target` is in view once `output` is: a string in the output itself, a number possibly worked out
         with numbers already in view."""
         if all(isinstance(v, str) for v in scalars(target)):
             return _alone(output).grounded(target)
-        return view.plus(output).grounded(target)
+        return view.plus(output).grounded(target, amount=amount)
 
     # -- what the person says -----------------------------------------------------------------------
     def _on_answer(self, conversation: Conversation, progress: Progress, text: str) -> AgentAction:
@@ -1008,7 +1008,7 @@ class GatedAgent:
         """"How much will it cost?" before the yes: the price of the write in hand, after the reads it needs
         (made as real calls); then the question the agent had asked, again. None when no price can be said."""
         action = self._write_in_hand(conversation, progress)
-        if action is None or ungrounded(action.kwargs, ev):
+        if action is None or ungrounded(action.kwargs, ev, is_money):
             return None  # a price of values the person has not seen would tell them the plan, not the tools
         priced = self._quote_step(conversation, action, ev)
         if isinstance(priced, CallTools) or priced is None:
@@ -1045,7 +1045,7 @@ class GatedAgent:
                    intent="reported")
 
     def _answer_question(self, conversation: Conversation, text: str,
-                         offer: dict[str, Any] | None) -> AgentAction | None:
+                         offer: dict[str, Any] | None) -> Say | None:
         """A simple question answered from what the tools returned, or with what a look-up would need."""
         if not tool_answers.is_question(text):
             return None
@@ -1064,7 +1064,9 @@ class GatedAgent:
     # -- words at the end -----------------------------------------------------------------------------
     def _sayable_outputs(self, conversation: Conversation, ev: Evidence) -> list[str]:
         """The task's required answers that a tool has shown (an agent cannot say what it has not seen)."""
-        return [o for o in conversation.task.outputs if ev.grounded(o) or ev.grounded(_number(o))]
+        # a number said as an answer is worked out from amounts only (never from dates and ids in view)
+        return [o for o in conversation.task.outputs
+                if ev.grounded(o, amount=True) or ev.grounded(_number(o), amount=True)]
 
     def _summary(self, conversation: Conversation, ev: Evidence) -> str:
         """The closing words: the writes not yet confirmed in words (each one said "Done: ..." as it went
