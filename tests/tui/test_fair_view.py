@@ -61,7 +61,10 @@ async def test_tool_calls_are_hidden_from_the_user_until_revealed_and_the_reveal
         assert "payment_history" in shown and "expand to see all" not in shown  # ... and expands
         assert diff.concealed is None
         await pilot.pause()
-        assert "get_reservation_details" in screen_text(app)  # the Agent tab shows the agent's side whole
+        # The Agent tab shows the agent's side whole (scrolled to its end: at 100x30 the call itself may be above)
+        agent_side = "\n".join(play.query_one("#agent-side", Transcript).lines_text)
+        assert "get_reservation_details" in agent_side and "payment_history" in agent_side
+        assert "payment_history" in screen_text(app)
         await send(pilot, play, "yes")
         await your_turn(pilot, play)
         assert "update_reservation_baggages" in "\n".join(transcript.lines_text)  # later calls show too
