@@ -62,3 +62,10 @@ async def test_a_price_asked_before_the_look_ups_is_not_passed_over_nor_answered
     agent = [m.content for m in said(outcome, "agent")]
     assert not any("certificate" in t and "amount" in t for t in agent), agent  # a balance is no price
     assert any(t.startswith("I can tell you the price once I have looked it up.") for t in agent), agent
+
+
+async def test_a_price_of_a_listing_names_the_record_it_belongs_to() -> None:
+    lines = (BOOK[0], "Sure, it's yusuf_lopez_1876.", "One way.", "Economy, flight HAT001. What does economy cost?")
+    outcome = await play(STARTER["01"], GatedAgent(), ListUser(*lines), steps=30)
+    answer = reply_to(outcome, lines[-1])
+    assert "HAT001 prices economy: $235" in answer and "HAT151" in answer, answer  # the day said: May 20

@@ -52,12 +52,17 @@ def _find(value: Any, keys: Sequence[str], path: tuple[str, ...] = ()) -> list[t
                 out += _find(v, keys, (*path, k))
     elif isinstance(value, list):
         for v in value:
-            out += _find(v, keys, path)
+            # a record of a listing is named by its own number or id ("HAT001"), so that its values can be told apart
+            named = next((str(x) for k, x in v.items() if k.endswith(("_number", "_id")) and isinstance(x, str)),
+                         None) if isinstance(v, dict) else None
+            out += _find(v, keys, (*path, f"#{named}") if named else path)
     return out
 
 
 def _label(obj_path: tuple[str, ...]) -> str:
-    return " ".join(words(p) for p in obj_path[-2:])
+    plain = [p for p in obj_path if not p.startswith("#")]
+    named = [p[1:] for p in obj_path if p.startswith("#")]
+    return " ".join([*named[-1:], *(words(p) for p in plain[-2:])])
 
 
 def is_question(text: str) -> bool:
@@ -89,7 +94,7 @@ def _subject(said: set[str], asks: Sequence[str]) -> set[str]:
 
 
 def _about(path: tuple[str, ...], subject: set[str]) -> bool:
-    label = normalize(" ".join(words(p) for p in path)).split()
+    label = normalize(" ".join(words(p) for p in path if not p.startswith("#"))).split()
     return any(w.rstrip("s").startswith(s) or s.startswith(w.rstrip("s")) for w in label for s in subject)
 
 
