@@ -232,6 +232,11 @@ _MONTH_DAY = re.compile(r"\b(" + _MONTH_WORD + r")\b\.?\s+(\d{1,2})(?:st|nd|rd|t
 _ISO_IN_TEXT = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 
 
+def _month(word: str) -> int:
+    """1-12 for a month's name or its abbreviation ("May", "sept")."""
+    return [m[:3] for m in _MONTHS].index(word.lower()[:3]) + 1
+
+
 def dates_said(texts: Iterable[str], years: Iterable[int]) -> list[str]:
     """The dates a person wrote, as ISO dates, in the order written: "2024-05-20", "May 20th", "20 May 2024". A
     date said without its year takes each of `years` (the years of the dates in view); none when there are none."""
@@ -242,11 +247,9 @@ def dates_said(texts: Iterable[str], years: Iterable[int]) -> list[str]:
         for m in _ISO_IN_TEXT.finditer(text):
             found.append((m.start(), int(m.group(1)), int(m.group(2)), int(m.group(3))))
         for m in _MONTH_DAY.finditer(text):
-            month = [x[:3] for x in _MONTHS].index(m.group(1).lower()[:3]) + 1
-            found.append((m.start(), int(m.group(3)) if m.group(3) else None, month, int(m.group(2))))
+            found.append((m.start(), int(m.group(3)) if m.group(3) else None, _month(m.group(1)), int(m.group(2))))
         for m in _DAY_MONTH.finditer(text):
-            month = [x[:3] for x in _MONTHS].index(m.group(2).lower()[:3]) + 1
-            found.append((m.start(), int(m.group(3)) if m.group(3) else None, month, int(m.group(1))))
+            found.append((m.start(), int(m.group(3)) if m.group(3) else None, _month(m.group(2)), int(m.group(1))))
         for _, year, month, day in sorted(found):
             for y in ([year] if year is not None else years):
                 try:

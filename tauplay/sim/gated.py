@@ -309,6 +309,11 @@ _PRICES = re.compile(r'"(?:price|prices|fare|fares|cost|total_price)"')  # an ou
 _TOKEN = re.compile(r"[#\w][\w.@#+-]*\w|\w")
 
 
+def _write_options(spec: ToolSpec | None, leaf: Leaf) -> list[Any]:
+    """The few values a write's argument may take (its schema's enum; none for a read or a free value)."""
+    return list(param_schema(spec, leaf.path).get("enum") or []) if spec is not None and spec.is_write else []
+
+
 def _date_param(name: str) -> bool:
     return "date" in name.split("_")
 
@@ -414,8 +419,7 @@ class GatedAgent:
         # An option of the person's (insurance: yes or no) is asked about with the write (`_unchosen`), never
         # looked for in their records first.
         missing = [leaf for leaf in ungrounded(action.kwargs, ev, is_money)
-                   if not (spec is not None and spec.is_write and param_schema(spec, leaf.path).get("enum")
-                           and person_choices.question_for(leaf) is not None)]
+                   if not (_write_options(spec, leaf) and person_choices.question_for(leaf) is not None)]
         if missing:
             return self._bring_into_view(conversation, action, spec, missing[0], ev)
         if spec is not None and not spec.is_write and not spec.terminal and (
@@ -534,8 +538,8 @@ class GatedAgent:
         direct = question(spec, leaf)
         # One of a few options for a write (one way or round trip) is the person's to say: a record of theirs that
         # happens to show that option is not their answer, so none is read to find it.
-        options = spec is not None and spec.is_write and not spec.terminal \
-            and bool(param_schema(spec, leaf.path).get("enum"))  # (a hand-over's reason is the agent's to say)
+        # (A hand-over's reason is the agent's to say.)
+        options = [] if spec is None or spec.terminal else _write_options(spec, leaf)
         read = None if options else self._find_read(conversation, leaf.value, amount=is_money(leaf.name))
         if read is not None:
             # A read the domain's rules put a step before (authenticate first) waits for that step.
@@ -547,7 +551,7 @@ class GatedAgent:
         again = f"Sorry, I still need to know the {label} to go on"
         asked_already = asked_for(label, asked) or direct in asked
         if options and asked_already and again not in asked and not self._said_unknown(conversation, direct):
-            choices = [str(c).replace("_", " ") for c in param_schema(spec, leaf.path).get("enum") or []]
+            choices = [str(c).replace("_", " ") for c in options]
             return Say(f"{again}: {', '.join(choices[:-1])} or {choices[-1]}?" if len(choices) > 1 else f"{again}.",
                        intent="ask")
         if not asked_already and not self._said_unknown(conversation, direct):
@@ -808,19 +812,16 @@ class GatedAgent:
                    intent="confirm")
 
     def _come_back(self, conversation: Conversation, progress: Progress, text: str) -> AgentAction | None:
-        """The user returns to a write they declined: a clear yes right after the decline makes it; naming
-        it again (its tool's words or one of its values) offers it again."""
+        """The user returns to a write they declined, with a clear yes right after the decline or by naming it
+        again (its tool's words): it is put again, in full, and made on the yes to that (a write never follows a
+        yes to something else, such as "All right, I will not make that change")."""
         last_agent = conversation.last_said("agent")
-        j = progress.skipped[-1]
-        action = conversation.task.actions[j]
-        if answer_kind(text) == "yes" and last_agent is not None and last_agent.intent in ("skip", "done", "more"):
-            # A yes to no proposal (the last words were "All right, I will not make that change"): the change is
-            # put again, in full, and made on the yes to that (a write never follows a yes to something else).
-            return Say(proposal(action, tool_outputs(conversation), self._price(conversation, action)),
-                       intent="confirm")
+        action = conversation.task.actions[progress.skipped[-1]]
+        yes_again = answer_kind(text) == "yes" and last_agent is not None and last_agent.intent in ("skip", "done",
+                                                                                                   "more")
         said = [w for w in normalize(text).split() if len(w) >= 3 and w not in _PLAIN]
         names = [w for w in normalize(words(action.name)).split() if len(w) > 3]
-        if any(n.startswith(w) or w.startswith(n) for w in said for n in names):
+        if yes_again or any(n.startswith(w) or w.startswith(n) for w in said for n in names):
             return Say(proposal(action, tool_outputs(conversation), self._price(conversation, action)),
                        intent="confirm")
         return None
