@@ -161,3 +161,18 @@ async def test_compare_names_both_missing_sessions_in_one_line(db, capsys):
     assert main(["compare", parent, "neither", "--db", db]) == 2  # one missing: that one named, alone
     err = capsys.readouterr().err.strip()
     assert "no session 'neither'" in err and "nope" not in err and "\n" not in err, err
+
+
+async def test_compare_rows_fit_an_80_column_terminal(db, capsys, monkeypatch):
+    """At 80 columns every side-by-side row stays inside the terminal (it was 82 wide: the terminal wrapped each
+    full row, and A's and B's columns ran into each other)."""
+    a = await _parent(db)
+    b = await _parent(db, EmotionCondition.from_json({"family": "enjoyment", "leaf": "amusement",
+                                                      "intensity": "mild"}))
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["compare", a, b, "--db", db]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if " │ " in line]
+    assert len(rows) > 10
+    assert max(len(r) for r in rows) <= 80, max(rows, key=len)
+    full = [r for r in rows if len(r.split(" │ ")[1]) >= 30]  # rows whose A side is (nearly) full, B beside it
+    assert any(len(r) >= 70 for r in full)  # the columns use the width, not a narrow fallback

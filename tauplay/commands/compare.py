@@ -74,7 +74,9 @@ def _print(result: Any) -> None:
     from tauplay.core.display import change_parts, change_plain
 
     a, b = result.a, result.b
-    width = max(30, (shutil.get_terminal_size((160, 24)).columns - 7) // 2)
+    # A row is "NNN= │ A │ B": 4 + 3 + width + 3 + width columns, so each side gets (columns - 10) // 2 and a
+    # row never runs past the terminal's edge (a wrapped row breaks both columns apart).
+    width = max(30, (shutil.get_terminal_size((160, 24)).columns - 10) // 2)
     for name, side in (("A", a), ("B", b)):
         emotion = side.emotion or {}
         feel = f"{emotion.get('family', 'none')}/{emotion.get('leaf', '-')}" if emotion else "no emotion"
