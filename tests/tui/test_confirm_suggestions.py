@@ -53,7 +53,7 @@ async def test_a_confirmed_suggestion_becomes_the_persons_label(db_path: Path,
     async with app.run_test(size=(160, 45)) as pilot:
         listing = await list_ready(pilot)
         assert listing.rows[0][1] == 0  # no label yet: four suggestions, shown apart
-        assert str(listing.query_one("#r-sessions", DataTable).get_row_at(0)[7]) == "0 +4?"
+        assert str(listing.query_one("#r-sessions", DataTable).get_row_at(0)[4]) == "0 +4?"
         session = await open_session(pilot, listing, sid)
         # saved suggestions are offered as suggestions (not "mine"), and not twice
         assert sorted((session.state(r), r.category) for r in session.rows) == [
@@ -74,7 +74,7 @@ async def test_a_confirmed_suggestion_becomes_the_persons_label(db_path: Path,
         await pilot.press("escape")
         listing = await list_ready(pilot, loads=2)
         assert listing.rows[0][1] == 2
-        assert str(listing.query_one("#r-sessions", DataTable).get_row_at(0)[7]) == "2 +1?"
+        assert str(listing.query_one("#r-sessions", DataTable).get_row_at(0)[4]) == "2 +1?"
     saved = sorted((a.category, a.source) for a in open_store(db_path).annotations(sid))
     assert saved == sorted([("Extra Action", "auto"), (changed.category, "human"), ("Missed Action", "suggested")])
     lines = shown(db_path, sid, capsys)

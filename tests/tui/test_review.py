@@ -112,7 +112,7 @@ async def test_review_and_label_a_session_blind(db_path: Path) -> None:
         await pilot.press("escape")
         screen = await list_ready(pilot, loads=3)
         assert screen.rows[0][1] == 2  # my two labels
-        assert str(screen.query_one("#r-sessions").get_row_at(0)[8]) == "you"  # the "reviewed" column
+        assert str(screen.query_one("#r-sessions").get_row_at(0)[5]) == "you"  # the "reviewed" column
     with open_store(db_path) as store:
         assert [m.annotator for m in store.reviewed_by(ids["wrong"])] == ["ann"]
         mine = store.annotations(ids["wrong"], annotator="ann")
@@ -153,7 +153,7 @@ async def test_mark_a_session_reviewed_with_no_fault(db_path: Path) -> None:
     app = TauplayApp.for_review({"domain": "airline"}, annotator="ann", blind=False, db_url=str(db_path))
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await list_ready(pilot)
-        shown = {r.id: str(screen.query_one("#r-sessions").get_row(r.id)[8]) for r, _ in screen.rows}
+        shown = {r.id: str(screen.query_one("#r-sessions").get_row(r.id)[5]) for r, _ in screen.rows}
         assert shown == {ids["good"]: "bob", ids["wrong"]: "—"}  # open mode: who reviewed
         session = await open_session(pilot, screen, ids["good"])
         assert session.reviewers == ["bob"] and "not reviewed by you" in str(session.status_text())
@@ -168,7 +168,7 @@ async def test_mark_a_session_reviewed_with_no_fault(db_path: Path) -> None:
         await act(pilot, session, "n")
         await pilot.press("escape")
         screen = await list_ready(pilot, loads=2)
-        assert str(screen.query_one("#r-sessions").get_row(ids["good"])[8]) == "bob, you"
+        assert str(screen.query_one("#r-sessions").get_row(ids["good"])[5]) == "bob, you"
         # my queue: the session I marked is no longer in it
         field = screen.query_one("#r-filter", Input)
         field.focus()
@@ -196,7 +196,7 @@ async def test_blind_mode_hides_other_reviewers(db_path: Path) -> None:
     app = TauplayApp.for_review({}, annotator="ann", blind=True, db_url=str(db_path))
     async with app.run_test(size=(160, 45)) as pilot:
         screen = await list_ready(pilot)
-        assert str(screen.query_one("#r-sessions").get_row(ids["good"])[8]) == "—"
+        assert str(screen.query_one("#r-sessions").get_row(ids["good"])[5]) == "—"
         session = await open_session(pilot, screen, ids["good"])
         assert session.reviewers == [] and "bob" not in str(session.status_text())
 

@@ -62,7 +62,9 @@ class ReviewListScreen(Screen[None]):
                     "emotion=anger model=… played_by=… labelled_by=… label=ExtraAction unlabelled reviewed_by=… "
                     "unreviewed", id="r-filter")
         table: DataTable[Any] = DataTable(id="r-sessions", cursor_type="row", zebra_stripes=True)
-        table.add_columns("session", "domain", "task", "reward", "ended", "emotion", "model", "labels", "reviewed",
+        # labels and reviewed right after the reward: at 80 columns they are what a reviewer scans for, and
+        # they come before the columns that push them off the screen's edge
+        table.add_columns("session", "domain", "task", "reward", "labels", "reviewed", "ended", "emotion", "model",
                           "when")
         yield table
         yield Footer(compact=True)
@@ -122,10 +124,11 @@ class ReviewListScreen(Screen[None]):
             model = record.agent.get("model") or record.agent.get("kind") or ""
             table.add_row(Text(visible(record.id[:10])), Text(visible(record.domain)), Text(visible(record.task_id)),
                           Text("—" if record.reward is None else f"{record.reward:g}"),
+                          label_count_text(count, self.suggested.get(record.id, 0)),
+                          Text(visible(reviewers_text(record.reviewers, self.annotator, self.blind))),
                           Text(visible(record.termination_reason or record.status)),
                           Text(visible(condition_text(record, self.app))),
-                          Text(visible_any(model)), label_count_text(count, self.suggested.get(record.id, 0)),
-                          Text(visible(reviewers_text(record.reviewers, self.annotator, self.blind))),
+                          Text(visible_any(model)),
                           Text(time.strftime("%Y-%m-%d %H:%M", time.localtime(record.created_at))),
                           key=record.id)
         self.loaded = True
