@@ -66,7 +66,7 @@ def reward_view(outcome: Outcome, distance: int | None, violations: list[dict[st
             lines.append(Text(visible(f"    ✗ {failure.constraint}: {failure.text}"), style="red"))
     out = Text("  outputs communicated: ")
     if not r.outputs:
-        out.append("none required", style="dim")
+        out.append("none to say", style="dim")  # fits the 80x24 pane: no value split over two lines
     for i, (value, ok) in enumerate(r.outputs.items()):
         out.append(("" if i == 0 else ", ") + visible(f"{value} "))
         out.append("✓" if ok else "✗", style="green" if ok else "red")
@@ -76,7 +76,7 @@ def reward_view(outcome: Outcome, distance: int | None, violations: list[dict[st
     lines.append(ab)
     dist = Text("  distance to gold: ")
     if distance is None:
-        dist.append("hidden (ctrl+d reveals)", style="dim")
+        dist.append("hidden (ctrl+d)", style="dim")
     else:
         dist.append(f"{distance} record(s)", style="green" if distance == 0 else "red")
     lines.append(dist)
