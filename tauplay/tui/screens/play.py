@@ -29,6 +29,7 @@ from tauplay.tui.startup import startup_done
 from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.footer import KeysFooter
 from tauplay.tui.widgets.graph_panel import GraphPanel
+from tauplay.tui.widgets.line_input import LineInput
 from tauplay.tui.widgets.side_panel import SidePanel
 from tauplay.tui.widgets.transcript import USER_VIEW_OUTPUT, Transcript
 
@@ -91,7 +92,7 @@ class PlayScreen(PlayPanels, Screen[None]):
                                  hide_planned_injections=self.ROLE == "agent", customer_view=self.ROLE == "user",
                                  names=self.prepared.domain.role_names, id="transcript")
                 yield Static(Text("starting the session…", style="dim"), id="turn")
-                yield Input(placeholder=self.message_placeholder(), id="message", select_on_focus=False)
+                yield LineInput(placeholder=self.message_placeholder(), id="message", select_on_focus=False)
                 yield from self.compose_chat_extra()
             with SidePanel(id="side", initial="tab-1"):
                 with TabPane(self.TAB_TITLES[0], id="tab-1"):
@@ -231,10 +232,10 @@ class PlayScreen(PlayPanels, Screen[None]):
     @on(Input.Submitted, "#message")
     def _send(self, event: Input.Submitted) -> None:
         text = event.value.strip()
-        if not text or self.ended:
+        if not text:
             return
-        if self.deliver(lambda seat: seat.say(text), "your message"):
-            event.input.value = ""
+        if not self.deliver(lambda seat: seat.say(text), "your message"):  # over: the text stays in the box
+            self.query_one("#message", LineInput).give_back(event.value)
 
     def refuse_not_your_turn(self) -> None:
         other = "agent" if self.ROLE == "user" else "user"

@@ -92,7 +92,7 @@ class PlayAgentScreen(PlayScreen):
     @on(CallLine.Run)
     def _call_line(self, event: CallLine.Run) -> None:
         if not self._call(event.name, event.arguments):
-            self.query_one(CallLine).input.value = event.line  # keep what was typed
+            self.query_one(CallLine).input.give_back(event.line)  # keep what was typed
 
     @on(ToolForm.Run)
     def _form_run(self, event: ToolForm.Run) -> None:

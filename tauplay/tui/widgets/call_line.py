@@ -14,6 +14,7 @@ from tauplay.core.callsyntax import CallSyntaxError, parse_call
 from tauplay.core.domain import Domain
 from tauplay.core.schema import validate
 from tauplay.core.text import visible
+from tauplay.tui.widgets.line_input import LineInput
 
 
 def check_line(line: str, domain: Domain, user_side: bool = False) -> tuple[str, dict[str, Any], list[str]]:
@@ -80,12 +81,13 @@ class CallLine(Vertical):
             yield Static("call ›", classes="prompt")
             example = (f"{self.domain.user_tools[0].name}() on your device"
                        if self.user_side and self.domain.user_tools else f"{example_call(self.domain)} or JSON")
-            yield Input(placeholder=f"{example}; Enter runs", id="call-input", select_on_focus=False, compact=True)
+            yield LineInput(placeholder=f"{example}; Enter runs", id="call-input", select_on_focus=False,
+                            compact=True)
         yield Static("", classes="error", markup=False)
 
     @property
-    def input(self) -> Input:
-        return self.query_one("#call-input", Input)
+    def input(self) -> LineInput:
+        return self.query_one("#call-input", LineInput)
 
     def show_problems(self, problems: list[str]) -> None:
         self.query_one(".error", Static).update(Text(visible("\n".join(problems))))
@@ -101,8 +103,8 @@ class CallLine(Vertical):
         name, args, problems = check_line(line, self.domain, self.user_side)
         self.show_problems(problems)
         if problems:
+            self.input.give_back(line)  # kept to be mended (the box emptied itself on Enter)
             if line.strip():
                 self.post_message(self.Invalid(line, problems))
             return
         self.post_message(self.Run(name, args, line))
-        self.input.value = ""
