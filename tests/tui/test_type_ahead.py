@@ -62,3 +62,28 @@ async def test_a_call_then_a_message_typed_ahead(db_path) -> None:
         await wait_until(pilot, lambda: play.query_one("#call-input", Input).value == "Found it.",
                          what="the typed-ahead line kept")
         assert said(play)[before:] == []
+
+
+async def test_ctrl_u_then_a_new_call_typed_ahead_runs_the_new_call(db_path) -> None:
+    """ctrl+u clears the old line and only it: the call typed right after it runs (the late ctrl+u cleared the
+    new call too, and its Enter found the line empty)."""
+    app = make_app(db_path, role="agent")
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await your_turn(pilot, play)
+        line = play.query_one("#call-input", Input)
+        line.focus()
+        line.value = "get_reservation_details(reservation_id=5"  # an old, broken line
+        line.cursor_position = len(line.value)
+        await pilot.pause()
+        app.post_message(events.Key("ctrl+u", None))
+        for ch in "bcd":  # three letters typed by mistake, then taken back
+            app.post_message(events.Key(ch, ch))
+        for _ in range(3):
+            app.post_message(events.Key("backspace", None))
+        burst(app, 'get_reservation_details(reservation_id="S6Q6LB")')
+        await wait_until(pilot, lambda: any(isinstance(e.payload, ToolCallData) for e in play.events)
+                         or any(e.kind == "notice" for e in play.events[3:]), what="the call")
+        calls = [(e.payload.name, e.payload.arguments) for e in play.events if isinstance(e.payload, ToolCallData)]
+        assert calls == [("get_reservation_details", {"reservation_id": "S6Q6LB"})]
+        assert [e.data for e in play.events if e.kind == "notice"] == []  # no mangled line tried first
