@@ -32,6 +32,7 @@ from tauplay.core.grounding import (
     normalize,
     scalars,
     ungrounded,
+    values_heard,
     words,
 )
 from tauplay.core.policy_checks import is_identified
@@ -192,6 +193,8 @@ def evidence(conversation: Conversation, extra: list[str] | None = None) -> Evid
     """What is in view: the user's messages and every successful tool output so far (and the policy, for the
     numbers an agent works with: fees, allowances)."""
     user = [m.content for m in conversation.said("user")]
+    # A value of the person's choosing said in everyday words ("I don't need it anymore": no longer needed)
+    user += values_heard(user, conversation.domain.value_words)
     tools = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
              for r in [e.as_(ToolResultData)] if not r.error]
     return Evidence(user=user, tools=tools + (extra or []), known=[_policy(conversation)], amounts_of=money_amounts)
