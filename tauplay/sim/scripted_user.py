@@ -296,10 +296,10 @@ def _say_value(value: Any) -> str:
 
 # Words that make a question about an entity a question about its id ("which reservation", "the order number").
 _ID_WORDS = ("id", "ids", "number", "numbers", "code", "reference", "confirmation", "no")
-# "Which reservation had the cancelled flight?": a question about a record the user has (not "which flight do
-# you want", a choice still to make).
+# "Which reservation had the cancelled flight?", "Which order do you mean: ...?": a question about a record the
+# user has (not "which flight do you want", a choice still to make).
 _ID_ASKS = re.compile(r"\b(which|whose)\s+(?:one\s+of\s+(?:your|the)\s+)?([a-z]+)\s+"
-                      r"(?:had|has|is|was|were|are|did|does|contains|holds|got)\b", re.IGNORECASE)
+                      r"(?:had|has|is|was|were|are|did|does|contains|holds|got|do you mean)\b", re.IGNORECASE)
 
 
 def _asks_for(leaf_name: str, said: str) -> bool:
