@@ -8,12 +8,15 @@ reason `no longer needed`; "send it back" and "swap" were not heard as a return 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from tauplay.core.domain import get_domain
 from tauplay.core.environment import Environment
+from tauplay.core.events import Event, MessageData
 from tauplay.core.policy_checks import check_policy
-from tauplay.core.tasks import load_tasks
+from tauplay.core.tasks import Action, load_tasks
+from tauplay.core.vocabulary import Role
 from tauplay.sim import records
 from tauplay.sim.gated import GatedAgent
 from tauplay.sim.orchestrator import Limits, Orchestrator, Outcome
@@ -157,4 +160,21 @@ def test_which_order_do_you_mean_is_answered_with_the_order_id() -> None:
     conversation = Conversation(RETAIL, task, Environment(RETAIL, RETAIL.database()), task.emotion)
     reply = answer_question(conversation, "Which order do you mean: #W6375104 (pending: Tablet, Sunglasses, Gaming "
                                           "Mouse) or #W1022845 (pending: Electric Kettle, Smart Watch, Perfume)?")
+    assert reply is not None and reply.text == "The order id is #W1022845.", reply
+
+
+def test_which_one_is_answered_for_the_change_its_last_words_asked_for() -> None:
+    """Published retail task 14: asked which order, after telling the address change of a pending order, the user
+    named the order of a change told before (refused by the policy), again and again."""
+    task = _tasks(RETAIL)["retail-starter-01"]
+    address = {"address1": "6495 Jefferson Avenue", "address2": "Apt 458", "city": "Los Angeles", "state": "CA",
+               "country": "USA", "zip": "69990"}
+    task = replace(task, actions=[Action("cancel_pending_order", {"order_id": "#W6375104", "reason": "no longer needed"}),
+                                  Action("modify_pending_order_address", {"order_id": "#W1022845", **address})])
+    conversation = Conversation(RETAIL, task, Environment(RETAIL, RETAIL.database()), task.emotion)
+    conversation.events.append(Event.of(0, Role.USER, MessageData(
+        content="For a pending order, I would like to change the shipping address to 6495 Jefferson Avenue, Apt 458, "
+                "Los Angeles, CA, USA 69990.", intent="disclose")))
+    reply = answer_question(conversation, "Which order do you mean: #W6375104 (pending: Tablet) or #W1022845 (pending: "
+                                          "Electric Kettle)?")
     assert reply is not None and reply.text == "The order id is #W1022845.", reply

@@ -32,6 +32,7 @@ from tauplay.core.emotions import EmotionCondition, patience
 from tauplay.core.events import MessageData, ToolResultData
 from tauplay.core.grounding import (
     Evidence,
+    contains,
     leaves,
     loosely_stated,
     names_write,
@@ -351,7 +352,14 @@ def _answer_one(conversation: Conversation, text: str) -> UserReply | None:
     pending = pending_actions(conversation)
     named = [a for a in pending if f" {normalize(words(a.name))} " in said]
     done = [a for a in task.actions if a not in pending]
-    order = named + [a for a in pending if a not in named] + done
+    # Among the rest, first the one its last words were about ("for a pending order, change the shipping address to
+    # 6495 Jefferson Avenue ...": asked "Which order do you mean?", it names that change's order)
+    last = conversation.said("user")
+    told = normalize(last[-1].content) if last else ""
+    rest = sorted((a for a in pending if a not in named), key=lambda a: -sum(
+        1 for leaf in leaves(a.kwargs) if isinstance(leaf.value, str) and len(normalize(leaf.value)) >= 3
+        and contains(told, leaf.value)))
+    order = named + rest + done
     for action in order:
         found: list[Any] = []
         label = ""
