@@ -248,6 +248,23 @@ def test_everyday_request_words_name_write_tools(name: str) -> None:
     assert all(phrases and all(p.strip() for p in phrases) for phrases in domain.request_words.values())
 
 
+def _enum_values(schema: Any) -> set[str]:
+    if isinstance(schema, dict):
+        found = {str(v) for v in schema.get("enum") or []}
+        return found.union(*(_enum_values(v) for v in schema.values()))
+    if isinstance(schema, list):
+        return set().union(*(_enum_values(v) for v in schema))
+    return set()
+
+
+@pytest.mark.parametrize("name", DOMAINS)
+def test_everyday_value_words_name_enum_values_of_writes(name: str) -> None:
+    domain = get_domain(name)
+    values = set().union(*(_enum_values(t.parameters) for t in domain.tools if t.is_write))
+    assert set(domain.value_words) <= values, set(domain.value_words) - values
+    assert all(phrases and all(p.strip() for p in phrases) for phrases in domain.value_words.values())
+
+
 @pytest.mark.parametrize("name", DOMAINS)
 def test_a_quote_prices_writes_only(name: str) -> None:
     """`Domain.quote` prices writes: a read (or an unknown tool) gets no quote, whatever was seen."""

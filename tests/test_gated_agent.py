@@ -11,7 +11,7 @@ import pytest
 from tauplay.core.domain import available_domains, get_domain
 from tauplay.core.environment import Environment
 from tauplay.core.events import MessageData, ToolCallData, ToolResultData
-from tauplay.core.grounding import Evidence, leaves, needs_grounding, normalize
+from tauplay.core.grounding import Evidence, leaves, needs_grounding, normalize, values_heard
 from tauplay.core.tasks import load_tasks
 from tauplay.sim.gated import GatedAgent, answer_kind
 from tauplay.sim.kinds import make_agent
@@ -256,7 +256,9 @@ async def test_no_agent_message_holds_a_gold_value_before_it_is_in_view(domain_n
                     if f" {normalize(value)} " in f" {text} ":
                         assert view.grounded(value), (task.id, value, e.data["content"])
             elif e.kind == "tool_call" and e.role == "agent":
-                view = Evidence(user=user_texts, tools=tool_texts, known=[domain.policy])  # its policy too
+                # its policy too, and a value the person said in the domain's everyday words for it
+                heard = values_heard(user_texts, domain.value_words)
+                view = Evidence(user=user_texts + heard, tools=tool_texts, known=[domain.policy])
                 for leaf in leaves(e.data["arguments"]):
                     if isinstance(leaf.value, str) and needs_grounding(leaf):
                         assert view.grounded(leaf.value), (task.id, e.data["name"], leaf)

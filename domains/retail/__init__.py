@@ -36,6 +36,27 @@ DOMAIN = declare(
                   "modify_pending_order_payment", "return_delivered_order_items",
                   "exchange_delivered_order_items"),
     ],
+    # What people say for the writes, in everyday words (a tool's own words are heard as they are).
+    request_words={
+        "cancel_pending_order": ("don't want the order", "call off", "stop the order", "stop my order"),
+        "modify_pending_order_items": ("swap", "switch item", "different color", "different size", "another color",
+                                       "another size", "change item", "change the size", "change the color"),
+        "modify_pending_order_address": ("ship to", "send it to", "deliver to", "wrong address", "new address",
+                                         "change address", "change the address", "update address"),
+        "modify_pending_order_payment": ("pay with", "change payment", "pay differently", "charge my",
+                                         "different card", "another card"),
+        "return_delivered_order_items": ("return", "send back", "send it back", "money back"),
+        "exchange_delivered_order_items": ("exchange", "swap", "wrong size", "doesn't fit", "does not fit",
+                                           "trade in", "replace", "replacement"),
+        "modify_user_address": ("default address", "address on file", "my address", "i moved", "moved to"),
+    },
+    # Everyday words for the reasons a person gives for a cancellation.
+    value_words={
+        "no longer needed": ("no longer need", "don't need", "do not need", "not needed", "no need for",
+                             "need it anymore", "changed my mind", "don't want it", "do not want it"),
+        "ordered by mistake": ("by mistake", "by accident", "accidentally", "mistakenly", "didn't mean to order",
+                               "did not mean to order", "ordered the wrong", "wrong thing"),
+    },
     quote=quote,  # a swap's price difference, a return's or a cancellation's refund, from what the reads showed
     identify_with=AUTHENTICATE,
     own_rules=[one_action_per_turn()],  # the policy: one tool call or one message per turn

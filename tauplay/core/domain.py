@@ -151,6 +151,10 @@ class Domain:
     # "change flight"): a phrase's words in order, each as the start of a word said, at most three words apart.
     # An agent that waits to be asked for a write hears these too (tests/test_domain_contract.py checks the keys).
     request_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # A person's everyday words for a value of a write's enum they choose (value -> phrases: "no longer needed"
+    # <- "don't need it", "ordered by mistake" <- "by accident"), matched as `request_words` are: an agent that
+    # hears them takes the value as said (tests/test_domain_contract.py checks each is an enum value of a write).
+    value_words: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # What a write will cost before it is made, from what the domain's reads showed in the session (not the
     # database): (write tool, its arguments, the successful calls so far) -> a Quote naming the reads still
     # needed (an agent makes them as real calls) or the amount and how it is worked out; None: not priced.

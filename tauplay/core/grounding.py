@@ -393,6 +393,14 @@ def loosely_stated(text: str, phrase: str, *, least: int = 2, gap: int = 3) -> b
     return False
 
 
+def values_heard(texts: Iterable[str], value_words: dict[str, tuple[str, ...]]) -> list[str]:
+    """The values whose everyday phrases (`Domain.value_words`) someone's words state, loosely as
+    `loosely_stated` reads them ("I don't need it anymore" states "don't need": the value "no longer needed")."""
+    texts = list(texts)
+    return [value for value, phrases in value_words.items()
+            if any(loosely_stated(t, p, least=1) for t in texts for p in phrases)]
+
+
 _SAME_REQUEST = {"book": ("ticket", "tickets", "booking"), "certificate": ("compensation", "compensate", "voucher")}
 
 

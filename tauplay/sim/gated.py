@@ -28,10 +28,12 @@ from tauplay.core.grounding import (
     Leaf,
     dates_said,
     leaves,
+    loosely_stated,
     names_write,
     normalize,
     scalars,
     ungrounded,
+    values_heard,
     words,
 )
 from tauplay.core.policy_checks import is_identified
@@ -40,7 +42,7 @@ from tauplay.core.schema import coerce, validate
 from tauplay.core.tasks import Action
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import EventKind, Role
-from tauplay.sim import device_steps, person_choices, tool_answers
+from tauplay.sim import device_steps, person_choices, records, tool_answers
 from tauplay.sim.action_words import describe_action, is_money, money_amounts
 from tauplay.sim.oracle import done_summary, tool_outputs
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
@@ -131,6 +133,7 @@ def read_progress(conversation: Conversation) -> Progress:
     gold = conversation.task.actions
     keys = [_key(a.name, a.kwargs) for a in gold]
     outputs: list[str] = []  # the tool outputs before each message: what its proposal was described from
+    which: set[tuple[str, str]] = set()
     p = Progress()
     for e in conversation.events:
         if e.kind == EventKind.TOOL_RESULT and not (r := e.as_(ToolResultData)).error:
@@ -142,6 +145,13 @@ def read_progress(conversation: Conversation) -> Progress:
         elif e.kind == EventKind.TOOL_CALL:
             call = e.as_(ToolCallData)
             key = _key(call.name, call.arguments)
+            if call.call_id.startswith(_WHICH):
+                # a read to tell which record the person means is no step of the plan (`_which_record`): the plan's
+                # read of that record counts as made once the agent goes on to another call
+                which.add(key)
+                continue
+            while p.index < len(gold) and keys[p.index] in which and keys[p.index] != key:
+                p.index += 1
             for j in list(p.skipped):
                 if keys[j] == key:
                     p.skipped.remove(j)
@@ -192,6 +202,8 @@ def evidence(conversation: Conversation, extra: list[str] | None = None) -> Evid
     """What is in view: the user's messages and every successful tool output so far (and the policy, for the
     numbers an agent works with: fees, allowances)."""
     user = [m.content for m in conversation.said("user")]
+    # A value of the person's choosing said in everyday words ("I don't need it anymore": no longer needed)
+    user += values_heard(user, conversation.domain.value_words)
     tools = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
              for r in [e.as_(ToolResultData)] if not r.error]
     return Evidence(user=user, tools=tools + (extra or []), known=[_policy(conversation)], amounts_of=money_amounts)
@@ -314,6 +326,20 @@ def _write_options(spec: ToolSpec | None, leaf: Leaf) -> list[Any]:
     return list(param_schema(spec, leaf.path).get("enum") or []) if spec is not None and spec.is_write else []
 
 
+# A request that does not say what is wanted: "change something on my booking", "a problem with my order".
+_VAGUE = re.compile(r"\b(?:something|some things|a few things|a thing|a problem|an issue|a question|a change)\b"
+                    r"|\bmy (?P<thing>booking|reservation|order|account|trip)\b", re.IGNORECASE)
+# Words of the domain's tools that still say nothing of what is wanted.
+_VAGUE_WORDS = frozenset({"user", "details", "reservation", "reservations", "order", "orders", "account", "info",
+                          "update", "modify", "change", "changes", "booking", "book", "pending", "delivered", "type",
+                          "name", "first", "last", "email", "items", "item", "list", "find", "get", "all", "something",
+                          "things", "thing", "few", "problem", "issue", "question", "trip", "fix", "edit", "hello",
+                          "hey", "has", "had", "got", "with", "regarding", "there", "able", "hoping", "wanted",
+                          "wondering", "was", "bit", "little", "quick", "our", "for", "and", "but", "the", "you"})
+_WHICH = "gated_which_"  # the call ids of the reads that tell which record the person means
+_MAX_RECORDS = 6  # the records of one kind read to tell which one the person means; beyond, asked by id
+
+
 def _date_param(name: str) -> bool:
     return "date" in name.split("_")
 
@@ -380,6 +406,8 @@ class GatedAgent:
                 return back
         if not any(not is_greeting(m.content) for m in conversation.said("user")):
             return Say("Hello! How can I help you today?", intent="greet")
+        if (what := self._what_wanted(conversation)) is not None:
+            return what
         while progress.index < len(gold):
             action = gold[progress.index]
             step = self._plan_step(conversation, progress, action, ev)
@@ -416,6 +444,8 @@ class GatedAgent:
                 # never the same question twice in a row
                 return Say(_UNSURE, intent="more")
             return Say(_MORE if made else "What can I do for you?", intent="more")
+        if spec is not None and not spec.terminal and (which := self._which_record(conversation, action, ev)):
+            return which  # one of several records of the person's that they have not singled out
         # An option of the person's (insurance: yes or no) is asked about with the write (`_unchosen`), never
         # looked for in their records first.
         missing = [leaf for leaf in ungrounded(action.kwargs, ev, is_money)
@@ -462,8 +492,58 @@ class GatedAgent:
                        intent="answer")
         if spec is not None and spec.terminal:
             return Say(self._handover_offer(conversation, action, ev), intent="confirm")
+        if spec is not None and not spec.is_write and _key(action.name, action.kwargs) in _which_reads(conversation):
+            return None  # read already, to tell which record the person meant: its output is in view
         index = conversation.task.actions.index(action)
         return CallTools([PlannedCall(action.name, dict(action.kwargs), f"gated_{index}_{len(conversation.events)}")])
+
+    def _which_record(self, conversation: Conversation, action: Action, ev: Evidence) -> AgentAction | None:
+        """The record this action is on is one of several the tools listed as the person's (the reservations
+        of a profile) and the person has not named it: read each (one a move, at most `_MAX_RECORDS`), then go on
+        only when what they said singles it out (`records.singled_out`); else ask which one they mean, naming
+        each by what the reads showed. None when there is no such choice to make."""
+        domain = conversation.domain
+        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                   for r in [e.as_(ToolResultData)] if not r.error]
+        texts = [m.content for m in conversation.said("user")]
+        for table in domain.tables:
+            key, value = table.key, action.kwargs.get(table.key)
+            if key == domain.identity_argument or not isinstance(value, str) or ev.said_by_user(value):
+                continue
+            candidates = records.listed_with(outputs, table.name, value)
+            reader = next((t for t in domain.read_tools if t.required == [key] and not t.utility), None)
+            if not candidates or reader is None:
+                continue
+            seen = self._records_read(conversation, reader.name, key)
+            tried = {str(c.arguments.get(key)) for c, _ in conversation.tool_calls() if c.name == reader.name}
+            unread = [c for c in candidates if c not in tried]
+            if unread and len(candidates) <= _MAX_RECORDS:
+                return CallTools([PlannedCall(reader.name, {key: unread[0]},
+                                              f"{_WHICH}{len(conversation.events)}")])
+            if records.singled_out(value, seen, texts):
+                continue
+            entity = words(key.removesuffix("_id"))
+            asked = [q for q in self._asked_since_last_step(conversation) if f"Which {entity} do you mean" in q]
+            if len(asked) >= 2:
+                return Say(f"I'm sorry: without the {entity} you mean I cannot go on with that request, so I will "
+                           "leave it.", intent="giveup")
+            ask = records.which_question(entity, candidates, seen)
+            return Say(f"Sorry, I still need to know that. {ask}" if asked else ask, intent="ask")
+        return None
+
+    @staticmethod
+    def _records_read(conversation: Conversation, reader: str, key: str) -> dict[str, Any]:
+        """id -> the parsed output of each successful read of one record of this kind."""
+        calls = {e.as_(ToolCallData).call_id: e.as_(ToolCallData) for e in conversation.events
+                 if e.kind == EventKind.TOOL_CALL}
+        out: dict[str, Any] = {}
+        for e in conversation.events:
+            if e.kind != EventKind.TOOL_RESULT or (r := e.as_(ToolResultData)).error:
+                continue
+            call = calls.get(r.call_id)
+            if call is not None and call.name == reader and isinstance(call.arguments.get(key), str):
+                out[call.arguments[key]] = _json(r.output)
+        return out
 
     def _picked_from_a_listing(self, conversation: Conversation, action: Action) -> str:
         """The name of an argument of this read whose value the user never said and no tool showed but a
@@ -888,6 +968,38 @@ class GatedAgent:
         gold = [v for a in conversation.task.actions for v in a.kwargs.values() if isinstance(v, str)]
         return not any(ev.said_by_user(v) and normalize(v) in normalize(text) for v in gold)
 
+    def _what_wanted(self, conversation: Conversation) -> Say | None:
+        """The person asked for something without saying what ("I want to change something on my booking"), and
+        nothing they said since tells: ask what they want done (once), before any question of the task's own."""
+        texts = [m.content for m in conversation.said("user")]
+        # a sentence that asks through a vague word and says nothing else ("I forgot the id of my reservation to
+        # SFO" says what it is about)
+        vague = [s for t in texts for s in re.split(r"(?<=[.!?;:])\s+", t) if _VAGUE.search(s) and not any(
+            len(w) >= 3 and w.isalpha() and w not in _PLAIN and w not in _VAGUE_WORDS for w in normalize(s).split())]
+        if not vague or any(m.intent == "what" for m in conversation.said("agent")):
+            return None
+        domain = conversation.domain
+        vocab = {w for spec in domain.tools for w in normalize(words(spec.name)).split() if len(w) > 3}
+        vocab |= {w for spec in domain.tools for p in spec.parameters.get("properties", {})
+                  for w in normalize(words(p)).split() if len(w) > 3}
+        vocab -= _VAGUE_WORDS
+        for text in texts:
+            said = [w.rstrip("s") for w in normalize(text).split()]
+            if any(w in vocab or w + "s" in vocab for w in said) or dates_said([text], [2000]) or any(
+                    loosely_stated(text, p, least=1) for ps in domain.request_words.values() for p in ps):
+                return None  # a word of what the domain does, a date: something to go on
+        m = next((m for m in _VAGUE.finditer(vague[-1]) if m.group("thing")), None)
+        verb = next((v for v in ("change", "modify", "update", "fix", "edit") if re.search(rf"\b{v}\b", vague[-1], re.I)),
+                    "")
+        thing = (m.group("thing") or "").lower() if m else ""
+        if verb and thing:
+            ask = f"Sure. What would you like to {verb} on your {thing}?"
+        elif thing:
+            ask = f"Sure. What would you like me to do with your {thing}?"
+        else:
+            ask = "Sure. What would you like me to do for you?"
+        return Say(ask, intent="what")
+
     # -- speaking for what it does (issue 25) ------------------------------------------------------------
     @staticmethod
     def _task_fields(conversation: Conversation) -> set[str]:
@@ -1172,6 +1284,14 @@ class GatedAgent:
         if last is not None and last.intent == "held":
             return Say(last_words, intent="held")
         return Say(text, intent="more")
+
+def _which_reads(conversation: Conversation) -> set[tuple[str, str]]:
+    """The reads made to tell which record the person means (`GatedAgent._which_record`) that went through."""
+    ok = {r.call_id for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+          for r in [e.as_(ToolResultData)] if not r.error}
+    return {_key(c.name, c.arguments) for e in conversation.events if e.kind == EventKind.TOOL_CALL
+            for c in [e.as_(ToolCallData)] if c.call_id.startswith(_WHICH) and c.call_id in ok}
+
 
 def _goodbye(conversation: Conversation) -> Say | None:
     """The person's last words close the conversation ("bye", "that's all, thanks"): a goodbye, not a question."""

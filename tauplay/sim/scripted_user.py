@@ -32,6 +32,7 @@ from tauplay.core.emotions import EmotionCondition, patience
 from tauplay.core.events import MessageData, ToolResultData
 from tauplay.core.grounding import (
     Evidence,
+    contains,
     leaves,
     loosely_stated,
     names_write,
@@ -296,10 +297,10 @@ def _say_value(value: Any) -> str:
 
 # Words that make a question about an entity a question about its id ("which reservation", "the order number").
 _ID_WORDS = ("id", "ids", "number", "numbers", "code", "reference", "confirmation", "no")
-# "Which reservation had the cancelled flight?": a question about a record the user has (not "which flight do
-# you want", a choice still to make).
+# "Which reservation had the cancelled flight?", "Which order do you mean: ...?": a question about a record the
+# user has (not "which flight do you want", a choice still to make).
 _ID_ASKS = re.compile(r"\b(which|whose)\s+(?:one\s+of\s+(?:your|the)\s+)?([a-z]+)\s+"
-                      r"(?:had|has|is|was|were|are|did|does|contains|holds|got)\b", re.IGNORECASE)
+                      r"(?:had|has|is|was|were|are|did|does|contains|holds|got|do you mean)\b", re.IGNORECASE)
 
 
 def _asks_for(leaf_name: str, said: str) -> bool:
@@ -351,7 +352,14 @@ def _answer_one(conversation: Conversation, text: str) -> UserReply | None:
     pending = pending_actions(conversation)
     named = [a for a in pending if f" {normalize(words(a.name))} " in said]
     done = [a for a in task.actions if a not in pending]
-    order = named + [a for a in pending if a not in named] + done
+    # Among the rest, first the one its last words were about ("for a pending order, change the shipping address to
+    # 6495 Jefferson Avenue ...": asked "Which order do you mean?", it names that change's order)
+    last = conversation.said("user")
+    told = normalize(last[-1].content) if last else ""
+    rest = sorted((a for a in pending if a not in named), key=lambda a: -sum(
+        1 for leaf in leaves(a.kwargs) if isinstance(leaf.value, str) and len(normalize(leaf.value)) >= 3
+        and contains(told, leaf.value)))
+    order = named + rest + done
     for action in order:
         found: list[Any] = []
         label = ""
