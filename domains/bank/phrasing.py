@@ -3,7 +3,6 @@ stage-4 triggers, and the `SAY` side of `BankHints` (its goals' intents)."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from tauplay.tracer.facts import Fact, fact
@@ -127,19 +126,19 @@ def identity_facts(customer: dict[str, Any]) -> list[Fact]:
 class BankPhrasing(TracerHints):
     """The user's side of `BankHints`: how each goal is asked for."""
 
-    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        name, ssn = f"{persona['first_name']} {persona['last_name']}", persona["ssn_last4"]
-        if finds_by_name(persona):
-            return rng.choice((
-                f"You are {name}, born {persona['date_of_birth']}. You recently changed phones and do not know "
-                f"which number the bank has on file. The last four digits of your Social Security number are {ssn}.",
-                f"You are {name} (date of birth {persona['date_of_birth']}); you cannot say which phone number "
-                f"the bank has for you. The last four digits of your SSN are {ssn}; give them when asked."))
-        return rng.choice((
-            f"You are {name}; your phone number is {persona['phone']} and the last four digits of your Social "
-            f"Security number are {ssn}.",
-            f"You are {name}. The bank knows you by your phone number, {persona['phone']}, and the last four "
-            f"digits of your SSN are {ssn}."))
+    OPENING = {
+        "name": ("You are {name}, born {date_of_birth}. You recently changed phones and do not know which number the "
+                 "bank has on file. The last four digits of your Social Security number are {ssn_last4}.",
+                 "You are {name} (date of birth {date_of_birth}); you cannot say which phone number the bank has for "
+                 "you. The last four digits of your SSN are {ssn_last4}; give them when asked."),
+        "phone": ("You are {name}; your phone number is {phone} and the last four digits of your Social Security "
+                  "number are {ssn_last4}.",
+                  "You are {name}. The bank knows you by your phone number, {phone}, and the last four digits of "
+                  "your SSN are {ssn_last4}."),
+    }
+
+    def identifies_by(self, persona: dict[str, Any], persona_id: str) -> str:
+        return "name" if finds_by_name(persona) else "phone"
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
         intent = super().intent(tool, args, ctx)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from tauplay.tracer.facts import Fact, answer, fact
+from tauplay.tracer.facts import Fact, answer, counted, fact, listing
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -115,14 +115,6 @@ def _day(value: str) -> str:
     return f"{d.strftime('%A')}, {d.strftime('%B')} {d.day}"
 
 
-def _list(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _count(n: int, word: str) -> str:
-    return f"{NUMBER[n] if n < len(NUMBER) else n} {word}" + ("" if n == 1 else "s")
-
-
 def _method_words(member: Record, method_id: str) -> tuple[Fact, str]:
     """How a member names a payment method: a card by brand and last four digits, the gift card, points."""
     if method_id == POINTS:
@@ -166,7 +158,7 @@ class MoviePhrasing(TracerHints):
         """The booking as it was at the start, its showtime, film and cinema, and words for it."""
         booking = ctx.database.tables["bookings"][booking_id]
         showtime, film, cinema = self._show(ctx, booking["showtime_id"])
-        what = (f"booking {booking_id} ({_count(len(booking['tickets']), 'ticket')} for {film['title']} at "
+        what = (f"booking {booking_id} ({counted(len(booking['tickets']), 'ticket', NUMBER)} for {film['title']} at "
                 f"{cinema['name']}, {_day(showtime['date'])} at {showtime['start_time']})")
         return booking, showtime, film, cinema, what
 
@@ -211,8 +203,8 @@ class MoviePhrasing(TracerHints):
         t = ctx.goal.target
         booking, showtime, film, cinema, what = self._booked(ctx, args["booking_id"])
         facts = [fact("booking_id", args["booking_id"]), *_seat_facts(args["seats"], "seats")]
-        now = _list([tk["seat"] for tk in booking["tickets"]])
-        details = [f"You are in {now} now and would like {_list(args['seats'])} instead"
+        now = listing([tk["seat"] for tk in booking["tickets"]])
+        details = [f"You are in {now} now and would like {listing(args['seats'])} instead"
                    + (" (recliner seats)." if t["kind"] == "premium" else ".")]
         details.append(self._pay_sentence(ctx, args, facts, "charge"))
         old_row, new_row = booking["tickets"][0]["seat"][0], args["seats"][0][0]
@@ -230,7 +222,7 @@ class MoviePhrasing(TracerHints):
                  fact("new_showtime_id", new["showtime_id"], *_clock(new["start_time"])),
                  *_seat_facts(args["seats"], "seats")]
         when = f"{_day(new['date'])} at {rng.choice(_clock(new['start_time'])[:2])}"
-        details = [f"Same film, same cinema; you would like seats {_list(args['seats'])} at the new time."]
+        details = [f"Same film, same cinema; you would like seats {listing(args['seats'])} at the new time."]
         details.append(self._pay_sentence(ctx, args, facts, "cost"))
         reason = "because the cinema called off your showing" if t["called_off"] else rng.choice(EXCHANGE_WHY)
         return Intent("exchange_showtime", f"move your {what} to the showing on {when}", details, reason=reason,
@@ -254,9 +246,9 @@ class MoviePhrasing(TracerHints):
         seats = [tk["seat"] for tk in args["tickets"]]
         facts += [fact("ticket_type", ty) for ty in dict.fromkeys(types)] + _seat_facts(seats, "seat")
         if len(set(types)) == 1:
-            who = f"{_count(len(types), types[0] + ' ticket')}, {'seat' if len(seats) == 1 else 'seats'} {_list(seats)}"
+            who = f"{counted(len(types), types[0] + ' ticket', NUMBER)}, {'seat' if len(seats) == 1 else 'seats'} {listing(seats)}"
         else:
-            who = _list([f"{'your own ' if i == 0 else 'an '}{ty} ticket in {s}".replace("an child", "a child")
+            who = listing([f"{'your own ' if i == 0 else 'an '}{ty} ticket in {s}".replace("an child", "a child")
                          .replace("an senior", "a senior").replace("an student", "a student")
                          for i, (s, ty) in enumerate(zip(seats, types, strict=True))])
         details = [f"You want {who}."]
@@ -273,7 +265,7 @@ class MoviePhrasing(TracerHints):
                 facts += [fact("item_id", c["item_id"], said.split(" ", 1)[1], SNACK_WORDS.get(c["item_id"], ""),
                                item["name"]), fact("quantity", c["quantity"])]
                 words.append(said)
-            details.append(f"You also want to pre-order {_list(words)} to collect there.")
+            details.append(f"You also want to pre-order {listing(words)} to collect there.")
         else:
             details.append("No snacks.")
         pay_fact, pay_words = _method_words(member, args["payment_method_id"])

@@ -92,11 +92,11 @@ class MovieHints(MoviePhrasing):
                 members = [ctx.database.tables["bookings"][b]["member_id"] for b in options.suitable[write]]
         return self._callers.pick(ctx.rng, members)
 
-    def opening(self, persona: Record, persona_id: str, rng: random.Random) -> str | None:
-        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
-        contact = f"phone {persona['phone']}" if by_phone(persona_id) else f"email {persona['email']}"
-        return rng.choice((f"You are {name}, a member of Marquee Cinemas ({contact}).",
-                           f"You are {name} ({contact})."))
+    OPENING = {"phone": ("You are {name}, a member of Marquee Cinemas (phone {phone}).", "You are {name} (phone {phone})."),
+               "email": ("You are {name}, a member of Marquee Cinemas (email {email}).", "You are {name} (email {email}).")}
+
+    def identifies_by(self, persona: Record, persona_id: str) -> str:
+        return "phone" if by_phone(persona_id) else "email"
 
     def _identify(self, ctx: TraceContext) -> str:
         return "find_member_by_phone" if by_phone(ctx.persona_id or "") else "find_member_by_email"

@@ -3,7 +3,6 @@ allergens), the stage-4 triggers, and the `SAY` side of `RestaurantHints` (its g
 
 from __future__ import annotations
 
-import random
 from datetime import date as Date
 from typing import Any
 
@@ -85,13 +84,9 @@ def _day_words(day: str) -> str:
 class RestaurantPhrasing(TracerHints):
     """The user's side of `RestaurantHints`: how each goal is asked for."""
 
-    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
-        email, phone = persona["email"], persona["phone"]
-        return rng.choice((f"You are {name}; your email is {email} and your phone number is {phone}.",
-                           f"You are {name} (email {email}, phone {phone}).",
-                           f"Your name is {name}. The restaurant group has your email, {email}, and your phone "
-                           f"number, {phone}."))
+    OPENING = ("You are {name}; your email is {email} and your phone number is {phone}.",
+               "You are {name} (email {email}, phone {phone}).",
+               "Your name is {name}. The restaurant group has your email, {email}, and your phone number, {phone}.")
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
         intent = self.said(tool, args, ctx)

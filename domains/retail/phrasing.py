@@ -3,10 +3,9 @@ stage-4 triggers, and the `SAY` side of `RetailHints` (its goals' intents, templ
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.facts import Fact, fact, listing
 from tauplay.tracer.hint_helpers import hashed_trait
 from tauplay.tracer.hints import TracerHints, says, word
 from tauplay.tracer.phrasing import Said, Say
@@ -103,10 +102,6 @@ def address_facts(a: dict[str, str]) -> list[Fact]:
     return [fact(k, a[k]) for k in ADDRESS_FIELDS]
 
 
-def listing(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
 def auth_by_zip(user_id: str) -> bool:
     """About one customer in four does not remember their email and gives name and zip code instead."""
     return hashed_trait(user_id, 1, 4)
@@ -115,15 +110,13 @@ def auth_by_zip(user_id: str) -> bool:
 class RetailPhrasing(TracerHints):
     """The user's side of `RetailHints`: how each goal is asked for."""
 
-    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
-        if auth_by_zip(persona_id):
-            return rng.choice((f"You are {name}, and you do not remember which email your account uses.",
-                               f"Your name is {name}; you cannot recall the email on your shop account."))
-        email = persona["email"]
-        return rng.choice((f"You are {name}, and your email is {email}.",
-                           f"Your name is {name} (email {email}).",
-                           f"You are {name}. Your shop account uses the email {email}."))
+    OPENING = {"zip": ("You are {name}, and you do not remember which email your account uses.",
+                       "Your name is {name}; you cannot recall the email on your shop account."),
+               "email": ("You are {name}, and your email is {email}.", "Your name is {name} (email {email}).",
+                         "You are {name}. Your shop account uses the email {email}.")}
+
+    def identifies_by(self, persona: dict[str, Any], persona_id: str) -> str:
+        return "zip" if auth_by_zip(persona_id) else "email"
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
         intent: Intent = self.said(tool, args, ctx)

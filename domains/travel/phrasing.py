@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay.tracer.facts import Fact, answer, fact
+from tauplay.tracer.facts import Fact, answer, fact, listing
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -104,10 +104,6 @@ def _date(value: str, spoken: bool) -> str:
 
 def _name(person: Record) -> str:
     return f"{person['first_name']} {person['last_name']}"
-
-
-def _people(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _room_fact(hotel: Record, code: str) -> Fact:
@@ -211,7 +207,7 @@ class TravelPhrasing(TracerHints):
         forms = tuple(dict.fromkeys(f for i in booking["incidents"] for f in problems[i["kind"]][1:]))
         facts = [fact("booking_id", args["booking_id"]), fact("complaint", booking["incidents"][0]["kind"], *forms)]
         stayed = "are staying" if booking["status"] == "checked_in" else "stayed"
-        details = [f"You {stayed} there from {booking['check_in']}, and {_people(told)}.",
+        details = [f"You {stayed} there from {booking['check_in']}, and {listing(told)}.",
                    rng.choice(("You want to be compensated for it.", "You expect something to make up for it.")),
                    "You accept a travel credit if that is what is offered."]
         return Intent("issue_travel_credit", f"complain about your {what}", details, facts=facts,
@@ -229,8 +225,8 @@ class TravelPhrasing(TracerHints):
             guest_facts, phrase = _guest_facts(guest, t["saved"])
             facts += guest_facts
             phrases.append(phrase)
-        names = _people([_name(g) for g in args["guests"]])
-        details = [f"The {'person' if len(phrases) == 1 else 'people'} to add: {_people(phrases)}."]
+        names = listing([_name(g) for g in args["guests"]])
+        details = [f"The {'person' if len(phrases) == 1 else 'people'} to add: {listing(phrases)}."]
         if args.get("payment_method_id"):
             pay_fact, pay_words = _method_words(persona_of(ctx), args["payment_method_id"])
             facts.append(pay_fact)
@@ -321,7 +317,7 @@ class TravelPhrasing(TracerHints):
                 guest_facts, phrase = _guest_facts(guest, saved)
                 facts += guest_facts
                 phrases.append(phrase)
-            details.append(f"Travelling with you: {_people(phrases)}.")
+            details.append(f"Travelling with you: {listing(phrases)}.")
         else:
             details.append("You are travelling alone.")
         plan = ("the flexible rate" if args["rate_plan"] == "flexible"

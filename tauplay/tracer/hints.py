@@ -30,7 +30,16 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain, DomainError
 from tauplay.core.tasks import Task
-from tauplay.tracer.phrasing import Phrase, WordFn, say, unknown_names
+from tauplay.tracer.phrasing import (
+    Opening,
+    Phrase,
+    WordFn,
+    open_with,
+    opening_templates,
+    say,
+    unknown_names,
+    unnamed_placeholder,
+)
 
 if TYPE_CHECKING:
     from tauplay.tracer.trace import Intent, TraceContext
@@ -84,6 +93,10 @@ class TracerHints:
     # (`@word`) the templates may name besides the tool's parameters.
     PHRASES: ClassVar[dict[str, Phrase]] = {}
     WORDS: ClassVar[dict[str, WordFn]] = {}
+    # The instruction's first sentence (who the user is) as templates of the persona's record, `{name}` and
+    # `{id}`: one, several to draw one from, or those of each way a persona identifies themselves (keyed by
+    # `identifies_by`); None: no opening.
+    OPENING: ClassVar[Opening | None] = None
     # The domain's policy as code, (tool, args, state, known) -> '' or why the write is forbidden, which stage 5
     # asks (`policy`); None: every write is allowed.
     POLICY: ClassVar[Callable[[str, dict[str, Any], State, dict[str, Any]], str] | None] = None
@@ -157,6 +170,8 @@ class TracerHints:
             if unknown:
                 raise DomainError(f"{where}: PHRASES['{tool}'] names '{unknown[0]}', which is neither a parameter "
                                   f"of {tool} nor a declared @word")
+        if self.OPENING is not None and (bad := unnamed_placeholder(opening_templates(self.OPENING))):
+            raise DomainError(f"{where}: OPENING {bad!r} has a placeholder without a name")
         optional = self.optional_feeders or {}
         names("optional_feeders", optional, tools, "a tool")
         names("optional_feeders", (t for reads in optional.values() for t in reads), tools, "a tool")
@@ -203,9 +218,15 @@ class TracerHints:
             raise LookupError(f"{type(self).__name__} declares no SAY method or PHRASES template for {tool}")
         return intent
 
+    def identifies_by(self, persona: dict[str, Any], persona_id: str) -> str:
+        """How this persona identifies themselves (e.g. 'email' or 'phone'): which of `OPENING`'s templates fit."""
+        return ""
+
     def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        """The instruction's first sentence, e.g. who the user is."""
-        return None
+        """The instruction's first sentence, e.g. who the user is: by default `OPENING` filled for the persona."""
+        if self.OPENING is None:
+            return None
+        return open_with(self.OPENING, self.identifies_by(persona, persona_id), persona, persona_id, rng)
 
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
         """'' when the domain's policy allows this write on this state, else why not (stage 5)."""
