@@ -12,6 +12,7 @@ from tauplay.core.graph import ToolGraph
 from tauplay.tracer.hint_helpers import (
     Cast,
     EmailOrNameAndBirth,
+    PaymentWords,
     PerDatabase,
     StartersByWrite,
     earlier,
@@ -126,3 +127,21 @@ def test_identify_puts_the_identity_in_front_of_the_facts_and_into_known() -> No
     assert [f.field for f in intent.facts] == ["first_name", "last_name", "dob"]
     assert intent.known == {"reason": "why", "first_name": user["name"]["first_name"],
                             "last_name": user["name"]["last_name"], "dob": user["dob"]}
+
+
+def test_payment_words_name_a_card_by_its_digits_and_another_method_by_its_kind() -> None:
+    methods = {"cc_1": {"source": "credit_card", "brand": "visa", "last_four": "1234"},
+               "cc_2": {"source": "credit_card", "brand": "amex", "last_four": "1234"},
+               "gc_1": {"source": "gift_card"}, "pp_1": {"source": "paypal"}, "pp_2": {"source": "paypal"}}
+    plain = PaymentWords(kinds={"paypal": "PayPal account"})
+    f, said = plain(methods, "cc_1")
+    assert (said, f.label, f.forms) == ("your Visa card ending in 1234", "payment_method_id=cc_1",
+                                        ("ending in 1234", "cc_1", "cc 1", "cc-1"))
+    assert plain(methods, "cc_2")[1] == "your American Express card ending in 1234"
+    assert plain(methods, "gc_1")[1] == "your gift card" and "gift card" in plain(methods, "gc_1")[0].forms
+    assert plain(methods, "pp_2")[1] == "your PayPal account pp_2"  # two of that kind: by id
+    # cards sharing their last digits named by id; a kind held once with its id; another field
+    strict = PaymentWords(card_names={}, shared_by_id=True, sole="your {kind} ({id})", field="payment_id")
+    assert strict(methods, "cc_1")[1] == "your Visa card cc_1" and strict(methods, "cc_1")[0].forms[0] == "cc_1"
+    assert strict(methods, "gc_1")[1] == "your gift card (gc_1)" and strict(methods, "gc_1")[0].field == "payment_id"
+    assert PaymentWords(sole=None)(methods, "gc_1")[1] == "your gift card gc_1"

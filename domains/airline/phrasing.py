@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 from tauplay.tracer.facts import Fact, counted, fact, listing, words
+from tauplay.tracer.hint_helpers import PaymentWords
 from tauplay.tracer.hints import TracerHints, says, word
 from tauplay.tracer.phrasing import Said, Say
 from tauplay.tracer.trace import Intent, TraceContext
@@ -98,17 +99,8 @@ class AirlinePhrasing(TracerHints):
     OPENING = ("You are {name}, and your user id is {id}.", "Your name is {name} (user id {id}).",
                "You are {name}. If asked to identify yourself, your user id is {id}.")
 
-    def _payment_fact(self, methods: dict[str, Any], pid: str) -> tuple[Fact, str]:
-        """The fact for a chosen payment method, and how the user refers to it."""
-        method = methods[pid]
-        same = [m for m in methods.values() if m["source"] == method["source"]]
-        if method["source"] == "credit_card":
-            phrase = f"your {method['brand'].title()} card ending in {method['last_four']}"
-            return fact("payment_id", pid, f"ending in {method['last_four']}"), phrase
-        kind = words(method["source"])
-        if len(same) == 1:
-            return fact("payment_id", pid, f"{kind}"), f"your {kind} ({pid})"
-        return fact("payment_id", pid), f"your {kind} {pid}"
+    # The fact for a chosen payment method, and how the user refers to it.
+    _payment_fact = staticmethod(PaymentWords(card_names={}, sole="your {kind} ({id})", field="payment_id"))
 
     def _flight_phrase(self, target: dict[str, Any], rng: random.Random) -> tuple[list[Fact], str]:
         """How the user names the flight(s) they chose: by number, or by time when that is unique."""

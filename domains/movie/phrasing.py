@@ -7,6 +7,7 @@ import hashlib
 from typing import Any
 
 from tauplay.tracer.facts import Fact, answer, counted, fact, listing
+from tauplay.tracer.hint_helpers import PaymentWords
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -62,8 +63,6 @@ TRIGGERS = {
 }
 
 Record = dict[str, Any]
-BRANDS = {"visa": "Visa card", "mastercard": "Mastercard", "amex": "American Express card",
-          "discover": "Discover card"}
 NUMBER = ("zero", "one", "two", "three", "four", "five", "six")
 # How people say a menu item (the informed check also accepts the menu's own name).
 SNACK_WORDS = {
@@ -115,23 +114,14 @@ def _day(value: str) -> str:
     return f"{d.strftime('%A')}, {d.strftime('%B')} {d.day}"
 
 
+_METHOD_WORDS = PaymentWords(card_forms=("ending in {last_four}", "ending {last_four}"), shared_by_id=True)
+
+
 def _method_words(member: Record, method_id: str) -> tuple[Fact, str]:
     """How a member names a payment method: a card by brand and last four digits, the gift card, points."""
     if method_id == POINTS:
         return fact("payment_method_id", POINTS, "points"), "your points"
-    method = member["payment_methods"][method_id]
-    if method["source"] == "credit_card":
-        last4 = method["last_four"]
-        brand = BRANDS.get(method["brand"], method["brand"].title() + " card")
-        same = [m for m in member["payment_methods"].values() if m.get("last_four") == last4]
-        if len(same) == 1:
-            return (fact("payment_method_id", method_id, f"ending in {last4}", f"ending {last4}"),
-                    f"your {brand} ending in {last4}")
-        return fact("payment_method_id", method_id), f"your {brand} {method_id}"
-    gifts = [m for m in member["payment_methods"].values() if m["source"] == "gift_card"]
-    if len(gifts) == 1:
-        return fact("payment_method_id", method_id, "gift card"), "your gift card"
-    return fact("payment_method_id", method_id), f"your gift card {method_id}"
+    return _METHOD_WORDS(member["payment_methods"], method_id)
 
 
 def _seat_facts(seats: list[str], field: str) -> list[Fact]:

@@ -7,6 +7,7 @@ from datetime import date as Date
 from typing import Any
 
 from tauplay.tracer.facts import NUMBER_WORDS, Fact, answer, fact, words
+from tauplay.tracer.hint_helpers import PaymentWords
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -60,7 +61,8 @@ TRIGGERS = {
 
 Record = dict[str, Any]
 LOGINS = ("find_guest_id_by_email", "find_guest_id_by_phone")
-BRANDS = {"visa": "Visa", "mastercard": "Mastercard", "amex": "American Express"}
+_CARD_WORDS = PaymentWords(card_names={"visa": "Visa card", "mastercard": "Mastercard card",
+                                       "amex": "American Express card"})
 ALLERGEN_WORDS = {"peanut": "peanuts", "tree_nut": "tree nuts", "egg": "eggs"}
 
 
@@ -97,9 +99,7 @@ class RestaurantPhrasing(TracerHints):
         return intent
 
     def _card_fact(self, guest: Record, pid: str) -> tuple[Fact, str]:
-        card = guest["payment_methods"][pid]
-        return (fact("payment_method_id", pid, f"ending in {card['last_four']}"),
-                f"your {BRANDS.get(card['brand'], card['brand'])} card ending in {card['last_four']}")
+        return _CARD_WORDS(guest["payment_methods"], pid)
 
     @says("book_reservation")
     def _say_book(self, args: dict[str, Any], ctx: TraceContext) -> Intent:

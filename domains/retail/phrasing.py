@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tauplay.tracer.facts import Fact, fact, listing
-from tauplay.tracer.hint_helpers import hashed_trait
+from tauplay.tracer.hint_helpers import PaymentWords, hashed_trait
 from tauplay.tracer.hints import TracerHints, says, word
 from tauplay.tracer.phrasing import Said, Say
 from tauplay.tracer.trace import Intent, TraceContext
@@ -102,6 +102,9 @@ def address_facts(a: dict[str, str]) -> list[Fact]:
     return [fact(k, a[k]) for k in ADDRESS_FIELDS]
 
 
+_METHOD_WORDS = PaymentWords(kinds={"paypal": "PayPal account"})
+
+
 def auth_by_zip(user_id: str) -> bool:
     """About one customer in four does not remember their email and gives name and zip code instead."""
     return hashed_trait(user_id, 1, 4)
@@ -166,17 +169,7 @@ class RetailPhrasing(TracerHints):
         if own:
             return fact("payment_method_id", mid, "original payment method", "same payment method"), \
                 "the same payment method the order was paid with"
-        methods = ctx.database.tables["users"][persona_id_of(ctx)]["payment_methods"]
-        method = methods[mid]
-        same = [m for m in methods.values() if m["source"] == method["source"]]
-        if method["source"] == "credit_card":
-            brand = "Mastercard" if method["brand"] == "mastercard" else f"{method['brand'].title()} card"
-            return fact("payment_method_id", mid, f"ending in {method['last_four']}"), \
-                f"your {brand} ending in {method['last_four']}"
-        kind = {"paypal": "PayPal account", "gift_card": "gift card"}[method["source"]]
-        if len(same) == 1:
-            return fact("payment_method_id", mid, kind), f"your {kind}"
-        return fact("payment_method_id", mid), f"your {kind} {mid}"
+        return _METHOD_WORDS(ctx.database.tables["users"][persona_id_of(ctx)]["payment_methods"], mid)
 
     @says("modify_pending_order_address")
     def _say_modify_pending_order_address(self, args: dict[str, Any], ctx: TraceContext) -> Intent:

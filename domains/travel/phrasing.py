@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tauplay.tracer.facts import Fact, answer, fact, listing
+from tauplay.tracer.hint_helpers import PaymentWords
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -72,7 +73,6 @@ TRIGGERS = {
 }
 
 Record = dict[str, Any]
-BRANDS = {"visa": "Visa card", "mastercard": "Mastercard", "amex": "American Express card"}
 # Cancellation reasons: the words a traveller uses for each (the informed check accepts any of them), and
 # the "because ..." a card gives.
 REASON_WORDS = {
@@ -110,20 +110,13 @@ def _room_fact(hotel: Record, code: str) -> Fact:
     return fact("room_type", code, hotel["room_types"][code]["name"])
 
 
+# How a traveller names one of their payment methods: a card by brand and last four digits, a travel credit by
+# its id (people hold several).
+_METHOD_WORDS = PaymentWords(card_forms=("ending in {last_four}", "ending {last_four}"), shared_by_id=True, sole=None)
+
+
 def _method_words(traveller: Record, method_id: str) -> tuple[Fact, str]:
-    """How a traveller names one of their payment methods: a card by brand and last four digits, a travel
-    credit by its id (people hold several)."""
-    method = traveller["payment_methods"][method_id]
-    if method["source"] == "credit_card":
-        last4 = method["last_four"]
-        same = [m for m in traveller["payment_methods"].values()
-                if m["source"] == "credit_card" and m["last_four"] == last4]
-        brand = BRANDS.get(method["brand"], method["brand"].title() + " card")
-        if len(same) == 1:
-            return (fact("payment_method_id", method_id, f"ending in {last4}", f"ending {last4}"),
-                    f"your {brand} ending in {last4}")
-        return fact("payment_method_id", method_id), f"your {brand} {method_id}"
-    return fact("payment_method_id", method_id), f"your travel credit {method_id}"
+    return _METHOD_WORDS(traveller["payment_methods"], method_id)
 
 
 def _guest_facts(guest: Record, saved: bool) -> tuple[list[Fact], str]:

@@ -6,7 +6,8 @@
 - `Cast`: the callers a run has cast so far, so that each new candidate goes to someone else;
 - `earlier`, `fresh_choice`, `fresh_records`: what the earlier goals of the trace already act on, so a
   later goal picks something else;
-- `hashed_trait`, `login_unless_done`, `EmailOrNameAndBirth`: how a persona identifies themselves.
+- `hashed_trait`, `login_unless_done`, `EmailOrNameAndBirth`: how a persona identifies themselves;
+- `PaymentWords`: how a person names one of their payment methods.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from __future__ import annotations
 import random
 import weakref
 import zlib
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.facts import fact
+from tauplay.tracer.facts import Fact, fact, words
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 T = TypeVar("T")
@@ -174,3 +175,36 @@ class EmailOrNameAndBirth:
             found = [p for p in state.values(self.table) if p["name"]["first_name"].lower() == first.lower()
                      and p["name"]["last_name"].lower() == last.lower() and self.birth_date(p) == born]
         return found[0][self.id_field] if len(found) == 1 else None
+
+
+# -- how a person names a payment method ------------------------------------------------------------
+
+CARD_NAMES = {"mastercard": "Mastercard", "amex": "American Express card"}  # else 'Visa card' (the brand, titled)
+
+
+@dataclass(frozen=True)
+class PaymentWords:
+    """How a person names one of their payment methods (`methods`: their records by id, each with a `source`),
+    as the fact of `field` and the words: a credit card by its name and last four digits ('your Visa card
+    ending in 1234'), anything else by its kind ('your gift card', or with its id when they hold several)."""
+
+    card_names: Mapping[str, str] = field(default_factory=lambda: CARD_NAMES)  # brand -> name (else 'Brand card')
+    card_forms: tuple[str, ...] = ("ending in {last_four}",)  # what else counts as naming the card
+    shared_by_id: bool = False  # two cards ending in the same digits: each named by its id
+    kinds: Mapping[str, str] = field(default_factory=dict)  # source -> its words (else the source read aloud)
+    sole: str | None = "your {kind}"  # a kind the person holds once (None: always by id, without other forms)
+    field: str = "payment_method_id"  # (last: `field` above is dataclasses')
+
+    def __call__(self, methods: Mapping[str, Record], method_id: str) -> tuple[Fact, str]:
+        method = methods[method_id]
+        if method["source"] == "credit_card":
+            last4 = method["last_four"]
+            name = self.card_names.get(method["brand"], method["brand"].title() + " card")
+            if not self.shared_by_id or sum(1 for m in methods.values() if m.get("last_four") == last4) == 1:
+                forms = (f.format(last_four=last4) for f in self.card_forms)
+                return fact(self.field, method_id, *forms), f"your {name} ending in {last4}"
+            return fact(self.field, method_id), f"your {name} {method_id}"
+        kind = self.kinds.get(method["source"], words(method["source"]))
+        if self.sole is not None and sum(1 for m in methods.values() if m["source"] == method["source"]) == 1:
+            return fact(self.field, method_id, kind), self.sole.format(kind=kind, id=method_id)
+        return fact(self.field, method_id), f"your {kind} {method_id}"
