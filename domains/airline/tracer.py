@@ -173,10 +173,8 @@ class AirlineHints(AirlinePhrasing):
 
     # -- arguments -----------------------------------------------------------------------------------
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        if tool not in self.ARGS:
-            return None
-        # The profile as it was before this write (a certificate used to pay disappears from it).
-        ctx.goal.target["methods"] = dict(persona_of(ctx)["payment_methods"])
+        if tool in self.ARGS:  # the profile as it was before this write (a certificate used to pay leaves it)
+            ctx.goal.target["methods"] = dict(persona_of(ctx)["payment_methods"])
         return super().write_args(tool, ctx)
 
     def _payment(self, ctx: TraceContext, amount: float, *, change: bool) -> list[dict[str, Any]]:
@@ -231,10 +229,6 @@ class AirlineHints(AirlinePhrasing):
                 "flights": [{"flight_number": s["flight_number"], "date": s["date"]} for s in chosen],
                 "passengers": passengers, "payment_methods": self._payment(ctx, total, change=False),
                 "total_baggages": bags, "nonfree_baggages": nonfree, "insurance": insurance}
-
-    @argues("cancel_reservation")
-    def _args_cancel_reservation(self, ctx: TraceContext) -> dict[str, Any]:
-        return {"reservation_id": ctx.goal.target["reservation_id"]}
 
     @argues("send_certificate")
     def _args_send_certificate(self, ctx: TraceContext) -> dict[str, Any]:

@@ -300,28 +300,12 @@ class MovieHints(MoviePhrasing):
 
     # -- arguments ------------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> Record | None:
-        t = ctx.goal.target
-        if tool == "list_cinemas":  # an optional filter: the generic grounding leaves it out
-            return {"city": t["city"]}
-        if tool == "search_showtimes":
-            if ctx.goal.tool == "book_tickets":
-                return dict(t["search"])
-            return {"date": t["date"], "cinema_id": t["cinema_id"], "film_title": t["film_title"]}
-        return None
+        if tool == "search_showtimes" and ctx.goal.tool == "book_tickets":
+            return dict(ctx.goal.target["search"])
+        return super().read_args(tool, ctx)
 
     def write_args(self, tool: str, ctx: TraceContext) -> Record | None:
-        t = ctx.goal.target
-        if tool == "book_tickets":
-            return dict(t["args"])
-        if tool in ("change_seats", "exchange_showtime"):
-            args: Record = {"booking_id": t["booking_id"]}
-            if tool == "exchange_showtime":
-                args["new_showtime_id"] = t["new_showtime_id"]
-            args["seats"] = list(t["seats"])
-            if t["difference"] > 0:
-                args["payment_method_id"] = t["payment_method_id"]
-            return args
-        return None
+        return dict(ctx.goal.target["args"]) if tool == "book_tickets" else super().write_args(tool, ctx)
 
     # -- stage 5 --------------------------------------------------------------------------------------
     POLICY = policy_problem

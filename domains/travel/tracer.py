@@ -326,28 +326,11 @@ class TravelHints(TravelPhrasing):
         return [person], [False]
 
     # -- arguments ------------------------------------------------------------------------------------
-    def read_args(self, tool: str, ctx: TraceContext) -> Record | None:
-        target = ctx.goal.target
-        if tool == "search_hotels":
-            return {"city": target["city"], "check_in": target["check_in"], "check_out": target["check_out"]}
-        if tool == "check_room_availability":
-            args = {"hotel_id": target["hotel_id"], "room_type": target["room_type"],
-                    "check_in": target["check_in"], "check_out": target["check_out"]}
-            if ctx.goal.tool == "change_booking":  # the nights the booking holds count as free
-                args["booking_id"] = target["booking_id"]
-            return args
-        return None
-
     def write_args(self, tool: str, ctx: TraceContext) -> Record | None:
         t = ctx.goal.target
         if tool == "create_booking":
             return dict(t["args"])
-        if tool == "add_travellers":
-            args = {"booking_id": t["booking_id"], "guests": t["guests"]}
-            if t["charge"] > 0:
-                args["payment_method_id"] = t["payment_method_id"]
-            return args
-        return None
+        return super().write_args(tool, ctx)
 
     # -- stage 5 --------------------------------------------------------------------------------------
     POLICY = policy_problem

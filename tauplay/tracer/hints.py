@@ -194,12 +194,14 @@ class TracerHints:
         return build(self, ctx) if build is not None else None
 
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        return None
+        """A read's arguments: by default what the goal's target says (`from_target`); None: grounded generically."""
+        return from_target(tool, ctx)
 
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        """The write's arguments: by default the `ARGS` table's method for `tool` (None: grounded generically)."""
+        """The write's arguments: by default the `ARGS` table's method for `tool`; without one, what the goal's
+        target says (`from_target`); None: grounded generically."""
         build = self.ARGS.get(tool)
-        return build(self, ctx) if build is not None else None
+        return build(self, ctx) if build is not None else from_target(tool, ctx)
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
         """How the user asks for this goal: by default the `SAY` table's method for `tool`, else its `PHRASES`
@@ -251,6 +253,21 @@ class TracerHints:
         """What the generated tasks' depth is made of, per depth, for `generate --json` (None: nothing to
         add beyond the depth distribution)."""
         return None
+
+
+def from_target(tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+    """The write's arguments as its signature and the goal's target give them: when the target holds every
+    required parameter (the persona's own id aside, which is the persona's), each parameter the target holds,
+    in the signature's order (an optional one it holds as None or empty is left out); else None."""
+    spec = ctx.domain.tool_map[tool]
+    target = ctx.goal.target
+    own = next((t.key for t in ctx.domain.tables if t.name == ctx.persona_table), None)
+    mine = {own: ctx.persona_id} if own is not None and own not in target and ctx.persona_id is not None else {}
+    if any(name not in target and name not in mine for name in spec.required):
+        return None
+    said = {name: target[name] if name in target else mine[name]
+            for name in spec.parameters.get("properties", {}) if name in target or name in mine}
+    return {k: v for k, v in said.items() if k in spec.required or v not in (None, [], {}, "")}
 
 
 GENERIC = TracerHints()
