@@ -9,11 +9,13 @@ from tauplay_domains.airline import DOMAIN as AIRLINE
 
 from tauplay.core.db import Database
 from tauplay.core.graph import ToolGraph
+from tauplay.tracer.facts import fact
 from tauplay.tracer.hint_helpers import (
     Cast,
     EmailOrNameAndBirth,
     PaymentWords,
     PerDatabase,
+    SaysFields,
     StartersByWrite,
     earlier,
     fresh_choice,
@@ -145,3 +147,39 @@ def test_payment_words_name_a_card_by_its_digits_and_another_method_by_its_kind(
     assert strict(methods, "cc_1")[1] == "your Visa card cc_1" and strict(methods, "cc_1")[0].forms[0] == "cc_1"
     assert strict(methods, "gc_1")[1] == "your gift card (gc_1)" and strict(methods, "gc_1")[0].field == "payment_id"
     assert PaymentWords(sole=None)(methods, "gc_1")[1] == "your gift card gc_1"
+
+
+def test_says_fields_puts_the_persona_s_fields_first_and_keeps_all_but_the_unkept() -> None:
+    ctx = _airline_trace()
+    ctx.persona_table, ctx.persona_id = "users", sorted(ctx.database.tables["users"])[0]
+    user = ctx.persona
+    assert user is not None
+    says = SaysFields(lambda u: {"email": u["email"], "dob": u["dob"]}, unkept=("dob",), way_of=lambda u: "mail")
+    intent = says.identify(Intent("x", "do x", facts=[fact("reason", "why")], known={"reason": "why"}), ctx)
+    assert [f.label for f in intent.facts] == [f"email={user['email']}", f"dob={user['dob']}", "reason=why"]
+    assert list(intent.known.items()) == [("reason", "why"), ("email", user["email"])]
+    first = SaysFields(lambda u: {"email": u["email"]}, known_first=True)
+    assert list(first.identify(Intent("x", "do x", known={"reason": "why"}), ctx).known) == ["email", "reason"]
+    assert (says.way(user, "u"), first.way(user, "u")) == ("mail", "")
+
+
+def test_a_hints_class_s_identity_is_added_to_each_goal_and_keys_its_opening() -> None:
+    from tauplay.tracer.hints import TracerHints, says
+
+    class Hinted(TracerHints):
+        IDENTITY = SaysFields(lambda u: {"email": u["email"]}, way_of=lambda u: "mail")
+        OPENING = {"mail": "You are {name} ({email})."}
+
+        @says("cancel_reservation")
+        def _cancel(self, args: dict[str, Any], ctx: Any) -> Intent:
+            return Intent("cancel_reservation", "cancel it", known={"reason": "why"})
+
+    ctx = _airline_trace()
+    ctx.persona_table, ctx.persona_id = "users", sorted(ctx.database.tables["users"])[0]
+    user = ctx.persona
+    assert user is not None
+    intent = Hinted().intent("cancel_reservation", {}, ctx)
+    assert intent is not None and intent.known == {"reason": "why", "email": user["email"]}
+    assert Hinted().intent("book_reservation", {}, ctx) is None  # no template: the generic phrasing, as before
+    assert Hinted().opening(user, "u", random.Random(0)) == \
+        f"You are {user['name']['first_name']} {user['name']['last_name']} ({user['email']})."

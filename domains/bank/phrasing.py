@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import SaysFields
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -116,11 +117,9 @@ def month_words(expires: str) -> str:
     return f"{MONTHS[int(month) - 1]} {year}"
 
 
-def identity_facts(customer: dict[str, Any]) -> list[Fact]:
-    how = ([fact("first_name", customer["first_name"]), fact("last_name", customer["last_name"]),
-            fact("date_of_birth", customer["date_of_birth"])] if finds_by_name(customer)
-           else [fact("phone", customer["phone"])])
-    return how + [fact("ssn_last4", customer["ssn_last4"])]
+def _identity(customer: dict[str, Any]) -> dict[str, Any]:
+    by = ("first_name", "last_name", "date_of_birth") if finds_by_name(customer) else ("phone",)
+    return {k: customer[k] for k in (*by, "ssn_last4")}
 
 
 class BankPhrasing(TracerHints):
@@ -137,18 +136,9 @@ class BankPhrasing(TracerHints):
                   "your SSN are {ssn_last4}."),
     }
 
-    def identifies_by(self, persona: dict[str, Any], persona_id: str) -> str:
-        return "name" if finds_by_name(persona) else "phone"
-
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent = super().intent(tool, args, ctx)
-        if intent is None:
-            return None
-        identity = identity_facts(persona_of(ctx))
-        intent.facts = identity + intent.facts
-        # Who is calling: stage 5 checks that each write acts on this caller's own cards and accounts.
-        intent.known.update({f.field: f.value for f in identity if f.field != "ssn_last4"})
-        return intent
+    # Who is calling: stage 5 checks that each write acts on this caller's own cards and accounts.
+    IDENTITY = SaysFields(_identity, unkept=("ssn_last4",),
+                          way_of=lambda customer: "name" if finds_by_name(customer) else "phone")
 
     def _account_words(self, ctx: TraceContext, account_id: str) -> str:
         return f"your {ctx.database.tables['accounts'][account_id]['nickname']} account"

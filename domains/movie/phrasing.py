@@ -7,7 +7,7 @@ import hashlib
 from typing import Any
 
 from tauplay.tracer.facts import Fact, answer, counted, fact, listing
-from tauplay.tracer.hint_helpers import PaymentWords
+from tauplay.tracer.hint_helpers import PaymentWords, SaysFields
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -93,10 +93,8 @@ def by_phone(member_id: str) -> bool:
     return hashlib.blake2b(member_id.encode(), digest_size=1).digest()[0] < 85
 
 
-def contact_fact(member: Record) -> Fact:
-    if by_phone(member["member_id"]):
-        return fact("phone", member["phone"])
-    return fact("email", member["email"])
+def _contact(member: Record) -> str:
+    return "phone" if by_phone(member["member_id"]) else "email"
 
 
 def _clock(hhmm: str) -> tuple[str, ...]:
@@ -131,12 +129,7 @@ def _seat_facts(seats: list[str], field: str) -> list[Fact]:
 class MoviePhrasing(TracerHints):
     """The user's side of `MovieHints`: how each goal is asked for."""
 
-    def intent(self, tool: str, args: Record, ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.said(tool, args, ctx)
-        contact = contact_fact(persona_of(ctx))
-        intent.facts.insert(0, contact)
-        intent.known = {contact.field: contact.value, **intent.known}
-        return intent
+    IDENTITY = SaysFields(lambda member: {(c := _contact(member)): member[c]}, known_first=True, way_of=_contact)
 
     @staticmethod
     def _show(ctx: TraceContext, showtime_id: str) -> tuple[Record, Record, Record]:

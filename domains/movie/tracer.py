@@ -95,9 +95,6 @@ class MovieHints(MoviePhrasing):
     OPENING = {"phone": ("You are {name}, a member of Marquee Cinemas (phone {phone}).", "You are {name} (phone {phone})."),
                "email": ("You are {name}, a member of Marquee Cinemas (email {email}).", "You are {name} (email {email}).")}
 
-    def identifies_by(self, persona: Record, persona_id: str) -> str:
-        return "phone" if by_phone(persona_id) else "email"
-
     def _identify(self, ctx: TraceContext) -> str:
         return "find_member_by_phone" if by_phone(ctx.persona_id or "") else "find_member_by_email"
 

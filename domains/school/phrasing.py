@@ -10,7 +10,7 @@ from tauplay.tracer.hints import TracerHints, says, word
 from tauplay.tracer.phrasing import Said, Say
 from tauplay.tracer.trace import Intent, TraceContext
 
-from .action_rules import STUDENTS, auth_method
+from .action_rules import STUDENTS
 from .catalogue import DEPARTMENTS, FALL, SPRING, TERMS
 
 TRIGGERS = {
@@ -102,13 +102,8 @@ class SchoolPhrasing(TracerHints):
                          "You are {name} ({email})."),
                "name": "You are {name}, born {dob}. You cannot get into your university email account, so you "
                        "identify yourself with your name and date of birth."}
+    IDENTITY = STUDENTS
 
-    def identifies_by(self, persona: dict[str, Any], persona_id: str) -> str:
-        return auth_method(persona_id)
-
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.said(tool, args, ctx)
-        return STUDENTS.identify(intent, ctx)
 
     def _course_phrase(self, ctx: TraceContext) -> tuple[list[Fact], str, str]:
         """Facts, the course as the student names it, and the section as they name it."""

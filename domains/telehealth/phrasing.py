@@ -11,7 +11,7 @@ from tauplay.tracer.hints import TracerHints, says, word
 from tauplay.tracer.phrasing import Said, Say, Variants
 from tauplay.tracer.trace import Intent, TraceContext
 
-from .action_rules import PATIENTS, auth_method
+from .action_rules import PATIENTS
 from .generator import WEEKDAYS
 
 TRIGGERS = {
@@ -105,13 +105,8 @@ class TelehealthPhrasing(TracerHints):
                         "signed up with, so you identify yourself by name and date of birth.",
                         "You are {name} (date of birth {demographics[date_of_birth]}); you identify yourself by "
                         "name and birth date.")}
+    IDENTITY = PATIENTS
 
-    def identifies_by(self, persona: dict[str, Any], persona_id: str) -> str:
-        return auth_method(persona_id)
-
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.said(tool, args, ctx)
-        return PATIENTS.identify(intent, ctx)
 
     def _appointment_phrase(self, ctx: TraceContext, appointment: dict[str, Any]) -> tuple[list[Fact], str, dict[str, str]]:
         provider = ctx.state.get("providers", appointment["provider_id"]) or {}

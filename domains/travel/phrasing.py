@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tauplay.tracer.facts import Fact, answer, fact, listing
-from tauplay.tracer.hint_helpers import PaymentWords
+from tauplay.tracer.hint_helpers import PaymentWords, SaysFields
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -146,11 +146,7 @@ def _paid(booking: Record, note: str) -> float:
 class TravelPhrasing(TracerHints):
     """The user's side of `TravelHints`: how each goal is asked for."""
 
-    def intent(self, tool: str, args: Record, ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.said(tool, args, ctx)
-        intent.facts.insert(0, fact("email", persona_of(ctx)["email"]))
-        intent.known = {"email": persona_of(ctx)["email"], **intent.known}
-        return intent
+    IDENTITY = SaysFields(lambda traveller: {"email": traveller["email"]}, known_first=True)
 
     @staticmethod
     def _stay(ctx: TraceContext, booking_id: str) -> tuple[Record, Record, str]:

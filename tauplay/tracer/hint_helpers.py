@@ -6,7 +6,7 @@
 - `Cast`: the callers a run has cast so far, so that each new candidate goes to someone else;
 - `earlier`, `fresh_choice`, `fresh_records`: what the earlier goals of the trace already act on, so a
   later goal picks something else;
-- `hashed_trait`, `login_unless_done`, `EmailOrNameAndBirth`: how a persona identifies themselves;
+- `hashed_trait`, `login_unless_done`, `SaysFields`, `EmailOrNameAndBirth`: how a persona identifies themselves;
 - `PaymentWords`: how a person names one of their payment methods.
 """
 
@@ -123,6 +123,28 @@ def login_unless_done(ctx: TraceContext, login: str, logins: Iterable[str]) -> t
 
 
 @dataclass(frozen=True)
+class SaysFields:
+    """A persona who identifies themselves by fields of their own record (`fields(record)`: name -> value):
+    each goal's intent says them first (facts) and keeps them in its known info (after its own, or before with
+    `known_first`; `unkept` are said only). `way_of(record)` is the way `OPENING` is keyed by."""
+
+    fields: Callable[[Record], dict[str, Any]]
+    known_first: bool = False
+    unkept: tuple[str, ...] = ()
+    way_of: Callable[[Record], str] = lambda record: ""
+
+    def way(self, persona: Record, persona_id: str) -> str:
+        return self.way_of(persona)
+
+    def identify(self, intent: Intent, ctx: TraceContext) -> Intent:
+        said = self.fields(ctx.persona or {})
+        intent.facts = [fact(k, v) for k, v in said.items()] + intent.facts
+        kept = {k: v for k, v in said.items() if k not in self.unkept}
+        intent.known = {**kept, **intent.known} if self.known_first else {**intent.known, **kept}
+        return intent
+
+
+@dataclass(frozen=True)
 class EmailOrNameAndBirth:
     """People of a persona table who identify themselves by email or, when they cannot, by first name,
     last name and date of birth (their record's `name` holds `first_name` and `last_name`). Which way is
@@ -140,6 +162,9 @@ class EmailOrNameAndBirth:
     def method(self, person_id: str) -> str:
         """'email' or 'name'."""
         return "name" if self.by_name(person_id) else "email"
+
+    def way(self, persona: Record, persona_id: str) -> str:
+        return self.method(persona_id)
 
     def lookup(self, person_id: str) -> str:
         return self.lookups[self.method(person_id)]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain, DomainError
@@ -83,6 +83,18 @@ def argues(*tools: str) -> Callable[[_F], _F]:
     return _marker("ARGS", tools)
 
 
+class Identity(Protocol):
+    """How the personas of a domain identify themselves (e.g. `hint_helpers.SaysFields`)."""
+
+    def way(self, persona: dict[str, Any], persona_id: str) -> str:
+        """Which way this persona identifies themselves ('email', 'phone', ...): the key of `OPENING`."""
+        ...
+
+    def identify(self, intent: Intent, ctx: TraceContext) -> Intent:
+        """`intent` with what the persona says to be identified (facts to say, known info the policy reads)."""
+        ...
+
+
 class TracerHints:
     # Declared per write tool by the methods marked `@says`, `@targets` and `@argues` (collected when the
     # class is made; a subclass starts from its parent's tables). Keys are checked against the domain (`check`).
@@ -97,6 +109,9 @@ class TracerHints:
     # `{id}`: one, several to draw one from, or those of each way a persona identifies themselves (keyed by
     # `identifies_by`); None: no opening.
     OPENING: ClassVar[Opening | None] = None
+    # How a persona identifies themselves: what each goal's intent adds (`identify`) and the way `OPENING` is
+    # keyed by; None: the class says it itself, if at all.
+    IDENTITY: ClassVar[Identity | None] = None
     # The domain's policy as code, (tool, args, state, known) -> '' or why the write is forbidden, which stage 5
     # asks (`policy`); None: every write is allowed.
     POLICY: ClassVar[Callable[[str, dict[str, Any], State, dict[str, Any]], str] | None] = None
@@ -205,12 +220,15 @@ class TracerHints:
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
         """How the user asks for this goal: by default the `SAY` table's method for `tool`, else its `PHRASES`
-        template (None: generic)."""
-        build = self.SAY.get(tool)
+        template (None: generic), with what `IDENTITY` adds."""
+        build, template = self.SAY.get(tool), self.PHRASES.get(tool)
         if build is not None:
-            return build(self, args, ctx)
-        template = self.PHRASES.get(tool)
-        return say(template, tool, self, self.WORDS, args, ctx) if template is not None else None
+            intent = build(self, args, ctx)
+        elif template is not None:
+            intent = say(template, tool, self, self.WORDS, args, ctx)
+        else:
+            return None
+        return self.IDENTITY.identify(intent, ctx) if self.IDENTITY is not None else intent
 
     def said(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent:
         """The goal as its `SAY` method or `PHRASES` template puts it (for a domain's `intent` to add to);
@@ -221,8 +239,9 @@ class TracerHints:
         return intent
 
     def identifies_by(self, persona: dict[str, Any], persona_id: str) -> str:
-        """How this persona identifies themselves (e.g. 'email' or 'phone'): which of `OPENING`'s templates fit."""
-        return ""
+        """How this persona identifies themselves (e.g. 'email' or 'phone'): which of `OPENING`'s templates fit
+        (by default `IDENTITY`'s way)."""
+        return self.IDENTITY.way(persona, persona_id) if self.IDENTITY is not None else ""
 
     def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
         """The instruction's first sentence, e.g. who the user is: by default `OPENING` filled for the persona."""
