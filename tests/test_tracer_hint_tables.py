@@ -164,3 +164,11 @@ def test_a_write_s_arguments_are_derived_from_its_signature_and_the_goal_s_targe
     ctx = _ctx("telecom", {"category": "billing"})
     assert TracerHints().write_args("create_support_ticket", ctx) == {"customer_id": "C1", "category": "billing"}
     assert TracerHints().read_args("get_customer_details", ctx) == {"customer_id": "C1"}
+
+
+def test_arguments_a_target_works_out_whole_come_before_what_its_values_say() -> None:
+    ctx = _ctx("telecom", {"category": "billing", "_args": {"customer_id": "C9", "category": "tv"},
+                           "_reads": {"get_customer_details": {"customer_id": "C7"}}})
+    assert TracerHints().write_args("create_support_ticket", ctx) == {"customer_id": "C9", "category": "tv"}
+    assert TracerHints().read_args("get_customer_details", ctx) == {"customer_id": "C7"}
+    assert TracerHints().read_args("get_billing_details", ctx) == {"customer_id": "C1"}  # from the values

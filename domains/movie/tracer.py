@@ -268,8 +268,8 @@ class MovieHints(MoviePhrasing):
             needs = [self._identify(ctx), "get_member_details"] + (["list_cinemas"] if how == "city" else []) + \
                 ["search_showtimes", "get_showtime_details"]
             # "date" at the top: a second booking in the same call searches its own day again.
-            return {"showtime_id": showtime["showtime_id"], "date": showtime["date"], "how": how, "search": search,
-                    "city": cinema["city"], "args": args, "_needs": tuple(needs)}
+            return {"showtime_id": showtime["showtime_id"], "date": showtime["date"], "how": how, "_reads": {"search_showtimes": search},
+                    "city": cinema["city"], "_args": args, "_needs": tuple(needs)}
         raise Skip("no showing found that the member's party may see", "book_tickets")
 
     @staticmethod
@@ -294,15 +294,6 @@ class MovieHints(MoviePhrasing):
         menu = [i for i in cinema["concessions"] if i not in ("beer", "wine") or age >= ALCOHOL_MIN_AGE]
         chosen = sorted(rng.sample(menu, rng.choice((1, 1, 2))))
         return [{"item_id": i, "quantity": rng.randrange(1, min(people, 3) + 1)} for i in chosen]
-
-    # -- arguments ------------------------------------------------------------------------------------
-    def read_args(self, tool: str, ctx: TraceContext) -> Record | None:
-        if tool == "search_showtimes" and ctx.goal.tool == "book_tickets":
-            return dict(ctx.goal.target["search"])
-        return super().read_args(tool, ctx)
-
-    def write_args(self, tool: str, ctx: TraceContext) -> Record | None:
-        return dict(ctx.goal.target["args"]) if tool == "book_tickets" else super().write_args(tool, ctx)
 
     # -- stage 5 --------------------------------------------------------------------------------------
     POLICY = policy_problem

@@ -308,7 +308,7 @@ class TravelHints(TravelPhrasing):
             search = "search_packages" if package else "search_hotels"
             needs = ("get_traveller_details", search) + (("check_room_availability",) if package else ())
             return {"city": city, "check_in": check_in, "check_out": check_out, "hotel_id": hotel_id,
-                    "room_type": room_type, "args": args, "saved": saved, "cheapest": cheapest,
+                    "room_type": room_type, "_args": args, "saved": saved, "cheapest": cheapest,
                     "_needs": needs}
         raise Skip("no stay found that the traveller can book", "create_booking")
 
@@ -324,13 +324,6 @@ class TravelHints(TravelPhrasing):
             return [dict(c) for c in chosen], [True] * len(chosen)
         person = self._new_person(rng, check_out, abroad, persona_of(ctx), [])
         return [person], [False]
-
-    # -- arguments ------------------------------------------------------------------------------------
-    def write_args(self, tool: str, ctx: TraceContext) -> Record | None:
-        t = ctx.goal.target
-        if tool == "create_booking":
-            return dict(t["args"])
-        return super().write_args(tool, ctx)
 
     # -- stage 5 --------------------------------------------------------------------------------------
     POLICY = policy_problem

@@ -202,21 +202,28 @@ class TracerHints:
         """What this goal acts on, chosen before its reads run; raise Skip when nothing fits.
 
         Values under argument names ground those arguments of the goal's reads and write. A `_needs`
-        entry (tuple of read tools) makes the goal's plan include them, e.g. a flight search. By default the
-        `TARGET` table's method for `write` (None without one).
+        entry (tuple of read tools) makes the goal's plan include them, e.g. a flight search; an `_args` entry
+        is the write's arguments worked out whole, a `_reads` entry those of some reads (tool -> arguments). By default the `TARGET` table's method for `write` (None
+        without one).
         """
         build = self.TARGET.get(write)
         return build(self, ctx) if build is not None else None
 
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        """A read's arguments: by default what the goal's target says (`from_target`); None: grounded generically."""
-        return from_target(tool, ctx)
+        """A read's arguments: by default those the goal's target worked out for it (`_reads`: tool -> arguments),
+        else what its values say (`from_target`); None: grounded generically."""
+        whole = ctx.goal.target.get("_reads", {}).get(tool)
+        return dict(whole) if whole is not None else from_target(tool, ctx)
 
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        """The write's arguments: by default the `ARGS` table's method for `tool`; without one, what the goal's
-        target says (`from_target`); None: grounded generically."""
+        """The write's arguments: by default the `ARGS` table's method for `tool`; without one, those the goal's
+        target worked out whole (under `_args`), else what its values say (`from_target`); None: grounded
+        generically."""
         build = self.ARGS.get(tool)
-        return build(self, ctx) if build is not None else from_target(tool, ctx)
+        if build is not None:
+            return build(self, ctx)
+        whole = ctx.goal.target.get("_args")
+        return dict(whole) if whole is not None else from_target(tool, ctx)
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
         """How the user asks for this goal: by default the `SAY` table's method for `tool`, else its `PHRASES`
