@@ -19,6 +19,7 @@ from tauplay.tracer.hint_helpers import (
     StartersByWrite,
     earlier,
     fresh_choice,
+    fresh_own,
     fresh_records,
     hashed_trait,
     login_unless_done,
@@ -183,3 +184,14 @@ def test_a_hints_class_s_identity_is_added_to_each_goal_and_keys_its_opening() -
     assert Hinted().intent("book_reservation", {}, ctx) is None  # no template: the generic phrasing, as before
     assert Hinted().opening(user, "u", random.Random(0)) == \
         f"You are {user['name']['first_name']} {user['name']['last_name']} ({user['email']})."
+
+
+def test_fresh_own_is_the_persona_s_listed_records_no_earlier_goal_acts_on() -> None:
+    ctx = _airline_trace()
+    ctx.persona_table = "users"
+    ctx.persona_id = next(u for u, r in sorted(ctx.database.tables["users"].items()) if len(r["reservations"]) >= 2)
+    user = ctx.persona
+    assert user is not None
+    first, *rest = user["reservations"]
+    ctx.goals += [Goal("cancel_reservation", {"reservation_id": first}), Goal("cancel_reservation", {})]
+    assert [r["reservation_id"] for r in fresh_own(ctx, "reservations", "reservation_id")] == rest

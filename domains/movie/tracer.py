@@ -16,7 +16,7 @@ from typing import Any
 
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
-from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
+from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_own
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -100,9 +100,7 @@ class MovieHints(MoviePhrasing):
 
     def _mine(self, ctx: TraceContext, fits: Any) -> list[Record]:
         """The member's bookings from before this conversation that fit, and no earlier goal acts on."""
-        bookings = (ctx.state.get("bookings", b) for b in (ctx.persona or {}).get("bookings", []))
-        return [b for b in fresh_records(ctx, "bookings", bookings, "booking_id")
-                if fits(b) and not _wheelchair(ctx.state, b)]
+        return [b for b in fresh_own(ctx, "bookings", "booking_id") if fits(b) and not _wheelchair(ctx.state, b)]
 
     @staticmethod
     def _called_off_first(ctx: TraceContext, mine: list[Record]) -> Record:

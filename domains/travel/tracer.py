@@ -16,7 +16,7 @@ from typing import Any
 
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
-from tauplay.tracer.hint_helpers import Cast, PerDatabase, choice_or_skip, fresh_records
+from tauplay.tracer.hint_helpers import Cast, PerDatabase, choice_or_skip, fresh_own
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -108,8 +108,7 @@ class TravelHints(TravelPhrasing):
 
     def _mine(self, ctx: TraceContext, fits: Any) -> list[Record]:
         """The persona's bookings from before this conversation that fit, and no earlier goal acts on."""
-        bookings = (ctx.state.get("bookings", b) for b in (ctx.persona or {}).get("bookings", []))
-        return [b for b in fresh_records(ctx, "bookings", bookings, "booking_id") if fits(b)]
+        return [b for b in fresh_own(ctx, "bookings", "booking_id") if fits(b)]
 
     def _payer(self, ctx: TraceContext, amount: float, prefer: str | None = None) -> str:
         """A payment method of the persona that can pay `amount`: mostly a card, sometimes a travel credit

@@ -4,7 +4,7 @@
 - `PerDatabase`: indices a hints object works out once per start database (who can make each request);
 - `StartersByWrite`: who can start a goal with each write, per database, and one of them drawn for a trace;
 - `Cast`: the callers a run has cast so far, so that each new candidate goes to someone else;
-- `earlier`, `fresh_choice`, `fresh_records`: what the earlier goals of the trace already act on, so a
+- `earlier`, `fresh_choice`, `fresh_records`, `fresh_own`: what the earlier goals of the trace already act on, so a
   later goal picks something else;
 - `hashed_trait`, `login_unless_done`, `SaysFields`, `EmailOrNameAndBirth`: how a persona identifies themselves;
 - `PaymentWords`: how a person names one of their payment methods.
@@ -105,6 +105,12 @@ def fresh_records(ctx: TraceContext, table: str, records: Iterable[Record | None
     changes the same thing in one call) and that no earlier goal acts on (by their `key` field)."""
     used, start = earlier(ctx, key), ctx.database.tables[table]
     return [r for r in records if r is not None and r[key] in start and r[key] not in used]
+
+
+def fresh_own(ctx: TraceContext, table: str, key: str) -> list[Record]:
+    """The persona's records of `table` (the ids their record lists under the table's name) that were there at
+    the start and that no earlier goal acts on (`fresh_records`)."""
+    return fresh_records(ctx, table, (ctx.state.get(table, i) for i in (ctx.persona or {}).get(table, [])), key)
 
 
 # -- how a persona identifies themselves -----------------------------------------------------------
