@@ -16,6 +16,7 @@ from tauplay.tracer.hint_helpers import (
     PaymentWords,
     PerDatabase,
     SaysFields,
+    SaysLogin,
     StartersByWrite,
     earlier,
     fresh_choice,
@@ -195,3 +196,22 @@ def test_fresh_own_is_the_persona_s_listed_records_no_earlier_goal_acts_on() -> 
     first, *rest = user["reservations"]
     ctx.goals += [Goal("cancel_reservation", {"reservation_id": first}), Goal("cancel_reservation", {})]
     assert [r["reservation_id"] for r in fresh_own(ctx, "reservations", "reservation_id")] == rest
+
+
+def test_says_login_gives_what_the_persona_told_the_look_up_that_found_them() -> None:
+    ctx = _airline_trace()
+    ctx.persona_table, ctx.persona_id = "users", "u1"
+    ctx.steps += [Step("find_by_email", {"email": "a@x.org"}, "u1", 0), Step("find_by_phone", {"phone": "555"}, "u1", 1)]
+    ctx.goals += [Goal("cancel_reservation", {}), Goal("cancel_reservation", {})]
+
+    def asked() -> Intent:
+        return Intent("x", "do x", facts=[fact("reason", "why")], known={"reason": "why"})
+
+    anywhere = SaysLogin(("find_by_email", "find_by_phone")).identify(asked(), ctx)  # the trace's first look-up
+    assert [f.label for f in anywhere.facts] == ["email=a@x.org", "reason=why"]
+    assert anywhere.known == {"reason": "why", "email": "a@x.org"}
+    mine = SaysLogin(("find_by_email", "find_by_phone"), this_goal=True, known_login=False, owner="user_id")
+    this = mine.identify(asked(), ctx)  # this goal's (the second) look-up; the owner kept, the phone only said
+    assert [f.label for f in this.facts] == ["phone=555", "reason=why"]
+    assert this.known == {"reason": "why", "user_id": "u1"}
+    assert SaysLogin(("find_by_zip",)).identify(asked(), ctx).facts == asked().facts  # no such look-up: as asked

@@ -7,7 +7,7 @@ from datetime import date as Date
 from typing import Any
 
 from tauplay.tracer.facts import NUMBER_WORDS, Fact, answer, fact, words
-from tauplay.tracer.hint_helpers import PaymentWords
+from tauplay.tracer.hint_helpers import PaymentWords, SaysLogin
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -90,13 +90,7 @@ class RestaurantPhrasing(TracerHints):
                "You are {name} (email {email}, phone {phone}).",
                "Your name is {name}. The restaurant group has your email, {email}, and your phone number, {phone}.")
 
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent = self.said(tool, args, ctx)
-        login = next(s for s in ctx.steps if s.tool in LOGINS)
-        contact, value = next(iter(login.args.items()))
-        intent.facts.insert(0, fact(contact, value))
-        intent.known[contact] = value  # the policy check finds the guest from it
-        return intent
+    IDENTITY = SaysLogin(LOGINS)  # the policy check finds the guest from what they said
 
     def _card_fact(self, guest: Record, pid: str) -> tuple[Fact, str]:
         return _CARD_WORDS(guest["payment_methods"], pid)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tauplay.tracer.facts import Fact, answer, fact, listing
-from tauplay.tracer.hint_helpers import hashed_trait
+from tauplay.tracer.hint_helpers import SaysLogin, hashed_trait
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -125,18 +125,10 @@ class TelecomPhrasing(TracerHints):
                          "Your name is {name} (email {demographics[email]}).",
                          "You are {name}; your account is under the email {demographics[email]}.")}
 
-    def identifies_by(self, persona: dict[str, Any], persona_id: str) -> str:
-        return "phone" if by_phone(persona_id) else "email"
-
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.said(tool, args, ctx)
-        intent.known["customer_id"] = ctx.persona_id  # whose account this is (the ownership check reads it)
-        goal = len(ctx.goals) - 1
-        step = next((s for s in ctx.steps if s.goal == goal and s.tool in (AUTH_EMAIL, AUTH_PHONE)), None)
-        if step is not None:  # the goal whose reads found the customer carries what they said
-            field = "email" if step.tool == AUTH_EMAIL else "phone"
-            intent.facts.insert(0, fact(field, step.args[field]))
-        return intent
+    # Whose account this is (the ownership check reads it); the goal whose reads found the customer carries what
+    # they said.
+    IDENTITY = SaysLogin((AUTH_EMAIL, AUTH_PHONE), this_goal=True, known_login=False, owner="customer_id",
+                         way_of=lambda customer: "phone" if by_phone(customer["customer_id"]) else "email")
 
     def _device_ref(self, ctx: TraceContext, device_id: str) -> tuple[Fact, str]:
         """A device on the profile as the customer names it: the model, "the new ..." for one added in this

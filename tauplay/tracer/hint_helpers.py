@@ -6,7 +6,7 @@
 - `Cast`: the callers a run has cast so far, so that each new candidate goes to someone else;
 - `earlier`, `fresh_choice`, `fresh_records`, `fresh_own`: what the earlier goals of the trace already act on, so a
   later goal picks something else;
-- `hashed_trait`, `login_unless_done`, `SaysFields`, `EmailOrNameAndBirth`: how a persona identifies themselves;
+- `hashed_trait`, `login_unless_done`, `SaysFields`, `SaysLogin`, `EmailOrNameAndBirth`: how a persona identifies themselves;
 - `PaymentWords`: how a person names one of their payment methods.
 """
 
@@ -147,6 +147,35 @@ class SaysFields:
         intent.facts = [fact(k, v) for k, v in said.items()] + intent.facts
         kept = {k: v for k, v in said.items() if k not in self.unkept}
         intent.known = {**kept, **intent.known} if self.known_first else {**intent.known, **kept}
+        return intent
+
+
+@dataclass(frozen=True)
+class SaysLogin:
+    """A persona who identifies themselves with what they gave the look-up that found them (one of `logins`,
+    the first of the trace, or of this goal with `this_goal`): its arguments go first in the goal's facts and,
+    with `known_login`, into its known info, after the persona's id under `owner` (when named).
+    `way_of(record)` is the way `OPENING` is keyed by."""
+
+    logins: tuple[str, ...]
+    this_goal: bool = False
+    known_login: bool = True
+    owner: str | None = None
+    way_of: Callable[[Record], str] = lambda record: ""
+
+    def way(self, persona: Record, persona_id: str) -> str:
+        return self.way_of(persona)
+
+    def identify(self, intent: Intent, ctx: TraceContext) -> Intent:
+        if self.owner is not None:
+            intent.known[self.owner] = ctx.persona_id
+        goal = len(ctx.goals) - 1
+        step = next((s for s in ctx.steps if s.tool in self.logins and (s.goal == goal or not self.this_goal)), None)
+        if step is None:
+            return intent
+        intent.facts[:0] = [fact(k, v) for k, v in step.args.items()]
+        if self.known_login:
+            intent.known.update(step.args)
         return intent
 
 
