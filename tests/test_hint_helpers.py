@@ -9,13 +9,18 @@ from tauplay_domains.airline import DOMAIN as AIRLINE
 
 from tauplay.core.db import Database
 from tauplay.core.graph import ToolGraph
+from tauplay.tracer.facts import fact
 from tauplay.tracer.hint_helpers import (
     Cast,
     EmailOrNameAndBirth,
+    PaymentWords,
     PerDatabase,
+    SaysFields,
+    SaysLogin,
     StartersByWrite,
     earlier,
     fresh_choice,
+    fresh_own,
     fresh_records,
     hashed_trait,
     login_unless_done,
@@ -126,3 +131,87 @@ def test_identify_puts_the_identity_in_front_of_the_facts_and_into_known() -> No
     assert [f.field for f in intent.facts] == ["first_name", "last_name", "dob"]
     assert intent.known == {"reason": "why", "first_name": user["name"]["first_name"],
                             "last_name": user["name"]["last_name"], "dob": user["dob"]}
+
+
+def test_payment_words_name_a_card_by_its_digits_and_another_method_by_its_kind() -> None:
+    methods = {"cc_1": {"source": "credit_card", "brand": "visa", "last_four": "1234"},
+               "cc_2": {"source": "credit_card", "brand": "amex", "last_four": "1234"},
+               "gc_1": {"source": "gift_card"}, "pp_1": {"source": "paypal"}, "pp_2": {"source": "paypal"}}
+    plain = PaymentWords(kinds={"paypal": "PayPal account"})
+    f, said = plain(methods, "cc_1")
+    assert (said, f.label, f.forms) == ("your Visa card ending in 1234", "payment_method_id=cc_1",
+                                        ("ending in 1234", "cc_1", "cc 1", "cc-1"))
+    assert plain(methods, "cc_2")[1] == "your American Express card ending in 1234"
+    assert plain(methods, "gc_1")[1] == "your gift card" and "gift card" in plain(methods, "gc_1")[0].forms
+    assert plain(methods, "pp_2")[1] == "your PayPal account pp_2"  # two of that kind: by id
+    # cards sharing their last digits named by id; a kind held once with its id; another field
+    strict = PaymentWords(card_names={}, shared_by_id=True, sole="your {kind} ({id})", field="payment_id")
+    assert strict(methods, "cc_1")[1] == "your Visa card cc_1" and strict(methods, "cc_1")[0].forms[0] == "cc_1"
+    assert strict(methods, "gc_1")[1] == "your gift card (gc_1)" and strict(methods, "gc_1")[0].field == "payment_id"
+    assert PaymentWords(sole=None)(methods, "gc_1")[1] == "your gift card gc_1"
+
+
+def test_says_fields_puts_the_persona_s_fields_first_and_keeps_all_but_the_unkept() -> None:
+    ctx = _airline_trace()
+    ctx.persona_table, ctx.persona_id = "users", sorted(ctx.database.tables["users"])[0]
+    user = ctx.persona
+    assert user is not None
+    says = SaysFields(lambda u: {"email": u["email"], "dob": u["dob"]}, unkept=("dob",), way_of=lambda u: "mail")
+    intent = says.identify(Intent("x", "do x", facts=[fact("reason", "why")], known={"reason": "why"}), ctx)
+    assert [f.label for f in intent.facts] == [f"email={user['email']}", f"dob={user['dob']}", "reason=why"]
+    assert list(intent.known.items()) == [("reason", "why"), ("email", user["email"])]
+    first = SaysFields(lambda u: {"email": u["email"]}, known_first=True)
+    assert list(first.identify(Intent("x", "do x", known={"reason": "why"}), ctx).known) == ["email", "reason"]
+    assert (says.way(user, "u"), first.way(user, "u")) == ("mail", "")
+
+
+def test_a_hints_class_s_identity_is_added_to_each_goal_and_keys_its_opening() -> None:
+    from tauplay.tracer.hints import TracerHints, says
+
+    class Hinted(TracerHints):
+        IDENTITY = SaysFields(lambda u: {"email": u["email"]}, way_of=lambda u: "mail")
+        OPENING = {"mail": "You are {name} ({email})."}
+
+        @says("cancel_reservation")
+        def _cancel(self, args: dict[str, Any], ctx: Any) -> Intent:
+            return Intent("cancel_reservation", "cancel it", known={"reason": "why"})
+
+    ctx = _airline_trace()
+    ctx.persona_table, ctx.persona_id = "users", sorted(ctx.database.tables["users"])[0]
+    user = ctx.persona
+    assert user is not None
+    intent = Hinted().intent("cancel_reservation", {}, ctx)
+    assert intent is not None and intent.known == {"reason": "why", "email": user["email"]}
+    assert Hinted().intent("book_reservation", {}, ctx) is None  # no template: the generic phrasing, as before
+    assert Hinted().opening(user, "u", random.Random(0)) == \
+        f"You are {user['name']['first_name']} {user['name']['last_name']} ({user['email']})."
+
+
+def test_fresh_own_is_the_persona_s_listed_records_no_earlier_goal_acts_on() -> None:
+    ctx = _airline_trace()
+    ctx.persona_table = "users"
+    ctx.persona_id = next(u for u, r in sorted(ctx.database.tables["users"].items()) if len(r["reservations"]) >= 2)
+    user = ctx.persona
+    assert user is not None
+    first, *rest = user["reservations"]
+    ctx.goals += [Goal("cancel_reservation", {"reservation_id": first}), Goal("cancel_reservation", {})]
+    assert [r["reservation_id"] for r in fresh_own(ctx, "reservations", "reservation_id")] == rest
+
+
+def test_says_login_gives_what_the_persona_told_the_look_up_that_found_them() -> None:
+    ctx = _airline_trace()
+    ctx.persona_table, ctx.persona_id = "users", "u1"
+    ctx.steps += [Step("find_by_email", {"email": "a@x.org"}, "u1", 0), Step("find_by_phone", {"phone": "555"}, "u1", 1)]
+    ctx.goals += [Goal("cancel_reservation", {}), Goal("cancel_reservation", {})]
+
+    def asked() -> Intent:
+        return Intent("x", "do x", facts=[fact("reason", "why")], known={"reason": "why"})
+
+    anywhere = SaysLogin(("find_by_email", "find_by_phone")).identify(asked(), ctx)  # the trace's first look-up
+    assert [f.label for f in anywhere.facts] == ["email=a@x.org", "reason=why"]
+    assert anywhere.known == {"reason": "why", "email": "a@x.org"}
+    mine = SaysLogin(("find_by_email", "find_by_phone"), this_goal=True, known_login=False, owner="user_id")
+    this = mine.identify(asked(), ctx)  # this goal's (the second) look-up; the owner kept, the phone only said
+    assert [f.label for f in this.facts] == ["phone=555", "reason=why"]
+    assert this.known == {"reason": "why", "user_id": "u1"}
+    assert SaysLogin(("find_by_zip",)).identify(asked(), ctx).facts == asked().facts  # no such look-up: as asked

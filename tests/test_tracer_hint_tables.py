@@ -7,12 +7,13 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from tauplay.core.domain import Domain, DomainError, get_domain, installed_domains
-from tauplay.tracer.hints import GENERIC, TracerHints, argues, hints_for, says, targets
+from tauplay.tracer.hints import GENERIC, TracerHints, argues, from_target, hints_for, says, targets
 from tauplay.tracer.trace import Intent
 
 
@@ -138,3 +139,36 @@ def test_loading_a_domain_does_not_load_the_tracer() -> None:
             "print(sorted(m for m in sys.modules if m == 'tauplay.tracer' or m.endswith('.tracer')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def _ctx(domain: str, target: dict[str, Any], persona_id: str | None = "C1") -> Any:
+    return SimpleNamespace(domain=get_domain(domain), goal=SimpleNamespace(target=target),
+                           persona_table="customers" if persona_id else None, persona_id=persona_id)
+
+
+def test_a_write_s_arguments_are_derived_from_its_signature_and_the_goal_s_target() -> None:
+    # every parameter the target holds, in the signature's order; the persona's own id is the persona's
+    args = from_target("manage_service", _ctx("telecom", {"service_id": "tv", "action": "add", "devices_ids": ["1"],
+                                                           "discount": True, "_needs": ()}))
+    assert args == {"customer_id": "C1", "action": "add", "service_id": "tv", "devices_ids": ["1"]}
+    assert list(args) == ["customer_id", "action", "service_id", "devices_ids"]
+    # an optional parameter held as nothing is not said; a required one always is
+    assert from_target("manage_service", _ctx("telecom", {"action": "remove", "service_id": "tv", "devices_ids": []})) \
+        == {"customer_id": "C1", "action": "remove", "service_id": "tv"}
+    assert from_target("modify_support_ticket", _ctx("telecom", {"ticket_id": "T1", "status": "", "priority": "low"})) \
+        == {"ticket_id": "T1", "status": "", "priority": "low"}
+    # a required parameter the target does not hold: not derived (the hints or the generic grounding give it)
+    assert from_target("create_support_ticket", _ctx("telecom", {"priority": "low"})) is None
+    assert from_target("create_support_ticket", _ctx("telecom", {"category": "billing"}, persona_id=None)) is None
+    # the default of write_args and read_args, after a declared ARGS method
+    ctx = _ctx("telecom", {"category": "billing"})
+    assert TracerHints().write_args("create_support_ticket", ctx) == {"customer_id": "C1", "category": "billing"}
+    assert TracerHints().read_args("get_customer_details", ctx) == {"customer_id": "C1"}
+
+
+def test_arguments_a_target_works_out_whole_come_before_what_its_values_say() -> None:
+    ctx = _ctx("telecom", {"category": "billing", "_args": {"customer_id": "C9", "category": "tv"},
+                           "_reads": {"get_customer_details": {"customer_id": "C7"}}})
+    assert TracerHints().write_args("create_support_ticket", ctx) == {"customer_id": "C9", "category": "tv"}
+    assert TracerHints().read_args("get_customer_details", ctx) == {"customer_id": "C7"}
+    assert TracerHints().read_args("get_billing_details", ctx) == {"customer_id": "C1"}  # from the values

@@ -169,3 +169,41 @@ def test_a_bad_template_in_a_domain_fails_the_cli_with_one_line() -> None:
     assert run.returncode != 0
     assert "Traceback" not in run.stderr
     assert "names 'citty', which is neither a parameter of modify_user_address nor a declared @word" in run.stderr
+
+
+class Opened(TracerHints):
+    OPENING = {"email": ("You are {name} ({email}).", "Your name is {name}; email {email}."),
+               "phone": "You are {name}, phone {contact[phone]}, id {id}."}
+
+    def identifies_by(self, persona: dict[str, Any], persona_id: str) -> str:
+        return "phone" if persona_id.endswith("1") else "email"
+
+
+def test_the_opening_is_a_template_of_the_persona_per_way_they_identify_themselves() -> None:
+    hints = hints_for(replace(airline(), tracer_hints=Opened))
+    ann = {"name": {"first_name": "Ann", "last_name": "Lee"}, "email": "a@x.org", "contact": {"phone": "555"}}
+    rng = random.Random(3)
+    assert hints.opening(ann, "u_1", rng) == "You are Ann Lee, phone 555, id u_1."
+    assert rng.random() == random.Random(3).random()  # one template: nothing drawn
+    assert {hints.opening(ann, "u_2", random.Random(s)) for s in range(20)} == {
+        "You are Ann Lee (a@x.org).", "Your name is Ann Lee; email a@x.org."}
+    # a record with the names at the top level (no `name`) reads the same
+    assert hints.opening({"first_name": "Bo", "last_name": "Ng", "contact": {"phone": "1"}}, "c1", rng) == \
+        "You are Bo Ng, phone 1, id c1."
+    assert TracerHints().opening(ann, "u_1", rng) is None
+
+
+def test_an_opening_with_a_placeholder_without_a_name_fails_the_domain_in_one_line() -> None:
+    class Bad(TracerHints):
+        OPENING = ("You are {name}.", "You are {}.")
+
+    with pytest.raises(DomainError, match=r"OPENING 'You are \{\}.' has a placeholder without a name"):
+        hints_for(replace(airline(), tracer_hints=Bad))
+
+
+def test_listing_and_counted() -> None:
+    from tauplay.tracer.facts import counted, listing
+
+    assert [listing(["a"]), listing(["a", "b"]), listing(["a", "b", "c"])] == ["a", "a and b", "a, b and c"]
+    assert [counted(1, "bag"), counted(3, "bag"), counted(2, "ticket", ("zero", "one", "two")),
+            counted(7, "ticket", ("zero", "one"))] == ["1 bag", "3 bags", "two tickets", "7 tickets"]

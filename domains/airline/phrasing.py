@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tauplay.tracer.facts import Fact, fact, words
+from tauplay.tracer.facts import Fact, counted, fact, listing, words
+from tauplay.tracer.hint_helpers import PaymentWords
 from tauplay.tracer.hints import TracerHints, says, word
 from tauplay.tracer.phrasing import Said, Say
 from tauplay.tracer.trace import Intent, TraceContext
@@ -92,30 +93,14 @@ def _city(code: str) -> str:
     return AIRPORTS.get(code, code)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 class AirlinePhrasing(TracerHints):
     """The user's side of `AirlineHints`: how each goal is asked for."""
 
-    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
-        return rng.choice((f"You are {name}, and your user id is {persona_id}.",
-                           f"Your name is {name} (user id {persona_id}).",
-                           f"You are {name}. If asked to identify yourself, your user id is {persona_id}."))
+    OPENING = ("You are {name}, and your user id is {id}.", "Your name is {name} (user id {id}).",
+               "You are {name}. If asked to identify yourself, your user id is {id}.")
 
-    def _payment_fact(self, methods: dict[str, Any], pid: str) -> tuple[Fact, str]:
-        """The fact for a chosen payment method, and how the user refers to it."""
-        method = methods[pid]
-        same = [m for m in methods.values() if m["source"] == method["source"]]
-        if method["source"] == "credit_card":
-            phrase = f"your {method['brand'].title()} card ending in {method['last_four']}"
-            return fact("payment_id", pid, f"ending in {method['last_four']}"), phrase
-        kind = words(method["source"])
-        if len(same) == 1:
-            return fact("payment_id", pid, f"{kind}"), f"your {kind} ({pid})"
-        return fact("payment_id", pid), f"your {kind} {pid}"
+    # The fact for a chosen payment method, and how the user refers to it.
+    _payment_fact = staticmethod(PaymentWords(card_names={}, sole="your {kind} ({id})", field="payment_id"))
 
     def _flight_phrase(self, target: dict[str, Any], rng: random.Random) -> tuple[list[Fact], str]:
         """How the user names the flight(s) they chose: by number, or by time when that is unique."""
@@ -168,12 +153,12 @@ class AirlinePhrasing(TracerHints):
             payment_phrases.append(phrase)
         facts.append(fact("total_baggages", args["total_baggages"]))
         facts.append(fact("insurance", args["insurance"]))
-        travellers = " and ".join(who) if len(who) <= 2 else ", ".join(who[:-1]) + " and " + who[-1]
+        travellers = listing(who)
         kind = "a one-stop" if len(args["flights"]) > 1 else "a direct"
         details = [
             f"You want {kind} trip on {day} in {words(args['cabin'])} class, for {travellers}.",
             rng.choice((f"You would like {flight_phrase}.", f"Your pick is {flight_phrase}.")),
-            (f"You will have {_plural(args['total_baggages'], 'checked bag')} in total"
+            (f"You will have {counted(args['total_baggages'], 'checked bag')} in total"
              if args["total_baggages"] else "You will have no checked bags")
             + (" and want travel insurance." if args["insurance"] == "yes" else " and do not want travel insurance."),
         ]
@@ -220,8 +205,8 @@ class AirlinePhrasing(TracerHints):
 
     @word("bags")
     def _bags(self, args: dict[str, Any], ctx: TraceContext) -> dict[str, str]:
-        return {"added": _plural(ctx.goal.target["added"], "checked bag"),
-                "total": _plural(args["total_baggages"], "checked bag")}
+        return {"added": counted(ctx.goal.target["added"], "checked bag"),
+                "total": counted(args["total_baggages"], "checked bag")}
 
     @word("total_baggages")  # the count, which the user may give as how many they add
     def _total_baggages(self, args: dict[str, Any], ctx: TraceContext) -> Fact:

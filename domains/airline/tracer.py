@@ -13,7 +13,7 @@ from typing import Any
 
 from tauplay.core.db import Database, State
 from tauplay.core.policy_rules import broken_rules
-from tauplay.tracer.hint_helpers import PerDatabase, choice_or_skip, fresh_records
+from tauplay.tracer.hint_helpers import PerDatabase, choice_or_skip, fresh_own
 from tauplay.tracer.hints import argues
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -106,16 +106,11 @@ class AirlineHints(AirlinePhrasing):
         rid = ctx.rng.choice(suitable)
         return ctx.database.tables["reservations"][rid]["user_id"]
 
-    def _mine(self, ctx: TraceContext) -> list[dict[str, Any]]:
-        """The persona's reservations (not one booked in this trace) not already the subject of an earlier goal."""
-        mine = (ctx.state.get("reservations", rid) for rid in (ctx.persona or {}).get("reservations", []))
-        return fresh_records(ctx, "reservations", mine, "reservation_id")
-
     def target(self, write: str, ctx: TraceContext) -> dict[str, Any] | None:
         rng, state = ctx.rng, ctx.state
         if write == "book_reservation":
             return self._book_target(ctx)
-        mine = self._mine(ctx)
+        mine = fresh_own(ctx, "reservations", "reservation_id")
         if write == "send_certificate":
             options = [r for r in mine if not compensation_allowed(state, persona_of(ctx), r)]
             r = choice_or_skip(rng, options, "no reservation eligible for compensation", write)
@@ -173,10 +168,8 @@ class AirlineHints(AirlinePhrasing):
 
     # -- arguments -----------------------------------------------------------------------------------
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        if tool not in self.ARGS:
-            return None
-        # The profile as it was before this write (a certificate used to pay disappears from it).
-        ctx.goal.target["methods"] = dict(persona_of(ctx)["payment_methods"])
+        if tool in self.ARGS:  # the profile as it was before this write (a certificate used to pay leaves it)
+            ctx.goal.target["methods"] = dict(persona_of(ctx)["payment_methods"])
         return super().write_args(tool, ctx)
 
     def _payment(self, ctx: TraceContext, amount: float, *, change: bool) -> list[dict[str, Any]]:
@@ -231,10 +224,6 @@ class AirlineHints(AirlinePhrasing):
                 "flights": [{"flight_number": s["flight_number"], "date": s["date"]} for s in chosen],
                 "passengers": passengers, "payment_methods": self._payment(ctx, total, change=False),
                 "total_baggages": bags, "nonfree_baggages": nonfree, "insurance": insurance}
-
-    @argues("cancel_reservation")
-    def _args_cancel_reservation(self, ctx: TraceContext) -> dict[str, Any]:
-        return {"reservation_id": ctx.goal.target["reservation_id"]}
 
     @argues("send_certificate")
     def _args_send_certificate(self, ctx: TraceContext) -> dict[str, Any]:

@@ -3,10 +3,10 @@ stage-4 triggers, and the `SAY` side of `BankHints` (its goals' intents)."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from tauplay.tracer.facts import Fact, fact
+from tauplay.tracer.hint_helpers import SaysFields
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -117,39 +117,28 @@ def month_words(expires: str) -> str:
     return f"{MONTHS[int(month) - 1]} {year}"
 
 
-def identity_facts(customer: dict[str, Any]) -> list[Fact]:
-    how = ([fact("first_name", customer["first_name"]), fact("last_name", customer["last_name"]),
-            fact("date_of_birth", customer["date_of_birth"])] if finds_by_name(customer)
-           else [fact("phone", customer["phone"])])
-    return how + [fact("ssn_last4", customer["ssn_last4"])]
+def _identity(customer: dict[str, Any]) -> dict[str, Any]:
+    by = ("first_name", "last_name", "date_of_birth") if finds_by_name(customer) else ("phone",)
+    return {k: customer[k] for k in (*by, "ssn_last4")}
 
 
 class BankPhrasing(TracerHints):
     """The user's side of `BankHints`: how each goal is asked for."""
 
-    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        name, ssn = f"{persona['first_name']} {persona['last_name']}", persona["ssn_last4"]
-        if finds_by_name(persona):
-            return rng.choice((
-                f"You are {name}, born {persona['date_of_birth']}. You recently changed phones and do not know "
-                f"which number the bank has on file. The last four digits of your Social Security number are {ssn}.",
-                f"You are {name} (date of birth {persona['date_of_birth']}); you cannot say which phone number "
-                f"the bank has for you. The last four digits of your SSN are {ssn}; give them when asked."))
-        return rng.choice((
-            f"You are {name}; your phone number is {persona['phone']} and the last four digits of your Social "
-            f"Security number are {ssn}.",
-            f"You are {name}. The bank knows you by your phone number, {persona['phone']}, and the last four "
-            f"digits of your SSN are {ssn}."))
+    OPENING = {
+        "name": ("You are {name}, born {date_of_birth}. You recently changed phones and do not know which number the "
+                 "bank has on file. The last four digits of your Social Security number are {ssn_last4}.",
+                 "You are {name} (date of birth {date_of_birth}); you cannot say which phone number the bank has for "
+                 "you. The last four digits of your SSN are {ssn_last4}; give them when asked."),
+        "phone": ("You are {name}; your phone number is {phone} and the last four digits of your Social Security "
+                  "number are {ssn_last4}.",
+                  "You are {name}. The bank knows you by your phone number, {phone}, and the last four digits of "
+                  "your SSN are {ssn_last4}."),
+    }
 
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent = super().intent(tool, args, ctx)
-        if intent is None:
-            return None
-        identity = identity_facts(persona_of(ctx))
-        intent.facts = identity + intent.facts
-        # Who is calling: stage 5 checks that each write acts on this caller's own cards and accounts.
-        intent.known.update({f.field: f.value for f in identity if f.field != "ssn_last4"})
-        return intent
+    # Who is calling: stage 5 checks that each write acts on this caller's own cards and accounts.
+    IDENTITY = SaysFields(_identity, unkept=("ssn_last4",),
+                          way_of=lambda customer: "name" if finds_by_name(customer) else "phone")
 
     def _account_words(self, ctx: TraceContext, account_id: str) -> str:
         return f"your {ctx.database.tables['accounts'][account_id]['nickname']} account"

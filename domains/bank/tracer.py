@@ -128,20 +128,16 @@ class BankHints(BankPhrasing):
         return base
 
     # -- arguments -----------------------------------------------------------------------------------
-    def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        customer = persona_of(ctx)
-        if tool == BY_NAME:
-            return {"first_name": customer["first_name"], "last_name": customer["last_name"],
-                    "date_of_birth": customer["date_of_birth"]}
-        if tool == "verify_identity":
-            return {"customer_id": customer["customer_id"], "ssn_last4": customer["ssn_last4"]}
-        return None
-
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         t = ctx.goal.target
         if tool == "transfer_funds":
             return {"from_account_id": t["account_id"], "destination_id": t["destination_id"], "amount": t["amount"]}
         return None
+
+    def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+        if tool == "verify_identity":
+            return {"customer_id": ctx.persona_id, "ssn_last4": persona_of(ctx)["ssn_last4"]}
+        return super().read_args(tool, ctx)
 
     # -- policy (stage 5) ----------------------------------------------------------------------------
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:

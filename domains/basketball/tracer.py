@@ -267,17 +267,7 @@ class BasketballHints(BasketballPhrasing):
             return {"venue_id": target["venue_id"], "date": target["new_date"]}
         if tool == "get_venue_details":
             return {"venue_id": target.get("venue_id") or persona_of(ctx)["home_venue_id"]}
-        return None
-
-    def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        t = ctx.goal.target
-        if tool == "sign_player":
-            return {"club_id": t["club_id"], "player_id": t["player_id"], "annual_salary": t["annual_salary"],
-                    "contract_years": t["contract_years"]}
-        if tool == "make_roster_move":
-            return {"club_id": t["club_id"], "player_id": t["player_id"], "move": t["move"]}
-        return {"game_id": t["game_id"], "club_id": t["club_id"], "new_date": t["new_date"], "new_time": t["new_time"],
-                "venue_id": t["venue_id"]}
+        return super().read_args(tool, ctx)
 
     # -- policy (stage 5) --------------------------------------------------------------------------------
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from tauplay.tracer.facts import Fact, answer, fact
+from tauplay.tracer.facts import Fact, answer, counted, fact, listing
+from tauplay.tracer.hint_helpers import PaymentWords, SaysFields
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -62,8 +63,6 @@ TRIGGERS = {
 }
 
 Record = dict[str, Any]
-BRANDS = {"visa": "Visa card", "mastercard": "Mastercard", "amex": "American Express card",
-          "discover": "Discover card"}
 NUMBER = ("zero", "one", "two", "three", "four", "five", "six")
 # How people say a menu item (the informed check also accepts the menu's own name).
 SNACK_WORDS = {
@@ -94,10 +93,8 @@ def by_phone(member_id: str) -> bool:
     return hashlib.blake2b(member_id.encode(), digest_size=1).digest()[0] < 85
 
 
-def contact_fact(member: Record) -> Fact:
-    if by_phone(member["member_id"]):
-        return fact("phone", member["phone"])
-    return fact("email", member["email"])
+def _contact(member: Record) -> str:
+    return "phone" if by_phone(member["member_id"]) else "email"
 
 
 def _clock(hhmm: str) -> tuple[str, ...]:
@@ -115,31 +112,14 @@ def _day(value: str) -> str:
     return f"{d.strftime('%A')}, {d.strftime('%B')} {d.day}"
 
 
-def _list(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _count(n: int, word: str) -> str:
-    return f"{NUMBER[n] if n < len(NUMBER) else n} {word}" + ("" if n == 1 else "s")
+_METHOD_WORDS = PaymentWords(card_forms=("ending in {last_four}", "ending {last_four}"), shared_by_id=True)
 
 
 def _method_words(member: Record, method_id: str) -> tuple[Fact, str]:
     """How a member names a payment method: a card by brand and last four digits, the gift card, points."""
     if method_id == POINTS:
         return fact("payment_method_id", POINTS, "points"), "your points"
-    method = member["payment_methods"][method_id]
-    if method["source"] == "credit_card":
-        last4 = method["last_four"]
-        brand = BRANDS.get(method["brand"], method["brand"].title() + " card")
-        same = [m for m in member["payment_methods"].values() if m.get("last_four") == last4]
-        if len(same) == 1:
-            return (fact("payment_method_id", method_id, f"ending in {last4}", f"ending {last4}"),
-                    f"your {brand} ending in {last4}")
-        return fact("payment_method_id", method_id), f"your {brand} {method_id}"
-    gifts = [m for m in member["payment_methods"].values() if m["source"] == "gift_card"]
-    if len(gifts) == 1:
-        return fact("payment_method_id", method_id, "gift card"), "your gift card"
-    return fact("payment_method_id", method_id), f"your gift card {method_id}"
+    return _METHOD_WORDS(member["payment_methods"], method_id)
 
 
 def _seat_facts(seats: list[str], field: str) -> list[Fact]:
@@ -149,12 +129,7 @@ def _seat_facts(seats: list[str], field: str) -> list[Fact]:
 class MoviePhrasing(TracerHints):
     """The user's side of `MovieHints`: how each goal is asked for."""
 
-    def intent(self, tool: str, args: Record, ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.said(tool, args, ctx)
-        contact = contact_fact(persona_of(ctx))
-        intent.facts.insert(0, contact)
-        intent.known = {contact.field: contact.value, **intent.known}
-        return intent
+    IDENTITY = SaysFields(lambda member: {(c := _contact(member)): member[c]}, known_first=True, way_of=_contact)
 
     @staticmethod
     def _show(ctx: TraceContext, showtime_id: str) -> tuple[Record, Record, Record]:
@@ -166,7 +141,7 @@ class MoviePhrasing(TracerHints):
         """The booking as it was at the start, its showtime, film and cinema, and words for it."""
         booking = ctx.database.tables["bookings"][booking_id]
         showtime, film, cinema = self._show(ctx, booking["showtime_id"])
-        what = (f"booking {booking_id} ({_count(len(booking['tickets']), 'ticket')} for {film['title']} at "
+        what = (f"booking {booking_id} ({counted(len(booking['tickets']), 'ticket', NUMBER)} for {film['title']} at "
                 f"{cinema['name']}, {_day(showtime['date'])} at {showtime['start_time']})")
         return booking, showtime, film, cinema, what
 
@@ -211,8 +186,8 @@ class MoviePhrasing(TracerHints):
         t = ctx.goal.target
         booking, showtime, film, cinema, what = self._booked(ctx, args["booking_id"])
         facts = [fact("booking_id", args["booking_id"]), *_seat_facts(args["seats"], "seats")]
-        now = _list([tk["seat"] for tk in booking["tickets"]])
-        details = [f"You are in {now} now and would like {_list(args['seats'])} instead"
+        now = listing([tk["seat"] for tk in booking["tickets"]])
+        details = [f"You are in {now} now and would like {listing(args['seats'])} instead"
                    + (" (recliner seats)." if t["kind"] == "premium" else ".")]
         details.append(self._pay_sentence(ctx, args, facts, "charge"))
         old_row, new_row = booking["tickets"][0]["seat"][0], args["seats"][0][0]
@@ -230,7 +205,7 @@ class MoviePhrasing(TracerHints):
                  fact("new_showtime_id", new["showtime_id"], *_clock(new["start_time"])),
                  *_seat_facts(args["seats"], "seats")]
         when = f"{_day(new['date'])} at {rng.choice(_clock(new['start_time'])[:2])}"
-        details = [f"Same film, same cinema; you would like seats {_list(args['seats'])} at the new time."]
+        details = [f"Same film, same cinema; you would like seats {listing(args['seats'])} at the new time."]
         details.append(self._pay_sentence(ctx, args, facts, "cost"))
         reason = "because the cinema called off your showing" if t["called_off"] else rng.choice(EXCHANGE_WHY)
         return Intent("exchange_showtime", f"move your {what} to the showing on {when}", details, reason=reason,
@@ -254,9 +229,9 @@ class MoviePhrasing(TracerHints):
         seats = [tk["seat"] for tk in args["tickets"]]
         facts += [fact("ticket_type", ty) for ty in dict.fromkeys(types)] + _seat_facts(seats, "seat")
         if len(set(types)) == 1:
-            who = f"{_count(len(types), types[0] + ' ticket')}, {'seat' if len(seats) == 1 else 'seats'} {_list(seats)}"
+            who = f"{counted(len(types), types[0] + ' ticket', NUMBER)}, {'seat' if len(seats) == 1 else 'seats'} {listing(seats)}"
         else:
-            who = _list([f"{'your own ' if i == 0 else 'an '}{ty} ticket in {s}".replace("an child", "a child")
+            who = listing([f"{'your own ' if i == 0 else 'an '}{ty} ticket in {s}".replace("an child", "a child")
                          .replace("an senior", "a senior").replace("an student", "a student")
                          for i, (s, ty) in enumerate(zip(seats, types, strict=True))])
         details = [f"You want {who}."]
@@ -273,7 +248,7 @@ class MoviePhrasing(TracerHints):
                 facts += [fact("item_id", c["item_id"], said.split(" ", 1)[1], SNACK_WORDS.get(c["item_id"], ""),
                                item["name"]), fact("quantity", c["quantity"])]
                 words.append(said)
-            details.append(f"You also want to pre-order {_list(words)} to collect there.")
+            details.append(f"You also want to pre-order {listing(words)} to collect there.")
         else:
             details.append("No snacks.")
         pay_fact, pay_words = _method_words(member, args["payment_method_id"])

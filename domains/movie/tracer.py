@@ -16,7 +16,7 @@ from typing import Any
 
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
-from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_records
+from tauplay.tracer.hint_helpers import Cast, PerDatabase, fresh_own
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -92,20 +92,15 @@ class MovieHints(MoviePhrasing):
                 members = [ctx.database.tables["bookings"][b]["member_id"] for b in options.suitable[write]]
         return self._callers.pick(ctx.rng, members)
 
-    def opening(self, persona: Record, persona_id: str, rng: random.Random) -> str | None:
-        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
-        contact = f"phone {persona['phone']}" if by_phone(persona_id) else f"email {persona['email']}"
-        return rng.choice((f"You are {name}, a member of Marquee Cinemas ({contact}).",
-                           f"You are {name} ({contact})."))
+    OPENING = {"phone": ("You are {name}, a member of Marquee Cinemas (phone {phone}).", "You are {name} (phone {phone})."),
+               "email": ("You are {name}, a member of Marquee Cinemas (email {email}).", "You are {name} (email {email}).")}
 
     def _identify(self, ctx: TraceContext) -> str:
         return "find_member_by_phone" if by_phone(ctx.persona_id or "") else "find_member_by_email"
 
     def _mine(self, ctx: TraceContext, fits: Any) -> list[Record]:
         """The member's bookings from before this conversation that fit, and no earlier goal acts on."""
-        bookings = (ctx.state.get("bookings", b) for b in (ctx.persona or {}).get("bookings", []))
-        return [b for b in fresh_records(ctx, "bookings", bookings, "booking_id")
-                if fits(b) and not _wheelchair(ctx.state, b)]
+        return [b for b in fresh_own(ctx, "bookings", "booking_id") if fits(b) and not _wheelchair(ctx.state, b)]
 
     @staticmethod
     def _called_off_first(ctx: TraceContext, mine: list[Record]) -> Record:
@@ -271,8 +266,8 @@ class MovieHints(MoviePhrasing):
             needs = [self._identify(ctx), "get_member_details"] + (["list_cinemas"] if how == "city" else []) + \
                 ["search_showtimes", "get_showtime_details"]
             # "date" at the top: a second booking in the same call searches its own day again.
-            return {"showtime_id": showtime["showtime_id"], "date": showtime["date"], "how": how, "search": search,
-                    "city": cinema["city"], "args": args, "_needs": tuple(needs)}
+            return {"showtime_id": showtime["showtime_id"], "date": showtime["date"], "how": how, "_reads": {"search_showtimes": search},
+                    "city": cinema["city"], "_args": args, "_needs": tuple(needs)}
         raise Skip("no showing found that the member's party may see", "book_tickets")
 
     @staticmethod
@@ -297,31 +292,6 @@ class MovieHints(MoviePhrasing):
         menu = [i for i in cinema["concessions"] if i not in ("beer", "wine") or age >= ALCOHOL_MIN_AGE]
         chosen = sorted(rng.sample(menu, rng.choice((1, 1, 2))))
         return [{"item_id": i, "quantity": rng.randrange(1, min(people, 3) + 1)} for i in chosen]
-
-    # -- arguments ------------------------------------------------------------------------------------
-    def read_args(self, tool: str, ctx: TraceContext) -> Record | None:
-        t = ctx.goal.target
-        if tool == "list_cinemas":  # an optional filter: the generic grounding leaves it out
-            return {"city": t["city"]}
-        if tool == "search_showtimes":
-            if ctx.goal.tool == "book_tickets":
-                return dict(t["search"])
-            return {"date": t["date"], "cinema_id": t["cinema_id"], "film_title": t["film_title"]}
-        return None
-
-    def write_args(self, tool: str, ctx: TraceContext) -> Record | None:
-        t = ctx.goal.target
-        if tool == "book_tickets":
-            return dict(t["args"])
-        if tool in ("change_seats", "exchange_showtime"):
-            args: Record = {"booking_id": t["booking_id"]}
-            if tool == "exchange_showtime":
-                args["new_showtime_id"] = t["new_showtime_id"]
-            args["seats"] = list(t["seats"])
-            if t["difference"] > 0:
-                args["payment_method_id"] = t["payment_method_id"]
-            return args
-        return None
 
     # -- stage 5 --------------------------------------------------------------------------------------
     POLICY = policy_problem

@@ -3,11 +3,11 @@ allergens), the stage-4 triggers, and the `SAY` side of `RestaurantHints` (its g
 
 from __future__ import annotations
 
-import random
 from datetime import date as Date
 from typing import Any
 
 from tauplay.tracer.facts import NUMBER_WORDS, Fact, answer, fact, words
+from tauplay.tracer.hint_helpers import PaymentWords, SaysLogin
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -61,7 +61,8 @@ TRIGGERS = {
 
 Record = dict[str, Any]
 LOGINS = ("find_guest_id_by_email", "find_guest_id_by_phone")
-BRANDS = {"visa": "Visa", "mastercard": "Mastercard", "amex": "American Express"}
+_CARD_WORDS = PaymentWords(card_names={"visa": "Visa card", "mastercard": "Mastercard card",
+                                       "amex": "American Express card"})
 ALLERGEN_WORDS = {"peanut": "peanuts", "tree_nut": "tree nuts", "egg": "eggs"}
 
 
@@ -85,26 +86,14 @@ def _day_words(day: str) -> str:
 class RestaurantPhrasing(TracerHints):
     """The user's side of `RestaurantHints`: how each goal is asked for."""
 
-    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
-        email, phone = persona["email"], persona["phone"]
-        return rng.choice((f"You are {name}; your email is {email} and your phone number is {phone}.",
-                           f"You are {name} (email {email}, phone {phone}).",
-                           f"Your name is {name}. The restaurant group has your email, {email}, and your phone "
-                           f"number, {phone}."))
+    OPENING = ("You are {name}; your email is {email} and your phone number is {phone}.",
+               "You are {name} (email {email}, phone {phone}).",
+               "Your name is {name}. The restaurant group has your email, {email}, and your phone number, {phone}.")
 
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent = self.said(tool, args, ctx)
-        login = next(s for s in ctx.steps if s.tool in LOGINS)
-        contact, value = next(iter(login.args.items()))
-        intent.facts.insert(0, fact(contact, value))
-        intent.known[contact] = value  # the policy check finds the guest from it
-        return intent
+    IDENTITY = SaysLogin(LOGINS)  # the policy check finds the guest from what they said
 
     def _card_fact(self, guest: Record, pid: str) -> tuple[Fact, str]:
-        card = guest["payment_methods"][pid]
-        return (fact("payment_method_id", pid, f"ending in {card['last_four']}"),
-                f"your {BRANDS.get(card['brand'], card['brand'])} card ending in {card['last_four']}")
+        return _CARD_WORDS(guest["payment_methods"], pid)
 
     @says("book_reservation")
     def _say_book(self, args: dict[str, Any], ctx: TraceContext) -> Intent:

@@ -340,7 +340,7 @@ class RestaurantHints(RestaurantPhrasing):
         if tool == "get_restaurant_details":
             rid = target.get("restaurant_id") or self._record(ctx)["restaurant_id"]
             return {"restaurant_id": rid}
-        return None
+        return super().read_args(tool, ctx)
 
     @staticmethod
     def _record(ctx: TraceContext) -> Record:
@@ -352,14 +352,9 @@ class RestaurantHints(RestaurantPhrasing):
 
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         t = ctx.goal.target
-        if tool == "book_reservation":
-            return {k: t[k] for k in ("guest_id", "restaurant_id", "date", "time", "party_size",
-                                      "payment_method_id")}
         if tool == "modify_reservation":
             return {"reservation_id": t["reservation_id"], **t["new"]}
-        if tool == "cancel_reservation":
-            return {"reservation_id": t["reservation_id"], "waive_late_fee": t["waive_late_fee"]}
-        return {k: t[k] for k in ("order_id", "items", "refund_delivery_fee", "reason", "destination")}
+        return super().write_args(tool, ctx)
 
     # -- policy (stage 5) --------------------------------------------------------------------------------
     POLICY = policy_problem

@@ -3,11 +3,10 @@ stage-4 triggers, and the `SAY` side of `RetailHints` (its goals' intents, templ
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from tauplay.tracer.facts import Fact, fact
-from tauplay.tracer.hint_helpers import hashed_trait
+from tauplay.tracer.facts import Fact, fact, listing
+from tauplay.tracer.hint_helpers import PaymentWords, hashed_trait
 from tauplay.tracer.hints import TracerHints, says, word
 from tauplay.tracer.phrasing import Said, Say
 from tauplay.tracer.trace import Intent, TraceContext
@@ -103,8 +102,7 @@ def address_facts(a: dict[str, str]) -> list[Fact]:
     return [fact(k, a[k]) for k in ADDRESS_FIELDS]
 
 
-def listing(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+_METHOD_WORDS = PaymentWords(kinds={"paypal": "PayPal account"})
 
 
 def auth_by_zip(user_id: str) -> bool:
@@ -115,15 +113,13 @@ def auth_by_zip(user_id: str) -> bool:
 class RetailPhrasing(TracerHints):
     """The user's side of `RetailHints`: how each goal is asked for."""
 
-    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
-        if auth_by_zip(persona_id):
-            return rng.choice((f"You are {name}, and you do not remember which email your account uses.",
-                               f"Your name is {name}; you cannot recall the email on your shop account."))
-        email = persona["email"]
-        return rng.choice((f"You are {name}, and your email is {email}.",
-                           f"Your name is {name} (email {email}).",
-                           f"You are {name}. Your shop account uses the email {email}."))
+    OPENING = {"zip": ("You are {name}, and you do not remember which email your account uses.",
+                       "Your name is {name}; you cannot recall the email on your shop account."),
+               "email": ("You are {name}, and your email is {email}.", "Your name is {name} (email {email}).",
+                         "You are {name}. Your shop account uses the email {email}.")}
+
+    def identifies_by(self, persona: dict[str, Any], persona_id: str) -> str:
+        return "zip" if auth_by_zip(persona_id) else "email"
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
         intent: Intent = self.said(tool, args, ctx)
@@ -173,17 +169,7 @@ class RetailPhrasing(TracerHints):
         if own:
             return fact("payment_method_id", mid, "original payment method", "same payment method"), \
                 "the same payment method the order was paid with"
-        methods = ctx.database.tables["users"][persona_id_of(ctx)]["payment_methods"]
-        method = methods[mid]
-        same = [m for m in methods.values() if m["source"] == method["source"]]
-        if method["source"] == "credit_card":
-            brand = "Mastercard" if method["brand"] == "mastercard" else f"{method['brand'].title()} card"
-            return fact("payment_method_id", mid, f"ending in {method['last_four']}"), \
-                f"your {brand} ending in {method['last_four']}"
-        kind = {"paypal": "PayPal account", "gift_card": "gift card"}[method["source"]]
-        if len(same) == 1:
-            return fact("payment_method_id", mid, kind), f"your {kind}"
-        return fact("payment_method_id", mid), f"your {kind} {mid}"
+        return _METHOD_WORDS(ctx.database.tables["users"][persona_id_of(ctx)]["payment_methods"], mid)
 
     @says("modify_pending_order_address")
     def _say_modify_pending_order_address(self, args: dict[str, Any], ctx: TraceContext) -> Intent:

@@ -3,7 +3,6 @@ methods), the stage-4 triggers, and the `SAY` side of `SchoolHints` (its goals' 
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from tauplay.tracer.facts import Fact, answer, fact
@@ -11,7 +10,7 @@ from tauplay.tracer.hints import TracerHints, says, word
 from tauplay.tracer.phrasing import Said, Say
 from tauplay.tracer.trace import Intent, TraceContext
 
-from .action_rules import STUDENTS, auth_method
+from .action_rules import STUDENTS
 from .catalogue import DEPARTMENTS, FALL, SPRING, TERMS
 
 TRIGGERS = {
@@ -99,17 +98,12 @@ def method_phrase(method: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
 class SchoolPhrasing(TracerHints):
     """The user's side of `SchoolHints`: how each goal is asked for."""
 
-    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
-        if auth_method(persona_id) == "email":
-            return rng.choice((f"You are {name}, a student at Northfield University; your university email is "
-                               f"{persona['email']}.", f"You are {name} ({persona['email']})."))
-        return (f"You are {name}, born {persona['dob']}. You cannot get into your university email account, so "
-                "you identify yourself with your name and date of birth.")
+    OPENING = {"email": ("You are {name}, a student at Northfield University; your university email is {email}.",
+                         "You are {name} ({email})."),
+               "name": "You are {name}, born {dob}. You cannot get into your university email account, so you "
+                       "identify yourself with your name and date of birth."}
+    IDENTITY = STUDENTS
 
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.said(tool, args, ctx)
-        return STUDENTS.identify(intent, ctx)
 
     def _course_phrase(self, ctx: TraceContext) -> tuple[list[Fact], str, str]:
         """Facts, the course as the student names it, and the section as they name it."""

@@ -150,24 +150,10 @@ class SchoolHints(SchoolPhrasing):
 
     # -- arguments -----------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        target, student = ctx.goal.target, ctx.persona or {}
-        if tool in STUDENTS.lookups.values():
-            return STUDENTS.lookup_args(tool, student)
         if tool == "search_courses":
-            course = ctx.state.get("courses", target["course_id"]) or {}
+            course = ctx.state.get("courses", ctx.goal.target["course_id"]) or {}
             return {"department": course["department"], "term": SPRING, "keyword": course["title"].lower()}
-        return None
-
-    def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        target = ctx.goal.target
-        if tool in ("enroll_in_section", "join_waitlist"):
-            return {"student_id": ctx.persona_id, "section_id": target["section_id"]}
-        if tool == "drop_registration":
-            return {"registration_id": target["registration_id"]}
-        if tool == "pay_balance":
-            return {"student_id": ctx.persona_id, "payment_method_id": target["payment_method_id"],
-                    "amount": target["amount"]}
-        return None
+        return super().read_args(tool, ctx)
 
     # -- policy (stage 5) ----------------------------------------------------------------------------
     POLICY = policy_problem

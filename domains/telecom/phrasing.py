@@ -3,11 +3,10 @@ the stage-4 triggers, and the `SAY` side of `TelecomHints` (its goals' intents).
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from tauplay.tracer.facts import Fact, answer, fact
-from tauplay.tracer.hint_helpers import hashed_trait
+from tauplay.tracer.facts import Fact, answer, fact, listing
+from tauplay.tracer.hint_helpers import SaysLogin, hashed_trait
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -117,32 +116,19 @@ def money(x: float) -> str:
     return f"${x:.2f}"
 
 
-def listing(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
 class TelecomPhrasing(TracerHints):
     """The user's side of `TelecomHints`: how each goal is asked for."""
 
-    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
-        if by_phone(persona_id):
-            phone = persona["demographics"]["phone"]
-            return rng.choice((f"You are {name}, and the phone number on your account is {phone}.",
-                               f"Your name is {name}; you identify yourself with your phone number, {phone}."))
-        email = persona["demographics"]["email"]
-        return rng.choice((f"You are {name}, and your email is {email}.", f"Your name is {name} (email {email}).",
-                           f"You are {name}; your account is under the email {email}."))
+    OPENING = {"phone": ("You are {name}, and the phone number on your account is {demographics[phone]}.",
+                         "Your name is {name}; you identify yourself with your phone number, {demographics[phone]}."),
+               "email": ("You are {name}, and your email is {demographics[email]}.",
+                         "Your name is {name} (email {demographics[email]}).",
+                         "You are {name}; your account is under the email {demographics[email]}.")}
 
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.said(tool, args, ctx)
-        intent.known["customer_id"] = ctx.persona_id  # whose account this is (the ownership check reads it)
-        goal = len(ctx.goals) - 1
-        step = next((s for s in ctx.steps if s.goal == goal and s.tool in (AUTH_EMAIL, AUTH_PHONE)), None)
-        if step is not None:  # the goal whose reads found the customer carries what they said
-            field = "email" if step.tool == AUTH_EMAIL else "phone"
-            intent.facts.insert(0, fact(field, step.args[field]))
-        return intent
+    # Whose account this is (the ownership check reads it); the goal whose reads found the customer carries what
+    # they said.
+    IDENTITY = SaysLogin((AUTH_EMAIL, AUTH_PHONE), this_goal=True, known_login=False, owner="customer_id",
+                         way_of=lambda customer: "phone" if by_phone(customer["customer_id"]) else "email")
 
     def _device_ref(self, ctx: TraceContext, device_id: str) -> tuple[Fact, str]:
         """A device on the profile as the customer names it: the model, "the new ..." for one added in this

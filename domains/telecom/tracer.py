@@ -255,24 +255,13 @@ class TelecomHints(TelecomPhrasing):
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         t = ctx.goal.target
         me = {"customer_id": ctx.persona_id}
-        if tool == "record_payment":
-            return {**me, "amount": t["amount"], "method": t["method"], "date": t["date"]}
         if tool == "manage_billing":
             return {**me, **t["settings"]}
         if tool == "modify_support_ticket":
             ticket = must_get(ctx.state, "support_tickets", t["ticket_id"])
             return {"ticket_id": t["ticket_id"], "status": t["change"].get("status", ticket["status"]),
                     "priority": t["change"].get("priority", ticket["priority"])}
-        if tool == "add_device":
-            return {**me, "device_name": t["device_name"]}
-        if tool == "create_support_ticket":
-            return {**me, "category": t["category"], "priority": t["priority"]}
-        if tool == "manage_service":
-            args = {**me, "action": t["action"], "service_id": t["service_id"]}
-            if t.get("devices_ids"):
-                args["devices_ids"] = list(t["devices_ids"])
-            return args
-        return None
+        return super().write_args(tool, ctx)
 
     # -- policy (stage 5) ---------------------------------------------------------------------------------
     POLICY = policy_problem

@@ -3,7 +3,6 @@ and the `SAY` side of `TelehealthHints` (its goals' intents)."""
 
 from __future__ import annotations
 
-import random
 from datetime import date
 from typing import Any
 
@@ -12,7 +11,7 @@ from tauplay.tracer.hints import TracerHints, says, word
 from tauplay.tracer.phrasing import Said, Say, Variants
 from tauplay.tracer.trace import Intent, TraceContext
 
-from .action_rules import PATIENTS, auth_method
+from .action_rules import PATIENTS
 from .generator import WEEKDAYS
 
 TRIGGERS = {
@@ -100,20 +99,14 @@ def doctor(provider: dict[str, Any]) -> str:
 class TelehealthPhrasing(TracerHints):
     """The user's side of `TelehealthHints`: how each goal is asked for."""
 
-    def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        name = f"{persona['name']['first_name']} {persona['name']['last_name']}"
-        if auth_method(persona_id) == "email":
-            email = persona["demographics"]["email"]
-            return rng.choice((f"You are {name}, and the email on your patient account is {email}.",
-                               f"You are {name} ({email}); give that email when asked to identify yourself."))
-        born = persona["demographics"]["date_of_birth"]
-        return rng.choice((f"You are {name}, born {born}. You do not remember which email you signed up with, "
-                           "so you identify yourself by name and date of birth.",
-                           f"You are {name} (date of birth {born}); you identify yourself by name and birth date."))
+    OPENING = {"email": ("You are {name}, and the email on your patient account is {demographics[email]}.",
+                         "You are {name} ({demographics[email]}); give that email when asked to identify yourself."),
+               "name": ("You are {name}, born {demographics[date_of_birth]}. You do not remember which email you "
+                        "signed up with, so you identify yourself by name and date of birth.",
+                        "You are {name} (date of birth {demographics[date_of_birth]}); you identify yourself by "
+                        "name and birth date.")}
+    IDENTITY = PATIENTS
 
-    def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.said(tool, args, ctx)
-        return PATIENTS.identify(intent, ctx)
 
     def _appointment_phrase(self, ctx: TraceContext, appointment: dict[str, Any]) -> tuple[list[Fact], str, dict[str, str]]:
         provider = ctx.state.get("providers", appointment["provider_id"]) or {}

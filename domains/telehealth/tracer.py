@@ -249,21 +249,12 @@ class TelehealthHints(TelehealthPhrasing):
 
     # -- arguments -----------------------------------------------------------------------------------
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        target, patient = ctx.goal.target, ctx.persona or {}
-        if tool in PATIENTS.lookups.values():
-            return PATIENTS.lookup_args(tool, patient)
-        if tool == "list_available_providers":  # an optional filter: the generic grounding leaves it out
-            return {"specialty": target["specialty"]}
+        target = ctx.goal.target
         if tool == "get_medical_record":
             if target.get("variant") == "appointment":
                 return {"appointment_id": target["record_appointment"]}
             return {"record_id": target["record_id"]}
-        if tool == "list_medication_suppliers":
-            args = {"medication": target["medication"]}
-            if target.get("country_filter"):
-                args["country_filter"] = target["country_filter"]
-            return args
-        return None
+        return super().read_args(tool, ctx)
 
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
         target = ctx.goal.target

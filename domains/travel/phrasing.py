@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tauplay.tracer.facts import Fact, answer, fact
+from tauplay.tracer.facts import Fact, answer, fact, listing
+from tauplay.tracer.hint_helpers import PaymentWords, SaysFields
 from tauplay.tracer.hints import TracerHints, says
 from tauplay.tracer.trace import Intent, TraceContext
 
@@ -72,7 +73,6 @@ TRIGGERS = {
 }
 
 Record = dict[str, Any]
-BRANDS = {"visa": "Visa card", "mastercard": "Mastercard", "amex": "American Express card"}
 # Cancellation reasons: the words a traveller uses for each (the informed check accepts any of them), and
 # the "because ..." a card gives.
 REASON_WORDS = {
@@ -106,28 +106,17 @@ def _name(person: Record) -> str:
     return f"{person['first_name']} {person['last_name']}"
 
 
-def _people(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def _room_fact(hotel: Record, code: str) -> Fact:
     return fact("room_type", code, hotel["room_types"][code]["name"])
 
 
+# How a traveller names one of their payment methods: a card by brand and last four digits, a travel credit by
+# its id (people hold several).
+_METHOD_WORDS = PaymentWords(card_forms=("ending in {last_four}", "ending {last_four}"), shared_by_id=True, sole=None)
+
+
 def _method_words(traveller: Record, method_id: str) -> tuple[Fact, str]:
-    """How a traveller names one of their payment methods: a card by brand and last four digits, a travel
-    credit by its id (people hold several)."""
-    method = traveller["payment_methods"][method_id]
-    if method["source"] == "credit_card":
-        last4 = method["last_four"]
-        same = [m for m in traveller["payment_methods"].values()
-                if m["source"] == "credit_card" and m["last_four"] == last4]
-        brand = BRANDS.get(method["brand"], method["brand"].title() + " card")
-        if len(same) == 1:
-            return (fact("payment_method_id", method_id, f"ending in {last4}", f"ending {last4}"),
-                    f"your {brand} ending in {last4}")
-        return fact("payment_method_id", method_id), f"your {brand} {method_id}"
-    return fact("payment_method_id", method_id), f"your travel credit {method_id}"
+    return _METHOD_WORDS(traveller["payment_methods"], method_id)
 
 
 def _guest_facts(guest: Record, saved: bool) -> tuple[list[Fact], str]:
@@ -157,11 +146,7 @@ def _paid(booking: Record, note: str) -> float:
 class TravelPhrasing(TracerHints):
     """The user's side of `TravelHints`: how each goal is asked for."""
 
-    def intent(self, tool: str, args: Record, ctx: TraceContext) -> Intent | None:
-        intent: Intent = self.said(tool, args, ctx)
-        intent.facts.insert(0, fact("email", persona_of(ctx)["email"]))
-        intent.known = {"email": persona_of(ctx)["email"], **intent.known}
-        return intent
+    IDENTITY = SaysFields(lambda traveller: {"email": traveller["email"]}, known_first=True)
 
     @staticmethod
     def _stay(ctx: TraceContext, booking_id: str) -> tuple[Record, Record, str]:
@@ -211,7 +196,7 @@ class TravelPhrasing(TracerHints):
         forms = tuple(dict.fromkeys(f for i in booking["incidents"] for f in problems[i["kind"]][1:]))
         facts = [fact("booking_id", args["booking_id"]), fact("complaint", booking["incidents"][0]["kind"], *forms)]
         stayed = "are staying" if booking["status"] == "checked_in" else "stayed"
-        details = [f"You {stayed} there from {booking['check_in']}, and {_people(told)}.",
+        details = [f"You {stayed} there from {booking['check_in']}, and {listing(told)}.",
                    rng.choice(("You want to be compensated for it.", "You expect something to make up for it.")),
                    "You accept a travel credit if that is what is offered."]
         return Intent("issue_travel_credit", f"complain about your {what}", details, facts=facts,
@@ -229,8 +214,8 @@ class TravelPhrasing(TracerHints):
             guest_facts, phrase = _guest_facts(guest, t["saved"])
             facts += guest_facts
             phrases.append(phrase)
-        names = _people([_name(g) for g in args["guests"]])
-        details = [f"The {'person' if len(phrases) == 1 else 'people'} to add: {_people(phrases)}."]
+        names = listing([_name(g) for g in args["guests"]])
+        details = [f"The {'person' if len(phrases) == 1 else 'people'} to add: {listing(phrases)}."]
         if args.get("payment_method_id"):
             pay_fact, pay_words = _method_words(persona_of(ctx), args["payment_method_id"])
             facts.append(pay_fact)
@@ -321,7 +306,7 @@ class TravelPhrasing(TracerHints):
                 guest_facts, phrase = _guest_facts(guest, saved)
                 facts += guest_facts
                 phrases.append(phrase)
-            details.append(f"Travelling with you: {_people(phrases)}.")
+            details.append(f"Travelling with you: {listing(phrases)}.")
         else:
             details.append("You are travelling alone.")
         plan = ("the flexible rate" if args["rate_plan"] == "flexible"

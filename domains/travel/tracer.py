@@ -16,7 +16,7 @@ from typing import Any
 
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain
-from tauplay.tracer.hint_helpers import Cast, PerDatabase, choice_or_skip, fresh_records
+from tauplay.tracer.hint_helpers import Cast, PerDatabase, choice_or_skip, fresh_own
 from tauplay.tracer.hints import targets
 from tauplay.tracer.trace import Skip, TraceContext
 
@@ -108,8 +108,7 @@ class TravelHints(TravelPhrasing):
 
     def _mine(self, ctx: TraceContext, fits: Any) -> list[Record]:
         """The persona's bookings from before this conversation that fit, and no earlier goal acts on."""
-        bookings = (ctx.state.get("bookings", b) for b in (ctx.persona or {}).get("bookings", []))
-        return [b for b in fresh_records(ctx, "bookings", bookings, "booking_id") if fits(b)]
+        return [b for b in fresh_own(ctx, "bookings", "booking_id") if fits(b)]
 
     def _payer(self, ctx: TraceContext, amount: float, prefer: str | None = None) -> str:
         """A payment method of the persona that can pay `amount`: mostly a card, sometimes a travel credit
@@ -308,7 +307,7 @@ class TravelHints(TravelPhrasing):
             search = "search_packages" if package else "search_hotels"
             needs = ("get_traveller_details", search) + (("check_room_availability",) if package else ())
             return {"city": city, "check_in": check_in, "check_out": check_out, "hotel_id": hotel_id,
-                    "room_type": room_type, "args": args, "saved": saved, "cheapest": cheapest,
+                    "room_type": room_type, "_args": args, "saved": saved, "cheapest": cheapest,
                     "_needs": needs}
         raise Skip("no stay found that the traveller can book", "create_booking")
 
@@ -324,30 +323,6 @@ class TravelHints(TravelPhrasing):
             return [dict(c) for c in chosen], [True] * len(chosen)
         person = self._new_person(rng, check_out, abroad, persona_of(ctx), [])
         return [person], [False]
-
-    # -- arguments ------------------------------------------------------------------------------------
-    def read_args(self, tool: str, ctx: TraceContext) -> Record | None:
-        target = ctx.goal.target
-        if tool == "search_hotels":
-            return {"city": target["city"], "check_in": target["check_in"], "check_out": target["check_out"]}
-        if tool == "check_room_availability":
-            args = {"hotel_id": target["hotel_id"], "room_type": target["room_type"],
-                    "check_in": target["check_in"], "check_out": target["check_out"]}
-            if ctx.goal.tool == "change_booking":  # the nights the booking holds count as free
-                args["booking_id"] = target["booking_id"]
-            return args
-        return None
-
-    def write_args(self, tool: str, ctx: TraceContext) -> Record | None:
-        t = ctx.goal.target
-        if tool == "create_booking":
-            return dict(t["args"])
-        if tool == "add_travellers":
-            args = {"booking_id": t["booking_id"], "guests": t["guests"]}
-            if t["charge"] > 0:
-                args["payment_method_id"] = t["payment_method_id"]
-            return args
-        return None
 
     # -- stage 5 --------------------------------------------------------------------------------------
     POLICY = policy_problem

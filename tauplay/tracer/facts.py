@@ -61,6 +61,16 @@ def words(name: str) -> str:
     return name.replace("_", " ").strip()
 
 
+def listing(parts: list[str]) -> str:
+    """Several things in one phrase: 'a', 'a and b', 'a, b and c'."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def counted(n: int, noun: str, spelled: tuple[str, ...] = ()) -> str:
+    """'1 checked bag', '3 checked bags'; a count below `len(spelled)` is written as its word there ('two tickets')."""
+    return f"{spelled[n] if n < len(spelled) else n} {noun}" + ("" if n == 1 else "s")
+
+
 def date_forms(value: str) -> tuple[str, ...]:
     try:
         d = date.fromisoformat(value)

@@ -4,9 +4,10 @@
 - `PerDatabase`: indices a hints object works out once per start database (who can make each request);
 - `StartersByWrite`: who can start a goal with each write, per database, and one of them drawn for a trace;
 - `Cast`: the callers a run has cast so far, so that each new candidate goes to someone else;
-- `earlier`, `fresh_choice`, `fresh_records`: what the earlier goals of the trace already act on, so a
+- `earlier`, `fresh_choice`, `fresh_records`, `fresh_own`: what the earlier goals of the trace already act on, so a
   later goal picks something else;
-- `hashed_trait`, `login_unless_done`, `EmailOrNameAndBirth`: how a persona identifies themselves.
+- `hashed_trait`, `login_unless_done`, `SaysFields`, `SaysLogin`, `EmailOrNameAndBirth`: how a persona identifies themselves;
+- `PaymentWords`: how a person names one of their payment methods.
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from __future__ import annotations
 import random
 import weakref
 import zlib
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from tauplay.core.db import Database, State
-from tauplay.tracer.facts import fact
+from tauplay.tracer.facts import Fact, fact, words
 from tauplay.tracer.trace import Intent, Skip, TraceContext
 
 T = TypeVar("T")
@@ -106,6 +107,12 @@ def fresh_records(ctx: TraceContext, table: str, records: Iterable[Record | None
     return [r for r in records if r is not None and r[key] in start and r[key] not in used]
 
 
+def fresh_own(ctx: TraceContext, table: str, key: str) -> list[Record]:
+    """The persona's records of `table` (the ids their record lists under the table's name) that were there at
+    the start and that no earlier goal acts on (`fresh_records`)."""
+    return fresh_records(ctx, table, (ctx.state.get(table, i) for i in (ctx.persona or {}).get(table, [])), key)
+
+
 # -- how a persona identifies themselves -----------------------------------------------------------
 
 def hashed_trait(persona_id: str, count: int, out_of: int) -> bool:
@@ -119,6 +126,57 @@ def login_unless_done(ctx: TraceContext, login: str, logins: Iterable[str]) -> t
     """The look-up `login` that identifies the persona, unless an earlier goal of the trace ran one of `logins`."""
     logins = tuple(logins)
     return () if any(s.tool in logins for s in ctx.steps) else (login,)
+
+
+@dataclass(frozen=True)
+class SaysFields:
+    """A persona who identifies themselves by fields of their own record (`fields(record)`: name -> value):
+    each goal's intent says them first (facts) and keeps them in its known info (after its own, or before with
+    `known_first`; `unkept` are said only). `way_of(record)` is the way `OPENING` is keyed by."""
+
+    fields: Callable[[Record], dict[str, Any]]
+    known_first: bool = False
+    unkept: tuple[str, ...] = ()
+    way_of: Callable[[Record], str] = lambda record: ""
+
+    def way(self, persona: Record, persona_id: str) -> str:
+        return self.way_of(persona)
+
+    def identify(self, intent: Intent, ctx: TraceContext) -> Intent:
+        said = self.fields(ctx.persona or {})
+        intent.facts = [fact(k, v) for k, v in said.items()] + intent.facts
+        kept = {k: v for k, v in said.items() if k not in self.unkept}
+        intent.known = {**kept, **intent.known} if self.known_first else {**intent.known, **kept}
+        return intent
+
+
+@dataclass(frozen=True)
+class SaysLogin:
+    """A persona who identifies themselves with what they gave the look-up that found them (one of `logins`,
+    the first of the trace, or of this goal with `this_goal`): its arguments go first in the goal's facts and,
+    with `known_login`, into its known info, after the persona's id under `owner` (when named).
+    `way_of(record)` is the way `OPENING` is keyed by."""
+
+    logins: tuple[str, ...]
+    this_goal: bool = False
+    known_login: bool = True
+    owner: str | None = None
+    way_of: Callable[[Record], str] = lambda record: ""
+
+    def way(self, persona: Record, persona_id: str) -> str:
+        return self.way_of(persona)
+
+    def identify(self, intent: Intent, ctx: TraceContext) -> Intent:
+        if self.owner is not None:
+            intent.known[self.owner] = ctx.persona_id
+        goal = len(ctx.goals) - 1
+        step = next((s for s in ctx.steps if s.tool in self.logins and (s.goal == goal or not self.this_goal)), None)
+        if step is None:
+            return intent
+        intent.facts[:0] = [fact(k, v) for k, v in step.args.items()]
+        if self.known_login:
+            intent.known.update(step.args)
+        return intent
 
 
 @dataclass(frozen=True)
@@ -139,6 +197,9 @@ class EmailOrNameAndBirth:
     def method(self, person_id: str) -> str:
         """'email' or 'name'."""
         return "name" if self.by_name(person_id) else "email"
+
+    def way(self, persona: Record, persona_id: str) -> str:
+        return self.method(persona_id)
 
     def lookup(self, person_id: str) -> str:
         return self.lookups[self.method(person_id)]
@@ -174,3 +235,36 @@ class EmailOrNameAndBirth:
             found = [p for p in state.values(self.table) if p["name"]["first_name"].lower() == first.lower()
                      and p["name"]["last_name"].lower() == last.lower() and self.birth_date(p) == born]
         return found[0][self.id_field] if len(found) == 1 else None
+
+
+# -- how a person names a payment method ------------------------------------------------------------
+
+CARD_NAMES = {"mastercard": "Mastercard", "amex": "American Express card"}  # else 'Visa card' (the brand, titled)
+
+
+@dataclass(frozen=True)
+class PaymentWords:
+    """How a person names one of their payment methods (`methods`: their records by id, each with a `source`),
+    as the fact of `field` and the words: a credit card by its name and last four digits ('your Visa card
+    ending in 1234'), anything else by its kind ('your gift card', or with its id when they hold several)."""
+
+    card_names: Mapping[str, str] = field(default_factory=lambda: CARD_NAMES)  # brand -> name (else 'Brand card')
+    card_forms: tuple[str, ...] = ("ending in {last_four}",)  # what else counts as naming the card
+    shared_by_id: bool = False  # two cards ending in the same digits: each named by its id
+    kinds: Mapping[str, str] = field(default_factory=dict)  # source -> its words (else the source read aloud)
+    sole: str | None = "your {kind}"  # a kind the person holds once (None: always by id, without other forms)
+    field: str = "payment_method_id"  # (last: `field` above is dataclasses')
+
+    def __call__(self, methods: Mapping[str, Record], method_id: str) -> tuple[Fact, str]:
+        method = methods[method_id]
+        if method["source"] == "credit_card":
+            last4 = method["last_four"]
+            name = self.card_names.get(method["brand"], method["brand"].title() + " card")
+            if not self.shared_by_id or sum(1 for m in methods.values() if m.get("last_four") == last4) == 1:
+                forms = (f.format(last_four=last4) for f in self.card_forms)
+                return fact(self.field, method_id, *forms), f"your {name} ending in {last4}"
+            return fact(self.field, method_id), f"your {name} {method_id}"
+        kind = self.kinds.get(method["source"], words(method["source"]))
+        if self.sole is not None and sum(1 for m in methods.values() if m["source"] == method["source"]) == 1:
+            return fact(self.field, method_id, kind), self.sole.format(kind=kind, id=method_id)
+        return fact(self.field, method_id), f"your {kind} {method_id}"

@@ -25,12 +25,21 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from tauplay.core.db import Database, State
 from tauplay.core.domain import Domain, DomainError
 from tauplay.core.tasks import Task
-from tauplay.tracer.phrasing import Phrase, WordFn, say, unknown_names
+from tauplay.tracer.phrasing import (
+    Opening,
+    Phrase,
+    WordFn,
+    open_with,
+    opening_templates,
+    say,
+    unknown_names,
+    unnamed_placeholder,
+)
 
 if TYPE_CHECKING:
     from tauplay.tracer.trace import Intent, TraceContext
@@ -74,6 +83,18 @@ def argues(*tools: str) -> Callable[[_F], _F]:
     return _marker("ARGS", tools)
 
 
+class Identity(Protocol):
+    """How the personas of a domain identify themselves (e.g. `hint_helpers.SaysFields`)."""
+
+    def way(self, persona: dict[str, Any], persona_id: str) -> str:
+        """Which way this persona identifies themselves ('email', 'phone', ...): the key of `OPENING`."""
+        ...
+
+    def identify(self, intent: Intent, ctx: TraceContext) -> Intent:
+        """`intent` with what the persona says to be identified (facts to say, known info the policy reads)."""
+        ...
+
+
 class TracerHints:
     # Declared per write tool by the methods marked `@says`, `@targets` and `@argues` (collected when the
     # class is made; a subclass starts from its parent's tables). Keys are checked against the domain (`check`).
@@ -84,6 +105,13 @@ class TracerHints:
     # (`@word`) the templates may name besides the tool's parameters.
     PHRASES: ClassVar[dict[str, Phrase]] = {}
     WORDS: ClassVar[dict[str, WordFn]] = {}
+    # The instruction's first sentence (who the user is) as templates of the persona's record, `{name}` and
+    # `{id}`: one, several to draw one from, or those of each way a persona identifies themselves (keyed by
+    # `identifies_by`); None: no opening.
+    OPENING: ClassVar[Opening | None] = None
+    # How a persona identifies themselves: what each goal's intent adds (`identify`) and the way `OPENING` is
+    # keyed by; None: the class says it itself, if at all.
+    IDENTITY: ClassVar[Identity | None] = None
     # The domain's policy as code, (tool, args, state, known) -> '' or why the write is forbidden, which stage 5
     # asks (`policy`); None: every write is allowed.
     POLICY: ClassVar[Callable[[str, dict[str, Any], State, dict[str, Any]], str] | None] = None
@@ -157,6 +185,8 @@ class TracerHints:
             if unknown:
                 raise DomainError(f"{where}: PHRASES['{tool}'] names '{unknown[0]}', which is neither a parameter "
                                   f"of {tool} nor a declared @word")
+        if self.OPENING is not None and (bad := unnamed_placeholder(opening_templates(self.OPENING))):
+            raise DomainError(f"{where}: OPENING {bad!r} has a placeholder without a name")
         optional = self.optional_feeders or {}
         names("optional_feeders", optional, tools, "a tool")
         names("optional_feeders", (t for reads in optional.values() for t in reads), tools, "a tool")
@@ -172,28 +202,40 @@ class TracerHints:
         """What this goal acts on, chosen before its reads run; raise Skip when nothing fits.
 
         Values under argument names ground those arguments of the goal's reads and write. A `_needs`
-        entry (tuple of read tools) makes the goal's plan include them, e.g. a flight search. By default the
-        `TARGET` table's method for `write` (None without one).
+        entry (tuple of read tools) makes the goal's plan include them, e.g. a flight search; an `_args` entry
+        is the write's arguments worked out whole, a `_reads` entry those of some reads (tool -> arguments). By default the `TARGET` table's method for `write` (None
+        without one).
         """
         build = self.TARGET.get(write)
         return build(self, ctx) if build is not None else None
 
     def read_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        return None
+        """A read's arguments: by default those the goal's target worked out for it (`_reads`: tool -> arguments),
+        else what its values say (`from_target`); None: grounded generically."""
+        whole = ctx.goal.target.get("_reads", {}).get(tool)
+        return dict(whole) if whole is not None else from_target(tool, ctx)
 
     def write_args(self, tool: str, ctx: TraceContext) -> dict[str, Any] | None:
-        """The write's arguments: by default the `ARGS` table's method for `tool` (None: grounded generically)."""
+        """The write's arguments: by default the `ARGS` table's method for `tool`; without one, those the goal's
+        target worked out whole (under `_args`), else what its values say (`from_target`); None: grounded
+        generically."""
         build = self.ARGS.get(tool)
-        return build(self, ctx) if build is not None else None
+        if build is not None:
+            return build(self, ctx)
+        whole = ctx.goal.target.get("_args")
+        return dict(whole) if whole is not None else from_target(tool, ctx)
 
     def intent(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent | None:
         """How the user asks for this goal: by default the `SAY` table's method for `tool`, else its `PHRASES`
-        template (None: generic)."""
-        build = self.SAY.get(tool)
+        template (None: generic), with what `IDENTITY` adds."""
+        build, template = self.SAY.get(tool), self.PHRASES.get(tool)
         if build is not None:
-            return build(self, args, ctx)
-        template = self.PHRASES.get(tool)
-        return say(template, tool, self, self.WORDS, args, ctx) if template is not None else None
+            intent = build(self, args, ctx)
+        elif template is not None:
+            intent = say(template, tool, self, self.WORDS, args, ctx)
+        else:
+            return None
+        return self.IDENTITY.identify(intent, ctx) if self.IDENTITY is not None else intent
 
     def said(self, tool: str, args: dict[str, Any], ctx: TraceContext) -> Intent:
         """The goal as its `SAY` method or `PHRASES` template puts it (for a domain's `intent` to add to);
@@ -203,9 +245,16 @@ class TracerHints:
             raise LookupError(f"{type(self).__name__} declares no SAY method or PHRASES template for {tool}")
         return intent
 
+    def identifies_by(self, persona: dict[str, Any], persona_id: str) -> str:
+        """How this persona identifies themselves (e.g. 'email' or 'phone'): which of `OPENING`'s templates fit
+        (by default `IDENTITY`'s way)."""
+        return self.IDENTITY.way(persona, persona_id) if self.IDENTITY is not None else ""
+
     def opening(self, persona: dict[str, Any], persona_id: str, rng: random.Random) -> str | None:
-        """The instruction's first sentence, e.g. who the user is."""
-        return None
+        """The instruction's first sentence, e.g. who the user is: by default `OPENING` filled for the persona."""
+        if self.OPENING is None:
+            return None
+        return open_with(self.OPENING, self.identifies_by(persona, persona_id), persona, persona_id, rng)
 
     def policy(self, tool: str, args: dict[str, Any], state: State, known: dict[str, Any]) -> str:
         """'' when the domain's policy allows this write on this state, else why not (stage 5)."""
@@ -230,6 +279,21 @@ class TracerHints:
         """What the generated tasks' depth is made of, per depth, for `generate --json` (None: nothing to
         add beyond the depth distribution)."""
         return None
+
+
+def from_target(tool: str, ctx: TraceContext) -> dict[str, Any] | None:
+    """The write's arguments as its signature and the goal's target give them: when the target holds every
+    required parameter (the persona's own id aside, which is the persona's), each parameter the target holds,
+    in the signature's order (an optional one it holds as None or empty is left out); else None."""
+    spec = ctx.domain.tool_map[tool]
+    target = ctx.goal.target
+    own = next((t.key for t in ctx.domain.tables if t.name == ctx.persona_table), None)
+    mine = {own: ctx.persona_id} if own is not None and own not in target and ctx.persona_id is not None else {}
+    if any(name not in target and name not in mine for name in spec.required):
+        return None
+    said = {name: target[name] if name in target else mine[name]
+            for name in spec.parameters.get("properties", {}) if name in target or name in mine}
+    return {k: v for k, v in said.items() if k in spec.required or v not in (None, [], {}, "")}
 
 
 GENERIC = TracerHints()

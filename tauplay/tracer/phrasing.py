@@ -18,12 +18,18 @@ The templates are filled in the order of the `Intent`'s fields (action, details,
 subject, known, slots, answers) and each word is worked out once, when it is first needed, so a word that
 draws on the random generator draws in that order.
 
+The instruction's first sentence (who the user is) is data the same way: an `Opening`, filled from the
+persona's record (`{email}`, `{demographics[phone]}`) and two names every opening may read, `{name}` (the
+person's full name) and `{id}` (the record's id); one template per way the persona identifies themselves when
+it depends on that (`TracerHints.identifies_by`).
+
 `TracerHints.check` (run whenever a domain's hints are looked up) fails with a one-line DomainError when a
 template names something that is neither a parameter of its tool, a declared word nor a built-in name.
 """
 
 from __future__ import annotations
 
+import random
 import string
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -102,6 +108,25 @@ class Variants:
 
 
 Phrase = Say | Variants  # what a `PHRASES` entry holds
+Opening = Choice | Mapping[str, Choice]  # the opening's templates, or per way the persona identifies themselves
+
+
+def full_name(person: Mapping[str, Any]) -> str:
+    """'First Last', from the record's `name` (or the record itself) holding `first_name` and `last_name`."""
+    name = person["name"] if isinstance(person.get("name"), Mapping) else person
+    return f"{name['first_name']} {name['last_name']}"
+
+
+def open_with(opening: Opening, way: str, persona: Mapping[str, Any], persona_id: str, rng: random.Random) -> str:
+    """The opening sentence for this persona (a choice of several templates is drawn with `rng`)."""
+    choice = opening[way] if isinstance(opening, Mapping) else opening
+    template = choice if isinstance(choice, str) else rng.choice(choice)
+    return template.format_map({**persona, "name": full_name(persona), "id": persona_id})
+
+
+def opening_templates(opening: Opening) -> Iterator[str]:
+    for choice in opening.values() if isinstance(opening, Mapping) else (opening,):
+        yield from (choice,) if isinstance(choice, str) else choice
 
 
 def _root(name: str, template: str) -> str:
@@ -186,6 +211,18 @@ def _pick(phrase: Phrase, values: _Values, tool: str) -> Say:
     if chosen is None:
         raise LookupError(f"PHRASES['{tool}']: no template for {phrase.key} = {key!r}")
     return chosen
+
+
+def unnamed_placeholder(templates: Iterator[str]) -> str:
+    """'' when every placeholder of `templates` has a name, else the first template with one that has not."""
+    for template in templates:
+        try:
+            for _, name, _, _ in string.Formatter().parse(template):
+                if name is not None:
+                    _root(name, template)
+        except ValueError:
+            return template
+    return ""
 
 
 def unknown_names(template: Phrase, parameters: set[str], words: set[str]) -> list[str]:
