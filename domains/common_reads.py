@@ -7,7 +7,9 @@ is a bug and fails loudly with a LookupError naming the table and id."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from datetime import date
 from random import Random
 from typing import Any
 
@@ -47,6 +49,31 @@ def id_where(db: State, table: str, field: str, wanted: str, message: str,
         if norm(record[field]) == wanted:
             return key
     raise ToolError(message)
+
+
+def id_by_name(db: State, table: str, first: str, last: str, also: Callable[[dict[str, Any]], bool], message: str,
+               *, at: str | None = "name") -> str:
+    """The id of the first record of `table` named `first` `last` (given in lower case; the record's name in
+    any case, kept under its field `at`, or at its top level when `at` is None) for which `also` holds (the
+    birth date or zip code a find-by-name tool asks for too), or a ToolError saying `message`."""
+    for key, record in db.rows(table):
+        name = record[at] if at else record
+        if name["first_name"].lower() == first and name["last_name"].lower() == last and also(record):
+            return key
+    raise ToolError(message)
+
+
+def checked_date(value: str, name: str, *, shape: str = "{name} must be a date written YYYY-MM-DD, got '{value}'",
+                 unreal: str = "{name} '{value}' is not a real date") -> str:
+    """`value` when it is a real date written YYYY-MM-DD, or a ToolError saying `shape` (not so written) or
+    `unreal` (no such day), each with `{name}` (the argument's) and `{value}`."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ToolError(shape.format(name=name, value=value))
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        raise ToolError(unreal.format(name=name, value=value)) from None
+    return value
 
 
 def digits_of(text: str) -> str:

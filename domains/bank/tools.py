@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import date
 from typing import Any
 
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import digits_of, finder
+from ..common_reads import checked_date, digits_of, finder, id_by_name
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import (
     Category,
@@ -26,7 +25,6 @@ from .rules import TODAY
 OUTGOING = ("transfer_out", "payee_payment")
 FIRST_TRANSACTION = 30_000_001  # transaction ids count up from here, in date order
 FIRST_NEW_CARD = 9_000_000  # generated card ids stay below this; new cards count up from it
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 # What each kind of id looks like, for the hint when a lookup gets something else.
@@ -47,16 +45,6 @@ _customer = finder("customers", "customer", lambda key: _shape(key, "customer"))
 _account = finder("accounts", "account", lambda key: _shape(key, "account"))
 _card = finder("cards", "card", lambda key: _shape(key, "card"))
 _transaction = finder("transactions", "transaction", lambda key: _shape(key, "transaction"))
-
-
-def _date(value: str, what: str) -> str:
-    if not _DATE.fullmatch(value):
-        raise ToolError(f"{what} must be a date written YYYY-MM-DD, got '{value}'")
-    try:
-        date.fromisoformat(value)
-    except ValueError:
-        raise ToolError(f"{what} '{value}' is not a real date") from None
-    return value
 
 
 def _outgoing_today(db: State, account_id: str) -> float:
@@ -137,13 +125,10 @@ def find_customer_by_name_dob(db: State, first_name: str, last_name: str, date_o
         last_name: The customer's last name, e.g. 'Okafor'.
         date_of_birth: Date of birth, YYYY-MM-DD, e.g. '1986-04-23'.
     """
-    _date(date_of_birth, "date_of_birth")
-    first, last = first_name.strip().lower(), last_name.strip().lower()
-    for customer in db.values("customers"):
-        if (customer["first_name"].lower() == first and customer["last_name"].lower() == last
-                and customer["date_of_birth"] == date_of_birth):
-            return customer["customer_id"]
-    raise ToolError(f"no customer named {first_name} {last_name} born on {date_of_birth}")
+    checked_date(date_of_birth, "date_of_birth")
+    return id_by_name(db, "customers", first_name.strip().lower(), last_name.strip().lower(),
+                      lambda c: c["date_of_birth"] == date_of_birth,
+                      f"no customer named {first_name} {last_name} born on {date_of_birth}", at=None)
 
 
 @tool("read", produces=("customer_id",))
@@ -205,8 +190,8 @@ def list_account_transactions(db: State, account_id: str, start_date: str | None
         category: Only this category, e.g. 'fee' or 'purchase'.
     """
     _account(db, account_id)
-    low = _date(start_date, "start_date") if start_date else "0000-00-00"
-    high = _date(end_date, "end_date") if end_date else "9999-99-99"
+    low = checked_date(start_date, "start_date") if start_date else "0000-00-00"
+    high = checked_date(end_date, "end_date") if end_date else "9999-99-99"
     found = [t for t in db.find("transactions", "account_id", account_id)
              if low <= t["date"] <= high and (category is None or t["category"] == category)]
     return sorted(found, key=lambda t: (t["date"], t["transaction_id"]), reverse=True)

@@ -17,12 +17,11 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder
+from ..common_reads import checked_date, finder
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from . import league
 from .data_model import Position
 
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
 _BOOKED = ("scheduled", "final")  # game statuses that hold a venue and both clubs on their date
 
@@ -36,13 +35,8 @@ _venue = finder("venues", "venue", " (venue ids look like 'V001')")
 
 
 def _date(value: str, name: str) -> str:
-    if not _DATE.fullmatch(value):
-        raise ToolError(f"{name} must be a date as YYYY-MM-DD, got '{value}'")
-    try:
-        league.parse_date(value)
-    except ValueError:
-        raise ToolError(f"{name} '{value}' is not a calendar date") from None
-    return value
+    return checked_date(value, name, shape="{name} must be a date as YYYY-MM-DD, got '{value}'",
+                        unreal="{name} '{value}' is not a calendar date")
 
 
 def _name(person: dict[str, Any]) -> str:

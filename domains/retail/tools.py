@@ -13,7 +13,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder, lookup
+from ..common_reads import finder, id_by_name, lookup
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import CancelReason
 
@@ -123,13 +123,8 @@ def find_user_id_by_name_zip(db: State, first_name: str, last_name: str, zip: st
         last_name: The user's last name, e.g. 'Doe'.
         zip: The zip code of the user's default address, e.g. '90210'.
     """
-    first, last = first_name.lower(), last_name.lower()
-    for user_id, user in db.rows("users"):
-        name = user["name"]
-        if (name["first_name"].lower() == first and name["last_name"].lower() == last
-                and user["address"]["zip"] == zip):
-            return user_id
-    raise ToolError(f"no user named {first_name} {last_name} with zip code {zip}")
+    return id_by_name(db, "users", first_name.lower(), last_name.lower(), lambda u: u["address"]["zip"] == zip,
+                      f"no user named {first_name} {last_name} with zip code {zip}")
 
 
 @tool("read", produces=("order_id", "payment_method_id", "email", "first_name", "last_name", *ADDRESS_FIELDS))

@@ -14,7 +14,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder, id_where
+from ..common_reads import finder, id_by_name, id_where
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .catalogue import (
     DEPARTMENTS,
@@ -131,12 +131,8 @@ def find_student_id_by_name_dob(db: State, first_name: str, last_name: str, dob:
         last_name: The student's last name, e.g. 'Nguyen'.
         dob: Date of birth as YYYY-MM-DD, e.g. '2003-04-17'.
     """
-    first, last = first_name.strip().lower(), last_name.strip().lower()
-    for student in db.values("students"):
-        name = student["name"]
-        if name["first_name"].lower() == first and name["last_name"].lower() == last and student["dob"] == dob:
-            return student["student_id"]
-    raise ToolError(f"no student named {first_name} {last_name} born on {dob}")
+    return id_by_name(db, "students", first_name.strip().lower(), last_name.strip().lower(),
+                      lambda s: s["dob"] == dob, f"no student named {first_name} {last_name} born on {dob}")
 
 
 @tool("read", produces=("registration_id", "payment_method_id", "course_id", "amount", "first_name",
