@@ -76,6 +76,13 @@ def checked_date(value: str, name: str, *, shape: str = "{name} must be a date w
     return value
 
 
+def next_id(db: State, table: str, prefix: str, *, after: int = 0, width: int = 0) -> str:
+    """The id after the highest `prefix`<number> key of `table` (number `after` + 1 when there is none), the
+    number zero-padded to `width` digits: derived from the data, so a replay makes the same id."""
+    numbers = [int(key[len(prefix):]) for key, _ in db.rows(table) if key[len(prefix):].isdigit()]
+    return f"{prefix}{max(numbers, default=after) + 1:0{width}d}"
+
+
 def digits_of(text: str) -> str:
     """The digits of `text`, in order."""
     return "".join(c for c in text if c.isdigit())

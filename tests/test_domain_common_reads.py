@@ -7,7 +7,7 @@ import random
 
 import pytest
 from tauplay_domains.airline import DOMAIN as AIRLINE
-from tauplay_domains.common_reads import checked_date, id_by_name, must_get
+from tauplay_domains.common_reads import checked_date, id_by_name, must_get, next_id
 from tauplay_domains.common_tracer import persona_id_of, persona_of
 
 from tauplay.core.db import Database
@@ -72,3 +72,13 @@ def test_checked_date_refuses_a_malformed_or_unreal_date(value: str, message: st
     assert str(refused.value) == message
     with pytest.raises(ToolError, match=r"^day: 2024-02-30 \(no\)$"):
         checked_date("2024-02-30", "day", unreal="{name}: {value} (no)")
+
+
+def test_next_id_counts_on_from_the_highest_number() -> None:
+    state = Database({"bookings": {"BK000007": {}, "BK000012": {}, "BKspare": {}}, "empty": {}}).new_state()
+    assert next_id(state, "bookings", "BK", width=6) == "BK000013"  # a key that is no number is passed over
+    assert next_id(state, "empty", "R", after=100000) == "R100001"
+    state.begin_step()
+    state.insert("bookings", "BK000040", {})
+    state.end_step("add")
+    assert next_id(state, "bookings", "BK") == "BK41"  # this session's records count

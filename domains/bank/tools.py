@@ -59,17 +59,18 @@ def _outgoing_this_month(db: State, account_id: str) -> int:
 
 # -- new records -------------------------------------------------------------------------------------
 
-def _new_transaction_id(db: State) -> str:
-    number = FIRST_TRANSACTION + sum(1 for _ in db.rows("transactions"))
-    while db.get("transactions", f"TX{number}") is not None:
+def _free_id(db: State, table: str, prefix: str, first: int) -> str:
+    """A new id of `table`: `prefix` and the first number from `first` plus the table's size that is free."""
+    number = first + sum(1 for _ in db.rows(table))
+    while db.get(table, f"{prefix}{number}") is not None:
         number += 1
-    return f"TX{number}"
+    return f"{prefix}{number}"
 
 
 def _post(db: State, account_id: str, description: str, amount: float, direction: str, category: str, *,
           fee_type: str | None = None, reference_id: str | None = None) -> dict[str, Any]:
     """Add a posted transaction dated today and move the account's balance by it."""
-    transaction_id = _new_transaction_id(db)
+    transaction_id = _free_id(db, "transactions", "TX", FIRST_TRANSACTION)
     record = {"transaction_id": transaction_id, "account_id": account_id, "date": TODAY,
               "description": description, "amount": amount, "direction": direction, "category": category,
               "status": "posted", "card_id": None, "fee_type": fee_type, "waived": False,
@@ -81,10 +82,7 @@ def _post(db: State, account_id: str, description: str, amount: float, direction
 
 
 def _new_card_id(db: State) -> str:
-    number = FIRST_NEW_CARD + sum(1 for _ in db.rows("cards"))
-    while db.get("cards", f"CRD{number}") is not None:
-        number += 1
-    return f"CRD{number}"
+    return _free_id(db, "cards", "CRD", FIRST_NEW_CARD)
 
 
 def _new_last_four(card_id: str, old: str) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import checked_date, finder
+from ..common_reads import checked_date, finder, next_id
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from . import league
 from .data_model import Position
@@ -76,16 +76,10 @@ def _game_line(db: State, game: dict[str, Any]) -> dict[str, Any]:
     return line
 
 
-def _new_transaction_id(db: State) -> str:
-    """The next number of the register: derived from the data, so a replay gets the same id."""
-    numbers = [int(key[1:]) for key, _ in db.rows("transactions")]
-    return f"T{max(numbers, default=0) + 1:04d}"
-
-
 def _register(db: State, kind: str, club_id: str, *, player_id: str | None = None, game_id: str | None = None,
               other_club_id: str | None = None, annual_salary: int | None = None,
               contract_years: int | None = None, amount: int = 0) -> dict[str, Any]:
-    tid = _new_transaction_id(db)
+    tid = next_id(db, "transactions", "T", width=4)
     row = {"transaction_id": tid, "date": league.TODAY, "kind": kind, "club_id": club_id, "player_id": player_id,
            "game_id": game_id, "other_club_id": other_club_id, "annual_salary": annual_salary,
            "contract_years": contract_years, "amount": amount}

@@ -177,11 +177,6 @@ def _apply_difference(db: State, booking: dict[str, Any], difference: float, pay
     booking["total"] = money(booking["total"] + difference)
 
 
-def _next_booking_id(db: State) -> str:
-    numbers = [int(k[2:]) for k, _ in db.rows("bookings") if k[2:].isdigit()]
-    return f"BK{max(numbers, default=0) + 1:06d}"
-
-
 def _showtime_summary(db: State, showtime: dict[str, Any]) -> dict[str, Any]:
     film = db.get("films", showtime["film_id"]) or {}
     cinema = db.get("cinemas", showtime["cinema_id"]) or {}

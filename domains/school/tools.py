@@ -14,7 +14,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder, id_by_name, id_where
+from ..common_reads import finder, id_by_name, id_where, next_id
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .catalogue import (
     DEPARTMENTS,
@@ -72,12 +72,6 @@ def seat_counts(db: State, section: dict[str, Any]) -> dict[str, int]:
 def _position(db: State, registration: dict[str, Any]) -> int:
     ids = [r["registration_id"] for r in _waitlist(db, registration["section_id"])]
     return ids.index(registration["registration_id"]) + 1
-
-
-def _new_registration_id(db: State) -> str:
-    """The next free id after the highest one: derived from the data, the same in every replay."""
-    highest = max((int(k[1:]) for k, _ in db.rows("registrations")), default=100000)
-    return f"R{highest + 1}"
 
 
 def _check_can_register(db: State, student: dict[str, Any], course: dict[str, Any],
@@ -231,7 +225,7 @@ def _registering(db: State, student_id: str,
 def _new_registration(db: State, student: dict[str, Any], course: dict[str, Any], section: dict[str, Any],
                       status: str, tuition: int, course_fee: int) -> tuple[str, dict[str, Any]]:
     """A new registration's id and record, registered today."""
-    registration_id = _new_registration_id(db)
+    registration_id = next_id(db, "registrations", "R", after=100000)
     return registration_id, {
         "registration_id": registration_id, "student_id": student["student_id"], "course_id": course["course_id"],
         "section_id": section["section_id"], "term": section["term"], "credits": course["credits"],

@@ -164,11 +164,6 @@ def _quote(room: dict[str, Any], nights: list[str]) -> dict[str, Any]:
             "total_saver": sum(night_cents(room, n, "saver") for n in nights) / 100}
 
 
-def _next_booking_id(db: State) -> str:
-    numbers = [int(key[2:]) for key, _ in db.rows("bookings") if key[2:].isdigit()]
-    return f"BK{max(numbers, default=100000) + 1}"
-
-
 # -- read tools ------------------------------------------------------------------------------------
 
 @tool("read", produces=("traveller_id",))
