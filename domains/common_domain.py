@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from tauplay.core.domain import Domain, Requires
 from tauplay.core.tools import collect_tools
 
+from .common_tools import ARGUMENTS
+
 if TYPE_CHECKING:
     from tauplay.tracer.hints import TracerHints
 
@@ -31,7 +33,7 @@ def declare(tools: ModuleType, *more_tools: ModuleType, **fields: Any) -> Domain
     """The Domain of the package that holds `tools`: the @tool functions of `tools` and then of each of
     `more_tools` (say, the write tools), in definition order, a tool imported from an earlier module counted
     once. `fields` are the rest of `Domain`'s fields (name defaults to the package's, task_sets to
-    STANDARD_SETS)."""
+    STANDARD_SETS; user_knows gets the arguments of calculate and think, common_tools.ARGUMENTS)."""
     specs = collect_tools(tools)
     for module in more_tools:
         seen = {spec.name for spec in specs}
@@ -39,6 +41,7 @@ def declare(tools: ModuleType, *more_tools: ModuleType, **fields: Any) -> Domain
     package = tools.__name__.rpartition(".")[0]
     fields.setdefault("name", package.rpartition(".")[2])
     fields.setdefault("task_sets", dict(STANDARD_SETS))
+    fields["user_knows"] = fields.get("user_knows", frozenset()) | ARGUMENTS
     return Domain(tools=specs, package_dir=Path(tools.__file__ or "").parent, tracer_hints=hints_of(package),
                   **fields)
 
