@@ -41,12 +41,12 @@ def finder(table: str, what: str, hint: Hint = "", *, norm: Callable[[str], str]
     return find
 
 
-def id_where(db: State, table: str, field: str, wanted: str, message: str,
-             norm: Callable[[str], str] = str.lower) -> str:
-    """The id of the first record of `table` whose `field`, read through `norm`, is `wanted` (a find-by-email
-    or find-by-phone tool), or a ToolError saying `message`."""
+def id_where(db: State, table: str, field: str | None, wanted: str, message: str,
+             norm: Callable[[Any], str] = str.lower) -> str:
+    """The id of the first record of `table` whose `field` (the whole record when None), read through `norm`,
+    is `wanted` (a find-by-email or find-by-phone tool), or a ToolError saying `message`."""
     for key, record in db.rows(table):
-        if norm(record[field]) == wanted:
+        if norm(record[field] if field else record) == wanted:
             return key
     raise ToolError(message)
 
@@ -93,14 +93,14 @@ def upper_id(key: str) -> str:
     return key.strip().upper()
 
 
-def phone_digits(phone: str) -> str:
+def phone_digits(phone: str, what: str = "phone number") -> str:
     """A US phone number as its ten digits (punctuation and a leading country code 1 ignored), or a
-    ToolError saying it is not one."""
+    ToolError saying it is not a 10-digit `what`."""
     digits = digits_of(phone)
     if len(digits) == 11 and digits.startswith("1"):
         digits = digits[1:]
     if len(digits) != 10:
-        raise ToolError(f"'{phone}' is not a 10-digit phone number")
+        raise ToolError(f"'{phone}' is not a 10-digit {what}")
     return digits
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import checked_date, digits_of, finder, id_by_name
+from ..common_reads import checked_date, digits_of, finder, id_by_name, id_where, phone_digits
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import (
     Category,
@@ -102,15 +102,8 @@ def find_customer_by_phone(db: State, phone: str) -> str:
     Args:
         phone: The customer's phone number, e.g. '512-555-0147'.
     """
-    wanted = digits_of(phone)
-    if len(wanted) == 11 and wanted.startswith("1"):
-        wanted = wanted[1:]
-    if len(wanted) != 10:
-        raise ToolError(f"'{phone}' is not a 10-digit US phone number")
-    for customer in db.values("customers"):
-        if digits_of(customer["phone"]) == wanted:
-            return customer["customer_id"]
-    raise ToolError(f"no customer with phone number {phone}")
+    return id_where(db, "customers", "phone", phone_digits(phone, "US phone number"),
+                    f"no customer with phone number {phone}", digits_of)
 
 
 @tool("read", produces=("customer_id",))

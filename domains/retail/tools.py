@@ -13,7 +13,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder, id_by_name, lookup
+from ..common_reads import finder, id_by_name, id_where, lookup
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import CancelReason
 
@@ -106,11 +106,7 @@ def find_user_id_by_email(db: State, email: str) -> str:
     Args:
         email: The user's email, e.g. 'sara.doe496@example.com'.
     """
-    wanted = email.lower()
-    for user_id, user in db.rows("users"):
-        if user["email"].lower() == wanted:
-            return user_id
-    raise ToolError(f"no user with email '{email}'")
+    return id_where(db, "users", "email", email.lower(), f"no user with email '{email}'")
 
 
 @tool("read", produces=("user_id",))

@@ -13,9 +13,9 @@ from datetime import datetime
 from typing import Any, cast
 
 from tauplay.core.db import State
-from tauplay.core.tools import ToolError, tool
+from tauplay.core.tools import tool
 
-from ..common_reads import finder, id_by_name
+from ..common_reads import finder, id_by_name, id_where
 from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 
 # The domain's "today". The published tool stamps a cancellation with the wall-clock date; gold replay
@@ -62,10 +62,7 @@ def find_patient_by_email(db: State, email: str) -> str:
     Args:
         email: The patient's email address, exactly as on file, e.g. 'sarah.johnson@email.com'.
     """
-    for patient_id, patient in db.rows("patients"):
-        if patient["demographics"]["email"] == email:
-            return patient_id
-    raise ToolError(f"no patient has the email {email}")
+    return id_where(db, "patients", "demographics", email, f"no patient has the email {email}", lambda d: d["email"])
 
 
 @tool("read", produces=("patient_id",))
