@@ -65,10 +65,7 @@ def _check_items_in_order(order: dict[str, Any], item_ids: list[str], message: s
 
 def _product(db: State, item: dict[str, Any]) -> dict[str, Any]:
     """The product of an order line."""
-    product = db.get("products", item["product_id"])
-    if product is None:
-        raise ToolError(f"product {item['product_id']} of item {item['item_id']} not found")
-    return product
+    return lookup(db, "products", item["product_id"], "product", message=f"product {{key}} of item {item['item_id']} not found")
 
 
 def _price_difference(db: State, order: dict[str, Any], item_ids: list[str], new_item_ids: list[str]) -> Any:
