@@ -11,7 +11,6 @@ from tauplay.core.db import State, copy_json
 from tauplay.core.tools import ToolError, tool
 
 from ..common_reads import finder, lookup
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import Cabin, FlightSegment, Passenger, Payment
 
 AIRPORTS = {

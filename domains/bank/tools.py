@@ -16,7 +16,6 @@ from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
 from ..common_reads import checked_date, digits_of, finder, id_by_name, id_where, phone_digits
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import (
     Category,
 )

@@ -18,7 +18,6 @@ from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
 from ..common_reads import checked_date, finder, next_id
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from . import league
 from .data_model import Position
 

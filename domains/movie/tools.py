@@ -16,7 +16,6 @@ from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
 from ..common_reads import digits_of, finder, id_where, phone_digits, upper_id
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import TicketType
 from .rules import (
     MAX_TICKETS,

@@ -14,7 +14,6 @@ from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
 from ..common_reads import finder, id_by_name, id_where, lookup
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import CancelReason
 
 ADDRESS_FIELDS = ("address1", "address2", "city", "state", "country", "zip")

@@ -15,7 +15,6 @@ from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
 from ..common_reads import finder, id_by_name, id_where, next_id
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .catalogue import (
     DEPARTMENTS,
     FALL,

@@ -19,7 +19,6 @@ from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
 from ..common_reads import digits_of, finder, id_where
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .catalogue import (
     DEVICES,
     ISSUES,

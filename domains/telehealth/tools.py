@@ -16,7 +16,6 @@ from tauplay.core.db import State
 from tauplay.core.tools import tool
 
 from ..common_reads import finder, id_by_name, id_where
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 
 # The domain's "today". The published tool stamps a cancellation with the wall-clock date; gold replay
 # and agent run then share that date, so any fixed day keeps rewards the same. A fixed day makes end

@@ -16,7 +16,6 @@ from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
 from ..common_reads import finder
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import Guest
 from .terms import (
     CALENDAR_END,
