@@ -1,5 +1,5 @@
-"""What every built-in domain declares the same way, said once: its tools are the @tool functions of its
-`tools` module, its folder holds policy.md and tasks/, its Tracer hints are `HINTS` of its tracer.py (imported
+"""What every built-in domain declares the same way, said once: its tools are the utilities (calculate, think)
+and the @tool functions of its `tools` module, its folder holds policy.md and tasks/, its Tracer hints are `HINTS` of its tracer.py (imported
 when tasks are generated, not when the domain loads), and its task sets are a starter and a test set."""
 
 from __future__ import annotations
@@ -11,7 +11,10 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from tauplay.core.domain import Domain, Requires
-from tauplay.core.tools import collect_tools
+from tauplay.core.tools import ToolSpec, collect_tools
+
+from . import common_tools
+from .common_tools import ARGUMENTS
 
 if TYPE_CHECKING:
     from tauplay.tracer.hints import TracerHints
@@ -28,17 +31,19 @@ def hints_of(package: str) -> Callable[[], TracerHints]:
 
 
 def declare(tools: ModuleType, *more_tools: ModuleType, **fields: Any) -> Domain:
-    """The Domain of the package that holds `tools`: the @tool functions of `tools` and then of each of
-    `more_tools` (say, the write tools), in definition order, a tool imported from an earlier module counted
-    once. `fields` are the rest of `Domain`'s fields (name defaults to the package's, task_sets to
-    STANDARD_SETS)."""
-    specs = collect_tools(tools)
-    for module in more_tools:
+    """The Domain of the package that holds `tools`: every domain's utilities (common_tools: calculate and
+    think), then the @tool functions of `tools` and of each of `more_tools` (say, the write tools), in
+    definition order, a tool imported from an earlier module counted once. `fields` are the rest of
+    `Domain`'s fields (name defaults to the package's, task_sets to STANDARD_SETS; user_knows gets the
+    utilities' arguments, common_tools.ARGUMENTS)."""
+    specs: list[ToolSpec] = []
+    for module in (common_tools, tools, *more_tools):
         seen = {spec.name for spec in specs}
         specs += [spec for spec in collect_tools(module) if spec.name not in seen]
     package = tools.__name__.rpartition(".")[0]
     fields.setdefault("name", package.rpartition(".")[2])
     fields.setdefault("task_sets", dict(STANDARD_SETS))
+    fields["user_knows"] = fields.get("user_knows", frozenset()) | ARGUMENTS
     return Domain(tools=specs, package_dir=Path(tools.__file__ or "").parent, tracer_hints=hints_of(package),
                   **fields)
 

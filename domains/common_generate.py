@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from random import Random
 
 
@@ -19,6 +19,15 @@ class Distinct:
             return False
         self._taken.update(keys)
         return True
+
+
+def unique(rng: Random, taken: set[str], make: Callable[..., str]) -> str:
+    """`make(rng)` drawn again until it gives a value not in `taken`, which then holds it too (a new id)."""
+    while True:
+        value = make(rng)
+        if value not in taken:
+            taken.add(value)
+            return value
 
 
 def digits(rng: Random, n: int) -> str:

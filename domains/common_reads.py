@@ -7,7 +7,9 @@ is a bug and fails loudly with a LookupError naming the table and id."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from datetime import date
 from random import Random
 from typing import Any
 
@@ -39,14 +41,46 @@ def finder(table: str, what: str, hint: Hint = "", *, norm: Callable[[str], str]
     return find
 
 
-def id_where(db: State, table: str, field: str, wanted: str, message: str,
-             norm: Callable[[str], str] = str.lower) -> str:
-    """The id of the first record of `table` whose `field`, read through `norm`, is `wanted` (a find-by-email
-    or find-by-phone tool), or a ToolError saying `message`."""
+def id_where(db: State, table: str, field: str | None, wanted: str, message: str,
+             norm: Callable[[Any], str] = str.lower) -> str:
+    """The id of the first record of `table` whose `field` (the whole record when None), read through `norm`,
+    is `wanted` (a find-by-email or find-by-phone tool), or a ToolError saying `message`."""
     for key, record in db.rows(table):
-        if norm(record[field]) == wanted:
+        if norm(record[field] if field else record) == wanted:
             return key
     raise ToolError(message)
+
+
+def id_by_name(db: State, table: str, first: str, last: str, also: Callable[[dict[str, Any]], bool], message: str,
+               *, at: str | None = "name") -> str:
+    """The id of the first record of `table` named `first` `last` (given in lower case; the record's name in
+    any case, kept under its field `at`, or at its top level when `at` is None) for which `also` holds (the
+    birth date or zip code a find-by-name tool asks for too), or a ToolError saying `message`."""
+    for key, record in db.rows(table):
+        name = record[at] if at else record
+        if name["first_name"].lower() == first and name["last_name"].lower() == last and also(record):
+            return key
+    raise ToolError(message)
+
+
+def checked_date(value: str, name: str, *, shape: str = "{name} must be a date written YYYY-MM-DD, got '{value}'",
+                 unreal: str = "{name} '{value}' is not a real date") -> str:
+    """`value` when it is a real date written YYYY-MM-DD, or a ToolError saying `shape` (not so written) or
+    `unreal` (no such day), each with `{name}` (the argument's) and `{value}`."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ToolError(shape.format(name=name, value=value))
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        raise ToolError(unreal.format(name=name, value=value)) from None
+    return value
+
+
+def next_id(db: State, table: str, prefix: str, *, after: int = 0, width: int = 0) -> str:
+    """The id after the highest `prefix`<number> key of `table` (number `after` + 1 when there is none), the
+    number zero-padded to `width` digits: derived from the data, so a replay makes the same id."""
+    numbers = [int(key[len(prefix):]) for key, _ in db.rows(table) if key[len(prefix):].isdigit()]
+    return f"{prefix}{max(numbers, default=after) + 1:0{width}d}"
 
 
 def digits_of(text: str) -> str:
@@ -59,14 +93,14 @@ def upper_id(key: str) -> str:
     return key.strip().upper()
 
 
-def phone_digits(phone: str) -> str:
+def phone_digits(phone: str, what: str = "phone number") -> str:
     """A US phone number as its ten digits (punctuation and a leading country code 1 ignored), or a
-    ToolError saying it is not one."""
+    ToolError saying it is not a 10-digit `what`."""
     digits = digits_of(phone)
     if len(digits) == 11 and digits.startswith("1"):
         digits = digits[1:]
     if len(digits) != 10:
-        raise ToolError(f"'{phone}' is not a 10-digit phone number")
+        raise ToolError(f"'{phone}' is not a 10-digit {what}")
     return digits
 
 

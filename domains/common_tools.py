@@ -6,6 +6,9 @@ from tauplay.core.arith import evaluate
 from tauplay.core.db import State
 from tauplay.core.tools import tool
 
+# What the person can say to these tools: every domain that declares them knows these argument names.
+ARGUMENTS = frozenset({"expression", "thought"})
+
 
 @tool("read", utility=True, produces=("amount",))
 def calculate(db: State, expression: str) -> str:

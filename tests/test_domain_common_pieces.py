@@ -8,7 +8,7 @@ import random
 import pytest
 from tauplay_domains.common_dates import dates_from, shift_days
 from tauplay_domains.common_domain import requires
-from tauplay_domains.common_generate import Distinct
+from tauplay_domains.common_generate import Distinct, unique
 from tauplay_domains.common_reads import (
     by_argument,
     digits_of,
@@ -129,3 +129,9 @@ def test_by_argument_answers_from_its_table_for_text_values_only() -> None:
     assert hook(Query("order_id", "o1")) == [("o1x", "another")]
     assert hook(Query("order_id", 7)) == []  # not text: the generic fallback's
     assert hook(Query("zip", "o1")) == []  # not in the table
+
+
+def test_unique_draws_again_until_the_value_is_new() -> None:
+    rng, taken = random.Random(3), {"id_0", "id_1"}
+    made = [unique(rng, taken, lambda r: f"id_{r.randrange(4)}") for _ in range(2)]
+    assert sorted(made) == ["id_2", "id_3"] and taken == {"id_0", "id_1", "id_2", "id_3"}

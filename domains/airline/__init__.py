@@ -23,7 +23,7 @@ DOMAIN = declare(
     generate=generate,
     user_knows=frozenset({"user_id", "reservation_id", "origin", "destination", "date", "first_name", "last_name",
                           "dob", "cabin", "flight_type", "insurance", "total_baggages", "nonfree_baggages",
-                          "summary", "expression", "thought"}),
+                          "summary"}),
     rules=[
         Requires("book_reservation", ("get_user_details",), "payment methods and passengers come from the profile"),
         *requires(("get_reservation_details",), "check the reservation first",

@@ -11,7 +11,6 @@ from tauplay.core.db import State, copy_json
 from tauplay.core.tools import ToolError, tool
 
 from ..common_reads import finder, lookup
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import Cabin, FlightSegment, Passenger, Payment
 
 AIRPORTS = {
@@ -64,6 +63,16 @@ def _charge_for_change(db: State, reservation: dict[str, Any], payment_id: str, 
         raise ToolError(f"gift card {payment_id} has {method['amount']}, not enough for {amount}")
     if method["source"] == "gift_card" and amount:
         db.edit("users", reservation["user_id"])["payment_methods"][payment_id]["amount"] -= amount
+
+
+def _changed(db: State, current: dict[str, Any], payment_id: str, amount: float, **fields: Any) -> dict[str, Any]:
+    """Reservation `current` with `fields` changed, `amount` charged for it (refunded when negative)."""
+    _charge_for_change(db, current, payment_id, amount)
+    reservation = db.edit("reservations", current["reservation_id"])
+    reservation.update(fields)
+    if amount:
+        reservation["payment_history"].append({"payment_id": payment_id, "amount": amount})
+    return reservation
 
 
 # -- read tools ------------------------------------------------------------------------------------
@@ -272,13 +281,8 @@ def update_reservation_baggages(
     """
     current = _reservation(db, reservation_id)
     charge = BAG_FEE * max(0, nonfree_baggages - current["nonfree_baggages"])
-    _charge_for_change(db, current, payment_id, charge)
-    reservation = db.edit("reservations", reservation_id)
-    reservation["total_baggages"] = total_baggages
-    reservation["nonfree_baggages"] = nonfree_baggages
-    if charge:
-        reservation["payment_history"].append({"payment_id": payment_id, "amount": charge})
-    return reservation
+    return _changed(db, current, payment_id, charge, total_baggages=total_baggages,
+                    nonfree_baggages=nonfree_baggages)
 
 
 @tool("write")
@@ -305,12 +309,7 @@ def update_reservation_flights(
         else:
             segments.append(_priced_segment(db, dict(s), cabin, travellers))
     difference = (sum(s["price"] for s in segments) - sum(f["price"] for f in current["flights"])) * travellers
-    _charge_for_change(db, current, payment_id, difference)
-    reservation = db.edit("reservations", reservation_id)
-    reservation["flights"] = segments
-    if difference:
-        reservation["payment_history"].append({"payment_id": payment_id, "amount": difference})
-    return reservation
+    return _changed(db, current, payment_id, difference, flights=segments)
 
 
 @tool("write")

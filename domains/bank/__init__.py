@@ -27,8 +27,7 @@ DOMAIN = declare(
     # What a caller can say: how to find them, the SSN digits that verify them, and their choices. Not
     # ids: accounts, cards, payees and transactions are found through the tools.
     user_knows=frozenset({"phone", "first_name", "last_name", "date_of_birth", "ssn_last4", "action", "reason",
-                          "shipping", "amount", "start_date", "end_date", "category", "summary", "expression",
-                          "thought"}),
+                          "shipping", "amount", "start_date", "end_date", "category", "summary"}),
     rules=[
         Requires("verify_identity", FIND, "find the customer first"),
         *requires(_VERIFIED, _VERIFY_FIRST,

@@ -17,6 +17,7 @@ import random
 from datetime import date, timedelta
 from typing import Any
 
+from ..common_generate import unique
 from .history import N_ACCOUNTS, N_CARDS, N_CUSTOMERS, N_TRANSACTIONS, _balances, _iso, _transactions  # noqa: F401  (re-exported)
 from .rules import (
     DAILY_TRANSFER_LIMIT,
@@ -63,11 +64,7 @@ class _Ids:
         self.rng, self.taken = rng, set[str]()
 
     def make(self, prefix: str, low: int, high: int) -> str:
-        while True:
-            value = f"{prefix}{self.rng.randrange(low, high)}"
-            if value not in self.taken:
-                self.taken.add(value)
-                return value
+        return unique(self.rng, self.taken, lambda r: f"{prefix}{r.randrange(low, high)}")
 
 
 def _customers(rng: random.Random, ids: _Ids, today: date) -> list[dict[str, Any]]:

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import date
 from typing import Any
 
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import digits_of, finder
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from ..common_reads import checked_date, digits_of, finder, id_by_name, id_where, phone_digits
 from .data_model import (
     Category,
 )
@@ -26,7 +24,6 @@ from .rules import TODAY
 OUTGOING = ("transfer_out", "payee_payment")
 FIRST_TRANSACTION = 30_000_001  # transaction ids count up from here, in date order
 FIRST_NEW_CARD = 9_000_000  # generated card ids stay below this; new cards count up from it
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 # What each kind of id looks like, for the hint when a lookup gets something else.
@@ -49,16 +46,6 @@ _card = finder("cards", "card", lambda key: _shape(key, "card"))
 _transaction = finder("transactions", "transaction", lambda key: _shape(key, "transaction"))
 
 
-def _date(value: str, what: str) -> str:
-    if not _DATE.fullmatch(value):
-        raise ToolError(f"{what} must be a date written YYYY-MM-DD, got '{value}'")
-    try:
-        date.fromisoformat(value)
-    except ValueError:
-        raise ToolError(f"{what} '{value}' is not a real date") from None
-    return value
-
-
 def _outgoing_today(db: State, account_id: str) -> float:
     return round(sum(t["amount"] for t in db.find("transactions", "account_id", account_id)
                      if t["category"] in OUTGOING and t["date"] == TODAY), 2)
@@ -71,17 +58,18 @@ def _outgoing_this_month(db: State, account_id: str) -> int:
 
 # -- new records -------------------------------------------------------------------------------------
 
-def _new_transaction_id(db: State) -> str:
-    number = FIRST_TRANSACTION + sum(1 for _ in db.rows("transactions"))
-    while db.get("transactions", f"TX{number}") is not None:
+def _free_id(db: State, table: str, prefix: str, first: int) -> str:
+    """A new id of `table`: `prefix` and the first number from `first` plus the table's size that is free."""
+    number = first + sum(1 for _ in db.rows(table))
+    while db.get(table, f"{prefix}{number}") is not None:
         number += 1
-    return f"TX{number}"
+    return f"{prefix}{number}"
 
 
 def _post(db: State, account_id: str, description: str, amount: float, direction: str, category: str, *,
           fee_type: str | None = None, reference_id: str | None = None) -> dict[str, Any]:
     """Add a posted transaction dated today and move the account's balance by it."""
-    transaction_id = _new_transaction_id(db)
+    transaction_id = _free_id(db, "transactions", "TX", FIRST_TRANSACTION)
     record = {"transaction_id": transaction_id, "account_id": account_id, "date": TODAY,
               "description": description, "amount": amount, "direction": direction, "category": category,
               "status": "posted", "card_id": None, "fee_type": fee_type, "waived": False,
@@ -93,10 +81,7 @@ def _post(db: State, account_id: str, description: str, amount: float, direction
 
 
 def _new_card_id(db: State) -> str:
-    number = FIRST_NEW_CARD + sum(1 for _ in db.rows("cards"))
-    while db.get("cards", f"CRD{number}") is not None:
-        number += 1
-    return f"CRD{number}"
+    return _free_id(db, "cards", "CRD", FIRST_NEW_CARD)
 
 
 def _new_last_four(card_id: str, old: str) -> str:
@@ -116,15 +101,8 @@ def find_customer_by_phone(db: State, phone: str) -> str:
     Args:
         phone: The customer's phone number, e.g. '512-555-0147'.
     """
-    wanted = digits_of(phone)
-    if len(wanted) == 11 and wanted.startswith("1"):
-        wanted = wanted[1:]
-    if len(wanted) != 10:
-        raise ToolError(f"'{phone}' is not a 10-digit US phone number")
-    for customer in db.values("customers"):
-        if digits_of(customer["phone"]) == wanted:
-            return customer["customer_id"]
-    raise ToolError(f"no customer with phone number {phone}")
+    return id_where(db, "customers", "phone", phone_digits(phone, "US phone number"),
+                    f"no customer with phone number {phone}", digits_of)
 
 
 @tool("read", produces=("customer_id",))
@@ -137,13 +115,10 @@ def find_customer_by_name_dob(db: State, first_name: str, last_name: str, date_o
         last_name: The customer's last name, e.g. 'Okafor'.
         date_of_birth: Date of birth, YYYY-MM-DD, e.g. '1986-04-23'.
     """
-    _date(date_of_birth, "date_of_birth")
-    first, last = first_name.strip().lower(), last_name.strip().lower()
-    for customer in db.values("customers"):
-        if (customer["first_name"].lower() == first and customer["last_name"].lower() == last
-                and customer["date_of_birth"] == date_of_birth):
-            return customer["customer_id"]
-    raise ToolError(f"no customer named {first_name} {last_name} born on {date_of_birth}")
+    checked_date(date_of_birth, "date_of_birth")
+    return id_by_name(db, "customers", first_name.strip().lower(), last_name.strip().lower(),
+                      lambda c: c["date_of_birth"] == date_of_birth,
+                      f"no customer named {first_name} {last_name} born on {date_of_birth}", at=None)
 
 
 @tool("read", produces=("customer_id",))
@@ -205,8 +180,8 @@ def list_account_transactions(db: State, account_id: str, start_date: str | None
         category: Only this category, e.g. 'fee' or 'purchase'.
     """
     _account(db, account_id)
-    low = _date(start_date, "start_date") if start_date else "0000-00-00"
-    high = _date(end_date, "end_date") if end_date else "9999-99-99"
+    low = checked_date(start_date, "start_date") if start_date else "0000-00-00"
+    high = checked_date(end_date, "end_date") if end_date else "9999-99-99"
     found = [t for t in db.find("transactions", "account_id", account_id)
              if low <= t["date"] <= high and (category is None or t["category"] == category)]
     return sorted(found, key=lambda t: (t["date"], t["transaction_id"]), reverse=True)

@@ -28,7 +28,7 @@ DOMAIN = declare(
     # player or venue ids: those come from lookups.
     user_knows=frozenset({"email", "first_name", "last_name", "date_of_birth", "name", "position", "game_id",
                           "date", "conference", "status", "annual_salary", "contract_years", "move", "new_date",
-                          "new_time", "summary", "expression", "thought"}),
+                          "new_time", "summary"}),
     rules=[
         Requires("get_cap_sheet", _OFFICIAL, "cap sheets are for the club's own officials: identify them first"),
         Requires("check_venue_availability", _OFFICIAL, "venue bookings are for club officials: identify them first"),

@@ -14,6 +14,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from ..common_dates import dates_from, shift_days
+from ..common_generate import unique
 from .league import (
     CONFERENCES,
     MAX_ACTIVE,
@@ -75,12 +76,9 @@ def _clubs(rng: random.Random) -> tuple[dict[str, dict[str, Any]], dict[str, dic
                 slug = name.lower().replace(" ", "").replace(".", "")
                 officials = []
                 for role in ("general_manager", "head_coach"):
-                    while True:
-                        first, last = rng.choice(STAFF_FIRST), rng.choice(STAFF_LAST)
-                        if f"{first} {last}" not in staff_names:
-                            staff_names.add(f"{first} {last}")
-                            break
-                    officials.append({"name": f"{first} {last}", "role": role,
+                    person = unique(rng, staff_names, lambda r: f"{r.choice(STAFF_FIRST)} {r.choice(STAFF_LAST)}")
+                    first, last = person.split(" ", 1)  # first names are one word
+                    officials.append({"name": person, "role": role,
                                       "email": f"{first.lower()}.{last.lower()}@{slug}.example.com",
                                       "phone": f"555-{rng.randrange(100, 1000)}-{rng.randrange(1000, 10000)}"})
                 venue_name = f"{rng.choice(VENUE_WORDS)} {rng.choice(VENUE_KINDS)}"

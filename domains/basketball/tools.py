@@ -17,12 +17,10 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from ..common_reads import checked_date, finder, next_id
 from . import league
 from .data_model import Position
 
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
 _BOOKED = ("scheduled", "final")  # game statuses that hold a venue and both clubs on their date
 
@@ -36,13 +34,8 @@ _venue = finder("venues", "venue", " (venue ids look like 'V001')")
 
 
 def _date(value: str, name: str) -> str:
-    if not _DATE.fullmatch(value):
-        raise ToolError(f"{name} must be a date as YYYY-MM-DD, got '{value}'")
-    try:
-        league.parse_date(value)
-    except ValueError:
-        raise ToolError(f"{name} '{value}' is not a calendar date") from None
-    return value
+    return checked_date(value, name, shape="{name} must be a date as YYYY-MM-DD, got '{value}'",
+                        unreal="{name} '{value}' is not a calendar date")
 
 
 def _name(person: dict[str, Any]) -> str:
@@ -82,16 +75,10 @@ def _game_line(db: State, game: dict[str, Any]) -> dict[str, Any]:
     return line
 
 
-def _new_transaction_id(db: State) -> str:
-    """The next number of the register: derived from the data, so a replay gets the same id."""
-    numbers = [int(key[1:]) for key, _ in db.rows("transactions")]
-    return f"T{max(numbers, default=0) + 1:04d}"
-
-
 def _register(db: State, kind: str, club_id: str, *, player_id: str | None = None, game_id: str | None = None,
               other_club_id: str | None = None, annual_salary: int | None = None,
               contract_years: int | None = None, amount: int = 0) -> dict[str, Any]:
-    tid = _new_transaction_id(db)
+    tid = next_id(db, "transactions", "T", width=4)
     row = {"transaction_id": tid, "date": league.TODAY, "kind": kind, "club_id": club_id, "player_id": player_id,
            "game_id": game_id, "other_club_id": other_club_id, "annual_salary": annual_salary,
            "contract_years": contract_years, "amount": amount}

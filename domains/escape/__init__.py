@@ -30,7 +30,7 @@ DOMAIN = declare(
             TableSpec("submissions", "room_id", Submission), TableSpec("visits", "slot", Visit)],
     generate=generate,
     # The narrator names the room; everything else is found inside it.
-    user_knows=frozenset({"room_id", "expression", "thought"}),
+    user_knows=frozenset({"room_id"}),
     rules=[Requires(name, ("enter_room",), _IN_ROOM) for name in ROOM_TOOLS],
     task_sets={"test": "test.json"},
     default_task_set="test",

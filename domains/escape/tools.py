@@ -15,7 +15,6 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from . import puzzles
 from .puzzles import DatePart, Method, Operation, PuzzleError, Unit, norm
 from .rooms import RoomIdError, build_room_by_id, match_key

@@ -29,7 +29,7 @@ DOMAIN = declare(
     # What a member can say: contact details, a booking id from the confirmation email, a date, a film,
     # a city, seats and ticket types, a reason. Not the member id: the policy finds it by email or phone.
     user_knows=frozenset({"email", "phone", "booking_id", "date", "film_title", "city", "seat", "seats",
-                          "ticket_type", "quantity", "reason", "summary", "expression", "thought"}),
+                          "ticket_type", "quantity", "reason", "summary"}),
     rules=[
         *requires(IDENTIFY, _IDENTIFY_REASON, "get_member_details", "get_booking_details"),
         Requires("book_tickets", ("get_member_details",), "tier, points and payment methods come from the profile"),

@@ -16,7 +16,6 @@ from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
 from ..common_reads import digits_of, finder, id_where, phone_digits, upper_id
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import TicketType
 from .rules import (
     MAX_TICKETS,
@@ -175,11 +174,6 @@ def _apply_difference(db: State, booking: dict[str, Any], difference: float, pay
         booking["payment_history"].append(_refund(db, booking["member_id"], booking["payment_method_id"],
                                                   -difference))
     booking["total"] = money(booking["total"] + difference)
-
-
-def _next_booking_id(db: State) -> str:
-    numbers = [int(k[2:]) for k, _ in db.rows("bookings") if k[2:].isdigit()]
-    return f"BK{max(numbers, default=0) + 1:06d}"
 
 
 def _showtime_summary(db: State, showtime: dict[str, Any]) -> dict[str, Any]:

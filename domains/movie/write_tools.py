@@ -7,6 +7,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
+from ..common_reads import next_id
 from .data_model import CancelReason
 from .rules import (
     BOOKING_FEE,
@@ -28,7 +29,6 @@ from .tools import (
     _cinema,
     _confirmed,
     _member,
-    _next_booking_id,
     _not_started,
     _on_sale,
     _pay,
@@ -87,7 +87,7 @@ def book_tickets(db: State, member_id: str, showtime_id: str, tickets: list[Tick
     fee = money(BOOKING_FEE[member["tier"]] * len(lines))
     total = money(sum(t["price"] for t in lines) + sum(s["unit_price"] * s["quantity"] for s in snacks) + fee)
     _check_payment(member, payment_method_id, total)
-    booking_id = _next_booking_id(db)
+    booking_id = next_id(db, "bookings", "BK", width=6)
     payment = _pay(db, member_id, payment_method_id, total)
     db.edit("members", member_id)["bookings"].append(booking_id)
     booking = {
@@ -99,6 +99,21 @@ def book_tickets(db: State, member_id: str, showtime_id: str, tickets: list[Tick
         "exchange_count": 0,
     }
     return db.insert("bookings", booking_id, booking)
+
+
+def _reseated(db: State, showtime: dict[str, Any], seats: list[str], booking: dict[str, Any],
+              except_booking: str = "") -> list[dict[str, Any]]:
+    """The booking's tickets, their types kept, moved to `seats` (checked free) of `showtime` and priced there."""
+    wanted = _seats(db, showtime, seats, count=len(booking["tickets"]), except_booking=except_booking)
+    auditorium = _auditorium(db, showtime)
+    return in_seat_order([{"seat": seat, "ticket_type": t["ticket_type"],
+                           "price": ticket_price(showtime, auditorium, seat, t["ticket_type"])}
+                          for seat, t in zip(wanted, booking["tickets"], strict=True)])
+
+
+def _difference(tickets: list[dict[str, Any]], booking: dict[str, Any]) -> float:
+    """What `tickets` cost more (less, when negative) than the booking's tickets."""
+    return money(sum(t["price"] for t in tickets) - sum(t["price"] for t in booking["tickets"]))
 
 
 @tool("write")
@@ -131,12 +146,8 @@ def exchange_showtime(db: State, booking_id: str, new_showtime_id: str, seats: l
     if new["cinema_id"] != old["cinema_id"]:
         raise ToolError(f"showtime {new['showtime_id']} is at another cinema; an exchange stays at the same cinema")
     _on_sale(new)
-    wanted = _seats(db, new, seats, count=len(booking["tickets"]))
-    auditorium = _auditorium(db, new)
-    tickets = in_seat_order([{"seat": seat, "ticket_type": t["ticket_type"],
-                              "price": ticket_price(new, auditorium, seat, t["ticket_type"])}
-                             for seat, t in zip(wanted, booking["tickets"], strict=True)])
-    difference = money(sum(t["price"] for t in tickets) - sum(t["price"] for t in booking["tickets"]))
+    tickets = _reseated(db, new, seats, booking)
+    difference = _difference(tickets, booking)
     _settle_difference(db, booking, difference, payment_method_id)
     booking = db.edit("bookings", booking["booking_id"])
     booking["showtime_id"] = new["showtime_id"]
@@ -164,14 +175,10 @@ def change_seats(db: State, booking_id: str, seats: list[str], payment_method_id
     booking = _confirmed(db, booking_id, "re-seated")
     showtime = _showtime(db, booking["showtime_id"])
     _on_sale(showtime)
-    wanted = _seats(db, showtime, seats, count=len(booking["tickets"]), except_booking=booking["booking_id"])
-    auditorium = _auditorium(db, showtime)
-    tickets = in_seat_order([{"seat": seat, "ticket_type": t["ticket_type"],
-                              "price": ticket_price(showtime, auditorium, seat, t["ticket_type"])}
-                             for seat, t in zip(wanted, booking["tickets"], strict=True)])
+    tickets = _reseated(db, showtime, seats, booking, except_booking=booking["booking_id"])
     if tickets == booking["tickets"]:
         raise ToolError("the booking already has exactly these seats")
-    difference = money(sum(t["price"] for t in tickets) - sum(t["price"] for t in booking["tickets"]))
+    difference = _difference(tickets, booking)
     _settle_difference(db, booking, difference, payment_method_id)
     booking = db.edit("bookings", booking["booking_id"])
     booking["tickets"] = tickets

@@ -31,7 +31,7 @@ DOMAIN = declare(
     # What a guest can say: contact details, a city and cuisine, when and how many, a reservation code or
     # an order id. Not the guest id: the policy wants the guest found by email or phone.
     user_knows=frozenset({"email", "phone", "city", "cuisine", "date", "time", "party_size", "reservation_id",
-                          "order_id", "summary", "expression", "thought"}),
+                          "order_id", "summary"}),
     rules=[
         *requires(AUTHENTICATE, _IDENTIFY,
                   "get_guest_details", "get_reservation_details", "get_order_details"),

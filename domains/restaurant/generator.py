@@ -15,7 +15,7 @@ from datetime import date as Date
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..common_generate import Distinct
+from ..common_generate import Distinct, unique
 from . import seating
 from .catalogue import (
     ALLERGENS,
@@ -127,10 +127,7 @@ def _guests(rng: random.Random, n: int) -> dict[str, dict[str, Any]]:
         if rng.random() < 0.05:
             kinds = ["paypal"]  # a few guests have no card and cannot guarantee a booking
         for kind in kinds:
-            mid = f"{kind}_{rng.randrange(1_000_000, 10_000_000)}"
-            while mid in method_ids:
-                mid = f"{kind}_{rng.randrange(1_000_000, 10_000_000)}"
-            method_ids.add(mid)
+            mid = unique(rng, method_ids, lambda r, k=kind: f"{k}_{r.randrange(1_000_000, 10_000_000)}")
             methods[mid] = ({"id": mid, "source": kind, "brand": rng.choice(CARD_BRANDS),
                              "last_four": f"{rng.randrange(10000):04d}"} if kind == "credit_card"
                             else {"id": mid, "source": kind, "brand": "paypal", "last_four": ""})

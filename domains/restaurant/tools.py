@@ -17,7 +17,6 @@ from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
 from ..common_reads import finder, id_where, phone_digits, upper_id
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from . import seating
 from .catalogue import (
     CITIES,

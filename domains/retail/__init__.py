@@ -27,7 +27,7 @@ DOMAIN = declare(
     # What a customer can say: contact details, an order id, an address, a reason. Not the user id:
     # the policy wants the user found by email or name + zip even when they give it.
     user_knows=frozenset({"email", "first_name", "last_name", "zip", "order_id", "address1", "address2", "city",
-                          "state", "country", "reason", "summary", "expression", "thought"}),
+                          "state", "country", "reason", "summary"}),
     rules=[
         *requires(AUTHENTICATE, "authenticate the user first",
                   "get_user_details", "get_order_details", "modify_user_address"),

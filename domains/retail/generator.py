@@ -9,7 +9,7 @@ import itertools
 import random
 from typing import Any
 
-from ..common_generate import Distinct, digits
+from ..common_generate import Distinct, digits, unique
 
 N_USERS = 527
 N_ORDERS = 1075
@@ -144,23 +144,15 @@ METHOD_COUNTS = (1, 2, 3, 4)
 METHOD_COUNT_WEIGHTS = (67, 27, 5, 1)
 
 
-def _unique(rng: random.Random, taken: set[str], make: Any) -> str:
-    while True:
-        value = make(rng)
-        if value not in taken:
-            taken.add(value)
-            return value
-
-
 def _products(rng: random.Random, ids: set[str]) -> dict[str, dict[str, Any]]:
     products: dict[str, dict[str, Any]] = {}
     for name, (price, options) in CATALOG.items():
-        product_id = _unique(rng, ids, lambda r: digits(r, 10))
+        product_id = unique(rng, ids, lambda r: digits(r, 10))
         combos = list(itertools.product(*options.values()))
         chosen = rng.sample(combos, min(len(combos), rng.randrange(5, 21)))
         variants: dict[str, Any] = {}
         for combo in chosen:
-            item_id = _unique(rng, ids, lambda r: digits(r, 10))
+            item_id = unique(rng, ids, lambda r: digits(r, 10))
             variants[item_id] = {"item_id": item_id, "options": dict(zip(options, combo, strict=True)),
                                  "available": rng.random() < 0.64,
                                  "price": round(price * rng.uniform(0.9, 1.12), 2)}
@@ -179,7 +171,7 @@ def _payment_methods(rng: random.Random, ids: set[str]) -> dict[str, dict[str, A
     methods: dict[str, dict[str, Any]] = {}
     for _ in range(rng.choices(METHOD_COUNTS, METHOD_COUNT_WEIGHTS)[0]):
         source = rng.choice(("credit_card", "gift_card", "paypal"))
-        method_id = _unique(rng, ids, lambda r, s=source: f"{s}_{digits(r, 7)}")
+        method_id = unique(rng, ids, lambda r, s=source: f"{s}_{digits(r, 7)}")
         if source == "credit_card":
             methods[method_id] = {"source": source, "brand": rng.choice(("visa", "mastercard")),
                                   "last_four": f"{rng.randrange(10000):04d}", "id": method_id}
@@ -214,7 +206,7 @@ def _orders(rng: random.Random, users: dict[str, dict[str, Any]], products: dict
     product_list = list(products.values())
     orders: dict[str, dict[str, Any]] = {}
     while len(orders) < N_ORDERS:
-        order_id = _unique(rng, ids, lambda r: f"#W{digits(r, 7)}")
+        order_id = unique(rng, ids, lambda r: f"#W{digits(r, 7)}")
         user_id = rng.choice(buyers)
         user = users[user_id]
         items = []

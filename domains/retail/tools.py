@@ -13,8 +13,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder, lookup
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from ..common_reads import finder, id_by_name, id_where, lookup
 from .data_model import CancelReason
 
 ADDRESS_FIELDS = ("address1", "address2", "city", "state", "country", "zip")
@@ -65,10 +64,7 @@ def _check_items_in_order(order: dict[str, Any], item_ids: list[str], message: s
 
 def _product(db: State, item: dict[str, Any]) -> dict[str, Any]:
     """The product of an order line."""
-    product = db.get("products", item["product_id"])
-    if product is None:
-        raise ToolError(f"product {item['product_id']} of item {item['item_id']} not found")
-    return product
+    return lookup(db, "products", item["product_id"], "product", message=f"product {{key}} of item {item['item_id']} not found")
 
 
 def _price_difference(db: State, order: dict[str, Any], item_ids: list[str], new_item_ids: list[str]) -> Any:
@@ -106,11 +102,7 @@ def find_user_id_by_email(db: State, email: str) -> str:
     Args:
         email: The user's email, e.g. 'sara.doe496@example.com'.
     """
-    wanted = email.lower()
-    for user_id, user in db.rows("users"):
-        if user["email"].lower() == wanted:
-            return user_id
-    raise ToolError(f"no user with email '{email}'")
+    return id_where(db, "users", "email", email.lower(), f"no user with email '{email}'")
 
 
 @tool("read", produces=("user_id",))
@@ -123,13 +115,8 @@ def find_user_id_by_name_zip(db: State, first_name: str, last_name: str, zip: st
         last_name: The user's last name, e.g. 'Doe'.
         zip: The zip code of the user's default address, e.g. '90210'.
     """
-    first, last = first_name.lower(), last_name.lower()
-    for user_id, user in db.rows("users"):
-        name = user["name"]
-        if (name["first_name"].lower() == first and name["last_name"].lower() == last
-                and user["address"]["zip"] == zip):
-            return user_id
-    raise ToolError(f"no user named {first_name} {last_name} with zip code {zip}")
+    return id_by_name(db, "users", first_name.lower(), last_name.lower(), lambda u: u["address"]["zip"] == zip,
+                      f"no user named {first_name} {last_name} with zip code {zip}")
 
 
 @tool("read", produces=("order_id", "payment_method_id", "email", "first_name", "last_name", *ADDRESS_FIELDS))

@@ -29,7 +29,7 @@ DOMAIN = declare(
     # What a student can say: contact details, date of birth, course codes, a department, a term. Not the
     # student id: the policy wants the student found by email or name + date of birth even when they give it.
     user_knows=frozenset({"email", "first_name", "last_name", "dob", "course_id", "department", "term", "keyword",
-                          "summary", "expression", "thought"}),
+                          "summary"}),
     rules=[
         *requires(AUTHENTICATE, "identify the student first",
                   "get_student_details", "get_registration_details"),

@@ -14,8 +14,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import finder, id_where
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from ..common_reads import finder, id_by_name, id_where, next_id
 from .catalogue import (
     DEPARTMENTS,
     FALL,
@@ -74,12 +73,6 @@ def _position(db: State, registration: dict[str, Any]) -> int:
     return ids.index(registration["registration_id"]) + 1
 
 
-def _new_registration_id(db: State) -> str:
-    """The next free id after the highest one: derived from the data, the same in every replay."""
-    highest = max((int(k[1:]) for k, _ in db.rows("registrations")), default=100000)
-    return f"R{highest + 1}"
-
-
 def _check_can_register(db: State, student: dict[str, Any], course: dict[str, Any],
                         section: dict[str, Any]) -> None:
     term = TERMS[section["term"]]
@@ -131,12 +124,8 @@ def find_student_id_by_name_dob(db: State, first_name: str, last_name: str, dob:
         last_name: The student's last name, e.g. 'Nguyen'.
         dob: Date of birth as YYYY-MM-DD, e.g. '2003-04-17'.
     """
-    first, last = first_name.strip().lower(), last_name.strip().lower()
-    for student in db.values("students"):
-        name = student["name"]
-        if name["first_name"].lower() == first and name["last_name"].lower() == last and student["dob"] == dob:
-            return student["student_id"]
-    raise ToolError(f"no student named {first_name} {last_name} born on {dob}")
+    return id_by_name(db, "students", first_name.strip().lower(), last_name.strip().lower(),
+                      lambda s: s["dob"] == dob, f"no student named {first_name} {last_name} born on {dob}")
 
 
 @tool("read", produces=("registration_id", "payment_method_id", "course_id", "amount", "first_name",
@@ -235,7 +224,7 @@ def _registering(db: State, student_id: str,
 def _new_registration(db: State, student: dict[str, Any], course: dict[str, Any], section: dict[str, Any],
                       status: str, tuition: int, course_fee: int) -> tuple[str, dict[str, Any]]:
     """A new registration's id and record, registered today."""
-    registration_id = _new_registration_id(db)
+    registration_id = next_id(db, "registrations", "R", after=100000)
     return registration_id, {
         "registration_id": registration_id, "student_id": student["student_id"], "course_id": course["course_id"],
         "section_id": section["section_id"], "term": section["term"], "credits": course["credits"],

@@ -29,7 +29,7 @@ DOMAIN = declare(
     # Customers authenticate with an email or a phone number; the agent finds their id from it.
     user_knows=frozenset({"email", "phone", "device_name", "issue", "ticket_id", "category", "priority",
                           "status", "amount", "method", "date", "paperless", "auto_pay", "billing_cycle",
-                          "action", "expression", "thought"}),
+                          "action"}),
     rules=[
         Requires("manage_service", ("get_customer_details",), "see the customer's services and device ids first"),
         *requires(_AUTHENTICATE, "authenticate the customer first", "add_device", "create_support_ticket"),

@@ -18,8 +18,7 @@ from typing import Annotated, Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
-from ..common_reads import digits_of, finder
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from ..common_reads import digits_of, finder, id_where
 from .catalogue import (
     DEVICES,
     ISSUES,
@@ -58,6 +57,11 @@ _device = finder("devices", "device", message="no device called '{key}' is on th
 _ticket = finder("support_tickets", "support ticket", message="no support ticket with id '{key}'")
 
 
+def _contact(customer: dict[str, Any], field: str) -> str:
+    """The customer's email or phone ('' when the profile has none)."""
+    return str(customer.get("demographics", {}).get(field, ""))
+
+
 # -- read tools ------------------------------------------------------------------------------------
 
 @tool("read", produces=("customer_id",))
@@ -67,11 +71,8 @@ def find_customer_by_email(db: State, email: str) -> str:
     Args:
         email: The email address on the customer's profile, e.g. 'emerson.allen5895@email.com'.
     """
-    wanted = email.lower()
-    for customer_id, customer in db.rows("customers"):
-        if customer.get("demographics", {}).get("email", "").lower() == wanted:
-            return customer_id
-    raise ToolError(f"no customer has the email address {email}")
+    return id_where(db, "customers", None, email.lower(), f"no customer has the email address {email}",
+                    lambda c: _contact(c, "email").lower())
 
 
 @tool("read", produces=("customer_id",))
@@ -81,11 +82,8 @@ def find_customer_by_phone(db: State, phone: str) -> str:
     Args:
         phone: The phone number on the customer's profile, in any format, e.g. '(555) 952-5786'.
     """
-    wanted = digits_of(phone)
-    for customer_id, customer in db.rows("customers"):
-        if digits_of(customer.get("demographics", {}).get("phone", "")) == wanted:
-            return customer_id
-    raise ToolError(f"no customer has the phone number {phone}")
+    return id_where(db, "customers", None, digits_of(phone), f"no customer has the phone number {phone}",
+                    lambda c: digits_of(_contact(c, "phone")))
 
 
 @tool("read", produces=("service_id", "devices_ids", "device_name", "email", "phone"))

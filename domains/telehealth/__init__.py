@@ -46,7 +46,6 @@ DOMAIN = declare(
         "specialty", "medication", "primary_medication", "current_medications", "country_filter",
         "status_filter", "limit", "start_date", "end_date", "date", "time", "new_date", "new_time",
         "appointment_type", "bill_insurance", "voucher_id", "payment_notes", "note", "reason",
-        "expression", "thought",
     }),
     rules=[
         *requires(AUTHENTICATED, _AUTH_REASON,

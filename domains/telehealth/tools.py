@@ -13,10 +13,9 @@ from datetime import datetime
 from typing import Any, cast
 
 from tauplay.core.db import State
-from tauplay.core.tools import ToolError, tool
+from tauplay.core.tools import tool
 
-from ..common_reads import finder
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
+from ..common_reads import finder, id_by_name, id_where
 
 # The domain's "today". The published tool stamps a cancellation with the wall-clock date; gold replay
 # and agent run then share that date, so any fixed day keeps rewards the same. A fixed day makes end
@@ -62,10 +61,7 @@ def find_patient_by_email(db: State, email: str) -> str:
     Args:
         email: The patient's email address, exactly as on file, e.g. 'sarah.johnson@email.com'.
     """
-    for patient_id, patient in db.rows("patients"):
-        if patient["demographics"]["email"] == email:
-            return patient_id
-    raise ToolError(f"no patient has the email {email}")
+    return id_where(db, "patients", "demographics", email, f"no patient has the email {email}", lambda d: d["email"])
 
 
 @tool("read", produces=("patient_id",))
@@ -77,13 +73,9 @@ def find_patient_by_name_dob(db: State, first_name: str, last_name: str, date_of
         last_name: The patient's last name (any letter case).
         date_of_birth: Date of birth as YYYY-MM-DD, e.g. '1985-03-15'.
     """
-    first, last = first_name.lower(), last_name.lower()
-    for patient_id, patient in db.rows("patients"):
-        name = patient["name"]
-        if (name["first_name"].lower() == first and name["last_name"].lower() == last
-                and patient["demographics"]["date_of_birth"] == date_of_birth):
-            return patient_id
-    raise ToolError(f"no patient named {first_name} {last_name} was born on {date_of_birth}")
+    return id_by_name(db, "patients", first_name.lower(), last_name.lower(),
+                      lambda p: p["demographics"]["date_of_birth"] == date_of_birth,
+                      f"no patient named {first_name} {last_name} was born on {date_of_birth}")
 
 
 @tool("read", produces=("email", "first_name", "last_name", "date_of_birth", "primary_medication",

@@ -28,7 +28,7 @@ DOMAIN = declare(
     # traveller id (the policy finds it from the email) nor hotel or package ids (searches give those).
     user_knows=frozenset({"email", "booking_id", "city", "check_in", "check_out", "room_type", "first_name",
                           "last_name", "dob", "passport_expiry", "rate_plan", "protection", "reason", "refund_to",
-                          "summary", "expression", "thought"}),
+                          "summary"}),
     rules=[
         *requires(IDENTIFY, "identify the traveller by email first",
                   "get_traveller_details", "get_booking_details"),

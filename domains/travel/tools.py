@@ -16,7 +16,6 @@ from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
 from ..common_reads import finder
-from ..common_tools import calculate, think  # noqa: F401  (part of this domain's tool set)
 from .data_model import Guest
 from .terms import (
     CALENDAR_END,
@@ -36,12 +35,17 @@ _traveller = finder("travellers", "traveller")
 _hotel = finder("hotels", "hotel", " (hotel ids look like 'H-LIS-03')")
 
 
+def _entry(entries: dict[str, Any], key: str, missing: str) -> dict[str, Any]:
+    """`entries[key]` (a room type of a hotel, a payment method of a profile), or a ToolError saying
+    `missing` and naming every key it has."""
+    entry = entries.get(key)
+    if entry is None:
+        raise ToolError(f"{missing} (it has: {', '.join(entries)})")
+    return entry
+
+
 def _room(hotel: dict[str, Any], room_type: str) -> dict[str, Any]:
-    room = hotel["room_types"].get(room_type)
-    if room is None:
-        raise ToolError(f"{hotel['name']} has no room type '{room_type}' (it has: "
-                        f"{', '.join(hotel['room_types'])})")
-    return room
+    return _entry(hotel["room_types"], room_type, f"{hotel['name']} has no room type '{room_type}'")
 
 
 _booking = finder("bookings", "booking",
@@ -127,11 +131,8 @@ def _held_nights(booking: dict[str, Any]) -> list[str]:
 
 
 def _method(traveller: dict[str, Any], payment_method_id: str) -> dict[str, Any]:
-    method = traveller["payment_methods"].get(payment_method_id)
-    if method is None:
-        raise ToolError(f"payment method '{payment_method_id}' is not in the profile of "
-                        f"{traveller['traveller_id']} (it has: {', '.join(traveller['payment_methods'])})")
-    return method
+    return _entry(traveller["payment_methods"], payment_method_id,
+                  f"payment method '{payment_method_id}' is not in the profile of {traveller['traveller_id']}")
 
 
 def _check_can_pay(traveller: dict[str, Any], payment_method_id: str, amount: float) -> None:
@@ -160,11 +161,6 @@ def _total(price: dict[str, float]) -> float:
 def _quote(room: dict[str, Any], nights: list[str]) -> dict[str, Any]:
     return {"total_flexible": sum(night_cents(room, n, "flexible") for n in nights) / 100,
             "total_saver": sum(night_cents(room, n, "saver") for n in nights) / 100}
-
-
-def _next_booking_id(db: State) -> str:
-    numbers = [int(key[2:]) for key, _ in db.rows("bookings") if key[2:].isdigit()]
-    return f"BK{max(numbers, default=100000) + 1}"
 
 
 # -- read tools ------------------------------------------------------------------------------------
@@ -218,6 +214,16 @@ def get_hotel_details(db: State, hotel_id: str) -> dict[str, Any]:
     return {k: v for k, v in hotel.items() if k != "availability"}
 
 
+def _in_city(db: State, table: str, city: str, none: str) -> list[dict[str, Any]]:
+    """The records of `table` in `city` (any letter case), or a ToolError "`none` 'city'" naming every city
+    the table has."""
+    wanted = city.strip().lower()
+    found = [r for r in db.values(table) if r["city"].lower() == wanted]
+    if not found:
+        raise ToolError(f"{none} '{city}'; destinations: {', '.join(sorted({r['city'] for r in db.values(table)}))}")
+    return found
+
+
 @tool("read", produces=("hotel_id", "room_type", "amount"))
 def search_hotels(db: State, city: str, check_in: str, check_out: str) -> list[dict[str, Any]]:
     """List the hotels of a destination with, for each room type, whether a room is free every night of
@@ -229,13 +235,8 @@ def search_hotels(db: State, city: str, check_in: str, check_out: str) -> list[d
         check_out: Departure date as YYYY-MM-DD, e.g. '2025-07-18'.
     """
     nights = _stay(check_in, check_out)
-    wanted = city.strip().lower()
-    hotels = [h for h in db.values("hotels") if h["city"].lower() == wanted]
-    if not hotels:
-        cities = sorted({h["city"] for h in db.values("hotels")})
-        raise ToolError(f"no hotels in '{city}'; destinations: {', '.join(cities)}")
     out = []
-    for hotel in hotels:
+    for hotel in _in_city(db, "hotels", city, "no hotels in"):
         rooms = []
         for code, room in hotel["room_types"].items():
             left = min(hotel["availability"][code].get(n, 0) for n in nights)
@@ -285,13 +286,8 @@ def search_packages(db: State, city: str) -> list[dict[str, Any]]:
     Args:
         city: The destination city, e.g. 'Lisbon' (case does not matter).
     """
-    wanted = city.strip().lower()
-    packages = [p for p in db.values("packages") if p["city"].lower() == wanted]
-    if not packages:
-        cities = sorted({p["city"] for p in db.values("packages")})
-        raise ToolError(f"no package trips to '{city}'; destinations: {', '.join(cities)}")
     out = []
-    for package in packages:
+    for package in _in_city(db, "packages", city, "no package trips to"):
         hotel = _hotel(db, package["hotel_id"])
         out.append({**package, "hotel_name": hotel["name"], "stars": hotel["stars"]})
     return out

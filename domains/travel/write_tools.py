@@ -7,6 +7,7 @@ from typing import Any
 from tauplay.core.db import State
 from tauplay.core.tools import ToolError, tool
 
+from ..common_reads import next_id
 from .data_model import CancelReason, Guest, RatePlan, RefundTo
 from .terms import (
     CHANGE_FEE,
@@ -31,7 +32,6 @@ from .tools import (
     _hotel,
     _method,
     _move_money,
-    _next_booking_id,
     _open,
     _package,
     _room,
@@ -90,7 +90,7 @@ def create_booking(db: State, traveller_id: str, hotel_id: str, room_type: str, 
              "protection": float(PROTECTION_PER_TRAVELLER * people) if protection else 0.0, "fees": 0.0}
     price["total"] = _total(price)
     _check_can_pay(traveller, payment_method_id, price["total"])
-    booking_id = _next_booking_id(db)
+    booking_id = next_id(db, "bookings", "BK", after=100000)
     _move_money(db, traveller_id, payment_method_id, price["total"])
     db.edit("travellers", traveller_id)["bookings"].append(booking_id)
     _hold(db, hotel_id, room_type, nights, -1)
