@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
-import marshal
 import os
 import shutil
 import subprocess
@@ -67,9 +66,11 @@ def test_a_changed_domain_file_is_never_read_from_the_old_cache(tmp_path: Path, 
     generated_database(moved, 7)
     (stale,) = cache_dir.glob("airline-7-*.bin")
     # a cache file that says something else: read only while the domain's files are as they were
-    form, tables, hash_value = marshal.loads(stale.read_bytes())
-    tables = {**tables, "flights": {}}
-    stale.write_bytes(marshal.dumps((form, tables, hash_value)))
+    kept = domain_module._read_start_state_file(stale.read_bytes())
+    assert kept is not None
+    hash_value, read_tables = kept
+    stale.write_bytes(domain_module._start_state_file(Database({**read_tables(), "flights": {}},
+                                                               hash_value=hash_value)))
     assert generated_database(moved, 7).tables["flights"] == {}
     policy = copy / "policy.md"
     policy.write_text(policy.read_text() + "\n")
@@ -84,6 +85,24 @@ def test_an_unreadable_cache_file_is_generated_again(cache_dir: Path) -> None:
     (path,) = cache_dir.glob("airline-7-*.bin")
     path.write_bytes(b"not a start state")
     assert generated_database(domain, 7).tables == domain.generate(7)
+
+
+def test_a_cached_start_state_reads_its_tables_when_first_used(cache_dir: Path) -> None:
+    """Read back from the cache, a start state has its hash at once and reads its tables when first used (the
+    play screen's first turn does not wait for them); a file whose tables cannot be read gives the generated
+    ones then."""
+    domain = get_domain("airline")
+    first = generated_database(domain, 7)
+    again = generated_database(domain, 7)
+    assert not again.tables_read and again.hash_value == first.hash_value
+    assert again.new_state().hash == first.new_state().hash and not again.tables_read
+    assert again.tables == first.tables and again.tables_read
+    (path,) = cache_dir.glob("airline-7-*.bin")
+    blob = path.read_bytes()
+    path.write_bytes(blob[:len(blob) // 2])  # the header whole, the tables cut short
+    damaged = generated_database(domain, 7)
+    assert damaged.hash_value == first.hash_value and not damaged.tables_read
+    assert damaged.tables == domain.generate(7)
 
 
 def test_the_cache_can_be_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -202,8 +221,9 @@ TURN_PROBE = textwrap.dedent("""
     original = play.PlayScreen.on_turn
     def on_turn(self, mine):
         original(self, mine)
-        if mine:
-            seen.setdefault("modules", sorted(sys.modules))
+        if mine and "modules" not in seen:
+            seen["modules"] = sorted(sys.modules)
+            seen["tables_read"] = self.runner.env.database.tables_read
     play.PlayScreen.on_turn = on_turn
     from tauplay.tui.app import TauplayApp
     from tauplay.tui.session import PlayConfig
@@ -213,7 +233,7 @@ TURN_PROBE = textwrap.dedent("""
             while "modules" not in seen:
                 await pilot.pause()
     asyncio.run(run())
-    print(json.dumps(seen["modules"]))
+    print(json.dumps(seen))
 """)
 
 
@@ -228,7 +248,8 @@ def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Pat
         done = subprocess.run([sys.executable, "-c", TURN_PROBE, str(tmp_path / db)], capture_output=True,
                               text=True, cwd=REPO, env=env, timeout=120)
         assert done.returncode == 0, done.stderr
-    modules = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    modules = set(seen["modules"])
     assert "tauplay.tui.runner" in modules and "tauplay.sim.gated" in modules  # the session did start
     unused = {"pydantic_core", "tauplay.sim.trip", "tauplay.llm", "tauplay.tui.screens.play_agent",
               "tauplay.tui.widgets.tool_form", "tauplay.tui.modes",
@@ -236,3 +257,4 @@ def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Pat
               # scoring modules and the TOML reader (keymaps, persona files) are loaded when first used
               "importlib.metadata", "tauplay.core.interceptor", "tauplay.core.evaluation", "tauplay.core.faults", "tomllib"}
     assert not modules & unused, sorted(modules & unused)
+    assert seen["tables_read"] is False  # the start state's tables are read at the first use, after the turn
