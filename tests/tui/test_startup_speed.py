@@ -239,8 +239,8 @@ TURN_PROBE = textwrap.dedent("""
 
 def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Path) -> None:
     """Playing the user of an airline task with the gated agent: the task file is checked without pydantic-core,
-    the travel agent's trip module (a constraint task's), the model client's package and the agent seat's screen
-    are not imported before the person's first turn."""
+    the gated agent's module, the travel agent's trip module (a constraint task's), the model client's package and
+    the agent seat's screen are not imported before the person's first turn."""
     env = {**os.environ, "TAUPLAY_KEYMAP": str(tmp_path / "none.toml"), "TAUPLAY_CACHE_DIR": str(tmp_path / "cache")}
     # The second start, as every start after the first: the first builds the start state and the tools' schemas
     # (pydantic derives them) and keeps them in the cache.
@@ -250,11 +250,46 @@ def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Pat
         assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     modules = set(seen["modules"])
-    assert "tauplay.tui.runner" in modules and "tauplay.sim.gated" in modules  # the session did start
+    assert "tauplay.tui.runner" in modules and "tauplay.sim.orchestrator" in modules  # the session did start
     unused = {"pydantic_core", "tauplay.sim.trip", "tauplay.llm", "tauplay.tui.screens.play_agent",
+              # the gated agent's module (and the grounding helpers it alone uses) loads at its first move
+              "tauplay.sim.gated", "tauplay.core.grounding",
               "tauplay.tui.widgets.tool_form", "tauplay.tui.modes",
               # the installed set is read from a memo (tauplay.core.installed); AgentProp's interceptor, the
               # scoring modules and the TOML reader (keymaps, persona files) are loaded when first used
               "importlib.metadata", "tauplay.core.interceptor", "tauplay.core.evaluation", "tauplay.core.faults", "tomllib"}
     assert not modules & unused, sorted(modules & unused)
     assert seen["tables_read"] is False  # the start state's tables are read at the first use, after the turn
+
+
+AGENT_PROBE = textwrap.dedent("""
+    import asyncio, json, sys
+    from tauplay.sim.kinds import make_agent
+    agent = make_agent({"kind": "gated"})
+    seen = {"describe": agent.describe(), "kind": agent.kind, "loaded": "tauplay.sim.gated" in sys.modules}
+    from tests.test_counterpart_words import STARTER, ListUser, play
+    from tauplay.sim.gated import GatedAgent
+    LINES = ("Hi! I want to upgrade every flight of reservation R3F9DO to business. My user id is aisha_kim_3838.",
+             "yes")
+    async def both():
+        return [await play(STARTER["05"], a, ListUser(*LINES)) for a in (agent, GatedAgent())]
+    made, direct = asyncio.run(both())
+    moves = [[(e.kind, e.role, e.data) for e in out.events if e.kind != "session_started"] for out in (made, direct)]
+    seen["same_moves"] = moves[0] == moves[1] and len(moves[0]) > 6
+    seen["real"] = type(agent.agent).__name__
+    seen["direct_describe"] = GatedAgent().describe()
+    print(json.dumps(seen))
+""")
+
+
+
+def test_the_gated_agent_loads_its_module_at_its_first_move() -> None:
+    """The gated agent a session makes from its description is the gated agent: the same description, the same
+    moves; its module is imported at the first move, not when the session is set up."""
+    done = subprocess.run([sys.executable, "-c", AGENT_PROBE], capture_output=True, text=True, cwd=REPO,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["loaded"] is False
+    assert seen["describe"] == seen["direct_describe"] == {"kind": "gated"} and seen["kind"] == "gated"
+    assert seen["real"] == "GatedAgent" and seen["same_moves"] is True
