@@ -293,3 +293,36 @@ def test_the_gated_agent_loads_its_module_at_its_first_move() -> None:
     assert seen["loaded"] is False
     assert seen["describe"] == seen["direct_describe"] == {"kind": "gated"} and seen["kind"] == "gated"
     assert seen["real"] == "GatedAgent" and seen["same_moves"] is True
+
+
+def _styles(screen: Any) -> list[tuple[str, str | None, str, dict[str, str]]]:
+    """Every widget of the screen with the styles it has now (its own and its component classes')."""
+    return [(type(node).__name__, node.id, node.styles.css,
+             {name: node.get_component_styles(name).css for name in sorted(node.COMPONENT_CLASSES)})
+            for node in screen.walk_children(with_self=True)]
+
+
+async def test_the_play_screen_is_styled_once_on_the_way_to_the_first_turn(db_path: Path) -> None:
+    """Each widget's styles are worked out as it is mounted: Textual's restyling of the whole screen when it is
+    first shown, and of each footer key when its compact class is set after mounting, are not done; the styles
+    are what a full restyle gives."""
+    app = make_app(db_path, role="user")
+    restyled: list[list[str]] = []
+    original = app.stylesheet.update_nodes
+
+    def update_nodes(nodes: Any, animate: bool = False) -> None:
+        nodes = list(nodes)
+        restyled.append([type(n).__name__ for n in nodes])
+        original(nodes, animate)
+
+    app.stylesheet.update_nodes = update_nodes  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "your_turn", False), what="the first turn")
+        screen = app.screen
+        assert not [r for r in restyled if "PlayUserScreen" in r], restyled  # no restyle of the whole screen
+        assert not [r for r in restyled if set(r) == {"FooterKey"}], restyled  # nor of a key, one by one
+        keys = [k for k in screen.query("FooterKey")]
+        assert len(keys) >= 5 and all(k.has_class("-compact") for k in keys)
+        before = _styles(screen)
+        original(list(screen.walk_children(with_self=True)), False)
+        assert _styles(screen) == before
