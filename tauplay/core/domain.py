@@ -615,6 +615,13 @@ def get_domain(name: str) -> Domain:
     """The domain called `name`; DomainError listing the choices when there is none."""
     if name in _LOADED:
         return _LOADED[name]
+    from tauplay.core.installed import one_scan
+
+    with one_scan():  # the entry points and pydantic-core's version (the tool schemas' cache) from one scan
+        return _load_domain(name)
+
+
+def _load_domain(name: str) -> Domain:
     registered = _entry_points()
     ep = registered.get(name)
     family = None

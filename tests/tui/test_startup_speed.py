@@ -254,6 +254,7 @@ def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Pat
     unused = {"pydantic_core", "tauplay.sim.trip", "tauplay.llm", "tauplay.tui.screens.play_agent",
               # the gated agent's module (and the grounding helpers it alone uses) loads at its first move
               "tauplay.sim.gated", "tauplay.core.grounding",
+              "tauplay.core.reward",  # the reward's shape: made when the session ends
               "tauplay.tui.widgets.tool_form", "tauplay.tui.modes",
               # the installed set is read from a memo (tauplay.core.installed); AgentProp's interceptor, the
               # scoring modules and the TOML reader (keymaps, persona files) are loaded when first used
