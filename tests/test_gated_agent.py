@@ -199,7 +199,9 @@ async def test_a_question_about_a_proposal_gets_it_again_and_nothing_is_written(
 
 
 def test_gated_is_a_registered_agent_kind():
-    assert isinstance(make_agent({"kind": "gated"}), GatedAgent)
+    made = make_agent({"kind": "gated"})  # the gated agent, its module loaded at its first move (kinds.py)
+    assert made.kind == "gated" and made.describe() == GatedAgent().describe()
+    assert isinstance(made.agent, GatedAgent)  # type: ignore[attr-defined]
 
 
 def test_the_person_playing_the_user_meets_the_gated_agent_by_default():

@@ -73,3 +73,28 @@ def test_a_warm_start_does_not_import_importlib_metadata(tmp_path: Path) -> None
                            timeout=120) for _ in range(2)]
     assert [r.returncode for r in runs] == [0, 0], [r.stderr for r in runs]
     assert [r.stdout.strip() for r in runs] == ["True", "False"]
+
+
+def test_loading_a_domain_scans_the_installed_set_once(tmp_path: Path, monkeypatch) -> None:
+    """Its entry points and pydantic-core's version (the tool schemas' cache) come from one scan."""
+    from tauplay.core import domain as domain_module
+    from tauplay.core import installed
+
+    monkeypatch.setenv("TAUPLAY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(domain_module, "_LOADED", {})
+    scans = []
+    real = installed._scan_now
+
+    def counted() -> tuple[str, dict[str, str]]:
+        scans.append(1)
+        return real()
+
+    monkeypatch.setattr(installed, "_scan_now", counted)
+    for _ in range(2):  # the second load reads the memo and the schemas' cache
+        domain_module._LOADED.clear()
+        scans.clear()
+        assert domain_module.get_domain("airline").name == "airline"
+        assert scans == [1]
+    scans.clear()
+    assert version("pydantic-core") == metadata_version("pydantic-core")  # outside a load: scanned when asked
+    assert scans == [1]

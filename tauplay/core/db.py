@@ -10,8 +10,9 @@ step diff, the cumulative diff and the state hash incremental.
 from __future__ import annotations
 
 import json
+import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import Any, TypeVar, cast
@@ -80,12 +81,41 @@ class Database:
 
     def __init__(self, tables: dict[str, dict[str, Record]], *, source: str = "", hash_value: int | None = None) -> None:
         """`hash_value`: the tables' hash when it is known already (a start state read back from a cache)."""
-        self.tables = tables
+        self._tables: dict[str, dict[str, Record]] | None = tables
+        self._load: Callable[[], dict[str, dict[str, Record]]] | None = None
+        self._loading = threading.Lock()
         self.source = source
         self._hash: int | None = hash_value
         self._record_hashes: dict[Key, int] = {}
         self._indexes: dict[tuple[str, str], dict[Any, list[str]]] = {}
         self.gold_runs = BoundedCache(self.GOLD_RUNS)  # owned here, so it goes when the database goes
+
+    @classmethod
+    def deferred(cls, load: Callable[[], dict[str, dict[str, Record]]], *, source: str, hash_value: int) -> Database:
+        """A start state whose tables are read when first used (`load()`, once): its hash is known already (a
+        start state kept on disk with its hash), so a session can start, and its first turn be shown, before
+        the tables are read (tauplay.core.domain.generated_database)."""
+        database = cls({}, source=source, hash_value=hash_value)
+        database._tables, database._load = None, load
+        return database
+
+    @property
+    def tables(self) -> dict[str, dict[str, Record]]:
+        """Table name -> record id -> record (read now if this start state was made `deferred`)."""
+        tables = self._tables
+        if tables is None:
+            with self._loading:  # one reader: another thread asking meanwhile waits for it
+                if self._tables is None:
+                    assert self._load is not None
+                    self._tables = self._load()
+                    self._load = None
+                tables = self._tables
+        return tables
+
+    @property
+    def tables_read(self) -> bool:
+        """Whether the tables are in memory (False for a `deferred` start state not used yet)."""
+        return self._tables is not None
 
     def record_hash(self, table: str, key: str) -> int:
         cached = self._record_hashes.get((table, key))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -355,7 +356,9 @@ _DB_CACHE: dict[tuple[str, str | None, int | None], Database] = {}
 # size and modification time of each). A changed file gives a new name, so a stale file is never read; a file
 # that cannot be read or written is ignored (the tables are generated, as without a cache).
 # TAUPLAY_CACHE_DIR=off turns it off.
-START_STATE_FORMAT = 1
+START_STATE_FORMAT = 2
+_MARK = b"tpst"
+_HEADER = struct.Struct("<4sI16s")  # the mark, START_STATE_FORMAT, the tables' hash (128 bits)
 
 
 def _cache_dir() -> Path | None:
@@ -394,26 +397,63 @@ def _fingerprint(domain: Domain) -> str | None:
     return digest.hexdigest()
 
 
-def generated_database(domain: Domain, seed: int) -> Database:
-    """The domain's generated start state for `seed`: read from the start-state cache when it is there,
-    else generated (and its hash worked out) and saved there."""
+def _start_state_file(database: Database) -> bytes:
+    """A start state as kept on disk: a header (a mark, the format, the tables' hash) and the tables (marshal).
+    The hash comes first so that the tables can be read later than the file (`read_start_state_file`)."""
     import marshal
 
+    return _HEADER.pack(_MARK, START_STATE_FORMAT, database.hash_value.to_bytes(16, "big")) + \
+        marshal.dumps(database.tables)
+
+
+def _read_start_state_file(blob: bytes) -> tuple[int, Callable[[], Any]] | None:
+    """(the tables' hash, a function that reads the tables) from a file `_start_state_file` wrote; None when it
+    is not one. The tables are read when the function is called (ValueError, EOFError or TypeError when they
+    cannot be)."""
+    if len(blob) < _HEADER.size:
+        return None
+    mark, form, hash_bytes = _HEADER.unpack_from(blob)
+    if mark != _MARK or form != START_STATE_FORMAT:
+        return None
+
+    def tables() -> Any:
+        import marshal
+
+        found = marshal.loads(memoryview(blob)[_HEADER.size:])
+        if not isinstance(found, dict):
+            raise TypeError(f"start-state tables: a {type(found).__name__}")
+        return found
+
+    return int.from_bytes(hash_bytes, "big"), tables
+
+
+def generated_database(domain: Domain, seed: int) -> Database:
+    """The domain's generated start state for `seed`: read from the start-state cache when it is there,
+    else generated (and its hash worked out) and saved there. Read from the cache, its tables are read when
+    first used (the file is read now): a session starts, and shows its first turn, without them."""
     source = f"generated:{domain.name}:seed={seed}"
     directory = _cache_dir()
     fingerprint = _fingerprint(domain) if directory is not None else None
     path = directory / f"{domain.name}-{seed}-{fingerprint}.bin" if directory is not None and fingerprint else None
     if path is not None:
         try:
-            form, tables, hash_value = marshal.loads(path.read_bytes())
-            if form == START_STATE_FORMAT and isinstance(tables, dict) and isinstance(hash_value, int):
-                return Database(tables, source=source, hash_value=hash_value)
-        except (OSError, ValueError, EOFError, TypeError):
-            pass  # absent or unreadable: generated below
+            kept = _read_start_state_file(path.read_bytes())
+        except OSError:
+            kept = None  # absent or unreadable: generated below
+        if kept is not None:
+            hash_value, read_tables = kept
+
+            def tables() -> Any:
+                try:
+                    return read_tables()
+                except (ValueError, EOFError, TypeError):  # a damaged file: the same seed gives the same tables
+                    return domain.generate(seed)
+
+            return Database.deferred(tables, source=source, hash_value=hash_value)
     database = Database(domain.generate(seed), source=source)
     if path is not None:
         try:
-            blob = marshal.dumps((START_STATE_FORMAT, database.tables, database.hash_value))
+            blob = _start_state_file(database)
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f".{path.name}.{os.getpid()}")
             tmp.write_bytes(blob)
@@ -579,6 +619,13 @@ def get_domain(name: str) -> Domain:
     """The domain called `name`; DomainError listing the choices when there is none."""
     if name in _LOADED:
         return _LOADED[name]
+    from tauplay.core.installed import one_scan
+
+    with one_scan():  # the entry points and pydantic-core's version (the tool schemas' cache) from one scan
+        return _load_domain(name)
+
+
+def _load_domain(name: str) -> Domain:
     registered = _entry_points()
     ep = registered.get(name)
     family = None

@@ -13,6 +13,9 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from hashlib import blake2b
 from importlib import import_module
@@ -46,8 +49,27 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "_", name).lower()
 
 
+# The scan held by `one_scan()` for the code it wraps (None: every call scans).
+_HELD: ContextVar[tuple[str, dict[str, str]] | None] = ContextVar("tauplay_installed_scan", default=None)
+
+
+@contextmanager
+def one_scan() -> Iterator[None]:
+    """Within the block, the installed set is scanned once: `entry_points` and `version` answer from the same
+    scan (loading a domain asks both; what is installed does not change meanwhile)."""
+    token = _HELD.set(_HELD.get() or _scan_now())
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
+
+
 def _scan() -> tuple[str, dict[str, str]]:
     """(a fingerprint of the installed set, normalised package name -> version as its metadata folder says)."""
+    return _HELD.get() or _scan_now()
+
+
+def _scan_now() -> tuple[str, dict[str, str]]:
     digest = blake2b(f"{MEMO_FORMAT}".encode(), digest_size=16)
     versions: dict[str, str] = {}
     for entry in sys.path:

@@ -4,9 +4,10 @@ the import of the model client to a session without one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from tauplay.sim.participants import AgentParticipant, UserParticipant
+from tauplay.sim.participants import AgentAction, AgentParticipant, Conversation, UserParticipant
 
 AGENT_KINDS = ("oracle", "gated", "llm", "human")
 USER_KINDS = ("scripted", "llm", "human")
@@ -45,6 +46,37 @@ def _llm_config(desc: dict[str, Any], role: str) -> Any:
     return LLMConfig(model=str(model), api_base=api_base, temperature=temperature, timeout=timeout, retries=retries)
 
 
+class LoadedAtFirstMove:
+    """An offline agent whose module is imported at its first move, not when the session is set up: the
+    session starts with the orchestrator's greeting, so a person playing the user is shown the first turn
+    before the gated agent's module (its patterns, the grounding helpers) is loaded. Otherwise it is the agent
+    `load()` makes: its description is the same (`kind` only) and each move is that agent's."""
+
+    def __init__(self, kind: str, load: Callable[[], AgentParticipant]) -> None:
+        self.kind = kind
+        self._load = load
+        self._agent: AgentParticipant | None = None
+
+    @property
+    def agent(self) -> AgentParticipant:
+        """The agent itself (made now if it has not moved yet)."""
+        if self._agent is None:
+            self._agent = self._load()
+        return self._agent
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+    async def act(self, conversation: Conversation) -> AgentAction:
+        return await self.agent.act(conversation)
+
+
+def _gated_agent() -> AgentParticipant:
+    from tauplay.sim.gated import GatedAgent
+
+    return GatedAgent()
+
+
 def make_agent(desc: dict[str, Any]) -> AgentParticipant:
     kind = desc.get("kind")
     if kind == "oracle":
@@ -52,9 +84,7 @@ def make_agent(desc: dict[str, Any]) -> AgentParticipant:
 
         return OracleAgent()
     if kind == "gated":
-        from tauplay.sim.gated import GatedAgent
-
-        return GatedAgent()
+        return LoadedAtFirstMove("gated", _gated_agent)
     if kind == "llm":
         from tauplay.sim.llm_participants import LLMAgent
 

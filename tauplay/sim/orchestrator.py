@@ -33,7 +33,6 @@ from tauplay.core.events import (
     ToolCallData,
     ToolResultData,
 )
-from tauplay.core.reward import RewardBreakdown
 from tauplay.core.tasks import Task
 from tauplay.core.vocabulary import (
     STOP_TOKEN,
@@ -58,13 +57,14 @@ from tauplay.sim.participants import (
 
 if TYPE_CHECKING:
     from tauplay.core.interceptor import Abstention, Interceptor  # AgentProp's: loaded when one is used
+    from tauplay.core.reward import RewardBreakdown  # made by the scoring, when the session ends
     from tauplay.llm import LLMError
 
 GREETING = "Hi! How can I help you today?"
 
 Sink = Callable[[Event], None | Awaitable[None]]
 # Judges what the reward rule cannot (tau2-bench's natural-language assertions) when the session ends.
-Judge = Callable[[Conversation, RewardBreakdown], Awaitable[RewardBreakdown]]
+Judge = Callable[[Conversation, "RewardBreakdown"], Awaitable["RewardBreakdown"]]
 
 
 def _model_error() -> type[LLMError]:

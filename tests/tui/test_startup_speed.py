@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
-import marshal
 import os
 import shutil
 import subprocess
@@ -67,9 +66,11 @@ def test_a_changed_domain_file_is_never_read_from_the_old_cache(tmp_path: Path, 
     generated_database(moved, 7)
     (stale,) = cache_dir.glob("airline-7-*.bin")
     # a cache file that says something else: read only while the domain's files are as they were
-    form, tables, hash_value = marshal.loads(stale.read_bytes())
-    tables = {**tables, "flights": {}}
-    stale.write_bytes(marshal.dumps((form, tables, hash_value)))
+    kept = domain_module._read_start_state_file(stale.read_bytes())
+    assert kept is not None
+    hash_value, read_tables = kept
+    stale.write_bytes(domain_module._start_state_file(Database({**read_tables(), "flights": {}},
+                                                               hash_value=hash_value)))
     assert generated_database(moved, 7).tables["flights"] == {}
     policy = copy / "policy.md"
     policy.write_text(policy.read_text() + "\n")
@@ -84,6 +85,24 @@ def test_an_unreadable_cache_file_is_generated_again(cache_dir: Path) -> None:
     (path,) = cache_dir.glob("airline-7-*.bin")
     path.write_bytes(b"not a start state")
     assert generated_database(domain, 7).tables == domain.generate(7)
+
+
+def test_a_cached_start_state_reads_its_tables_when_first_used(cache_dir: Path) -> None:
+    """Read back from the cache, a start state has its hash at once and reads its tables when first used (the
+    play screen's first turn does not wait for them); a file whose tables cannot be read gives the generated
+    ones then."""
+    domain = get_domain("airline")
+    first = generated_database(domain, 7)
+    again = generated_database(domain, 7)
+    assert not again.tables_read and again.hash_value == first.hash_value
+    assert again.new_state().hash == first.new_state().hash and not again.tables_read
+    assert again.tables == first.tables and again.tables_read
+    (path,) = cache_dir.glob("airline-7-*.bin")
+    blob = path.read_bytes()
+    path.write_bytes(blob[:len(blob) // 2])  # the header whole, the tables cut short
+    damaged = generated_database(domain, 7)
+    assert damaged.hash_value == first.hash_value and not damaged.tables_read
+    assert damaged.tables == domain.generate(7)
 
 
 def test_the_cache_can_be_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -202,8 +221,9 @@ TURN_PROBE = textwrap.dedent("""
     original = play.PlayScreen.on_turn
     def on_turn(self, mine):
         original(self, mine)
-        if mine:
-            seen.setdefault("modules", sorted(sys.modules))
+        if mine and "modules" not in seen:
+            seen["modules"] = sorted(sys.modules)
+            seen["tables_read"] = self.runner.env.database.tables_read
     play.PlayScreen.on_turn = on_turn
     from tauplay.tui.app import TauplayApp
     from tauplay.tui.session import PlayConfig
@@ -213,14 +233,14 @@ TURN_PROBE = textwrap.dedent("""
             while "modules" not in seen:
                 await pilot.pause()
     asyncio.run(run())
-    print(json.dumps(seen["modules"]))
+    print(json.dumps(seen))
 """)
 
 
 def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Path) -> None:
     """Playing the user of an airline task with the gated agent: the task file is checked without pydantic-core,
-    the travel agent's trip module (a constraint task's), the model client's package and the agent seat's screen
-    are not imported before the person's first turn."""
+    the gated agent's module, the travel agent's trip module (a constraint task's), the model client's package and
+    the agent seat's screen are not imported before the person's first turn."""
     env = {**os.environ, "TAUPLAY_KEYMAP": str(tmp_path / "none.toml"), "TAUPLAY_CACHE_DIR": str(tmp_path / "cache")}
     # The second start, as every start after the first: the first builds the start state and the tools' schemas
     # (pydantic derives them) and keeps them in the cache.
@@ -228,11 +248,82 @@ def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Pat
         done = subprocess.run([sys.executable, "-c", TURN_PROBE, str(tmp_path / db)], capture_output=True,
                               text=True, cwd=REPO, env=env, timeout=120)
         assert done.returncode == 0, done.stderr
-    modules = set(json.loads(done.stdout.strip().splitlines()[-1]))
-    assert "tauplay.tui.runner" in modules and "tauplay.sim.gated" in modules  # the session did start
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    modules = set(seen["modules"])
+    assert "tauplay.tui.runner" in modules and "tauplay.sim.orchestrator" in modules  # the session did start
     unused = {"pydantic_core", "tauplay.sim.trip", "tauplay.llm", "tauplay.tui.screens.play_agent",
+              # the gated agent's module (and the grounding helpers it alone uses) loads at its first move
+              "tauplay.sim.gated", "tauplay.core.grounding",
+              "tauplay.core.reward",  # the reward's shape: made when the session ends
               "tauplay.tui.widgets.tool_form", "tauplay.tui.modes",
               # the installed set is read from a memo (tauplay.core.installed); AgentProp's interceptor, the
               # scoring modules and the TOML reader (keymaps, persona files) are loaded when first used
               "importlib.metadata", "tauplay.core.interceptor", "tauplay.core.evaluation", "tauplay.core.faults", "tomllib"}
     assert not modules & unused, sorted(modules & unused)
+    assert seen["tables_read"] is False  # the start state's tables are read at the first use, after the turn
+
+
+AGENT_PROBE = textwrap.dedent("""
+    import asyncio, json, sys
+    from tauplay.sim.kinds import make_agent
+    agent = make_agent({"kind": "gated"})
+    seen = {"describe": agent.describe(), "kind": agent.kind, "loaded": "tauplay.sim.gated" in sys.modules}
+    from tests.test_counterpart_words import STARTER, ListUser, play
+    from tauplay.sim.gated import GatedAgent
+    LINES = ("Hi! I want to upgrade every flight of reservation R3F9DO to business. My user id is aisha_kim_3838.",
+             "yes")
+    async def both():
+        return [await play(STARTER["05"], a, ListUser(*LINES)) for a in (agent, GatedAgent())]
+    made, direct = asyncio.run(both())
+    moves = [[(e.kind, e.role, e.data) for e in out.events if e.kind != "session_started"] for out in (made, direct)]
+    seen["same_moves"] = moves[0] == moves[1] and len(moves[0]) > 6
+    seen["real"] = type(agent.agent).__name__
+    seen["direct_describe"] = GatedAgent().describe()
+    print(json.dumps(seen))
+""")
+
+
+
+def test_the_gated_agent_loads_its_module_at_its_first_move() -> None:
+    """The gated agent a session makes from its description is the gated agent: the same description, the same
+    moves; its module is imported at the first move, not when the session is set up."""
+    done = subprocess.run([sys.executable, "-c", AGENT_PROBE], capture_output=True, text=True, cwd=REPO,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["loaded"] is False
+    assert seen["describe"] == seen["direct_describe"] == {"kind": "gated"} and seen["kind"] == "gated"
+    assert seen["real"] == "GatedAgent" and seen["same_moves"] is True
+
+
+def _styles(screen: Any) -> list[tuple[str, str | None, str, dict[str, str]]]:
+    """Every widget of the screen with the styles it has now (its own and its component classes')."""
+    return [(type(node).__name__, node.id, node.styles.css,
+             {name: node.get_component_styles(name).css for name in sorted(node.COMPONENT_CLASSES)})
+            for node in screen.walk_children(with_self=True)]
+
+
+async def test_the_play_screen_is_styled_once_on_the_way_to_the_first_turn(db_path: Path) -> None:
+    """Each widget's styles are worked out as it is mounted: Textual's restyling of the whole screen when it is
+    first shown, and of each footer key when its compact class is set after mounting, are not done; the styles
+    are what a full restyle gives."""
+    app = make_app(db_path, role="user")
+    restyled: list[list[str]] = []
+    original = app.stylesheet.update_nodes
+
+    def update_nodes(nodes: Any, animate: bool = False) -> None:
+        nodes = list(nodes)
+        restyled.append([type(n).__name__ for n in nodes])
+        original(nodes, animate)
+
+    app.stylesheet.update_nodes = update_nodes  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: getattr(app.screen, "your_turn", False), what="the first turn")
+        screen = app.screen
+        assert not [r for r in restyled if "PlayUserScreen" in r], restyled  # no restyle of the whole screen
+        assert not [r for r in restyled if set(r) == {"FooterKey"}], restyled  # nor of a key, one by one
+        keys = [k for k in screen.query("FooterKey")]
+        assert len(keys) >= 5 and all(k.has_class("-compact") for k in keys)
+        before = _styles(screen)
+        original(list(screen.walk_children(with_self=True)), False)
+        assert _styles(screen) == before

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
@@ -65,6 +65,7 @@ class PlayScreen(PlayPanels, Screen[None]):
         self.waiting = 0  # moves sent out of turn, not taken yet (shown on the turn line)
         self._focus_before_zoom: Widget | None = None
         self._turn_painted = False  # the person's first turn has been shown (the runner opens the store then)
+        self._resumed = False  # shown once (Textual's first ScreenResume handled)
 
     # -- layout -----------------------------------------------------------------------------------
     @property
@@ -110,6 +111,15 @@ class PlayScreen(PlayPanels, Screen[None]):
                     diff.concealed = self.concealed_note()
                     yield diff
         yield KeysFooter(compact=True)
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Shown for the first time: every widget's styles were worked out as it was mounted, just before, so
+        Textual's restyling of the whole screen on this resume is skipped (it cost as much as mounting the screen
+        again). Shown again later (after a modal), the screen is restyled as usual. Runs before Screen's own
+        handler (the subclass's handler comes first)."""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     def message_placeholder(self) -> str:
         return "message (Enter sends)"

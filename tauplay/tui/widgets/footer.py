@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 
 class KeysFooter(Footer):
@@ -43,4 +44,9 @@ class KeysFooter(Footer):
     def compose(self) -> Any:
         if self._bindings_ready:
             self._shown = self.shown_now()
-        return super().compose()
+        for widget in super().compose():
+            if self.compact and isinstance(widget, FooterKey):
+                # Built with the class its `compact` (bound to the footer's) gives it once mounted: setting it
+                # then restyles each key again, one by one.
+                widget.add_class("-compact", update=False)
+            yield widget
