@@ -178,3 +178,33 @@ def test_which_one_is_answered_for_the_change_its_last_words_asked_for() -> None
     reply = answer_question(conversation, "Which order do you mean: #W6375104 (pending: Tablet) or #W1022845 (pending: "
                                           "Electric Kettle)?")
     assert reply is not None and reply.text == "The order id is #W1022845.", reply
+
+
+YUSUF = ("hi, I'm about to board and I can't find my booking. what is my reservation number?",
+         "my user id is yusuf_lopez_1876")  # four reservations; the task's answer is 5XAWAK (DFW to SFO)
+
+
+async def test_a_reservation_number_asked_for_is_the_one_the_person_singles_out() -> None:
+    """Was: 'Which reservation do you mean' asked again after 'the one going to SFO' (the way back of another
+    round trip lands at SFO too), then the request left."""
+    out = await play(AIRLINE, "airline-starter-06-which-reservation", ListUser(*YUSUF, "the one going to SFO"))
+    assert reply_to(out, YUSUF[1]).startswith("Which reservation do you mean: 5XAWAK (DFW to SFO on 2024-05-15)")
+    answer = reply_to(out, "the one going to SFO")
+    assert "5XAWAK" in answer and "Which reservation" not in answer, answer
+
+
+async def test_the_tasks_answer_is_not_said_for_another_record_the_person_picks() -> None:
+    """A person who means the Denver trip is never told the task's reservation (5XAWAK) as their answer."""
+    out = await play(AIRLINE, "airline-starter-06-which-reservation", ListUser(*YUSUF, "the one to DEN"))
+    after = [m.content for m in said(out, "agent")]
+    after = after[after.index(reply_to(out, "the one to DEN")):]
+    assert not any("5XAWAK" in m for m in after), after
+
+
+def test_a_round_trips_way_back_does_not_make_it_a_trip_to_where_it_returns() -> None:
+    trip = {"origin": "SFO", "destination": "ORD", "flights": [
+        {"origin": "SFO", "destination": "ORD", "date": "2024-05-21"},
+        {"origin": "ORD", "destination": "SFO", "date": "2024-05-24"}]}
+    other = {"origin": "DFW", "destination": "SFO", "flights": [{"origin": "DFW", "destination": "SFO"}]}
+    assert records.singled_out("B", {"A": trip, "B": other}, ["the one going to SFO"])
+    assert records.singled_out("A", {"A": trip, "B": other}, ["my trip from SFO"])

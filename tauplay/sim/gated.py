@@ -506,6 +506,8 @@ class GatedAgent:
         outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
                    for r in [e.as_(ToolResultData)] if not r.error]
         texts = [m.content for m in conversation.said("user")]
+        spec = domain.tool_map.get(action.name)
+        is_write = spec is not None and spec.is_write
         for table in domain.tables:
             key, value = table.key, action.kwargs.get(table.key)
             if key == domain.identity_argument or not isinstance(value, str) or ev.said_by_user(value):
@@ -520,7 +522,9 @@ class GatedAgent:
             if unread and len(candidates) <= _MAX_RECORDS:
                 return CallTools([PlannedCall(reader.name, {key: unread[0]},
                                               f"{_WHICH}{len(conversation.events)}")])
-            if records.singled_out(value, seen, texts):
+            if records.singled_out(value, seen, texts) or (
+                    not is_write and any(records.singled_out(c, seen, texts) for c in candidates)):
+                # a read of another of them changes nothing: the answer said is the one singled out
                 continue
             entity = words(key.removesuffix("_id"))
             asked = [q for q in self._asked_since_last_step(conversation) if f"Which {entity} do you mean" in q]
@@ -1179,7 +1183,24 @@ class GatedAgent:
         """The task's required answers that a tool has shown (an agent cannot say what it has not seen)."""
         # a number said as an answer is worked out from amounts only (never from dates and ids in view)
         return [o for o in conversation.task.outputs
-                if ev.grounded(o, amount=True) or ev.grounded(_number(o), amount=True)]
+                if (ev.grounded(o, amount=True) or ev.grounded(_number(o), amount=True))
+                and not self._one_of_several(conversation, o, ev)]
+
+    def _one_of_several(self, conversation: Conversation, value: str, ev: Evidence) -> bool:
+        """`value` is the id of one of several records the tools listed as the person's, and neither they named
+        it nor what they said singles it out: saying it as the answer would pick it for them."""
+        domain = conversation.domain
+        if ev.said_by_user(value):
+            return False
+        outputs = tool_outputs(conversation)
+        texts = [m.content for m in conversation.said("user")]
+        for table in domain.tables:
+            candidates = records.listed_with(outputs, table.name, value)
+            reader = next((t for t in domain.read_tools if t.required == [table.key] and not t.utility), None)
+            if candidates and reader is not None:
+                seen = self._records_read(conversation, reader.name, table.key)
+                return not records.singled_out(value, seen, texts)
+        return False
 
     def _summary(self, conversation: Conversation, ev: Evidence) -> str:
         """The closing words: the writes not yet confirmed in words (each one said "Done: ..." as it went

@@ -51,6 +51,14 @@ def _strings(value: Any, key: str = "") -> Iterator[tuple[str, str]]:
         yield key, value
 
 
+def _without_ends(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_ends(v) for k, v in value.items() if k not in ("origin", "destination")}
+    if isinstance(value, list):
+        return [_without_ends(v) for v in value]
+    return value
+
+
 def _plural(word: str) -> tuple[str, ...]:
     return (word, word + "s", word + "es", word[:-1] + "ies" if word.endswith("y") else word)
 
@@ -60,6 +68,9 @@ def features_said(record: Any, said: str) -> set[str]:
     as a whole ("SEA", "May 20" for 2024-05-20, "pending"), or a word of a named thing ("kettle" for "Electric
     Kettle")."""
     found: set[str] = set()
+    if isinstance(record, dict) and isinstance(record.get("origin"), str) and isinstance(record.get("destination"), str):
+        # a trip says where it goes at its top; its legs' ends (a round trip's way back, a stop) are not where to
+        record = {k: v if k in ("origin", "destination") else _without_ends(v) for k, v in record.items()}
     for key, value in _strings(record):
         if not normalize(value):
             continue
