@@ -621,6 +621,11 @@ class GatedAgent:
         # (A hand-over's reason is the agent's to say.)
         options = [] if spec is None or spec.terminal else _write_options(spec, leaf)
         read = None if options else self._find_read(conversation, leaf.value, amount=is_money(leaf.name))
+        if spec is not None and spec.is_write and _date_param(leaf.name) and isinstance(leaf.value, str) and (
+                read is None or any(_date_param(k) for k in read.arguments)):
+            # A new date of a write is the person's to say: never found by searching day after day until the
+            # task's own day shows up (a read that itself takes a date is such a search).
+            return self._date_not_said(conversation, action, leaf, ev)
         if read is not None:
             # A read the domain's rules put a step before (authenticate first) waits for that step.
             if any(r.tool == read.name for r in conversation.domain.rules) and (
@@ -663,6 +668,46 @@ class GatedAgent:
         what = "transfer you to a human agent" if spec is not None and spec.terminal else "go on with that request"
         return Say(f"I'm sorry: without the {label} I cannot {what}, so I will leave it.",
                    intent="giveup")
+
+    def _date_not_said(self, conversation: Conversation, action: Action, leaf: Leaf, ev: Evidence) -> AgentAction:
+        """The write needs a day the person has not said: ask which day (once more at most, then leave it); a day
+        they said that is not the write's is searched (one read on that day), and what it showed is said plainly
+        with the answer that this change cannot be made for it. Never the write's own day unsaid."""
+        users = [m.content for m in conversation.said("user")]
+        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                   for r in [e.as_(ToolResultData)] if not r.error]
+        years = [int(y) for o in [*outputs, _policy(conversation)] for y in re.findall(r"\b(20\d\d)-\d\d-\d\d\b", o)]
+        said = dates_said(users, years)
+        asked = self._asked_since_last_step(conversation)
+        flight = "flight" in action.name
+        ask = "Which day would you like to fly instead?" if flight else question(
+            conversation.domain.tool_map.get(action.name), leaf)
+        if not said:
+            if ask in asked and f"Sorry, I still need to know the day. {ask}" in asked:
+                return Say("I'm sorry: without the day you want I cannot go on with that request, so I will leave "
+                           "it.", intent="giveup")
+            return Say(f"Sorry, I still need to know the day. {ask}" if ask in asked else ask, intent="ask")
+        day = said[-1]
+        made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
+        searched = [(c, r.output) for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                    for r in [e.as_(ToolResultData)] if not r.error
+                    for c in [next((e2.as_(ToolCallData) for e2 in conversation.events if e2.kind == EventKind.TOOL_CALL
+                                    and e2.as_(ToolCallData).call_id == r.call_id), None)]
+                    if c is not None and day in c.arguments.values()]
+        if not searched:
+            record = next((o for o in outputs for v in action.kwargs.values()
+                           if isinstance(v, str) and _id_like(v) and f'"{v}"' in o), "")
+            options = [(s, a) for s, a in self._candidates(conversation, outputs, ev, made)
+                       if any(_date_param(k) and v == day for k, v in a.items())]
+            options.sort(key=lambda sa: not all(f'"{v}"' in record for k, v in sa[1].items() if not _date_param(k)))
+            if options:
+                spec, args = options[0]
+                return CallTools([PlannedCall(spec.name, args, f"gated_day_{len(conversation.events)}")])
+        found = list(dict.fromkeys(str(v) for _, out in searched for k, vs in _index(out).items()
+                                   if k.endswith("_number") for v in vs))
+        shown = (f"For {day} I found: {', '.join(found[:12])}." if found else f"For {day} I found nothing I could "
+                 "offer you.")
+        return Say(f"{shown} I'm sorry, I cannot make that change for {day}.", intent="giveup")
 
     @staticmethod
     def _requested(conversation: Conversation, action: Action) -> bool:
@@ -1243,7 +1288,10 @@ class GatedAgent:
                 continue  # a look-up left is no step of the person's
             rule = re.search(r"^I'm sorry, I cannot do that: (.*policy rule [\w-]+\))\.$", text)
             need = re.search(r"without the (.+?) I cannot", text)
-            if rule:
+            day = re.search(r"I cannot make that change for (\S+)\.$", text)
+            if day:
+                out.append(Refusal(gold[i].name, f"I would need another day than {day.group(1)}", False))
+            elif rule:
                 out.append(Refusal(gold[i].name, rule.group(1), True))
             else:
                 out.append(Refusal(gold[i].name, f"I would need the {need.group(1) if need else 'details'}", False))
