@@ -4,9 +4,29 @@ exact lines and reverses what the agent did."""
 
 from __future__ import annotations
 
+from tauplay.core.environment import Environment
+from tauplay.core.events import MessageData
 from tauplay.core.policy_checks import check_policy
 from tauplay.sim.gated import GatedAgent
-from tests.test_counterpart_words import AIRLINE, STARTER, ListUser, agent_calls, play, reply_to, said
+from tauplay.sim.orchestrator import Outcome
+from tauplay.sim.participants import Conversation
+from tauplay.sim.scripted_user import (
+    ScriptedUser,
+    _answer_or_say_unknown,
+    answer_question,
+    asks_to_confirm,
+    disclosure_parts,
+)
+from tests.test_counterpart_words import (
+    AIRLINE,
+    STARTER,
+    ListAgent,
+    ListUser,
+    agent_calls,
+    play,
+    reply_to,
+    said,
+)
 
 MOVE = ("Hi", "aisha_kim_3838", "change the date of my flight please. it's urgent", "R3F9DO")
 
@@ -36,3 +56,78 @@ async def test_the_tasks_day_said_goes_on_as_before() -> None:
     lines = (*MOVE, "May 28, same flight, same cabin.", "The card ending in 1530.", "yes")
     out = await play(STARTER["09"], GatedAgent(), ListUser(*lines), steps=40)
     assert "update_reservation_flights" in [c.name for c in agent_calls(out)] and out.value == 1.0
+
+
+PAY = (*MOVE, "May 28", "why does it cost more?", "which cards do I have on file?", "no, I don't want to pay that")
+
+
+async def test_no_to_paying_is_a_no_and_no_card_is_picked_for_the_person() -> None:
+    """Was: "which cards do I have on file?" -> "I'm sorry, I can't help with that: I can only help with Airline
+    customer service requests."; "no, I don't want to pay that" -> "Here is what I am about to do: ... payment:
+    visa credit card ending 1530" (one of the person's cards, none named)."""
+    out = await play(STARTER["09"], GatedAgent(), ListUser(*PAY, "yes", "yes", "yes"), steps=60)
+    cards = reply_to(out, "which cards do I have on file?")
+    assert cards.startswith("On file you have: certificate with a balance of $500 (certificate_"), cards
+    assert "visa credit card ending 1530 (credit_card_4067395) and mastercard credit card ending 5427 (" in cards
+    assert reply_to(out, PAY[-1]).startswith("All right, I will not make that change."), reply_to(out, PAY[-1])
+    agent = [m.content for m in said(out, "agent")]
+    assert not any(t.startswith("Here is what I am about to do") for t in agent), agent
+    assert "update_reservation_flights" not in [c.name for c in agent_calls(out)]
+    assert not check_policy(out.events, AIRLINE)
+
+
+async def test_coming_back_after_the_no_asks_how_to_pay_and_the_card_named_is_used() -> None:
+    out = await play(STARTER["09"], GatedAgent(), ListUser(*PAY, "OK yes, do it", "the visa ending 1530", "yes"),
+                     steps=60)
+    assert reply_to(out, "OK yes, do it").startswith("All right. How would you like to pay")
+    assert reply_to(out, "the visa ending 1530").startswith("Here is what I am about to do")
+    assert out.value == 1.0 and not check_policy(out.events, AIRLINE)
+
+
+def _conversation(task_id: str) -> Conversation:
+    task = STARTER[task_id]
+    return Conversation(AIRLINE, task, Environment(AIRLINE, AIRLINE.database()), task.emotion)
+
+
+def test_a_which_question_is_no_yes_no_confirmation() -> None:
+    """Was: "Yes. Do it." (`_CONFIRM_ASK` matched "should i")."""
+    asked = "How many bags do you want in total, and which payment method should I use?"
+    assert not asks_to_confirm(MessageData(content=asked, intent="more"))
+    assert asks_to_confirm(MessageData(content="Should I go ahead with that?", intent="more"))
+    reply = answer_question(_conversation("01"), asked)
+    assert reply is not None and reply.text == "No checked bags, no insurance. Pay with my credit card ending in 4787.", \
+        reply
+
+
+def test_a_fact_the_instruction_does_not_hold_is_not_known() -> None:
+    """Was: "As I said: I am Mateo Muller, ... A flight on my reservation was cancelled ..." (its opening again)."""
+    conversation = _conversation("07")
+    reply = _answer_or_say_unknown(conversation, disclosure_parts(conversation.task),
+                                   "what was the date of the cancelled flight?")
+    assert reply is not None and reply.text == "I'm sorry, I don't know that.", reply
+
+
+async def test_the_scripted_user_names_the_card_its_instruction_names() -> None:
+    out = await play(STARTER["09"], ListAgent("Hi! How can I help?", "How would you like to pay?", "ok?"),
+                     ScriptedUser(), steps=5)
+    assert reply_of_user(out, "How would you like to pay?") == "Any difference goes on my card ending in 1530."
+
+
+def reply_of_user(outcome: Outcome, text: str) -> str:
+    messages = [e for e in outcome.events if e.kind == "message"]
+    i = next(i for i, e in enumerate(messages) if e.role == "agent" and e.data["content"] == text)
+    return next(e.data["content"] for e in messages[i + 1:] if e.role == "user")
+
+
+async def test_the_item_in_an_order_is_named_from_the_read_and_no_parenthesis_repeats_the_question() -> None:
+    """Was: "which camera exactly is in my order?" -> "From what I looked up, orders: #W1046567; #W9761440."; and
+    "Could you tell me your email (the user's email)?"."""
+    from tests.test_gated_records import RETAIL
+    from tests.test_gated_records import play as play_in
+
+    lines = ("Hi, I want to swap the camera in my order.", "juan.lopez7462@example.com",
+             "which camera exactly is in my order?")
+    out = await play_in(RETAIL, "retail-starter-05", ListUser(*lines))
+    assert reply_to(out, lines[0]) == "Could you tell me your email?"
+    assert reply_to(out, lines[2]) == \
+        "In order #W1046567: Digital Camera (resolution 24MP, zoom 10x, storage CF card).", reply_to(out, lines[2])
