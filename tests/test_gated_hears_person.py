@@ -131,3 +131,16 @@ async def test_the_item_in_an_order_is_named_from_the_read_and_no_parenthesis_re
     assert reply_to(out, lines[0]) == "Could you tell me your email?"
     assert reply_to(out, lines[2]) == \
         "In order #W1046567: Digital Camera (resolution 24MP, zoom 10x, storage CF card).", reply_to(out, lines[2])
+
+
+async def test_a_retail_customer_without_their_email_is_asked_name_and_zip_not_a_user_id() -> None:
+    """Was: "I dont remember my email" -> "Could you tell me your user id?", then "Juan Lopez, zip 10055" ->
+    "Could you tell me your first name?"."""
+    from tests.test_gated_records import RETAIL
+    from tests.test_gated_records import play as play_in
+
+    lines = ("Hi, I want to swap the camera in my order.", "I dont remember my email", "Juan Lopez, zip 10055")
+    out = await play_in(RETAIL, "retail-starter-05", ListUser(*lines))
+    assert reply_to(out, lines[1]) == "Could you tell me your first name, last name and zip?"
+    assert agent_calls(out)[0].name == "find_user_id_by_name_zip"
+    assert agent_calls(out)[0].arguments == {"first_name": "Juan", "last_name": "Lopez", "zip": "10055"}

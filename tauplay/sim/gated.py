@@ -680,6 +680,12 @@ class GatedAgent:
                     # Only what this task needs is asked for (no reservation id for a new booking); a field
                     # it does not need may still be found through its own look-ups. Never what a tool already
                     # showed (the look-ups with it were tried), nor what the person said they do not know.
+                    if name.endswith("_id") and (together := self._ask_instead_of_id(conversation, name, asked)):
+                        # an id a person rarely knows ("your user id"): what they know of themselves instead, once
+                        if not any(m.content == together for m in conversation.said("agent")):
+                            return Say(together, intent="ask")
+                        queue.append(name)
+                        continue
                     ask = question(producer, Leaf((name,), name, None))
                     if name in needed and not asked_for(words(name), asked) \
                             and not any(values_for(name, o) for o in outputs) \
@@ -743,6 +749,19 @@ class GatedAgent:
         if payment not in last.content and person_choices.PAY_AGAIN not in last.content:
             return False
         return not re.search(r"\b(card|certificate|gift|paypal|ending|balance|voucher)\b", text, re.IGNORECASE)
+
+    def _ask_instead_of_id(self, conversation: Conversation, name: str, asked: str) -> str:
+        """"Could you tell me your first name, last name and zip?": a look-up of this id by fields a person knows of
+        themselves (none an id, none they said they do not know), asked together; "" when there is none."""
+        everything = " ".join(m.content for m in conversation.said("agent"))  # a field asked before: not again
+        for spec in conversation.domain.read_tools:
+            if spec.utility or name not in spec.produces or len(spec.required) < 2:
+                continue
+            if any(r.endswith("_id") or asked_for(words(r), everything) for r in spec.required):
+                continue
+            fields = [words(r) for r in spec.required]
+            return f"Could you tell me your {', '.join(fields[:-1])} and {fields[-1]}?"
+        return ""
 
     @staticmethod
     def _requested(conversation: Conversation, action: Action) -> bool:
@@ -817,6 +836,8 @@ class GatedAgent:
                 and len(o.split()) == 1 and _id_like(o.strip().strip('"'))]
         users = [m.content for m in conversation.said("user")]
         tokens = [t for text in users for t in _TOKEN.findall(text) if _id_like(t)]
+        plain_words = list(dict.fromkeys(w for text in users for w in re.findall(r"[A-Z][\w'-]+|\d{3,}", text)
+                                         if w not in ("I", "I'm", "Hi", "Hello")))[-8:]
         gold_values: dict[str, list[Any]] = {}
         for a in conversation.task.actions:
             for k, v in a.kwargs.items():
@@ -862,6 +883,9 @@ class GatedAgent:
                 values += bare
                 if len(spec.required) == 1:
                     values += tokens
+                elif not any(_date_param(p) for p in spec.required):
+                    # a look-up by what a person knows of themselves ("Juan Lopez, zip 10055"): their words
+                    values += plain_words
                 options.append(list(dict.fromkeys(v for v in values if ev.grounded(v)))[:25])
             combos: list[dict[str, Any]] = [{}]
             for name, values in zip(spec.required, options, strict=True):
