@@ -166,11 +166,24 @@ def read_progress(conversation: Conversation) -> Progress:
                 p.offer = next((i for i, a in enumerate(gold)
                                 if f"{_ABOUT_TO}{describe_action(a, outputs)}." in m.content), p.index)
                 p.answer = None
+            elif m.intent == "skip" and p.offer is None:
+                # a no to the price or the payment asked about a write (no proposal yet): that write is declined
+                tools = conversation.domain.tool_map
+                declined = next((k for k in range(p.index, len(gold)) if (s := tools.get(gold[k].name)) is not None
+                                 and s.is_write and gold[k].requestor != "user"), None)
+                if declined is not None:
+                    if declined not in p.skipped:
+                        p.skipped.append(declined)
+                    p.index = declined + 1
             elif m.intent == "skip" and p.offer is not None:
                 if p.offer not in p.skipped:
                     p.skipped.append(p.offer)
                 if p.offer == p.index:
                     p.index += 1
+                p.offer, p.answer = None, None
+            elif m.intent == "resume" and p.skipped:
+                # the person came back to a declined write whose payment is still theirs to name: the plan is on it
+                p.index = p.skipped.pop()
                 p.offer, p.answer = None, None
             elif m.intent == "giveup":
                 p.gave_up.add(p.index)
@@ -227,7 +240,8 @@ def _same_words(about: str, label: str) -> bool:
     """A description that only restates the parameter's name ("the reservation id", "the user's id")."""
     def content(text: str) -> set[str]:
         return set(normalize(text).split()) - {"the", "a", "an", "of", "s", "this", "your"}
-    return content(about) <= content(label)
+    # "the user's email" for "your email": whose it is goes without saying
+    return content(about) - {"user", "users", "customer", "customers"} <= content(label)
 
 
 # What a person says "your" of (their own e-mail, user id, name); anything else is "the" (the cabin, the date).
@@ -386,6 +400,9 @@ class GatedAgent:
                 return self._on_answer(conversation, progress, progress.answer)
             if is_greeting(text):
                 return Say("Hello! How can I help you today?", intent="greet")
+            if self._no_to_paying(conversation, text):
+                return Say("All right, I will not make that change. If you change your mind, just tell me.",
+                           intent="skip")
             if (lookup := self._lookup_as_given(conversation, text)) is not None:
                 return lookup
             if tool_answers.asks_price(text) and (priced := self._price_answer(conversation, progress, ev)):
@@ -470,18 +487,22 @@ class GatedAgent:
         ruled = any(r.tool == action.name for r in domain.rules)
         if spec is not None and (spec.is_write or ruled) and (first := self._policy_first(conversation, action, ev)):
             return first
-        price = ""
+        price, free = "", False
         if spec is not None and spec.is_write and domain.confirm_writes:
             # What it will cost, from the domain's reads, made as real calls first (a search for the new fares).
             priced = self._quote_step(conversation, action, ev)
             if isinstance(priced, CallTools):
                 return priced
             price = priced.sentence() if priced is not None else ""
-        if spec is not None and spec.is_write and (choice := self._unchosen(conversation, action)) is not None:
+            free = isinstance(priced, Quote) and priced.amount == 0  # nothing charged nor refunded
+        if spec is not None and spec.is_write and (choice := self._unchosen(conversation, action, free)) is not None:
             if choice.topic == "payment" and (profile := self._profile_read(conversation, ev)) is not None:
                 # The person's payment methods are in their profile: look them up before asking, so that "the
                 # card ending 0636" already said picks one.
                 return CallTools([profile])
+            if not choice.question:  # asked twice, none of the methods on file named: never one picked for them
+                return Say("I'm sorry: without the payment method you want I cannot go on with that request, so I "
+                           "will leave it.", intent="giveup")
             return Say(f"{price} {choice.question}".strip(), intent="ask")
         if spec is not None and spec.is_write and domain.confirm_writes:
             return Say(proposal(action, tool_outputs(conversation), price), intent="confirm")
@@ -625,6 +646,11 @@ class GatedAgent:
         # (A hand-over's reason is the agent's to say.)
         options = [] if spec is None or spec.terminal else _write_options(spec, leaf)
         read = None if options else self._find_read(conversation, leaf.value, amount=is_money(leaf.name))
+        if spec is not None and spec.is_write and _date_param(leaf.name) and isinstance(leaf.value, str) and (
+                read is None or any(_date_param(k) for k in read.arguments)):
+            # A new date of a write is the person's to say: never found by searching day after day until the
+            # task's own day shows up (a read that itself takes a date is such a search).
+            return self._date_not_said(conversation, action, leaf, ev)
         if read is not None:
             # A read the domain's rules put a step before (authenticate first) waits for that step.
             if any(r.tool == read.name for r in conversation.domain.rules) and (
@@ -658,6 +684,12 @@ class GatedAgent:
                     # Only what this task needs is asked for (no reservation id for a new booking); a field
                     # it does not need may still be found through its own look-ups. Never what a tool already
                     # showed (the look-ups with it were tried), nor what the person said they do not know.
+                    if name.endswith("_id") and (together := self._ask_instead_of_id(conversation, name, asked)):
+                        # an id a person rarely knows ("your user id"): what they know of themselves instead, once
+                        if not any(m.content == together for m in conversation.said("agent")):
+                            return Say(together, intent="ask")
+                        queue.append(name)
+                        continue
                     ask = question(producer, Leaf((name,), name, None))
                     if name in needed and not asked_for(words(name), asked) \
                             and not any(values_for(name, o) for o in outputs) \
@@ -667,6 +699,73 @@ class GatedAgent:
         what = "transfer you to a human agent" if spec is not None and spec.terminal else "go on with that request"
         return Say(f"I'm sorry: without the {label} I cannot {what}, so I will leave it.",
                    intent="giveup")
+
+    def _date_not_said(self, conversation: Conversation, action: Action, leaf: Leaf, ev: Evidence) -> AgentAction:
+        """The write needs a day the person has not said: ask which day (once more at most, then leave it); a day
+        they said that is not the write's is searched (one read on that day), and what it showed is said plainly
+        with the answer that this change cannot be made for it. Never the write's own day unsaid."""
+        users = [m.content for m in conversation.said("user")]
+        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                   for r in [e.as_(ToolResultData)] if not r.error]
+        years = [int(y) for o in [*outputs, _policy(conversation)] for y in re.findall(r"\b(20\d\d)-\d\d-\d\d\b", o)]
+        said = dates_said(users, years)
+        asked = self._asked_since_last_step(conversation)
+        flight = "flight" in action.name
+        ask = "Which day would you like to fly instead?" if flight else question(
+            conversation.domain.tool_map.get(action.name), leaf)
+        if not said:
+            if ask in asked and f"Sorry, I still need to know the day. {ask}" in asked:
+                return Say("I'm sorry: without the day you want I cannot go on with that request, so I will leave "
+                           "it.", intent="giveup")
+            return Say(f"Sorry, I still need to know the day. {ask}" if ask in asked else ask, intent="ask")
+        day = said[-1]
+        made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
+        searched = [(c, r.output) for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                    for r in [e.as_(ToolResultData)] if not r.error
+                    for c in [next((e2.as_(ToolCallData) for e2 in conversation.events if e2.kind == EventKind.TOOL_CALL
+                                    and e2.as_(ToolCallData).call_id == r.call_id), None)]
+                    if c is not None and day in c.arguments.values()]
+        if not searched:
+            record = next((o for o in outputs for v in action.kwargs.values()
+                           if isinstance(v, str) and _id_like(v) and f'"{v}"' in o), "")
+            options = [(s, a) for s, a in self._candidates(conversation, outputs, ev, made)
+                       if any(_date_param(k) and v == day for k, v in a.items())]
+            options.sort(key=lambda sa: not all(f'"{v}"' in record for k, v in sa[1].items() if not _date_param(k)))
+            if options:
+                spec, args = options[0]
+                return CallTools([PlannedCall(spec.name, args, f"gated_day_{len(conversation.events)}")])
+        found = list(dict.fromkeys(str(v) for _, out in searched for k, vs in _index(out).items()
+                                   if k.endswith("_number") for v in vs))
+        shown = (f"For {day} I found: {', '.join(found[:12])}." if found else f"For {day} I found nothing I could "
+                 "offer you.")
+        return Say(f"{shown} I'm sorry, I cannot make that change for {day}.", intent="giveup")
+
+    @staticmethod
+    def _no_to_paying(conversation: Conversation, text: str) -> bool:
+        """"no, I don't want to pay that" to the agent's question of how to pay (with the price beside it): a no to
+        the change, not a payment to pick for the person. A no that names a method ("no, the card ending 8439")
+        or answers with a question is not."""
+        last = next((m for m in reversed(conversation.said("agent"))
+                     if m.intent not in ("answer", "answer_later", "refuse")), None)
+        if last is None or last.intent != "ask" or answer_kind(text) != "no":
+            return False
+        payment = person_choices.question_for(Leaf(("payment_id",), "payment_id", None)) or ""
+        if payment not in last.content and person_choices.PAY_AGAIN not in last.content:
+            return False
+        return not re.search(r"\b(card|certificate|gift|paypal|ending|balance|voucher)\b", text, re.IGNORECASE)
+
+    def _ask_instead_of_id(self, conversation: Conversation, name: str, asked: str) -> str:
+        """"Could you tell me your first name, last name and zip?": a look-up of this id by fields a person knows of
+        themselves (none an id, none they said they do not know), asked together; "" when there is none."""
+        everything = " ".join(m.content for m in conversation.said("agent"))  # a field asked before: not again
+        for spec in conversation.domain.read_tools:
+            if spec.utility or name not in spec.produces or len(spec.required) < 2:
+                continue
+            if any(r.endswith("_id") or asked_for(words(r), everything) for r in spec.required):
+                continue
+            fields = [words(r) for r in spec.required]
+            return f"Could you tell me your {', '.join(fields[:-1])} and {fields[-1]}?"
+        return ""
 
     @staticmethod
     def _requested(conversation: Conversation, action: Action) -> bool:
@@ -711,7 +810,7 @@ class GatedAgent:
                 m = e.as_(MessageData)
                 if m.intent in ("skip", "giveup"):
                     out = []
-                elif m.intent == "ask":
+                elif m.intent in ("ask", "resume"):
                     out.append(m.content)
         return out
 
@@ -741,6 +840,8 @@ class GatedAgent:
                 and len(o.split()) == 1 and _id_like(o.strip().strip('"'))]
         users = [m.content for m in conversation.said("user")]
         tokens = [t for text in users for t in _TOKEN.findall(text) if _id_like(t)]
+        plain_words = list(dict.fromkeys(w for text in users for w in re.findall(r"[A-Z][\w'-]+|\d{3,}", text)
+                                         if w not in ("I", "I'm", "Hi", "Hello")))[-8:]
         gold_values: dict[str, list[Any]] = {}
         for a in conversation.task.actions:
             for k, v in a.kwargs.items():
@@ -786,6 +887,9 @@ class GatedAgent:
                 values += bare
                 if len(spec.required) == 1:
                     values += tokens
+                elif not any(_date_param(p) for p in spec.required):
+                    # a look-up by what a person knows of themselves ("Juan Lopez, zip 10055"): their words
+                    values += plain_words
                 options.append(list(dict.fromkeys(v for v in values if ev.grounded(v)))[:25])
             combos: list[dict[str, Any]] = [{}]
             for name, values in zip(spec.required, options, strict=True):
@@ -906,6 +1010,10 @@ class GatedAgent:
         said = [w for w in normalize(text).split() if len(w) >= 3 and w not in _PLAIN]
         names = [w for w in normalize(words(action.name)).split() if len(w) > 3]
         if yes_again or any(n.startswith(w) or w.startswith(n) for w in said for n in names):
+            choice = self._unchosen(conversation, action)
+            if choice is not None and choice.topic == "payment" and choice.question:
+                # how to pay is still the person's to say: asked, never one of theirs picked for them
+                return Say(f"All right. {choice.question}", intent="resume")
             return Say(proposal(action, tool_outputs(conversation), self._price(conversation, action)),
                        intent="confirm")
         return None
@@ -1037,14 +1145,15 @@ class GatedAgent:
                 return PlannedCall(name, args, f"gated_first_{len(conversation.events)}")
         return None
 
-    def _unchosen(self, conversation: Conversation, action: Action) -> person_choices.Choice | None:
+    def _unchosen(self, conversation: Conversation, action: Action,
+                  free: bool = False) -> person_choices.Choice | None:
         """A value of this write that is the person's to choose (payment and its split, bags, insurance) and
         that the person has not spoken to yet: the agent asks rather than proposes it."""
         users = [m.content for m in conversation.said("user")]
         outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
                    for r in [e.as_(ToolResultData)] if not r.error]
         asked = " ".join(self._asked_since_last_step(conversation))
-        return person_choices.unchosen(action.kwargs, users, outputs, asked)
+        return person_choices.unchosen(action.kwargs, users, outputs, asked, free)
 
     @staticmethod
     def _handover_offer(conversation: Conversation, action: Action, ev: Evidence) -> str:
@@ -1166,6 +1275,15 @@ class GatedAgent:
         """A simple question answered from what the tools returned, or with what a look-up would need."""
         if not tool_answers.is_question(text):
             return None
+        if re.search(r"\b(?:cards?|payment methods?|gift cards?|certificates?|ways? to pay)\b", text, re.IGNORECASE) and \
+                re.search(r"\b(?:file|have|my|got|saved)\b", text, re.IGNORECASE) and not tool_answers.asks_price(text):
+            outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+                       for r in [e.as_(ToolResultData)] if not r.error]
+            # the person's own payment methods, as their profile showed them
+            if on_file := person_choices.all_methods_on_file(outputs):
+                return Say(f"On file you have: {person_choices.listed(on_file, outputs, 'and')}.", intent="answer")
+        if (items := _items_asked(conversation, text)) is not None:
+            return Say(items, intent="answer")
         # "No insurance, thanks. What could go wrong?": only the sentences that ask are the question
         asking = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if "?" in s]
         text = " ".join(asking) or text
@@ -1264,7 +1382,10 @@ class GatedAgent:
                 continue  # a look-up left is no step of the person's
             rule = re.search(r"^I'm sorry, I cannot do that: (.*policy rule [\w-]+\))\.$", text)
             need = re.search(r"without the (.+?) I cannot", text)
-            if rule:
+            day = re.search(r"I cannot make that change for (\S+)\.$", text)
+            if day:
+                out.append(Refusal(gold[i].name, f"I would need another day than {day.group(1)}", False))
+            elif rule:
                 out.append(Refusal(gold[i].name, rule.group(1), True))
             else:
                 out.append(Refusal(gold[i].name, f"I would need the {need.group(1) if need else 'details'}", False))
@@ -1312,6 +1433,39 @@ def _which_reads(conversation: Conversation) -> set[tuple[str, str]]:
           for r in [e.as_(ToolResultData)] if not r.error}
     return {_key(c.name, c.arguments) for e in conversation.events if e.kind == EventKind.TOOL_CALL
             for c in [e.as_(ToolCallData)] if c.call_id.startswith(_WHICH) and c.call_id in ok}
+
+
+def _items_asked(conversation: Conversation, text: str) -> str | None:
+    """"Which camera exactly is in my order?": the items of the person's records the tools showed whose name has a
+    word of the question ("In order #W1046567: Digital Camera (resolution 24MP, zoom 10x, storage CF card)."), or
+    None when no item read has such a name."""
+    asked = {w.rstrip("s") for w in normalize(" ".join(s for s in re.split(r"(?<=[.!?])\s+", text) if "?" in s)
+                                              or text).split() if len(w) >= 4 and w.isalpha() and w not in _PLAIN}
+    if not asked:
+        return None
+    found: dict[str, list[str]] = {}
+    for e in conversation.events:
+        if e.kind != EventKind.TOOL_RESULT or (r := e.as_(ToolResultData)).error:
+            continue
+        data = _json(r.output)
+        if not isinstance(data, dict) or not isinstance(data.get("items"), list):
+            continue
+        record = next((f"{words(k.removesuffix('_id'))} {v}" for k, v in data.items()
+                       if k.endswith("_id") and k != "user_id" and isinstance(v, str)), "what I looked up")
+        for item in data["items"]:
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                continue
+            if not asked & {w.rstrip("s") for w in normalize(item["name"]).split()}:
+                continue
+            options = item.get("options")
+            shown = ", ".join(f"{words(k)} {v}" for k, v in options.items() if isinstance(v, str | int | float)) \
+                if isinstance(options, dict) else ""
+            said = f"{item['name']} ({shown})" if shown else item["name"]
+            if said not in found.setdefault(record, []):
+                found[record].append(said)
+    if not found:
+        return None
+    return " ".join(f"In {record}: {', '.join(names)}." for record, names in found.items())
 
 
 def _goodbye(conversation: Conversation) -> Say | None:

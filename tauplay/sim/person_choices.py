@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tauplay.core.grounding import Leaf, leaves, normalize
+from tauplay.sim.action_words import described_id
 
 # A topic: the words of a parameter's name that make it one, the words a person uses for it, the question.
 _TOPICS: tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...] = (
@@ -91,9 +92,11 @@ def picked(value: Any, user: Sequence[str], outputs: Sequence[str]) -> bool:
 
 
 def unchosen(arguments: dict[str, Any], user: Sequence[str], outputs: Sequence[str],
-             asked: str) -> Choice | None:
+             asked: str, free: bool = False) -> Choice | None:
     """The first value of these write arguments that is the person's to choose and that the person has not spoken
-    to (nor been asked about: `asked` holds the agent's questions since its last step)."""
+    to (nor been asked about: `asked` holds the agent's questions since its last step). A payment asked about and
+    still not named, of several methods on file, is asked again (a question ending in the methods' list), then
+    given up (a Choice without a question), unless the write is `free` (nothing charged nor refunded)."""
     hay = " " + " ".join(normalize(t) for t in user) + " "
     asked_norm = normalize(asked)
     payments = [leaf for leaf in leaves(arguments) if (t := _topic(leaf)) is not None and t[0] == "payment"]
@@ -103,6 +106,12 @@ def unchosen(arguments: dict[str, Any], user: Sequence[str], outputs: Sequence[s
             continue
         name, said_words, question = topic
         if normalize(question) in asked_norm:
+            if name == "payment" and not free and isinstance(leaf.value, str) and not picked(leaf.value, user, outputs) and \
+                    len(on_file := methods_on_file(leaf.value, outputs)) > 1:
+                # asked once, none named of several on file: never one picked for the person; asked again, once
+                if normalize(PAY_AGAIN) in asked_norm:
+                    return Choice(name, leaf, "")
+                return Choice(name, leaf, f"{PAY_AGAIN}: {listed(on_file, outputs)}?")
             continue
         spoken = any(f" {w} " in hay for w in said_words)
         if name == "payment":
@@ -114,3 +123,56 @@ def unchosen(arguments: dict[str, Any], user: Sequence[str], outputs: Sequence[s
         if not spoken:
             return Choice(name, leaf, question)
     return None
+
+
+PAY_AGAIN = "Sorry, I still need to know how you would like to pay"
+
+
+def methods_on_file(value: str, outputs: Sequence[str]) -> list[str]:
+    """The ids of the person's payment methods listed beside this one (a profile's `payment_methods`), newest
+    output first; [] when no output lists it."""
+    for output in reversed(outputs):
+        try:
+            data = json.loads(output)
+        except (json.JSONDecodeError, TypeError):
+            continue
+        for found in _listings(data, "payment_methods"):
+            ids = list(found) if isinstance(found, dict) else [
+                str(m.get("id")) for m in found if isinstance(m, dict) and m.get("id") is not None]
+            if value in ids:
+                return ids
+    return []
+
+
+def all_methods_on_file(outputs: Sequence[str]) -> list[str]:
+    """Every payment method id a profile the tools showed lists (newest output first)."""
+    for output in reversed(outputs):
+        try:
+            data = json.loads(output)
+        except (json.JSONDecodeError, TypeError):
+            continue
+        for found in _listings(data, "payment_methods"):
+            ids = list(found) if isinstance(found, dict) else [
+                str(m.get("id")) for m in found if isinstance(m, dict) and m.get("id") is not None]
+            if ids:
+                return ids
+    return []
+
+
+def listed(ids: Sequence[str], outputs: Sequence[str], last: str = "or") -> str:
+    """Payment methods in words, as the tools showed them, each id beside ("visa credit card ending 1530
+    (credit_card_4067395) or gift card with a balance of $128 (gift_card_1)")."""
+    named = [f"{said} ({i})" if (said := described_id(i, outputs)) else i for i in ids]  # the id kept beside
+    return f"{', '.join(named[:-1])} {last} {named[-1]}" if len(named) > 1 else (named[0] if named else "")
+
+
+def _listings(value: Any, key: str) -> Iterator[Any]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == key and isinstance(v, dict | list):
+                yield v
+            else:
+                yield from _listings(v, key)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _listings(v, key)

@@ -45,6 +45,7 @@ from tauplay.core.tools import ToolSpec
 from tauplay.core.transcript import tool_calls
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
 from tauplay.sim import preference_answers, proposal_values
+from tauplay.sim.action_words import described_id
 from tauplay.sim.behavior import BehaviorLayer
 from tauplay.sim.device_steps import step_asked
 from tauplay.sim.oracle import tool_outputs
@@ -257,7 +258,15 @@ def asks_to_confirm(message: MessageData | None) -> bool:
         return True
     if message.intent == "ask":
         return False
+    # "How many bags do you want in total, and which payment method should I use?" asks for values: no yes/no
+    asks = [q for q in split_sentences(message.content) if "?" in q]
+    if asks and all(_VALUE_ASK.search(q) and not re.search(r"\byes or no\b", q, re.IGNORECASE) for q in asks):
+        return False
     return "?" in message.content and bool(_CONFIRM_ASK.search(message.content))
+
+
+_VALUE_ASK = re.compile(r"^\W*(?:and\s+)?(?:which|what|how many|how much|how would|how do|when|where)\b|"
+                        r"\b(?:and|,)\s+(?:which|what|how many)\b", re.IGNORECASE)
 
 
 # -- the decisions (each a plain function of the conversation, so a behaviour layer can wrap one) ----------
@@ -329,6 +338,15 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
     """`_answer_one`, and when the question also asks for the user's own id or e-mail ("What is your user id and
     the reservation number?"), that too: a person answers both parts of a question, not the first alone."""
     reply = _answer_one(conversation, text)
+    paid = _payment_asked(conversation, " ".join(q for q in split_sentences(text) if "?" in q) or text,
+                          pending_actions(conversation))
+    if paid is not None and (reply is None or (reply.intent == "answer" and paid.text not in reply.text)):
+        # "How many bags ..., and which payment method should I use?": both parts answered
+        if reply is None and (rest := re.split(r",?\s+and\s+(?=which|what|how)", text, maxsplit=1)[0]) != text:
+            # the other part of the question ("How many bags do you want in total"), from the instruction
+            other = _answer_or_say_unknown(conversation, disclosure_parts(conversation.task), rest.rstrip("?") + "?")
+            reply = other if other is not None and other.intent == "answer" else None
+        reply = paid if reply is None else UserReply(f"{reply.text} {paid.text}", "answer")
     if reply is None or reply.intent != "answer":
         return reply
     extra = []
@@ -403,6 +421,39 @@ def _answer_one(conversation: Conversation, text: str) -> UserReply | None:
     return None
 
 
+_PAY_ASK = re.compile(r"\b(?:pay|paying|payment|card|charge)\b", re.IGNORECASE)
+
+
+def _payment_asked(conversation: Conversation, text: str, pending: list[Action]) -> UserReply | None:
+    """"How would you like to pay?": the payment method of the next write, in the words the tools showed it
+    ("visa credit card ending 1530"), when the instruction names it (its last digits or its kind); "I don't know"
+    when the instruction does not say; None when not asked about a payment (or the write splits one)."""
+    if not _PAY_ASK.search(text):
+        return None
+    task = conversation.task
+    tools = conversation.domain.tool_map
+    for action in pending:
+        spec = tools.get(action.name)
+        if spec is None or not spec.is_write:
+            continue
+        ids = [leaf.value for leaf in leaves(action.kwargs) if isinstance(leaf.value, str)
+               and "payment" in " ".join(str(p) for p in leaf.path if isinstance(p, str))]
+        if len(ids) != 1:
+            return None
+        shown = described_id(ids[0], tool_outputs(conversation))
+        if shown is None:  # no tool has shown it yet: the instruction's own words about paying
+            told = next((t for t in split_sentences(task.goal) if _PAY_ASK.search(t)), None)
+            return UserReply(first_person(told), "answer") if told else \
+                UserReply("I'm sorry, I don't know which payment method to use.", "unknown")
+        goal = normalize(task.goal)
+        digits = re.findall(r"\d{4}", shown)
+        kind = next((k for k in ("gift card", "certificate", "paypal", "credit card") if k in shown.lower()), "")
+        if (digits and all(d in goal.split() for d in digits)) or (not digits and kind and kind in goal):
+            return UserReply(f"Please use my {shown}.", "answer")
+        return UserReply("I'm sorry, I don't know which payment method to use.", "unknown")
+    return None
+
+
 # The person the instruction is about: "You are Emma Martin", "assisting Yusuf Gonzalez", "My name is ...".
 _NAMED = re.compile(r"\b(?:you are|i am|assisting|helping|my name is|your name is|name is)\s+"
                     r"((?-i:[A-Z][a-z'-]+))\s+((?-i:[A-Z][a-z'-]+))", re.IGNORECASE)
@@ -455,10 +506,15 @@ def _answer_or_say_unknown(conversation: Conversation, parts: list[str], agent_t
         return None  # "Anything more?": an open question after all
     # "How many passengers ...?": a fact that says nothing of passengers does not answer it.
     focus = re.search(r"\bhow (?:many|much)\s+([a-z]+)", question, re.IGNORECASE)
+    # "What was the date of the cancelled flight?": only a fact that holds a date answers it
+    thing = re.search(r"\bwhat(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:the|your)\s+([a-z]+)\s+of\b", question,
+                      re.IGNORECASE)
     best, best_score = None, 0
     for part in parts:
         shown = {w for w in normalize(without_ids(part)).split() if len(w) > 3}
         if focus and not any(w.rstrip("s") == focus.group(1).lower().rstrip("s") for w in normalize(part).split()):
+            continue
+        if thing and not _holds(part, thing.group(1).lower()):
             continue
         score = len(asked & shown)
         if score > best_score:
@@ -472,6 +528,17 @@ def _answer_or_say_unknown(conversation: Conversation, parts: list[str], agent_t
             return None if behaved else UserReply(fact, "answer")
         return UserReply(f"As I said: {fact}", "answer")
     return UserReply("I'm sorry, I don't know that.", "unknown")
+
+
+_DATE_IN = re.compile(r"\b\d{4}-\d\d-\d\d\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
+                      re.IGNORECASE)
+
+
+def _holds(part: str, thing: str) -> bool:
+    """A fact of the instruction holds the thing asked about: a date for "the date" (or "the day"), else the word."""
+    if thing in ("date", "day"):
+        return bool(_DATE_IN.search(part))
+    return any(w.rstrip("s") == thing.rstrip("s") for w in normalize(part).split())
 
 
 _COMMON_QUESTION_WORDS = frozenset("what which when where could would should have your there this that with "
