@@ -128,35 +128,27 @@ def unchosen(arguments: dict[str, Any], user: Sequence[str], outputs: Sequence[s
 PAY_AGAIN = "Sorry, I still need to know how you would like to pay"
 
 
-def methods_on_file(value: str, outputs: Sequence[str]) -> list[str]:
-    """The ids of the person's payment methods listed beside this one (a profile's `payment_methods`), newest
-    output first; [] when no output lists it."""
+def _method_listings(outputs: Sequence[str]) -> Iterator[list[str]]:
+    """The ids of each list of payment methods a profile in the tools' outputs shows, newest output first."""
     for output in reversed(outputs):
         try:
             data = json.loads(output)
         except (json.JSONDecodeError, TypeError):
             continue
         for found in _listings(data, "payment_methods"):
-            ids = list(found) if isinstance(found, dict) else [
+            yield list(found) if isinstance(found, dict) else [
                 str(m.get("id")) for m in found if isinstance(m, dict) and m.get("id") is not None]
-            if value in ids:
-                return ids
-    return []
+
+
+def methods_on_file(value: str, outputs: Sequence[str]) -> list[str]:
+    """The ids of the person's payment methods listed beside this one (a profile's `payment_methods`), newest
+    output first; [] when no output lists it."""
+    return next((ids for ids in _method_listings(outputs) if value in ids), [])
 
 
 def all_methods_on_file(outputs: Sequence[str]) -> list[str]:
     """Every payment method id a profile the tools showed lists (newest output first)."""
-    for output in reversed(outputs):
-        try:
-            data = json.loads(output)
-        except (json.JSONDecodeError, TypeError):
-            continue
-        for found in _listings(data, "payment_methods"):
-            ids = list(found) if isinstance(found, dict) else [
-                str(m.get("id")) for m in found if isinstance(m, dict) and m.get("id") is not None]
-            if ids:
-                return ids
-    return []
+    return next((ids for ids in _method_listings(outputs) if ids), [])
 
 
 def listed(ids: Sequence[str], outputs: Sequence[str], last: str = "or") -> str:
