@@ -22,9 +22,14 @@ from textual.widgets import Static
 from tauplay.core import domain as domain_module
 from tauplay.core.db import Database
 from tauplay.core.domain import generated_database, get_domain
+from tauplay.tui.capture import screen_text
+from tauplay.tui.screens.play import PlayScreen
+from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.footer import KeysFooter
+from tauplay.tui.widgets.graph_panel import GraphPanel
+from tauplay.tui.widgets.transcript import Transcript
 
-from .conftest import make_app, wait_until
+from .conftest import make_app, send, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -327,3 +332,66 @@ async def test_the_play_screen_is_styled_once_on_the_way_to_the_first_turn(db_pa
         before = _styles(screen)
         original(list(screen.walk_children(with_self=True)), False)
         assert _styles(screen) == before
+
+
+async def test_the_graph_diff_and_agent_tabs_are_composed_after_the_first_turn(
+        db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the way to the first turn the Graph, Diff and Agent tabs are empty; they are composed once the turn is
+    shown (the graph built soon after, as before)."""
+    app = make_app(db_path, role="user")
+    at_turn: list[list[str]] = []
+    original = PlayScreen.on_turn
+
+    def on_turn(self: PlayScreen, mine: bool) -> None:
+        if mine and not at_turn:
+            at_turn.append([w for w in ("#graph", "#diff", "#agent-side", "#agent-hidden") if self.query(w)])
+        original(self, mine)
+
+    monkeypatch.setattr(PlayScreen, "on_turn", on_turn)
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await wait_until(pilot, lambda: play.your_turn, what="the first turn")
+        await wait_until(pilot, lambda: bool(play.query("#diff")), what="the tabs composed")
+        assert play.query("#graph") and play.query("#agent-side") and play.query("#agent-hidden")
+        await wait_until(pilot, lambda: play.query_one(GraphPanel).graph is not None, what="the graph built")
+    assert at_turn == [[]]
+
+
+async def test_a_tab_composed_late_shows_the_conversation_so_far(db_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tab first composed when it is shown, after writes and the reveal (here: not composed at the first turn),
+    shows what it would have shown had it been there all along: the last write and the changes in the diff, the
+    agent's calls in the Agent tab, the calls made in the graph."""
+    monkeypatch.setattr(PlayScreen, "build_later_tabs", lambda self: None)
+    app = make_app(db_path, role="user")
+    async with app.run_test(size=(100, 30)) as pilot:
+        play = app.screen
+        await send(pilot, play, "Hi, I want to add a checked bag to reservation S6Q6LB, user ethan_jackson_8446, "
+                                "on my card ending in 0636.")
+        await send(pilot, play, "yes, go ahead")
+        await wait_until(pilot, lambda: play.last_diff is not None and play.your_turn, what="the write")
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: play.revealed, what="the reveal")
+        assert not play.query("#diff") and not play.query("#graph") and not play.query("#agent-side")
+        await pilot.press("f5")
+        await pilot.pause()
+        diff = play.query_one("#diff", DiffPanel)
+        assert diff.concealed is None and diff.last is not None
+        assert diff.last["tool"] == "update_reservation_baggages"
+        assert [c.key for c in diff.since_start] == ["S6Q6LB"]
+        assert "Last write" in screen_text(app) and "update_reservation_baggages" in screen_text(app)
+        await pilot.press("f3")
+        await pilot.pause()
+        side = play.query_one("#agent-side", Transcript)
+        assert side.display and not play.query_one("#agent-hidden").display
+        assert "update_reservation_baggages" in "\n".join(side.lines_text)
+        assert side.shown == len(play.events)
+        await pilot.press("f4")
+        graph = play.query_one(GraphPanel)
+        assert graph.concealed is None
+        await wait_until(pilot, lambda: graph.graph is not None, what="the graph built")
+        assert "update_reservation_baggages" in graph.shown() and play.history
+        n = len(play.events)
+        await send(pilot, play, "thanks, that is all")  # later events reach the composed tabs
+        await wait_until(pilot, lambda: len(play.events) > n + 1, what="the answer")
+        assert side.shown == len(play.events)

@@ -50,7 +50,17 @@ class PlayPanels(ScreenPart):
         for panel in self.query(GraphPanel):
             panel.redraw()
 
+    def diff_panel(self) -> DiffPanel | None:
+        """The Diff tab's panel (None until the tab is composed: it is drawn from the session then)."""
+        found = self.query("#diff")
+        return found.first(DiffPanel) if found else None
+
     def redraw_diff(self) -> None:
+        panel = self.diff_panel()
+        if panel is not None:
+            self.show_diff(panel)
+
+    def show_diff(self, panel: DiffPanel) -> None:
         env = self.runner.env
         distance = None
         if self.prepared.config.validate:
@@ -58,7 +68,7 @@ class PlayPanels(ScreenPart):
 
             distance = distance_to_gold(env, self.prepared.task).count
         note = None if self.prepared.config.validate else "hidden until the end of the session"
-        self.query_one("#diff", DiffPanel).show(self.last_diff, env.changes_since_start(), distance, note)
+        panel.show(self.last_diff, env.changes_since_start(), distance, note)
         self.diff_shown_at = time.perf_counter()
         self.call_after_refresh(self._diff_painted)
 
@@ -66,7 +76,11 @@ class PlayPanels(ScreenPart):
         self.diff_painted_at = time.perf_counter()  # the benchmark reads it: write -> diff on screen
 
     # -- actions ----------------------------------------------------------------------------------
+    def build_tab(self, n: int) -> None:
+        """Side tab `n`'s widgets composed now if they are not yet (PlayScreen)."""
+
     def action_side_tab(self, n: int) -> None:
+        self.build_tab(n)
         self.query_one("#side", SidePanel).active = f"tab-{n}"
 
     def action_scroll_side(self) -> None:
