@@ -397,6 +397,19 @@ def _fingerprint(domain: Domain) -> str | None:
     return digest.hexdigest()
 
 
+# The fingerprint worked out as a domain was loaded (for its tools' schemas), kept for the first start state made
+# from it: a start worked it out twice, a few milliseconds apart. Used once, so a later start state of the same
+# domain object sees files changed meanwhile.
+_FRESH_FINGERPRINTS: dict[int, tuple[Domain, str | None]] = {}
+
+
+def _fingerprint_once(domain: Domain) -> str | None:
+    kept = _FRESH_FINGERPRINTS.pop(id(domain), None)
+    if kept is not None and kept[0] is domain:
+        return kept[1]
+    return _fingerprint(domain)
+
+
 def _start_state_file(database: Database) -> bytes:
     """A start state as kept on disk: a header (a mark, the format, the tables' hash) and the tables (marshal).
     The hash comes first so that the tables can be read later than the file (`read_start_state_file`)."""
@@ -433,7 +446,7 @@ def generated_database(domain: Domain, seed: int) -> Database:
     first used (the file is read now): a session starts, and shows its first turn, without them."""
     source = f"generated:{domain.name}:seed={seed}"
     directory = _cache_dir()
-    fingerprint = _fingerprint(domain) if directory is not None else None
+    fingerprint = _fingerprint_once(domain) if directory is not None else None
     path = directory / f"{domain.name}-{seed}-{fingerprint}.bin" if directory is not None and fingerprint else None
     if path is not None:
         try:
@@ -485,6 +498,8 @@ def _load_tool_schemas(domain: Domain) -> None:
 
     directory = _cache_dir()
     fingerprint = _fingerprint(domain) if directory is not None else None
+    if directory is not None:
+        _FRESH_FINGERPRINTS[id(domain)] = (domain, fingerprint)  # for its first start state
     # read from its metadata: importing pydantic-core for its version would cost what the cache saves
     core_version = version("pydantic-core") or "unknown"
     path = directory / f"{domain.name}-tools-{fingerprint}-{core_version}.json" \

@@ -42,7 +42,6 @@ from tauplay.core.vocabulary import (
     Role,
     TerminationReason,
 )
-from tauplay.sim.injector import Injector, session_view
 from tauplay.sim.participants import (
     AgentParticipant,
     CallTools,
@@ -59,6 +58,7 @@ if TYPE_CHECKING:
     from tauplay.core.interceptor import Abstention, Interceptor  # AgentProp's: loaded when one is used
     from tauplay.core.reward import RewardBreakdown  # made by the scoring, when the session ends
     from tauplay.llm import LLMError
+    from tauplay.sim.injector import Injector  # an AgentProp study's: loaded when a session has one
 
 GREETING = "Hi! How can I help you today?"
 
@@ -352,6 +352,8 @@ class Orchestrator:
             await self.emit(Role.USER if requestor == "user" else Role.AGENT, ToolCallData(**fields))
         refusal = None
         if call.problem is None and self.interceptor is not None and requestor != "user":
+            from tauplay.sim.injector import session_view  # an interceptor's session: loaded with it
+
             refusal = self.interceptor.check(call.name, call.arguments, session_view(self.conversation))
         if call.problem is not None:
             output, error, diff, terminal = f"Error: {call.problem}", True, None, False

@@ -244,8 +244,9 @@ TURN_PROBE = textwrap.dedent("""
 
 def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Path) -> None:
     """Playing the user of an airline task with the gated agent: the task file is checked without pydantic-core,
-    the gated agent's module, the travel agent's trip module (a constraint task's), the model client's package and
-    the agent seat's screen are not imported before the person's first turn."""
+    the gated agent's module, the travel agent's trip module (a constraint task's), the model client's package,
+    the agent seat's screen, the injector and the Graph and Diff panels are not imported before the person's first
+    turn."""
     env = {**os.environ, "TAUPLAY_KEYMAP": str(tmp_path / "none.toml"), "TAUPLAY_CACHE_DIR": str(tmp_path / "cache")}
     # The second start, as every start after the first: the first builds the start state and the tools' schemas
     # (pydantic derives them) and keeps them in the cache.
@@ -263,7 +264,10 @@ def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Pat
               "tauplay.tui.widgets.tool_form", "tauplay.tui.modes",
               # the installed set is read from a memo (tauplay.core.installed); AgentProp's interceptor, the
               # scoring modules and the TOML reader (keymaps, persona files) are loaded when first used
-              "importlib.metadata", "tauplay.core.interceptor", "tauplay.core.evaluation", "tauplay.core.faults", "tomllib"}
+              "importlib.metadata", "tauplay.core.interceptor", "tauplay.core.evaluation", "tauplay.core.faults", "tomllib",
+              # AgentProp's injector (a session that injects), the Graph and Diff tabs' widgets (composed after
+              # the first turn)
+              "tauplay.sim.injector", "tauplay.tui.widgets.graph_panel", "tauplay.tui.widgets.diff_panel"}
     assert not modules & unused, sorted(modules & unused)
     assert seen["tables_read"] is False  # the start state's tables are read at the first use, after the turn
 
@@ -395,3 +399,36 @@ async def test_a_tab_composed_late_shows_the_conversation_so_far(db_path: Path,
         await send(pilot, play, "thanks, that is all")  # later events reach the composed tabs
         await wait_until(pilot, lambda: len(play.events) > n + 1, what="the answer")
         assert side.shown == len(play.events)
+
+
+FINGERPRINT_PROBE = textwrap.dedent("""
+    import json
+    from tauplay.core import domain as domain_module
+    calls = []
+    original = domain_module._fingerprint
+    def counting(domain):
+        calls.append(domain.name)
+        return original(domain)
+    domain_module._fingerprint = counting
+    domain = domain_module.get_domain("airline")
+    seen = {"at_load": len(calls)}
+    first = domain.database(seed=11)
+    seen["first_start_state"] = len(calls)
+    seen["hash_ok"] = first.hash_value == domain_module.Database(domain.generate(11)).hash_value
+    domain_module.generated_database(domain, 12)
+    seen["second_start_state"] = len(calls)
+    print(json.dumps(seen))
+""")
+
+
+def test_the_fingerprint_worked_out_at_loading_serves_the_first_start_state_only(tmp_path: Path) -> None:
+    """Loading a domain works out its fingerprint (the tools' schemas' cache); its first start state uses that one
+    and later ones work it out again (a file changed meanwhile is noticed)."""
+    env = {**os.environ, "TAUPLAY_CACHE_DIR": str(tmp_path / "cache")}
+    for _ in range(2):  # the first run fills the cache, the second reads from it (as every start after the first)
+        done = subprocess.run([sys.executable, "-c", FINGERPRINT_PROBE], capture_output=True, text=True, cwd=REPO,
+                              env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        seen = json.loads(done.stdout.strip().splitlines()[-1])
+        assert seen == {"at_load": 1, "first_start_state": 1, "hash_ok": True, "second_start_state": 2}
+    assert list((tmp_path / "cache" / "start-states").glob("airline-11-*.bin"))

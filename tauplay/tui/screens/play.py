@@ -26,9 +26,7 @@ from tauplay.tui import keys
 from tauplay.tui.screens.play_panels import PlayPanels
 from tauplay.tui.session import Prepared
 from tauplay.tui.startup import startup_done
-from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.footer import KeysFooter
-from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.line_input import LineInput
 from tauplay.tui.widgets.side_panel import SidePanel
 from tauplay.tui.widgets.transcript import USER_VIEW_OUTPUT, Transcript
@@ -115,6 +113,8 @@ class PlayScreen(PlayPanels, Screen[None]):
         if n == 2:
             yield from self.compose_tab2()
         elif n == 3:
+            from tauplay.tui.widgets.graph_panel import GraphPanel  # loaded with the tab
+
             graph = GraphPanel(self.prepared.domain.name, self.graph_state, progress=self.progress_state,
                                user_state=lambda: self.user_history, events=self.graph_events, id="graph")
             graph.concealed = self.concealed_note()
@@ -122,6 +122,8 @@ class PlayScreen(PlayPanels, Screen[None]):
                 graph.build_soon()
             yield graph
         elif n == 4:
+            from tauplay.tui.widgets.diff_panel import DiffPanel  # loaded with the tab
+
             diff = DiffPanel(id="diff")
             diff.concealed = self.concealed_note()
             if self.last_diff is not None and self.runner is not None:
@@ -221,7 +223,7 @@ class PlayScreen(PlayPanels, Screen[None]):
         startup_done()
         self.runner.turn_shown()
         self.build_later_tabs()
-        for panel in self.query(GraphPanel):  # the graph is built now, not on the way to this turn
+        for panel in self.graph_panels():  # the graph is built now, not on the way to this turn
             panel.build_soon()
 
     def show_turn(self) -> None:

@@ -16,7 +16,6 @@ from tauplay.tui import keys
 from tauplay.tui.screens.play import PlayScreen
 from tauplay.tui.widgets.call_line import CallLine
 from tauplay.tui.widgets.cards import Card, CardStack, device_card, emotion_card, task_card
-from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.transcript import Transcript
 
 HIDDEN_NOTE = ("A customer sees only the agent's messages: its tool calls, their results, the graph and the "
@@ -86,7 +85,7 @@ class PlayUserScreen(PlayScreen):
             note.display = False
         for side in self.query("#agent-side"):
             side.display = True
-        for panel in self.query(GraphPanel):
+        for panel in self.graph_panels():
             panel.conceal(None)
         if (diff := self.diff_panel()) is not None:
             diff.conceal(None)
