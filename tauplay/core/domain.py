@@ -48,6 +48,7 @@ class DomainError(Exception):
 
 @dataclass(frozen=True)
 class TableSpec:
+    """One table of a domain's database: its name, key field and record type."""
     name: str
     key: str  # the record field that holds its id (records are stored keyed by it), or ROW_NUMBER
     record_type: type | None = None  # a TypedDict (or pydantic model) describing one record

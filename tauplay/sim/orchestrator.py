@@ -81,12 +81,14 @@ class OrchestratorError(Exception):
 
 @dataclass(frozen=True)
 class Limits:
+    """When a session is stopped: too many steps or too many failed calls."""
     max_steps: int = 100  # messages and tool calls, both sides together
     max_errors: int = 10  # failed tool calls (schema errors, unknown tools, malformed arguments)
 
 
 @dataclass(frozen=True)
 class Outcome:
+    """How a session ended: the reason, the reward, the faults and every event."""
     reason: str
     reward: RewardBreakdown
     faults: list[dict[str, Any]]
@@ -101,6 +103,7 @@ class Outcome:
 
 @dataclass
 class Orchestrator:
+    """Runs one session: the two sides' turns, the tool calls, the log."""
     agent: AgentParticipant
     user: UserParticipant
     conversation: Conversation
