@@ -27,8 +27,6 @@ from tauplay.core.db import Database, State, canonical, with_records
 from tauplay.core.emotions import EmotionSet
 from tauplay.core.findings import AuditCheck
 from tauplay.core.policy_rules import ActionRule, PolicyRule, broken_rules
-from tauplay.core.progress import ProgressNode
-from tauplay.core.quotes import Quote, SeenCall
 from tauplay.core.tasks import Task
 from tauplay.core.tools import ToolSpec
 
@@ -36,6 +34,8 @@ if TYPE_CHECKING:  # the types of the hooks' arguments (modules that do not impo
     from tauplay.core.alternatives import Alternative, AlternativeQuery
     from tauplay.core.constraints import ConstraintModel
     from tauplay.core.events import Event
+    from tauplay.core.progress import ProgressNode
+    from tauplay.core.quotes import Quote, SeenCall
     from tauplay.core.reward import RewardBreakdown
     from tauplay.core.tools import ToolCall
 

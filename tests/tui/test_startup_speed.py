@@ -267,7 +267,11 @@ def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Pat
               "importlib.metadata", "tauplay.core.interceptor", "tauplay.core.evaluation", "tauplay.core.faults", "tomllib",
               # AgentProp's injector (a session that injects), the Graph and Diff tabs' widgets (composed after
               # the first turn)
-              "tauplay.sim.injector", "tauplay.tui.widgets.graph_panel", "tauplay.tui.widgets.diff_panel"}
+              "tauplay.sim.injector", "tauplay.tui.widgets.graph_panel", "tauplay.tui.widgets.diff_panel",
+              # the airline's wrong-but-plausible values (injections) and quotes (the gated agent), and the core
+              # modules behind them and the domain's progress graph, loaded when first used
+              "tauplay_domains.airline.alternatives", "tauplay_domains.airline.quotes", "tauplay.core.alternatives",
+              "tauplay.core.injection", "tauplay.core.quotes", "tauplay.core.progress"}
     assert not modules & unused, sorted(modules & unused)
     assert seen["tables_read"] is False  # the start state's tables are read at the first use, after the turn
 
