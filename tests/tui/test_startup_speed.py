@@ -344,8 +344,8 @@ async def test_the_play_screen_is_styled_once_on_the_way_to_the_first_turn(db_pa
 
 async def test_the_graph_diff_and_agent_tabs_are_composed_after_the_first_turn(
         db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """On the way to the first turn the Graph, Diff and Agent tabs are empty; they are composed once the turn is
-    shown (the graph built soon after, as before)."""
+    """On the way to the first turn the Graph, Diff and Agent tabs are empty; they are composed shortly after the
+    turn is shown (the graph built soon after, as before)."""
     app = make_app(db_path, role="user")
     at_turn: list[list[str]] = []
     original = PlayScreen.on_turn

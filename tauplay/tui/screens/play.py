@@ -43,6 +43,7 @@ class PlayScreen(PlayPanels, Screen[None]):
     ROLE = "user"
     TAB_TITLES: tuple[str, str] = ("Task", "Emotion")
     LATER_TABS: tuple[int, ...] = (3, 4)  # side tabs composed after the first turn (or when first shown)
+    LATER_TABS_AFTER_TURN_S = 0.2
 
     def __init__(self, prepared: Prepared) -> None:
         super().__init__()
@@ -222,7 +223,9 @@ class PlayScreen(PlayPanels, Screen[None]):
     def _first_turn_shown(self) -> None:
         startup_done()
         self.runner.turn_shown()
-        self.build_later_tabs()
+        # The tabs not shown yet are composed shortly after (not in front of the person's first keys), or when
+        # the person shows one first.
+        self.set_timer(self.LATER_TABS_AFTER_TURN_S, self.build_later_tabs)
         for panel in self.graph_panels():  # the graph is built now, not on the way to this turn
             panel.build_soon()
 
