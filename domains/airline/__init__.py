@@ -2,18 +2,40 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
 from tauplay.core.domain import Requires, TableSpec
 
 from ..airline_rules import ACTION_RULES, RULES
 from ..common_audit import customer_contradictions
 from ..common_domain import declare, requires
 from . import tools
-from .alternatives import alternatives
 from .constraints import MODEL as CONSTRAINTS
 from .data_model import Flight, Reservation, User
 from .emotions import EMOTIONS
 from .generator import generate
-from .quotes import quote
+
+if TYPE_CHECKING:
+    from tauplay.core.alternatives import Alternative, AlternativeQuery
+    from tauplay.core.quotes import Quote, SeenCall
+
+
+# Two hooks whose modules load when first used (by an injection, by the gated agent), not on the way to a session's
+# first turn.
+def _alternatives(query: AlternativeQuery) -> list[Alternative]:
+    """Wrong-but-plausible values of an argument, for `semantic_wrong` injections (.alternatives)."""
+    from .alternatives import alternatives
+
+    return alternatives(query)
+
+
+def _quote(tool: str, arguments: Mapping[str, Any], seen: Sequence[SeenCall]) -> Quote | None:
+    """What a write will cost, from what the reads showed (.quotes)."""
+    from .quotes import quote
+
+    return quote(tool, arguments, seen)
+
 
 DOMAIN = declare(
     tools,
@@ -39,13 +61,13 @@ DOMAIN = declare(
         "update_reservation_baggages": ("add bag", "more bag", "extra bag", "checked bag", "luggage", "suitcase"),
         "update_reservation_passengers": ("change passenger", "passenger name", "fix passenger", "wrong name"),
     },
-    quote=quote,  # a flight change's fare difference and added bags' fee, from what the reads showed
+    quote=_quote,  # a flight change's fare difference and added bags' fee, from what the reads showed
     identify_with=("get_user_details",),
     identity_argument="user_id",
     own_rules=RULES,  # the policy's own rules its events show (airline_rules.py)
     own_action_rules=ACTION_RULES,  # the policy as code over the database (airline_rules.py)
     audit_checks=[customer_contradictions({"reservations": "reservations"}, r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6}\b")],
     emotions=EMOTIONS,
-    alternatives=alternatives,
+    alternatives=_alternatives,
     constraints=CONSTRAINTS,
 )

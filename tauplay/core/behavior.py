@@ -37,6 +37,7 @@ class BehaviorError(ValueError):
 
 @dataclass(frozen=True)
 class Behavior:
+    """How a user behaves (RUSE-style): disclosure, patience, cooperation, precision."""
     disclosure: str = "comprehensive"
     patience: str = "high"
     cooperation: str = "cooperative"

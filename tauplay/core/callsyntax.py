@@ -35,6 +35,7 @@ class CallSyntaxError(ValueError):
 
 @dataclass(frozen=True)
 class ParsedCall:
+    """A tool call read from a typed line: its name and arguments."""
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
 

@@ -38,6 +38,7 @@ def _plus(value: Any, gap: float) -> Any:
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule of a constraint problem, on one field of its entities."""
     id: str
     kind: str
     entities: tuple[str, ...]
@@ -90,6 +91,7 @@ class Rule:
 
 @dataclass(frozen=True)
 class Entity:
+    """A thing a constraint task books (a flight, a stay) and where its options are looked for."""
     name: str
     kind: str
     label: str = ""  # in words: "the first stay"
@@ -101,6 +103,7 @@ class Entity:
 
 @dataclass(frozen=True)
 class Problem:
+    """A constraint task's problem: its context, entities and rules."""
     context: dict[str, Any]
     entities: tuple[Entity, ...]
     rules: tuple[Rule, ...]

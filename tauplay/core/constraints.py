@@ -117,6 +117,7 @@ class ConstraintModel:
 
 @dataclass(frozen=True)
 class Failure:
+    """A constraint a booking does not meet, and why."""
     constraint: str  # a rule id, or MISSING / EXTRA / END_STATE
     text: str
 
@@ -126,6 +127,7 @@ class Failure:
 
 @dataclass(frozen=True)
 class ConstraintCheck:
+    """Whether a session's bookings meet a constraint task's rules."""
     met: bool
     failures: tuple[Failure, ...] = ()
     assignment: dict[str, str] = field(default_factory=dict)  # entity -> the option found for it

@@ -164,6 +164,7 @@ def with_records(database: Database, records: dict[str, dict[str, Record]], sour
 
 @dataclass(frozen=True)
 class FieldChange:
+    """One field of a record, before and after a write."""
     path: str
     before: Any
     after: Any
@@ -171,6 +172,7 @@ class FieldChange:
 
 @dataclass(frozen=True)
 class RecordChange:
+    """A record added, removed or changed, with its field changes."""
     table: str
     key: str
     kind: str  # "added" | "removed" | "changed"

@@ -182,6 +182,7 @@ def shown_value(value: Any) -> str:
 
 @dataclass(frozen=True)
 class FieldParts:
+    """One changed field of a record, as every screen shows it."""
     path: str
     before: str  # shown_value, or EMPTY where there is none
     after: str

@@ -27,8 +27,6 @@ from tauplay.core.db import Database, State, canonical, with_records
 from tauplay.core.emotions import EmotionSet
 from tauplay.core.findings import AuditCheck
 from tauplay.core.policy_rules import ActionRule, PolicyRule, broken_rules
-from tauplay.core.progress import ProgressNode
-from tauplay.core.quotes import Quote, SeenCall
 from tauplay.core.tasks import Task
 from tauplay.core.tools import ToolSpec
 
@@ -36,6 +34,8 @@ if TYPE_CHECKING:  # the types of the hooks' arguments (modules that do not impo
     from tauplay.core.alternatives import Alternative, AlternativeQuery
     from tauplay.core.constraints import ConstraintModel
     from tauplay.core.events import Event
+    from tauplay.core.progress import ProgressNode
+    from tauplay.core.quotes import Quote, SeenCall
     from tauplay.core.reward import RewardBreakdown
     from tauplay.core.tools import ToolCall
 
@@ -48,6 +48,7 @@ class DomainError(Exception):
 
 @dataclass(frozen=True)
 class TableSpec:
+    """One table of a domain's database: its name, key field and record type."""
     name: str
     key: str  # the record field that holds its id (records are stored keyed by it), or ROW_NUMBER
     record_type: type | None = None  # a TypedDict (or pydantic model) describing one record
@@ -397,6 +398,19 @@ def _fingerprint(domain: Domain) -> str | None:
     return digest.hexdigest()
 
 
+# The fingerprint worked out as a domain was loaded (for its tools' schemas), kept for the first start state made
+# from it: a start worked it out twice, a few milliseconds apart. Used once, so a later start state of the same
+# domain object sees files changed meanwhile.
+_FRESH_FINGERPRINTS: dict[int, tuple[Domain, str | None]] = {}
+
+
+def _fingerprint_once(domain: Domain) -> str | None:
+    kept = _FRESH_FINGERPRINTS.pop(id(domain), None)
+    if kept is not None and kept[0] is domain:
+        return kept[1]
+    return _fingerprint(domain)
+
+
 def _start_state_file(database: Database) -> bytes:
     """A start state as kept on disk: a header (a mark, the format, the tables' hash) and the tables (marshal).
     The hash comes first so that the tables can be read later than the file (`read_start_state_file`)."""
@@ -433,7 +447,7 @@ def generated_database(domain: Domain, seed: int) -> Database:
     first used (the file is read now): a session starts, and shows its first turn, without them."""
     source = f"generated:{domain.name}:seed={seed}"
     directory = _cache_dir()
-    fingerprint = _fingerprint(domain) if directory is not None else None
+    fingerprint = _fingerprint_once(domain) if directory is not None else None
     path = directory / f"{domain.name}-{seed}-{fingerprint}.bin" if directory is not None and fingerprint else None
     if path is not None:
         try:
@@ -485,6 +499,8 @@ def _load_tool_schemas(domain: Domain) -> None:
 
     directory = _cache_dir()
     fingerprint = _fingerprint(domain) if directory is not None else None
+    if directory is not None:
+        _FRESH_FINGERPRINTS[id(domain)] = (domain, fingerprint)  # for its first start state
     # read from its metadata: importing pydantic-core for its version would cost what the cache saves
     core_version = version("pydantic-core") or "unknown"
     path = directory / f"{domain.name}-tools-{fingerprint}-{core_version}.json" \

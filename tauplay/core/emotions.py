@@ -53,6 +53,7 @@ class EmotionError(ValueError):
 
 @dataclass(frozen=True)
 class EmotionCondition:
+    """The emotion a user plays: family, leaf, intensity and politeness."""
     family: str
     leaf: str
     intensity: str = "moderate"

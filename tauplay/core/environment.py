@@ -19,6 +19,7 @@ from tauplay.core.tools import ToolCall, ToolError
 
 @dataclass(frozen=True)
 class ToolResult:
+    """What one tool call returned, and what it changed."""
     call: ToolCall
     output: str
     error: bool
@@ -39,6 +40,7 @@ def render_output(value: Any) -> str:
 
 @dataclass
 class Environment:
+    """A session's database state, acted on through its domain's tools."""
     domain: Domain
     database: Database
     state: State = field(init=False)

@@ -80,6 +80,7 @@ def _defaults(cls: type[EventPayload]) -> dict[str, Any]:
 
 @dataclass(frozen=True, kw_only=True)
 class SessionStartedData(EventPayload):
+    """The first event of a session: its domain, task, both sides and the start state's hash."""
     KIND: ClassVar[EventKind] = EventKind.SESSION_STARTED
     ALWAYS: ClassVar[tuple[str, ...]] = ("domain", "task_id", "agent", "user", "emotion", "start_hash")
     domain: str = ""
@@ -109,6 +110,7 @@ class SessionStartedData(EventPayload):
 
 @dataclass(frozen=True, kw_only=True)
 class MessageData(EventPayload):
+    """A message one side said (shown literally)."""
     KIND: ClassVar[EventKind] = EventKind.MESSAGE
     ALWAYS: ClassVar[tuple[str, ...]] = ("content",)
     content: str = ""  # shown literally, never as markup
@@ -121,6 +123,7 @@ class MessageData(EventPayload):
 
 @dataclass(frozen=True, kw_only=True)
 class ToolCallData(EventPayload):
+    """A tool call one side made, with its arguments."""
     KIND: ClassVar[EventKind] = EventKind.TOOL_CALL
     ALWAYS: ClassVar[tuple[str, ...]] = ("call_id", "name", "arguments")
     call_id: str = ""
@@ -141,6 +144,7 @@ class ToolCallData(EventPayload):
 
 @dataclass(frozen=True, kw_only=True)
 class ToolResultData(EventPayload):
+    """What a tool call returned, and what a write changed."""
     KIND: ClassVar[EventKind] = EventKind.TOOL_RESULT
     ALWAYS: ClassVar[tuple[str, ...]] = ("call_id", "name", "output", "error", "diff", "hash")
     call_id: str = ""
@@ -162,6 +166,7 @@ class ToolResultData(EventPayload):
 
 @dataclass(frozen=True, kw_only=True)
 class NoticeData(EventPayload):
+    """A notice in the session's log (an error, a reveal, an invalid call...)."""
     KIND: ClassVar[EventKind] = EventKind.NOTICE
     ALWAYS: ClassVar[tuple[str, ...]] = ("level", "text")
     level: str = "info"  # info | warning | error
@@ -191,6 +196,7 @@ class InjectionData(EventPayload):
 
 @dataclass(frozen=True, kw_only=True)
 class TerminatedData(EventPayload):
+    """The last event of a session: why it ended and its reward."""
     KIND: ClassVar[EventKind] = EventKind.TERMINATED
     ALWAYS: ClassVar[tuple[str, ...]] = ("reason", "reward")
     reason: str | None = None  # a TerminationReason (None on some imported sessions)

@@ -50,6 +50,7 @@ def heartbeat_interval(lease: float) -> float:
 
 @dataclass(frozen=True)
 class Owner:
+    """Who holds a lease: host, process id and a tag."""
     host: str
     pid: int
     tag: str

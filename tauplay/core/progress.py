@@ -11,6 +11,7 @@ NodeStatus = Literal["done", "known", "hidden"]
 
 @dataclass(frozen=True)
 class ProgressNode:
+    """One step of a task's own graph, and how far the session got with it."""
     id: str
     label: str  # what the step is, e.g. "examine the brass clock"
     detail: str  # what it revealed once done, or the clue that says how to take it

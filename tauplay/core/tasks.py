@@ -33,6 +33,7 @@ class TaskFileError(Exception):
 
 @dataclass(frozen=True)
 class Action:
+    """One gold action of a task: a tool and its arguments."""
     name: str
     kwargs: dict[str, Any] = field(default_factory=dict)
     requestor: str = "assistant"  # "user": a gold action the user takes on their side (tau2-bench dual control)
@@ -46,6 +47,7 @@ class Action:
 
 @dataclass
 class Task:
+    """A task: the user's instruction, its gold actions and the outputs the agent must give."""
     id: str
     domain: str
     instruction: str
@@ -138,6 +140,7 @@ def with_emotion(task: Task, word: str | None) -> tuple[Task, EmotionCondition |
 
 @dataclass
 class TaskSet:
+    """The tasks of one file or set, with where they came from."""
     domain: str | None
     tasks: list[Task]
     source: str = ""

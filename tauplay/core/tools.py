@@ -37,6 +37,7 @@ class _Parameters:
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """A domain's tool: its function, kind, description and parameters."""
     name: str
     func: Callable[..., Any]
     kind: ToolKind
@@ -98,6 +99,7 @@ class ToolSpec:
 
 @dataclass
 class _Marker:
+    """What a tool decorator records on a function (kind, what it produces, flags)."""
     kind: ToolKind
     produces: tuple[str, ...] = ()
     terminal: bool = False
@@ -147,6 +149,7 @@ def collect_tools(module: Any) -> list[ToolSpec]:
 
 @dataclass(frozen=True)
 class ToolCall:
+    """A call of a tool by name with its arguments, and who made it."""
     name: str
     arguments: dict[str, Any]
     requestor: str = "assistant"  # "user": a call the user made on their own side (dual control)

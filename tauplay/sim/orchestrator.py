@@ -42,7 +42,6 @@ from tauplay.core.vocabulary import (
     Role,
     TerminationReason,
 )
-from tauplay.sim.injector import Injector, session_view
 from tauplay.sim.participants import (
     AgentParticipant,
     CallTools,
@@ -59,6 +58,7 @@ if TYPE_CHECKING:
     from tauplay.core.interceptor import Abstention, Interceptor  # AgentProp's: loaded when one is used
     from tauplay.core.reward import RewardBreakdown  # made by the scoring, when the session ends
     from tauplay.llm import LLMError
+    from tauplay.sim.injector import Injector  # an AgentProp study's: loaded when a session has one
 
 GREETING = "Hi! How can I help you today?"
 
@@ -81,12 +81,14 @@ class OrchestratorError(Exception):
 
 @dataclass(frozen=True)
 class Limits:
+    """When a session is stopped: too many steps or too many failed calls."""
     max_steps: int = 100  # messages and tool calls, both sides together
     max_errors: int = 10  # failed tool calls (schema errors, unknown tools, malformed arguments)
 
 
 @dataclass(frozen=True)
 class Outcome:
+    """How a session ended: the reason, the reward, the faults and every event."""
     reason: str
     reward: RewardBreakdown
     faults: list[dict[str, Any]]
@@ -101,6 +103,7 @@ class Outcome:
 
 @dataclass
 class Orchestrator:
+    """Runs one session: the two sides' turns, the tool calls, the log."""
     agent: AgentParticipant
     user: UserParticipant
     conversation: Conversation
@@ -352,6 +355,8 @@ class Orchestrator:
             await self.emit(Role.USER if requestor == "user" else Role.AGENT, ToolCallData(**fields))
         refusal = None
         if call.problem is None and self.interceptor is not None and requestor != "user":
+            from tauplay.sim.injector import session_view  # an interceptor's session: loaded with it
+
             refusal = self.interceptor.check(call.name, call.arguments, session_view(self.conversation))
         if call.problem is not None:
             output, error, diff, terminal = f"Error: {call.problem}", True, None, False

@@ -45,6 +45,7 @@ class PlannedCall:
 
 @dataclass(frozen=True)
 class Say:
+    """A participant's move: a message."""
     text: str
     intent: str | None = None  # what an offline participant meant (confirm, done, ...); saved with the message
     usage: dict[str, Any] | None = None  # a model's tokens and cost for this reply (LLMReply.usage()); saved
@@ -52,6 +53,7 @@ class Say:
 
 @dataclass(frozen=True)
 class CallTools:
+    """The agent's move: one or more tool calls."""
     calls: list[PlannedCall]
     content: str | None = None  # text a model sent alongside its tool calls (kept, not shown to the user)
     usage: dict[str, Any] | None = None  # saved with the first call of the group
@@ -59,6 +61,7 @@ class CallTools:
 
 @dataclass(frozen=True)
 class EndSession:
+    """A participant's move: the end of the session."""
     note: str = ""
 
 
@@ -76,6 +79,7 @@ AgentAction = Say | CallTools | EndSession | InvalidCall
 
 @dataclass(frozen=True)
 class UserReply:
+    """The user's answer: a message, and any calls on the user's own device before it."""
     text: str
     intent: str | None = None
     usage: dict[str, Any] | None = None
@@ -87,6 +91,7 @@ class UserReply:
 
 @dataclass(frozen=True)
 class GoalStatus:
+    """How far the session is from the task's goal (what a scripted user checks before it stops)."""
     db_match: bool
     outputs_ok: bool
     gold_calls_done: bool  # the gold calls the user can wait for were made (see Conversation.goal_status)

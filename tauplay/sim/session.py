@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tauplay.core.db import Database
 from tauplay.core.domain import Domain, get_domain
@@ -31,11 +31,13 @@ from tauplay.core.events import (
 )
 from tauplay.core.tasks import Task, TaskFileError, task_from_json
 from tauplay.core.vocabulary import EventKind, Role, SessionRole, SessionStatus, TerminationReason, status_of
-from tauplay.sim.injector import InjectionConfig, InjectionConfigError, Injector
 from tauplay.sim.kinds import ParticipantError, make_agent, make_user
 from tauplay.sim.orchestrator import Judge, Limits, Orchestrator, Outcome, Sink
 from tauplay.sim.participants import AgentParticipant, Conversation, UserParticipant
 from tauplay.sim.writer import LogWriter, SessionLog
+
+if TYPE_CHECKING:
+    from tauplay.sim.injector import InjectionConfig  # loaded when a session injects
 
 
 class ResumeError(Exception):
@@ -274,6 +276,8 @@ class Session:
         started = next((e.as_(SessionStartedData) for e in events if e.kind == EventKind.SESSION_STARTED), None)
         if started is not None:  # the study goes on as it began
             try:
+                from tauplay.sim.injector import InjectionConfig, InjectionConfigError
+
                 setup.injection = InjectionConfig.from_json(started.injection) if started.injection else None
             except (InjectionConfigError, TypeError, ValueError) as e:
                 raise ResumeError(f"session {session_id}: its injection plan cannot be read: {e}") from None
@@ -334,8 +338,11 @@ def _orchestrator(setup: SessionSetup, agent: AgentParticipant, user: UserPartic
     start = setup.domain.start_for(setup.database, setup.task)  # the task's own start state
     env = Environment(setup.domain, start)
     conversation = Conversation(setup.domain, setup.task, env, setup.condition, list(history))
-    injector = Injector(setup.injection, setup.domain, start, setup.task, trial) \
-        if setup.injection is not None else None
+    injector = None
+    if setup.injection is not None:  # an AgentProp study's: loaded only for a session that asks for one
+        from tauplay.sim.injector import Injector
+
+        injector = Injector(setup.injection, setup.domain, start, setup.task, trial)
     interceptor = None
     if setup.interceptor:  # AgentProp's: loaded only for a session that asks for it
         from tauplay.core.interceptor import Interceptor

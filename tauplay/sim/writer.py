@@ -48,6 +48,7 @@ class SessionLog(Protocol):
 
 @dataclass
 class _Job:
+    """A piece of work for the log's writer thread, and who waits for it."""
     loop: asyncio.AbstractEventLoop | None  # None: nobody waits (the heartbeat)
     future: asyncio.Future[Any] | None
     work: Callable[[], Any] | None = None  # any log call

@@ -41,6 +41,7 @@ class Scope(StrEnum):
 
 @dataclass(frozen=True)
 class Key:
+    """One key of the app: its id, default key, action and description."""
     id: str
     key: str
     action: str

@@ -14,19 +14,21 @@ import asyncio
 import uuid
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tauplay.core.environment import Environment
 from tauplay.core.events import Event, NoticeData
 from tauplay.core.vocabulary import NoticeAbout
 from tauplay.sim.human import HumanAgent, HumanUser, TurnCallback
-from tauplay.sim.injector import InjectionConfig, Injector
 from tauplay.sim.kinds import make_agent, make_user, preload_model_client, uses_model
 from tauplay.sim.orchestrator import Outcome
 from tauplay.sim.session import Session, SessionSetup
 from tauplay.sim.writer import LogWriter
 from tauplay.tui.deferred_store import DeferredStore
 from tauplay.tui.session import Prepared
+
+if TYPE_CHECKING:
+    from tauplay.sim.injector import InjectionConfig  # loaded when a session injects
 
 
 def open_store(url: str | None) -> Any:
@@ -38,6 +40,8 @@ def open_store(url: str | None) -> Any:
 def _injection(p: Prepared) -> InjectionConfig | None:
     if not p.config.inject:
         return None
+    from tauplay.sim.injector import InjectionConfig  # loaded only for a session that injects
+
     return InjectionConfig(p.config.inject, p.config.inject_at, None, p.config.seed or 0)
 
 
@@ -90,6 +94,8 @@ class SessionRunner:
             return False
         orchestrator = self.session.orchestrator
         if orchestrator.injector is None:
+            from tauplay.sim.injector import InjectionConfig, Injector
+
             orchestrator.injector = Injector(InjectionConfig(None), self.prepared.domain, self.session.env.database,
                                              self.prepared.task)
         orchestrator.injector.mark(kind)

@@ -30,6 +30,7 @@ class PlayError(Exception):
 
 @dataclass(frozen=True)
 class PlayConfig:
+    """What the person chose to play (role, domain, task, sides, store), from the flags or the home screen."""
     role: str | None = None  # None: open the home screen
     domain: str = "airline"
     task_id: str | None = None  # None: a random task of the task set
@@ -79,6 +80,7 @@ def _whoami() -> str:
 
 @dataclass
 class Prepared:
+    """Everything a play screen needs before its session starts: the domain, task, emotion and sides."""
     config: PlayConfig
     domain: Domain
     task: Task

@@ -132,6 +132,7 @@ async def test_validation_mode_shows_gold_and_distance_while_playing(db_path):
         box.value = 'update_reservation_baggages("S6Q6LB", 3, 2, "credit_card_5773697")'
         await pilot.press("enter")
         await wait_until(pilot, lambda: play.last_diff is not None, what="the diff")
+        await pilot.press("f5")  # the Diff tab
         assert play.query_one("#diff").distance == 1  # one record away from gold: 2 paid bags, not 1
 
 

@@ -25,6 +25,7 @@ async def test_play_the_user_with_the_oracle_agent_and_annotate(db_path):
         await send(pilot, play, "Hi, I want to add a checked bag to reservation S6Q6LB, user ethan_jackson_8446, on my card ending in 0636.")
         await send(pilot, play, "yes, go ahead")  # the oracle asks before its write
         await your_turn(pilot, play)
+        await pilot.press("f5")  # the Diff tab
         assert play.query_one("#diff", DiffPanel).last["tool"] == "update_reservation_baggages"
         await pilot.press("ctrl+s")  # satisfied: ###STOP###
         await wait_until(pilot, lambda: isinstance(app.screen, EndScreen), what="the end screen")
@@ -84,6 +85,7 @@ async def test_play_the_agent_with_the_scripted_user(db_path):
         before = len(play.events)
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: len(play.events) > before + 1, what="the form's call")
+        await pilot.press("f5")  # the Diff tab
         diff = play.query_one("#diff", DiffPanel)
         assert diff.last["tool"] == "update_reservation_baggages"
         assert [c.key for c in diff.since_start] == ["S6Q6LB"]

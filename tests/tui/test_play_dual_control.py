@@ -29,6 +29,7 @@ async def test_the_person_playing_the_user_calls_their_device_tools(db_path):
         await send(pilot, play, "toggle_airplane_mode()", box="#call-input")
         await wait_until(pilot, lambda: any(e.kind == "tool_result" and e.data.get("requestor") == "user"
                                             for e in play.events), what="the device call's result")
+        await pilot.press("f5")  # the Diff tab
         diff = play.query_one("#diff", DiffPanel)
         assert diff.last is not None and diff.last["by"] == "user" and diff.last["tool"] == "toggle_airplane_mode"
         assert play.user_history == ["toggle_airplane_mode"] and play.history == []

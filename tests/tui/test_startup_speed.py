@@ -22,9 +22,14 @@ from textual.widgets import Static
 from tauplay.core import domain as domain_module
 from tauplay.core.db import Database
 from tauplay.core.domain import generated_database, get_domain
+from tauplay.tui.capture import screen_text
+from tauplay.tui.screens.play import PlayScreen
+from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.footer import KeysFooter
+from tauplay.tui.widgets.graph_panel import GraphPanel
+from tauplay.tui.widgets.transcript import Transcript
 
-from .conftest import make_app, wait_until
+from .conftest import make_app, send, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -239,8 +244,9 @@ TURN_PROBE = textwrap.dedent("""
 
 def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Path) -> None:
     """Playing the user of an airline task with the gated agent: the task file is checked without pydantic-core,
-    the gated agent's module, the travel agent's trip module (a constraint task's), the model client's package and
-    the agent seat's screen are not imported before the person's first turn."""
+    the gated agent's module, the travel agent's trip module (a constraint task's), the model client's package,
+    the agent seat's screen, the injector and the Graph and Diff panels are not imported before the person's first
+    turn."""
     env = {**os.environ, "TAUPLAY_KEYMAP": str(tmp_path / "none.toml"), "TAUPLAY_CACHE_DIR": str(tmp_path / "cache")}
     # The second start, as every start after the first: the first builds the start state and the tools' schemas
     # (pydantic derives them) and keeps them in the cache.
@@ -258,7 +264,14 @@ def test_the_way_to_the_first_turn_leaves_out_what_it_does_not_use(tmp_path: Pat
               "tauplay.tui.widgets.tool_form", "tauplay.tui.modes",
               # the installed set is read from a memo (tauplay.core.installed); AgentProp's interceptor, the
               # scoring modules and the TOML reader (keymaps, persona files) are loaded when first used
-              "importlib.metadata", "tauplay.core.interceptor", "tauplay.core.evaluation", "tauplay.core.faults", "tomllib"}
+              "importlib.metadata", "tauplay.core.interceptor", "tauplay.core.evaluation", "tauplay.core.faults", "tomllib",
+              # AgentProp's injector (a session that injects), the Graph and Diff tabs' widgets (composed after
+              # the first turn)
+              "tauplay.sim.injector", "tauplay.tui.widgets.graph_panel", "tauplay.tui.widgets.diff_panel",
+              # the airline's wrong-but-plausible values (injections) and quotes (the gated agent), and the core
+              # modules behind them and the domain's progress graph, loaded when first used
+              "tauplay_domains.airline.alternatives", "tauplay_domains.airline.quotes", "tauplay.core.alternatives",
+              "tauplay.core.injection", "tauplay.core.quotes", "tauplay.core.progress"}
     assert not modules & unused, sorted(modules & unused)
     assert seen["tables_read"] is False  # the start state's tables are read at the first use, after the turn
 
@@ -327,3 +340,99 @@ async def test_the_play_screen_is_styled_once_on_the_way_to_the_first_turn(db_pa
         before = _styles(screen)
         original(list(screen.walk_children(with_self=True)), False)
         assert _styles(screen) == before
+
+
+async def test_the_graph_diff_and_agent_tabs_are_composed_after_the_first_turn(
+        db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the way to the first turn the Graph, Diff and Agent tabs are empty; they are composed shortly after the
+    turn is shown (the graph built soon after, as before)."""
+    app = make_app(db_path, role="user")
+    at_turn: list[list[str]] = []
+    original = PlayScreen.on_turn
+
+    def on_turn(self: PlayScreen, mine: bool) -> None:
+        if mine and not at_turn:
+            at_turn.append([w for w in ("#graph", "#diff", "#agent-side", "#agent-hidden") if self.query(w)])
+        original(self, mine)
+
+    monkeypatch.setattr(PlayScreen, "on_turn", on_turn)
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await wait_until(pilot, lambda: play.your_turn, what="the first turn")
+        await wait_until(pilot, lambda: bool(play.query("#diff")), what="the tabs composed")
+        assert play.query("#graph") and play.query("#agent-side") and play.query("#agent-hidden")
+        await wait_until(pilot, lambda: play.query_one(GraphPanel).graph is not None, what="the graph built")
+    assert at_turn == [[]]
+
+
+async def test_a_tab_composed_late_shows_the_conversation_so_far(db_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tab first composed when it is shown, after writes and the reveal (here: not composed at the first turn),
+    shows what it would have shown had it been there all along: the last write and the changes in the diff, the
+    agent's calls in the Agent tab, the calls made in the graph."""
+    monkeypatch.setattr(PlayScreen, "build_later_tabs", lambda self: None)
+    app = make_app(db_path, role="user")
+    async with app.run_test(size=(100, 30)) as pilot:
+        play = app.screen
+        await send(pilot, play, "Hi, I want to add a checked bag to reservation S6Q6LB, user ethan_jackson_8446, "
+                                "on my card ending in 0636.")
+        await send(pilot, play, "yes, go ahead")
+        await wait_until(pilot, lambda: play.last_diff is not None and play.your_turn, what="the write")
+        await pilot.press("f9")
+        await wait_until(pilot, lambda: play.revealed, what="the reveal")
+        assert not play.query("#diff") and not play.query("#graph") and not play.query("#agent-side")
+        await pilot.press("f5")
+        await pilot.pause()
+        diff = play.query_one("#diff", DiffPanel)
+        assert diff.concealed is None and diff.last is not None
+        assert diff.last["tool"] == "update_reservation_baggages"
+        assert [c.key for c in diff.since_start] == ["S6Q6LB"]
+        assert "Last write" in screen_text(app) and "update_reservation_baggages" in screen_text(app)
+        await pilot.press("f3")
+        await pilot.pause()
+        side = play.query_one("#agent-side", Transcript)
+        assert side.display and not play.query_one("#agent-hidden").display
+        assert "update_reservation_baggages" in "\n".join(side.lines_text)
+        assert side.shown == len(play.events)
+        await pilot.press("f4")
+        graph = play.query_one(GraphPanel)
+        assert graph.concealed is None
+        await wait_until(pilot, lambda: graph.graph is not None, what="the graph built")
+        assert "update_reservation_baggages" in graph.shown() and play.history
+        n = len(play.events)
+        await send(pilot, play, "thanks, that is all")  # later events reach the composed tabs
+        await wait_until(pilot, lambda: len(play.events) > n + 1, what="the answer")
+        assert side.shown == len(play.events)
+
+
+FINGERPRINT_PROBE = textwrap.dedent("""
+    import json
+    from tauplay.core import domain as domain_module
+    calls = []
+    original = domain_module._fingerprint
+    def counting(domain):
+        calls.append(domain.name)
+        return original(domain)
+    domain_module._fingerprint = counting
+    domain = domain_module.get_domain("airline")
+    seen = {"at_load": len(calls)}
+    first = domain.database(seed=11)
+    seen["first_start_state"] = len(calls)
+    seen["hash_ok"] = first.hash_value == domain_module.Database(domain.generate(11)).hash_value
+    domain_module.generated_database(domain, 12)
+    seen["second_start_state"] = len(calls)
+    print(json.dumps(seen))
+""")
+
+
+def test_the_fingerprint_worked_out_at_loading_serves_the_first_start_state_only(tmp_path: Path) -> None:
+    """Loading a domain works out its fingerprint (the tools' schemas' cache); its first start state uses that one
+    and later ones work it out again (a file changed meanwhile is noticed)."""
+    env = {**os.environ, "TAUPLAY_CACHE_DIR": str(tmp_path / "cache")}
+    for _ in range(2):  # the first run fills the cache, the second reads from it (as every start after the first)
+        done = subprocess.run([sys.executable, "-c", FINGERPRINT_PROBE], capture_output=True, text=True, cwd=REPO,
+                              env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        seen = json.loads(done.stdout.strip().splitlines()[-1])
+        assert seen == {"at_load": 1, "first_start_state": 1, "hash_ok": True, "second_start_state": 2}
+    assert list((tmp_path / "cache" / "start-states").glob("airline-11-*.bin"))

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, Static, TabPane
+from textual.widgets import Input, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from tauplay.core.events import Event, MessageData, NoticeData, ToolCallData, ToolResultData
@@ -26,9 +26,7 @@ from tauplay.tui import keys
 from tauplay.tui.screens.play_panels import PlayPanels
 from tauplay.tui.session import Prepared
 from tauplay.tui.startup import startup_done
-from tauplay.tui.widgets.diff_panel import DiffPanel
 from tauplay.tui.widgets.footer import KeysFooter
-from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.line_input import LineInput
 from tauplay.tui.widgets.side_panel import SidePanel
 from tauplay.tui.widgets.transcript import USER_VIEW_OUTPUT, Transcript
@@ -44,6 +42,8 @@ class PlayScreen(PlayPanels, Screen[None]):
     SCOPES: tuple[keys.Scope, ...] = (keys.Scope.PLAY,)
     ROLE = "user"
     TAB_TITLES: tuple[str, str] = ("Task", "Emotion")
+    LATER_TABS: tuple[int, ...] = (3, 4)  # side tabs composed after the first turn (or when first shown)
+    LATER_TABS_AFTER_TURN_S = 0.2
 
     def __init__(self, prepared: Prepared) -> None:
         super().__init__()
@@ -66,6 +66,7 @@ class PlayScreen(PlayPanels, Screen[None]):
         self._focus_before_zoom: Widget | None = None
         self._turn_painted = False  # the person's first turn has been shown (the runner opens the store then)
         self._resumed = False  # shown once (Textual's first ScreenResume handled)
+        self._built_tabs: set[int] = set()  # LATER_TABS whose widgets are composed
 
     # -- layout -----------------------------------------------------------------------------------
     @property
@@ -99,18 +100,53 @@ class PlayScreen(PlayPanels, Screen[None]):
                 with TabPane(self.TAB_TITLES[0], id="tab-1"):
                     yield from self.compose_tab1()
                 with TabPane(self.TAB_TITLES[1], id="tab-2"):
-                    yield from self.compose_tab2()
-                with TabPane("Graph", id="tab-3"):
-                    graph = GraphPanel(self.prepared.domain.name, self.graph_state, progress=self.progress_state,
-                                       user_state=lambda: self.user_history, events=self.graph_events, id="graph")
-                    graph.concealed = self.concealed_note()
-                    yield graph  # mounted with the screen (mounted after its first paint, it cost a second
-                    # layout and paint of the whole screen before the first turn; it builds itself later)
-                with TabPane("Diff", id="tab-4"):
-                    diff = DiffPanel(id="diff")
-                    diff.concealed = self.concealed_note()
-                    yield diff
+                    if 2 not in self.LATER_TABS:
+                        yield from self.compose_tab2()
+                # The Graph and Diff tabs (and a role's LATER_TABS) are empty on the way to the first turn: their
+                # widgets are composed once the first turn is shown, or when the tab is shown first if sooner
+                # (build_tab), from the conversation so far.
+                yield TabPane("Graph", id="tab-3")
+                yield TabPane("Diff", id="tab-4")
         yield KeysFooter(compact=True)
+
+    def compose_later_tab(self, n: int) -> ComposeResult:
+        """The widgets of side tab `n` (one of LATER_TABS), as they are now."""
+        if n == 2:
+            yield from self.compose_tab2()
+        elif n == 3:
+            from tauplay.tui.widgets.graph_panel import GraphPanel  # loaded with the tab
+
+            graph = GraphPanel(self.prepared.domain.name, self.graph_state, progress=self.progress_state,
+                               user_state=lambda: self.user_history, events=self.graph_events, id="graph")
+            graph.concealed = self.concealed_note()
+            if self._turn_painted:
+                graph.build_soon()
+            yield graph
+        elif n == 4:
+            from tauplay.tui.widgets.diff_panel import DiffPanel  # loaded with the tab
+
+            diff = DiffPanel(id="diff")
+            diff.concealed = self.concealed_note()
+            if self.last_diff is not None and self.runner is not None:
+                self.show_diff(diff)  # drawn as it is now when composed
+            yield diff
+
+    def build_tab(self, n: int) -> None:
+        """Compose side tab `n`'s widgets now if they are not yet (idempotent)."""
+        if n not in self.LATER_TABS or n in self._built_tabs:
+            return
+        self._built_tabs.add(n)
+        self.query_one(f"#tab-{n}", TabPane).mount(*self.compose_later_tab(n))
+
+    def build_later_tabs(self) -> None:
+        for n in self.LATER_TABS:
+            self.build_tab(n)
+
+    @on(TabbedContent.TabActivated, "#side")
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        pane_id = event.pane.id or ""
+        if pane_id.startswith("tab-") and pane_id[4:].isdigit():
+            self.build_tab(int(pane_id[4:]))
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         """Shown for the first time: every widget's styles were worked out as it was mounted, just before, so
@@ -187,7 +223,10 @@ class PlayScreen(PlayPanels, Screen[None]):
     def _first_turn_shown(self) -> None:
         startup_done()
         self.runner.turn_shown()
-        for panel in self.query(GraphPanel):  # the graph is built now, not on the way to this turn
+        # The tabs not shown yet are composed shortly after (not in front of the person's first keys), or when
+        # the person shows one first.
+        self.set_timer(self.LATER_TABS_AFTER_TURN_S, self.build_later_tabs)
+        for panel in self.graph_panels():  # the graph is built now, not on the way to this turn
             panel.build_soon()
 
     def show_turn(self) -> None:

@@ -4,7 +4,7 @@ far, the tabs, zooming a panel, and the gold path. A part of the play screen, no
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.widget import Widget
 from textual.widgets import Input, TabbedContent
@@ -12,9 +12,11 @@ from textual.widgets import Input, TabbedContent
 from tauplay.core.events import Event
 from tauplay.tui.screens.part import ScreenPart
 from tauplay.tui.session import Prepared
-from tauplay.tui.widgets.diff_panel import DiffPanel
-from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.side_panel import SidePanel
+
+if TYPE_CHECKING:  # their modules load with their tabs (PlayScreen.compose_later_tab)
+    from tauplay.tui.widgets.diff_panel import DiffPanel
+    from tauplay.tui.widgets.graph_panel import GraphPanel
 
 
 class PlayPanels(ScreenPart):
@@ -46,11 +48,25 @@ class PlayPanels(ScreenPart):
         env = self.runner.env if self.runner is not None else None
         return (env.state if env is not None else None), self.prepared.task, self.show_gold
 
+    def graph_panels(self) -> list[GraphPanel]:
+        """The Graph tab's panel, once the tab is composed (it is drawn from the session then)."""
+        return cast("list[GraphPanel]", list(self.query("GraphPanel")))
+
     def redraw_graph(self) -> None:
-        for panel in self.query(GraphPanel):
+        for panel in self.graph_panels():
             panel.redraw()
 
+    def diff_panel(self) -> DiffPanel | None:
+        """The Diff tab's panel (None until the tab is composed: it is drawn from the session then)."""
+        found = self.query("DiffPanel")
+        return cast("DiffPanel", found.first()) if found else None
+
     def redraw_diff(self) -> None:
+        panel = self.diff_panel()
+        if panel is not None:
+            self.show_diff(panel)
+
+    def show_diff(self, panel: DiffPanel) -> None:
         env = self.runner.env
         distance = None
         if self.prepared.config.validate:
@@ -58,7 +74,7 @@ class PlayPanels(ScreenPart):
 
             distance = distance_to_gold(env, self.prepared.task).count
         note = None if self.prepared.config.validate else "hidden until the end of the session"
-        self.query_one("#diff", DiffPanel).show(self.last_diff, env.changes_since_start(), distance, note)
+        panel.show(self.last_diff, env.changes_since_start(), distance, note)
         self.diff_shown_at = time.perf_counter()
         self.call_after_refresh(self._diff_painted)
 
@@ -66,7 +82,11 @@ class PlayPanels(ScreenPart):
         self.diff_painted_at = time.perf_counter()  # the benchmark reads it: write -> diff on screen
 
     # -- actions ----------------------------------------------------------------------------------
+    def build_tab(self, n: int) -> None:
+        """Side tab `n`'s widgets composed now if they are not yet (PlayScreen)."""
+
     def action_side_tab(self, n: int) -> None:
+        self.build_tab(n)
         self.query_one("#side", SidePanel).active = f"tab-{n}"
 
     def action_scroll_side(self) -> None:

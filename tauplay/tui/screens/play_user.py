@@ -16,8 +16,6 @@ from tauplay.tui import keys
 from tauplay.tui.screens.play import PlayScreen
 from tauplay.tui.widgets.call_line import CallLine
 from tauplay.tui.widgets.cards import Card, CardStack, device_card, emotion_card, task_card
-from tauplay.tui.widgets.diff_panel import DiffPanel
-from tauplay.tui.widgets.graph_panel import GraphPanel
 from tauplay.tui.widgets.transcript import Transcript
 
 HIDDEN_NOTE = ("A customer sees only the agent's messages: its tool calls, their results, the graph and the "
@@ -31,6 +29,7 @@ class PlayUserScreen(PlayScreen):
                                                           "play.graph": "Graph", "play.diff": "Diff"})
     ROLE = "user"
     TAB_TITLES = ("Task", "Agent")
+    LATER_TABS = (2, 3, 4)  # the Agent tab too: composed after the first turn, from the events so far
     revealed = False  # the agent's side shown (after the reveal notice was saved)
     reveal_asked = False
 
@@ -51,15 +50,19 @@ class PlayUserScreen(PlayScreen):
                 yield Card(device_card(self.prepared.domain), id="device-card")
 
     def compose_tab2(self) -> ComposeResult:
-        yield Static(Text(self.hidden_note(), style="dim"), id="agent-hidden", classes="hidden-note")
-        yield Transcript(me=self.ROLE, names=self.prepared.domain.role_names, id="agent-side")  # every event, results whole: shown once revealed
-
-    def mounted(self) -> None:
-        self.query_one("#agent-side", Transcript).display = False
+        note = Static(Text(self.hidden_note(), style="dim"), id="agent-hidden", classes="hidden-note")
+        note.display = not self.revealed
+        yield note
+        side = Transcript(me=self.ROLE, names=self.prepared.domain.role_names, id="agent-side")  # every event, results whole: shown once revealed
+        side.display = self.revealed
+        for event in self.events:  # the conversation so far
+            side.add_event(event)
+        yield side
 
     def on_session_event(self, event: Event) -> None:
         super().on_session_event(event)
-        self.query_one("#agent-side", Transcript).add_event(event)
+        for side in self.query("#agent-side").results(Transcript):
+            side.add_event(event)
         payload = event.payload
         if isinstance(payload, NoticeData) and payload.about == NoticeAbout.REVEAL:
             self._show_agent_side()
@@ -78,13 +81,16 @@ class PlayUserScreen(PlayScreen):
         """The reveal is saved: show the agent's side everywhere on this screen."""
         self.revealed = True
         self.query_one("#transcript", Transcript).reveal()
-        self.query_one("#agent-hidden", Static).display = False
-        self.query_one("#agent-side", Transcript).display = True
-        for panel in self.query(GraphPanel):
+        for note in self.query("#agent-hidden"):  # the tabs not composed yet are composed revealed
+            note.display = False
+        for side in self.query("#agent-side"):
+            side.display = True
+        for panel in self.graph_panels():
             panel.conceal(None)
-        self.query_one("#diff", DiffPanel).conceal(None)
-        if self.last_diff is not None:
-            self.redraw_diff()
+        if (diff := self.diff_panel()) is not None:
+            diff.conceal(None)
+            if self.last_diff is not None:
+                self.redraw_diff()
 
     def action_expand_results(self) -> None:
         transcript = self.query_one("#transcript", Transcript)

@@ -220,12 +220,17 @@ class GraphPanel(VerticalScroll):
     BUILD_AFTER_S = 5.0
     BUILD_AFTER_TURN_S = 0.2
 
+    _building = False
+    _soon = False  # build_soon was asked before the panel was mounted
+
     def on_mount(self) -> None:
-        self._building = False
-        self.set_timer(self.BUILD_AFTER_S, self._start_build)
+        self.set_timer(self.BUILD_AFTER_TURN_S if self._soon else self.BUILD_AFTER_S, self._start_build)
 
     def build_soon(self) -> None:
         """The person can act now: build the graph shortly (after what the first turn itself set off)."""
+        if not self.is_mounted:
+            self._soon = True  # on_mount sets the timer
+            return
         self.set_timer(self.BUILD_AFTER_TURN_S, self._start_build)
 
     def on_show(self) -> None:
