@@ -144,3 +144,14 @@ async def test_a_retail_customer_without_their_email_is_asked_name_and_zip_not_a
     assert reply_to(out, lines[1]) == "Could you tell me your first name, last name and zip?"
     assert agent_calls(out)[0].name == "find_user_id_by_name_zip"
     assert agent_calls(out)[0].arguments == {"first_name": "Juan", "last_name": "Lopez", "zip": "10055"}
+
+
+async def test_a_two_part_question_is_answered_once_not_the_request_twice() -> None:
+    """Was: "As I said: I am Ethan Jackson. On my reservation I want to add one checked bag ... ending in 0636.
+    On reservation S6Q6LB I want to add one checked bag ... ending in 0636." (the same sentence, with its id)."""
+    asked = "How many bags do you want in total, and which payment method should I use?"
+    agent = ListAgent("Hi! How can I help you today?",
+                      "Sure. Could you give me your user id and the reservation number?", asked, "ok?")
+    out = await play(STARTER["03"], agent, ScriptedUser(), steps=7)
+    reply = reply_of_user(out, asked)
+    assert reply.count("3 bags in total") == 1 and reply.count("0636") == 1, reply

@@ -346,7 +346,9 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
             # the other part of the question ("How many bags do you want in total"), from the instruction
             other = _answer_or_say_unknown(conversation, disclosure_parts(conversation.task), rest.rstrip("?") + "?")
             reply = other if other is not None and other.intent == "answer" else None
-        reply = paid if reply is None else UserReply(f"{reply.text} {paid.text}", "answer")
+        # the sentence naming the payment may be the other part's answer too (said once, with its id)
+        reply = paid if reply is None or without_ids(paid.text) in reply.text \
+            else UserReply(f"{reply.text} {paid.text}", "answer")
     if reply is None or reply.intent != "answer":
         return reply
     extra = []
