@@ -16,7 +16,7 @@ from typing import Any
 
 from tauplay.core.behavior import Behavior, BehaviorError, resolve_behavior, with_behavior
 from tauplay.core.db import Database
-from tauplay.core.domain import Domain, DomainError, get_domain
+from tauplay.core.domain import Domain, DomainError, available_domains, get_domain
 from tauplay.core.emotions import EmotionCondition, EmotionError, condition_for_task
 from tauplay.core.tasks import Task, TaskFileError, TaskSet, load_tasks, task_from_json, with_emotion
 from tauplay.core.vocabulary import PLAYED_ROLES, SessionRole
@@ -141,7 +141,10 @@ def pick_task(task_set: TaskSet, task_id: str | None, seed: int | None) -> Task:
         return task_set.by_id(task_id)
     except KeyError:
         known = ", ".join(t.id for t in task_set.tasks[:8]) + (" …" if len(task_set.tasks) > 8 else "")
-        raise PlayError(f"no task '{task_id}' in {task_set.source} (tasks: {known})") from None
+        named = next((d for d in sorted(available_domains(), key=len, reverse=True)
+                      if task_id.startswith(f"{d}-") and d != task_set.domain), None)
+        hint = f"; the id names the domain '{named}': add --domain {named}" if named else ""
+        raise PlayError(f"no task '{task_id}' in {task_set.source} (tasks: {known}){hint}") from None
 
 
 def emotion_for(task: Task, word: str | None) -> EmotionCondition | None:

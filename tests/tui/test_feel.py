@@ -194,7 +194,10 @@ def test_play_command_rejects_bad_choices_with_one_line(capsys, tmp_path):
     db = str(tmp_path / "s.db")
     assert main(["--role", "user", "--task", "no-such-task", "--db", db]) == 2
     err = capsys.readouterr().err
-    assert "no task 'no-such-task'" in err and "Traceback" not in err
+    assert "no task 'no-such-task'" in err and "Traceback" not in err and "add --domain" not in err
+    # a starter id of another domain than the default says which --domain it needs
+    assert main(["--role", "user", "--task", "retail-starter-01", "--db", db]) == 2
+    assert "the id names the domain 'retail': add --domain retail" in capsys.readouterr().err
     assert main(["--role", "user", "--emotion", "sparkly", "--db", db]) == 2
     assert "unknown emotion 'sparkly'" in capsys.readouterr().err
     assert main(["--role", "agent", "--domain", "nowhere", "--db", db]) == 2
