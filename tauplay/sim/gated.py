@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from tauplay.core.db import canonical
+from tauplay.core.domain import Domain
 from tauplay.core.events import MessageData, ToolCallData, ToolResultData
 from tauplay.core.grounding import (
     Evidence,
@@ -217,8 +218,7 @@ def evidence(conversation: Conversation, extra: list[str] | None = None) -> Evid
     user = [m.content for m in conversation.said("user")]
     # A value of the person's choosing said in everyday words ("I don't need it anymore": no longer needed)
     user += values_heard(user, conversation.domain.value_words)
-    tools = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
-             for r in [e.as_(ToolResultData)] if not r.error]
+    tools = tool_outputs(conversation)
     return Evidence(user=user, tools=tools + (extra or []), known=[_policy(conversation)], amounts_of=money_amounts)
 
 
@@ -524,8 +524,7 @@ class GatedAgent:
         only when what they said singles it out (`records.singled_out`); else ask which one they mean, naming
         each by what the reads showed. None when there is no such choice to make."""
         domain = conversation.domain
-        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
-                   for r in [e.as_(ToolResultData)] if not r.error]
+        outputs = tool_outputs(conversation)
         texts = [m.content for m in conversation.said("user")]
         spec = domain.tool_map.get(action.name)
         is_write = spec is not None and spec.is_write
@@ -534,7 +533,7 @@ class GatedAgent:
             if key == domain.identity_argument or not isinstance(value, str) or ev.said_by_user(value):
                 continue
             candidates = records.listed_with(outputs, table.name, value)
-            reader = next((t for t in domain.read_tools if t.required == [key] and not t.utility), None)
+            reader = _reader(domain, key)
             if not candidates or reader is None:
                 continue
             seen = self._records_read(conversation, reader.name, key)
@@ -559,16 +558,8 @@ class GatedAgent:
     @staticmethod
     def _records_read(conversation: Conversation, reader: str, key: str) -> dict[str, Any]:
         """id -> the parsed output of each successful read of one record of this kind."""
-        calls = {e.as_(ToolCallData).call_id: e.as_(ToolCallData) for e in conversation.events
-                 if e.kind == EventKind.TOOL_CALL}
-        out: dict[str, Any] = {}
-        for e in conversation.events:
-            if e.kind != EventKind.TOOL_RESULT or (r := e.as_(ToolResultData)).error:
-                continue
-            call = calls.get(r.call_id)
-            if call is not None and call.name == reader and isinstance(call.arguments.get(key), str):
-                out[call.arguments[key]] = _json(r.output)
-        return out
+        return {call.arguments[key]: _json(output) for call, output in _answered_calls(conversation)
+                if call.name == reader and isinstance(call.arguments.get(key), str)}
 
     def _picked_from_a_listing(self, conversation: Conversation, action: Action) -> str:
         """The name of an argument of this read whose value the user never said and no tool showed but a
@@ -670,8 +661,7 @@ class GatedAgent:
         # then an e-mail for the user id), nearest first.
         queue, seen = [leaf.name], {leaf.name}
         needed = self._task_fields(conversation)
-        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
-                   for r in [e.as_(ToolResultData)] if not r.error]
+        outputs = tool_outputs(conversation)
         while queue:
             field_name = queue.pop(0)
             for producer in conversation.domain.read_tools:
@@ -684,7 +674,7 @@ class GatedAgent:
                     # Only what this task needs is asked for (no reservation id for a new booking); a field
                     # it does not need may still be found through its own look-ups. Never what a tool already
                     # showed (the look-ups with it were tried), nor what the person said they do not know.
-                    if name.endswith("_id") and (together := self._ask_instead_of_id(conversation, name, asked)):
+                    if name.endswith("_id") and (together := self._ask_instead_of_id(conversation, name)):
                         # an id a person rarely knows ("your user id"): what they know of themselves instead, once
                         if not any(m.content == together for m in conversation.said("agent")):
                             return Say(together, intent="ask")
@@ -705,10 +695,8 @@ class GatedAgent:
         they said that is not the write's is searched (one read on that day), and what it showed is said plainly
         with the answer that this change cannot be made for it. Never the write's own day unsaid."""
         users = [m.content for m in conversation.said("user")]
-        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
-                   for r in [e.as_(ToolResultData)] if not r.error]
-        years = [int(y) for o in [*outputs, _policy(conversation)] for y in re.findall(r"\b(20\d\d)-\d\d-\d\d\b", o)]
-        said = dates_said(users, years)
+        outputs = tool_outputs(conversation)
+        said = _days_said(conversation, users, outputs)
         asked = self._asked_since_last_step(conversation)
         flight = "flight" in action.name
         ask = "Which day would you like to fly instead?" if flight else question(
@@ -720,11 +708,7 @@ class GatedAgent:
             return Say(f"Sorry, I still need to know the day. {ask}" if ask in asked else ask, intent="ask")
         day = said[-1]
         made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
-        searched = [(c, r.output) for e in conversation.events if e.kind == EventKind.TOOL_RESULT
-                    for r in [e.as_(ToolResultData)] if not r.error
-                    for c in [next((e2.as_(ToolCallData) for e2 in conversation.events if e2.kind == EventKind.TOOL_CALL
-                                    and e2.as_(ToolCallData).call_id == r.call_id), None)]
-                    if c is not None and day in c.arguments.values()]
+        searched = [(c, out) for c, out in _answered_calls(conversation) if day in c.arguments.values()]
         if not searched:
             record = next((o for o in outputs for v in action.kwargs.values()
                            if isinstance(v, str) and _id_like(v) and f'"{v}"' in o), "")
@@ -754,7 +738,7 @@ class GatedAgent:
             return False
         return not re.search(r"\b(card|certificate|gift|paypal|ending|balance|voucher)\b", text, re.IGNORECASE)
 
-    def _ask_instead_of_id(self, conversation: Conversation, name: str, asked: str) -> str:
+    def _ask_instead_of_id(self, conversation: Conversation, name: str) -> str:
         """"Could you tell me your first name, last name and zip?": a look-up of this id by fields a person knows of
         themselves (none an id, none they said they do not know), asked together; "" when there is none."""
         everything = " ".join(m.content for m in conversation.said("agent"))  # a field asked before: not again
@@ -849,8 +833,7 @@ class GatedAgent:
         # The dates the person said come first for a date to look up, before any date a tool showed (their other
         # bookings'): "May 20th" is searched on May 20, never on the day of another trip that shows the flight.
         # A date said without its year is in the year of the dates in view, or of today's date in the policy.
-        years = [int(y) for o in [*outputs, _policy(conversation)] for y in re.findall(r"\b(20\d\d)-\d\d-\d\d\b", o)]
-        said_dates = dates_said(users, years)
+        said_dates = _days_said(conversation, users, outputs)
         out: list[tuple[ToolSpec, dict[str, Any]]] = []
         seen: set[tuple[str, str]] = set(made)
 
@@ -904,8 +887,7 @@ class GatedAgent:
         """The first read of the shortest chain of reads (at most three) whose outputs bring `target` into
         view, or None."""
         made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
-        base = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
-                for r in [e.as_(ToolResultData)] if not r.error]
+        base = tool_outputs(conversation)
         users = [m.content for m in conversation.said("user")]
         known = [_policy(conversation)]
         # Level by level: the reads possible now, then those the outputs of the level before make possible;
@@ -1023,8 +1005,7 @@ class GatedAgent:
         look it up exactly as given, with the read that takes that id alone."""
         domain = conversation.domain
         made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
-        tools_seen = normalize(" ".join(r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
-                                        for r in [e.as_(ToolResultData)] if not r.error))
+        tools_seen = normalize(" ".join(tool_outputs(conversation)))
         gold = {normalize(str(v)) for a in conversation.task.actions for v in a.kwargs.values()}
         for spec in domain.read_tools:
             if len(spec.required) != 1 or spec.utility:
@@ -1131,8 +1112,7 @@ class GatedAgent:
         not been made yet."""
         domain = conversation.domain
         made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
-        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
-                   for r in [e.as_(ToolResultData)] if not r.error]
+        outputs = tool_outputs(conversation)
         for name in domain.identify_with:
             spec = domain.tool_map.get(name)
             if spec is None or not spec.required:
@@ -1150,8 +1130,7 @@ class GatedAgent:
         """A value of this write that is the person's to choose (payment and its split, bags, insurance) and
         that the person has not spoken to yet: the agent asks rather than proposes it."""
         users = [m.content for m in conversation.said("user")]
-        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
-                   for r in [e.as_(ToolResultData)] if not r.error]
+        outputs = tool_outputs(conversation)
         asked = " ".join(self._asked_since_last_step(conversation))
         return person_choices.unchosen(action.kwargs, users, outputs, asked, free)
 
@@ -1277,8 +1256,7 @@ class GatedAgent:
             return None
         if re.search(r"\b(?:cards?|payment methods?|gift cards?|certificates?|ways? to pay)\b", text, re.IGNORECASE) and \
                 re.search(r"\b(?:file|have|my|got|saved)\b", text, re.IGNORECASE) and not tool_answers.asks_price(text):
-            outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
-                       for r in [e.as_(ToolResultData)] if not r.error]
+            outputs = tool_outputs(conversation)
             # the person's own payment methods, as their profile showed them
             if on_file := person_choices.all_methods_on_file(outputs):
                 return Say(f"On file you have: {person_choices.listed(on_file, outputs, 'and')}.", intent="answer")
@@ -1287,8 +1265,7 @@ class GatedAgent:
         # "No insurance, thanks. What could go wrong?": only the sentences that ask are the question
         asking = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if "?" in s]
         text = " ".join(asking) or text
-        outputs = [r.output for e in conversation.events if e.kind == EventKind.TOOL_RESULT
-                   for r in [e.as_(ToolResultData)] if not r.error]
+        outputs = tool_outputs(conversation)
         found = tool_answers.answer(text, outputs, offer, _policy(conversation))
         if found is None:
             return None
@@ -1314,7 +1291,7 @@ class GatedAgent:
         texts = [m.content for m in conversation.said("user")]
         for table in domain.tables:
             candidates = records.listed_with(outputs, table.name, value)
-            reader = next((t for t in domain.read_tools if t.required == [table.key] and not t.utility), None)
+            reader = _reader(domain, table.key)
             if candidates and reader is not None:
                 seen = self._records_read(conversation, reader.name, table.key)
                 return not records.singled_out(value, seen, texts)
@@ -1426,6 +1403,26 @@ class GatedAgent:
         if last is not None and last.intent == "held":
             return Say(last_words, intent="held")
         return Say(text, intent="more")
+
+
+def _answered_calls(conversation: Conversation) -> list[tuple[ToolCallData, str]]:
+    """Each call that went through, with its output, in order."""
+    calls = {e.as_(ToolCallData).call_id: e.as_(ToolCallData) for e in conversation.events
+             if e.kind == EventKind.TOOL_CALL}
+    return [(calls[r.call_id], r.output) for e in conversation.events if e.kind == EventKind.TOOL_RESULT
+            for r in [e.as_(ToolResultData)] if not r.error and r.call_id in calls]
+
+
+def _reader(domain: Domain, key: str) -> ToolSpec | None:
+    """The read that takes one record's key alone (get_order_details for `order_id`), if the domain has one."""
+    return next((t for t in domain.read_tools if t.required == [key] and not t.utility), None)
+
+
+def _days_said(conversation: Conversation, users: list[str], outputs: list[str]) -> list[str]:
+    """The days the person said, a day without its year taking the years of the dates in view (tools, policy)."""
+    years = [int(y) for o in [*outputs, _policy(conversation)] for y in re.findall(r"\b(20\d\d)-\d\d-\d\d\b", o)]
+    return dates_said(users, years)
+
 
 def _which_reads(conversation: Conversation) -> set[tuple[str, str]]:
     """The reads made to tell which record the person means (`GatedAgent._which_record`) that went through."""
