@@ -327,6 +327,7 @@ def _alone(output: str) -> Evidence:
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+\w")
 _MORE = "Is there anything else you would like me to do?"
+_LOOKED = "I have looked into it for you."  # the closing words' start when nothing was changed (`done_summary`)
 _UNSURE = "I'm not sure what you would like me to do about that. What do you need done?"
 _BYE = re.compile(r"^\W*(?:(?:ok(?:ay)?|thanks?|thank you|great|fine|no)\W+)*(?:bye|goodbye|good bye|see you|"
                   r"that'?s all|that is all|that'?s it|nothing else|no,? thanks?|no,? thank you)\b", re.IGNORECASE)
@@ -457,6 +458,12 @@ class GatedAgent:
             last = conversation.last_said("agent")
             made = any((s := domain.tool_map.get(c.name)) is not None and s.is_write
                        for c, ok in conversation.tool_calls() if ok and c.requestor != "user")
+            other = _other_write(conversation)
+            if other and (not last or other not in last.content):
+                # a change the person asked for that this conversation does not plan: said plainly, by what they
+                # asked, never a bare "What can I do for you?" as if they had said nothing
+                return Say(f"I'm sorry, {other} is not something I can do for you here. Is there something else I "
+                           "can help you with?", intent="more")
             if last is not None and last.intent == "more" and last.content != _UNSURE:
                 # never the same question twice in a row
                 return Say(_UNSURE, intent="more")
@@ -487,22 +494,28 @@ class GatedAgent:
         ruled = any(r.tool == action.name for r in domain.rules)
         if spec is not None and (spec.is_write or ruled) and (first := self._policy_first(conversation, action, ev)):
             return first
-        price, free = "", False
+        price = ""
         if spec is not None and spec.is_write and domain.confirm_writes:
             # What it will cost, from the domain's reads, made as real calls first (a search for the new fares).
             priced = self._quote_step(conversation, action, ev)
             if isinstance(priced, CallTools):
                 return priced
             price = priced.sentence() if priced is not None else ""
-            free = isinstance(priced, Quote) and priced.amount == 0  # nothing charged nor refunded
-        if spec is not None and spec.is_write and (choice := self._unchosen(conversation, action, free)) is not None:
+        if spec is not None and spec.is_write and (choice := self._unchosen(conversation, action)) is not None:
             if choice.topic == "payment" and (profile := self._profile_read(conversation, ev)) is not None:
                 # The person's payment methods are in their profile: look them up before asking, so that "the
                 # card ending 0636" already said picks one.
                 return CallTools([profile])
             if not choice.question:  # asked twice, none of the methods on file named: never one picked for them
-                return Say("I'm sorry: without the payment method you want I cannot go on with that request, so I "
-                           "will leave it.", intent="giveup")
+                # the request left is named, so that nobody waits for it; so is a method they named that it is not
+                outputs = tool_outputs(conversation)
+                named = [m for m in person_choices.all_methods_on_file(outputs)
+                         if person_choices.picked(m, _said_since(conversation, choice.leaf), outputs)]
+                if len(named) == 1:
+                    return Say(f"I'm sorry, I cannot make that change ({words(action.name)}) with the "
+                               f"{person_choices.listed(named, outputs)}.", intent="giveup")
+                return Say(f"I'm sorry: without the payment method you want I cannot go on with that request "
+                           f"({words(action.name)}), so I will leave it.", intent="giveup")
             return Say(f"{price} {choice.question}".strip(), intent="ask")
         if spec is not None and spec.is_write and domain.confirm_writes:
             return Say(proposal(action, tool_outputs(conversation), price), intent="confirm")
@@ -1109,10 +1122,13 @@ class GatedAgent:
 
     def _profile_read(self, conversation: Conversation, ev: Evidence) -> PlannedCall | None:
         """The look-up of the user's own record (the domain's identifying read) with values in view, when it has
-        not been made yet."""
+        not been made yet, shows the person's payment methods (a look-up that finds only a user id is no such read,
+        nor is any read once a profile that lists them is in view: it would be made for nothing)."""
         domain = conversation.domain
         made = {_key(c.name, c.arguments) for c, _ in conversation.tool_calls()}
         outputs = tool_outputs(conversation)
+        if person_choices.all_methods_on_file(outputs):
+            return None
         for name in domain.identify_with:
             spec = domain.tool_map.get(name)
             if spec is None or not spec.required:
@@ -1121,18 +1137,18 @@ class GatedAgent:
             if not all(options):
                 continue
             args = {p: values[0] for p, values in zip(spec.required, options, strict=True)}
-            if _key(name, args) not in made:
+            if _key(name, args) not in made and person_choices.all_methods_on_file(
+                    [self._dry_run(conversation, spec, args) or ""]):
                 return PlannedCall(name, args, f"gated_first_{len(conversation.events)}")
         return None
 
-    def _unchosen(self, conversation: Conversation, action: Action,
-                  free: bool = False) -> person_choices.Choice | None:
+    def _unchosen(self, conversation: Conversation, action: Action) -> person_choices.Choice | None:
         """A value of this write that is the person's to choose (payment and its split, bags, insurance) and
         that the person has not spoken to yet: the agent asks rather than proposes it."""
         users = [m.content for m in conversation.said("user")]
         outputs = tool_outputs(conversation)
         asked = " ".join(self._asked_since_last_step(conversation))
-        return person_choices.unchosen(action.kwargs, users, outputs, asked, free)
+        return person_choices.unchosen(action.kwargs, users, outputs, asked)
 
     @staticmethod
     def _handover_offer(conversation: Conversation, action: Action, ev: Evidence) -> str:
@@ -1297,6 +1313,29 @@ class GatedAgent:
                 return not records.singled_out(value, seen, texts)
         return False
 
+    def _record_singled_out(self, conversation: Conversation, ev: Evidence) -> str:
+        """"The reservation you asked about is 2O29IC (DFW to DEN on 2024-05-20).": a task's answer that is one of
+        the person's records kept back (`_one_of_several`) because they singled out another one: that one, by its
+        id and what its read showed ("" when they singled out none)."""
+        domain = conversation.domain
+        outputs = tool_outputs(conversation)
+        texts = [m.content for m in conversation.said("user")]
+        for value in conversation.task.outputs:
+            if not self._one_of_several(conversation, value, ev):
+                continue
+            for table in domain.tables:
+                candidates = records.listed_with(outputs, table.name, value)
+                reader = _reader(domain, table.key)
+                if not candidates or reader is None:
+                    continue
+                seen = self._records_read(conversation, reader.name, table.key)
+                meant = [c for c in candidates if c != value and records.singled_out(c, seen, texts)]
+                if len(meant) == 1:
+                    about = records.summary(seen.get(meant[0]))
+                    entity = words(table.key.removesuffix("_id"))
+                    return f"The {entity} you asked about is {meant[0]}" + (f" ({about})." if about else ".")
+        return ""
+
     def _summary(self, conversation: Conversation, ev: Evidence) -> str:
         """The closing words: the writes not yet confirmed in words (each one said "Done: ..." as it went
         through, and is not said again), the steps it refused or could not do, the answers it may say."""
@@ -1304,7 +1343,10 @@ class GatedAgent:
         reported = self._reported(conversation)
         refused = self._refusals(conversation)
         if not reported and not refused:
-            return done_summary(conversation, outputs)
+            said = done_summary(conversation, outputs)
+            if (other := self._record_singled_out(conversation, ev)) and said.startswith(_LOOKED):
+                said = other + said[len(_LOOKED):]  # what they asked about, not a bare "I have looked into it"
+            return said
         tools = conversation.domain.tool_map
         made = {r.call_id for e in conversation.events if e.kind == EventKind.TOOL_RESULT
                 for r in [e.as_(ToolResultData)] if not r.error and not r.by_user}
@@ -1360,7 +1402,11 @@ class GatedAgent:
             rule = re.search(r"^I'm sorry, I cannot do that: (.*policy rule [\w-]+\))\.$", text)
             need = re.search(r"without the (.+?) I cannot", text)
             day = re.search(r"I cannot make that change for (\S+)\.$", text)
-            if day:
+            method = re.search(r"I cannot make that change \(.*?\) with the (.+)\.$", text)
+            if method:
+                out.append(Refusal(gold[i].name, f"I would need another payment method than the {method.group(1)}",
+                                   False))
+            elif day:
                 out.append(Refusal(gold[i].name, f"I would need another day than {day.group(1)}", False))
             elif rule:
                 out.append(Refusal(gold[i].name, rule.group(1), True))
@@ -1403,6 +1449,49 @@ class GatedAgent:
         if last is not None and last.intent == "held":
             return Say(last_words, intent="held")
         return Say(text, intent="more")
+
+
+def _said_since(conversation: Conversation, leaf: Leaf) -> list[str]:
+    """What the person said since the agent first asked them for this value for the step it is on (the answers to
+    that question: a card named earlier for another change is not one)."""
+    ask = person_choices.question_for(leaf) or ""
+    out: list[str] = []
+    asked = False
+    for e in conversation.events:
+        if e.kind != EventKind.MESSAGE:
+            continue
+        m = e.as_(MessageData)
+        if e.role == Role.AGENT and m.intent in ("reported", "skip", "giveup"):
+            out, asked = [], False  # a step done or left: its answers were for it
+        elif e.role == Role.AGENT and ask and ask in m.content:
+            asked = True
+        elif e.role == Role.USER and asked:
+            out.append(m.content)
+    return out
+
+
+_NOT = re.compile(r"\b(?:not|no|never|don'?t|doesn'?t|won'?t|without|nothing)\b", re.IGNORECASE)
+
+
+def _other_write(conversation: Conversation) -> str:
+    """"to update reservation baggages": a change the person's last words ask for (the domain's words for a write,
+    `GatedAgent._requested`'s way of hearing it) that no gold action makes; "" when they ask for none, or only in
+    words that say what they do not want ("change nothing", "don't cancel it")."""
+    last = conversation.events[-1] if conversation.events else None
+    texts = [m.content for m in conversation.said("user")]
+    if not texts or (last is not None and last.kind == EventKind.MESSAGE and last.role == Role.AGENT):
+        return ""
+    domain = conversation.domain
+    planned = {a.name for a in conversation.task.actions}
+    sentences = [s for s in re.split(r"(?<=[.!?;])\s+", texts[-1]) if s and not _NOT.search(s)]
+    plain = [" ".join(w for w in normalize(s).split() if w not in _PLAIN) for s in sentences]
+    names = [t.name for t in domain.tools]
+    for spec in domain.tools:
+        if not spec.is_write or spec.name in planned or spec.terminal:
+            continue
+        if names_write(plain, spec.name, names, loose=True, everyday=domain.request_words.get(spec.name, ())):
+            return words(spec.name)
+    return ""
 
 
 def _answered_calls(conversation: Conversation) -> list[tuple[ToolCallData, str]]:

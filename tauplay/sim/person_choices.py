@@ -2,7 +2,8 @@
 how many bags, whether to insure. A value a tool shows (a gift card's balance, a `0` that matches anything) is in
 view, but that does not make it the person's choice; the gated agent asks about such a value until the person has
 spoken to it (`unchosen`), and after one question takes what is in view (a person who does not say is not asked
-forever).
+forever), except a payment with several methods on file: that is never picked for the person, not even for a change
+that costs nothing (asked again with the methods listed, then the change is left).
 
 Pure functions over the arguments of the write, the person's words and the tools' JSON outputs.
 """
@@ -92,11 +93,12 @@ def picked(value: Any, user: Sequence[str], outputs: Sequence[str]) -> bool:
 
 
 def unchosen(arguments: dict[str, Any], user: Sequence[str], outputs: Sequence[str],
-             asked: str, free: bool = False) -> Choice | None:
+             asked: str) -> Choice | None:
     """The first value of these write arguments that is the person's to choose and that the person has not spoken
     to (nor been asked about: `asked` holds the agent's questions since its last step). A payment asked about and
     still not named, of several methods on file, is asked again (a question ending in the methods' list), then
-    given up (a Choice without a question), unless the write is `free` (nothing charged nor refunded)."""
+    given up (a Choice without a question), even when the write costs nothing: which of their methods a change
+    goes on is the person's to say."""
     hay = " " + " ".join(normalize(t) for t in user) + " "
     asked_norm = normalize(asked)
     payments = [leaf for leaf in leaves(arguments) if (t := _topic(leaf)) is not None and t[0] == "payment"]
@@ -106,7 +108,7 @@ def unchosen(arguments: dict[str, Any], user: Sequence[str], outputs: Sequence[s
             continue
         name, said_words, question = topic
         if normalize(question) in asked_norm:
-            if name == "payment" and not free and isinstance(leaf.value, str) and not picked(leaf.value, user, outputs) and \
+            if name == "payment" and isinstance(leaf.value, str) and not picked(leaf.value, user, outputs) and \
                     len(on_file := methods_on_file(leaf.value, outputs)) > 1:
                 # asked once, none named of several on file: never one picked for the person; asked again, once
                 if normalize(PAY_AGAIN) in asked_norm:
