@@ -140,3 +140,32 @@ async def test_no_look_up_by_name_and_zip_once_the_profile_is_in_view() -> None:
         assert out.value == 1.0, (task_id, out.value, out.reason)
         assert not check_policy(out.events, RETAIL)
 
+
+
+RAJ = ("Hi, I want to cancel my reservation from SFO to ORD, my plans changed.", "my user id is raj_wilson_4352",
+       "The reservation id is I1D60D.", "I1D60D")
+
+
+async def test_another_record_named_by_id_is_never_replaced_by_the_one_the_description_fits() -> None:
+    """Was: "The reservation id is I1D60D." to the proposal to cancel 99NH3S (the task's, SFO to ORD) -> "Sorry, I
+    need a clear yes or no. Here is what I am about to do: cancel reservation (reservation id: 99NH3S)", again and
+    again."""
+    out = await play_starter(AIRLINE, "airline-starter-02-cancel-business", ListUser(*RAJ))
+    assert reply_to(out, RAJ[2]).startswith("All right, I will not make that change. I'm sorry, I cannot do it for "
+                                            "I1D60D here."), reply_to(out, RAJ[2])
+    later = reply_to(out, RAJ[3])
+    assert later.startswith("You named reservation I1D60D, but what you describe fits another one. Which "
+                            "reservation do you mean: 99NH3S (SFO to ORD"), later
+    proposals = [m.content for m in said(out, "agent") if m.intent == "confirm"]
+    assert len(proposals) == 1, proposals  # the one before the person named their record, never again
+    assert "cancel_reservation" not in [c.name for c in agent_calls(out)]
+
+
+async def test_the_scripted_person_gives_the_id_of_the_change_it_just_asked_for() -> None:
+    """Was (task 12): "I want to cancel my one-way business class reservation ... from ORD to EWR" / "Could you
+    tell me your reservation id?" / "The reservation id is YKCIBO." (the reservation of a later change in the same
+    cabin), not KDBNYP."""
+    out = await _play_published("12", ScriptedUser())
+    messages = [e for e in out.events if e.kind == "message"]
+    asked = next(i for i, e in enumerate(messages) if e.data["content"] == "Could you tell me your reservation id?")
+    assert messages[asked + 1].data["content"] == "The reservation id is KDBNYP.", messages[asked + 1].data

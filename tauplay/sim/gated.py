@@ -555,7 +555,10 @@ class GatedAgent:
             if unread and len(candidates) <= _MAX_RECORDS:
                 return CallTools([PlannedCall(reader.name, {key: unread[0]},
                                               f"{_WHICH}{len(conversation.events)}")])
-            if records.singled_out(value, seen, texts) or (
+            # the person named another of their records by its id: this one is never put in its place, even when
+            # what they describe fits it (a route, a date): they are asked which one they mean
+            named = [c for c in candidates if c != value and ev.said_by_user(c)] if is_write else []
+            if not named and records.singled_out(value, seen, texts) or (
                     not is_write and any(records.singled_out(c, seen, texts) for c in candidates)):
                 # a read of another of them changes nothing: the answer said is the one singled out
                 continue
@@ -565,6 +568,8 @@ class GatedAgent:
                 return Say(f"I'm sorry: without the {entity} you mean I cannot go on with that request, so I will "
                            "leave it.", intent="giveup")
             ask = records.which_question(entity, candidates, seen)
+            if named and records.singled_out(value, seen, texts):
+                ask = f"You named {entity} {named[-1]}, but what you describe fits another one. {ask}"
             return Say(f"Sorry, I still need to know that. {ask}" if asked else ask, intent="ask")
         return None
 
@@ -991,6 +996,11 @@ class GatedAgent:
                 said = (reply.text + " ") if isinstance(reply, Say) else ""
             return Say(f"{said}Nothing has changed yet: I make the change only after you say yes, exactly as "
                        f"described. {proposal(action, outputs)}", intent="confirm")
+        if other := _another_id(text, action, outputs):
+            # "The reservation id is I1D60D." to a proposal on another record: a no to this one, never a reason to
+            # put the same proposal again
+            return Say(f"All right, I will not make that change. I'm sorry, I cannot do it for {other} here. If you "
+                       "change your mind, just tell me.", intent="skip")
         return Say(f"Sorry, I need a clear yes or no. {proposal(action, outputs, self._price(conversation, action))}",
                    intent="confirm")
 
@@ -1468,6 +1478,17 @@ def _said_since(conversation: Conversation, leaf: Leaf) -> list[str]:
         elif e.role == Role.USER and asked:
             out.append(m.content)
     return out
+
+
+def _another_id(text: str, action: Action, outputs: Sequence[str]) -> str:
+    """An id the person says that a tool showed and this write does not carry ("" when none): another record of
+    theirs named in reply to a proposal on one."""
+    carried = {normalize(str(v)) for v in scalars(action.kwargs)}
+    for token in _TOKEN.findall(text):
+        if _id_like(token) and any(c.isdigit() for c in token) and normalize(token) not in carried \
+                and any(f'"{token}"' in o for o in outputs):
+            return token
+    return ""
 
 
 _NOT = re.compile(r"\b(?:not|no|never|don'?t|doesn'?t|won'?t|without|nothing)\b", re.IGNORECASE)

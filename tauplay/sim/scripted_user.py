@@ -376,9 +376,13 @@ def _answer_one(conversation: Conversation, text: str) -> UserReply | None:
     # 6495 Jefferson Avenue ...": asked "Which order do you mean?", it names that change's order)
     last = conversation.said("user")
     told = normalize(last[-1].content) if last else ""
-    rest = sorted((a for a in pending if a not in named), key=lambda a: -sum(
-        1 for leaf in leaves(a.kwargs) if isinstance(leaf.value, str) and len(normalize(leaf.value)) >= 3
-        and contains(told, leaf.value)))
+    # (a change its last words ask for by name first: "I want to cancel my reservation ..." is about the
+    # cancellation, whatever other change shares a word of it, such as its cabin)
+    rest = sorted((a for a in pending if a not in named), key=lambda a: (
+        not (last and tools.get(a.name) is not None and tools[a.name].is_write
+             and names_write([last[-1].content], a.name, tools)),
+        -sum(1 for leaf in leaves(a.kwargs) if isinstance(leaf.value, str) and len(normalize(leaf.value)) >= 3
+             and contains(told, leaf.value))))
     order = named + rest + done
     for action in order:
         found: list[Any] = []
