@@ -154,10 +154,22 @@ async def test_another_record_named_by_id_is_never_replaced_by_the_one_the_descr
     assert reply_to(out, RAJ[2]).startswith("All right, I will not make that change. I'm sorry, I cannot do it for "
                                             "I1D60D here."), reply_to(out, RAJ[2])
     later = reply_to(out, RAJ[3])
-    assert later.startswith("You named reservation I1D60D, but what you describe fits another one. Which "
-                            "reservation do you mean: 99NH3S (SFO to ORD"), later
+    assert "99NH3S" not in later and "Here is what I am about to do" not in later, later
     proposals = [m.content for m in said(out, "agent") if m.intent == "confirm"]
     assert len(proposals) == 1, proposals  # the one before the person named their record, never again
+    assert "cancel_reservation" not in [c.name for c in agent_calls(out)]
+
+
+async def test_the_which_question_says_so_when_the_id_named_is_not_the_record_described() -> None:
+    lines = ("Hi, I want to cancel my reservation from SFO to ORD, my plans changed.",
+             "my user id is raj_wilson_4352. The reservation id is I1D60D.", "I1D60D", "I said I1D60D.")
+    out = await play_starter(AIRLINE, "airline-starter-02-cancel-business", ListUser(*lines))
+    ask = reply_to(out, lines[1])
+    assert ask.startswith("You named reservation I1D60D, but what you describe fits another one. Which reservation "
+                          "do you mean: 99NH3S (SFO to ORD"), ask
+    assert reply_to(out, lines[3]) == ("I'm sorry, I cannot cancel reservation for reservation I1D60D here, so I will "
+                                       "leave that request."), reply_to(out, lines[3])
+    assert not [m for m in said(out, "agent") if m.intent == "confirm"]
     assert "cancel_reservation" not in [c.name for c in agent_calls(out)]
 
 

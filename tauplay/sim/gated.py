@@ -163,6 +163,11 @@ def read_progress(conversation: Conversation) -> Progress:
             p.offer, p.answer = None, None
         elif e.kind == EventKind.MESSAGE and e.role == Role.AGENT:
             m = e.as_(MessageData)
+            if m.intent in ("skip", "giveup"):
+                # the plan's reads made to tell which record the person means are behind it: what is declined or
+                # left is the step after them, never one of those reads
+                while p.index < len(gold) and keys[p.index] in which:
+                    p.index += 1
             if m.intent == "confirm":
                 p.offer = next((i for i, a in enumerate(gold)
                                 if f"{_ABOUT_TO}{describe_action(a, outputs)}." in m.content), p.index)
@@ -564,6 +569,9 @@ class GatedAgent:
                 continue
             entity = words(key.removesuffix("_id"))
             asked = [q for q in self._asked_since_last_step(conversation) if f"Which {entity} do you mean" in q]
+            if len(asked) >= 2 and named:  # they said which one: that is not one it can do this for
+                return Say(f"I'm sorry, I cannot {words(action.name)} for {entity} {named[-1]} here, so I will "
+                           "leave that request.", intent="giveup")
             if len(asked) >= 2:
                 return Say(f"I'm sorry: without the {entity} you mean I cannot go on with that request, so I will "
                            "leave it.", intent="giveup")
@@ -1014,6 +1022,8 @@ class GatedAgent:
                                                                                                    "more")
         said = [w for w in normalize(text).split() if len(w) >= 3 and w not in _PLAIN]
         names = [w for w in normalize(words(action.name)).split() if len(w) > 3]
+        if _another_id(text, action, tool_outputs(conversation)):
+            return None  # another record of theirs named by its id: not this write come back to
         if yes_again or any(n.startswith(w) or w.startswith(n) for w in said for n in names):
             choice = self._unchosen(conversation, action)
             if choice is not None and choice.topic == "payment" and choice.question:
@@ -1413,7 +1423,11 @@ class GatedAgent:
             need = re.search(r"without the (.+?) I cannot", text)
             day = re.search(r"I cannot make that change for (\S+)\.$", text)
             method = re.search(r"I cannot make that change \(.*?\) with the (.+)\.$", text)
-            if method:
+            record = re.search(r"I cannot .+ for (\w+) (\S+) here, so I will leave that request\.$", text)
+            if record:
+                out.append(Refusal(gold[i].name, f"I would need another {record.group(1)} than {record.group(2)}",
+                                   False))
+            elif method:
                 out.append(Refusal(gold[i].name, f"I would need another payment method than the {method.group(1)}",
                                    False))
             elif day:
