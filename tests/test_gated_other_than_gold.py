@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchmarks import other_than_gold
+from tauplay.core.domain import get_domain
 from tauplay.core.environment import Environment
 from tauplay.core.policy_checks import check_policy
 from tauplay.core.tasks import load_tasks
@@ -181,3 +183,31 @@ async def test_the_scripted_person_gives_the_id_of_the_change_it_just_asked_for(
     messages = [e for e in out.events if e.kind == "message"]
     asked = next(i for i, e in enumerate(messages) if e.data["content"] == "Could you tell me your reservation id?")
     assert messages[asked + 1].data["content"] == "The reservation id is KDBNYP.", messages[asked + 1].data
+
+
+MOVIE = get_domain("movie")
+CHILD = ("Hi, I am Daiki Walsh. I want two child tickets for The Seventh Letters at Marquee La Jolla, tomorrow "
+         "(2025-06-15) at 18:00: seats E6 and E7.", "daiki.walsh18@example.com", "Pay with my Visa card ending in 2129.",
+         "yes")
+
+
+async def test_two_child_tickets_are_never_proposed_as_two_adult_tickets() -> None:
+    """Was: "Here is what I am about to do: book tickets (...; tickets: seat E6 ticket type adult, seat E7 ticket type
+    adult; ...)": the task's option, for a person who asked for child tickets."""
+    out = await play_starter(MOVIE, "movie-starter-01-book-with-combo", ListUser(*CHILD))
+    assert reply_to(out, CHILD[2]) == ("I'm sorry, I cannot book tickets with ticket type child here, so I will leave "
+                                       "that request."), reply_to(out, CHILD[2])
+    assert not any("ticket type adult" in m.content for m in said(out, "agent"))
+    assert "book_tickets" not in [c.name for c in agent_calls(out)]
+    assert "without another ticket type than child" in reply_to(out, "yes")
+
+
+async def test_a_person_asking_for_other_than_the_gold_on_the_starters_never_gets_the_golds_value() -> None:
+    """The property (benchmarks/other_than_gold.py) on four domains' starters: a person who asks for another record
+    of theirs, another of their payment methods or another option of a write than the task's is never proposed nor
+    given the task's. Was, on the code before this branch: 5 leaks in airline, 4 in retail, 8 in movie, 2 in travel."""
+    findings = await other_than_gold.run(["airline", "retail", "movie", "travel"])
+    assert {f.variation.kind for f in findings} == {"record", "payment", "option"}
+    assert len(findings) >= 40, len(findings)
+    leaks = [(f.task, f.variation.kind, f.verdict, f.detail[:120]) for f in findings if f.verdict in other_than_gold.LEAKS]
+    assert not leaks, leaks

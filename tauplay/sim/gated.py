@@ -522,6 +522,11 @@ class GatedAgent:
                 return Say(f"I'm sorry: without the payment method you want I cannot go on with that request "
                            f"({words(action.name)}), so I will leave it.", intent="giveup")
             return Say(f"{price} {choice.question}".strip(), intent="ask")
+        if spec is not None and spec.is_write and (other := _option_not_said(conversation, action, spec)):
+            # the person asked for another option of this write ("two child tickets", "the saver rate") and never
+            # for the task's: it is not put to them in its place
+            return Say(f"I'm sorry, I cannot {words(action.name)} with {other} here, so I will leave that request.",
+                       intent="giveup")
         if spec is not None and spec.is_write and domain.confirm_writes:
             return Say(proposal(action, tool_outputs(conversation), price), intent="confirm")
         outputs = self._sayable_outputs(conversation, ev)
@@ -1004,7 +1009,7 @@ class GatedAgent:
                 said = (reply.text + " ") if isinstance(reply, Say) else ""
             return Say(f"{said}Nothing has changed yet: I make the change only after you say yes, exactly as "
                        f"described. {proposal(action, outputs)}", intent="confirm")
-        if other := _another_id(text, action, outputs):
+        if other := _another_id(conversation, text, action):
             # "The reservation id is I1D60D." to a proposal on another record: a no to this one, never a reason to
             # put the same proposal again
             return Say(f"All right, I will not make that change. I'm sorry, I cannot do it for {other} here. If you "
@@ -1022,8 +1027,13 @@ class GatedAgent:
                                                                                                    "more")
         said = [w for w in normalize(text).split() if len(w) >= 3 and w not in _PLAIN]
         names = [w for w in normalize(words(action.name)).split() if len(w) > 3]
-        if _another_id(text, action, tool_outputs(conversation)):
-            return None  # another record of theirs named by its id: not this write come back to
+        spec = conversation.domain.tool_map.get(action.name)
+        if any(_another_id(conversation, t, action) or _another_method(conversation, t, action)
+               or _another_option(t, action, spec)
+               for t in _said_since_proposal(conversation)):
+            # another record of theirs named by its id, another option of the write ("basic economy" to a change
+            # in economy) in reply to it or since: not this write come back to, the same as it was
+            return None
         if yes_again or any(n.startswith(w) or w.startswith(n) for w in said for n in names):
             choice = self._unchosen(conversation, action)
             if choice is not None and choice.topic == "payment" and choice.question:
@@ -1423,7 +1433,7 @@ class GatedAgent:
             need = re.search(r"without the (.+?) I cannot", text)
             day = re.search(r"I cannot make that change for (\S+)\.$", text)
             method = re.search(r"I cannot make that change \(.*?\) with the (.+)\.$", text)
-            record = re.search(r"I cannot .+ for (\w+) (\S+) here, so I will leave that request\.$", text)
+            record = re.search(r"I cannot .+ (?:for|with) (.+) (\S+) here, so I will leave that request\.$", text)
             if record:
                 out.append(Refusal(gold[i].name, f"I would need another {record.group(1)} than {record.group(2)}",
                                    False))
@@ -1494,15 +1504,77 @@ def _said_since(conversation: Conversation, leaf: Leaf) -> list[str]:
     return out
 
 
-def _another_id(text: str, action: Action, outputs: Sequence[str]) -> str:
-    """An id the person says that a tool showed and this write does not carry ("" when none): another record of
-    theirs named in reply to a proposal on one."""
-    carried = {normalize(str(v)) for v in scalars(action.kwargs)}
-    for token in _TOKEN.findall(text):
-        if _id_like(token) and any(c.isdigit() for c in token) and normalize(token) not in carried \
-                and any(f'"{token}"' in o for o in outputs):
-            return token
+def _another_id(conversation: Conversation, text: str, action: Action) -> str:
+    """Another of the person's records of the kind this write is on (listed beside its own, as a profile's
+    reservations are) that they name by its id ("" when none): in reply to a proposal on one, a no to it."""
+    outputs = tool_outputs(conversation)
+    tokens = {normalize(t): t for t in _TOKEN.findall(text) if _id_like(t)}
+    for table in conversation.domain.tables:
+        value = action.kwargs.get(table.key)
+        if not isinstance(value, str):
+            continue
+        for candidate in records.listed_with(outputs, table.name, value):
+            if candidate != value and normalize(candidate) in tokens:
+                return candidate
     return ""
+
+
+def _another_method(conversation: Conversation, text: str, action: Action) -> str:
+    """Another of the person's payment methods on file than this write's, that these words single out ("the visa
+    ending 8854"; "" when none)."""
+    if not any(person_choices.question_for(leaf) == person_choices.question_for(Leaf(("payment_id",), "payment_id",
+                                                                                      None)) for leaf in leaves(action.kwargs)):
+        return ""
+    outputs = tool_outputs(conversation)
+    carried = set(map(str, scalars(action.kwargs)))
+    for method in person_choices.all_methods_on_file(outputs):
+        if method not in carried and person_choices.picked(method, [text], outputs):
+            return method
+    return ""
+
+
+def _another_option(text: str, action: Action, spec: ToolSpec | None) -> str:
+    """An option of this write's own list ("basic economy" of the cabins) the person says that the write does not
+    take ("" when none)."""
+    said = f" {normalize(text)} "
+    for leaf in leaves(action.kwargs):
+        if person_choices.question_for(leaf) is not None:
+            continue  # yes or no to insurance: a yes is no other option
+        for option in param_schema(spec, leaf.path).get("enum") or []:
+            if option != leaf.value and len(str(option)) > 2 and f" {normalize(words(str(option)))} " in said:
+                return str(option)
+    return ""
+
+
+def _option_not_said(conversation: Conversation, action: Action, spec: ToolSpec) -> str:
+    """"ticket type child": an option of this write's own list the person said for a value of theirs that the write
+    holds another option for, which they never said ("" when none). Options a person is asked about anyway (yes or
+    no to insurance) are not looked at."""
+    said = " " + " ".join(normalize(m.content) for m in conversation.said("user")) + " "
+    for leaf in leaves(action.kwargs):
+        options = [str(o) for o in param_schema(spec, leaf.path).get("enum") or []]
+        if str(leaf.value) not in options or person_choices.question_for(leaf) is not None:
+            continue
+        if f" {normalize(words(str(leaf.value)))} " in said:
+            continue
+        for option in options:
+            if option != leaf.value and len(option) > 2 and f" {normalize(words(option))} " in said:
+                return f"{words(str(leaf.name))} {words(option)}"
+    return ""
+
+
+def _said_since_proposal(conversation: Conversation) -> list[str]:
+    """The person's words since the agent last put a write to them."""
+    out: list[str] = []
+    for e in conversation.events:
+        if e.kind != EventKind.MESSAGE:
+            continue
+        m = e.as_(MessageData)
+        if e.role == Role.AGENT and m.intent == "confirm":
+            out = []
+        elif e.role == Role.USER:
+            out.append(m.content)
+    return out
 
 
 _NOT = re.compile(r"\b(?:not|no|never|don'?t|doesn'?t|won'?t|without|nothing)\b", re.IGNORECASE)
