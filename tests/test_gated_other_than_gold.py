@@ -169,8 +169,10 @@ async def test_the_which_question_says_so_when_the_id_named_is_not_the_record_de
     ask = reply_to(out, lines[1])
     assert ask.startswith("You named reservation I1D60D, but what you describe fits another one. Which reservation "
                           "do you mean: 99NH3S (SFO to ORD"), ask
-    assert reply_to(out, lines[3]) == ("I'm sorry, I cannot cancel reservation for reservation I1D60D here, so I will "
-                                       "leave that request."), reply_to(out, lines[3])
+    # said again after the question: that one, declined by its id (not asked again, nor "without the reservation
+    # you mean")
+    assert reply_to(out, lines[2]) == ("I'm sorry, I cannot cancel reservation for reservation I1D60D here, so I will "
+                                       "leave that request."), reply_to(out, lines[2])
     assert not [m for m in said(out, "agent") if m.intent == "confirm"]
     assert "cancel_reservation" not in [c.name for c in agent_calls(out)]
 
@@ -211,3 +213,38 @@ async def test_a_person_asking_for_other_than_the_gold_on_the_starters_never_get
     assert len(findings) >= 40, len(findings)
     leaks = [(f.task, f.variation.kind, f.verdict, f.detail[:120]) for f in findings if f.verdict in other_than_gold.LEAKS]
     assert not leaks, leaks
+
+
+AFTER = ("hi, what is the number of my booking to DEN? I'm yusuf_lopez_1876", "and can you add a checked bag to it?",
+         "cancel my trip to SFO then")
+
+
+async def test_after_the_answer_a_change_not_planned_is_declined_by_name() -> None:
+    """Found in the app (tmux, 80x24): "and can you add a checked bag to it?" -> "I'm sorry, I can't help with that:
+    I can only help with Airline customer service requests."; "cancel my trip to SFO then" -> "Is there anything
+    else I can help you with?"."""
+    out = await play_starter(AIRLINE, "airline-starter-06-which-reservation", ListUser(*AFTER))
+    assert reply_to(out, AFTER[1]).startswith("I'm sorry, update reservation baggages is not something I can do")
+    assert reply_to(out, AFTER[2]).startswith("I'm sorry, cancel reservation is not something I can do for you here")
+    assert not [c.name for c in agent_calls(out) if AIRLINE.tool_map[c.name].is_write]
+
+
+TABLET = ("Hi, I want to return the tablet from my order. noah.ahmed9589@example.com",
+          "ok then cancel the order with the tablet in it, I don't need it", "the one with the tablet",
+          "please just cancel it", "the tablet one!", "ok, cancel the kettle order then", "yes")
+
+
+async def test_the_order_the_person_singles_out_is_declined_by_id_and_the_tasks_only_when_they_name_it() -> None:
+    """Found in the app (retail starter 01, tmux): "the one with the tablet" -> "Sorry, I still need to know that.
+    Which order do you mean: ..." again, then "without the order you mean" (they had said which)."""
+    out = await play_starter(RETAIL, "retail-starter-01", ListUser(*TABLET))
+    assert reply_to(out, TABLET[0]).startswith("I'm sorry, return delivered order items is not something I can do")
+    assert reply_to(out, TABLET[1]).startswith("Which order do you mean: #W6375104 (pending: Tablet")
+    declined = "I'm sorry, I cannot cancel pending order for order #W6375104 here, so I will leave that request."
+    assert reply_to(out, TABLET[2]) == declined
+    assert reply_to(out, TABLET[3]).startswith("Which order do you mean: ")  # back to it: which one, first
+    assert reply_to(out, TABLET[4]) == declined
+    assert reply_to(out, TABLET[5]).startswith("Here is what I am about to do: cancel pending order (order id: "
+                                               "#W1022845")
+    assert [c.arguments["order_id"] for c in agent_calls(out) if c.name == "cancel_pending_order"] == ["#W1022845"]
+    assert not check_policy(out.events, RETAIL)

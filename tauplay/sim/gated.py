@@ -463,12 +463,8 @@ class GatedAgent:
             last = conversation.last_said("agent")
             made = any((s := domain.tool_map.get(c.name)) is not None and s.is_write
                        for c, ok in conversation.tool_calls() if ok and c.requestor != "user")
-            other = _other_write(conversation)
-            if other and (not last or other not in last.content):
-                # a change the person asked for that this conversation does not plan: said plainly, by what they
-                # asked, never a bare "What can I do for you?" as if they had said nothing
-                return Say(f"I'm sorry, {other} is not something I can do for you here. Is there something else I "
-                           "can help you with?", intent="more")
+            if (declined := _decline_other(conversation)) is not None:
+                return declined
             if last is not None and last.intent == "more" and last.content != _UNSURE:
                 # never the same question twice in a row
                 return Say(_UNSURE, intent="more")
@@ -574,9 +570,13 @@ class GatedAgent:
                 continue
             entity = words(key.removesuffix("_id"))
             asked = [q for q in self._asked_since_last_step(conversation) if f"Which {entity} do you mean" in q]
-            if len(asked) >= 2 and named:  # they said which one: that is not one it can do this for
-                return Say(f"I'm sorry, I cannot {words(action.name)} for {entity} {named[-1]} here, so I will "
-                           "leave that request.", intent="giveup")
+            meant = named or ([c for c in candidates if c != value and records.singled_out(c, seen, texts)]
+                              if is_write else [])
+            if asked and meant:  # asked once, they said which one (its id, or what only it shows): not one it
+                # can do this for, said so rather than asked again
+                # (declined, not given up: the person may still come back to it for another of their records)
+                return Say(f"I'm sorry, I cannot {words(action.name)} for {entity} {meant[-1]} here, so I will "
+                           "leave that request.", intent="skip")
             if len(asked) >= 2:
                 return Say(f"I'm sorry: without the {entity} you mean I cannot go on with that request, so I will "
                            "leave it.", intent="giveup")
@@ -1035,6 +1035,12 @@ class GatedAgent:
             # in economy) in reply to it or since: not this write come back to, the same as it was
             return None
         if yes_again or any(n.startswith(w) or w.startswith(n) for w in said for n in names):
+            spec = conversation.domain.tool_map.get(action.name)
+            if spec is not None and (which := self._which_record(conversation, action, evidence(conversation))):
+                # which of their records, first: never the task's taken for the one they mean (the plan is back on
+                # this write, as after any come-back)
+                return Say(which.text, intent="resume") if isinstance(which, Say) and which.intent == "ask" \
+                    else which
             choice = self._unchosen(conversation, action)
             if choice is not None and choice.topic == "payment" and choice.question:
                 # how to pay is still the person's to say: asked, never one of theirs picked for them
@@ -1101,6 +1107,8 @@ class GatedAgent:
         said = [w for w in normalize(text).split() if len(w) >= 4 and w.isalpha() and w not in _PLAIN]
         if not said or any(w in vocab or w.rstrip("s") in vocab for w in said):
             return False
+        if any(loosely_stated(text, p, least=1) for ps in domain.request_words.values() for p in ps):
+            return False  # the domain's everyday words for one of its changes ("a checked bag")
         gold = [v for a in conversation.task.actions for v in a.kwargs.values() if isinstance(v, str)]
         return not any(ev.said_by_user(v) and normalize(v) in normalize(text) for v in gold)
 
@@ -1459,6 +1467,8 @@ class GatedAgent:
         last_words = "I have done all I can for you today. If there is nothing else, we can end the conversation here."
         if (bye := _goodbye(conversation)) is not None:
             return bye
+        if (declined := _decline_other(conversation)) is not None:
+            return declined
         refused = self._refusals(conversation)
         if refused:
             r = refused[-1]
@@ -1599,6 +1609,18 @@ def _other_write(conversation: Conversation) -> str:
         if names_write(plain, spec.name, names, loose=True, everyday=domain.request_words.get(spec.name, ())):
             return words(spec.name)
     return ""
+
+
+def _decline_other(conversation: Conversation) -> Say | None:
+    """A change the person asked for that this conversation does not plan: said plainly, by what they asked
+    (`_other_write`), never a bare "What can I do for you?" as if they had said nothing; None when they asked for
+    none, or it was just said."""
+    other = _other_write(conversation)
+    last = conversation.last_said("agent")
+    if not other or (last is not None and other in last.content):
+        return None
+    return Say(f"I'm sorry, {other} is not something I can do for you here. Is there something else I can help you "
+               "with?", intent="more")
 
 
 def _answered_calls(conversation: Conversation) -> list[tuple[ToolCallData, str]]:
