@@ -53,7 +53,8 @@ class _Words:
 
 
 def _words(text: str) -> _Words:
-    low = re.sub(r"'s\b|'", "", text.lower())
+    plain = re.sub(r"'s\b|'", "", text)
+    low = plain.lower()
     tokens: list[str] = []
     spans: list[tuple[int, int]] = []
     for m in _TOKEN.finditer(low):
@@ -63,7 +64,7 @@ def _words(text: str) -> _Words:
         for part in _WORDS.get(word, word).split():
             tokens.append(part)
             spans.append(m.span())
-    return _Words(tuple(tokens), tuple(spans), low)
+    return _Words(tuple(tokens), tuple(spans), plain)
 
 
 def _forms(key: str, value: str) -> list[tuple[tuple[str, ...], bool]]:
@@ -292,6 +293,11 @@ def in_words(choices: Mapping[str, Any], wanted: str, text: str) -> str:
     chosen = best_window[1] if best_window else [spots[0] for spots in found.values()]
     phrases = []
     for b, e in sorted(chosen):
+        # with the option's name said just before it ("zoom 3x", "size 10")
+        key = next(k for k, spots in found.items() if (b, e) in spots)
+        name = _words(key).tokens
+        if name and b >= len(name) and words.tokens[b - len(name):b] == name:
+            b -= len(name)
         phrases.append(words.text[words.spans[b][0]:words.spans[e - 1][1]])
     return ", ".join(dict.fromkeys(phrases))
 

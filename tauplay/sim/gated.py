@@ -412,7 +412,9 @@ class GatedAgent:
             if self._no_to_paying(conversation, text):
                 return Say("All right, I will not make that change. If you change your mind, just tell me.",
                            intent="skip")
-            if (lookup := self._lookup_as_given(conversation, text)) is not None:
+            # the answer to "Which one would you like" names a variant by its options (or its id): no request
+            choosing = choices.QUESTION in (conversation.last_said("agent") or MessageData()).content
+            if not choosing and (lookup := self._lookup_as_given(conversation, text)) is not None:
                 return lookup
             if tool_answers.asks_price(text) and (priced := self._price_answer(conversation, progress, ev)):
                 return priced
@@ -424,7 +426,7 @@ class GatedAgent:
                     if isinstance(step, CallTools):
                         return step
                 return Say(reply.text, intent="answer")
-            if self._unrelated(conversation, text, ev):
+            if not choosing and self._unrelated(conversation, text, ev):
                 return Say("I'm sorry, I can't help with that: I can only help with "
                            f"{conversation.domain.title or conversation.domain.name} requests. "
                            "Is there something of that kind I can do for you?", intent="refuse")
