@@ -181,3 +181,23 @@ def test_the_scripted_user_says_it_does_not_know_when_its_instruction_names_no_v
                                                     "(zoom 5x)?", intent="ask"))]
     reply = choice_answer(conversation, conversation.said("agent")[-1].content)
     assert reply is not None and reply.intent == "unknown", reply
+
+
+async def test_published_keyboards_each_change_takes_the_keyboard_its_own_words_describe() -> None:
+    """Published retail task 24 (Yara Lee: a delivered 60% RGB tactile keyboard exchanged for a full-size white
+    tactile one; the pending order's white clicky one changed for a clicky one with no backlight), with an
+    error-prone user: was an IndexError (the re-offered change, with the person's own keyboard, matched no gold
+    step's words). Both changes take the keyboard their own sentence describes, never the other change's."""
+    from tauplay.core.behavior import parse_behavior
+    from tauplay.core.tasks import load_tasks
+    from tests.conftest import taubench_dir
+
+    folder = taubench_dir("retail")
+    task = load_tasks(folder / "tasks_test.json", "retail").tasks[24]
+    env = Environment(RETAIL, RETAIL.start_for(RETAIL.database(folder), task))
+    conversation = Conversation(RETAIL, task, env, task.emotion)
+    user = ScriptedUser(parse_behavior("precision=error_prone"))
+    out = await Orchestrator(GatedAgent(), user, conversation, limits=Limits(max_steps=100)).run()
+    made = {c.name: c.arguments["new_item_ids"] for c in agent_calls(out) if "new_item_ids" in c.arguments}
+    assert made == {"exchange_delivered_order_items": ["3616838507"], "modify_pending_order_items": ["7706410293"]}
+    assert out.value == 1.0 and not check_policy(out.events, RETAIL)

@@ -136,13 +136,15 @@ def _sentences(texts: Sequence[str]) -> list[str]:
 
 
 def best(choices: Mapping[str, Any], texts: Sequence[str], have: Mapping[str, Any] | None = None,
-         answers: Sequence[str] = ()) -> list[str]:
+         answers: Sequence[str] = (), theirs: Sequence[Mapping[str, Any]] = ()) -> list[str]:
     """The ids among `choices` (id -> a variant with its `options`) that fit what the person said best (empty when
     nothing they said sets any apart from the item they `have`, its options):
     - those the words of their `answers` to the question fit, when they fit any;
     - then, in the sentence that speaks of the item they have most (the latest of equals) among those that set a
       variant apart from it (an option said with another value than theirs), the ones holding the most of what
-      it says, said closest together;
+      it says, said closest together (a sentence that speaks more of another item of theirs of the same product,
+      `theirs` by its options, is about that item's change: "exchange my 60% RGB keyboard for ...", unless it
+      answers the question);
     - then the ones holding more of everything they said; then those keeping more of the options of the item
       they have that they did not speak to ("the 8-inch version" of a 6-inch Wi-Fi one is 8-inch Wi-Fi)."""
     ids = list(choices)
@@ -154,7 +156,8 @@ def best(choices: Mapping[str, Any], texts: Sequence[str], have: Mapping[str, An
             ids = narrowed
     mine = {str(k): str(v) for k, v in (have or {}).items()}
     chosen: tuple[int, int, list[str]] | None = None
-    for n, sentence in enumerate(_sentences([*texts, *answers])):
+    told = _sentences(texts)
+    for n, sentence in enumerate([*told, *_sentences(answers)]):
         found = _credited(choices, ids, _words(sentence), mine)
         apart = [i for i in ids if any(str(_options(choices[i]).get(k)) != mine.get(k) for k in found[i])]
         if not apart:
@@ -164,6 +167,8 @@ def best(choices: Mapping[str, Any], texts: Sequence[str], have: Mapping[str, An
         near = min(_span(found[i]) for i in ranked)
         ranked = [i for i in ranked if _span(found[i]) == near]
         about = len(_said(mine, _words(sentence)))  # how much of the item they have this sentence speaks of
+        if n < len(told) and any(len(_said(other, _words(sentence))) > about for other in theirs):
+            continue
         if chosen is None or (about, n) >= chosen[:2]:
             chosen = (about, n, ranked)
     if chosen is None:
@@ -350,7 +355,10 @@ def settle(arguments: dict[str, Any], outputs: Sequence[str], texts: Sequence[st
         if named:
             out = _set(out, leaf.path, named[-1])
             continue
-        ranked = best(open_, texts, _options(table.get(have)) if have else None, answers)
+        # their other items of this product (their records show them), by their options
+        theirs = [_options(v) for k, v in table.items() if k != have
+                  and any(f'"{k}"' in o and not variants([o], k) for o in outputs)]
+        ranked = best(open_, texts, _options(table.get(have)) if have else None, answers, theirs)
         if len(ranked) == 1:
             out = _set(out, leaf.path, ranked[0])
             continue
@@ -360,13 +368,14 @@ def settle(arguments: dict[str, Any], outputs: Sequence[str], texts: Sequence[st
 
 def described(choices: Mapping[str, Any], wanted: str, text: str, have: Mapping[str, Any] | None = None) -> str:
     """The words of `text` (an instruction) that say the options of the variant `wanted`, from the sentence that
-    says most of them (of equals, the one speaking most of the item they have): "size 10, synthetic, waterproof";
-    "" when none does."""
+    says most of what sets it apart from the item they `have`, then most of its options, then most of the item
+    they have: "size 10, synthetic, waterproof"; "" when none does."""
     mine = {str(k): str(v) for k, v in (have or {}).items()}
-    found: tuple[int, int, str] | None = None
+    found: tuple[int, int, int, str] | None = None
     for sentence in _sentences([text]):
         said = _credited(choices, list(choices), _words(sentence), mine)[wanted]
-        rank = (len(said), len(_said(mine, _words(sentence))))
-        if said and (found is None or rank > found[:2]):
+        new = sum(1 for k in said if str(_options(choices[wanted]).get(k)) != mine.get(k))
+        rank = (new, len(said), len(_said(mine, _words(sentence))))
+        if said and (found is None or rank > found[:3]):
             found = (*rank, sentence)
-    return in_words(choices, wanted, found[2]) if found else ""
+    return in_words(choices, wanted, found[3]) if found else ""

@@ -173,8 +173,12 @@ def read_progress(conversation: Conversation) -> Progress:
         elif e.kind == EventKind.MESSAGE and e.role == Role.AGENT:
             m = e.as_(MessageData)
             if m.intent == "confirm":
+                # the write as the person chose its values (`choices`) is told by its tool's words
                 p.offer = next((i for i, a in enumerate(gold)
-                                if f"{_ABOUT_TO}{describe_action(a, outputs)}." in m.content), p.index)
+                                if f"{_ABOUT_TO}{describe_action(a, outputs)}." in m.content), None)
+                if p.offer is None:
+                    p.offer = next((i for i in [p.index, *reversed(p.skipped)] if i < len(gold) and m.content.startswith(
+                        f"{_ABOUT_TO}{describe_action(Action(gold[i].name), outputs)} (")), p.index)
                 p.answer = None
             elif m.intent == "skip" and p.offer is None:
                 # a no to the price or the payment asked about a write (no proposal yet): that write is declined
@@ -405,7 +409,7 @@ class GatedAgent:
                 return reply  # what the look-up just made shows (the fares of the flights on the day said)
         if last is not None and last.kind == EventKind.MESSAGE and last.role == Role.USER:
             text = last.as_(MessageData).content
-            if progress.offer is not None and progress.answer is not None:
+            if progress.offer is not None and progress.offer < len(gold) and progress.answer is not None:
                 return self._on_answer(conversation, progress, progress.answer)
             if is_greeting(text):
                 return Say("Hello! How can I help you today?", intent="greet")
@@ -815,13 +819,13 @@ class GatedAgent:
         return ""
 
     @staticmethod
-    def _requested(conversation: Conversation, action: Action) -> bool:
+    def _requested(conversation: Conversation, action: Action, texts: list[str] | None = None) -> bool:
         """The user has asked for this write in words: its tool's name, or a word of it that not most tools
         share (`names_write`). Nothing else: not a value the write happens to carry (the user named the
         reservation to update its bags, not to cancel it), nor a reply to "anything else?" that names nothing
-        (the agent acts on what is said, never on what the task holds)."""
+        (the agent acts on what is said, never on what the task holds). `texts`: these of their words only."""
         tools = conversation.domain.tool_map
-        texts = [m.content for m in conversation.said("user")]
+        texts = [m.content for m in conversation.said("user")] if texts is None else texts
         if "book" in action.name.split("_") and any(_NEW_BOOKING.search(t) for t in texts):
             return True
         plain = [" ".join(w for w in normalize(t).split() if w not in _PLAIN) for t in texts]
