@@ -132,6 +132,11 @@ def test_option_words_as_people_write_them() -> None:
     assert choices.best(boots, ["size 10, not waterproof"]) == ["n"]
     assert choices.best(boots, ["size 10, non-waterproof"]) == ["n"]
     assert choices.best(boots, ["no longer need it, size 10 please"]) == ["y", "n"]  # "no" alone says nothing
+    # a name or an e-mail is no colour (published retail task 11, incremental user: "I am Anya Brown",
+    # anya.brown8893@example.com picked the brown pet bed)
+    beds = {"b": {"options": {"size": "large", "color": "brown"}}, "g": {"options": {"size": "large", "color": "grey"}}}
+    assert choices.best(beds, ["I am Anya Brown.", "My email is anya.brown8893@example.com."]) == []
+    assert choices.best(beds, ["Brown, large please."]) == ["b"]
     # the item they have said again is no choice: something said must set one apart from it
     have = {"capacity": "1000ml", "color": "black", "material": "glass"}
     assert choices.best({k: v for k, v in bottles.items() if k != "a"}, ["my 1000ml black glass bottle"], have) == []

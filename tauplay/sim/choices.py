@@ -41,6 +41,8 @@ _NOS = frozenset({"no", "none", "false", "not resistant"})
 _SIZES = {"xs": "extra small", "s": "small", "m": "medium", "l": "large", "xl": "extra large",
           "xxl": "extra extra large"}
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[a-z]+")
+_NAME = re.compile(r"[A-Z][a-z]+")
+_NAME_BEFORE = re.compile(r"(?<![.!?]\s)\b[A-Z][a-z]+ $")
 
 
 @dataclass(frozen=True)
@@ -54,11 +56,14 @@ class _Words:
 
 def _words(text: str) -> _Words:
     plain = re.sub(r"'s\b|'", "", text)
+    plain = re.sub(r"\S+@\S+", lambda m: " " * len(m.group()), plain)  # an e-mail says no option ("anya.brown88")
     low = plain.lower()
     tokens: list[str] = []
     spans: list[tuple[int, int]] = []
     for m in _TOKEN.finditer(low):
         word = m.group()
+        if _NAME.fullmatch(plain[m.start():m.end()]) and _NAME_BEFORE.search(plain[:m.start()]):
+            word = "_"  # the second word of a name ("Anya Brown") is no colour
         if tokens and tokens[-1][0].isdigit() and word in _UNITS:
             word = _UNITS[word]  # a unit after a number: "2 liters" and "2L" alike
         for part in _WORDS.get(word, word).split():

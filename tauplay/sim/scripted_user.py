@@ -362,7 +362,7 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
 
 def choice_answer(conversation: Conversation, text: str) -> UserReply | None:
     """"Which one would you like instead of yours (...): 1615379700 (size 10, synthetic), ... ?": the one its
-    instruction describes among those listed, in the instruction's own words ("The one with size 10, synthetic,
+    instruction describes among those on offer (listed, or available), in the instruction's own words ("The one with size 10, synthetic,
     waterproof."), never picked by the task's id; "I'm not sure" when its instruction singles none out. None when
     the agent asked no such question."""
     if choices.QUESTION not in text:
@@ -372,8 +372,10 @@ def choice_answer(conversation: Conversation, text: str) -> UserReply | None:
     listed = choices.asked(text, table)
     if not listed:
         return None
-    pool = {k: table[k] for k in listed}
     have = choices.replaced(text, table)
+    # what it wants, among every one on offer (a long list shows only some): never the one it has
+    pool = {k: v for k, v in table.items() if (k in listed or (isinstance(v, dict) and v.get("available") is True))
+            and (not have or v.get("options") != have)}
     goal = conversation.task.goal
     ranked = choices.best(pool, [goal], have)
     said = choices.described(pool, ranked[0], goal, have) if len(ranked) == 1 else ""
