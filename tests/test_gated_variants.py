@@ -206,3 +206,15 @@ async def test_published_keyboards_each_change_takes_the_keyboard_its_own_words_
     made = {c.name: c.arguments["new_item_ids"] for c in agent_calls(out) if "new_item_ids" in c.arguments}
     assert made == {"exchange_delivered_order_items": ["3616838507"], "modify_pending_order_items": ["7706410293"]}
     assert out.value == 1.0 and not check_policy(out.events, RETAIL)
+
+
+async def test_a_variant_not_on_offer_is_said_so_never_another_taken_in_its_place() -> None:
+    """Found trying it in tmux: "the 30 MP one with 5x zoom and an SD card" (sold out) was taken as the 24MP one with
+    5x zoom and an SD card (the nearest on offer, with the rest of the person's camera kept)."""
+    lines = (*SWAP, "hmm, the 30 MP one with 5x zoom and an SD card", "ok then the 30MP one with 3x zoom and SD card",
+             CARD, "yes")
+    out, env = await _play(_tasks(RETAIL)["retail-starter-05"], ListUser(*lines))
+    assert reply_to(out, lines[2]).startswith("I'm sorry, the one with 30MP, zoom 5x, SD card is not available. "
+                                              f"{choices.QUESTION} instead of yours"), reply_to(out, lines[2])
+    assert [w["new_item_ids"] for w in _writes(out)] == [["8459449066"]]  # 30MP, zoom 3x, SD card
+    assert "8459449066" in _order_items(env, "#W1046567")

@@ -141,23 +141,24 @@ def _sentences(texts: Sequence[str]) -> list[str]:
 
 
 def best(choices: Mapping[str, Any], texts: Sequence[str], have: Mapping[str, Any] | None = None,
-         answers: Sequence[str] = (), theirs: Sequence[Mapping[str, Any]] = ()) -> list[str]:
+         answers: Sequence[str] = (), theirs: Sequence[Mapping[str, Any]] = (), keep: bool = True) -> list[str]:
     """The ids among `choices` (id -> a variant with its `options`) that fit what the person said best (empty when
     nothing they said sets any apart from the item they `have`, its options):
-    - those the words of their `answers` to the question fit, when they fit any;
+    - those the words of their last answer to the question fit (every option it says; none fits: none), and of
+      the earlier answers, those that keep some;
     - then, in the sentence that speaks of the item they have most (the latest of equals) among those that set a
       variant apart from it (an option said with another value than theirs), the ones holding the most of what
       it says, said closest together (a sentence that speaks more of another item of theirs of the same product,
       `theirs` by its options, is about that item's change: "exchange my 60% RGB keyboard for ...", unless it
       answers the question);
-    - then the ones holding more of everything they said; then those keeping more of the options of the item
-      they have that they did not speak to ("the 8-inch version" of a 6-inch Wi-Fi one is 8-inch Wi-Fi)."""
+    - then the ones holding more of everything they said; then (`keep`) those keeping more of the options of the
+      item they have that they did not speak to ("the 8-inch version" of a 6-inch Wi-Fi one is 8-inch Wi-Fi)."""
     ids = list(choices)
-    for answer in answers:
+    for n, answer in enumerate(reversed(answers)):
         heard = {i: set(_said(_options(choices[i]), _words(answer))) for i in ids}
         spoken = set().union(*heard.values()) if heard else set()
-        narrowed = [i for i in ids if spoken and all(k in heard[i] for k in spoken)]
-        if narrowed:
+        narrowed = [i for i in ids if all(k in heard[i] for k in spoken)]
+        if spoken and (narrowed or n == 0):  # all the last answer says (none on offer fits: none), then the others'
             ids = narrowed
     mine = {str(k): str(v) for k, v in (have or {}).items()}
     chosen: tuple[int, int, list[str]] | None = None
@@ -180,8 +181,9 @@ def best(choices: Mapping[str, Any], texts: Sequence[str], have: Mapping[str, An
         return []
     ranked = chosen[2]
     everything = _joined([*texts, *answers])
-    for score in (lambda i, f: len(f), lambda i, f: sum(1 for k, v in _options(choices[i]).items()
-                                                        if k not in f and mine.get(k) == str(v))):
+    rules = [lambda i, f: len(f), lambda i, f: sum(1 for k, v in _options(choices[i]).items()
+                                                   if k not in f and mine.get(k) == str(v))]
+    for score in rules if keep else rules[:1]:
         if len(ranked) < 2:
             break
         said = _credited(choices, ranked, everything, mine)
@@ -319,6 +321,7 @@ class Unsettled:
     choices: dict[str, Any]  # id -> the variant (those they may choose: available, not the item they have)
     shown: list[str]  # the ones to list, best fitting first
     have: Any  # the item they have, swapped out (its variant), when the write names one
+    gone: str = ""  # the one they described, by its options, when it is not available
 
 
 def _set(value: Any, path: tuple[str | int, ...], new: Any) -> Any:
@@ -363,7 +366,15 @@ def settle(arguments: dict[str, Any], outputs: Sequence[str], texts: Sequence[st
         # their other items of this product (their records show them), by their options
         theirs = [_options(v) for k, v in table.items() if k != have
                   and any(f'"{k}"' in o and not variants([o], k) for o in outputs)]
-        ranked = best(open_, texts, _options(table.get(have)) if have else None, answers, theirs)
+        mine = _options(table.get(have)) if have else None
+        ranked = best(open_, texts, mine, answers, theirs)
+        # the one they describe is not on offer (sold out): said so, never another one taken in its place
+        # (once they answered the question, by what they answered)
+        every = best({k: v for k, v in pool.items() if k != have}, [] if answers else texts, mine, answers, theirs,
+                     keep=False)
+        if len(every) == 1 and every[0] not in open_:
+            gone = ", ".join(_option_words(k, v) for k, v in _options(table[every[0]]).items())
+            return out, Unsettled(open_, list(open_), table.get(have) if have else None, gone)
         if len(ranked) == 1:
             out = _set(out, leaf.path, ranked[0])
             continue

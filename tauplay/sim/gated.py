@@ -596,6 +596,8 @@ class GatedAgent:
             return Say("I'm sorry: without the one you would like I cannot go on with that request, so I will "
                        "leave it.", intent="giveup")
         ask = choices.question(unsettled.choices, unsettled.shown, unsettled.have)
+        if unsettled.gone:
+            return Say(f"I'm sorry, the one with {unsettled.gone} is not available. {ask}", intent="ask")
         return Say(f"Sorry, I still need to know that. {ask}" if asked else ask, intent="ask")
 
     def _as_chosen(self, conversation: Conversation, action: Action) -> Action:
