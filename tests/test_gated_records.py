@@ -133,8 +133,9 @@ async def test_send_it_back_is_heard_as_a_return() -> None:
 
 
 async def test_swap_the_camera_is_heard_as_a_change_of_items() -> None:
+    # which camera is the person's to say (tests/test_gated_variants.py): asked, and answered by its options
     lines = ("Hi, I want to swap the camera in my order.", "juan.lopez7462@example.com",
-             "The visa card ending in 6726.", "yes")
+             "The 24MP one with 3x zoom and an SD card.", "The visa card ending in 6726.", "yes")
     out = await play(RETAIL, "retail-starter-05", ListUser(*lines))
     assert not any(m.intent == "more" for m in said(out, "agent"))
     assert "modify_pending_order_items" in [c.name for c in agent_calls(out)]

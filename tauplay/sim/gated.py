@@ -43,7 +43,7 @@ from tauplay.core.schema import coerce, validate
 from tauplay.core.tasks import Action
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import EventKind, Role
-from tauplay.sim import device_steps, person_choices, records, tool_answers
+from tauplay.sim import choices, device_steps, person_choices, records, tool_answers
 from tauplay.sim.action_words import describe_action, is_money, money_amounts
 from tauplay.sim.oracle import done_summary, tool_outputs
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
@@ -130,6 +130,14 @@ def proposal(action: Action, outputs: Sequence[str] = (), price: str = "") -> st
     return f"{_ABOUT_TO}{describe_action(action, outputs)}.{cost} Shall I go ahead? Please answer yes or no."
 
 
+def _step_of(call: ToolCallData, gold: Sequence[Action]) -> int | None:
+    """The gold step an agent's call was made for, by its id ("gated_3_41"), when it is that step's tool: its
+    values may be the person's own choice (`choices`), not the task's."""
+    m = re.fullmatch(r"gated_(\d+)_\d+", call.call_id)
+    i = int(m.group(1)) if m else -1
+    return i if 0 <= i < len(gold) and gold[i].name == call.name else None
+
+
 def read_progress(conversation: Conversation) -> Progress:
     gold = conversation.task.actions
     keys = [_key(a.name, a.kwargs) for a in gold]
@@ -153,12 +161,13 @@ def read_progress(conversation: Conversation) -> Progress:
                 continue
             while p.index < len(gold) and keys[p.index] in which and keys[p.index] != key:
                 p.index += 1
+            step = _step_of(call, gold)
             for j in list(p.skipped):
-                if keys[j] == key:
+                if keys[j] == key or step == j:
                     p.skipped.remove(j)
                     break
             else:
-                if p.index < len(gold) and keys[p.index] == key:
+                if p.index < len(gold) and (keys[p.index] == key or step == p.index):
                     p.index += 1
             p.offer, p.answer = None, None
         elif e.kind == EventKind.MESSAGE and e.role == Role.AGENT:
@@ -169,8 +178,12 @@ def read_progress(conversation: Conversation) -> Progress:
                 while p.index < len(gold) and keys[p.index] in which:
                     p.index += 1
             if m.intent == "confirm":
+                # the write as the person chose its values (`choices`) is told by its tool's words
                 p.offer = next((i for i, a in enumerate(gold)
-                                if f"{_ABOUT_TO}{describe_action(a, outputs)}." in m.content), p.index)
+                                if f"{_ABOUT_TO}{describe_action(a, outputs)}." in m.content), None)
+                if p.offer is None:
+                    p.offer = next((i for i in [p.index, *reversed(p.skipped)] if i < len(gold) and m.content.startswith(
+                        f"{_ABOUT_TO}{describe_action(Action(gold[i].name), outputs)} (")), p.index)
                 p.answer = None
             elif m.intent == "skip" and p.offer is None:
                 # a no to the price or the payment asked about a write (no proposal yet): that write is declined
@@ -402,14 +415,16 @@ class GatedAgent:
                 return reply  # what the look-up just made shows (the fares of the flights on the day said)
         if last is not None and last.kind == EventKind.MESSAGE and last.role == Role.USER:
             text = last.as_(MessageData).content
-            if progress.offer is not None and progress.answer is not None:
+            if progress.offer is not None and progress.offer < len(gold) and progress.answer is not None:
                 return self._on_answer(conversation, progress, progress.answer)
             if is_greeting(text):
                 return Say("Hello! How can I help you today?", intent="greet")
             if self._no_to_paying(conversation, text):
                 return Say("All right, I will not make that change. If you change your mind, just tell me.",
                            intent="skip")
-            if (lookup := self._lookup_as_given(conversation, text)) is not None:
+            # the answer to "Which one would you like" names a variant by its options (or its id): no request
+            choosing = choices.QUESTION in (conversation.last_said("agent") or MessageData()).content
+            if not choosing and (lookup := self._lookup_as_given(conversation, text)) is not None:
                 return lookup
             if tool_answers.asks_price(text) and (priced := self._price_answer(conversation, progress, ev)):
                 return priced
@@ -421,7 +436,7 @@ class GatedAgent:
                     if isinstance(step, CallTools):
                         return step
                 return Say(reply.text, intent="answer")
-            if self._unrelated(conversation, text, ev):
+            if not choosing and self._unrelated(conversation, text, ev):
                 return Say("I'm sorry, I can't help with that: I can only help with "
                            f"{conversation.domain.title or conversation.domain.name} requests. "
                            "Is there something of that kind I can do for you?", intent="refuse")
@@ -477,6 +492,7 @@ class GatedAgent:
                    if not (_write_options(spec, leaf) and person_choices.question_for(leaf) is not None)]
         if missing:
             return self._bring_into_view(conversation, action, spec, missing[0], ev)
+        index = conversation.task.actions.index(action)
         if spec is not None and not spec.is_write and not spec.terminal and (
                 picked := self._picked_from_a_listing(conversation, action)):
             # A search the person never asked for, whose values only a list of everything shows (every airport):
@@ -487,8 +503,14 @@ class GatedAgent:
                 return Say(f"I could not tell from that which {picked.removesuffix(' id')} to look up, so I will "
                            "leave that look-up and go on.", intent="giveup")
             return Say(ask, intent="ask")
-        if spec is not None and spec.is_write and (broken := domain.forbids(action.name, action.kwargs,
-                                                                           conversation.env.state)):
+        if spec is not None and spec.is_write and not (broken := domain.forbids(action.name, action.kwargs,
+                                                                               conversation.env.state)):
+            settled = self._settled(conversation, action)
+            if isinstance(settled, Say):
+                return settled  # which of a catalogue's choices (a product's variants) the person wants: asked
+            action = settled  # as the person chose it: the policy is checked on that
+            broken = domain.forbids(action.name, action.kwargs, conversation.env.state)
+        if spec is not None and spec.is_write and broken:
             rule, why = broken[0]  # the policy as code forbids it: refuse, naming the rule, and go on
             return Say(f"I'm sorry, I cannot do that: {rule.sentence.rstrip('.')} ({why}; policy rule "
                        f"{rule.id}).", intent="giveup")
@@ -534,7 +556,6 @@ class GatedAgent:
             return Say(self._handover_offer(conversation, action, ev), intent="confirm")
         if spec is not None and not spec.is_write and _key(action.name, action.kwargs) in _which_reads(conversation):
             return None  # read already, to tell which record the person meant: its output is in view
-        index = conversation.task.actions.index(action)
         return CallTools([PlannedCall(action.name, dict(action.kwargs), f"gated_{index}_{len(conversation.events)}")])
 
     def _which_record(self, conversation: Conversation, action: Action, ev: Evidence) -> AgentAction | None:
@@ -585,6 +606,54 @@ class GatedAgent:
                 ask = f"You named {entity} {named[-1]}, but what you describe fits another one. {ask}"
             return Say(f"Sorry, I still need to know that. {ask}" if asked else ask, intent="ask")
         return None
+
+    def _settled(self, conversation: Conversation, action: Action) -> Action | Say:
+        """The write with each value that is one of a catalogue's choices (the new item among a product's
+        variants) as the person's words pick it (`tauplay.sim.choices`); else the question which one they want
+        (asked twice at most, then the write is left). Never the task's own choice unsaid."""
+        asked: list[str] = []
+        answers: list[str] = []
+        for role, m in self._since_last_step(conversation):
+            if role == Role.AGENT and choices.QUESTION in m.content:
+                asked.append(m.content)
+            elif role == Role.USER and asked:
+                answers.append(m.content)
+        texts = [m.content for m in conversation.said("user")]
+        kwargs, unsettled = choices.settle(action.kwargs, tool_outputs(conversation), texts, answers,
+                                           evidence(conversation).said_by_user)
+        if unsettled is None:
+            return Action(action.name, kwargs, action.requestor)
+        if len(asked) >= 2:
+            return Say("I'm sorry: without the one you would like I cannot go on with that request, so I will "
+                       "leave it.", intent="giveup")
+        ask = choices.question(unsettled.choices, unsettled.shown, unsettled.have)
+        if unsettled.gone:
+            return Say(f"I'm sorry, the one with {unsettled.gone} is not available. {ask}", intent="ask")
+        return Say(f"Sorry, I still need to know that. {ask}" if asked else ask, intent="ask")
+
+    def _as_chosen(self, conversation: Conversation, action: Action) -> Action:
+        """The write as the person chose its values (`_settled`), or as the task holds it when nothing is chosen."""
+        spec = conversation.domain.tool_map.get(action.name)
+        settled = self._settled(conversation, action) if spec is not None and spec.is_write else action
+        return settled if isinstance(settled, Action) else action
+
+    @staticmethod
+    def _since_last_step(conversation: Conversation) -> list[tuple[str, MessageData]]:
+        """The messages since the agent's last write, skip or give-up (`_asked_since_last_step`'s stretch)."""
+        tools = conversation.domain.tool_map
+        out: list[tuple[str, MessageData]] = []
+        for e in conversation.events:
+            if e.kind == EventKind.TOOL_CALL and e.role == Role.AGENT:
+                spec = tools.get(e.as_(ToolCallData).name)
+                if spec is not None and spec.is_write:
+                    out = []
+            elif e.kind == EventKind.MESSAGE:
+                m = e.as_(MessageData)
+                if e.role == Role.AGENT and m.intent in ("skip", "giveup"):
+                    out = []
+                else:
+                    out.append((e.role, m))
+        return out
 
     @staticmethod
     def _records_read(conversation: Conversation, reader: str, key: str) -> dict[str, Any]:
@@ -783,13 +852,13 @@ class GatedAgent:
         return ""
 
     @staticmethod
-    def _requested(conversation: Conversation, action: Action) -> bool:
+    def _requested(conversation: Conversation, action: Action, texts: list[str] | None = None) -> bool:
         """The user has asked for this write in words: its tool's name, or a word of it that not most tools
         share (`names_write`). Nothing else: not a value the write happens to carry (the user named the
         reservation to update its bags, not to cancel it), nor a reply to "anything else?" that names nothing
-        (the agent acts on what is said, never on what the task holds)."""
+        (the agent acts on what is said, never on what the task holds). `texts`: these of their words only."""
         tools = conversation.domain.tool_map
-        texts = [m.content for m in conversation.said("user")]
+        texts = [m.content for m in conversation.said("user")] if texts is None else texts
         if "book" in action.name.split("_") and any(_NEW_BOOKING.search(t) for t in texts):
             return True
         plain = [" ".join(w for w in normalize(t).split() if w not in _PLAIN) for t in texts]
@@ -987,7 +1056,7 @@ class GatedAgent:
     # -- what the person says -----------------------------------------------------------------------
     def _on_answer(self, conversation: Conversation, progress: Progress, text: str) -> AgentAction:
         assert progress.offer is not None
-        action = conversation.task.actions[progress.offer]
+        action = self._as_chosen(conversation, conversation.task.actions[progress.offer])
         kind = answer_kind(text)
         if kind == "yes":
             return CallTools([PlannedCall(action.name, dict(action.kwargs),
@@ -1022,7 +1091,7 @@ class GatedAgent:
         again (its tool's words): it is put again, in full, and made on the yes to that (a write never follows a
         yes to something else, such as "All right, I will not make that change")."""
         last_agent = conversation.last_said("agent")
-        action = conversation.task.actions[progress.skipped[-1]]
+        action = self._as_chosen(conversation, conversation.task.actions[progress.skipped[-1]])
         yes_again = answer_kind(text) == "yes" and last_agent is not None and last_agent.intent in ("skip", "done",
                                                                                                    "more")
         said = [w for w in normalize(text).split() if len(w) >= 3 and w not in _PLAIN]

@@ -44,7 +44,7 @@ from tauplay.core.tasks import Action, Task
 from tauplay.core.tools import ToolSpec
 from tauplay.core.transcript import tool_calls
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
-from tauplay.sim import preference_answers, proposal_values
+from tauplay.sim import choices, preference_answers, proposal_values
 from tauplay.sim.action_words import described_id
 from tauplay.sim.behavior import BehaviorLayer
 from tauplay.sim.device_steps import step_asked
@@ -358,6 +358,30 @@ def answer_question(conversation: Conversation, text: str) -> UserReply | None:
             if more is not None and more.intent == "answer" and more.text not in reply.text:
                 extra.append(more.text)
     return UserReply(" ".join([reply.text, *extra]), "answer") if extra else reply
+
+
+def choice_answer(conversation: Conversation, text: str) -> UserReply | None:
+    """"Which one would you like instead of yours (...): 1615379700 (size 10, synthetic), ... ?": the one its
+    instruction describes among those on offer (listed, or available), in the instruction's own words ("The one with size 10, synthetic,
+    waterproof."), never picked by the task's id; "I'm not sure" when its instruction singles none out. None when
+    the agent asked no such question."""
+    if choices.QUESTION not in text:
+        return None
+    outputs = tool_outputs(conversation)
+    table = next((t for token in re.findall(r"\b\w{4,}\b", text) if (t := choices.variants(outputs, token))), {})
+    listed = choices.asked(text, table)
+    if not listed:
+        return None
+    have = choices.replaced(text, table)
+    # what it wants, among every one on offer (a long list shows only some): never the one it has
+    pool = {k: v for k, v in table.items() if (k in listed or (isinstance(v, dict) and v.get("available") is True))
+            and (not have or v.get("options") != have)}
+    goal = conversation.task.goal
+    ranked = choices.best(pool, [goal], have)
+    said = choices.described(pool, ranked[0], goal, have) if len(ranked) == 1 else ""
+    if said:
+        return UserReply(f"The one with {said}.", "answer")
+    return UserReply("I'm not sure which one; I don't know more than I told you.", "unknown")
 
 
 def _answer_one(conversation: Conversation, text: str) -> UserReply | None:
@@ -776,6 +800,8 @@ class ScriptedUser:
             if not agree:
                 return UserReply(correction, "correct")
             return layer.confirm(conversation) or UserReply(layer.shorten(tone.yes(n)), "confirm")
+        if (chosen := choice_answer(conversation, agent_text)) is not None:
+            return chosen
         asked = (preference_answers.asked_facts(conversation, parts, _specific_question(agent_text) or agent_text,
                                                 first_person) if on_trip and "?" in agent_text else None)
         if asked is not None:
