@@ -42,7 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed of the generated database, and of the injections with --inject (default 0 there)")
     parser.add_argument("--inject-seed", type=int, default=None, metavar="N",
                         help="seed of the injections alone (default: --seed), leaving the database as it is")
-    parser.add_argument("--tasks", metavar="FILE", help="task file (default: the domain's default task set)")
+    parser.add_argument("--tasks", metavar="SET_OR_FILE",
+                        help="a task set of the domain (e.g. starter, test) or a task file (default: the domain's "
+                             "default task set)")
     parser.add_argument("--task-ids", nargs="+", metavar="ID", help="run only these task ids")
     parser.add_argument("--allow-invalid", action="store_true",
                         help="run tasks whose gold replay fails on this database too, saved with no reward "
@@ -163,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
     user_desc = with_behavior(user_desc, behavior_from_args(args))
     try:
         domain = get_domain(args.domain)
-        task_set = load_tasks(args.tasks or _default_tasks(domain, args.data), domain.name)
+        task_set = load_tasks(domain.task_source(args.tasks) if args.tasks else _default_tasks(domain, args.data),
+                              domain.name)
         # --emotion, resolved once: each task gets the word's condition with a trigger of its own family (or none)
         chosen = [with_emotion(task, args.emotion) for task in task_set.tasks]
         database = domain.database(args.data, args.seed)
