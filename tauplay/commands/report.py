@@ -22,12 +22,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tauplay.analysis.report import write_report
-    from tauplay.analysis.stats import StatsError
+    from tauplay.analysis.stats import StatsError, check_k, compute_stats
     from tauplay.core.domain import DomainError, get_domain, installed_domains, not_installed_domains
     from tauplay.store import SessionStore, StoreError
+    from tauplay.store.filters import SessionFilter
 
-    if args.k < 1:
-        raise UsageError(f"--k must be at least 1, got {args.k}")
+    try:
+        check_k(args.k)
+    except StatsError as e:
+        raise UsageError(str(e)) from None
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out}: not a folder")
@@ -41,6 +44,10 @@ def run(args: argparse.Namespace) -> int:
     flt = session_filter(args)
     try:
         with SessionStore(args.db, readonly=True) as store:  # reads only
+            if not compute_stats(store, [], k=1, flt=flt, resamples=0).groups:
+                # a typo in a filter must not replace a report already in --out with empty tables
+                raise UsageError(f"no finished sessions in {store.name}"
+                                 f"{' matching the filters' if flt != SessionFilter() else ''}: nothing written to {out}")
             written = write_report(store, out, flt=flt, k=args.k, resamples=max(0, args.resamples), seed=args.seed,
                                    graphs=graphs)
     except (StoreError, StatsError) as e:
