@@ -328,6 +328,13 @@ def test_malformed_tau2_and_sessions_files(tmp_path: Path, airline_tasks,  # typ
     jsonl_file.write_text(lines[0] + "\n" + json.dumps(second) + "\n")
     assert main(["import", "sessions", str(jsonl_file), "--db", str(new_db)]) == 2
     assert "s.jsonl: line 2, field 'events'[3].kind: unknown event kind 'shout'" in capsys.readouterr().err
+    for reward in (7, float("nan")):  # a reward of 7 was saved; NaN as no reward (an error) without a word
+        second = json.loads(lines[1])
+        second["reward"] = reward
+        jsonl_file.write_text(lines[0] + "\n" + json.dumps(second) + "\n")
+        assert main(["import", "sessions", str(jsonl_file), "--db", str(new_db)]) == 2
+        err = capsys.readouterr().err
+        assert f"s.jsonl: line 2, field 'reward': a reward is a number from -1 to 1, got {reward!r}" in err, err
     with SessionStore(str(new_db)) as store:
         assert store.list_sessions() == []
 
