@@ -198,17 +198,19 @@ def _print(report: Any, name: str, batch: str | None) -> None:
     if report.rows:
         table = Table(title=f"Propagation of injected errors ({where}: {len(report.sessions)} injected sessions)",
                       title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        for col in ("agent", "interceptor", "kind", "n", "rejected", "recovered", "propagated", "unaffected",
+        # the style is a column as in the AgentProp table: two styles of one agent are two groups, told apart
+        for col in ("agent", "interceptor", "style", "kind", "n", "rejected", "recovered", "propagated", "unaffected",
                     "done", "P(prop) [95% CI]", "recovery", "calibrated by people"):
-            table.add_column(col, justify="left" if col in ("agent", "interceptor", "kind") else "right", no_wrap=True)
+            table.add_column(col, justify="left" if col in ("agent", "interceptor", "style", "kind") else "right",
+                             no_wrap=True)
         model = None
         for row in report.rows:
-            if model is not None and (row.model, row.interceptor) != model:
+            if model is not None and (row.model, row.interceptor, row.interceptor_mode, row.style) != model:
                 table.add_section()
-            model = (row.model, row.interceptor)
+            model = (row.model, row.interceptor, row.interceptor_mode, row.style)
             ci = row.propagation
             cal = row.calibrated
-            table.add_row(row.model, row.interceptor_mode or "off", row.kind, str(row.sessions),
+            table.add_row(row.model, row.interceptor_mode or "off", row.style, row.kind, str(row.sessions),
                           *(_pct(row.rate(c)) for c in ("rejected", "recovered", "propagated", "unaffected")),
                           _pct(row.completed / row.sessions if row.sessions else None),
                           f"{ci.p:.2f} [{ci.low:.2f}–{ci.high:.2f}]" if ci else "—", _pct(row.recovery_rate),
