@@ -253,6 +253,12 @@ def test_report_refuses_what_would_write_empty_tables_over_a_report(tmp_path: Pa
         assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     assert main(["plot", "pass-k", "--db", db, "--k", "1000", "--out", str(tmp_path / "p.png")]) == 2
     assert "--k must be from 1 to 100" in capsys.readouterr().err and not (tmp_path / "p.png").exists()
+    figure = tmp_path / "rewards.png"  # a figure made before: a typo in --batch drew "no finished sessions" over it
+    assert main(["plot", "rewards", "--db", db, "--out", str(figure)]) == 0
+    capsys.readouterr()
+    drawn = figure.read_bytes()
+    assert main(["plot", "rewards", "--db", db, "--batch", "typo", "--out", str(figure)]) == 2
+    assert "matching the filters: nothing written to" in capsys.readouterr().err and figure.read_bytes() == drawn
     empty = tmp_path / "e.db"
     SessionStore(str(empty)).close()
     assert main(["report", "--db", str(empty), "--out", str(tmp_path / "r2")]) == 2

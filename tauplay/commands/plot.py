@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 
 from tauplay.commands._common import UsageError
-from tauplay.commands.stats import DIMENSIONS, add_filter_arguments, session_filter
+from tauplay.commands.stats import DIMENSIONS, add_filter_arguments, refuse_empty, session_filter
 
 KINDS = ("success-by-emotion", "pass-k", "ratio", "violations", "faults", "coverage", "rewards", "graph")
 
@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
             flt = session_filter(args)
             try:
                 with SessionStore(args.db, readonly=True) as store:  # reads only
+                    refuse_empty(store, flt, out)
                     written = draw(args.kind, out, store=store, by=args.by, flt=flt, k=args.k)
             except StoreError as e:
                 raise UsageError(str(e)) from None

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from tauplay.commands._common import UsageError
-from tauplay.commands.stats import add_filter_arguments, session_filter
+from tauplay.commands.stats import add_filter_arguments, refuse_empty, session_filter
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,10 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tauplay.analysis.report import write_report
-    from tauplay.analysis.stats import StatsError, check_k, compute_stats
+    from tauplay.analysis.stats import StatsError, check_k
     from tauplay.core.domain import DomainError, get_domain, installed_domains, not_installed_domains
     from tauplay.store import SessionStore, StoreError
-    from tauplay.store.filters import SessionFilter
 
     try:
         check_k(args.k)
@@ -44,10 +43,7 @@ def run(args: argparse.Namespace) -> int:
     flt = session_filter(args)
     try:
         with SessionStore(args.db, readonly=True) as store:  # reads only
-            if not compute_stats(store, [], k=1, flt=flt, resamples=0).groups:
-                # a typo in a filter must not replace a report already in --out with empty tables
-                raise UsageError(f"no finished sessions in {store.name}"
-                                 f"{' matching the filters' if flt != SessionFilter() else ''}: nothing written to {out}")
+            refuse_empty(store, flt, out)
             written = write_report(store, out, flt=flt, k=args.k, resamples=max(0, args.resamples), seed=args.seed,
                                    graphs=graphs)
     except (StoreError, StatsError) as e:

@@ -46,6 +46,17 @@ def session_filter(args: argparse.Namespace) -> Any:
                          batch_id=args.batch)
 
 
+def refuse_empty(store: Any, flt: Any, out: Any) -> None:
+    """UsageError when no finished session matches the filters: a typo in --batch must not replace what is in
+    `out` (a report, a figure) with empty tables or a "no finished sessions" picture."""
+    from tauplay.analysis.stats import compute_stats
+    from tauplay.store.filters import SessionFilter
+
+    if not compute_stats(store, [], k=1, flt=flt, resamples=0).groups:
+        raise UsageError(f"no finished sessions in {store.name}"
+                         f"{' matching the filters' if flt != SessionFilter() else ''}: nothing written to {out}")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--by", nargs="+", action="extend", choices=DIMENSIONS, metavar="DIM", default=None,
                         help=f"group by these ({', '.join(DIMENSIONS)}); several make one group per combination "
