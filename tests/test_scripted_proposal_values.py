@@ -221,3 +221,13 @@ async def test_a_wrong_sum_its_instruction_states_is_corrected_in_a_proposal_and
     paid = call("record_payment", customer_id=ALEX, amount=12.0, method="credit_card", date="2025-09-30")
     outcome = await play(TELECOM, PAY_ALL, PersonAgent(*FIND_ALEX, Say(right), paid, Say("Done.")))
     assert answer_to(outcome, "Done.") == "That is not what I asked for: not $12.00: I want $51.62."
+
+
+
+def test_only_sums_of_money_are_read_as_dollars():
+    """tau2-telecom's refuel_data(gb_amount=2.0) is sold "2 GB ... for $4.00": its $4.00 is not the 2 wanted."""
+    from tauplay.sim.proposal_values import dollars, is_money
+
+    assert [k for k in ("amount", "price_usd", "refund_amount", "gb_amount", "total_baggages") if is_money(k)] == \
+        ["amount", "price_usd", "refund_amount"]
+    assert dollars("a payment of $1,248.50, not $12 or 12 dollars") == [1248.5, 12.0]

@@ -217,8 +217,13 @@ _MONEY_WORDS = frozenset({"amount", "price", "cost", "fee", "refund", "sum", "pa
 _DOLLARS = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
 
 
+# A quantity of something else ("gb_amount": 2 GB of data, sold for $4.00): not a sum of money.
+_NOT_MONEY = frozenset({"gb", "mb", "data", "points", "miles", "minutes", "units", "days", "nights", "bags"})
+
+
 def is_money(key: str) -> bool:
-    return bool(_MONEY_WORDS & set(key.lower().split("_")))
+    parts = set(key.lower().split("_"))
+    return bool(_MONEY_WORDS & parts) and not _NOT_MONEY & parts
 
 
 def dollars(text: str) -> list[float]:
