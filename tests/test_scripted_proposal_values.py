@@ -231,3 +231,8 @@ def test_only_sums_of_money_are_read_as_dollars():
     assert [k for k in ("amount", "price_usd", "refund_amount", "gb_amount", "total_baggages") if is_money(k)] == \
         ["amount", "price_usd", "refund_amount"]
     assert dollars("a payment of $1,248.50, not $12 or 12 dollars") == [1248.5, 12.0]
+    # the oracle and the gated agent said "refuel data (...; gb amount: $2)"
+    from tauplay.sim.action_words import describe_action
+
+    said = describe_action(Action("refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2.0}))
+    assert "gb amount: 2.0" in said and "$" not in said

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from tauplay.core.grounding import normalize, spellings, words
 from tauplay.core.tools import ToolSpec
+from tauplay.sim.action_words import is_money
 
 _LAST_FOUR = ("last_four", "last4", "last_4")
 _KIND = ("source", "type", "kind")
@@ -212,18 +213,7 @@ class _Read:
         return self.money(key)
 
 
-# An argument that is a sum of money ("amount", "refund_amount", "price"): a proposal states it with a dollar sign.
-_MONEY_WORDS = frozenset({"amount", "price", "cost", "fee", "refund", "sum", "payment"})
 _DOLLARS = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
-
-
-# A quantity of something else ("gb_amount": 2 GB of data, sold for $4.00): not a sum of money.
-_NOT_MONEY = frozenset({"gb", "mb", "data", "points", "miles", "minutes", "units", "days", "nights", "bags"})
-
-
-def is_money(key: str) -> bool:
-    parts = set(key.lower().split("_"))
-    return bool(_MONEY_WORDS & parts) and not _NOT_MONEY & parts
 
 
 def dollars(text: str) -> list[float]:
