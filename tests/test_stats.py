@@ -319,3 +319,30 @@ def test_a_v3_store_gains_the_perceptions_table(tmp_path: Path) -> None:
 
     assert _shape(db, "perceptions") == _shape(fresh, "perceptions")
     assert _shape(db, "perceptions")["unique"] == [("session_id", "seq", "annotator")]
+
+
+def test_an_80_column_terminal_gets_every_figure_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """In an 80-column terminal `tauplay stats` and `tauplay run` cut every column to fit ("1…" for a mean of
+    1.000, "ba…" for bank): the figures could not be read. They come in parts of the same rows, none cut."""
+    import re
+    import sys
+
+    db = analysis_fixture.build(tmp_path / "f.db")
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["stats", "--db", db, "--by", "domain", "emotion"]) == 0
+    out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    lines = out.splitlines()
+    assert lines and all(len(line) <= 80 for line in lines), max(lines, key=len)
+    assert "…" not in out
+    for column in ("sessions", "mean", "pass^1", "pass^1 CI", "calls/ask", "user-erred"):
+        assert any(column in line.split("  ") or f" {column} " in f" {line} " for line in lines), column
+    first = stats_json(capsys, "--db", db, "--by", "domain", "emotion")["groups"][0]
+    row = next(line for line in lines if line.split()[:2] == [first["key"]["domain"], first["key"]["emotion"]])
+    assert f"{first['mean_reward']:.3f}" in out and row.split()[2] == str(first["sessions"])
+    assert main(["run", "--domain", "bank", "--tasks", "starter", "--db", str(tmp_path / "r.db"),
+                 "--task-ids", "bank-starter-01-lock-misplaced-card"]) == 0
+    out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert "…" not in out and "1.000" in out and " bank " in out

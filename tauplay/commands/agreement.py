@@ -16,7 +16,7 @@ import argparse
 import json
 from typing import Any
 
-from tauplay.commands._common import UsageError, add_db_argument
+from tauplay.commands._common import UsageError, add_db_argument, print_table
 from tauplay.core.vocabulary import JudgeKind
 
 
@@ -115,7 +115,7 @@ def _print_judges(against: list[Any], between: list[Any], among: list[Any]) -> N
                                                      if a.judge.split(":")[0] == k), "")
             table.add_row(a.judge, a.person, str(a.units), _fmt(a.kappa), _fmt(a.observed), str(c["yes_yes"]),
                           str(c["yes_no"]), str(c["no_yes"]), str(c["no_no"]), a.bias or "—", anchor)
-        console.print(table, markup=False)
+        print_table(console, table, 2, markup=False)
     console.print("yes/no = the judge said yes, the person no; conservative: more misses (no/yes) than false alarms "
                   "(yes/no). — : undefined (no shared sessions, or both always gave one label). "
                   f"{PAPER_COLUMN}: {ANCHORS_SOURCE.split(': ', 1)[1]} (its judges against people)", style="dim",

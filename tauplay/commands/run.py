@@ -26,6 +26,7 @@ from tauplay.commands._common import (
     behavior_from_args,
     finite_float,
     positive_float,
+    print_table,
     say,
 )
 from tauplay.commands._executors import add_executor_arguments, check_executor_arguments
@@ -458,5 +459,5 @@ def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -
     # column (a name, twelve figures and one pass^k per trial), so that none is cut.
     longest = max((len(r.name) for r in rows), default=8) + len("difficulty ")  # "behavior " is shorter
     console = Console(highlight=False, width=None if sys.stdout.isatty() else max(170, longest + 142 + 10 * trials))
-    console.print(table)
+    print_table(console, table)  # an 80-column terminal: in parts, no figure cut
     console.print(visible(f"sessions saved in {store_name} (batch {batch_id})"), markup=False)

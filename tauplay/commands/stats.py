@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from tauplay.commands._common import UsageError, add_db_argument, finite_float
+from tauplay.commands._common import UsageError, add_db_argument, finite_float, print_table
 
 DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "disclosure", "patience",
               "cooperation", "precision", "annotator")
@@ -104,15 +104,16 @@ def _print(report: Any, store_name: str) -> None:
         console.print(Text(visible(f"no finished sessions in {store_name}" + (" matching the filters"
                                                                                if report.filters else ""))))
         return
-    console.print(rich_table(summary_table(report)))
+    keys = max(1, len(report.by))  # the columns that say what a row is about, repeated in each part
+    print_table(console, rich_table(summary_table(report)), keys)  # an 80-column terminal: in parts, none cut
     if "difficulty" in report.by:  # results per tier: success, steps, tool errors and time
-        console.print(rich_table(effort_table(report)))
+        print_table(console, rich_table(effort_table(report)), keys)
     faults = faults_table(report)
     if any(any(isinstance(c, int) and c for c in row[len(report.by or [1]):]) for row in faults.rows):
-        console.print(rich_table(faults))
+        print_table(console, rich_table(faults), keys)
     fidelity = fidelity_table(report)
     if fidelity is not None:
-        console.print(rich_table(fidelity))
+        print_table(console, rich_table(fidelity), keys)
     if report.not_scorable:
         console.print(Text(f"{report.not_scorable} session(s) not scorable left out (their task's gold replay fails on "
                            "their database)"))
