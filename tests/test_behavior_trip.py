@@ -197,3 +197,22 @@ def test_a_proposal_that_breaks_a_stay_s_rule_is_corrected_not_agreed_to(travel)
     # what meets the rules (and a stay the proposal does not describe) is still agreed to
     reply = _proposed(travel, f"In {city}: {first}, {nights['value']} nights. The total is $10. Shall I book it?")
     assert not reply.startswith("No"), reply
+
+
+def test_a_figure_is_read_as_the_stay_whose_city_it_stands_with() -> None:
+    """Several cities in one sentence: each figure belongs to the piece (between commas) that names one city, so
+    "a 3-star hotel in New Orleans" is not read against San Francisco's floor of 4 stars."""
+    from tauplay.sim.preference_answers import _broken_rule
+
+    rules = [{"id": "c1", "kind": "eq", "entities": ["stay_1"], "field": "city", "value": "San Francisco"},
+             {"id": "c2", "kind": "min", "entities": ["stay_1"], "field": "stars", "value": 4},
+             {"id": "c3", "kind": "eq", "entities": ["stay_1"], "field": "nights", "value": 2},
+             {"id": "c4", "kind": "eq", "entities": ["stay_2"], "field": "city", "value": "New Orleans"},
+             {"id": "c5", "kind": "min", "entities": ["stay_2"], "field": "stars", "value": 3}]
+    problem = {"rules": rules}
+    fine = "A 4-star hotel in San Francisco for 2 nights, then a 3-star hotel in New Orleans. The total is $900."
+    assert _broken_rule(problem, fine) is None
+    assert _broken_rule(problem, "A 4-star hotel in San Francisco for 1 night, then a 3-star hotel in New Orleans.") \
+        == rules[2]
+    assert _broken_rule(problem, "San Francisco for 2 nights, then a 2-star hotel in New Orleans.") == rules[4]
+    assert _broken_rule(problem, "I found H-SFO-06 in San Francisco, August 15 to 16, 1 night.") == rules[2]

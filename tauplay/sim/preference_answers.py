@@ -172,25 +172,43 @@ def _broken_rule(problem: dict[str, Any], text: str) -> dict[str, Any] | None:
     Francisco, August 15 to 16, 1 night"). What a clause does not state is not guessed at."""
     cities = _cities(problem)
     rules = problem.get("rules", [])
-    for clause in re.split(r";\s*|(?<=[.!?])\s+(?=[A-Z0-9])", text):
-        named = [(m.start(), e) for e, city in cities.items()
-                 if (m := re.search(rf"\b{re.escape(city)}\b", clause, re.IGNORECASE))]
+    for part in re.split(r";\s*|(?<=[.!?])\s+(?=[A-Z0-9])", text):
+        named = sorted((m.start(), e) for e, city in cities.items()
+                       for m in re.finditer(rf"\b{re.escape(city)}\b", part, re.IGNORECASE))
         if not named:
             continue
-        entity = min(named)[1]
-        for r in rules:
-            if r.get("entities") != [entity]:
-                continue
-            field, kind, value = r.get("field"), r.get("kind"), r.get("value")
-            if field == "nights" and kind == "eq" and (m := _NIGHTS.search(clause)) and int(m.group(1)) != value:
-                return r
-            if field == "stars" and kind == "min" and isinstance(value, int | float) \
-                    and (m := _STARS.search(clause)) and int(m.group(1)) < value:
-                return r
-            if field == "check_in" and kind == "between" and isinstance(value, list) and len(value) == 2 \
-                    and (m := _DAY.search(clause)) and (day := _day(m, str(value[0])[:4])) is not None \
-                    and not str(value[0]) <= day <= str(value[1]):
-                return r
+        # one city: the whole clause is about its stay ("H-SFO-06 in San Francisco, August 15, 1 night"); several
+        # in one sentence ("San Francisco for 2 nights, then a 3-star hotel in New Orleans"): only the pieces
+        # between commas that name one city, so a figure is never read as another stay's
+        if len({e for _, e in named}) == 1:
+            pieces = [(part, named[0][1])]
+        else:
+            pieces = []
+            for piece in re.split(r",\s*|\s+(?:then|and)\s+", part):
+                about = {e for e, city in cities.items() if re.search(rf"\b{re.escape(city)}\b", piece, re.IGNORECASE)}
+                if len(about) == 1:
+                    pieces.append((piece, about.pop()))
+        for clause, entity in pieces:
+            if (rule := _broken_in(rules, entity, clause)) is not None:
+                return rule
+    return None
+
+
+def _broken_in(rules: list[dict[str, Any]], entity: str, clause: str) -> dict[str, Any] | None:
+    """The first rule on `entity` that what `clause` states about it breaks."""
+    for r in rules:
+        if r.get("entities") != [entity]:
+            continue
+        field, kind, value = r.get("field"), r.get("kind"), r.get("value")
+        if field == "nights" and kind == "eq" and (m := _NIGHTS.search(clause)) and int(m.group(1)) != value:
+            return r
+        if field == "stars" and kind == "min" and isinstance(value, int | float) \
+                and (m := _STARS.search(clause)) and int(m.group(1)) < value:
+            return r
+        if field == "check_in" and kind == "between" and isinstance(value, list) and len(value) == 2 \
+                and (m := _DAY.search(clause)) and (day := _day(m, str(value[0])[:4])) is not None \
+                and not str(value[0]) <= day <= str(value[1]):
+            return r
     return None
 
 
