@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -158,3 +159,60 @@ def test_a_person_s_short_answers_are_read_as_answers_to_the_question_asked(trav
     stay = wishes.stays[0]
     assert wishes.count == 2 and stay.city == "Lisbon" and stay.nights == 4
     assert stay.amenities == ["pool", "free wifi"] and stay.room is None
+
+
+def _proposed(travel: Any, text: str) -> str:
+    domain, database, tasks = travel
+    task = tasks[0]
+    env = Environment(domain, domain.start_for(database, task))
+    conversation = Conversation(domain, task, env, task.emotion)
+    conversation.events.append(Event.of(0, Role.USER, MessageData(content="I need some help.", intent="request")))
+    conversation.events.append(Event.of(1, Role.AGENT, MessageData(content=text, intent="confirm")))
+    return asyncio.run(ScriptedUser().respond(conversation)).text
+
+
+def test_a_proposal_that_breaks_a_stay_s_rule_is_corrected_not_agreed_to(travel) -> None:
+    """Found playing the agent: "H-SFO-06 in San Francisco, August 15 to 16, 1 night ... The total is $200. Shall
+    I book it?" got "Yes." from a user whose instruction says 2 nights there (only the total was judged). What a
+    proposal states about a stay (nights, stars, arrival date) is read against that stay's rules."""
+    _, _, tasks = travel
+    rules = tasks[0].constraints["rules"]
+    city = next(r for r in rules if r["field"] == "city" and r["entities"] == ["stay_1"])["value"]
+    nights = next(r for r in rules if r["field"] == "nights" and r["entities"] == ["stay_1"])
+    window = next(r for r in rules if r["field"] == "check_in" and r["kind"] == "between")
+    first = window["value"][0]
+    wrong = nights["value"] + 1
+    reply = _proposed(travel, f"I found a Standard Double in {city}, from {first}, {wrong} nights, flexible rate. "
+                              "The total is $10. Shall I book it?")
+    assert reply.startswith("No, that does not fit") and nights["text"].split(" ", 2)[2] in reply, reply
+    early = date.fromisoformat(first) - timedelta(days=3)
+    reply = _proposed(travel, f"I found a Standard Double in {city}, arriving {early:%B} {early.day}, "
+                              f"{nights['value']} nights. The total is $10. Shall I book it?")
+    assert reply.startswith("No, that does not fit") and f"I arrive in {city} " in reply, reply
+    stars = next((r for r in rules if r["field"] == "stars" and r["entities"] == ["stay_1"]), None)
+    if stars is not None and stars["value"] > 1:
+        reply = _proposed(travel, f"In {city}: a {stars['value'] - 1}-star hotel, {first}, {nights['value']} nights. "
+                                  "The total is $10. Shall I book it?")
+        assert reply.startswith("No, that does not fit") and "stars" in reply, reply
+    # what meets the rules (and a stay the proposal does not describe) is still agreed to
+    reply = _proposed(travel, f"In {city}: {first}, {nights['value']} nights. The total is $10. Shall I book it?")
+    assert not reply.startswith("No"), reply
+
+
+def test_a_figure_is_read_as_the_stay_whose_city_it_stands_with() -> None:
+    """Several cities in one sentence: each figure belongs to the piece (between commas) that names one city, so
+    "a 3-star hotel in New Orleans" is not read against San Francisco's floor of 4 stars."""
+    from tauplay.sim.preference_answers import _broken_rule
+
+    rules = [{"id": "c1", "kind": "eq", "entities": ["stay_1"], "field": "city", "value": "San Francisco"},
+             {"id": "c2", "kind": "min", "entities": ["stay_1"], "field": "stars", "value": 4},
+             {"id": "c3", "kind": "eq", "entities": ["stay_1"], "field": "nights", "value": 2},
+             {"id": "c4", "kind": "eq", "entities": ["stay_2"], "field": "city", "value": "New Orleans"},
+             {"id": "c5", "kind": "min", "entities": ["stay_2"], "field": "stars", "value": 3}]
+    problem = {"rules": rules}
+    fine = "A 4-star hotel in San Francisco for 2 nights, then a 3-star hotel in New Orleans. The total is $900."
+    assert _broken_rule(problem, fine) is None
+    assert _broken_rule(problem, "A 4-star hotel in San Francisco for 1 night, then a 3-star hotel in New Orleans.") \
+        == rules[2]
+    assert _broken_rule(problem, "San Francisco for 2 nights, then a 2-star hotel in New Orleans.") == rules[4]
+    assert _broken_rule(problem, "I found H-SFO-06 in San Francisco, August 15 to 16, 1 night.") == rules[2]

@@ -54,3 +54,14 @@ def test_every_command_that_opens_the_store_declares_db_one_way():
     head, tail = DB_HELP.split("{purpose}")
     assert all(h is not None and h.startswith(head) and h.endswith(tail) for h in helps.values()), helps
     assert f"${ENV_VAR} or {DEFAULT_PATH}" in tail
+
+
+def test_validate_reads_a_task_set_name_as_verify_does():
+    """`validate starter --domain bank` loads the bank starter set (and only then asks for a terminal); it was read
+    as a file name ('starter: no such file'). A name that is neither a file nor a set says both, in one line."""
+    done = tauplay("validate", "starter", "--domain", "bank")
+    assert done.returncode == 2 and "the app needs a terminal" in done.stderr, done.stderr
+    done = tauplay("validate", "nosuchset", "--domain", "bank")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip() == ("tauplay validate: domain 'bank' has no task set 'nosuchset' (has: starter, "
+                                   "test), and there is no file nosuchset"), done.stderr

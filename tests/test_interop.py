@@ -185,6 +185,10 @@ def test_malformed_results_name_the_place_and_import_nothing(tmp_path: Path, air
     bad = results_fixture(airline_tasks)
     bad[1]["reward"] = "1"
     cases.append((bad, "results.json: item 1, field 'reward': expected a number, got string"))
+    for reward in (7, float("nan"), float("inf"), -1.5):  # averaged into every table: mean reward 7.000
+        bad = results_fixture(airline_tasks)
+        bad[1]["reward"] = reward
+        cases.append((bad, f"results.json: item 1, field 'reward': a reward is a number from -1 to 1, got {reward!r}"))
     bad = results_fixture(airline_tasks)
     bad[1]["traj"][1]["role"] = "robot"
     cases.append((bad, "results.json: item 1, field 'traj'[1]: unknown role 'robot'"))
@@ -309,12 +313,28 @@ def test_malformed_tau2_and_sessions_files(tmp_path: Path, airline_tasks,  # typ
     new_db = tmp_path / "new.db"
     assert main(["import", "tau2-results", str(tau2_file), "--domain", "airline", "--db", str(new_db)]) == 2
     assert "t.json: simulation 1, field 'messages'[4].id: answers no earlier tool call" in capsys.readouterr().err
+    for reward, where in ((float("nan"), "reward_info"), (3.0, "reward_info"), (2, "tauplay")):
+        main(["export", "tau2-results", "--out", str(tau2_file), "--force", "--db", str(db)])
+        capsys.readouterr()
+        data = json.loads(tau2_file.read_text())
+        data["simulations"][1][where]["reward"] = reward
+        write(tau2_file, data)
+        assert main(["import", "tau2-results", str(tau2_file), "--domain", "airline", "--db", str(new_db)]) == 2
+        err = capsys.readouterr().err
+        assert f"'{where}'.'reward': a reward is a number from -1 to 1, got {reward!r}" in err, err
     lines = jsonl_file.read_text().splitlines()
     second = json.loads(lines[1])
     second["events"][3]["kind"] = "shout"
     jsonl_file.write_text(lines[0] + "\n" + json.dumps(second) + "\n")
     assert main(["import", "sessions", str(jsonl_file), "--db", str(new_db)]) == 2
     assert "s.jsonl: line 2, field 'events'[3].kind: unknown event kind 'shout'" in capsys.readouterr().err
+    for reward in (7, float("nan")):  # a reward of 7 was saved; NaN as no reward (an error) without a word
+        second = json.loads(lines[1])
+        second["reward"] = reward
+        jsonl_file.write_text(lines[0] + "\n" + json.dumps(second) + "\n")
+        assert main(["import", "sessions", str(jsonl_file), "--db", str(new_db)]) == 2
+        err = capsys.readouterr().err
+        assert f"s.jsonl: line 2, field 'reward': a reward is a number from -1 to 1, got {reward!r}" in err, err
     with SessionStore(str(new_db)) as store:
         assert store.list_sessions() == []
 

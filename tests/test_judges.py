@@ -304,6 +304,26 @@ def test_agreement_table_and_its_errors(tmp_path: Path, capsys: Any) -> None:
     assert "--batch applies with --against judges" in capsys.readouterr().err
 
 
+def test_a_judge_and_a_person_with_no_session_in_common_have_no_bias(tmp_path: Path) -> None:
+    """Nothing compared is not "balanced": the bias is undefined (null, "—"), as kappa is; and the paper's column
+    says its figures are published ones."""
+    db = tmp_path / "n.db"
+    with SessionStore(str(db)) as store:
+        one, two = (store.create_session(domain="airline", task_id=str(i), role="batch", agent={"kind": "oracle"},
+                                         user={"kind": "scripted"}, task={}) for i in range(2))
+        store.save_judgment(one, Judgment("human", "yes", annotator="ana"))
+        store.save_judgment(two, Judgment("substring", "no"))
+    code, out = cli("agreement", "--against", "judges", "--db", str(db), "--json")
+    assert code == 0, out
+    (row,) = json.loads(out)["judges"]
+    assert row["units"] == 0 and row["kappa"] is None and row["bias"] is None
+    code, out = cli("agreement", "--against", "judges", "--db", str(db))
+    assert code == 0 and "balanced" not in out
+    line = next(x for x in out.splitlines() if "substring" in x)
+    assert [c.strip() for c in line.split("│")][1:-1][9] == "—"
+    assert "AgentProp-Bench paper (published)" in out and "not measured by tauplay" in out
+
+
 def test_a_v3_store_gets_the_judgments_table_a_fresh_one_has(tmp_path: Path) -> None:
     import shutil
     import sqlite3

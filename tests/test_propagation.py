@@ -333,3 +333,24 @@ def test_the_correlation_of_rejection_and_recovery_across_models() -> None:
     # ranks: rejection 1, 2, 3, 4; recovery 1, 4, 2, 3: sum of d^2 = 0 + 4 + 1 + 1 = 6, rho = 1 - 6*6 / (4*15)
     assert rep.correlation == {"models": 4, "spearman_rho": round(1 - 6 * 6 / (4 * 15), 4),
                                "p_value": round(spearman(rejection, recovery)[1], 4)}  # type: ignore[index]
+
+
+def test_the_text_table_tells_two_injection_styles_apart(tmp_path: Path) -> None:
+    """The same agent with plausible and with agentprop-style injections made two rows "oracle off all 12" with
+    different rates and nothing to tell which was which; the style is a column, as in the AgentProp table."""
+    db = tmp_path / "s.db"
+    for style in ("plausible", "agentprop"):
+        code, out = cli("run", "--domain", "airline", "--inject", "semantic_wrong", "--inject-seed", "1",
+                        "--inject-style", style, "--db", str(db), "--json")
+        assert code == 0, out
+    rep = report(db)
+    rows = {(r["style"], r["kind"]): r for r in rep["rows"] if r["model"] == "oracle" and not r["interceptor"]}
+    assert {("plausible", "all"), ("agentprop", "all")} <= set(rows)
+    code, text = cli("propagation", "--db", str(db))
+    assert code == 0
+    table = text.split("done: ", 1)[0]
+    header = next(line for line in table.splitlines() if line.strip().startswith("agent"))
+    assert header.split()[:4] == ["agent", "interceptor", "style", "kind"]
+    for style in ("plausible", "agentprop"):
+        line = next(x for x in table.splitlines() if x.split()[:4] == ["oracle", "off", style, "all"])
+        assert line.split()[4] == str(rows[(style, "all")]["sessions"])

@@ -45,6 +45,17 @@ def test_offline_default_runs_every_starter_task_and_saves_them(tmp_path, capsys
         assert store.events(one.id)[-1].kind == "terminated"
 
 
+def test_tasks_takes_a_task_set_name_as_play_and_verify_do(tmp_path, capsys):
+    """`run --tasks starter` (as `play --tasks` and `verify` read it) runs the domain's starter set; it was read
+    as a file name ("starter: no such file")."""
+    report = run_json(capsys, "--domain", "bank", "--tasks", "starter", "--db", str(tmp_path / "s.db"))
+    starter = load_tasks(get_domain("bank").task_set_path("starter"), "bank")
+    assert sorted(s["task_id"] for s in report["sessions"]) == sorted(t.id for t in starter.tasks)
+    assert main(["solutions", "starter", "--domain", "travel", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["tasks"]) == len(load_tasks(get_domain("travel").task_set_path("starter"),
+                                                                      "travel").tasks)
+
+
 def test_table_output_has_pass_k_per_domain_and_family(tmp_path, capsys):
     code = main(["run", "--domain", "airline", "--trials", "3", "--task-ids", BAG_TASK,
                  "airline-starter-02-cancel-business", "--db", str(tmp_path / "s.db")])
@@ -88,6 +99,7 @@ def test_both_llm_participants_and_a_failing_model(llm_server, tmp_path, capsys)
 @pytest.mark.parametrize(("argv", "message"), [
     (["--domain", "nowhere"], "unknown domain 'nowhere'"),
     (["--domain", "airline", "--tasks", "missing.json"], "missing.json: no such file"),
+    (["--domain", "airline", "--tasks", "nosuchset"], "has no task set 'nosuchset' (has: starter, test), and there is no file nosuchset"),
     (["--domain", "airline", "--tasks", "BAD"], "invalid JSON"),
     (["--domain", "airline", "--tasks", "OTHER"], "not 'airline'"),
     (["--domain", "airline", "--task-ids", "nope"], "no task with id nope"),

@@ -199,3 +199,40 @@ async def test_what_the_proposal_leaves_out_is_not_read_as_part_of_it():
     for proposal in (f"I will return the T-Shirt from order {ORDER}, and you keep the Cycling Helmet. Shall I go ahead?",
                      f"I will return the T-Shirt from order {ORDER}, not the Cycling Helmet. Shall I go ahead?"):
         assert (await reply_to_proposal(RETURN_TSHIRT, proposal)).startswith("Yes")
+
+
+TELECOM = get_domain("telecom")
+PAY_ALL = load_tasks(TELECOM.task_set_path(), "telecom").by_id("telecom-starter-01")  # "pay all of it ($51.62)"
+ALEX = "alex_anderson_2631"
+FIND_ALEX = (call("find_customer_by_email", email="alex.anderson7183@email.com"),)
+
+
+async def test_a_wrong_sum_its_instruction_states_is_corrected_in_a_proposal_and_after_the_write():
+    """Found playing the agent on telecom-starter-01: "I will record a payment of $12.00 ... Shall I go ahead?" got
+    "Yes please, that's right." from a user told to pay all of it ($51.62), and the $12.00 payment made was not
+    objected to (a sum was never compared)."""
+    wrong = "Your balance is $12.00. I will record a payment of $12.00 by credit card today. Shall I go ahead?"
+    assert await reply_to_proposal(PAY_ALL, wrong, TELECOM, FIND_ALEX) == "No, not $12.00: I want $51.62."
+    right = "Your balance is $51.62. I will record a payment of $51.62 by credit card today. Shall I go ahead?"
+    assert (await reply_to_proposal(PAY_ALL, right, TELECOM, FIND_ALEX)).startswith("Yes")
+    # the sum the agent works out is not judged: a proposal with no dollar sum is taken on its other values
+    assert (await reply_to_proposal(PAY_ALL, "I will record your payment by credit card today. Shall I go ahead?",
+                                    TELECOM, FIND_ALEX)).startswith("Yes")
+    paid = call("record_payment", customer_id=ALEX, amount=12.0, method="credit_card", date="2025-09-30")
+    outcome = await play(TELECOM, PAY_ALL, PersonAgent(*FIND_ALEX, Say(right), paid, Say("Done.")))
+    assert answer_to(outcome, "Done.") == "That is not what I asked for: not $12.00: I want $51.62."
+
+
+
+def test_only_sums_of_money_are_read_as_dollars():
+    """tau2-telecom's refuel_data(gb_amount=2.0) is sold "2 GB ... for $4.00": its $4.00 is not the 2 wanted."""
+    from tauplay.sim.proposal_values import dollars, is_money
+
+    assert [k for k in ("amount", "price_usd", "refund_amount", "gb_amount", "total_baggages") if is_money(k)] == \
+        ["amount", "price_usd", "refund_amount"]
+    assert dollars("a payment of $1,248.50, not $12 or 12 dollars") == [1248.5, 12.0]
+    # the oracle and the gated agent said "refuel data (...; gb amount: $2)"
+    from tauplay.sim.action_words import describe_action
+
+    said = describe_action(Action("refuel_data", {"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2.0}))
+    assert "gb amount: 2.0" in said and "$" not in said

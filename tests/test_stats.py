@@ -179,7 +179,8 @@ def test_behavior_groups_read_the_user_description(tmp_path: Path, capsys: pytes
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "s.db")
     SessionStore(db).close()  # an existing (empty) database: stats and plot only read, and refuse a missing one
-    for argv, message in ((["--k", "0"], "--k must be at least 1"), (["--label", "Nope"], "unknown label 'Nope'"),
+    for argv, message in ((["--k", "0"], "--k must be from 1 to 100"), (["--label", "Nope"], "unknown label 'Nope'"),
+                          (["--k", "1000000"], "--k must be from 1 to 100, got 1000000"),  # it ran for minutes
                           (["--db", "nosuchdriver://x/y"], "nosuchdriver")):
         assert main(["stats", "--db", db, *argv] if argv[0] != "--db" else ["stats", *argv]) == 2
         err = capsys.readouterr().err
@@ -233,6 +234,35 @@ def test_report_writes_every_table_and_figure_with_an_index(tmp_path: Path, caps
     assert "Table 6" in index and "Figure 14" in index and (out / "index.html").read_text().count("<img") == 9
     share = (out / "tables" / "user_share_by_simulator.csv").read_text().splitlines()
     assert share[0].split(",")[0] == "simulator" and share[1].split(",")[-1] == "0.5"
+
+
+def test_report_refuses_what_would_write_empty_tables_over_a_report(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A filter that matches nothing (a typo in --batch) wrote empty tables over the report in --out, exit 0;
+    an absurd --k ran for minutes. Both are one line, exit 2, and the report already there stays as it was."""
+    db = analysis_fixture.build(tmp_path / "f.db")
+    out = tmp_path / "report"
+    assert main(["report", "--db", db, "--out", str(out), "--graphs", "--resamples", "0"]) == 0
+    capsys.readouterr()
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    for argv, message in ((["--batch", "typo"], f"no finished sessions in {db} matching the filters: nothing written"),
+                          (["--k", "1000000"], "--k must be from 1 to 100, got 1000000")):
+        assert main(["report", "--db", db, "--out", str(out), "--graphs", *argv]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+        assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert main(["plot", "pass-k", "--db", db, "--k", "1000", "--out", str(tmp_path / "p.png")]) == 2
+    assert "--k must be from 1 to 100" in capsys.readouterr().err and not (tmp_path / "p.png").exists()
+    figure = tmp_path / "rewards.png"  # a figure made before: a typo in --batch drew "no finished sessions" over it
+    assert main(["plot", "rewards", "--db", db, "--out", str(figure)]) == 0
+    capsys.readouterr()
+    drawn = figure.read_bytes()
+    assert main(["plot", "rewards", "--db", db, "--batch", "typo", "--out", str(figure)]) == 2
+    assert "matching the filters: nothing written to" in capsys.readouterr().err and figure.read_bytes() == drawn
+    empty = tmp_path / "e.db"
+    SessionStore(str(empty)).close()
+    assert main(["report", "--db", str(empty), "--out", str(tmp_path / "r2")]) == 2
+    assert "no finished sessions in" in capsys.readouterr().err and not (tmp_path / "r2").exists()
 
 
 def test_bootstrap_draws_are_multinomial_and_reproducible() -> None:
@@ -289,3 +319,30 @@ def test_a_v3_store_gains_the_perceptions_table(tmp_path: Path) -> None:
 
     assert _shape(db, "perceptions") == _shape(fresh, "perceptions")
     assert _shape(db, "perceptions")["unique"] == [("session_id", "seq", "annotator")]
+
+
+def test_an_80_column_terminal_gets_every_figure_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """In an 80-column terminal `tauplay stats` and `tauplay run` cut every column to fit ("1…" for a mean of
+    1.000, "ba…" for bank): the figures could not be read. They come in parts of the same rows, none cut."""
+    import re
+    import sys
+
+    db = analysis_fixture.build(tmp_path / "f.db")
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["stats", "--db", db, "--by", "domain", "emotion"]) == 0
+    out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    lines = out.splitlines()
+    assert lines and all(len(line) <= 80 for line in lines), max(lines, key=len)
+    assert "…" not in out
+    for column in ("sessions", "mean", "pass^1", "pass^1 CI", "calls/ask", "user-erred"):
+        assert any(column in line.split("  ") or f" {column} " in f" {line} " for line in lines), column
+    first = stats_json(capsys, "--db", db, "--by", "domain", "emotion")["groups"][0]
+    row = next(line for line in lines if line.split()[:2] == [first["key"]["domain"], first["key"]["emotion"]])
+    assert f"{first['mean_reward']:.3f}" in out and row.split()[2] == str(first["sessions"])
+    assert main(["run", "--domain", "bank", "--tasks", "starter", "--db", str(tmp_path / "r.db"),
+                 "--task-ids", "bank-starter-01-lock-misplaced-card"]) == 0
+    out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)
+    assert "…" not in out and "1.000" in out and " bank " in out

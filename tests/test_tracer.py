@@ -107,6 +107,8 @@ def test_cli_json_summary_and_refusals(tmp_path: Path, capsys: Any) -> None:
         ["--domain", "airline", "--n", "3", "--depth", "deep"],
         ["--domain", "airline", "--n", "3", "--emotions", "joy=1"],
         ["--domain", "airline", "--n", "3", "--emotions", "anger=-1"],
+        ["--domain", "airline", "--n", "3", "--emotions", "anger=nan"],  # non-finite weights: one line, not a crash
+        ["--domain", "airline", "--n", "3", "--emotions", "anger=inf,fear=1"],
         ["--domain", "airline", "--n", "3", "--api-base", "http://127.0.0.1:9"],
         ["--domain", "airline", "--n", "3", "--out", str(out)],  # exists: never overwritten silently
         ["--domain", "airline", "--n", "3", "--out", str(tmp_path / "missing" / "t.json")],
@@ -256,7 +258,7 @@ def test_distribution_quotas_and_parsing() -> None:
     balanced = resolve_weights(parse_distribution("balanced"), None)  # a domain without its own set: all five
     assert Counter(quotas(balanced, 10, random.Random(0))) == {f: 2 for f in FAMILIES}
     assert quotas(parse_distribution("none"), 3, random.Random(0)) == [None, None, None]
-    for bad in ("joy=1", "anger=x", "anger=0", "anger=-2", ""):
+    for bad in ("joy=1", "anger=x", "anger=0", "anger=-2", "", "anger=nan", "anger=inf", "fear=1,anger=-inf"):
         with pytest.raises(DistributionError):
             parse_distribution(bad)
 

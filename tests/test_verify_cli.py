@@ -92,3 +92,21 @@ def test_a_task_set_name_is_read_as_play_reads_it():
     bad = tauplay("verify", "no-such-set", "--domain", "airline")
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     assert "has no task set 'no-such-set'" in bad.stderr and "starter" in bad.stderr
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_a_non_finite_number_in_a_task_file_is_refused_where_it_stands(number: str, tmp_path: Path):
+    """A gold argument of NaN (or Infinity, or 1e999, which reads as inf) was replayed "1/1 executable" by verify,
+    and run failed on it saying "<the store>: not strict JSON", as if the database were at fault."""
+    text = (REPO / "domains/telecom/tasks/starter.json").read_text(encoding="utf-8")
+    assert '"amount": 51.62' in text
+    bad = tmp_path / "t.json"
+    bad.write_text(text.replace('"amount": 51.62', f'"amount": {number}', 1), encoding="utf-8")
+    line = text[:text.index('"amount": 51.62')].count("\n") + 1
+    for args in (["verify", str(bad), "--domain", "telecom"],
+                 ["run", "--domain", "telecom", "--tasks", str(bad), "--db", str(tmp_path / "s.db")]):
+        done = tauplay(*args)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.strip() == (f"tauplay {args[0]}: {bad}:{line}:{text.splitlines()[line - 1].index('51.62') + 1}:"
+                                       f" {number} is not a finite number (a task holds finite numbers only)")
+    assert not (tmp_path / "s.db").exists()

@@ -31,6 +31,7 @@ from tauplay.store.filters import SessionFilter
 from tauplay.store.stats_queries import dimension_columns
 
 DEFAULT_K = 3
+MAX_K = 100  # pass^1..K are K columns per group: a larger K is a typo, not a study (it ran for minutes)
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
 DEFAULT_CONFIDENCE = 0.95
@@ -172,14 +173,19 @@ def _task_scores(tasks: Mapping[tuple[str, str], list[int]], k: int, score: Call
     return [score(n, c, k) for n, c in tasks.values() if n >= k]
 
 
+def check_k(k: int) -> None:
+    """pass^1..k: k from 1 to MAX_K (StatsError otherwise)."""
+    if not 1 <= k <= MAX_K:
+        raise StatsError(f"--k must be from 1 to {MAX_K}, got {k}")
+
+
 def compute_stats(store: Any, by: Sequence[str] = (), *, k: int = DEFAULT_K, flt: SessionFilter | None = None,
                   resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                   confidence: float = DEFAULT_CONFIDENCE, fidelity: bool | None = None) -> StatsReport:
     """The groups of `store`'s sessions by the dimensions `by` (none: one group of everything). Emotion
     fidelity is computed when `fidelity` is True, or by default when `by` has simulator."""
     dims = check_dims(by)
-    if k < 1:
-        raise StatsError(f"--k must be at least 1, got {k}")
+    check_k(k)
     if not 0 < confidence < 1:
         raise StatsError(f"the confidence must be between 0 and 1, got {confidence}")
     flt = flt or SessionFilter()

@@ -177,3 +177,46 @@ def behavior_from_args(args: argparse.Namespace) -> Any:
         return resolve_behavior(args.behavior, args.persona)
     except BehaviorError as e:
         raise UsageError(f"--behavior: {e}" if args.behavior is not None and args.persona is None else str(e)) from None
+
+
+def print_table(console: Any, table: Any, keys: int = 1, *, markup: bool = True) -> None:
+    """Print a rich Table whole: when its columns do not fit the console's width (an 80-column terminal), as
+    several tables of its first `keys` columns (what a row is about) and as many of the others as fit, so that
+    no figure is cut to "1…". A table that fits is printed as it is. `markup=False`: its text cells are literal."""
+    from rich.table import Table
+    from rich.text import Text
+
+    def literal(cell: Any) -> Any:
+        return Text(cell) if isinstance(cell, str) and not markup else cell
+
+    def part(columns: list[int], first: bool) -> Any:
+        out = Table(title=table.title if first else None, title_justify=table.title_justify, box=table.box,
+                    pad_edge=table.pad_edge, show_header=table.show_header)
+        for i in columns:
+            c = table.columns[i]
+            out.add_column(literal(c.header), justify=c.justify, no_wrap=True)
+        cells = [list(table.columns[i].cells) for i in columns]
+        for r, row in enumerate(table.rows):
+            out.add_row(*(literal(cells[j][r]) for j in range(len(columns))), end_section=row.end_section)
+        return out
+
+    width = console.width
+    wide = console.options.update_width(10_000)  # a measure not clamped to the console's width
+
+    def natural(t: Any) -> int:
+        return int(console.measure(t, options=wide).maximum)
+
+    if natural(table) <= width or len(table.columns) <= keys + 1:
+        console.print(table, markup=markup)
+        return
+    rest = list(range(keys, len(table.columns)))
+    first = True
+    while rest:
+        chunk = [rest[0]]
+        for i in rest[1:]:
+            if natural(part(list(range(keys)) + chunk + [i], first)) > width:
+                break
+            chunk.append(i)
+        console.print(part(list(range(keys)) + chunk, first), markup=markup)
+        rest = rest[len(chunk):]
+        first = False

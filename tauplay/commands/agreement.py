@@ -16,7 +16,7 @@ import argparse
 import json
 from typing import Any
 
-from tauplay.commands._common import UsageError, add_db_argument
+from tauplay.commands._common import UsageError, add_db_argument, print_table
 from tauplay.core.vocabulary import JudgeKind
 
 
@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
 # under a heading that says so.
 JUDGE_ANCHORS = {"substring": "κ = 0.049 (chance)", "ensemble": "κ = 0.432, conservative (three LLMs)"}
 ANCHORS_SOURCE = "AgentProp-Bench paper: published figures, not measured by tauplay"
+PAPER_COLUMN = "AgentProp-Bench paper (published)"
 
 
 def _against_judges(args: argparse.Namespace) -> int:
@@ -105,18 +106,19 @@ def _print_judges(against: list[Any], between: list[Any], among: list[Any]) -> N
         table = Table(title=title)
         other = "judge" if items is among else "person"
         for col in ("judge", other, "units", "Cohen κ", "observed", "yes/yes", "yes/no", "no/yes", "no/no",
-                    "bias", "AgentProp-Bench paper"):
-            table.add_column(col, justify="left" if col in ("judge", other, "bias", "AgentProp-Bench paper") else "right")
+                    "bias", PAPER_COLUMN):
+            table.add_column(col, justify="left" if col in ("judge", other, "bias", PAPER_COLUMN) else "right")
         for a in items:
             c = a.confusion
             # the paper's figures are against people: no anchor beside a pair of judges
             anchor = "" if items is among else next((v for k, v in JUDGE_ANCHORS.items()
                                                      if a.judge.split(":")[0] == k), "")
             table.add_row(a.judge, a.person, str(a.units), _fmt(a.kappa), _fmt(a.observed), str(c["yes_yes"]),
-                          str(c["yes_no"]), str(c["no_yes"]), str(c["no_no"]), a.bias, anchor)
-        console.print(table, markup=False)
+                          str(c["yes_no"]), str(c["no_yes"]), str(c["no_no"]), a.bias or "—", anchor)
+        print_table(console, table, 2, markup=False)
     console.print("yes/no = the judge said yes, the person no; conservative: more misses (no/yes) than false alarms "
-                  "(yes/no). — : undefined (no shared sessions, or both always gave one label)", style="dim",
+                  "(yes/no). — : undefined (no shared sessions, or both always gave one label). "
+                  f"{PAPER_COLUMN}: {ANCHORS_SOURCE.split(': ', 1)[1]} (its judges against people)", style="dim",
                   markup=False)
 
 

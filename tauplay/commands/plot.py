@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 
 from tauplay.commands._common import UsageError
-from tauplay.commands.stats import DIMENSIONS, add_filter_arguments, session_filter
+from tauplay.commands.stats import DIMENSIONS, add_filter_arguments, refuse_empty, session_filter
 
 KINDS = ("success-by-emotion", "pass-k", "ratio", "violations", "faults", "coverage", "rewards", "graph")
 
@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tauplay.analysis.figures import FigureError, draw, output_format
-    from tauplay.analysis.stats import StatsError
+    from tauplay.analysis.stats import StatsError, check_k
     from tauplay.core.domain import DomainError
 
     out = Path(args.out)
@@ -33,8 +33,10 @@ def run(args: argparse.Namespace) -> int:
         output_format(out)
     except FigureError as e:
         raise UsageError(str(e)) from None
-    if args.k < 1:
-        raise UsageError(f"--k must be at least 1, got {args.k}")
+    try:
+        check_k(args.k)
+    except StatsError as e:
+        raise UsageError(str(e)) from None
     try:
         if args.kind == "graph":
             if not args.domain:
@@ -46,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
             flt = session_filter(args)
             try:
                 with SessionStore(args.db, readonly=True) as store:  # reads only
+                    refuse_empty(store, flt, out)
                     written = draw(args.kind, out, store=store, by=args.by, flt=flt, k=args.k)
             except StoreError as e:
                 raise UsageError(str(e)) from None

@@ -36,7 +36,7 @@ import argparse
 import json
 from typing import Any
 
-from tauplay.commands._common import UsageError, add_db_argument
+from tauplay.commands._common import UsageError, add_db_argument, print_table
 from tauplay.core.vocabulary import JudgeKind, JudgeLabel
 
 # AgentProp-Bench's published figures: the paper's, never measured here; always printed under its name.
@@ -198,22 +198,24 @@ def _print(report: Any, name: str, batch: str | None) -> None:
     if report.rows:
         table = Table(title=f"Propagation of injected errors ({where}: {len(report.sessions)} injected sessions)",
                       title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        for col in ("agent", "interceptor", "kind", "n", "rejected", "recovered", "propagated", "unaffected",
+        # the style is a column as in the AgentProp table: two styles of one agent are two groups, told apart
+        for col in ("agent", "interceptor", "style", "kind", "n", "rejected", "recovered", "propagated", "unaffected",
                     "done", "P(prop) [95% CI]", "recovery", "calibrated by people"):
-            table.add_column(col, justify="left" if col in ("agent", "interceptor", "kind") else "right", no_wrap=True)
+            table.add_column(col, justify="left" if col in ("agent", "interceptor", "style", "kind") else "right",
+                             no_wrap=True)
         model = None
         for row in report.rows:
-            if model is not None and (row.model, row.interceptor) != model:
+            if model is not None and (row.model, row.interceptor, row.interceptor_mode, row.style) != model:
                 table.add_section()
-            model = (row.model, row.interceptor)
+            model = (row.model, row.interceptor, row.interceptor_mode, row.style)
             ci = row.propagation
             cal = row.calibrated
-            table.add_row(row.model, row.interceptor_mode or "off", row.kind, str(row.sessions),
+            table.add_row(row.model, row.interceptor_mode or "off", row.style, row.kind, str(row.sessions),
                           *(_pct(row.rate(c)) for c in ("rejected", "recovered", "propagated", "unaffected")),
                           _pct(row.completed / row.sessions if row.sessions else None),
                           f"{ci.p:.2f} [{ci.low:.2f}–{ci.high:.2f}]" if ci else "—", _pct(row.recovery_rate),
                           f"{cal['p']:.2f} [{cal['low']:.2f}–{cal['high']:.2f}] n={cal['labelled']}" if cal else "—")
-        console.print(table, markup=False)
+        print_table(console, table, 4, markup=False)  # an 80-column terminal: in parts, no figure cut
         console.print("done: the task's end state and answers are right despite the injection; recovery: recovered "
                       "/ (recovered + accepted errors that propagated)", style="dim", markup=False)
         _print_agentprop(console, report, where)
@@ -275,7 +277,7 @@ def _print_agentprop(console: Any, report: Any, where: str) -> None:
     from rich.console import Console
 
     wide = Console(highlight=False, width=None if sys.stdout.isatty() else 240)
-    wide.print(table, markup=False)
+    print_table(wide, table, 4, markup=False)
     console.print("rej. by agent: the agent asked about the value, refused or redid the call with the right value "
                   "before its next call; by env.: the schema, the tool or the pre-call interceptor refused "
                   "every injected call. EPS: stages past the injection that show the error (tool error, wrong "
@@ -297,4 +299,4 @@ def _print_released(console: Any, released: list[dict[str, Any]]) -> None:
                       *(_pct(r.get(k)) for k in ("p_S1", "p_S2", "p_S3")),
                       *("—" if r.get(k) is None else f"{r[k]:.3f}" for k in ("r_1_2", "r_2_3", "injection_to_error")),
                       ", ".join(r.get("s3_from") or []))
-    console.print(table, markup=False)
+    print_table(console, table, 2, markup=False)

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from tauplay.commands._common import UsageError
-from tauplay.commands.stats import add_filter_arguments, session_filter
+from tauplay.commands.stats import add_filter_arguments, refuse_empty, session_filter
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,12 +22,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tauplay.analysis.report import write_report
-    from tauplay.analysis.stats import StatsError
+    from tauplay.analysis.stats import StatsError, check_k
     from tauplay.core.domain import DomainError, get_domain, installed_domains, not_installed_domains
     from tauplay.store import SessionStore, StoreError
 
-    if args.k < 1:
-        raise UsageError(f"--k must be at least 1, got {args.k}")
+    try:
+        check_k(args.k)
+    except StatsError as e:
+        raise UsageError(str(e)) from None
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out}: not a folder")
@@ -41,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     flt = session_filter(args)
     try:
         with SessionStore(args.db, readonly=True) as store:  # reads only
+            refuse_empty(store, flt, out)
             written = write_report(store, out, flt=flt, k=args.k, resamples=max(0, args.resamples), seed=args.seed,
                                    graphs=graphs)
     except (StoreError, StatsError) as e:

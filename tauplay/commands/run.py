@@ -26,6 +26,7 @@ from tauplay.commands._common import (
     behavior_from_args,
     finite_float,
     positive_float,
+    print_table,
     say,
 )
 from tauplay.commands._executors import add_executor_arguments, check_executor_arguments
@@ -42,7 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seed of the generated database, and of the injections with --inject (default 0 there)")
     parser.add_argument("--inject-seed", type=int, default=None, metavar="N",
                         help="seed of the injections alone (default: --seed), leaving the database as it is")
-    parser.add_argument("--tasks", metavar="FILE", help="task file (default: the domain's default task set)")
+    parser.add_argument("--tasks", metavar="SET_OR_FILE",
+                        help="a task set of the domain (e.g. starter, test) or a task file (default: the domain's "
+                             "default task set)")
     parser.add_argument("--task-ids", nargs="+", metavar="ID", help="run only these task ids")
     parser.add_argument("--allow-invalid", action="store_true",
                         help="run tasks whose gold replay fails on this database too, saved with no reward "
@@ -163,7 +166,8 @@ def run(args: argparse.Namespace) -> int:
     user_desc = with_behavior(user_desc, behavior_from_args(args))
     try:
         domain = get_domain(args.domain)
-        task_set = load_tasks(args.tasks or _default_tasks(domain, args.data), domain.name)
+        task_set = load_tasks(domain.task_source(args.tasks) if args.tasks else _default_tasks(domain, args.data),
+                              domain.name)
         # --emotion, resolved once: each task gets the word's condition with a trigger of its own family (or none)
         chosen = [with_emotion(task, args.emotion) for task in task_set.tasks]
         database = domain.database(args.data, args.seed)
@@ -455,5 +459,5 @@ def _print_table(rows: list[Any], trials: int, batch_id: str, store_name: str) -
     # column (a name, twelve figures and one pass^k per trial), so that none is cut.
     longest = max((len(r.name) for r in rows), default=8) + len("difficulty ")  # "behavior " is shorter
     console = Console(highlight=False, width=None if sys.stdout.isatty() else max(170, longest + 142 + 10 * trials))
-    console.print(table)
+    print_table(console, table)  # an 80-column terminal: in parts, no figure cut
     console.print(visible(f"sessions saved in {store_name} (batch {batch_id})"), markup=False)

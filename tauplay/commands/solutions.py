@@ -18,7 +18,8 @@ from tauplay.commands._common import UsageError, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("tasks", help="task file (tauplay JSON; constraint tasks come from generate --kind constraint)")
+    parser.add_argument("tasks", help="a task set of the domain (e.g. starter) or a task file (tauplay JSON; "
+                                         "constraint tasks come from generate --kind constraint)")
     parser.add_argument("--domain", required=True, help="domain name, e.g. travel")
     parser.add_argument("--data", metavar="DIR", help="tau-bench data folder instead of the generated database")
     parser.add_argument("--seed", type=int, default=None, help="seed of the generated database (default: the domain's)")
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         domain = get_domain(args.domain)
-        task_set = load_tasks(args.tasks, domain.name)
+        task_set = load_tasks(domain.task_source(args.tasks), domain.name)
         database = domain.database(args.data, args.seed)
     except (DomainError, TaskFileError) as e:
         raise UsageError(str(e)) from None

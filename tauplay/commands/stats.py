@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from tauplay.commands._common import UsageError, add_db_argument, finite_float
+from tauplay.commands._common import UsageError, add_db_argument, finite_float, print_table
 
 DIMENSIONS = ("domain", "model", "simulator", "emotion", "leaf", "difficulty", "behavior", "disclosure", "patience",
               "cooperation", "precision", "annotator")
@@ -44,6 +44,17 @@ def session_filter(args: argparse.Namespace) -> Any:
                          emotion_family=args.emotion, model=args.model, annotator=args.played_by,
                          labelled_by=args.labelled_by, label=label, reviewed_by=args.reviewed_by,
                          batch_id=args.batch)
+
+
+def refuse_empty(store: Any, flt: Any, out: Any) -> None:
+    """UsageError when no finished session matches the filters: a typo in --batch must not replace what is in
+    `out` (a report, a figure) with empty tables or a "no finished sessions" picture."""
+    from tauplay.analysis.stats import compute_stats
+    from tauplay.store.filters import SessionFilter
+
+    if not compute_stats(store, [], k=1, flt=flt, resamples=0).groups:
+        raise UsageError(f"no finished sessions in {store.name}"
+                         f"{' matching the filters' if flt != SessionFilter() else ''}: nothing written to {out}")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -93,15 +104,16 @@ def _print(report: Any, store_name: str) -> None:
         console.print(Text(visible(f"no finished sessions in {store_name}" + (" matching the filters"
                                                                                if report.filters else ""))))
         return
-    console.print(rich_table(summary_table(report)))
+    keys = max(1, len(report.by))  # the columns that say what a row is about, repeated in each part
+    print_table(console, rich_table(summary_table(report)), keys)  # an 80-column terminal: in parts, none cut
     if "difficulty" in report.by:  # results per tier: success, steps, tool errors and time
-        console.print(rich_table(effort_table(report)))
+        print_table(console, rich_table(effort_table(report)), keys)
     faults = faults_table(report)
     if any(any(isinstance(c, int) and c for c in row[len(report.by or [1]):]) for row in faults.rows):
-        console.print(rich_table(faults))
+        print_table(console, rich_table(faults), keys)
     fidelity = fidelity_table(report)
     if fidelity is not None:
-        console.print(rich_table(fidelity))
+        print_table(console, rich_table(fidelity), keys)
     if report.not_scorable:
         console.print(Text(f"{report.not_scorable} session(s) not scorable left out (their task's gold replay fails on "
                            "their database)"))

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import argparse
 import getpass
+from pathlib import Path
 
 from tauplay.commands._common import UsageError, add_db_argument, person_name, require_terminal
 from tauplay.commands.queue import add_queue_arguments, queue_settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("tasks", nargs="?", help="task file (tauplay JSON, tau-bench JSON list or .py module); "
-                                                 "default: the domain's own task set")
+    parser.add_argument("tasks", nargs="?", help="a task set of the domain (e.g. starter, test) or a task file (tauplay "
+                                                 "JSON, tau-bench JSON list or .py module); default: the domain's "
+                                                 "own task set")
     parser.add_argument("--domain", help="domain name (default: the task set's, else airline)")
     parser.add_argument("--data", metavar="DIR", help="tau-bench data folder to replay the gold actions on "
                                                       "(default: the domain's generated database)")
@@ -35,12 +37,12 @@ def run(args: argparse.Namespace) -> int:
     from tauplay.core.tasks import TaskFileError, load_tasks
 
     try:
-        if args.tasks:
+        if args.tasks and (Path(args.tasks).suffix in (".json", ".py") or Path(args.tasks).exists()):
             task_set = load_tasks(args.tasks, args.domain)
             domain = get_domain(args.domain or task_set.domain or "airline")
         else:
             domain = get_domain(args.domain or "airline")
-            task_set = load_tasks(domain.task_set_path(), domain.name)
+            task_set = load_tasks(domain.task_source(args.tasks), domain.name)  # a set's name, or the default set
         database = domain.database(args.data, args.seed)
     except (DomainError, TaskFileError) as e:
         raise UsageError(str(e)) from None

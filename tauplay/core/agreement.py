@@ -265,9 +265,11 @@ class JudgeAgreement:
     confusion: dict[str, int]
 
     @property
-    def bias(self) -> str:
+    def bias(self) -> str | None:
         """conservative: the judge calls propagation less often than the person (more misses than false alarms);
-        liberal: more often; balanced: as often."""
+        liberal: more often; balanced: as often; None (undefined) when they answered no session in common."""
+        if not self.units:
+            return None
         misses, alarms = self.confusion["no_yes"], self.confusion["yes_no"]
         return "conservative" if misses > alarms else "liberal" if alarms > misses else "balanced"
 

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tauplay.core.border import NotStrict, valid_value
+
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _JSON_NAMES = {"true": True, "false": False, "null": None}
 
@@ -45,9 +47,12 @@ def parse_call(line: str, param_order: Sequence[str] | None = None) -> ParsedCal
     text = line.strip()
     if not text:
         raise CallSyntaxError("empty call: type e.g. get_user_details(user_id=\"mia_li_3668\")")
-    if text.startswith("{"):
-        return _parse_json(text)
-    return _parse_python(text, param_order)
+    parsed = _parse_json(text) if text.startswith("{") else _parse_python(text, param_order)
+    try:  # 1e999 reads as inf, JSON's NaN as nan: a call holding one could not be saved, and ended the session
+        valid_value(parsed.arguments)
+    except NotStrict as e:
+        raise CallSyntaxError(f"{e}: a number in a call must be finite") from None
+    return parsed
 
 
 def _parse_json(text: str) -> ParsedCall:

@@ -298,10 +298,13 @@ class Domain:
 
     def task_source(self, tasks: str | None) -> Path:
         """Where a task set is read from: a file (tauplay JSON, a tau-bench list, a published tasks .py) when
-        `tasks` names one, else the domain's task set of that name (None: the default set). `play --tasks` and
-        `verify` read their argument the same way."""
+        `tasks` names one, else the domain's task set of that name (None: the default set). `play --tasks`,
+        `run --tasks`, `verify`, `validate` and `solutions` read their argument the same way."""
         if tasks and (Path(tasks).suffix in (".json", ".py") or Path(tasks).exists()):
             return Path(tasks)
+        if tasks and tasks not in self.task_sets:
+            raise DomainError(f"domain '{self.name}' has no task set '{tasks}' (has: {', '.join(self.task_sets)}), "
+                              f"and there is no file {tasks}")
         return self.task_set_path(tasks)
 
     def load_data_dir(self, directory: Path) -> dict[str, dict[str, Any]]:

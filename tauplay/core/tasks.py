@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 import json
+import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -439,6 +441,43 @@ def _read_python_tasks(path: Path, text: str) -> list[Any]:
     raise TaskFileError(f"{path}: no task list found (expected e.g. TASKS = [Task(...), ...])")
 
 
+class _NotFinite(ValueError):
+    def __init__(self, token: str) -> None:
+        super().__init__(token)
+        self.token = token
+
+
+def _refuse_constant(token: str) -> Any:
+    raise _NotFinite(token)  # NaN, Infinity, -Infinity: Python's json reads them, strict JSON has none
+
+
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise _NotFinite(token)  # 1e999 reads as inf
+    return value
+
+
+def _position(text: str, token: str) -> tuple[int, int]:
+    """Line and column (1-based) of the first `token` outside a string, roughly: the first place it stands as a
+    value (after ':', ',' or '[')."""
+    m = re.search(rf"[:,\[]\s*({re.escape(token)})(?![\w.])", text)
+    at = m.start(1) if m else max(text.find(token), 0)
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
+def _not_finite(value: Any, where: str = "") -> str | None:
+    """Where a non-finite float sits in `value` (e.g. "[0]['actions'][2]['kwargs']['amount']"), or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where or "the value"
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list | tuple) else ()
+    for key, item in items:
+        if (found := _not_finite(item, f"{where}[{key!r}]")) is not None:
+            return found
+    return None
+
+
 def load_tasks(path: Path | str, domain: str | None = None) -> TaskSet:
     """Read any supported task file. Raises TaskFileError naming the file and the place."""
     path = Path(path)
@@ -454,10 +493,17 @@ def load_tasks(path: Path | str, domain: str | None = None) -> TaskSet:
         raw_list = _read_python_tasks(path, text)
         if too_deep(raw_list):
             raise TaskFileError(f"{path}: nested deeper than {MAX_DEPTH} levels; not a task file")
+        if (where := _not_finite(raw_list)) is not None:
+            raise TaskFileError(f"{path}: {where}: not a finite number (a task holds finite numbers only)")
         tasks = [task_from_taubench(r, path, i, domain) for i, r in enumerate(raw_list)]
         return TaskSet(domain, tasks, str(path))
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except _NotFinite as e:
+        # NaN, Infinity or 1e999 in a gold argument replayed "executable" and then failed the store's save
+        line, col = _position(text, e.token)
+        raise TaskFileError(f"{path}:{line}:{col}: {e.token} is not a finite number (a task holds finite "
+                            "numbers only)") from None
     except json.JSONDecodeError as e:
         raise TaskFileError(f"{path}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
     except RecursionError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -41,3 +42,14 @@ def read_json(path: Path) -> Any:
 def kind_of(value: Any) -> str:
     return "null" if value is None else {dict: "object", list: "list", str: "string", bool: "boolean",
                                          int: "number", float: "number"}.get(type(value), type(value).__name__)
+
+
+def check_reward(source: str, place: str, value: Any) -> float:
+    """A result's reward: a finite number from -1 (tau-Emotion-Bench's abandonment) to 1 (tau-bench's and
+    tau2-bench's are 0 to 1), else InteropError naming where it is; a reward of 7 or NaN would be averaged
+    into every table."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise fail(source, place, f"expected a number, got {kind_of(value)}")
+    if not math.isfinite(value) or not -1 <= value <= 1:
+        raise fail(source, place, f"a reward is a number from -1 to 1, got {value!r}")
+    return float(value)

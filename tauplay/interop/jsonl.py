@@ -13,7 +13,7 @@ from tauplay.core.labels import FaultLabel, SessionBundle
 from tauplay.core.nesting import MAX_DEPTH, too_deep
 from tauplay.core.transcript import chat_messages
 from tauplay.core.vocabulary import EVENT_KINDS, ROLES
-from tauplay.interop.errors import InteropError, fail, kind_of
+from tauplay.interop.errors import InteropError, check_reward, fail, kind_of
 from tauplay.interop.taubench import labels_from_json, reviews_from_json
 
 FORMAT = "tauplay.session/1"
@@ -90,8 +90,8 @@ def sessions_from_jsonl(text: str, source: str) -> list[SessionBundle]:
                                                      raw["domain"])
         reviews = reviews_from_json(raw.get("reviews"), source, f"{place}, field 'reviews'")
         reward = raw.get("reward")
-        if reward is not None and (not isinstance(reward, int | float) or isinstance(reward, bool)):
-            raise fail(source, f"{place}, field 'reward'", f"expected a number, got {kind_of(reward)}")
+        if reward is not None:
+            reward = check_reward(source, f"{place}, field 'reward'", reward)
         bundles.append(SessionBundle(
             domain=raw["domain"], task_id=raw["task_id"], task=raw["task"], events=events, agent=raw["agent"],
             user=raw["user"], emotion=raw.get("emotion") if isinstance(raw.get("emotion"), dict) else None,

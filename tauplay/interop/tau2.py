@@ -26,7 +26,7 @@ from tauplay.core.tau2_tasks import task_from_tau2 as core_task_from_tau2
 from tauplay.core.tau2_tasks import to_tau2
 from tauplay.core.transcript import SPEAKER_OF_ROLE, conversation_items
 from tauplay.core.vocabulary import TerminationReason
-from tauplay.interop.errors import fail, kind_of
+from tauplay.interop.errors import check_reward, fail, kind_of
 from tauplay.interop.messages import EventBuilder
 from tauplay.interop.taubench import EnvFactory, labels_from_json, reviews_from_json
 
@@ -183,8 +183,8 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
         if reward_info is not None and not isinstance(reward_info, dict):
             raise fail(source, f"{place}, field 'reward_info'", f"expected an object, got {kind_of(reward_info)}")
         reward = (reward_info or {}).get("reward")
-        if reward is not None and (not isinstance(reward, int | float) or isinstance(reward, bool)):
-            raise fail(source, f"{place}, field 'reward_info'.'reward'", f"expected a number, got {kind_of(reward)}")
+        if reward is not None:
+            reward = check_reward(source, f"{place}, field 'reward_info'.'reward'", reward)
         trial = sim.get("trial")
         if trial is not None and (not isinstance(trial, int) or isinstance(trial, bool)):
             raise fail(source, f"{place}, field 'trial'", f"expected a whole number, got {kind_of(trial)}")
@@ -202,7 +202,7 @@ def sessions_from_tau2(data: Any, source: str, domain: str, tasks: TaskSet | Non
         if isinstance(ours.get("termination_reason"), str):  # tauplay's own reason, kept when it exported
             reason = ours["termination_reason"]
         if isinstance(ours.get("reward"), int | float) and not isinstance(ours.get("reward"), bool):
-            reward = ours["reward"]
+            reward = check_reward(source, f"{place}, field 'tauplay'.'reward'", ours["reward"])
         if isinstance(ours.get("reward_info"), dict):
             reward_info = ours["reward_info"]
         task_json = task.to_json()

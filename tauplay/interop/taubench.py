@@ -30,7 +30,7 @@ from tauplay.core.vocabulary import (
     WHO_ERRED,
     TerminationReason,
 )
-from tauplay.interop.errors import InteropError, fail, kind_of
+from tauplay.interop.errors import InteropError, check_reward, fail, kind_of
 from tauplay.interop.messages import EventBuilder, is_error_output
 
 SPEAKERS = ("system", "user", "assistant", "tool")
@@ -213,9 +213,7 @@ def sessions_from_taubench(data: Any, source: str, domain: str, tasks: TaskSet |
         task_id = item.get("task_id")
         if not isinstance(task_id, int | str) or isinstance(task_id, bool) or task_id == "":
             raise fail(source, f"{place}, field 'task_id'", "missing, or not a number or string")
-        reward = item.get("reward")
-        if not isinstance(reward, int | float) or isinstance(reward, bool):
-            raise fail(source, f"{place}, field 'reward'", f"expected a number, got {kind_of(reward)}")
+        reward = check_reward(source, f"{place}, field 'reward'", item.get("reward"))
         trial = item.get("trial", 0)
         if not isinstance(trial, int) or isinstance(trial, bool):
             raise fail(source, f"{place}, field 'trial'", f"expected a whole number, got {kind_of(trial)}")

@@ -30,10 +30,16 @@ def money(v: Any) -> str:
     return str(v)
 
 
+# A quantity of something else named with a money word: "gb_amount" is 2 GB of data (sold for $4.00), not $2.
+NOT_MONEY = ("gb", "mb", "data", "points", "miles", "minutes", "units", "days", "nights", "bags")
+
+
 def is_money(key: str) -> bool:
     """A key that holds money: a word of it one of MONEY_KEYS ("total_price", "price_per_night"), "total" only as
-    its last word (not "total_baggages")."""
+    its last word (not "total_baggages"), and none of its words a unit of something else (not "gb_amount")."""
     parts = key.split("_")
+    if any(p in NOT_MONEY for p in parts):
+        return False
     return parts[-1] in MONEY_KEYS or any(p in MONEY_KEYS and p != "total" for p in parts)
 
 

@@ -6,7 +6,9 @@ stay it is about, the field and the sentence the instruction states it in).
 answers with that rule's sentence ("I stay 2 nights in Paris."), not "I don't know the check in" nor the next
 fact of its story. A question about a wish the instruction does not hold (stars for a stay with no star floor)
 gets "no particular wish": any option meeting the rest is fine with this user. A proposal is judged by its total
-against the user's budget (any option meeting the rules is fine with it; the instruction asks for the total).
+against the user's budget (any option meeting the rules is fine with it; the instruction asks for the total), and
+by what it states about each stay it names by its city: nights, stars and arrival date against the rules on that
+stay ("1 night in San Francisco" when the instruction says 2 is corrected, not agreed to).
 """
 
 from __future__ import annotations
@@ -144,4 +146,78 @@ def judge_trip(conversation: Conversation, text: str) -> tuple[bool, str]:
     total = float(m.group(1).replace(",", ""))
     if isinstance(budget, int | float) and total > budget + 1e-9:
         return False, f"No, that is over my budget: everything together must cost at most ${budget:,}."
+    if (broken := _broken_rule(problem or {}, text)) is not None:
+        return False, f"No, that does not fit: {_mine(broken, _cities(problem or {}).get(broken['entities'][0], ''))}."
     return True, ""
+
+
+_MONTHS = "january february march april may june july august september october november december".split()
+_DAY = re.compile(r"\b(?:(\d{4})-(\d{2})-(\d{2})|(" + "|".join(_MONTHS) + r")\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?)\b",
+                  re.IGNORECASE)
+_NIGHTS = re.compile(r"\b(\d+)\s+nights?\b", re.IGNORECASE)
+_STARS = re.compile(r"\b(\d)[- ]stars?\b", re.IGNORECASE)
+
+
+def _day(m: re.Match[str], year: str) -> str | None:
+    """An ISO date from a date in words or digits (a date without a year takes `year`)."""
+    if m.group(1):
+        return f"{m.group(1)}-{m.group(2)}-{m.group(3)}"
+    month = _MONTHS.index(m.group(4).lower()) + 1
+    return f"{m.group(6) or year}-{month:02d}-{int(m.group(5)):02d}"
+
+
+def _broken_rule(problem: dict[str, Any], text: str) -> dict[str, Any] | None:
+    """The first of the instruction's rules on one stay that a proposal breaks in what it states about that stay:
+    its nights, its stars or its arrival date, read from the clause that names the stay's city ("H-SFO-06 in San
+    Francisco, August 15 to 16, 1 night"). What a clause does not state is not guessed at."""
+    cities = _cities(problem)
+    rules = problem.get("rules", [])
+    for part in re.split(r";\s*|(?<=[.!?])\s+(?=[A-Z0-9])", text):
+        named = sorted((m.start(), e) for e, city in cities.items()
+                       for m in re.finditer(rf"\b{re.escape(city)}\b", part, re.IGNORECASE))
+        if not named:
+            continue
+        # one city: the whole clause is about its stay ("H-SFO-06 in San Francisco, August 15, 1 night"); several
+        # in one sentence ("San Francisco for 2 nights, then a 3-star hotel in New Orleans"): only the pieces
+        # between commas that name one city, so a figure is never read as another stay's
+        if len({e for _, e in named}) == 1:
+            pieces = [(part, named[0][1])]
+        else:
+            pieces = []
+            for piece in re.split(r",\s*|\s+(?:then|and)\s+", part):
+                about = {e for e, city in cities.items() if re.search(rf"\b{re.escape(city)}\b", piece, re.IGNORECASE)}
+                if len(about) == 1:
+                    pieces.append((piece, about.pop()))
+        for clause, entity in pieces:
+            if (rule := _broken_in(rules, entity, clause)) is not None:
+                return rule
+    return None
+
+
+def _broken_in(rules: list[dict[str, Any]], entity: str, clause: str) -> dict[str, Any] | None:
+    """The first rule on `entity` that what `clause` states about it breaks."""
+    for r in rules:
+        if r.get("entities") != [entity]:
+            continue
+        field, kind, value = r.get("field"), r.get("kind"), r.get("value")
+        if field == "nights" and kind == "eq" and (m := _NIGHTS.search(clause)) and int(m.group(1)) != value:
+            return r
+        if field == "stars" and kind == "min" and isinstance(value, int | float) \
+                and (m := _STARS.search(clause)) and int(m.group(1)) < value:
+            return r
+        if field == "check_in" and kind == "between" and isinstance(value, list) and len(value) == 2 \
+                and (m := _DAY.search(clause)) and (day := _day(m, str(value[0])[:4])) is not None \
+                and not str(value[0]) <= day <= str(value[1]):
+            return r
+    return None
+
+
+def _mine(rule: dict[str, Any], city: str) -> str:
+    """A rule's sentence as the user says it ("You stay 2 nights in Paris" -> "I stay 2 nights in Paris"; "You
+    arrive there ..." -> "I arrive in Paris ...")."""
+    text = str(rule.get("text") or "")
+    if city:
+        text = re.sub(r"\bthere\b", f"in {city}", text)
+    text = re.sub(r"\byour\b", "my", text)
+    text = re.sub(r"\bYour\b", "My", text)
+    return re.sub(r"\b[Yy]ou\b", "I", text)

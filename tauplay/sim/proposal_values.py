@@ -14,12 +14,14 @@ Pure functions over the texts; the tool outputs come from the conversation.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from tauplay.core.grounding import normalize, spellings, words
 from tauplay.core.tools import ToolSpec
+from tauplay.sim.action_words import is_money
 
 _LAST_FOUR = ("last_four", "last4", "last_4")
 _KIND = ("source", "type", "kind")
@@ -190,7 +192,33 @@ def _gold_values(value: Any) -> list[str] | None:
     return None
 
 
-Reader = Callable[[str, list[Candidate], set[str]], tuple[set[str], list[str]]]
+class Reader(Protocol):
+    """What a write shows of one argument: `read(key, pool, gold)` -> (the goal's values it shows, labels of the
+    others); `amounts(key)` the sums of money it shows for `key` (an empty list: none, so nothing to compare)."""
+
+    def __call__(self, key: str, pool: list[Candidate], gold: set[str]) -> tuple[set[str], list[str]]: ...
+
+    def amounts(self, key: str) -> list[float]: ...
+
+
+@dataclass(frozen=True)
+class _Read:
+    read: Callable[[str, list[Candidate], set[str]], tuple[set[str], list[str]]]
+    money: Callable[[str], list[float]]
+
+    def __call__(self, key: str, pool: list[Candidate], gold: set[str]) -> tuple[set[str], list[str]]:
+        return self.read(key, pool, gold)
+
+    def amounts(self, key: str) -> list[float]:
+        return self.money(key)
+
+
+_DOLLARS = re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
+
+
+def dollars(text: str) -> list[float]:
+    """The sums a text states with a dollar sign ("$1,248.50" -> 1248.5)."""
+    return [float(m.group(1).replace(",", "") + (m.group(2) or "")) for m in _DOLLARS.finditer(text)]
 
 
 def other_label(key: str) -> str:
@@ -199,8 +227,9 @@ def other_label(key: str) -> str:
 
 
 def from_text(text: str) -> Reader:
-    """What a proposal in words shows of an argument (`shown`)."""
-    return lambda key, pool, gold: shown(text, pool, gold, other_label(key))
+    """What a proposal in words shows of an argument (`shown`), and the dollar sums it states."""
+    return _Read(lambda key, pool, gold: shown(text, pool, gold, other_label(key)),
+                 lambda key: dollars(text) if is_money(key) else [])
 
 
 def from_call(arguments: dict[str, Any]) -> Reader:
@@ -213,7 +242,11 @@ def from_call(arguments: dict[str, Any]) -> Reader:
         wrong = [(by_value[normalize(v)].label if normalize(v) in by_value else "") or other_label(key)
                  for v in values if normalize(v) not in wanted]
         return right, list(dict.fromkeys(wrong))
-    return read
+
+    def money(key: str) -> list[float]:
+        value = arguments.get(key)
+        return [float(value)] if isinstance(value, int | float) and not isinstance(value, bool) else []
+    return _Read(read, money)
 
 
 def compare(kwargs: dict[str, Any], read: Reader, outputs: Sequence[str], spec: ToolSpec | None,
@@ -225,6 +258,9 @@ def compare(kwargs: dict[str, Any], read: Reader, outputs: Sequence[str], spec: 
     seen: set[str] = set()
     every = {k: set(_gold_values(v) or []) for k, v in kwargs.items()}
     for key, value in kwargs.items():
+        if (wrong_sum := _wrong_amount(key, value, read, knows)) is not None:
+            out.append(wrong_sum)
+            continue
         gold = _gold_values(value)
         if not gold:
             continue
@@ -252,6 +288,18 @@ def compare(kwargs: dict[str, Any], read: Reader, outputs: Sequence[str], spec: 
         labels = [_label(by_value.get(g), g, knows, key) for g in missing]
         out.append(Mismatch(key, [lb for lb, _ in labels], wrong, False, any(u for _, u in labels)))
     return out, seen
+
+
+def _wrong_amount(key: str, value: Any, read: Reader, knows: Callable[[Any], bool]) -> Mismatch | None:
+    """A sum of money the user's instruction states ("pay all of it ($51.62)") that the write shows otherwise: it
+    states sums for this argument and none is the one wanted ("a payment of $12.00"). A sum the instruction does
+    not state is the agent's to work out, and not judged here."""
+    if not is_money(key) or not isinstance(value, int | float) or isinstance(value, bool) or not knows(value):
+        return None
+    stated = read.amounts(key)
+    if not stated or any(abs(x - value) < 0.005 for x in stated):
+        return None
+    return Mismatch(key, [f"${value:,.2f}"], [f"${stated[0]:,.2f}"], True)
 
 
 def correction(m: Mismatch, tool: str, gold_labels: list[str]) -> str:

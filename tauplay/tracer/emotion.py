@@ -10,6 +10,7 @@ does.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -74,6 +75,8 @@ def parse_distribution(text: str) -> Distribution:
             weight = float(value) if eq else 1.0
         except ValueError:
             raise DistributionError(f"weight of '{name}' must be a number, got '{value}'") from None
+        if not math.isfinite(weight):
+            raise DistributionError(f"weight of '{name}' must be a finite number, got '{value.strip()}'")
         if weight < 0:
             raise DistributionError(f"weight of '{name}' must not be negative")
         weights[name] = weight

@@ -133,3 +133,15 @@ async def test_the_room_calls_its_sides_narrator_and_player(db_path):
         assert any(line.startswith("player (you): ") for line in lines), lines
         assert not any(line.startswith(("user: ", "agent (you): ")) for line in lines), lines
         assert play.query_one("#message").placeholder.startswith("message to the narrator")
+
+
+async def test_the_turn_line_names_the_narrator_not_the_user(db_path):
+    """At 80x24 the turn line said "your turn · message the user, or call a tool" in a room whose other side is
+    the narrator (the message box already said "message to the narrator")."""
+    app = make_app(db_path, role="agent", domain="escape", task_id=TASK.id)
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        await your_turn(pilot, play)
+        await pilot.pause()
+        line = str(play.query_one("#turn").render())
+        assert "message the narrator, or call a tool" in line and "the user" not in line, line

@@ -73,3 +73,24 @@ def test_valid_next_is_grounded_and_permitted_by_the_policy_rules():
     looked_up = [*said, Event.of(2, Role.ENV, ToolResultData(call_id="c2", name="get_reservation_details",
                                                             output=json.dumps({"reservation_id": "842X51"})))]
     assert "cancel_reservation" in graph.grounded_next(["get_reservation_details"], looked_up)
+
+
+async def test_a_call_the_tool_refused_is_marked_failed_on_the_path(db_path):
+    """Trying the agent role on bank (80x24), a refused update_card_lock (card not locked) and the right one after
+    it read "path: 1.update_card_lock → 2.update_card_lock", as if both had run; the refused one is marked."""
+    app = make_app(db_path, role="agent")
+    async with app.run_test(size=(120, 40)) as pilot:
+        play = app.screen
+        assert isinstance(play, PlayAgentScreen)
+        await your_turn(pilot, play)
+        await send(pilot, play, 'get_reservation_details("NOSUCH")', box="#call-input")
+        await your_turn(pilot, play)
+        await send(pilot, play, 'get_reservation_details("S6Q6LB")', box="#call-input")
+        await your_turn(pilot, play)
+        await pilot.press("f4")
+        graph = play.query_one(GraphPanel)
+        await wait_until(pilot, lambda: graph.graph is not None, what="the graph")
+        graph.redraw()
+        path = " ".join(graph.shown().split("path:", 1)[1].split())
+        assert path.startswith("1.get_reservation_details ✗failed → 2.get_reservation_details"), path
+        assert "2.get_reservation_details ✗failed" not in path

@@ -300,3 +300,26 @@ async def test_f2_takes_the_agent_to_the_tool_list_and_its_form(db_path):
         assert isinstance(play.focused, Input) and tools.form in play.focused.ancestors
         assert play.focused.value == "aisha"
     assert app.last_error is None
+
+
+async def test_a_call_holding_a_non_finite_number_is_refused_not_the_end_of_the_session(db_path):
+    """At 80x24, record_payment(..., amount=1e999) typed in the call line ended the session: "Reward 0 (ended:
+    error) ... StoreError: a value to save is not strict JSON" (1e999 reads as inf; JSON's NaN as nan). It is an
+    invalid call like any other: refused with a line, nothing run, the session goes on and is saved."""
+    app = make_app(db_path, role="agent")
+    async with app.run_test(size=(80, 24)) as pilot:
+        play = app.screen
+        assert isinstance(play, PlayAgentScreen)
+        await your_turn(pilot, play)
+        for line in ('update_reservation_baggages(reservation_id="S6Q6LB", total_baggages=3, nonfree_baggages=1e999,'
+                     ' payment_id="credit_card_5773697")',
+                     '{"name": "get_reservation_details", "arguments": {"reservation_id": NaN}}'):
+            await send_line_error(pilot, play, line)
+            assert "must be finite" in play.events[-1].data["error"]
+        assert not play.ended and not [e for e in play.events if e.kind == "tool_call"]
+        await send(pilot, play, "Anything else?")
+        assert not play.ended and app.last_error is None
+    store = open_store(db_path)
+    (session,) = store.list_sessions()
+    assert session.status != "failed"
+    assert [e.data["about"] for e in store.events(session.id) if e.kind == "notice"].count("invalid_call") == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -18,7 +19,7 @@ from tauplay.tui.widgets.cards import emotion_card, split_goal, task_card
 from tauplay.tui.widgets.diff_panel import render_diff
 from tauplay.tui.widgets.graph_panel import render_graph
 from tauplay.tui.widgets.policy_pane import matching
-from tauplay.tui.widgets.tool_form import RowsEditor, ToolForm, error_field, parse_scalar
+from tauplay.tui.widgets.tool_form import FieldError, RowsEditor, ToolForm, error_field, parse_scalar
 
 AIRLINE = get_domain("airline")
 
@@ -93,6 +94,10 @@ def test_field_parsing_and_error_mapping():
     assert parse_scalar("2.5", {"type": "number"}) == 2.5
     assert parse_scalar("a, b", {"type": "array", "items": {"type": "string"}}) == ["a", "b"]
     assert parse_scalar('["a"]', {"type": "array"}) == ["a"]
+    for text, schema in (("nan", {"type": "number"}), ("inf", {"type": "number"}), ("1e999", {"type": "number"}),
+                         ("[1, NaN]", {"type": "array"}), ('{"x": Infinity}', {"type": "object"})):
+        with pytest.raises(FieldError, match="finite"):  # a form field of nan ran the call and ended the session
+            parse_scalar(text, schema)
     assert error_field("missing required argument 'user_id'") == "user_id"
     assert error_field("flights[0].date is required") == "flights"
 

@@ -232,6 +232,7 @@ class PlayScreen(PlayPanels, Screen[None]):
     def show_turn(self) -> None:
         mine = self.your_turn
         other = "agent" if self.ROLE == "user" else "user"
+        other = self.prepared.domain.role_names.get(other, other)  # escape: the narrator
         line = Text("your turn" if mine else f"the {other} is answering…" if self.runner is not None
                     else "starting the session…", style="bold green" if mine else "dim italic")
         if mine:

@@ -62,7 +62,7 @@ class PlayAgentScreen(PlayScreen):
         yield Lazy(PolicyPane(self.prepared.domain.policy, id="policy"))
 
     def turn_hint(self) -> str:
-        return " · message the user, or call a tool"
+        return f" · message the {self.prepared.domain.role_names.get('user', 'user')}, or call a tool"
 
     def _call(self, name: str, arguments: dict[str, Any]) -> bool:
         if not self.deliver(lambda seat: seat.call_tool(name, arguments), f"your call {name}"):

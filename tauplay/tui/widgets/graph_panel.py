@@ -97,6 +97,15 @@ def edge_lines(graph: ToolGraph, history: Sequence[str]) -> list[Text]:
     return lines
 
 
+def _failed_steps(events: Sequence[Any]) -> set[int]:
+    """The agent's calls (1-based, as the path numbers them) whose result was an error."""
+    from tauplay.core.events import ToolCallData, ToolResultData, of_kind
+
+    errors = {r.call_id for _, r in of_kind(events, ToolResultData) if r.error}
+    mine = [c.call_id for _, c in of_kind(events, ToolCallData) if not c.by_user]
+    return {i for i, call_id in enumerate(mine, start=1) if call_id in errors}
+
+
 def render_graph(graph: ToolGraph, history: Sequence[str], gold: Sequence[str] | None,
                  narrow: bool = False, user_calls: Sequence[str] = (), events: Sequence[Any] | None = None) -> Group:
     """A rich renderable of the graph state. `gold` None means the overlay is off. In a dual-control domain
@@ -164,10 +173,13 @@ def render_graph(graph: ToolGraph, history: Sequence[str], gold: Sequence[str] |
     path = Text("\npath: ", style="bold")
     if not history:
         path.append("(no tool called yet)", style="dim")
+    failed = _failed_steps(events) if events is not None else set()
     for step in graph.path(list(history)):
         if step.index:
             path.append(" → ")
         path.append(f"{step.index + 1}.{step.tool}", style="cyan" if step.valid else "bold red")
+        if step.index + 1 in failed:
+            path.append(" ✗failed", style="bold red")  # the tool refused it: nothing changed
     parts.append(path)
     for step in graph.path(list(history)):
         if not step.valid:

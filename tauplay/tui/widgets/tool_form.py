@@ -9,6 +9,7 @@ check the environment makes before running a tool.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any, Literal
 
@@ -19,6 +20,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Button, Input, Select, Static
 
+from tauplay.core.border import NotStrict, loads_strict
 from tauplay.core.callsyntax import format_call
 from tauplay.core.schema import validate
 from tauplay.core.text import visible
@@ -62,6 +64,8 @@ def parse_scalar(text: str, schema: dict[str, Any]) -> Any:
             value = float(text)
         except ValueError:
             raise FieldError(f"'{text}' is not a number") from None
+        if not math.isfinite(value):  # nan, inf, 1e999: no call can hold one (it could not be saved)
+            raise FieldError(f"'{text}' is not a finite number")
         return int(value) if value.is_integer() and "." not in text and "e" not in text.lower() else value
     if kind == "boolean":
         if text.lower() in ("true", "yes", "1"):
@@ -71,7 +75,9 @@ def parse_scalar(text: str, schema: dict[str, Any]) -> Any:
         raise FieldError(f"'{text}' is not true or false")
     if kind in ("array", "object") or kind is None:
         try:
-            return json.loads(text)
+            return loads_strict(text)
+        except NotStrict as e:
+            raise FieldError(f"{e}: a number must be finite") from None
         except json.JSONDecodeError as e:
             if kind == "array" and not text.startswith("["):
                 item = schema.get("items", {})
