@@ -43,8 +43,9 @@ from tauplay.core.schema import coerce, validate
 from tauplay.core.tasks import Action
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import EventKind, Role
-from tauplay.sim import device_steps, person_choices, records, tool_answers
+from tauplay.sim import device_steps, person_choices, records, tool_answers, write_words
 from tauplay.sim.action_words import describe_action, is_money, money_amounts
+from tauplay.sim.asked import asked_for as answer_asked_for
 from tauplay.sim.oracle import done_summary, tool_outputs
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 
@@ -446,6 +447,15 @@ class GatedAgent:
                 summary = summary.replace("Is there anything else I can help you with?",
                                           "Thank you for contacting us, goodbye!")
             return Say(summary, intent="done")
+        agent_said = [m.content for m in conversation.said("agent")]
+        heard = conversation.said("user")[-1:]
+        shown = tool_outputs(conversation)
+        if heard and (unsaid := [
+                o for o in self._sayable_outputs(conversation, ev) if not any(o in t for t in agent_said)
+                and answer_asked_for(o, [heard[0].content], shown)]):
+            # asked for after the closing words (`asked_for`): answered now, not met with "anything else?"
+            return Say("The answer you asked for: " + " / ".join(unsaid) + ". Is there anything else I can help "
+                       "you with?", intent="answer")
         return self._after_done(conversation)
 
     # -- the plan -----------------------------------------------------------------------------------
@@ -572,10 +582,13 @@ class GatedAgent:
             asked = [q for q in self._asked_since_last_step(conversation) if f"Which {entity} do you mean" in q]
             meant = named or ([c for c in candidates if c != value and records.singled_out(c, seen, texts)]
                               if is_write else [])
-            if asked and meant:  # asked once, they said which one (its id, or what only it shows): not one it
-                # can do this for, said so rather than asked again
+            if meant and (asked or named and not records.singled_out(value, seen, texts)):
+                # they said which one: by its id (before the reads or since), or by what only it shows since the
+                # question (a description is asked about once: it may fit one they did not mean, published airline
+                # task 10): not one it can do this for, said so rather than asked (again)
                 # (declined, not given up: the person may still come back to it for another of their records)
-                return Say(f"I'm sorry, I cannot {words(action.name)} for {entity} {meant[-1]} here, so I will "
+                what = write_words.everyday(spec) if spec is not None else words(action.name)
+                return Say(f"I'm sorry, I cannot {what} for {entity} {meant[-1]} here, so I will "
                            "leave that request.", intent="skip")
             if len(asked) >= 2:
                 return Say(f"I'm sorry: without the {entity} you mean I cannot go on with that request, so I will "
@@ -1330,9 +1343,17 @@ class GatedAgent:
     # -- words at the end -----------------------------------------------------------------------------
     def _sayable_outputs(self, conversation: Conversation, ev: Evidence) -> list[str]:
         """The task's required answers that a tool has shown (an agent cannot say what it has not seen)."""
-        # a number said as an answer is worked out from amounts only (never from dates and ids in view)
+        # a number said as an answer is worked out from amounts only (never from dates and ids in view); it is said
+        # only to a person who asked for it in words (`asked_for`), never because the task holds it
+        # (or the id of what a change they asked for made: a ticket, a booking, told as the change is)
+        texts = [m.content for m in conversation.said("user")]
+        shown = tool_outputs(conversation)
+        tools = conversation.domain.tool_map
+        made = [out for call, out in _answered_calls(conversation)
+                if (spec := tools.get(call.name)) is not None and spec.is_write]
         return [o for o in conversation.task.outputs
                 if (ev.grounded(o, amount=True) or ev.grounded(_number(o), amount=True))
+                and (answer_asked_for(o, texts, shown) or (not re.fullmatch(r"[\d.,-]+", o) and any(o in out for out in made)))
                 and not self._one_of_several(conversation, o, ev)]
 
     def _one_of_several(self, conversation: Conversation, value: str, ev: Evidence) -> bool:
@@ -1380,11 +1401,14 @@ class GatedAgent:
         outputs = self._sayable_outputs(conversation, ev)
         reported = self._reported(conversation)
         refused = self._refusals(conversation)
+        left = _not_done(conversation)
         if not reported and not refused:
             said = done_summary(conversation, outputs)
             if (other := self._record_singled_out(conversation, ev)) and said.startswith(_LOOKED):
                 said = other + said[len(_LOOKED):]  # what they asked about, not a bare "I have looked into it"
-            return said
+            elif left and said.startswith(_LOOKED):
+                said = "Nothing has been changed." + said[len(_LOOKED):]  # never "looked into it" after a no
+            return _with_not_done(said, left)
         tools = conversation.domain.tool_map
         made = {r.call_id for e in conversation.events if e.kind == EventKind.TOOL_RESULT
                 for r in [e.as_(ToolResultData)] if not r.error and not r.by_user}
@@ -1407,7 +1431,7 @@ class GatedAgent:
         if outputs:
             parts.append("The answer you asked for: " + " / ".join(outputs) + ".")
         parts.append("Is there anything else I can help you with?")
-        return " ".join(parts)
+        return _with_not_done(" ".join(parts), left)
 
     @staticmethod
     def _reported(conversation: Conversation) -> set[str]:
@@ -1488,6 +1512,10 @@ class GatedAgent:
         last = agent[-1] if agent else None
         text = "Is there anything else I can help you with?"
         if last is not None and last.content == text:
+            if left := _not_done(conversation):  # a request declined or left is no "everything is done"
+                return Say(_with_not_done("That is all I could do.", left).replace(
+                    " Is there anything else I can help you with?", "")
+                    + " If there is something else, just tell me what it is.", intent="held")
             return Say("Everything you asked for is done. If there is something else, just tell me what it is.",
                        intent="held")
         if last is not None and last.intent == "held":
@@ -1591,7 +1619,7 @@ _NOT = re.compile(r"\b(?:not|no|never|don'?t|doesn'?t|won'?t|without|nothing)\b"
 
 
 def _other_write(conversation: Conversation) -> str:
-    """"to update reservation baggages": a change the person's last words ask for (the domain's words for a write,
+    """"change the checked bags of a reservation": a change the person's last words ask for (the domain's words for a write,
     `GatedAgent._requested`'s way of hearing it) that no gold action makes; "" when they ask for none, or only in
     words that say what they do not want ("change nothing", "don't cancel it")."""
     last = conversation.events[-1] if conversation.events else None
@@ -1607,8 +1635,37 @@ def _other_write(conversation: Conversation) -> str:
         if not spec.is_write or spec.name in planned or spec.terminal:
             continue
         if names_write(plain, spec.name, names, loose=True, everyday=domain.request_words.get(spec.name, ())):
-            return words(spec.name)
+            return write_words.everyday(spec)
     return ""
+
+
+_CANNOT = re.compile(r"^(?:All right, I will not make that change\. )?I'm sorry, I cannot (.+?) (?:for you )?here\b")
+
+
+def _not_done(conversation: Conversation) -> list[str]:
+    """What the person asked for that was not done, in everyday words, oldest first: each planned write they said
+    no to and never came back to, each change declined as not one the agent can do here."""
+    gold = conversation.task.actions
+    tools = conversation.domain.tool_map
+    proposed = [m.content for m in conversation.said("agent") if m.intent == "confirm"]
+    out = [f"{write_words.everyday(spec)} (you said no)" for j in sorted(read_progress(conversation).skipped)
+           if j < len(gold) and (spec := tools.get(gold[j].name)) is not None and spec.is_write
+           and any(f"{_ABOUT_TO}{words(gold[j].name)} (" in text for text in proposed)]
+    for m in conversation.said("agent"):
+        if m.intent in ("skip", "more", "giveup") and (found := _CANNOT.match(m.content)):
+            out.append(found.group(1))
+    return list(dict.fromkeys(out))
+
+
+def _with_not_done(said: str, left: list[str]) -> str:
+    """The closing words with what was not done said before the offer of more (briefly, once)."""
+    if not left:
+        return said
+    note = "Not done: " + "; ".join(left) + "."
+    offer = "Is there anything else I can help you with?"
+    if said.endswith(offer):
+        return f"{said[:-len(offer)]}{note} {offer}"
+    return f"{said} {note}"
 
 
 def _decline_other(conversation: Conversation) -> Say | None:
@@ -1619,8 +1676,8 @@ def _decline_other(conversation: Conversation) -> Say | None:
     last = conversation.last_said("agent")
     if not other or (last is not None and other in last.content):
         return None
-    return Say(f"I'm sorry, {other} is not something I can do for you here. Is there something else I can help you "
-               "with?", intent="more")
+    return Say(f"I'm sorry, I cannot {other} for you here. Is there something else I can help you with?",
+               intent="more")
 
 
 def _answered_calls(conversation: Conversation) -> list[tuple[ToolCallData, str]]:

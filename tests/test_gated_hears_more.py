@@ -1,0 +1,68 @@
+"""The gated agent's remaining ways of not hearing the person, each found by replaying a person's exact lines on the
+real domain and a real Environment: a task's answer said unasked, closing words that call a declined request done,
+a which-question after the person had already named the order by its id."""
+
+from __future__ import annotations
+
+from tauplay.core.domain import get_domain
+from tests.test_counterpart_words import ListUser, agent_calls, said
+from tests.test_gated_records import RETAIL
+from tests.test_gated_records import play as play_starter
+
+MOVIE = get_domain("movie")
+DAIKI = ("Hi, I'm Daiki Walsh, email daiki.walsh18@example.com. I want two adult tickets for The Seventh Letters at "
+         "Marquee La Jolla tomorrow (2025-06-15) at 18:00, seats E6 and E7, with one Classic combo. Pay with my "
+         "Visa ending 2129.")
+
+
+async def test_a_tasks_answer_is_never_said_to_a_person_who_did_not_ask_for_it() -> None:
+    """Was (movie starter 01): "The change I confirmed above is made. The answer you asked for: 46.50." to a person
+    who booked and never asked what it came to."""
+    out = await play_starter(MOVIE, "movie-starter-01-book-with-combo", ListUser(DAIKI, "yes", "no thanks"))
+    assert "book_tickets" in [c.name for c in agent_calls(out)]
+    assert not any("46.50" in m.content or "answer you asked for" in m.content for m in said(out, "agent")), \
+        [m.content for m in said(out, "agent")]
+
+
+async def test_a_tasks_answer_is_said_to_a_person_who_asked_for_it() -> None:
+    out = await play_starter(MOVIE, "movie-starter-01-book-with-combo",
+                             ListUser(DAIKI, "yes", "what was the total?", "no thanks"))
+    assert any("The answer you asked for: 46.50" in m.content for m in said(out, "agent"))
+
+
+KETTLE = ("I want to cancel the kettle order, I no longer need it. noah.ahmed9589@example.com", "no", "nothing else")
+
+
+async def test_the_closing_words_after_a_no_say_what_was_not_done() -> None:
+    """Was: "I have looked into it for you." after the person said no to the cancellation."""
+    out = await play_starter(RETAIL, "retail-starter-01", ListUser(*KETTLE))
+    closing = [m.content for m in said(out, "agent") if m.intent == "done"]
+    assert closing and closing[0].startswith("Nothing has been changed. Not done: cancel a pending order (you said "
+                                             "no)."), closing
+    assert "cancel_pending_order" not in [c.name for c in agent_calls(out)]
+
+
+async def test_everything_is_done_is_never_said_after_a_decline() -> None:
+    """Was: "Everything you asked for is done." on the person's second word after the closing, the request
+    declined."""
+    out = await play_starter(RETAIL, "retail-starter-01", ListUser(*KETTLE, "hmm", "and?", "what?"))
+    agent = [m.content for m in said(out, "agent")]
+    assert not any("Everything you asked for is done" in a or "I have looked into it" in a for a in agent), agent
+
+
+BY_ID = ("I want to cancel order #W6375104, I no longer need it. noah.ahmed9589@example.com", "#W6375104",
+         "no, that's all")
+
+
+async def test_an_order_named_by_id_is_not_asked_for_again_once_the_orders_are_read() -> None:
+    """Was (retail starter 01): the orders read, then "Which order do you mean: #W6375104 (pending: Tablet, ...)"
+    although the person had named #W6375104 (not the task's order). An order singled out by a description only is
+    still asked about once: a description can fit one they did not mean (published airline task 10)."""
+    out = await play_starter(RETAIL, "retail-starter-01", ListUser(*BY_ID))
+    agent = [m.content for m in said(out, "agent")]
+    assert not any("Which order do you mean" in a for a in agent), agent
+    declined = "I'm sorry, I cannot cancel a pending order for order #W6375104 here, so I will leave that request."
+    assert declined in agent, agent
+    closing = [m.content for m in said(out, "agent") if m.intent == "done"]
+    assert closing and "Not done: cancel a pending order for order #W6375104." in closing[0], closing
+    assert not [c.name for c in agent_calls(out) if RETAIL.tool_map[c.name].is_write]
