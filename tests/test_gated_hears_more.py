@@ -66,3 +66,28 @@ async def test_an_order_named_by_id_is_not_asked_for_again_once_the_orders_are_r
     closing = [m.content for m in said(out, "agent") if m.intent == "done"]
     assert closing and "Not done: cancel a pending order for order #W6375104." in closing[0], closing
     assert not [c.name for c in agent_calls(out) if RETAIL.tool_map[c.name].is_write]
+
+
+async def test_where_is_my_order_is_answered_from_the_order_read() -> None:
+    """Was (retail starter 09): "where is my order #W1039431?" -> "Sure. What would you like me to do with your
+    order?", then "I have looked into it for you." once the order was read."""
+    lines = ("where is my order #W1039431?", "I'm Ines Thomas, zip 97262", "ok")
+    out = await play_starter(RETAIL, "retail-starter-09", ListUser(*lines))
+    agent = [m.content for m in said(out, "agent")]
+    assert not any("What would you like me to do" in a or "I have looked into it" in a for a in agent), agent
+    closing = [m.content for m in said(out, "agent") if m.intent == "done"]
+    assert closing and closing[0].startswith("Order #W1039431: delivered: Air Purifier"), closing
+    assert "(tracking number 200236167378)" in closing[0], closing
+    assert not [c.name for c in agent_calls(out) if RETAIL.tool_map[c.name].is_write]
+
+
+async def test_a_wrong_email_the_person_gives_is_looked_up_and_the_failure_told() -> None:
+    """Was: "My email is noah.ahmed@example.com" (not the task's) never looked up: "Could you tell me your email?" as
+    if nothing had been said, the agent knowing the task's e-mail."""
+    wrong = "noah.ahmed@example.com"
+    lines = (f"I want to cancel my kettle order. My email is {wrong}", "oh sorry, noah.ahmed9589@example.com")
+    out = await play_starter(RETAIL, "retail-starter-01", ListUser(*lines))
+    emails = [c.arguments.get("email") for c in agent_calls(out) if c.name == "find_user_id_by_email"]
+    assert emails[:2] == [wrong, "noah.ahmed9589@example.com"], emails
+    reply = [m.content for m in said(out, "agent")][1]
+    assert reply.startswith(f"I could not find the email {wrong}"), reply

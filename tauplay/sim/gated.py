@@ -357,6 +357,10 @@ _VAGUE_WORDS = frozenset({"user", "details", "reservation", "reservations", "ord
                           "things", "thing", "few", "problem", "issue", "question", "trip", "fix", "edit", "hello",
                           "hey", "has", "had", "got", "with", "regarding", "there", "able", "hoping", "wanted",
                           "wondering", "was", "bit", "little", "quick", "our", "for", "and", "but", "the", "you"})
+# A question of where a record is or how it stands: it says what is wanted (its status), so it is not vague.
+_STATUS = re.compile(r"\b(?:where(?:'s| is| are)|status|what happened to|has it (?:shipped|arrived|been sent)|"
+                     r"when will it (?:arrive|ship|come))\b", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WHICH = "gated_which_"  # the call ids of the reads that tell which record the person means
 _MAX_RECORDS = 6  # the records of one kind read to tell which one the person means; beyond, asked by id
 
@@ -1078,14 +1082,28 @@ class GatedAgent:
                 continue
             pattern = re.compile(rf"\b{re.escape(words(stem))}(?:\s+(?:id|number|code|is|was|no\.?))*\s*[:#]?\s*"
                                  r"(#?[A-Za-z0-9][\w.@-]*\w)", re.IGNORECASE)
+            hashed = any(str(a.kwargs.get(param, "")).startswith("#") for a in conversation.task.actions)
             for m in pattern.finditer(text):
                 token = m.group(1)
+                if hashed and not token.startswith("#") and text[:m.start(1)].rstrip().endswith("#"):
+                    token = "#" + token  # "order #W6375104": the '#' is part of the id as said
                 norm = normalize(token)
                 if not _id_like(token) or norm in gold or f" {norm} " in f" {tools_seen} ":
                     continue
                 if _key(spec.name, {param: token}) in made:
                     continue
                 return CallTools([PlannedCall(spec.name, {param: token}, f"gated_lookup_{len(conversation.events)}")])
+        # an e-mail the person gives is looked up as they said it, even when it is not the one the task holds (the
+        # failed look-up is told them, `_after_lookup`), never passed over for the one the agent secretly knows
+        for spec in domain.read_tools:
+            if len(spec.required) != 1 or "email" not in spec.required[0] or spec.utility:
+                continue
+            for token in _EMAIL.findall(text):
+                norm = normalize(token)
+                if norm in gold or f" {norm} " in f" {tools_seen} " or _key(spec.name, {spec.required[0]: token}) in made:
+                    continue
+                return CallTools([PlannedCall(spec.name, {spec.required[0]: token},
+                                              f"gated_lookup_{len(conversation.events)}")])
         return None
 
     def _after_lookup(self, conversation: Conversation) -> AgentAction | None:
@@ -1131,7 +1149,8 @@ class GatedAgent:
         texts = [m.content for m in conversation.said("user")]
         # a sentence that asks through a vague word and says nothing else ("I forgot the id of my reservation to
         # SFO" says what it is about)
-        vague = [s for t in texts for s in re.split(r"(?<=[.!?;:])\s+", t) if _VAGUE.search(s) and not any(
+        vague = [s for t in texts for s in re.split(r"(?<=[.!?;:])\s+", t) if _VAGUE.search(s)
+                 and not _STATUS.search(s) and not any(
             len(w) >= 3 and w.isalpha() and w not in _PLAIN and w not in _VAGUE_WORDS for w in normalize(s).split())]
         if not vague or any(m.intent == "what" for m in conversation.said("agent")):
             return None
@@ -1406,6 +1425,8 @@ class GatedAgent:
             said = done_summary(conversation, outputs)
             if (other := self._record_singled_out(conversation, ev)) and said.startswith(_LOOKED):
                 said = other + said[len(_LOOKED):]  # what they asked about, not a bare "I have looked into it"
+            elif (status := self._status_asked(conversation)) and said.startswith(_LOOKED):
+                said = status + said[len(_LOOKED):]  # "where is my order?": how it stands, from its read
             elif left and said.startswith(_LOOKED):
                 said = "Nothing has been changed." + said[len(_LOOKED):]  # never "looked into it" after a no
             return _with_not_done(said, left)
@@ -1432,6 +1453,33 @@ class GatedAgent:
             parts.append("The answer you asked for: " + " / ".join(outputs) + ".")
         parts.append("Is there anything else I can help you with?")
         return _with_not_done(" ".join(parts), left)
+
+    @staticmethod
+    def _status_asked(conversation: Conversation) -> str:
+        """"Order #W1039431: processed: Tablet, ... (tracking number 200236167378).": a record the person named by
+        its id and asked how it stands ("where is my order #W1039431?"), from its read; "" when they asked no such
+        thing, or named no record that was read."""
+        texts = [m.content for m in conversation.said("user")]
+        if not any(_STATUS.search(t) for t in texts):
+            return ""
+        domain = conversation.domain
+        said = " ".join(normalize(t) for t in texts)
+        for table in domain.tables:
+            reader = _reader(domain, table.key)
+            if reader is None:
+                continue
+            read = GatedAgent._records_read(conversation, reader.name, table.key)
+            named = [rid for rid in read if normalize(rid) and f" {normalize(rid)} " in f" {said} "]
+            if len(named) != 1:
+                continue
+            record = read[named[0]]
+            about = records.summary(record)
+            tracking = sorted({str(v) for leaf in leaves(record if isinstance(record, dict) else {})
+                               if "tracking" in str(leaf.name) for v in [leaf.value] if v is not None})
+            track = f" (tracking number {', '.join(tracking)})" if tracking else ""
+            entity = words(table.key.removesuffix("_id")).capitalize()
+            return f"{entity} {named[0]}: {about or 'found'}{track}."
+        return ""
 
     @staticmethod
     def _reported(conversation: Conversation) -> set[str]:
