@@ -51,11 +51,42 @@ def _questions(texts: Sequence[str]) -> list[set[str]]:
     return [set(normalize(s).split()) for t in texts for s in re.split(r"(?<=[.!?;])\s+", t)]
 
 
+def _dicts(data: Any) -> Iterable[dict[str, Any]]:
+    if isinstance(data, dict):
+        yield data
+        for v in data.values():
+            yield from _dicts(v)
+    elif isinstance(data, list):
+        for v in data:
+            yield from _dicts(v)
+
+
+def _beside_what_was_said(value: str, said: str, outputs: Iterable[str]) -> bool:
+    """The value sits in a tool output beside something the person said of that same entry ("I passed with a D":
+    the course whose grade is D): they spoke of it, and it is what they mean."""
+    for text in outputs:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            continue
+        for entry in _dicts(data):
+            if not any(_same(v, value) for v in entry.values()):
+                continue
+            for v in entry.values():
+                if isinstance(v, str | int | float) and not isinstance(v, bool) and not _same(v, value) \
+                        and (norm := normalize(str(v))) and f" {norm} " in f" {said} ":
+                    return True
+    return False
+
+
 def asked_for(value: str, texts: Sequence[str], outputs: Iterable[str]) -> bool:
     """The person asked for what `value` (a task's answer) is, in words: a question of theirs names its topic."""
     questions = _questions(texts)
     if not questions:
         return False
+    outputs = list(outputs)
+    if _beside_what_was_said(value, " ".join(normalize(t) for t in texts), outputs):
+        return True
     topic = _key_words(value, outputs)
     if _DATE.match(value):
         topic |= _DATE_WORDS
