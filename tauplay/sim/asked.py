@@ -79,13 +79,14 @@ def _beside_what_was_said(value: str, said: str, outputs: Iterable[str]) -> bool
     return False
 
 
-def asked_for(value: str, texts: Sequence[str], outputs: Iterable[str]) -> bool:
-    """The person asked for what `value` (a task's answer) is, in words: a question of theirs names its topic."""
+def asked_for(value: str, texts: Sequence[str], outputs: Iterable[str], beside: bool = True) -> bool:
+    """The person asked for what `value` (a task's answer) is, in words: a sentence of theirs names its topic, or
+    (`beside`) speaks of the entry it sits in."""
     questions = _questions(texts)
     if not questions:
         return False
     outputs = list(outputs)
-    if _beside_what_was_said(value, " ".join(normalize(t) for t in texts), outputs):
+    if beside and _beside_what_was_said(value, " ".join(normalize(t) for t in texts), outputs):
         return True
     topic = _key_words(value, outputs)
     if _DATE.match(value):

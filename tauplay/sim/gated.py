@@ -454,9 +454,10 @@ class GatedAgent:
         agent_said = [m.content for m in conversation.said("agent")]
         heard = conversation.said("user")[-1:]
         shown = tool_outputs(conversation)
+        other_change = bool(_other_write(conversation))  # "cancel my trip to SFO": a change, not a question of it
         if heard and (unsaid := [
                 o for o in self._sayable_outputs(conversation, ev) if not any(o in t for t in agent_said)
-                and answer_asked_for(o, [heard[0].content], shown)]):
+                and answer_asked_for(o, [heard[0].content], shown, beside=not other_change)]):
             # asked for after the closing words (`asked_for`): answered now, not met with "anything else?"
             return Say("The answer you asked for: " + " / ".join(unsaid) + ". Is there anything else I can help "
                        "you with?", intent="answer")
