@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tauplay.core.domain import get_domain
 from tests.test_counterpart_words import ListUser, agent_calls, said
-from tests.test_gated_records import RETAIL
+from tests.test_gated_records import AIRLINE, RETAIL
 from tests.test_gated_records import play as play_starter
 
 MOVIE = get_domain("movie")
@@ -91,3 +91,15 @@ async def test_a_wrong_email_the_person_gives_is_looked_up_and_the_failure_told(
     assert emails[:2] == [wrong, "noah.ahmed9589@example.com"], emails
     reply = [m.content for m in said(out, "agent")][1]
     assert reply.startswith(f"I could not find the email {wrong}"), reply
+
+
+async def test_a_change_asked_with_a_record_described_is_declined_not_answered_with_the_tasks_id() -> None:
+    """Found in the app (airline starter 06, tmux 80x24): "can you add a checked bag to my trip to SFO?" -> "I have
+    looked into it for you. The answer you asked for: 5XAWAK.": the task's answer said unasked, the bag passed
+    over."""
+    line = "hi, I'm yusuf_lopez_1876. can you add a checked bag to my trip to SFO?"
+    out = await play_starter(AIRLINE, "airline-starter-06-which-reservation", ListUser(line, "ok, bye"))
+    reply = [m.content for m in said(out, "agent")][1]
+    assert reply.startswith("I'm sorry, I cannot change the checked bags of a reservation for you here. Nothing has "
+                            "been changed."), reply
+    assert not any("5XAWAK" in m.content for m in said(out, "agent"))

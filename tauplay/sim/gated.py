@@ -447,6 +447,11 @@ class GatedAgent:
             progress.index += 1  # nothing to do for this one (cannot happen for a sound task); go on
         if not any(m.intent == "done" for m in conversation.said("agent")):
             summary = self._summary(conversation, ev)
+            if (declined := _decline_other(conversation)) is not None:
+                # a change asked for with the rest that it cannot make: said first, never passed over
+                if summary.startswith(_LOOKED):
+                    summary = "Nothing has been changed." + summary[len(_LOOKED):]
+                summary = declined.text.replace(" Is there something else I can help you with?", "") + " " + summary
             if _goodbye(conversation) is not None:  # "bye": the closing words end with a goodbye, not a question
                 summary = summary.replace("Is there anything else I can help you with?",
                                           "Thank you for contacting us, goodbye!")
@@ -1373,7 +1378,7 @@ class GatedAgent:
                 if (spec := tools.get(call.name)) is not None and spec.is_write]
         return [o for o in conversation.task.outputs
                 if (ev.grounded(o, amount=True) or ev.grounded(_number(o), amount=True))
-                and (answer_asked_for(o, texts, shown) or (not re.fullmatch(r"[\d.,-]+", o) and any(o in out for out in made)))
+                and (answer_asked_for(o, texts, shown, beside=not _other_write(conversation)) or (not re.fullmatch(r"[\d.,-]+", o) and any(o in out for out in made)))
                 and not self._one_of_several(conversation, o, ev)]
 
     def _one_of_several(self, conversation: Conversation, value: str, ev: Evidence) -> bool:
