@@ -1,6 +1,7 @@
 """The gated agent's remaining ways of not hearing the person, each found by replaying a person's exact lines on the
 real domain and a real Environment: a task's answer said unasked, closing words that call a declined request done,
-a which-question after the person had already named the order by its id."""
+an order's status asked and not
+answered, a wrong e-mail never looked up, a change declined by its tool's name."""
 
 from __future__ import annotations
 
@@ -48,24 +49,6 @@ async def test_everything_is_done_is_never_said_after_a_decline() -> None:
     out = await play_starter(RETAIL, "retail-starter-01", ListUser(*KETTLE, "hmm", "and?", "what?"))
     agent = [m.content for m in said(out, "agent")]
     assert not any("Everything you asked for is done" in a or "I have looked into it" in a for a in agent), agent
-
-
-BY_ID = ("I want to cancel order #W6375104, I no longer need it. noah.ahmed9589@example.com", "#W6375104",
-         "no, that's all")
-
-
-async def test_an_order_named_by_id_is_not_asked_for_again_once_the_orders_are_read() -> None:
-    """Was (retail starter 01): the orders read, then "Which order do you mean: #W6375104 (pending: Tablet, ...)"
-    although the person had named #W6375104 (not the task's order). An order singled out by a description only is
-    still asked about once: a description can fit one they did not mean (published airline task 10)."""
-    out = await play_starter(RETAIL, "retail-starter-01", ListUser(*BY_ID))
-    agent = [m.content for m in said(out, "agent")]
-    assert not any("Which order do you mean" in a for a in agent), agent
-    declined = "I'm sorry, I cannot cancel a pending order for order #W6375104 here, so I will leave that request."
-    assert declined in agent, agent
-    closing = [m.content for m in said(out, "agent") if m.intent == "done"]
-    assert closing and "Not done: cancel a pending order for order #W6375104." in closing[0], closing
-    assert not [c.name for c in agent_calls(out) if RETAIL.tool_map[c.name].is_write]
 
 
 async def test_where_is_my_order_is_answered_from_the_order_read() -> None:

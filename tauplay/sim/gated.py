@@ -592,10 +592,11 @@ class GatedAgent:
             asked = [q for q in self._asked_since_last_step(conversation) if f"Which {entity} do you mean" in q]
             meant = named or ([c for c in candidates if c != value and records.singled_out(c, seen, texts)]
                               if is_write else [])
-            if meant and (asked or named and not records.singled_out(value, seen, texts)):
-                # they said which one: by its id (before the reads or since), or by what only it shows since the
-                # question (a description is asked about once: it may fit one they did not mean, published airline
-                # task 10): not one it can do this for, said so rather than asked (again)
+            if asked and meant:  # asked once, they said which one (its id, or what only it shows): not one it
+                # can do this for, said so rather than asked again. Asked first even when their words already
+                # point to one: an id said earlier may be of an earlier request (published retail task 0: "cancel
+                # the other pending order" after a change to #W5073920), a description may fit one they did not
+                # mean (published airline task 10)
                 # (declined, not given up: the person may still come back to it for another of their records)
                 what = write_words.everyday(spec) if spec is not None else words(action.name)
                 return Say(f"I'm sorry, I cannot {what} for {entity} {meant[-1]} here, so I will "
