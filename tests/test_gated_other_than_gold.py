@@ -105,8 +105,7 @@ async def test_a_change_the_task_never_planned_is_declined_by_name_not_met_with_
     out = await play_starter(AIRLINE, "airline-starter-02-cancel-business", ListUser(*lines))
     for asked in (BAG, "just one bag please"):
         reply = reply_to(out, asked)
-        assert reply.startswith("I'm sorry, update reservation baggages is not something I can do for you here."), \
-            reply
+        assert reply.startswith("I'm sorry, I cannot change the checked bags of a reservation for you here."), reply
     assert "update_reservation_baggages" not in [c.name for c in agent_calls(out)]
     # what the task plans, asked for in the person's words, is still put to them
     assert reply_to(out, "ok, then cancel it").startswith("Here is what I am about to do: cancel reservation")
@@ -116,7 +115,7 @@ async def test_change_nothing_is_not_heard_as_a_request_to_change() -> None:
     lines = ("hi, what is my reservation number to SFO? Don't cancel or change anything.",
              "my user id is yusuf_lopez_1876", "the one going to SFO")
     out = await play_starter(AIRLINE, "airline-starter-06-which-reservation", ListUser(*lines))
-    assert not any("is not something I can do" in m.content for m in said(out, "agent"))
+    assert not any("I cannot" in m.content and "for you here" in m.content for m in said(out, "agent"))
 
 
 DEN = ("hi, what is the number of my booking to DEN?", "my user id is yusuf_lopez_1876")
@@ -171,8 +170,8 @@ async def test_the_which_question_says_so_when_the_id_named_is_not_the_record_de
                           "do you mean: 99NH3S (SFO to ORD"), ask
     # said again after the question: that one, declined by its id (not asked again, nor "without the reservation
     # you mean")
-    assert reply_to(out, lines[2]) == ("I'm sorry, I cannot cancel reservation for reservation I1D60D here, so I will "
-                                       "leave that request."), reply_to(out, lines[2])
+    assert reply_to(out, lines[2]) == ("I'm sorry, I cannot cancel a whole reservation for reservation I1D60D here, so "
+                                       "I will leave that request."), reply_to(out, lines[2])
     assert not [m for m in said(out, "agent") if m.intent == "confirm"]
     assert "cancel_reservation" not in [c.name for c in agent_calls(out)]
 
@@ -224,8 +223,8 @@ async def test_after_the_answer_a_change_not_planned_is_declined_by_name() -> No
     I can only help with Airline customer service requests."; "cancel my trip to SFO then" -> "Is there anything
     else I can help you with?"."""
     out = await play_starter(AIRLINE, "airline-starter-06-which-reservation", ListUser(*AFTER))
-    assert reply_to(out, AFTER[1]).startswith("I'm sorry, update reservation baggages is not something I can do")
-    assert reply_to(out, AFTER[2]).startswith("I'm sorry, cancel reservation is not something I can do for you here")
+    assert reply_to(out, AFTER[1]).startswith("I'm sorry, I cannot change the checked bags of a reservation for you")
+    assert reply_to(out, AFTER[2]).startswith("I'm sorry, I cannot cancel a whole reservation for you here")
     assert not [c.name for c in agent_calls(out) if AIRLINE.tool_map[c.name].is_write]
 
 
@@ -238,9 +237,9 @@ async def test_the_order_the_person_singles_out_is_declined_by_id_and_the_tasks_
     """Found in the app (retail starter 01, tmux): "the one with the tablet" -> "Sorry, I still need to know that.
     Which order do you mean: ..." again, then "without the order you mean" (they had said which)."""
     out = await play_starter(RETAIL, "retail-starter-01", ListUser(*TABLET))
-    assert reply_to(out, TABLET[0]).startswith("I'm sorry, return delivered order items is not something I can do")
+    assert reply_to(out, TABLET[0]).startswith("I'm sorry, I cannot return items of a delivered order for you here")
     assert reply_to(out, TABLET[1]).startswith("Which order do you mean: #W6375104 (pending: Tablet")
-    declined = "I'm sorry, I cannot cancel pending order for order #W6375104 here, so I will leave that request."
+    declined = "I'm sorry, I cannot cancel a pending order for order #W6375104 here, so I will leave that request."
     assert reply_to(out, TABLET[2]) == declined
     assert reply_to(out, TABLET[3]).startswith("Which order do you mean: ")  # back to it: which one, first
     assert reply_to(out, TABLET[4]) == declined

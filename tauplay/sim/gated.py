@@ -43,8 +43,9 @@ from tauplay.core.schema import coerce, validate
 from tauplay.core.tasks import Action
 from tauplay.core.tools import ToolSpec
 from tauplay.core.vocabulary import EventKind, Role
-from tauplay.sim import choices, device_steps, person_choices, records, tool_answers
+from tauplay.sim import choices, device_steps, person_choices, records, tool_answers, write_words
 from tauplay.sim.action_words import describe_action, is_money, money_amounts
+from tauplay.sim.asked import asked_for as answer_asked_for
 from tauplay.sim.oracle import done_summary, tool_outputs
 from tauplay.sim.participants import AgentAction, CallTools, Conversation, PlannedCall, Say
 
@@ -369,6 +370,10 @@ _VAGUE_WORDS = frozenset({"user", "details", "reservation", "reservations", "ord
                           "things", "thing", "few", "problem", "issue", "question", "trip", "fix", "edit", "hello",
                           "hey", "has", "had", "got", "with", "regarding", "there", "able", "hoping", "wanted",
                           "wondering", "was", "bit", "little", "quick", "our", "for", "and", "but", "the", "you"})
+# A question of where a record is or how it stands: it says what is wanted (its status), so it is not vague.
+_STATUS = re.compile(r"\b(?:where(?:'s| is| are)|status|what happened to|has it (?:shipped|arrived|been sent)|"
+                     r"when will it (?:arrive|ship|come))\b", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WHICH = "gated_which_"  # the call ids of the reads that tell which record the person means
 _MAX_RECORDS = 6  # the records of one kind read to tell which one the person means; beyond, asked by id
 
@@ -457,10 +462,25 @@ class GatedAgent:
             progress.index += 1  # nothing to do for this one (cannot happen for a sound task); go on
         if not any(m.intent == "done" for m in conversation.said("agent")):
             summary = self._summary(conversation, ev)
+            if (declined := _decline_other(conversation)) is not None:
+                # a change asked for with the rest that it cannot make: said first, never passed over
+                if summary.startswith(_LOOKED):
+                    summary = "Nothing has been changed." + summary[len(_LOOKED):]
+                summary = declined.text.replace(" Is there something else I can help you with?", "") + " " + summary
             if _goodbye(conversation) is not None:  # "bye": the closing words end with a goodbye, not a question
                 summary = summary.replace("Is there anything else I can help you with?",
                                           "Thank you for contacting us, goodbye!")
             return Say(summary, intent="done")
+        agent_said = [m.content for m in conversation.said("agent")]
+        heard = conversation.said("user")[-1:]
+        shown = tool_outputs(conversation)
+        other_change = bool(_other_write(conversation))  # "cancel my trip to SFO": a change, not a question of it
+        if heard and (unsaid := [
+                o for o in self._sayable_outputs(conversation, ev) if not any(o in t for t in agent_said)
+                and answer_asked_for(o, [heard[0].content], shown, beside=not other_change)]):
+            # asked for after the closing words (`asked_for`): answered now, not met with "anything else?"
+            return Say("The answer you asked for: " + " / ".join(unsaid) + ". Is there anything else I can help "
+                       "you with?", intent="answer")
         return self._after_done(conversation)
 
     # -- the plan -----------------------------------------------------------------------------------
@@ -594,9 +614,13 @@ class GatedAgent:
             meant = named or ([c for c in candidates if c != value and records.singled_out(c, seen, texts)]
                               if is_write else [])
             if asked and meant:  # asked once, they said which one (its id, or what only it shows): not one it
-                # can do this for, said so rather than asked again
+                # can do this for, said so rather than asked again. Asked first even when their words already
+                # point to one: an id said earlier may be of an earlier request (published retail task 0: "cancel
+                # the other pending order" after a change to #W5073920), a description may fit one they did not
+                # mean (published airline task 10)
                 # (declined, not given up: the person may still come back to it for another of their records)
-                return Say(f"I'm sorry, I cannot {words(action.name)} for {entity} {meant[-1]} here, so I will "
+                what = write_words.everyday(spec) if spec is not None else words(action.name)
+                return Say(f"I'm sorry, I cannot {what} for {entity} {meant[-1]} here, so I will "
                            "leave that request.", intent="skip")
             if len(asked) >= 2:
                 return Say(f"I'm sorry: without the {entity} you mean I cannot go on with that request, so I will "
@@ -1134,14 +1158,28 @@ class GatedAgent:
                 continue
             pattern = re.compile(rf"\b{re.escape(words(stem))}(?:\s+(?:id|number|code|is|was|no\.?))*\s*[:#]?\s*"
                                  r"(#?[A-Za-z0-9][\w.@-]*\w)", re.IGNORECASE)
+            hashed = any(str(a.kwargs.get(param, "")).startswith("#") for a in conversation.task.actions)
             for m in pattern.finditer(text):
                 token = m.group(1)
+                if hashed and not token.startswith("#") and text[:m.start(1)].rstrip().endswith("#"):
+                    token = "#" + token  # "order #W6375104": the '#' is part of the id as said
                 norm = normalize(token)
                 if not _id_like(token) or norm in gold or f" {norm} " in f" {tools_seen} ":
                     continue
                 if _key(spec.name, {param: token}) in made:
                     continue
                 return CallTools([PlannedCall(spec.name, {param: token}, f"gated_lookup_{len(conversation.events)}")])
+        # an e-mail the person gives is looked up as they said it, even when it is not the one the task holds (the
+        # failed look-up is told them, `_after_lookup`), never passed over for the one the agent secretly knows
+        for spec in domain.read_tools:
+            if len(spec.required) != 1 or "email" not in spec.required[0] or spec.utility:
+                continue
+            for token in _EMAIL.findall(text):
+                norm = normalize(token)
+                if norm in gold or f" {norm} " in f" {tools_seen} " or _key(spec.name, {spec.required[0]: token}) in made:
+                    continue
+                return CallTools([PlannedCall(spec.name, {spec.required[0]: token},
+                                              f"gated_lookup_{len(conversation.events)}")])
         return None
 
     def _after_lookup(self, conversation: Conversation) -> AgentAction | None:
@@ -1187,7 +1225,8 @@ class GatedAgent:
         texts = [m.content for m in conversation.said("user")]
         # a sentence that asks through a vague word and says nothing else ("I forgot the id of my reservation to
         # SFO" says what it is about)
-        vague = [s for t in texts for s in re.split(r"(?<=[.!?;:])\s+", t) if _VAGUE.search(s) and not any(
+        vague = [s for t in texts for s in re.split(r"(?<=[.!?;:])\s+", t) if _VAGUE.search(s)
+                 and not _STATUS.search(s) and not any(
             len(w) >= 3 and w.isalpha() and w not in _PLAIN and w not in _VAGUE_WORDS for w in normalize(s).split())]
         if not vague or any(m.intent == "what" for m in conversation.said("agent")):
             return None
@@ -1399,9 +1438,17 @@ class GatedAgent:
     # -- words at the end -----------------------------------------------------------------------------
     def _sayable_outputs(self, conversation: Conversation, ev: Evidence) -> list[str]:
         """The task's required answers that a tool has shown (an agent cannot say what it has not seen)."""
-        # a number said as an answer is worked out from amounts only (never from dates and ids in view)
+        # a number said as an answer is worked out from amounts only (never from dates and ids in view); it is said
+        # only to a person who asked for it in words (`asked_for`), never because the task holds it
+        # (or the id of what a change they asked for made: a ticket, a booking, told as the change is)
+        texts = [m.content for m in conversation.said("user")]
+        shown = tool_outputs(conversation)
+        tools = conversation.domain.tool_map
+        made = [out for call, out in _answered_calls(conversation)
+                if (spec := tools.get(call.name)) is not None and spec.is_write]
         return [o for o in conversation.task.outputs
                 if (ev.grounded(o, amount=True) or ev.grounded(_number(o), amount=True))
+                and (answer_asked_for(o, texts, shown, beside=not _other_write(conversation)) or (not re.fullmatch(r"[\d.,-]+", o) and any(o in out for out in made)))
                 and not self._one_of_several(conversation, o, ev)]
 
     def _one_of_several(self, conversation: Conversation, value: str, ev: Evidence) -> bool:
@@ -1449,11 +1496,16 @@ class GatedAgent:
         outputs = self._sayable_outputs(conversation, ev)
         reported = self._reported(conversation)
         refused = self._refusals(conversation)
+        left = _not_done(conversation)
         if not reported and not refused:
             said = done_summary(conversation, outputs)
             if (other := self._record_singled_out(conversation, ev)) and said.startswith(_LOOKED):
                 said = other + said[len(_LOOKED):]  # what they asked about, not a bare "I have looked into it"
-            return said
+            elif (status := self._status_asked(conversation)) and said.startswith(_LOOKED):
+                said = status + said[len(_LOOKED):]  # "where is my order?": how it stands, from its read
+            elif left and said.startswith(_LOOKED):
+                said = "Nothing has been changed." + said[len(_LOOKED):]  # never "looked into it" after a no
+            return _with_not_done(said, left)
         tools = conversation.domain.tool_map
         made = {r.call_id for e in conversation.events if e.kind == EventKind.TOOL_RESULT
                 for r in [e.as_(ToolResultData)] if not r.error and not r.by_user}
@@ -1476,7 +1528,34 @@ class GatedAgent:
         if outputs:
             parts.append("The answer you asked for: " + " / ".join(outputs) + ".")
         parts.append("Is there anything else I can help you with?")
-        return " ".join(parts)
+        return _with_not_done(" ".join(parts), left)
+
+    @staticmethod
+    def _status_asked(conversation: Conversation) -> str:
+        """"Order #W1039431: processed: Tablet, ... (tracking number 200236167378).": a record the person named by
+        its id and asked how it stands ("where is my order #W1039431?"), from its read; "" when they asked no such
+        thing, or named no record that was read."""
+        texts = [m.content for m in conversation.said("user")]
+        if not any(_STATUS.search(t) for t in texts):
+            return ""
+        domain = conversation.domain
+        said = " ".join(normalize(t) for t in texts)
+        for table in domain.tables:
+            reader = _reader(domain, table.key)
+            if reader is None:
+                continue
+            read = GatedAgent._records_read(conversation, reader.name, table.key)
+            named = [rid for rid in read if normalize(rid) and f" {normalize(rid)} " in f" {said} "]
+            if len(named) != 1:
+                continue
+            record = read[named[0]]
+            about = records.summary(record)
+            tracking = sorted({str(v) for leaf in leaves(record if isinstance(record, dict) else {})
+                               if "tracking" in str(leaf.name) for v in [leaf.value] if v is not None})
+            track = f" (tracking number {', '.join(tracking)})" if tracking else ""
+            entity = words(table.key.removesuffix("_id")).capitalize()
+            return f"{entity} {named[0]}: {about or 'found'}{track}."
+        return ""
 
     @staticmethod
     def _reported(conversation: Conversation) -> set[str]:
@@ -1557,6 +1636,10 @@ class GatedAgent:
         last = agent[-1] if agent else None
         text = "Is there anything else I can help you with?"
         if last is not None and last.content == text:
+            if left := _not_done(conversation):  # a request declined or left is no "everything is done"
+                return Say(_with_not_done("That is all I could do.", left).replace(
+                    " Is there anything else I can help you with?", "")
+                    + " If there is something else, just tell me what it is.", intent="held")
             return Say("Everything you asked for is done. If there is something else, just tell me what it is.",
                        intent="held")
         if last is not None and last.intent == "held":
@@ -1660,7 +1743,7 @@ _NOT = re.compile(r"\b(?:not|no|never|don'?t|doesn'?t|won'?t|without|nothing)\b"
 
 
 def _other_write(conversation: Conversation) -> str:
-    """"to update reservation baggages": a change the person's last words ask for (the domain's words for a write,
+    """"change the checked bags of a reservation": a change the person's last words ask for (the domain's words for a write,
     `GatedAgent._requested`'s way of hearing it) that no gold action makes; "" when they ask for none, or only in
     words that say what they do not want ("change nothing", "don't cancel it")."""
     last = conversation.events[-1] if conversation.events else None
@@ -1676,8 +1759,37 @@ def _other_write(conversation: Conversation) -> str:
         if not spec.is_write or spec.name in planned or spec.terminal:
             continue
         if names_write(plain, spec.name, names, loose=True, everyday=domain.request_words.get(spec.name, ())):
-            return words(spec.name)
+            return write_words.everyday(spec)
     return ""
+
+
+_CANNOT = re.compile(r"^(?:All right, I will not make that change\. )?I'm sorry, I cannot (.+?) (?:for you )?here\b")
+
+
+def _not_done(conversation: Conversation) -> list[str]:
+    """What the person asked for that was not done, in everyday words, oldest first: each planned write they said
+    no to and never came back to, each change declined as not one the agent can do here."""
+    gold = conversation.task.actions
+    tools = conversation.domain.tool_map
+    proposed = [m.content for m in conversation.said("agent") if m.intent == "confirm"]
+    out = [f"{write_words.everyday(spec)} (you said no)" for j in sorted(read_progress(conversation).skipped)
+           if j < len(gold) and (spec := tools.get(gold[j].name)) is not None and spec.is_write
+           and any(f"{_ABOUT_TO}{words(gold[j].name)} (" in text for text in proposed)]
+    for m in conversation.said("agent"):
+        if m.intent in ("skip", "more", "giveup") and (found := _CANNOT.match(m.content)):
+            out.append(found.group(1))
+    return list(dict.fromkeys(out))
+
+
+def _with_not_done(said: str, left: list[str]) -> str:
+    """The closing words with what was not done said before the offer of more (briefly, once)."""
+    if not left:
+        return said
+    note = "Not done: " + "; ".join(left) + "."
+    offer = "Is there anything else I can help you with?"
+    if said.endswith(offer):
+        return f"{said[:-len(offer)]}{note} {offer}"
+    return f"{said} {note}"
 
 
 def _decline_other(conversation: Conversation) -> Say | None:
@@ -1688,8 +1800,8 @@ def _decline_other(conversation: Conversation) -> Say | None:
     last = conversation.last_said("agent")
     if not other or (last is not None and other in last.content):
         return None
-    return Say(f"I'm sorry, {other} is not something I can do for you here. Is there something else I can help you "
-               "with?", intent="more")
+    return Say(f"I'm sorry, I cannot {other} for you here. Is there something else I can help you with?",
+               intent="more")
 
 
 def _answered_calls(conversation: Conversation) -> list[tuple[ToolCallData, str]]:
