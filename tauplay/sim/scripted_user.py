@@ -44,7 +44,7 @@ from tauplay.core.tasks import Action, Task
 from tauplay.core.tools import ToolSpec
 from tauplay.core.transcript import tool_calls
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
-from tauplay.sim import choices, preference_answers, proposal_values
+from tauplay.sim import change_words, choices, preference_answers, proposal_values
 from tauplay.sim.action_words import described_id
 from tauplay.sim.behavior import BehaviorLayer
 from tauplay.sim.device_steps import step_asked
@@ -648,6 +648,12 @@ def judge_proposal(conversation: Conversation, text: str) -> tuple[bool, str]:
             goal = pending[0].name if pending else None
             return False, (f"No, I want to {_verb(goal)} it, not {used[0]} it." if goal
                            else "No, I did not ask for that.")
+        # A change in everyday words the goal does not hold ("I can cancel your plan" to one paying a bill;
+        # "I will unlock your card" to one who wants it locked): said so, not taken on trust.
+        other = change_words.names_other_change(text, pending, conversation.task.goal,
+                                                conversation.domain.request_words)
+        if other is not None:
+            return False, change_words.correction(other, pending, conversation.domain.request_words)
         # In everyday words ("I will return the T-Shirt and the Cycling Helmet"): the values it shows are
         # checked against the goal's writes of that verb; what it does not show is taken on trust.
         same = [a for a in pending if _verb(a.name) in used]
