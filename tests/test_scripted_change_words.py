@@ -56,3 +56,32 @@ async def test_cancel_and_reorder_offered_to_one_who_wants_no_replacement_gets_n
 ])
 async def test_the_change_it_wants_or_a_vague_one_still_gets_yes(domain: Any, task: Any, proposal: str):
     assert (await reply(domain, task, proposal)).lower().startswith("yes")
+
+
+# -- what it says of its instruction: the credential sentence held back, imperatives as its own request -------
+
+def test_identify_yourself_with_your_email_is_held_back_not_said_as_identify_myself_with():
+    assert "Identify yourself with your email" in PAY.goal
+    parts = disclosure_parts(PAY)
+    assert not any("dentify" in p for p in parts), parts
+
+
+def test_ask_for_and_ask_what_are_said_as_the_users_own_request():
+    assert "I'd like the card to be locked for now." in disclosure_parts(LOCK)
+    assert disclosure_parts(PAY)[-1].startswith("I'd like to know what the balance is and pay all of it")
+
+
+def test_no_starter_task_has_its_user_tell_the_agent_to_ask():
+    import re
+
+    from tauplay.core.domain import installed_domains
+
+    said = []
+    for name in installed_domains():
+        domain = get_domain(name)
+        if "starter" not in domain.task_sets:
+            continue
+        for task in load_tasks(domain.task_set_path("starter"), name).tasks:
+            said += [p for p in disclosure_parts(task) if re.search(r"(^|[;:,]\s+|\b(?:and|then)\s+)ask (?:what|"
+                                                                      r"for|to|how|whether|the agent)\b", p, re.I)]
+    assert said == []

@@ -82,7 +82,40 @@ _ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "
                             "e.g", "i.e", "a.m", "p.m", "inc", "ltd", "co", "corp", "dept", "apt", "ave", "blvd",
                             "rd", "approx", "est", "min", "max", "fig", "u.s", "u.k", "jan", "feb", "mar", "apr",
                             "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"})
-_AUTH = re.compile(r"^use (\S+?)\.? for authentication\.?$", re.IGNORECASE)
+_AUTH = re.compile(r"^(?:use (\S+?)\.? for authentication|identify yourself with (?:your )?"
+                   r"(?:e-?mail(?: address)?|user id|phone(?: number)?|account(?: number)?)?\s*(\S+?))\.?$",
+                   re.IGNORECASE)
+# An instruction's imperative to the user is said as the user would say it to the agent: "Ask for the card to be
+# locked" -> "I'd like the card to be locked", "Ask what the balance is" -> "I'd like to know what the balance
+# is", "Ask the agent to remove ..." -> "Please remove ...", "Tell the agent that ..." -> "...".
+_IMPERATIVES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^ask (?:the agent |them )?for\s+", re.IGNORECASE), "I'd like "),
+    (re.compile(r"^ask (?:the agent|them) to\s+", re.IGNORECASE), "Please "),
+    (re.compile(r"^ask to\s+", re.IGNORECASE), "I'd like to "),
+    (re.compile(r"^ask (?:the agent |them )?(?=(?:what|which|how|whether|who|when|where|if|why)\b)", re.IGNORECASE),
+     "I'd like to know "),
+    (re.compile(r"^ask (?:the agent |them )?about\s+", re.IGNORECASE), "I'd like to ask about "),
+    (re.compile(r"^tell (?:the agent|them)(?: that)?\s+", re.IGNORECASE), ""),
+    (re.compile(r"^ask (?:the agent |them )?", re.IGNORECASE), "I'd like to ask "),
+]
+# Rules for how the user plays, not things to say ("Ask clarifying questions if unsure about their answers.").
+_PLAY_RULE = re.compile(r"^ask (?:clarifying |follow-up )?questions\b", re.IGNORECASE)
+
+
+_CLAUSE = re.compile(r"([;:]\s+|,\s+(?:and\s+|then\s+)?|\s+then\s+|\s+and\s+)")
+
+
+def spoken(sentence: str) -> str:
+    """An instruction's imperative sentence as the user's own request (`_IMPERATIVES`), at its start or a
+    clause's ("...; ask what it costs first"); others unchanged."""
+    pieces = _CLAUSE.split(sentence)  # clause, separator, clause, ...
+    for i in range(0, len(pieces), 2):
+        for pattern, repl in _IMPERATIVES:
+            if pattern.match(pieces[i]):
+                said = pattern.sub(repl, pieces[i], count=1)
+                pieces[i] = said if i == 0 or said.startswith("I'") else said[0].lower() + said[1:]
+                break
+    return "".join(pieces)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -113,7 +146,8 @@ def disclosure_parts(task: Task) -> list[str]:
     rules for the user, not things to say; an opening "You are <name>" sentence goes with the request."""
     sentences = split_sentences(" ".join(task.goal.split()))
     # Rules for the user, and the credential it gives only when asked for it.
-    sentences = [s for s in sentences if not s.lower().startswith("if ") and not _AUTH.match(s)]
+    sentences = [spoken(s) for s in sentences if not s.lower().startswith("if ") and not _AUTH.match(s)
+                 and not _PLAY_RULE.match(s)]
     if not sentences:
         return ["I need some help."]
     if len(sentences) > 1 and re.match(r"you are [A-Z]", sentences[0], re.IGNORECASE):
