@@ -85,3 +85,25 @@ def test_no_starter_task_has_its_user_tell_the_agent_to_ask():
             said += [p for p in disclosure_parts(task) if re.search(r"(^|[;:,]\s+|\b(?:and|then)\s+)ask (?:what|"
                                                                       r"for|to|how|whether|the agent)\b", p, re.I)]
     assert said == []
+
+
+# -- a refusal is heard: asked why, the request said again, once --------------------------------------------
+
+async def test_a_refusal_gets_why_not_and_the_request_again_once():
+    from tauplay.sim.orchestrator import Limits, Orchestrator
+    from tauplay.sim.participants import Say
+
+    class Refuser:
+        kind = "test"
+
+        def describe(self) -> dict[str, Any]:
+            return {"kind": self.kind}
+
+        async def act(self, conversation: Conversation) -> Any:
+            return Say("Sorry, I can't help with payments.")
+
+    conversation = Conversation(TELECOM, PAY, Environment(TELECOM, TELECOM.database()), PAY.emotion)
+    outcome = await Orchestrator(Refuser(), ScriptedUser(), conversation, limits=Limits(max_steps=8)).run()
+    said = [e.as_(MessageData).content for e in outcome.events if e.kind == "message" and e.role == "user"]
+    assert said[1] == "Why not? I want to pay my bill."
+    assert said.count("Why not? I want to pay my bill.") == 1, said  # once, then the usual replies

@@ -43,12 +43,12 @@ _OBJECT = {"pay": "my bill"}
 
 def _forms(verb: str) -> set[str]:
     stem = verb[:-1] if verb.endswith("e") else verb
-    out = {verb, verb + "s", verb + "ed", verb + "ing", verb + "ment", verb + "d", stem + "ing", stem + "ed",
-           stem + "ation", verb + "ation", verb + "lation", verb + "lled", verb + "lling"}
-    return out
+    return {verb, verb + "s", verb + "ed", verb + "ing", verb + "ment", verb + "d", stem + "ing", stem + "ed"}
 
 
 _FORM_KIND: dict[str, str] = {form: kind for kind, verbs in KINDS.items() for verb in verbs for form in _forms(verb)}
+_FORM_KIND.update({"cancellation": "cancel", "cancelled": "cancel", "cancelling": "cancel", "removal": "cancel",
+                   "replacement": "replace", "enrolled": "enroll", "enrolment": "enroll", "enrollment": "enroll"})
 _GENERIC_TOOL_WORDS = frozenset({"update", "modify", "manage", "record", "create", "make", "change", "set", "add",
                                  "file", "issue", "send", "submit", "apply", "process"})
 # Where a proposal puts the change it would make: "I will cancel", "I can also unlock", "shall I remove", "would
@@ -99,10 +99,10 @@ def wanted_kinds(actions: Sequence[Action], instruction: str, request_words: Map
     return out | _kinds_in(asked)
 
 
-def goal_phrase(action: Action, everyday: Sequence[str] = ()) -> str:
+def goal_phrase(action: Action) -> str:
     """The change a write makes, as the user says it: "lock my card", "pay my bill", "cancel my reservation";
     the tool's words when it names no kind ("manage billing")."""
-    kinds = action_kinds(action, everyday)
+    kinds = action_kinds(action)  # its own words: an everyday word may name one of several ("upgrade", "downgrade")
     if not kinds:
         return action.name.replace("_", " ")
     kind = kinds[0]
@@ -116,7 +116,7 @@ def correction(used: str, pending: Sequence[Action], request_words: Mapping[str,
     that."."""
     if not pending:
         return "No, I did not ask for that."
-    goal = goal_phrase(pending[0], request_words.get(pending[0].name, ()))
+    goal = goal_phrase(pending[0])
     return f"No, I don't want to {used} it: I want to {goal}."
 
 

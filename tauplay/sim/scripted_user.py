@@ -777,6 +777,28 @@ def unnamed_write(conversation: Conversation) -> UserReply | None:
     return None
 
 
+def refusal_reply(conversation: Conversation, agent_last: MessageData | None) -> UserReply | None:
+    """The agent said it cannot do something ("Sorry, I can't help with that."), asking nothing: once in a
+    session the user asks why and says again what it came for ("Why not? I want to pay my bill."), as a person
+    would, rather than going on with its story as if it had not heard. None otherwise."""
+    if agent_last is None or agent_last.intent == "ask" or "?" in agent_last.content \
+            or not _REFUSAL.search(agent_last.content):
+        return None
+    if any(m.intent == "object" for m in conversation.said("user")):
+        return None
+    tools = conversation.domain.tool_map
+    pending = [a for a in pending_actions(conversation) if a.name in tools and tools[a.name].is_write
+               and a.requestor != "user"]
+    if pending:
+        # the change the user last asked for, else the one the refusal names, else the first
+        mine = [m.content for m in conversation.said("user")]
+        action = next((a for a in pending if mine and names_write(mine[-1:], a.name, tools)),
+                      next((a for a in pending if names_write([agent_last.content], a.name, tools)), pending[0]))
+        goal = change_words.goal_phrase(action)
+        return UserReply(f"Why not? I want to {goal}.", "object")
+    return UserReply("Why not? Is there really nothing you can do?", "object")
+
+
 def goal_reached(conversation: Conversation) -> bool:
     """The goal is met; or the data is as the goal leaves it and each step the user still waits for is one
     the agent said it cannot do (a published gold step that cannot succeed leaves nothing to wait for)."""
@@ -854,6 +876,8 @@ class ScriptedUser:
         if _REFUSAL.search(agent_text) and "human" in task.goal.lower():
             if not any(m.intent == "escalate" for m in mine):
                 return UserReply(tone.escalate(), "escalate")
+        if (objection := refusal_reply(conversation, agent_last)) is not None:
+            return objection
         if asked is None and (reply := _answer_or_say_unknown(conversation, parts, agent_text, layer.given)) is not None:
             return reply
         if _HANDOVER.search(agent_text) and "?" not in agent_text and not _REFUSAL.search(agent_text):
