@@ -6,8 +6,9 @@ asked for anything else, each change its goal still holds in its tool's words ("
 certificate", `unnamed_write`); all in the tone of its emotion condition; holds back its credential ("Use X
 for authentication") until asked; answers the agent's questions from what its instruction states (`answer_question`: ids, names, dates, an
 e-mail, one of the choices the question offers) and says it does not know otherwise; says yes only to a
-proposed write its goal holds and corrects one it does not (`judge_proposal`); asks for a human when the agent
-refuses and the task says to; in a dual-control domain, does on its own device what the agent asks for in a
+proposed write its goal holds and corrects one it does not (`judge_proposal`; a change named in everyday words,
+"I can cancel your plan", by `tauplay.sim.change_words`); asks for a human when the agent refuses and the task
+says to, and otherwise asks why once ("Why not? I want to pay my bill.", `refusal_reply`); in a dual-control domain, does on its own device what the agent asks for in a
 tool's name (`toggle_roaming()`, `grant_app_permission(app_name="messaging", permission="sms")`) and then says
 what it showed; ends with ###STOP### as soon as its goal is reached (`goal_reached`: the database is as the
 gold actions leave it and every required answer was given); and gives up with ###UNSATISFIED### after as many
