@@ -33,7 +33,8 @@ from tauplay.sim.withheld import without_ids
 
 # Intents of the layer's own messages (saved with each message, read back on the next turn).
 CORRECT, WAVER, THREATEN, DISPUTE, TEST, HOLD = "fix_detail", "waver", "threaten", "dispute", "test", "hold"
-FRUITLESS = ("nudge", HOLD, THREATEN)  # replies that carried nothing new: what patience counts
+# replies that carried nothing new: what patience counts ("object": "Why not? ..." to a refusal, once)
+FRUITLESS = ("nudge", HOLD, THREATEN, "object")
 
 # The agent turned the user down (the scripted user's own reading of a refusal).
 _REFUSAL = re.compile(r"\b(cannot|can't|can not|unable|not able|not allowed|not eligible|not permitted|"

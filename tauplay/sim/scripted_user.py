@@ -6,8 +6,9 @@ asked for anything else, each change its goal still holds in its tool's words ("
 certificate", `unnamed_write`); all in the tone of its emotion condition; holds back its credential ("Use X
 for authentication") until asked; answers the agent's questions from what its instruction states (`answer_question`: ids, names, dates, an
 e-mail, one of the choices the question offers) and says it does not know otherwise; says yes only to a
-proposed write its goal holds and corrects one it does not (`judge_proposal`); asks for a human when the agent
-refuses and the task says to; in a dual-control domain, does on its own device what the agent asks for in a
+proposed write its goal holds and corrects one it does not (`judge_proposal`; a change named in everyday words,
+"I can cancel your plan", by `tauplay.sim.change_words`); asks for a human when the agent refuses and the task
+says to, and otherwise asks why once ("Why not? I want to pay my bill.", `refusal_reply`); in a dual-control domain, does on its own device what the agent asks for in a
 tool's name (`toggle_roaming()`, `grant_app_permission(app_name="messaging", permission="sms")`) and then says
 what it showed; ends with ###STOP### as soon as its goal is reached (`goal_reached`: the database is as the
 gold actions leave it and every required answer was given); and gives up with ###UNSATISFIED### after as many
@@ -44,7 +45,7 @@ from tauplay.core.tasks import Action, Task
 from tauplay.core.tools import ToolSpec
 from tauplay.core.transcript import tool_calls
 from tauplay.core.vocabulary import STOP_TOKEN, UNSATISFIED_TOKEN, EventKind, Role
-from tauplay.sim import choices, preference_answers, proposal_values
+from tauplay.sim import change_words, choices, preference_answers, proposal_values
 from tauplay.sim.action_words import described_id
 from tauplay.sim.behavior import BehaviorLayer
 from tauplay.sim.device_steps import step_asked
@@ -82,7 +83,40 @@ _ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "prof", "st", "jr", "sr", "
                             "e.g", "i.e", "a.m", "p.m", "inc", "ltd", "co", "corp", "dept", "apt", "ave", "blvd",
                             "rd", "approx", "est", "min", "max", "fig", "u.s", "u.k", "jan", "feb", "mar", "apr",
                             "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"})
-_AUTH = re.compile(r"^use (\S+?)\.? for authentication\.?$", re.IGNORECASE)
+_AUTH = re.compile(r"^(?:use (\S+?)\.? for authentication|identify yourself with (?:your )?"
+                   r"(?:e-?mail(?: address)?|user id|phone(?: number)?|account(?: number)?)?\s*(\S+?))\.?$",
+                   re.IGNORECASE)
+# An instruction's imperative to the user is said as the user would say it to the agent: "Ask for the card to be
+# locked" -> "I'd like the card to be locked", "Ask what the balance is" -> "I'd like to know what the balance
+# is", "Ask the agent to remove ..." -> "Please remove ...", "Tell the agent that ..." -> "...".
+_IMPERATIVES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^ask (?:the agent |them )?for\s+", re.IGNORECASE), "I'd like "),
+    (re.compile(r"^ask (?:the agent|them) to\s+", re.IGNORECASE), "Please "),
+    (re.compile(r"^ask to\s+", re.IGNORECASE), "I'd like to "),
+    (re.compile(r"^ask (?:the agent |them )?(?=(?:what|which|how|whether|who|when|where|if|why)\b)", re.IGNORECASE),
+     "I'd like to know "),
+    (re.compile(r"^ask (?:the agent |them )?about\s+", re.IGNORECASE), "I'd like to ask about "),
+    (re.compile(r"^tell (?:the agent|them)(?: that)?\s+", re.IGNORECASE), ""),
+    (re.compile(r"^ask (?:the agent |them )?", re.IGNORECASE), "I'd like to ask "),
+]
+# Rules for how the user plays, not things to say ("Ask clarifying questions if unsure about their answers.").
+_PLAY_RULE = re.compile(r"^ask (?:clarifying |follow-up )?questions\b", re.IGNORECASE)
+
+
+_CLAUSE = re.compile(r"([;:]\s+|,\s+(?:and\s+|then\s+)?|\s+then\s+|\s+and\s+)")
+
+
+def spoken(sentence: str) -> str:
+    """An instruction's imperative sentence as the user's own request (`_IMPERATIVES`), at its start or a
+    clause's ("...; ask what it costs first"); others unchanged."""
+    pieces = _CLAUSE.split(sentence)  # clause, separator, clause, ...
+    for i in range(0, len(pieces), 2):
+        for pattern, repl in _IMPERATIVES:
+            if pattern.match(pieces[i]):
+                said = pattern.sub(repl, pieces[i], count=1)
+                pieces[i] = said if i == 0 or said.startswith("I'") else said[0].lower() + said[1:]
+                break
+    return "".join(pieces)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -113,7 +147,8 @@ def disclosure_parts(task: Task) -> list[str]:
     rules for the user, not things to say; an opening "You are <name>" sentence goes with the request."""
     sentences = split_sentences(" ".join(task.goal.split()))
     # Rules for the user, and the credential it gives only when asked for it.
-    sentences = [s for s in sentences if not s.lower().startswith("if ") and not _AUTH.match(s)]
+    sentences = [spoken(s) for s in sentences if not s.lower().startswith("if ") and not _AUTH.match(s)
+                 and not _PLAY_RULE.match(s)]
     if not sentences:
         return ["I need some help."]
     if len(sentences) > 1 and re.match(r"you are [A-Z]", sentences[0], re.IGNORECASE):
@@ -648,6 +683,12 @@ def judge_proposal(conversation: Conversation, text: str) -> tuple[bool, str]:
             goal = pending[0].name if pending else None
             return False, (f"No, I want to {_verb(goal)} it, not {used[0]} it." if goal
                            else "No, I did not ask for that.")
+        # A change in everyday words the goal does not hold ("I can cancel your plan" to one paying a bill;
+        # "I will unlock your card" to one who wants it locked): said so, not taken on trust.
+        other = change_words.names_other_change(text, pending, conversation.task.goal,
+                                                conversation.domain.request_words)
+        if other is not None:
+            return False, change_words.correction(other, pending, conversation.domain.request_words)
         # In everyday words ("I will return the T-Shirt and the Cycling Helmet"): the values it shows are
         # checked against the goal's writes of that verb; what it does not show is taken on trust.
         same = [a for a in pending if _verb(a.name) in used]
@@ -737,6 +778,28 @@ def unnamed_write(conversation: Conversation) -> UserReply | None:
     return None
 
 
+def refusal_reply(conversation: Conversation, agent_last: MessageData | None) -> UserReply | None:
+    """The agent said it cannot do something ("Sorry, I can't help with that."), asking nothing: once in a
+    session the user asks why and says again what it came for ("Why not? I want to pay my bill."), as a person
+    would, rather than going on with its story as if it had not heard. None otherwise."""
+    if agent_last is None or agent_last.intent == "ask" or "?" in agent_last.content \
+            or not _REFUSAL.search(agent_last.content):
+        return None
+    if any(m.intent == "object" for m in conversation.said("user")):
+        return None
+    tools = conversation.domain.tool_map
+    pending = [a for a in pending_actions(conversation) if a.name in tools and tools[a.name].is_write
+               and a.requestor != "user"]
+    if pending:
+        # the change the user last asked for, else the one the refusal names, else the first
+        mine = [m.content for m in conversation.said("user")]
+        action = next((a for a in pending if mine and names_write(mine[-1:], a.name, tools)),
+                      next((a for a in pending if names_write([agent_last.content], a.name, tools)), pending[0]))
+        goal = change_words.goal_phrase(action)
+        return UserReply(f"Why not? I want to {goal}.", "object")
+    return UserReply("Why not? Is there really nothing you can do?", "object")
+
+
 def goal_reached(conversation: Conversation) -> bool:
     """The goal is met; or the data is as the goal leaves it and each step the user still waits for is one
     the agent said it cannot do (a published gold step that cannot succeed leaves nothing to wait for)."""
@@ -814,6 +877,8 @@ class ScriptedUser:
         if _REFUSAL.search(agent_text) and "human" in task.goal.lower():
             if not any(m.intent == "escalate" for m in mine):
                 return UserReply(tone.escalate(), "escalate")
+        if (objection := refusal_reply(conversation, agent_last)) is not None:
+            return objection
         if asked is None and (reply := _answer_or_say_unknown(conversation, parts, agent_text, layer.given)) is not None:
             return reply
         if _HANDOVER.search(agent_text) and "?" not in agent_text and not _REFUSAL.search(agent_text):
