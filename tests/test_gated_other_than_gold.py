@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import other_than_gold
+from tauplay.core.behavior import parse_behavior
 from tauplay.core.domain import get_domain
 from tauplay.core.environment import Environment
 from tauplay.core.policy_checks import check_policy
@@ -185,6 +186,18 @@ async def test_the_scripted_person_gives_the_id_of_the_change_it_just_asked_for(
     asked = next(i for i, e in enumerate(messages) if e.data["content"] == "Could you tell me your reservation id?")
     assert messages[asked + 1].data["content"] == "The reservation id is KDBNYP.", messages[asked + 1].data
 
+
+
+async def test_of_several_changes_asked_for_at_once_the_scripted_person_gives_the_first_ones_id() -> None:
+    """Was (task 11, every change told at once): "... cancel my round-trip economy reservation from LAS to DTW
+    ..., book ..., update my reservation V3CQW0 ..." / "Could you tell me your reservation id?" / "The reservation id
+    is V3CQW0." (the change its words gave most details of, the third), so the cancellation was declined and the
+    session abandoned; a person answers for the first change of their list."""
+    out = await _play_published("11", ScriptedUser(parse_behavior("disclosure=comprehensive")))
+    messages = [e for e in out.events if e.kind == "message"]
+    asked = next(i for i, e in enumerate(messages) if e.data["content"] == "Could you tell me your reservation id?")
+    assert messages[asked + 1].data["content"] == "The reservation id is MTCVDL.", messages[asked + 1].data
+    assert out.value == 1.0, out.reason
 
 MOVIE = get_domain("movie")
 CHILD = ("Hi, I am Daiki Walsh. I want two child tickets for The Seventh Letters at Marquee La Jolla, tomorrow "

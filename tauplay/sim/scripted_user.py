@@ -436,10 +436,12 @@ def _answer_one(conversation: Conversation, text: str) -> UserReply | None:
     last = conversation.said("user")
     told = normalize(last[-1].content) if last else ""
     # (a change its last words ask for by name first: "I want to cancel my reservation ..." is about the
-    # cancellation, whatever other change shares a word of it, such as its cabin)
+    # cancellation, whatever other change shares a word of it, such as its cabin; of several it asked for at once,
+    # the first it wants done, as a person answers for the first change of their list, not the most detailed)
+    asked = [a for a in pending if last and tools.get(a.name) is not None and tools[a.name].is_write
+             and names_write([last[-1].content], a.name, tools)]
     rest = sorted((a for a in pending if a not in named), key=lambda a: (
-        not (last and tools.get(a.name) is not None and tools[a.name].is_write
-             and names_write([last[-1].content], a.name, tools)),
+        asked.index(a) if a in asked else len(asked),
         -sum(1 for leaf in leaves(a.kwargs) if isinstance(leaf.value, str) and len(normalize(leaf.value)) >= 3
              and contains(told, leaf.value))))
     order = named + rest + done
