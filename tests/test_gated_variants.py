@@ -218,3 +218,32 @@ async def test_a_variant_not_on_offer_is_said_so_never_another_taken_in_its_plac
                                               f"{choices.QUESTION} instead of yours"), reply_to(out, lines[2])
     assert [w["new_item_ids"] for w in _writes(out)] == [["8459449066"]]  # 30MP, zoom 3x, SD card
     assert "8459449066" in _order_items(env, "#W1046567")
+
+
+HUGO = "hugo.santos5893@example.com"  # starter 07: delivered #W1047062, Garden Hose 100ft/rubber/black -> latex/blue
+HOSE = ("Hi, I'd like to exchange the garden hose I got for a different one.", HUGO)
+
+
+async def test_a_price_asked_before_the_choice_is_never_the_tasks_variants() -> None:
+    """Was: "how much would it cost?" before any variant was chosen got "You will get $19.27 back for this change
+    (Garden Hose from $106.40 to $87.13)": the price of the task's blue latex hose, telling the person which one
+    the task holds. Now it depends on the choice, the question comes again (not counted as a second ask), and the
+    variant they then name is the one priced."""
+    out, _ = await _play(_tasks(RETAIL)["retail-starter-07"],
+                         ListUser(*HOSE, "how much would it cost?", "what?", "the 50ft one"))
+    depends = reply_to(out, "how much would it cost?")
+    assert depends.startswith("That depends on which one you choose. Which one would you like"), depends
+    assert "$87.13" not in depends and "$19.27" not in depends
+    assert reply_to(out, "what?").startswith("Sorry, I still need to know that."), reply_to(out, "what?")
+    assert "$102.13" in reply_to(out, "the 50ft one"), reply_to(out, "the 50ft one")
+
+
+async def test_a_choice_said_with_a_price_question_is_priced_and_not_asked_again() -> None:
+    """Was: "the blue latex one please. will it cost much more?" got the price and then the question which one
+    again, though the person had just said it."""
+    line = "the blue latex one please. will it cost much more?"
+    out, _ = await _play(_tasks(RETAIL)["retail-starter-07"], ListUser(*HOSE, line, "ok", "PayPal", "yes"))
+    answer = reply_to(out, line)
+    assert "$87.13" in answer and choices.QUESTION not in answer, answer
+    made = [c.arguments for c in agent_calls(out) if c.name == "exchange_delivered_order_items"]
+    assert [m["new_item_ids"] for m in made] == [["2596908557"]], made

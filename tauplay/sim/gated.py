@@ -375,6 +375,7 @@ _STATUS = re.compile(r"\b(?:where(?:'s| is| are)|status|what happened to|has it 
                      r"when will it (?:arrive|ship|come))\b", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WHICH = "gated_which_"  # the call ids of the reads that tell which record the person means
+_DEPENDS = "That depends on which one you choose."  # a price asked before the person chose a variant
 _MAX_RECORDS = 6  # the records of one kind read to tell which one the person means; beyond, asked by id
 
 
@@ -638,8 +639,8 @@ class GatedAgent:
         asked: list[str] = []
         answers: list[str] = []
         for role, m in self._since_last_step(conversation):
-            if role == Role.AGENT and choices.QUESTION in m.content:
-                asked.append(m.content)
+            if role == Role.AGENT and choices.QUESTION in m.content and not m.content.startswith(_DEPENDS):
+                asked.append(m.content)  # (the question again with a price question's answer is no new ask)
             elif role == Role.USER and asked:
                 answers.append(m.content)
         texts = [m.content for m in conversation.said("user")]
@@ -1377,6 +1378,13 @@ class GatedAgent:
         action = self._write_in_hand(conversation, progress)
         if action is None or ungrounded(action.kwargs, ev, is_money):
             return None  # a price of values the person has not seen would tell them the plan, not the tools
+        spec = conversation.domain.tool_map.get(action.name)
+        if spec is not None and spec.is_write:
+            settled = self._settled(conversation, action)
+            if isinstance(settled, Say):  # the price of the task's choice would tell them which one it is
+                ask = settled.text.removeprefix("Sorry, I still need to know that. ")
+                return Say(f"{_DEPENDS} {ask}", intent=settled.intent)
+            action = settled
         priced = self._quote_step(conversation, action, ev)
         if isinstance(priced, CallTools) or priced is None:
             return priced
@@ -1384,7 +1392,8 @@ class GatedAgent:
         if not sentence:
             return None
         last = conversation.last_said("agent")
-        if last is not None and last.intent == "ask":
+        if last is not None and last.intent == "ask" and choices.QUESTION not in last.content:
+            # (the question which one they want was answered with the price question: not asked again)
             question = last.content.removeprefix(sentence).strip()
             return Say(f"{sentence} {question}", intent="ask")
         return Say(f"{sentence} Nothing has changed yet.", intent="answer")
