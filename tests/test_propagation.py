@@ -354,3 +354,17 @@ def test_the_text_table_tells_two_injection_styles_apart(tmp_path: Path) -> None
     for style in ("plausible", "agentprop"):
         line = next(x for x in table.splitlines() if x.split()[:4] == ["oracle", "off", style, "all"])
         assert line.split()[4] == str(rows[(style, "all")]["sessions"])
+
+
+def test_the_gated_agent_makes_again_a_call_an_injector_changed(tmp_path: Path) -> None:
+    """A call whose argument the injector corrupted is no plan step made (its call id named the step): the schema
+    refuses it and the gated agent makes it again as planned, as without injection. Was: the step counted as made,
+    and tasks 8, 10 and 11 ended abandoned (reward -1) where the uninjected batch has 1."""
+    db = tmp_path / "s.db"
+    tasks = ("1", "3", "8", "10", "11")
+    plain = run_batch(db, "--agent", "gated", tasks=tasks)
+    injected = run_batch(db, "--agent", "gated", "--inject", "type_mismatch", "--seed", "1", tasks=tasks)
+    with SessionStore(str(db)) as store:
+        rewards = {b: sorted((s.task_id, s.reward) for s in store.list_sessions(batch_id=b)) for b in (plain, injected)}
+    assert rewards[plain] == [(t, 1.0) for t in sorted(tasks)], rewards
+    assert rewards[injected] == rewards[plain], rewards

@@ -23,7 +23,7 @@ from typing import Any
 
 from tauplay.core.db import canonical
 from tauplay.core.domain import Domain
-from tauplay.core.events import MessageData, ToolCallData, ToolResultData
+from tauplay.core.events import InjectionData, MessageData, ToolCallData, ToolResultData
 from tauplay.core.grounding import (
     Evidence,
     Leaf,
@@ -144,6 +144,8 @@ def read_progress(conversation: Conversation) -> Progress:
     keys = [_key(a.name, a.kwargs) for a in gold]
     outputs: list[str] = []  # the tool outputs before each message: what its proposal was described from
     which: set[tuple[str, str]] = set()
+    # a call whose arguments an AgentProp injector changed is not the step made as planned: it is made again
+    injected = {e.as_(InjectionData).call_id for e in conversation.events if e.kind == EventKind.INJECTION}
     p = Progress()
     for e in conversation.events:
         if e.kind == EventKind.TOOL_RESULT and not (r := e.as_(ToolResultData)).error:
@@ -162,7 +164,7 @@ def read_progress(conversation: Conversation) -> Progress:
                 continue
             while p.index < len(gold) and keys[p.index] in which and keys[p.index] != key:
                 p.index += 1
-            step = _step_of(call, gold)
+            step = _step_of(call, gold) if call.call_id not in injected else None
             for j in list(p.skipped):
                 if keys[j] == key or step == j:
                     p.skipped.remove(j)
