@@ -346,7 +346,6 @@ def _alone(output: str) -> Evidence:
     return Evidence(tools=[output])
 
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+\w")
 _MORE = "Is there anything else you would like me to do?"
 _LOOKED = "I have looked into it for you."  # the closing words' start when nothing was changed (`done_summary`)
 _UNSURE = "I'm not sure what you would like me to do about that. What do you need done?"
@@ -1131,7 +1130,6 @@ class GatedAgent:
             # in economy) in reply to it or since: not this write come back to, the same as it was
             return None
         if yes_again or any(n.startswith(w) or w.startswith(n) for w in said for n in names):
-            spec = conversation.domain.tool_map.get(action.name)
             if spec is not None and (which := self._which_record(conversation, action, evidence(conversation))):
                 # which of their records, first: never the task's taken for the one they mean (the plan is back on
                 # this write, as after any come-back)
@@ -1695,8 +1693,7 @@ def _another_id(conversation: Conversation, text: str, action: Action) -> str:
 def _another_method(conversation: Conversation, text: str, action: Action) -> str:
     """Another of the person's payment methods on file than this write's, that these words single out ("the visa
     ending 8854"; "" when none)."""
-    if not any(person_choices.question_for(leaf) == person_choices.question_for(Leaf(("payment_id",), "payment_id",
-                                                                                      None)) for leaf in leaves(action.kwargs)):
+    if not any(person_choices.is_payment(leaf) for leaf in leaves(action.kwargs)):
         return ""
     outputs = tool_outputs(conversation)
     carried = set(map(str, scalars(action.kwargs)))
@@ -1713,9 +1710,16 @@ def _another_option(text: str, action: Action, spec: ToolSpec | None) -> str:
     for leaf in leaves(action.kwargs):
         if person_choices.question_for(leaf) is not None:
             continue  # yes or no to insurance: a yes is no other option
-        for option in param_schema(spec, leaf.path).get("enum") or []:
-            if option != leaf.value and len(str(option)) > 2 and f" {normalize(words(str(option)))} " in said:
-                return str(option)
+        if other := _other_option_said(leaf, spec, said):
+            return other
+    return ""
+
+
+def _other_option_said(leaf: Leaf, spec: ToolSpec | None, said: str) -> str:
+    """An option of this value's own list other than its own that these words (normalized, padded) say."""
+    for option in param_schema(spec, leaf.path).get("enum") or []:
+        if option != leaf.value and len(str(option)) > 2 and f" {normalize(words(str(option)))} " in said:
+            return str(option)
     return ""
 
 
@@ -1730,9 +1734,8 @@ def _option_not_said(conversation: Conversation, action: Action, spec: ToolSpec)
             continue
         if f" {normalize(words(str(leaf.value)))} " in said:
             continue
-        for option in options:
-            if option != leaf.value and len(option) > 2 and f" {normalize(words(option))} " in said:
-                return f"{words(str(leaf.name))} {words(option)}"
+        if other := _other_option_said(leaf, spec, said):
+            return f"{words(str(leaf.name))} {words(other)}"
     return ""
 
 

@@ -43,6 +43,11 @@ def question_for(leaf: Leaf) -> str | None:
     return topic[2] if topic is not None else None
 
 
+def is_payment(leaf: Leaf) -> bool:
+    """This value is how the person pays (a payment method or its split)."""
+    return (topic := _topic(leaf)) is not None and topic[0] == "payment"
+
+
 def _topic(leaf: Leaf) -> tuple[str, tuple[str, ...], str] | None:
     names = [str(step) for step in leaf.path if isinstance(step, str)]
     for topic, name_words, said_words, question in _TOPICS:
@@ -101,7 +106,7 @@ def unchosen(arguments: dict[str, Any], user: Sequence[str], outputs: Sequence[s
     goes on is the person's to say."""
     hay = " " + " ".join(normalize(t) for t in user) + " "
     asked_norm = normalize(asked)
-    payments = [leaf for leaf in leaves(arguments) if (t := _topic(leaf)) is not None and t[0] == "payment"]
+    payments = [leaf for leaf in leaves(arguments) if is_payment(leaf)]
     for leaf in leaves(arguments):
         topic = _topic(leaf)
         if topic is None:
